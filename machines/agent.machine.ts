@@ -1,0 +1,166 @@
+import { assign, enqueueActions, fromPromise, setup, type AnyActorLogic, type AnyActorRef, type DoneActorEvent, type ErrorActorEvent } from 'xstate';
+import { applyDecision, type Applied, type SpawnRequest, type StepOutcome } from './apply-decision.js';
+import type { AgentRecord, Decision } from './types.js';
+
+/** Input of one agent frame. Depth 0 is the agent's bottom frame; each `<call>` adds one. */
+export interface AgentInput {
+  record: AgentRecord;
+  depth: number;
+}
+
+/** What the step actor reports for one state execution. */
+export interface StepResult {
+  decision: Decision;
+  /** Session the step ran in; null for scripts. */
+  session: string | null;
+  costUsd: number;
+}
+
+/** Input of the step actor. */
+export interface StepInput {
+  record: AgentRecord;
+}
+
+export interface AgentContext {
+  record: AgentRecord;
+  depth: number;
+  callee: AnyActorRef | null;
+}
+
+/** How a frame ended, handed to its caller frame (or to the supervisor). */
+export interface AgentOutput {
+  kind: 'returned' | 'terminated' | 'failed';
+  record: AgentRecord;
+}
+
+export type AgentEvent = { type: 'step.start' } | DoneActorEvent<AgentOutput> | ErrorActorEvent;
+
+/** Events an agent sends to the actor registered with systemId `supervisor`. */
+export type AgentToSupervisorEvent =
+  | { type: 'agent.ready'; agentId: string; ref: AnyActorRef }
+  | {
+      type: 'step.done';
+      agentId: string;
+      from: string;
+      decision: Decision;
+      record: AgentRecord;
+      spawns: SpawnRequest[];
+      costUsd: number;
+      outcome: StepOutcome;
+    }
+  | { type: 'step.failed'; agentId: string; state: string; error: unknown };
+
+/** Actor id of a frame: the agent id, with `@depth` for callee frames. */
+export function frameId(agentId: string, depth: number): string {
+  return depth === 0 ? agentId : `${agentId}@${depth}`;
+}
+
+const supervisorRef = ({ system }: { system: { get: (id: string) => AnyActorRef | undefined } }): AnyActorRef => system.get('supervisor')!;
+
+function applyStep(context: AgentContext, output: StepResult): Applied {
+  return applyDecision(context.record, output.decision, output.session);
+}
+
+/**
+ * One frame of an agent. It waits in `idle` for the supervisor to grant a
+ * slot, runs one state in `invoking`, and on `<call>`/`<function>` spawns its
+ * callee frame and waits in `awaiting-child` until the callee returns.
+ */
+export const agentMachine = setup({
+  types: {
+    input: {} as AgentInput,
+    context: {} as AgentContext,
+    events: {} as AgentEvent,
+    output: {} as AgentOutput,
+  },
+  actors: {
+    // Provided at the composition root; tests provide fakes.
+    runStep: fromPromise<StepResult, StepInput>(async () => {
+      throw new Error('runStep actor not provided');
+    }),
+  },
+  guards: {
+    hasCallee: ({ context }) => context.depth < context.record.stack.length,
+  },
+  actions: {
+    recordStep: enqueueActions(({ context, event, enqueue }) => {
+      const output = (event as unknown as DoneActorEvent<StepResult>).output;
+      const applied = applyStep(context, output);
+      enqueue.assign({ record: applied.record });
+      enqueue.sendTo(supervisorRef, {
+        type: 'step.done',
+        agentId: context.record.id,
+        from: context.record.state,
+        decision: output.decision,
+        record: applied.record,
+        spawns: applied.spawns,
+        costUsd: output.costUsd,
+        outcome: applied.outcome,
+      } satisfies AgentToSupervisorEvent);
+    }),
+    reportFailure: enqueueActions(({ context, event, enqueue }) => {
+      const error = 'error' in event ? event.error : undefined;
+      enqueue.sendTo(supervisorRef, { type: 'step.failed', agentId: context.record.id, state: context.record.state, error } satisfies AgentToSupervisorEvent);
+      enqueue.assign({ record: { ...context.record, status: 'failed' } });
+    }),
+  },
+}).createMachine({
+  id: 'agent',
+  context: ({ input }) => ({ record: input.record, depth: input.depth, callee: null }),
+  initial: 'idle',
+  states: {
+    idle: {
+      description: 'Waiting for the supervisor to grant a step slot. A frame resumed below the top of its stack goes straight on to wait for its callee.',
+      always: { guard: 'hasCallee', target: 'awaiting-child' },
+      entry: enqueueActions(({ context, self, enqueue }) => {
+        if (context.depth < context.record.stack.length) return;
+        enqueue.sendTo(supervisorRef, { type: 'agent.ready', agentId: context.record.id, ref: self } satisfies AgentToSupervisorEvent);
+      }),
+      on: { 'step.start': 'invoking' },
+    },
+    invoking: {
+      description: 'Running the current state (a script or a Claude Code turn) and reading its transition.',
+      invoke: {
+        src: 'runStep',
+        input: ({ context }) => ({ record: context.record }),
+        onDone: [
+          { guard: ({ context, event }) => applyStep(context, event.output).outcome === 'call', target: 'awaiting-child', actions: 'recordStep' },
+          { guard: ({ context, event }) => applyStep(context, event.output).outcome !== 'continue', target: 'terminated', actions: 'recordStep' },
+          { target: 'idle', actions: 'recordStep' },
+        ],
+        onError: { target: 'terminated', actions: 'reportFailure' },
+      },
+    },
+    'awaiting-child': {
+      description: 'A <call> or <function> pushed a frame: the callee frame runs as a child actor until its <result> pops it.',
+      entry: assign({
+        callee: ({ context, spawn, self }) => {
+          const depth = context.depth + 1;
+          const id = frameId(context.record.id, depth);
+          // The callee runs this frame's own logic, with whatever was provided to it.
+          // xstate's types forbid an `id` for inline logic, but its runtime honours it,
+          // and the id is what makes callees readable in the inspector.
+          const logic = (self as unknown as { logic: AnyActorLogic }).logic;
+          const spawnInline = spawn as unknown as (logic: AnyActorLogic, options: { id: string; systemId: string; input: AgentInput }) => AnyActorRef;
+          return spawnInline(logic, { id, systemId: `agent:${id}`, input: { record: context.record, depth } });
+        },
+      }),
+      on: {
+        'xstate.done.actor.*': [
+          {
+            guard: ({ event }) => (event as DoneActorEvent<AgentOutput>).output.kind === 'returned',
+            target: 'idle',
+            actions: assign({ record: ({ event }) => (event as DoneActorEvent<AgentOutput>).output.record, callee: null }),
+          },
+          { target: 'terminated', actions: assign({ record: ({ event }) => (event as DoneActorEvent<AgentOutput>).output.record, callee: null }) },
+        ],
+        'xstate.error.actor.*': { target: 'terminated', actions: 'reportFailure' },
+      },
+    },
+    terminated: { type: 'final' },
+  },
+  output: ({ context }) => ({
+    kind: context.record.status === 'failed' ? 'failed' : context.record.status === 'terminated' ? 'terminated' : 'returned',
+    record: context.record,
+  }),
+});

@@ -1,0 +1,88 @@
+import type { AgentRecord, Decision, ForkSpawn } from './types.js';
+
+/** What the agent's own machine does after a step. */
+export type StepOutcome =
+  /** Still the same frame: run `record.state` next. */
+  | 'continue'
+  /** A frame was pushed: wait for the callee. */
+  | 'call'
+  /** The top frame was popped: hand control back to the caller's frame. */
+  | 'return'
+  /** `<result>` with an empty stack: the agent is done. */
+  | 'terminate';
+
+/** A worker to create; the supervisor names it and gives it a record. */
+export interface SpawnRequest extends Omit<ForkSpawn, 'cd'> {
+  /** Absolute working directory of the worker. */
+  cwd: string;
+}
+
+/** The effect of one completed step on its agent. */
+export interface Applied {
+  record: AgentRecord;
+  outcome: StepOutcome;
+  spawns: SpawnRequest[];
+}
+
+/**
+ * Applies a decision to an agent record. Pure: the returned record is what the
+ * state file must say once the step is complete. `session` is the session the
+ * step ran in (null for scripts, which leave the agent's session as it was).
+ * Targets and `cd` paths in the decision are already resolved.
+ */
+export function applyDecision(record: AgentRecord, decision: Decision, session: string | null): Applied {
+  // A markdown turn fixes the agent's session, and a pending <call> branch is then used up.
+  const current = session ?? record.session;
+  const after = session === null ? { session: record.session, branchFrom: record.branchFrom } : { session, branchFrom: null };
+  switch (decision.kind) {
+    case 'goto':
+      return { outcome: 'continue', spawns: [], record: { ...record, ...after, state: decision.target, input: decision.input ?? null } };
+    case 'reset':
+      return {
+        outcome: 'continue',
+        spawns: [],
+        record: { ...record, state: decision.target, session: null, branchFrom: null, cwd: decision.cd ?? record.cwd, input: decision.input ?? null },
+      };
+    case 'call':
+    case 'function':
+      return {
+        outcome: 'call',
+        spawns: [],
+        record: {
+          ...record,
+          state: decision.target,
+          session: null,
+          // A <call> branches from the caller on its first markdown turn; a <function> starts clean.
+          branchFrom: decision.kind === 'call' ? (after.branchFrom ?? current) : null,
+          stack: [...record.stack, { state: decision.returnTo, session: current }],
+          input: decision.input ?? null,
+        },
+      };
+    case 'fork':
+      return {
+        outcome: 'continue',
+        spawns: decision.workers.map((w) => ({ target: w.target, attributes: w.attributes, input: w.input, cwd: w.cd ?? record.cwd })),
+        record: { ...record, ...after, state: decision.next, input: decision.nextInput ?? null },
+      };
+    case 'result': {
+      const frame = record.stack.at(-1);
+      if (!frame) {
+        return { outcome: 'terminate', spawns: [], record: { ...record, ...after, status: 'terminated', result: decision.payload, input: null } };
+      }
+      return {
+        outcome: 'return',
+        spawns: [],
+        record: { ...record, state: frame.state, session: frame.session, branchFrom: null, stack: record.stack.slice(0, -1), input: decision.payload },
+      };
+    }
+  }
+}
+
+/**
+ * Worker id for the n-th fork of a parent: `{parent}_{first 6 chars of the
+ * target's name}{n}`, lower case, extension removed, kept to letters and digits.
+ */
+export function workerId(parentId: string, target: string, n: number): string {
+  const stem = target.replace(/\.(md|sh|bat|ps1)$/i, '').toLowerCase().replace(/[^a-z0-9]/g, '').slice(0, 6);
+  return `${parentId}_${stem || 'state'}${n}`;
+}

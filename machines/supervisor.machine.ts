@@ -1,0 +1,238 @@
+import { assign, emit, enqueueActions, fromCallback, setup, stopChild, type AnyActorRef, type ErrorActorEvent } from 'xstate';
+import { agentMachine, type AgentToSupervisorEvent } from './agent.machine.js';
+import { workerId } from './apply-decision.js';
+import { putAgent, type RunStore } from './run-store.js';
+import type { AgentRecord, Decision, RunStatus } from './types.js';
+
+export interface SupervisorInput {
+  store: RunStore;
+  maxParallel: number;
+}
+
+interface Waiting {
+  agentId: string;
+  ref: AnyActorRef;
+  /** Store version that holds this agent's last step; it may start once that is on disk. */
+  readyAt: number;
+}
+
+export interface SupervisorContext {
+  store: RunStore;
+  maxParallel: number;
+  /** Bumped on every change to the store. */
+  version: number;
+  /** Highest version known to be on disk. */
+  persisted: number;
+  running: number;
+  queue: Waiting[];
+  queueHead: number;
+  /** Bottom frames of the agents, by agent id. */
+  agents: Map<string, AnyActorRef>;
+  /** Set once no new step may start (a failure or an interrupt). */
+  halted: boolean;
+}
+
+export type SupervisorEvent =
+  | AgentToSupervisorEvent
+  | { type: 'state.persisted'; version: number }
+  | { type: 'state.write_failed'; error: unknown }
+  | { type: 'run.interrupt' }
+  | ErrorActorEvent;
+
+/** Events the supervisor emits for whoever reports progress. */
+export type SupervisorEmitted =
+  | { type: 'report.started'; agentId: string; state: string }
+  | { type: 'report.step'; agentId: string; from: string; decision: Decision; record: AgentRecord; costUsd: number; spawned: AgentRecord[] }
+  | { type: 'report.failed'; agentId: string; state: string; error: unknown };
+
+/** The persister is told of each new version and answers with `state.persisted`. */
+export type PersisterEvent = { type: 'state.changed'; version: number };
+
+export interface SupervisorOutput {
+  status: RunStatus;
+  error?: string;
+}
+
+function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * Owns the run: spawns one actor per agent, grants step slots (at most
+ * `maxParallel` at a time, first come first served, and only once the
+ * agent's last step is on disk), applies every step to the store and asks
+ * the persister to write it. It is the only writer of the state file.
+ */
+export const supervisorMachine = setup({
+  types: {
+    input: {} as SupervisorInput,
+    context: {} as SupervisorContext,
+    events: {} as SupervisorEvent,
+    emitted: {} as SupervisorEmitted,
+    output: {} as SupervisorOutput,
+  },
+  actors: {
+    agent: agentMachine,
+    // Provided at the composition root: writes the store, coalescing versions.
+    persister: fromCallback<PersisterEvent, { store: RunStore }>(() => {
+      throw new Error('persister actor not provided');
+    }),
+  },
+  actions: {
+    changed: enqueueActions(({ context, enqueue }) => {
+      const version = context.version + 1;
+      context.store.meta.updated_at = new Date().toISOString();
+      enqueue.assign({ version });
+      enqueue.sendTo('persister', { type: 'state.changed', version } satisfies PersisterEvent);
+    }),
+    recordStep: enqueueActions(({ context, event, enqueue }) => {
+      if (event.type !== 'step.done') return;
+      const { store } = context;
+      putAgent(store, event.record);
+      store.meta.total_cost_usd += event.costUsd;
+      if (event.record.status === 'terminated') {
+        store.meta.results[event.agentId] = event.record.result ?? '';
+        context.agents.delete(event.agentId);
+      }
+      const spawned: AgentRecord[] = [];
+      for (const spawn of event.spawns) {
+        const n = (store.meta.fork_counters[event.agentId] ?? 0) + 1;
+        store.meta.fork_counters[event.agentId] = n;
+        const record: AgentRecord = {
+          id: workerId(event.agentId, spawn.target, n),
+          state: spawn.target,
+          session: null,
+          branchFrom: null,
+          stack: [],
+          cwd: spawn.cwd,
+          attributes: spawn.attributes,
+          input: spawn.input ?? null,
+          status: 'active',
+        };
+        putAgent(store, record);
+        spawned.push(record);
+      }
+      enqueue.assign({ running: Math.max(0, context.running - 1) });
+      enqueue.emit({ type: 'report.step', agentId: event.agentId, from: event.from, decision: event.decision, record: event.record, costUsd: event.costUsd, spawned });
+    }),
+    spawnAgents: assign(({ context, spawn }) => {
+      if (context.halted) return {};
+      for (const record of context.store.agents.values()) {
+        if (record.status !== 'active' || context.agents.has(record.id)) continue;
+        context.agents.set(record.id, spawn('agent', { id: record.id, systemId: `agent:${record.id}`, input: { record, depth: 0 } }));
+      }
+      return {};
+    }),
+    dispatch: enqueueActions(({ context, enqueue }) => {
+      let { running, queueHead } = context;
+      const { queue } = context;
+      while (!context.halted && running < context.maxParallel && queueHead < queue.length && queue[queueHead]!.readyAt <= context.persisted) {
+        const next = queue[queueHead++]!;
+        running++;
+        enqueue.sendTo(next.ref, { type: 'step.start' });
+        enqueue.emit({ type: 'report.started', agentId: next.agentId, state: context.store.agents.get(next.agentId)!.state });
+      }
+      // Drop the consumed prefix now and then, so the queue does not grow forever.
+      if (queueHead > 1024 && queueHead * 2 > queue.length) {
+        queue.splice(0, queueHead);
+        queueHead = 0;
+      }
+      enqueue.assign({ running, queueHead });
+    }),
+    halt: enqueueActions(({ context, enqueue }) => {
+      for (const ref of context.agents.values()) enqueue(stopChild(ref));
+      context.agents.clear();
+      enqueue.assign({ halted: true, running: 0, queue: [], queueHead: 0 });
+    }),
+  },
+  guards: {
+    finished: ({ context }) => context.store.live === 0 || context.halted,
+    flushed: ({ context }) => context.persisted >= context.version,
+  },
+}).createMachine({
+  id: 'supervisor',
+  context: ({ input }) => ({
+    store: input.store,
+    maxParallel: Math.max(1, input.maxParallel),
+    version: 0,
+    persisted: 0,
+    running: 0,
+    queue: [],
+    queueHead: 0,
+    agents: new Map(),
+    halted: false,
+  }),
+  invoke: { id: 'persister', src: 'persister', input: ({ context }) => ({ store: context.store }) },
+  on: {
+    // Handled at the top level so a step that completed while the run was halting is still recorded.
+    'step.done': { actions: ['recordStep', 'spawnAgents', 'changed', 'dispatch'] },
+    'state.persisted': { actions: [assign({ persisted: ({ context, event }) => Math.max(context.persisted, event.version) }), 'dispatch'] },
+    'state.write_failed': {
+      target: '.done',
+      actions: [assign(({ context, event }) => {
+        context.store.meta.status = 'failed';
+        context.store.meta.error = `cannot write the state file: ${errorMessage(event.error)}`;
+        return {};
+      }), 'halt'],
+    },
+  },
+  initial: 'running',
+  states: {
+    running: {
+      entry: ['spawnAgents', 'changed'],
+      always: { guard: 'finished', target: 'finishing' },
+      on: {
+        'agent.ready': {
+          actions: [
+            assign(({ context, event }) => {
+              context.queue.push({ agentId: event.agentId, ref: event.ref, readyAt: context.version });
+              return {};
+            }),
+            'dispatch',
+          ],
+        },
+        'step.failed': {
+          actions: [
+            assign(({ context, event }) => {
+              const record = context.store.agents.get(event.agentId)!;
+              putAgent(context.store, { ...record, status: 'failed', error: errorMessage(event.error) });
+              context.store.meta.status = 'failed';
+              context.store.meta.error = errorMessage(event.error);
+              return {};
+            }),
+            emit(({ event }) => ({ type: 'report.failed' as const, agentId: event.agentId, state: event.state, error: event.error })),
+            'halt',
+          ],
+        },
+        'xstate.error.actor.*': {
+          actions: [
+            assign(({ context, event }) => {
+              context.store.meta.status = 'failed';
+              context.store.meta.error = `internal error: ${errorMessage(event.error)}`;
+              return {};
+            }),
+            'halt',
+          ],
+        },
+        'run.interrupt': { actions: 'halt' },
+      },
+    },
+    finishing: {
+      description: 'No step runs any more: record the final status and wait until it is on disk.',
+      entry: [
+        assign(({ context }) => {
+          if (context.store.meta.status === 'running' && context.store.live === 0) context.store.meta.status = 'completed';
+          return {};
+        }),
+        'changed',
+      ],
+      always: { guard: 'flushed', target: 'done' },
+    },
+    done: { type: 'final' },
+  },
+  output: ({ context }) => {
+    const out: SupervisorOutput = { status: context.store.meta.status };
+    if (context.store.meta.error !== undefined) out.error = context.store.meta.error;
+    return out;
+  },
+});

@@ -1,0 +1,87 @@
+/**
+ * Data shared by the statecharts and the runtime. Everything here is plain
+ * JSON: it is what the state file stores.
+ */
+
+/** What one state execution asked for, after parsing and validation. */
+export type Decision =
+  | { kind: 'goto'; target: string; input?: string | undefined }
+  | { kind: 'reset'; target: string; input?: string | undefined; cd?: string | undefined }
+  | { kind: 'call' | 'function'; target: string; returnTo: string; input?: string | undefined }
+  | { kind: 'fork'; next: string; nextInput?: string | undefined; workers: ForkSpawn[] }
+  | { kind: 'result'; payload: string };
+
+/** One worker requested by a `<fork>`. */
+export interface ForkSpawn {
+  target: string;
+  attributes: Record<string, string>;
+  cd?: string | undefined;
+  input?: string | undefined;
+}
+
+/** A return frame pushed by `<call>` or `<function>`. */
+export interface Frame {
+  /** State the caller continues in when the callee returns. */
+  state: string;
+  /** The caller's session, resumed on return (null if the caller had none). */
+  session: string | null;
+}
+
+/** Lifecycle of an agent as recorded in the state file. */
+export type AgentStatus = 'active' | 'terminated' | 'failed' | 'paused';
+
+/** One agent: a logical thread with a current state and a return stack. */
+export interface AgentRecord {
+  id: string;
+  /** Current state file name, with its extension. */
+  state: string;
+  /** Session the next markdown turn resumes; null starts fresh. */
+  session: string | null;
+  /** Session the next markdown turn branches from (a `<call>` not yet started). */
+  branchFrom: string | null;
+  stack: Frame[];
+  /** Absolute working directory. */
+  cwd: string;
+  /** Fork attributes, kept for the worker's whole life. */
+  attributes: Record<string, string>;
+  /** `{{input}}` of the current state; lives for exactly one state execution. */
+  input: string | null;
+  status: AgentStatus;
+  /** Present once the agent terminated with `<result>`. */
+  result?: string;
+  error?: string;
+}
+
+/** The final status of a run, as in the state file and `--json`. */
+export type RunStatus = 'running' | 'paused' | 'completed' | 'failed' | 'budget_exceeded';
+
+/** Where the workflow's states come from. */
+export interface ScopeRef {
+  kind: 'file' | 'dir' | 'zip';
+  /** Absolute path the user gave (file, folder or archive). */
+  path: string;
+  /** Entry state file name. */
+  entry: string;
+}
+
+/** The whole persisted state of one run. */
+export interface WorkflowState {
+  version: 1;
+  workflow_id: string;
+  status: RunStatus;
+  scope: ScopeRef;
+  started_at: string;
+  updated_at: string;
+  options: RunOptions;
+  total_cost_usd: number;
+  fork_counters: Record<string, number>;
+  agents: AgentRecord[];
+  results: Record<string, string>;
+  error?: string;
+}
+
+/** Options a run was started with; stored so a resume can reuse them. */
+export interface RunOptions {
+  timeout_seconds: number;
+  max_parallel: number;
+}

@@ -1,0 +1,32 @@
+#!/usr/bin/env node
+import { CommanderError } from 'commander';
+import { RaymondError } from '../errors.js';
+import { EXIT } from './run-command.js';
+import { buildProgram } from './program.js';
+
+/**
+ * The one place that turns errors into messages and sets the exit code. User
+ * mistakes get one line; a stack trace only with --verbose or for our own bugs.
+ */
+async function main(argv: string[]): Promise<number> {
+  const result = { exitCode: EXIT.completed as number };
+  const program = buildProgram(result).exitOverride();
+  try {
+    await program.parseAsync(argv);
+    return result.exitCode;
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      return err.exitCode === 0 ? EXIT.completed : EXIT.invalid;
+    }
+    const verbose = argv.includes('--verbose');
+    if (err instanceof RaymondError && err.code !== 'ERR_INTERNAL') {
+      process.stderr.write(`raymond: ${err.message}\n`);
+      if (verbose && err.stack) process.stderr.write(`${err.stack}\n`);
+      return err.kind === 'invalid' ? EXIT.invalid : EXIT.failed;
+    }
+    process.stderr.write(`raymond: internal error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    return EXIT.failed;
+  }
+}
+
+process.exitCode = await main(process.argv);

@@ -1,0 +1,94 @@
+/**
+ * Every error Raymond reports to a user is a RaymondError with a permanent
+ * `code`. Codes never change meaning, so scripts and tests can rely on them.
+ */
+export type ErrorCode =
+  | 'ERR_USAGE'
+  | 'ERR_SCOPE'
+  | 'ERR_ZIP_INVALID'
+  | 'ERR_ENTRY_NOT_FOUND'
+  | 'ERR_ENTRY_AMBIGUOUS'
+  | 'ERR_STATE_NOT_FOUND'
+  | 'ERR_STATE_AMBIGUOUS'
+  | 'ERR_STATE_UNSUPPORTED'
+  | 'ERR_TARGET_INVALID'
+  | 'ERR_TAG_PARSE'
+  | 'ERR_TAG_MISSING'
+  | 'ERR_TAG_MULTIPLE'
+  | 'ERR_FRONTMATTER'
+  | 'ERR_FILE_READ'
+  | 'ERR_SCRIPT_FAILED'
+  | 'ERR_SCRIPT_TIMEOUT'
+  | 'ERR_SCRIPT_START'
+  | 'ERR_STATE_FILE'
+  | 'ERR_WORKFLOW_ID'
+  | 'ERR_CD'
+  | 'ERR_INTERNAL';
+
+/** Exit-code class of an error: a user mistake found before running, or a failed run. */
+export type ErrorKind = 'invalid' | 'failed';
+
+const INVALID_CODES = new Set<ErrorCode>([
+  'ERR_USAGE',
+  'ERR_SCOPE',
+  'ERR_ZIP_INVALID',
+  'ERR_ENTRY_NOT_FOUND',
+  'ERR_ENTRY_AMBIGUOUS',
+  'ERR_WORKFLOW_ID',
+  'ERR_STATE_FILE',
+]);
+
+/** JSON-safe shape of a RaymondError, used across worker threads and in state files. */
+export interface SerializedError {
+  code: ErrorCode;
+  message: string;
+  file?: string;
+  details?: Record<string, unknown>;
+}
+
+/**
+ * Base class of all user-facing errors. `message` is one line that names the
+ * file (when there is one) and the problem.
+ */
+export class RaymondError extends Error {
+  readonly code: ErrorCode;
+  readonly file: string | undefined;
+  readonly details: Record<string, unknown>;
+
+  constructor(code: ErrorCode, message: string, options: { file?: string; details?: Record<string, unknown>; cause?: unknown } = {}) {
+    super(options.file ? `${options.file}: ${message}` : message, { cause: options.cause });
+    this.name = 'RaymondError';
+    this.code = code;
+    this.file = options.file;
+    this.details = options.details ?? {};
+  }
+
+  get kind(): ErrorKind {
+    return INVALID_CODES.has(this.code) ? 'invalid' : 'failed';
+  }
+
+  toJSON(): SerializedError {
+    const out: SerializedError = { code: this.code, message: this.message };
+    if (this.file !== undefined) out.file = this.file;
+    if (Object.keys(this.details).length > 0) out.details = this.details;
+    return out;
+  }
+
+  /** Rebuilds an error that crossed a thread boundary or was read from disk. */
+  static fromJSON(data: SerializedError): RaymondError {
+    const err = new RaymondError(data.code, data.message, { details: data.details });
+    // The serialized message already carries the file prefix; keep it verbatim.
+    Object.defineProperty(err, 'file', { value: data.file });
+    return err;
+  }
+}
+
+/** Wraps anything thrown into a RaymondError, keeping RaymondErrors as they are. */
+export function toRaymondError(err: unknown): RaymondError {
+  if (err instanceof RaymondError) return err;
+  const message = err instanceof Error ? err.message : String(err);
+  return new RaymondError('ERR_INTERNAL', message, { cause: err });
+}
+
+/** Result type for work done off the main thread: errors travel as data. */
+export type Outcome<T> = { ok: true; value: T } | { ok: false; error: SerializedError };

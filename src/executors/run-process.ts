@@ -1,0 +1,112 @@
+import { StringDecoder } from 'node:string_decoder';
+import { execa } from 'execa';
+import { killGroup, registerGroup, unregisterGroup } from './process-registry.js';
+
+export interface ProcessRequest {
+  file: string;
+  args: string[];
+  cwd: string;
+  /** Added to the orchestrator's environment; `undefined` values remove a variable. */
+  env: Record<string, string | undefined>;
+  signal: AbortSignal;
+  /** Kill the process when it prints nothing for this long. */
+  inactivityMs: number;
+  /** Called with each decoded chunk of stdout, as it arrives. */
+  onStdout?: (text: string) => void;
+}
+
+export interface ProcessResult {
+  exitCode: number | null;
+  signal: string | null;
+  stdout: string;
+  /** The last few kilobytes of stderr. */
+  stderrTail: string;
+  timedOut: boolean;
+  aborted: boolean;
+  /** Set when the process could not be started at all. */
+  spawnError?: string;
+}
+
+const STDERR_TAIL = 4096;
+const KILL_GRACE_MS = 2000;
+
+/**
+ * Runs a program in its own process group with stdin closed. Output resets
+ * an inactivity timer; on timeout or abort the whole group gets SIGTERM, then
+ * SIGKILL if it lingers.
+ */
+export async function runProcess(req: ProcessRequest): Promise<ProcessResult> {
+  const subprocess = execa(req.file, req.args, {
+    cwd: req.cwd,
+    env: req.env,
+    extendEnv: true,
+    stdin: 'ignore',
+    detached: true,
+    buffer: false,
+    reject: false,
+    cleanup: false,
+  });
+  const pid = subprocess.pid;
+  if (pid !== undefined) registerGroup(pid);
+  let stdout = '';
+  let stderr = '';
+  let timedOut = false;
+  let aborted = false;
+  const outDecoder = new StringDecoder('utf8');
+  const errDecoder = new StringDecoder('utf8');
+  let killTimer: NodeJS.Timeout | undefined;
+  const stop = () => {
+    if (pid === undefined || killTimer) return;
+    killGroup(pid, 'SIGTERM');
+    killTimer = setTimeout(() => killGroup(pid, 'SIGKILL'), KILL_GRACE_MS);
+  };
+  let idle = setTimeout(onIdle, req.inactivityMs);
+  function onIdle() {
+    timedOut = true;
+    stop();
+  }
+  const touch = () => {
+    clearTimeout(idle);
+    idle = setTimeout(onIdle, req.inactivityMs);
+  };
+  const onAbort = () => {
+    aborted = true;
+    stop();
+  };
+  if (req.signal.aborted) onAbort();
+  else req.signal.addEventListener('abort', onAbort, { once: true });
+
+  subprocess.stdout?.on('data', (chunk: Buffer) => {
+    touch();
+    const text = outDecoder.write(chunk);
+    stdout += text;
+    req.onStdout?.(text);
+  });
+  subprocess.stderr?.on('data', (chunk: Buffer) => {
+    touch();
+    stderr = (stderr + errDecoder.write(chunk)).slice(-STDERR_TAIL);
+  });
+  const result = await subprocess;
+  clearTimeout(idle);
+  if (killTimer) clearTimeout(killTimer);
+  req.signal.removeEventListener('abort', onAbort);
+  if (pid !== undefined) {
+    // Children of the script that outlived it belong to the step: end them too.
+    killGroup(pid, 'SIGKILL');
+    unregisterGroup(pid);
+  }
+  stdout += outDecoder.end();
+  stderr = (stderr + errDecoder.end()).slice(-STDERR_TAIL);
+  const out: ProcessResult = {
+    exitCode: result.exitCode ?? null,
+    signal: result.signal ?? null,
+    stdout,
+    stderrTail: stderr,
+    timedOut,
+    aborted,
+  };
+  if (result.failed && result.exitCode === undefined && result.signal === undefined && !timedOut && !aborted) {
+    out.spawnError = result.shortMessage ?? result.message;
+  }
+  return out;
+}

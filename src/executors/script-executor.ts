@@ -1,0 +1,48 @@
+import { RaymondError } from '../errors.js';
+import type { Execution, ExecutionRequest, StateExecutor } from './executor.js';
+import { runProcess } from './run-process.js';
+
+/** The interpreter for a script state on this platform. */
+function interpreter(path: string): { file: string; args: string[] } {
+  if (path.endsWith('.bat')) return { file: 'cmd.exe', args: ['/d', '/c', path] };
+  if (path.endsWith('.ps1')) return { file: 'powershell.exe', args: ['-NoProfile', '-NonInteractive', '-ExecutionPolicy', 'Bypass', '-File', path] };
+  return { file: 'bash', args: [path] };
+}
+
+/** Environment of a script: the agent's identity, its input and its fork attributes. */
+export function scriptEnvironment(req: Pick<ExecutionRequest, 'workflowId' | 'agent'>): Record<string, string | undefined> {
+  const env: Record<string, string | undefined> = { ...req.agent.attributes };
+  env.RAYMOND_WORKFLOW_ID = req.workflowId;
+  env.RAYMOND_AGENT_ID = req.agent.id;
+  // Unset rather than inherited: a nested raymond must not leak its input into ours.
+  env.RAYMOND_INPUT = req.agent.input ?? undefined;
+  env.RAYMOND_RESULT = req.agent.input ?? undefined;
+  return env;
+}
+
+function lastLines(text: string, n: number): string {
+  return text.trimEnd().split(/\r?\n/).slice(-n).join(' | ');
+}
+
+/** Runs `.sh` states with bash (`.bat`/`.ps1` on Windows) and returns their stdout. */
+export function createScriptExecutor(): StateExecutor {
+  return {
+    async execute(req: ExecutionRequest): Promise<Execution> {
+      const where = req.scope.display(req.file);
+      const path = await req.scope.scriptPath(req.file);
+      const { file, args } = interpreter(path);
+      const result = await runProcess({ file, args, cwd: req.agent.cwd, env: scriptEnvironment(req), signal: req.signal, inactivityMs: req.timeoutMs });
+      if (result.aborted) throw new RaymondError('ERR_SCRIPT_FAILED', 'stopped', { file: where });
+      if (result.spawnError) throw new RaymondError('ERR_SCRIPT_START', `could not start ${file}: ${result.spawnError}`, { file: where });
+      if (result.timedOut) {
+        throw new RaymondError('ERR_SCRIPT_TIMEOUT', `printed nothing for ${Math.round(req.timeoutMs / 1000)} s and was killed (--timeout)`, { file: where });
+      }
+      if (result.exitCode !== 0) {
+        const how = result.exitCode === null ? `was killed by ${result.signal}` : `exited with code ${result.exitCode}`;
+        const tail = result.stderrTail.trim() ? `; stderr: ${lastLines(result.stderrTail, 3)}` : '';
+        throw new RaymondError('ERR_SCRIPT_FAILED', `${how}${tail}`, { file: where, details: { exitCode: result.exitCode, stderr: result.stderrTail } });
+      }
+      return { output: result.stdout, session: null, costUsd: 0 };
+    },
+  };
+}

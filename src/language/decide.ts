@@ -1,0 +1,72 @@
+import { RaymondError } from '../errors.js';
+import type { ParsedTag } from './parse-output.js';
+import type { Decision, ForkSpawn } from '../../machines/types.js';
+
+/** Attributes the runtime consumes on a fork; the rest become the worker's variables. */
+export const RESERVED_FORK_ATTRIBUTES = new Set(['next', 'cd', 'input']);
+
+function describe(tags: ParsedTag[]): string {
+  return tags.map((t) => `<${t.tag}>`).join(', ');
+}
+
+function optional(value: string | undefined): string | undefined {
+  return value === undefined ? undefined : value;
+}
+
+/**
+ * Turns the tags of one output into the single decision the agent acts on.
+ * Exactly one transition tag is allowed, except that several `<fork>`s (with
+ * at most one `<goto>` for the parent) form one decision when their
+ * continuations agree.
+ */
+export function decide(tags: ParsedTag[], source: string): Decision {
+  if (tags.length === 0) {
+    throw new RaymondError('ERR_TAG_MISSING', 'output has no transition tag (expected one of <goto>, <reset>, <call>, <function>, <fork>, <result>)', { file: source });
+  }
+  const forks = tags.filter((t) => t.tag === 'fork');
+  if (tags.length > 1) {
+    const gotos = tags.filter((t) => t.tag === 'goto');
+    const others = tags.length - forks.length - gotos.length;
+    if (forks.length === 0 || others > 0 || gotos.length > 1) {
+      throw new RaymondError('ERR_TAG_MULTIPLE', `output has ${tags.length} transition tags (${describe(tags)}); exactly one is allowed, or several <fork> with at most one <goto>`, { file: source });
+    }
+    return forkDecision(forks, gotos[0], source);
+  }
+  const tag = tags[0]!;
+  const a = tag.attributes;
+  switch (tag.tag) {
+    case 'goto':
+      return { kind: 'goto', target: tag.body, input: optional(a.input) };
+    case 'reset':
+      return { kind: 'reset', target: tag.body, input: optional(a.input), cd: optional(a.cd) };
+    case 'call':
+    case 'function': {
+      if (a.return === undefined) {
+        throw new RaymondError('ERR_TAG_PARSE', `<${tag.tag}>${tag.body}</${tag.tag}> needs a return="STATE" attribute`, { file: source });
+      }
+      return { kind: tag.tag, target: tag.body, returnTo: a.return, input: optional(a.input) };
+    }
+    case 'fork':
+      return forkDecision([tag], undefined, source);
+    case 'result':
+      return { kind: 'result', payload: tag.body };
+  }
+}
+
+function forkDecision(forks: ParsedTag[], goto: ParsedTag | undefined, source: string): Decision {
+  const nexts = new Set<string>();
+  for (const f of forks) if (f.attributes.next !== undefined) nexts.add(f.attributes.next);
+  if (goto) nexts.add(goto.body);
+  if (nexts.size === 0) {
+    throw new RaymondError('ERR_TAG_PARSE', `<fork>${forks[0]!.body}</fork> needs a next="STATE" attribute (where the parent continues)`, { file: source });
+  }
+  if (nexts.size > 1) {
+    throw new RaymondError('ERR_TAG_PARSE', `the forks' next states and the <goto> disagree (${[...nexts].join(', ')}); the parent can continue in only one state`, { file: source });
+  }
+  const workers: ForkSpawn[] = forks.map((f) => {
+    const attributes: Record<string, string> = {};
+    for (const [k, v] of Object.entries(f.attributes)) if (!RESERVED_FORK_ATTRIBUTES.has(k)) attributes[k] = v;
+    return { target: f.body, attributes, cd: optional(f.attributes.cd), input: optional(f.attributes.input) };
+  });
+  return { kind: 'fork', next: [...nexts][0]!, nextInput: optional(goto?.attributes.input), workers };
+}

@@ -1,0 +1,89 @@
+import { parseDocument } from 'yaml';
+import { RaymondError } from '../errors.js';
+import { TRANSITION_TAGS, type TagName, checkStateName } from './parse-output.js';
+
+/** One entry of `allowed_transitions`. */
+export interface AllowedTransition {
+  tag: TagName;
+  target?: string;
+  /** Other keys of the entry (`return`, `next`, ...) that the emitted tag must match. */
+  attributes: Record<string, string>;
+}
+
+/** A markdown state's policy, read from its YAML frontmatter. */
+export interface Policy {
+  allowed?: AllowedTransition[];
+  model?: string;
+  effort?: string;
+}
+
+/** A state file split into policy and prompt body. */
+export interface StateSource {
+  policy: Policy;
+  body: string;
+  warnings: string[];
+}
+
+const KNOWN_KEYS = new Set(['allowed_transitions', 'model', 'effort']);
+const FRONTMATTER = /^\uFEFF?---[ \t]*\r?\n([\s\S]*?)\r?\n?---[ \t]*(?:\r?\n|$)/;
+
+function fail(file: string, message: string): never {
+  throw new RaymondError('ERR_FRONTMATTER', message, { file });
+}
+
+function scalar(value: unknown, file: string, where: string): string {
+  if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') return String(value);
+  fail(file, `${where} must be a plain value, not ${value === null ? 'null' : typeof value}`);
+}
+
+function parseAllowed(value: unknown, file: string): AllowedTransition[] {
+  if (!Array.isArray(value)) fail(file, 'allowed_transitions must be a list of { tag: ..., target: ... } entries');
+  return value.map((entry, i) => {
+    const where = `allowed_transitions[${i}]`;
+    if (entry === null || typeof entry !== 'object' || Array.isArray(entry)) fail(file, `${where} must be a mapping like { tag: goto, target: NEXT.md }`);
+    const { tag, target, ...rest } = entry as Record<string, unknown>;
+    if (typeof tag !== 'string' || !(TRANSITION_TAGS as readonly string[]).includes(tag)) {
+      fail(file, `${where} has tag ${JSON.stringify(tag)}; expected one of ${TRANSITION_TAGS.join(', ')}`);
+    }
+    const out: AllowedTransition = { tag: tag as TagName, attributes: {} };
+    if (target !== undefined && target !== null) {
+      out.target = scalar(target, file, `${where}.target`);
+      checkStateName(out.target, `${where}.target`, file);
+    } else if (tag !== 'result') {
+      fail(file, `${where} (${tag}) needs a target`);
+    }
+    for (const [k, v] of Object.entries(rest)) out.attributes[k] = scalar(v, file, `${where}.${k}`);
+    return out;
+  });
+}
+
+/**
+ * Splits a markdown state into its frontmatter policy and its prompt body.
+ * Unknown keys are warnings, malformed YAML is an error naming the file.
+ */
+export function parseStateSource(text: string, file: string): StateSource {
+  const m = FRONTMATTER.exec(text);
+  if (!m) return { policy: {}, body: text, warnings: [] };
+  const body = text.slice(m[0].length);
+  const doc = parseDocument(m[1]!, { prettyErrors: false });
+  if (doc.errors.length > 0) {
+    const first = doc.errors[0]!;
+    const line = first.linePos?.[0]?.line;
+    fail(file, `malformed YAML frontmatter${line ? ` (line ${line + 1})` : ''}: ${first.message.split('\n')[0]}`);
+  }
+  const data: unknown = doc.toJS();
+  if (data === null || data === undefined) return { policy: {}, body, warnings: [] };
+  if (typeof data !== 'object' || Array.isArray(data)) fail(file, 'frontmatter must be a YAML mapping');
+  const policy: Policy = {};
+  const warnings: string[] = [];
+  for (const [key, value] of Object.entries(data as Record<string, unknown>)) {
+    if (!KNOWN_KEYS.has(key)) {
+      warnings.push(`${file}: unknown frontmatter key "${key}" (known: ${[...KNOWN_KEYS].join(', ')})`);
+      continue;
+    }
+    if (key === 'allowed_transitions') policy.allowed = parseAllowed(value, file);
+    else if (key === 'model') policy.model = scalar(value, file, 'model');
+    else policy.effort = scalar(value, file, 'effort');
+  }
+  return { policy, body, warnings };
+}

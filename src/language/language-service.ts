@@ -1,0 +1,51 @@
+import { availableParallelism } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { Piscina } from 'piscina';
+import { RaymondError, type Outcome } from '../errors.js';
+import { runLanguageTask, type InterpretTask, type Interpretation, type LanguageTask, type PrepareTask, type Prepared } from './language-tasks.js';
+
+/**
+ * Parsing and rendering, behind one small interface so the runtime does not
+ * care whether the work runs on a worker thread or inline (the benchmark
+ * compares both).
+ */
+export interface LanguageService {
+  prepare(task: Omit<PrepareTask, 'op'>, signal?: AbortSignal): Promise<Prepared>;
+  interpret(task: Omit<InterpretTask, 'op'>, signal?: AbortSignal): Promise<Interpretation>;
+  close(): Promise<void>;
+}
+
+function unwrap<T>(outcome: Outcome<unknown>): T {
+  if (outcome.ok) return outcome.value as T;
+  throw RaymondError.fromJSON(outcome.error);
+}
+
+/** Runs tasks on the calling thread. */
+export function createInlineLanguageService(): LanguageService {
+  return {
+    prepare: async (task) => unwrap(runLanguageTask({ op: 'prepare', ...task })),
+    interpret: async (task) => unwrap(runLanguageTask({ op: 'interpret', ...task })),
+    close: async () => {},
+  };
+}
+
+// Under tsx (tests, development) the worker is the .ts source; once built, the compiled .js.
+const WORKER_FILE = fileURLToPath(new URL(import.meta.url.endsWith('.ts') ? './language.worker.ts' : './language.worker.js', import.meta.url));
+
+/** Runs tasks on a Piscina pool of worker threads. */
+export function createPoolLanguageService(options: { threads?: number } = {}): LanguageService {
+  const threads = options.threads ?? Math.max(1, Math.min(4, availableParallelism() - 1));
+  const pool = new Piscina<LanguageTask, Outcome<unknown>>({
+    filename: WORKER_FILE,
+    minThreads: 1,
+    maxThreads: threads,
+    // Idle workers must not keep the process alive once a run is over.
+    idleTimeout: 1_000,
+  });
+  const run = async (task: LanguageTask, signal?: AbortSignal) => unwrap<never>(await pool.run(task, signal ? { signal } : {}));
+  return {
+    prepare: (task, signal) => run({ op: 'prepare', ...task }, signal),
+    interpret: (task, signal) => run({ op: 'interpret', ...task }, signal),
+    close: () => pool.destroy(),
+  };
+}

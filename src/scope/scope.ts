@@ -1,0 +1,160 @@
+import { mkdtemp, readFile, readdir, rm, stat, writeFile, chmod } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { basename, dirname, join, resolve as resolvePath } from 'node:path';
+import { RaymondError } from '../errors.js';
+import { checkStateName } from '../language/parse-output.js';
+import type { ScopeRef } from '../../machines/types.js';
+import { STATE_EXTENSIONS, extensionOf } from './extensions.js';
+import { zipScopeFiles } from './zip-scope.js';
+
+/**
+ * The set of state files a workflow may use: the folder of a state file, a
+ * folder, or a zip archive. Transitions resolve only inside it.
+ */
+export interface Scope {
+  readonly ref: ScopeRef;
+  /** Short name used in workflow ids. */
+  readonly name: string;
+  /** Resolves a target as written in a tag to a state file name of this scope. */
+  resolve(target: string, source: string): string;
+  /** The text of a state file (UTF-8). */
+  readText(file: string): Promise<string>;
+  /** A path that a shell can run for a script state. */
+  scriptPath(file: string): Promise<string>;
+  /** A human-readable location of a state file, for messages. */
+  display(file: string): string;
+  /** Removes anything the scope extracted. */
+  dispose(): Promise<void>;
+}
+
+const ENTRY_NAMES = ['1_START', 'START'];
+
+class FileScope implements Scope {
+  readonly ref: ScopeRef;
+  readonly name: string;
+  private readonly texts = new Map<string, Promise<string>>();
+  private extracted: Promise<string> | undefined;
+
+  constructor(
+    kind: ScopeRef['kind'],
+    path: string,
+    entry: string | undefined,
+    private readonly files: ReadonlySet<string>,
+    /** Reads a state file's bytes; folders read the disk, archives their entries. */
+    private readonly readBytes: (file: string) => Promise<Buffer>,
+    /** Directory holding the files on disk, when they are on disk. */
+    private readonly dir: string | undefined,
+  ) {
+    this.name = sanitizeName(kind === 'dir' ? basename(path) : basename(path).replace(/\.[^.]*$/, ''));
+    this.ref = { kind, path, entry: entry ?? findEntry(files, path) };
+  }
+
+  resolve(target: string, source: string): string {
+    checkStateName(target, 'target', source);
+    if (extensionOf(target) !== undefined) {
+      if (!this.files.has(target)) {
+        throw new RaymondError('ERR_STATE_NOT_FOUND', `target "${target}" does not exist in ${this.ref.path}`, { file: source });
+      }
+      if (!STATE_EXTENSIONS.includes(extensionOf(target)!)) {
+        throw new RaymondError('ERR_STATE_UNSUPPORTED', `target "${target}" cannot run on this platform (supported: ${STATE_EXTENSIONS.join(', ')})`, { file: source });
+      }
+      return target;
+    }
+    const found = STATE_EXTENSIONS.map((ext) => target + ext).filter((f) => this.files.has(f));
+    if (found.length === 0) {
+      throw new RaymondError('ERR_STATE_NOT_FOUND', `target "${target}" matches no state in ${this.ref.path} (looked for ${STATE_EXTENSIONS.map((e) => target + e).join(', ')})`, { file: source });
+    }
+    if (found.length > 1) {
+      throw new RaymondError('ERR_STATE_AMBIGUOUS', `target "${target}" is ambiguous: ${found.join(' and ')} both exist; name the file with its extension or remove one`, { file: source });
+    }
+    return found[0]!;
+  }
+
+  readText(file: string): Promise<string> {
+    let text = this.texts.get(file);
+    if (!text) {
+      text = this.readBytes(file).then((bytes) => decodeUtf8(bytes, this.display(file)));
+      this.texts.set(file, text);
+    }
+    return text;
+  }
+
+  async scriptPath(file: string): Promise<string> {
+    if (this.dir !== undefined) return join(this.dir, file);
+    // Archive scripts are extracted once to a private folder so a shell can run them.
+    this.extracted ??= mkdtemp(join(tmpdir(), 'raymond-zip-'));
+    const dir = await this.extracted;
+    const path = join(dir, file);
+    await writeFile(path, await this.readBytes(file), { flag: 'w' });
+    await chmod(path, 0o700);
+    return path;
+  }
+
+  display(file: string): string {
+    return this.ref.kind === 'zip' ? `${this.ref.path}:${file}` : join(this.dir!, file);
+  }
+
+  async dispose(): Promise<void> {
+    if (this.extracted) await rm(await this.extracted, { recursive: true, force: true });
+  }
+}
+
+function sanitizeName(name: string): string {
+  return name.replace(/[^A-Za-z0-9_-]+/g, '-').replace(/^-+|-+$/g, '') || 'workflow';
+}
+
+function decodeUtf8(bytes: Buffer, where: string): string {
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    throw new RaymondError('ERR_FILE_READ', 'is not valid UTF-8 text; save it as UTF-8', { file: where });
+  }
+}
+
+function findEntry(files: ReadonlySet<string>, where: string): string {
+  const found = ENTRY_NAMES.flatMap((stem) => STATE_EXTENSIONS.map((ext) => stem + ext)).filter((f) => files.has(f));
+  if (found.length === 0) {
+    throw new RaymondError('ERR_ENTRY_NOT_FOUND', `no entry state: expected 1_START or START with one of ${STATE_EXTENSIONS.join(', ')}`, { file: where });
+  }
+  if (found.length > 1) {
+    throw new RaymondError('ERR_ENTRY_AMBIGUOUS', `several entry states (${found.join(', ')}); keep exactly one`, { file: where });
+  }
+  return found[0]!;
+}
+
+async function readDirFiles(dir: string): Promise<Set<string>> {
+  const entries = await readdir(dir, { withFileTypes: true });
+  return new Set(entries.filter((e) => e.isFile() || e.isSymbolicLink()).map((e) => e.name));
+}
+
+/**
+ * Opens the scope named by a path the user gave: a state file, a folder or a
+ * `.zip`. Errors name the path and what is wrong with it.
+ */
+export async function openScope(input: string): Promise<Scope> {
+  const path = resolvePath(input);
+  const info = await stat(path).catch(() => {
+    throw new RaymondError('ERR_SCOPE', 'no such file or directory', { file: input });
+  });
+  if (info.isDirectory()) {
+    const files = await readDirFiles(path);
+    return new FileScope('dir', path, undefined, files, (f) => readFile(join(path, f)).catch(readError(join(path, f))), path);
+  }
+  if (path.toLowerCase().endsWith('.zip')) {
+    const files = zipScopeFiles(await readFile(path), input);
+    return new FileScope('zip', path, undefined, new Set(files.keys()), async (f) => files.get(f)!(), undefined);
+  }
+  const name = basename(path);
+  const ext = extensionOf(name);
+  if (ext === undefined || !STATE_EXTENSIONS.includes(ext)) {
+    throw new RaymondError('ERR_SCOPE', `not a workflow: give a state file (${STATE_EXTENSIONS.join(', ')}), a folder or a .zip archive`, { file: input });
+  }
+  const dir = dirname(path);
+  return new FileScope('file', path, name, await readDirFiles(dir), (f) => readFile(join(dir, f)).catch(readError(join(dir, f))), dir);
+}
+
+function readError(file: string) {
+  return (err: NodeJS.ErrnoException): never => {
+    throw new RaymondError('ERR_FILE_READ', `cannot read: ${err.code ?? err.message}`, { file });
+  };
+}

@@ -1,0 +1,48 @@
+import { mkdir, readFile, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { RaymondError } from '../errors.js';
+import type { WorkflowState } from '../../machines/types.js';
+
+/** Where a run's state file lives. */
+export function stateFilePath(stateDir: string, workflowId: string): string {
+  return join(stateDir, `${workflowId}.json`);
+}
+
+const WORKFLOW_ID = /^[A-Za-z0-9_-]{1,128}$/;
+
+/** Checks a user-given workflow id: letters, digits, `-` and `_`. */
+export function checkWorkflowId(id: string): void {
+  if (!WORKFLOW_ID.test(id)) {
+    throw new RaymondError('ERR_WORKFLOW_ID', `invalid workflow id "${id}": use 1-128 letters, digits, - or _`);
+  }
+}
+
+/** Makes the state directory and refuses to reuse an existing run's id. */
+export async function prepareStateFile(stateDir: string, workflowId: string): Promise<string> {
+  await mkdir(stateDir, { recursive: true }).catch((err: NodeJS.ErrnoException) => {
+    throw new RaymondError('ERR_STATE_FILE', `cannot create the state directory: ${err.code ?? err.message}`, { file: stateDir });
+  });
+  const path = stateFilePath(stateDir, workflowId);
+  if (await stat(path).then(() => true, () => false)) {
+    throw new RaymondError('ERR_WORKFLOW_ID', `a run with id "${workflowId}" already exists; choose another --workflow-id`, { file: path });
+  }
+  return path;
+}
+
+/** Reads and checks a state file. */
+export async function readStateFile(path: string): Promise<WorkflowState> {
+  const text = await readFile(path, 'utf8').catch((err: NodeJS.ErrnoException) => {
+    throw new RaymondError('ERR_STATE_FILE', `cannot read the state file: ${err.code ?? err.message}`, { file: path });
+  });
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch {
+    throw new RaymondError('ERR_STATE_FILE', 'the state file is not valid JSON (corrupt or truncated)', { file: path });
+  }
+  const state = data as Partial<WorkflowState> | null;
+  if (!state || typeof state !== 'object' || state.version !== 1 || !Array.isArray(state.agents) || typeof state.workflow_id !== 'string') {
+    throw new RaymondError('ERR_STATE_FILE', 'not a Raymond state file of a version this build knows (expected "version": 1)', { file: path });
+  }
+  return state as WorkflowState;
+}

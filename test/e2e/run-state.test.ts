@@ -1,0 +1,56 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { after, describe, it } from 'node:test';
+import { join } from 'node:path';
+import { Sandbox, sh, summary } from '../helpers/cli.js';
+
+const box = new Sandbox();
+after(() => box.remove());
+
+describe('the state file and scheduling', () => {
+  it('keeps the run after completion with status, options and every result', async () => {
+    const wf = box.write({ 'START.sh': sh('echo "<fork next=\\"END\\" n=\\"1\\">W</fork>"'), 'W.sh': sh('echo "<result>w$n</result>"'), 'END.sh': sh('echo "<result>end</result>"') }, 'keep');
+    const r = await box.run([wf, '--json', '--workflow-id', 'keep-1', '--state-dir', 'custom/states', '--max-parallel', '3', '--timeout', '30']);
+    assert.equal(r.code, 0, r.stderr);
+    const state = box.state('keep-1', 'custom/states');
+    assert.equal(state.version, 1);
+    assert.equal(state.workflow_id, 'keep-1');
+    assert.equal(state.status, 'completed');
+    assert.deepEqual(state.options, { timeout_seconds: 30, max_parallel: 3 });
+    assert.deepEqual(state.results, { main: 'end', main_w1: 'w1' });
+    assert.deepEqual(state.scope, { kind: 'dir', path: wf, entry: 'START.sh' });
+    assert.ok(Date.parse(state.started_at) <= Date.parse(state.updated_at));
+    assert.deepEqual(summary(r).results, state.results);
+  });
+
+  it('never runs more than --max-parallel scripts at once', async () => {
+    const workers = Array.from({ length: 8 }, (_, i) => `<fork next=\\"END\\" i=\\"${i}\\">W</fork>`).join('');
+    const wf = box.write(
+      {
+        'START.sh': sh(`echo "${workers}"`),
+        'W.sh': sh('echo "s $(date +%s%N)" >> par.log', 'sleep 0.3', 'echo "e $(date +%s%N)" >> par.log', 'echo "<result>$i</result>"'),
+        'END.sh': sh('echo "<result>end</result>"'),
+      },
+      'par',
+    );
+    const r = await box.run([wf, '--json', '--max-parallel', '2']);
+    assert.equal(r.code, 0, r.stderr);
+    const events = readFileSync(join(box.dir, 'par.log'), 'utf8').trim().split('\n').map((l) => { const [k, t] = l.split(' '); return { k: k!, t: BigInt(t!) }; }).sort((a, b) => (a.t < b.t ? -1 : 1));
+    let running = 0;
+    let peak = 0;
+    for (const e of events) {
+      running += e.k === 's' ? 1 : -1;
+      peak = Math.max(peak, running);
+    }
+    assert.equal(events.length, 16);
+    assert.equal(peak, 2, 'two workers overlapped, never three');
+  });
+
+  it('prints only the main result on stdout without --json, and nothing with --quiet on stderr', async () => {
+    const wf = box.write({ 'START.sh': sh('echo "<result>multi', 'line</result>"') }, 'plain');
+    const r = await box.run([wf, '--quiet']);
+    assert.equal(r.code, 0);
+    assert.equal(r.stdout, 'multi\nline\n');
+    assert.equal(r.stderr, '');
+  });
+});

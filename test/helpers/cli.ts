@@ -1,0 +1,92 @@
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { execa } from 'execa';
+import type { WorkflowState } from '../../machines/types.js';
+
+export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+/** The built CLI: end-to-end tests run exactly what users run. */
+export const CLI = join(ROOT, 'dist/src/cli/main.js');
+
+export interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs `raymond ARGS` in `cwd` and returns its exit code and output. */
+export async function raymond(args: string[], opts: { cwd: string; env?: Record<string, string>; timeoutMs?: number }): Promise<CliResult> {
+  const r = await execa(process.execPath, [CLI, ...args], {
+    cwd: opts.cwd,
+    env: { ...opts.env },
+    reject: false,
+    stdin: 'ignore',
+    timeout: opts.timeoutMs ?? 60_000,
+    stripFinalNewline: false,
+  });
+  return { code: r.exitCode ?? -1, stdout: String(r.stdout), stderr: String(r.stderr) };
+}
+
+/** The `--json` summary printed on stdout. */
+export interface Summary {
+  workflow_id: string | null;
+  status: string;
+  total_cost_usd: number;
+  results: Record<string, string>;
+  error?: string;
+}
+
+export function summary(r: CliResult): Summary {
+  try {
+    return JSON.parse(r.stdout) as Summary;
+  } catch {
+    throw new Error(`stdout is not one JSON object:\n${r.stdout}\nstderr:\n${r.stderr}`);
+  }
+}
+
+/** A temporary folder that holds a workflow and serves as the run's working directory. */
+export class Sandbox {
+  readonly dir = mkdtempSync(join(tmpdir(), 'raymond-e2e-'));
+
+  /** Writes files (relative paths); `.sh` files become executable. */
+  write(files: Record<string, string | Buffer>, base = ''): string {
+    const root = join(this.dir, base);
+    for (const [name, content] of Object.entries(files)) {
+      const path = join(root, name);
+      mkdirSync(dirname(path), { recursive: true });
+      writeFileSync(path, content);
+      if (name.endsWith('.sh')) chmodSync(path, 0o755);
+    }
+    return root;
+  }
+
+  read(path: string): string {
+    return readFileSync(join(this.dir, path), 'utf8');
+  }
+
+  /** The state files of every run made in this sandbox (default state dir). */
+  states(stateDir = '.raymond/state'): WorkflowState[] {
+    const dir = join(this.dir, stateDir);
+    return readdirSync(dir)
+      .filter((f) => f.endsWith('.json'))
+      .map((f) => JSON.parse(readFileSync(join(dir, f), 'utf8')) as WorkflowState);
+  }
+
+  state(id: string, stateDir = '.raymond/state'): WorkflowState {
+    return JSON.parse(readFileSync(join(this.dir, stateDir, `${id}.json`), 'utf8')) as WorkflowState;
+  }
+
+  run(args: string[], env?: Record<string, string>): Promise<CliResult> {
+    return raymond(args, { cwd: this.dir, ...(env ? { env } : {}) });
+  }
+
+  remove(): void {
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+}
+
+/** A script state body: a bash script from lines. */
+export function sh(...lines: string[]): string {
+  return ['#!/usr/bin/env bash', ...lines, ''].join('\n');
+}

@@ -1,0 +1,78 @@
+import { createActor, fromCallback, fromPromise, waitFor, type AnyActorLogic } from 'xstate';
+import { agentMachine, type StepInput, type StepResult } from '../../machines/agent.machine.js';
+import { storeFromState, stateFromStore, type RunStore } from '../../machines/run-store.js';
+import { supervisorMachine, type PersisterEvent, type SupervisorEmitted, type SupervisorOutput } from '../../machines/supervisor.machine.js';
+import type { AgentRecord, Decision, WorkflowState } from '../../machines/types.js';
+
+/** A scripted workflow: for each state name, what the step decides. */
+export type FakeScript = Record<string, Decision | ((record: AgentRecord, call: number) => Decision | Promise<Decision>)>;
+
+export interface FakeRun {
+  output: SupervisorOutput;
+  store: RunStore;
+  /** Every state snapshot the fake persister wrote, as JSON text. */
+  writes: string[];
+  reports: SupervisorEmitted[];
+  /** Steps in the order they started: `agent:state`. */
+  started: string[];
+  maxRunning: number;
+}
+
+export function freshState(entry = 'START', overrides: Partial<AgentRecord> = {}): WorkflowState {
+  return {
+    version: 1,
+    workflow_id: 'wf-test',
+    status: 'running',
+    scope: { kind: 'dir', path: '/wf', entry },
+    started_at: '2026-01-01T00:00:00.000Z',
+    updated_at: '2026-01-01T00:00:00.000Z',
+    options: { timeout_seconds: 600, max_parallel: 2 },
+    total_cost_usd: 0,
+    fork_counters: {},
+    agents: [{ id: 'main', state: entry, session: null, branchFrom: null, stack: [], cwd: '/wf', attributes: {}, input: null, status: 'active', ...overrides }],
+    results: {},
+  };
+}
+
+/**
+ * Runs the real supervisor and agent machines with a fake step actor that
+ * follows `script`, and a persister that records each write in memory.
+ */
+export async function runFake(script: FakeScript, opts: { state?: WorkflowState; maxParallel?: number; session?: (r: AgentRecord) => string | null; cost?: number; persister?: AnyActorLogic } = {}): Promise<FakeRun> {
+  const store = storeFromState(opts.state ?? freshState());
+  const writes: string[] = [];
+  const reports: SupervisorEmitted[] = [];
+  const started: string[] = [];
+  const calls = new Map<string, number>();
+  let running = 0;
+  let maxRunning = 0;
+  const runStep = fromPromise<StepResult, StepInput>(async ({ input }) => {
+    running++;
+    maxRunning = Math.max(maxRunning, running);
+    started.push(`${input.record.id}:${input.record.state}`);
+    try {
+      await new Promise((r) => setTimeout(r, 1));
+      const entry = script[input.record.state];
+      if (entry === undefined) throw new Error(`no script for ${input.record.state}`);
+      const n = (calls.get(input.record.state) ?? 0) + 1;
+      calls.set(input.record.state, n);
+      const decision = typeof entry === 'function' ? await entry(input.record, n) : entry;
+      return { decision, session: opts.session?.(input.record) ?? null, costUsd: opts.cost ?? 0 };
+    } finally {
+      running--;
+    }
+  });
+  const persister = fromCallback<PersisterEvent, { store: RunStore }>(({ receive, sendBack, input }) => {
+    receive((event) => {
+      writes.push(JSON.stringify(stateFromStore(input.store)));
+      queueMicrotask(() => sendBack({ type: 'state.persisted', version: event.version }));
+    });
+  });
+  const machine = supervisorMachine.provide({ actors: { agent: agentMachine.provide({ actors: { runStep } }), persister: (opts.persister as typeof persister | undefined) ?? persister } });
+  const actor = createActor(machine, { input: { store, maxParallel: opts.maxParallel ?? 4 }, systemId: 'supervisor' });
+  actor.on('*', (e) => reports.push(e as SupervisorEmitted));
+  actor.start();
+  const snap = await waitFor(actor, (s) => s.status !== 'active', { timeout: 10_000 });
+  if (snap.status === 'error') throw snap.error;
+  return { output: snap.output!, store, writes, reports, started, maxRunning };
+}

@@ -1,0 +1,57 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { parseStateSource } from '../../src/language/frontmatter.js';
+import { RaymondError } from '../../src/errors.js';
+
+const F = 'wf/REVIEW.md';
+
+describe('parseStateSource', () => {
+  it('returns the whole text when there is no frontmatter', () => {
+    assert.deepEqual(parseStateSource('Just a prompt.\n---\nnot frontmatter', F), { policy: {}, body: 'Just a prompt.\n---\nnot frontmatter', warnings: [] });
+  });
+
+  it('reads the inline form of allowed_transitions, model and effort', () => {
+    const text = '---\nmodel: haiku\neffort: low\nallowed_transitions:\n  - { tag: goto, target: NEXT.md }\n  - { tag: call, target: C, return: AFTER }\n  - { tag: result }\n---\nPrompt body\n';
+    const src = parseStateSource(text, F);
+    assert.equal(src.body, 'Prompt body\n');
+    assert.equal(src.policy.model, 'haiku');
+    assert.equal(src.policy.effort, 'low');
+    assert.deepEqual(src.policy.allowed, [
+      { tag: 'goto', target: 'NEXT.md', attributes: {} },
+      { tag: 'call', target: 'C', attributes: { return: 'AFTER' } },
+      { tag: 'result', attributes: {} },
+    ]);
+  });
+
+  it('reads the block form, with CRLF line ends', () => {
+    const text = '---\r\nallowed_transitions:\r\n  - tag: reset\r\n    target: IMPLEMENT.md\r\n---\r\nBody';
+    const src = parseStateSource(text, F);
+    assert.deepEqual(src.policy.allowed, [{ tag: 'reset', target: 'IMPLEMENT.md', attributes: {} }]);
+    assert.equal(src.body, 'Body');
+  });
+
+  it('warns about unknown keys, naming the file and the key', () => {
+    const src = parseStateSource('---\nmodle: opus\n---\nx', F);
+    assert.deepEqual(src.warnings, [`${F}: unknown frontmatter key "modle" (known: allowed_transitions, model, effort)`]);
+  });
+
+  const errors: Array<[string, string, RegExp]> = [
+    ['malformed YAML', '---\nallowed_transitions: [ { tag: goto\n---\nx', /malformed YAML/],
+    ['a list instead of a mapping', '---\n- a\n- b\n---\nx', /must be a YAML mapping/],
+    ['allowed_transitions not a list', '---\nallowed_transitions: goto\n---\nx', /must be a list/],
+    ['unknown tag', '---\nallowed_transitions:\n  - { tag: jump, target: X }\n---\nx', /tag "jump"/],
+    ['goto without target', '---\nallowed_transitions:\n  - { tag: goto }\n---\nx', /needs a target/],
+    ['target with a path', '---\nallowed_transitions:\n  - { tag: goto, target: ../X.md }\n---\nx', /is a path/],
+  ];
+  for (const [name, text, pattern] of errors) {
+    it(`refuses ${name}, naming the file`, () => {
+      assert.throws(() => parseStateSource(text, F), (err: unknown) => {
+        assert.ok(err instanceof RaymondError);
+        assert.ok(err.message.startsWith(`${F}: `), err.message);
+        assert.match(err.message, pattern);
+        assert.ok(!err.message.includes('\n'), 'one line');
+        return true;
+      });
+    });
+  }
+});

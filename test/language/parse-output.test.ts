@@ -1,0 +1,96 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { decide } from '../../src/language/decide.js';
+import { parseOutput } from '../../src/language/parse-output.js';
+import { RaymondError } from '../../src/errors.js';
+import type { Decision } from '../../machines/types.js';
+
+const F = 'wf/STATE.md';
+
+function decision(text: string): Decision {
+  return decide(parseOutput(text, F).tags, F);
+}
+
+function fails(text: string, code: string, pattern?: RegExp): void {
+  assert.throws(() => decision(text), (err: unknown) => {
+    assert.ok(err instanceof RaymondError, `expected RaymondError, got ${String(err)}`);
+    assert.equal(err.code, code);
+    assert.ok(err.message.startsWith(`${F}: `), err.message);
+    if (pattern) assert.match(err.message, pattern);
+    return true;
+  });
+}
+
+describe('parseOutput + decide: accepted outputs', () => {
+  const cases: Array<[string, string, Decision]> = [
+    ['bare goto', '<goto>NEXT.md</goto>', { kind: 'goto', target: 'NEXT.md', input: undefined }],
+    ['tag in prose', 'All good.\nI am done: <goto>NEXT</goto> thanks', { kind: 'goto', target: 'NEXT', input: undefined }],
+    ['tag first, prose after', '<reset>PLAN.md</reset>\n\nMore words.', { kind: 'reset', target: 'PLAN.md', input: undefined, cd: undefined }],
+    ['whitespace around target', '<goto>  NEXT.md \n</goto>', { kind: 'goto', target: 'NEXT.md', input: undefined }],
+    ['CRLF output', 'line one\r\n<goto>NEXT.md</goto>\r\n', { kind: 'goto', target: 'NEXT.md', input: undefined }],
+    ['double-quoted attributes', '<call return="AFTER.md" input="x y">CHILD.md</call>', { kind: 'call', target: 'CHILD.md', returnTo: 'AFTER.md', input: 'x y' }],
+    ["single-quoted attributes", "<function return='AFTER' input='say \"hi\"'>EVAL</function>", { kind: 'function', target: 'EVAL', returnTo: 'AFTER', input: 'say "hi"' }],
+    ['reset with cd', '<reset cd="../w">IMPL.md</reset>', { kind: 'reset', target: 'IMPL.md', input: undefined, cd: '../w' }],
+    ['goto with input', '<goto input="42">NEXT.sh</goto>', { kind: 'goto', target: 'NEXT.sh', input: '42' }],
+    ['result payload as written', '<result>  two\n lines <b>bold</b> </result>', { kind: 'result', payload: '  two\n lines <b>bold</b> ' }],
+    ['empty result', '<result></result>', { kind: 'result', payload: '' }],
+    ['tag inside result payload is payload', '<result>said <goto>X.md</goto></result>', { kind: 'result', payload: 'said <goto>X.md</goto>' }],
+    [
+      'fork with attributes',
+      '<fork next="NEXT.md" item="a b" cd="sub" input="in">WORKER.md</fork>',
+      { kind: 'fork', next: 'NEXT.md', nextInput: undefined, workers: [{ target: 'WORKER.md', attributes: { item: 'a b' }, cd: 'sub', input: 'in' }] },
+    ],
+    [
+      'multi-fork with agreeing next',
+      '<fork next="N" item="1">W</fork>\n<fork next="N" item="2">W</fork>',
+      { kind: 'fork', next: 'N', nextInput: undefined, workers: [{ target: 'W', attributes: { item: '1' }, cd: undefined, input: undefined }, { target: 'W', attributes: { item: '2' }, cd: undefined, input: undefined }] },
+    ],
+    [
+      'multi-fork with one goto for the parent',
+      '<fork item="1">W</fork><fork next="N" item="2">W</fork><goto input="p">N</goto>',
+      { kind: 'fork', next: 'N', nextInput: 'p', workers: [{ target: 'W', attributes: { item: '1' }, cd: undefined, input: undefined }, { target: 'W', attributes: { item: '2' }, cd: undefined, input: undefined }] },
+    ],
+    ['prints are not transitions', '<print>hello</print><print> <goto>X</goto> </print><goto>NEXT</goto>', { kind: 'goto', target: 'NEXT', input: undefined }],
+  ];
+  for (const [name, text, expected] of cases) {
+    it(name, () => assert.deepEqual(decision(text), expected));
+  }
+
+  it('collects print contents in order', () => {
+    assert.deepEqual(parseOutput('<print>one</print> x <print>\n two \n</print><goto>A</goto>', F).prints, ['one', 'two']);
+  });
+});
+
+describe('parseOutput + decide: refused outputs', () => {
+  const cases: Array<[string, string, string, RegExp?]> = [
+    ['no tag', 'I did the work.', 'ERR_TAG_MISSING'],
+    ['only a print', '<print>hi</print>', 'ERR_TAG_MISSING'],
+    ['two gotos', '<goto>A</goto><goto>B</goto>', 'ERR_TAG_MULTIPLE', /2 transition tags/],
+    ['goto and result', '<goto>A</goto> <result>x</result>', 'ERR_TAG_MULTIPLE'],
+    ['fork and reset', '<fork next="N">W</fork><reset>N</reset>', 'ERR_TAG_MULTIPLE'],
+    ['fork with two gotos', '<fork next="N">W</fork><goto>N</goto><goto>N</goto>', 'ERR_TAG_MULTIPLE'],
+    ['forks that disagree', '<fork next="A">W</fork><fork next="B">W</fork>', 'ERR_TAG_PARSE', /disagree/],
+    ['fork whose goto disagrees', '<fork next="A">W</fork><goto>B</goto>', 'ERR_TAG_PARSE', /disagree/],
+    ['fork without next', '<fork item="1">W</fork>', 'ERR_TAG_PARSE', /next=/],
+    ['call without return', '<call>CHILD</call>', 'ERR_TAG_PARSE', /return=/],
+    ['parent traversal', '<goto>../SECRET.md</goto>', 'ERR_TARGET_INVALID', /no \/ or \\/],
+    ['subfolder', '<goto>foo/bar.md</goto>', 'ERR_TARGET_INVALID'],
+    ['backslash', '<reset>..\\evil.md</reset>', 'ERR_TARGET_INVALID'],
+    ['absolute', '<goto>/etc/passwd</goto>', 'ERR_TARGET_INVALID'],
+    ['empty target', '<goto></goto>', 'ERR_TARGET_INVALID', /empty/],
+    ['blank target', '<goto>   </goto>', 'ERR_TARGET_INVALID'],
+    ['traversal in return', '<call return="../x.md">C</call>', 'ERR_TARGET_INVALID'],
+    ['traversal in fork next', '<fork next="a/b">W</fork>', 'ERR_TARGET_INVALID'],
+    ['unclosed tag', '<goto>NEXT.md', 'ERR_TAG_PARSE', /never closed/],
+    ['unquoted attribute', '<call return=AFTER>C</call>', 'ERR_TAG_PARSE', /malformed/],
+    ['duplicate attribute', '<fork next="A" next="B">W</fork>', 'ERR_TAG_PARSE', /twice/],
+  ];
+  for (const [name, text, code, pattern] of cases) {
+    it(name, () => fails(text, code, pattern));
+  }
+
+  it('refuses a traversal before looking at anything else', () => {
+    // Even with a second tag present, the path error wins: nothing is resolved.
+    fails('<goto>../x</goto><goto>B</goto>', 'ERR_TARGET_INVALID');
+  });
+});

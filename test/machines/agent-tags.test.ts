@@ -1,0 +1,203 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createPersister } from '../../src/state/persister.js';
+import { freshState, runFake } from '../helpers/fake-actors.js';
+import type { AgentRecord, WorkflowState } from '../../machines/types.js';
+
+function agent(state: WorkflowState, id: string): AgentRecord {
+  const a = state.agents.find((x) => x.id === id);
+  assert.ok(a, `agent ${id} in state file`);
+  return a;
+}
+
+describe('agent machine: the effect of each tag', () => {
+  it('goto moves on in the same session and carries input for one state', async () => {
+    const seen: Array<string | null> = [];
+    const run = await runFake(
+      {
+        START: { kind: 'goto', target: 'NEXT', input: 'hello' },
+        NEXT: (r) => (seen.push(r.input, r.session), { kind: 'goto', target: 'LAST' }),
+        LAST: (r) => (seen.push(r.input), { kind: 'result', payload: 'ok' }),
+      },
+      { session: (r) => (r.state === 'START' ? 's1' : r.session) },
+    );
+    assert.equal(run.output.status, 'completed');
+    assert.deepEqual(seen, ['hello', 's1', null]);
+    assert.deepEqual(run.store.meta.results, { main: 'ok' });
+  });
+
+  it('reset drops the session, keeps the stack and changes directory', async () => {
+    const seen: AgentRecord[] = [];
+    const run = await runFake(
+      {
+        START: { kind: 'call', target: 'SUB', returnTo: 'BACK' },
+        SUB: (r, n) => (seen.push(r), n === 1 ? { kind: 'reset', target: 'SUB', cd: '/elsewhere' } : { kind: 'result', payload: 'from sub' }),
+        BACK: (r) => (seen.push(r), { kind: 'result', payload: `back with ${r.input}` }),
+      },
+      { session: (r) => `session-of-${r.state}` },
+    );
+    assert.equal(run.output.status, 'completed');
+    const [sub1, sub2, back] = seen;
+    assert.equal(sub1!.stack.length, 1);
+    assert.equal(sub2!.session, null, 'reset starts fresh');
+    assert.equal(sub2!.stack.length, 1, 'reset keeps the return frame');
+    assert.equal(sub2!.cwd, '/elsewhere');
+    assert.equal(back!.input, 'from sub');
+    assert.equal(back!.session, 'session-of-START', 'return resumes the caller session');
+    assert.equal(run.store.meta.results.main, 'back with from sub');
+  });
+
+  it('call pushes a frame, branches from the caller, and result pops it', async () => {
+    const seen: AgentRecord[] = [];
+    const run = await runFake(
+      {
+        START: { kind: 'call', target: 'CHILD', returnTo: 'AFTER', input: 'task' },
+        CHILD: (r) => (seen.push(r), { kind: 'goto', target: 'CHILD2' }),
+        CHILD2: (r) => (seen.push(r), { kind: 'result', payload: 'child says hi' }),
+        AFTER: (r) => (seen.push(r), { kind: 'result', payload: 'done' }),
+      },
+      { session: (r) => (r.state === 'START' ? 'caller' : r.state === 'CHILD' ? 'branch' : r.session) },
+    );
+    assert.equal(run.output.status, 'completed');
+    const [child, child2, after] = seen;
+    assert.deepEqual(child!.stack, [{ state: 'AFTER', session: 'caller' }]);
+    assert.equal(child!.branchFrom, 'caller');
+    assert.equal(child!.session, null);
+    assert.equal(child!.input, 'task');
+    assert.equal(child2!.session, 'branch', 'goto inside the callee stays in its branch');
+    assert.equal(child2!.branchFrom, null, 'the branch is used up by the first markdown turn');
+    assert.deepEqual(after!.stack, []);
+    assert.equal(after!.session, 'caller');
+    assert.equal(after!.input, 'child says hi');
+  });
+
+  it('function pushes a frame and starts the callee with no session', async () => {
+    const seen: AgentRecord[] = [];
+    await runFake(
+      {
+        START: { kind: 'function', target: 'EVAL', returnTo: 'AFTER' },
+        EVAL: (r) => (seen.push(r), { kind: 'result', payload: 'YES' }),
+        AFTER: (r) => (seen.push(r), { kind: 'result', payload: r.input ?? '' }),
+      },
+      { session: (r) => (r.state === 'START' ? 'caller' : 'other') },
+    );
+    assert.equal(seen[0]!.branchFrom, null);
+    assert.equal(seen[0]!.session, null);
+    assert.equal(seen[1]!.session, 'caller');
+  });
+
+  it('nested calls unwind one frame per result', async () => {
+    const depths: number[] = [];
+    const run = await runFake({
+      START: { kind: 'call', target: 'A', returnTo: 'END' },
+      A: (r) => (depths.push(r.stack.length), { kind: 'call', target: 'B', returnTo: 'A2' }),
+      B: (r) => (depths.push(r.stack.length), { kind: 'result', payload: 'b' }),
+      A2: (r) => (depths.push(r.stack.length), { kind: 'result', payload: `a+${r.input}` }),
+      END: (r) => ({ kind: 'result', payload: `end:${r.input}` }),
+    });
+    assert.deepEqual(depths, [1, 2, 1]);
+    assert.equal(run.store.meta.results.main, 'end:a+b');
+  });
+
+  it('fork names workers with persistent per-parent counters and gives them attributes, cwd and input', async () => {
+    let dispatches = 0;
+    const run = await runFake({
+      START: () => {
+        dispatches++;
+        return dispatches < 3
+          ? { kind: 'fork', next: 'START', workers: [{ target: 'WORKER.sh', attributes: { item: `i${dispatches}` }, input: 'in' }] }
+          : { kind: 'fork', next: 'DONE', workers: [{ target: 'ANALYZE.md', attributes: {}, cd: '/w' }] };
+      },
+      'WORKER.sh': (r) => ({ kind: 'result', payload: `${r.id}:${r.attributes.item}:${r.input}:${r.stack.length}` }),
+      'ANALYZE.md': (r) => ({ kind: 'result', payload: `${r.id}@${r.cwd}` }),
+      DONE: { kind: 'result', payload: 'main done' },
+    });
+    assert.deepEqual(run.store.meta.results, {
+      main_worker1: 'main_worker1:i1:in:0',
+      main_worker2: 'main_worker2:i2:in:0',
+      main_analyz3: 'main_analyz3@/w',
+      main: 'main done',
+    });
+    assert.deepEqual(run.store.meta.fork_counters, { main: 3 });
+  });
+
+  it('a worker forking gets its own counter', async () => {
+    const run = await runFake({
+      START: { kind: 'fork', next: 'END', workers: [{ target: 'W', attributes: {} }] },
+      W: (r) => (r.id === 'main_w1' ? { kind: 'fork', next: 'END', workers: [{ target: 'PROCESS', attributes: {} }] } : { kind: 'result', payload: r.id }),
+      PROCESS: (r) => ({ kind: 'result', payload: r.id }),
+      END: (r) => ({ kind: 'result', payload: r.id }),
+    });
+    assert.deepEqual(Object.keys(run.store.meta.results).sort(), ['main', 'main_w1', 'main_w1_proces1']);
+  });
+
+  it('a failed step ends the run as failed and records the error on the agent', async () => {
+    const run = await runFake({
+      START: { kind: 'goto', target: 'BOOM' },
+      BOOM: () => {
+        throw new Error('script exited with code 3');
+      },
+    });
+    assert.equal(run.output.status, 'failed');
+    assert.match(run.output.error!, /code 3/);
+    const last = JSON.parse(run.writes.at(-1)!) as WorkflowState;
+    assert.equal(last.status, 'failed');
+    assert.equal(agent(last, 'main').status, 'failed');
+    assert.equal(agent(last, 'main').state, 'BOOM', 'the agent stays at the state that failed');
+  });
+
+  it('never runs more than maxParallel steps at once, and queues the rest', async () => {
+    const workers = Array.from({ length: 20 }, (_, i) => ({ target: 'W', attributes: { n: String(i) } }));
+    const run = await runFake(
+      { START: { kind: 'fork', next: 'END', workers }, W: (r) => new Promise((ok) => setTimeout(() => ok({ kind: 'result', payload: r.attributes.n! }), 5)), END: { kind: 'result', payload: 'x' } },
+      { maxParallel: 3 },
+    );
+    assert.equal(run.output.status, 'completed');
+    assert.equal(Object.keys(run.store.meta.results).length, 21);
+    assert.ok(run.maxRunning <= 3, `at most 3 at once, saw ${run.maxRunning}`);
+    assert.equal(run.maxRunning, 3);
+  });
+
+  it('coalesces state writes under fan-out, and the file ends complete', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'raymond-persist-'));
+    const path = join(dir, 'wf.json');
+    const stats = { writes: 0, bytes: 0 };
+    const workers = Array.from({ length: 200 }, () => ({ target: 'W', attributes: {} }));
+    const run = await runFake(
+      { START: { kind: 'fork', next: 'END', workers }, W: { kind: 'result', payload: 'r' }, END: { kind: 'result', payload: 'x' } },
+      { maxParallel: 50, persister: createPersister(path, stats) },
+    );
+    assert.equal(Object.keys(run.store.meta.results).length, 201);
+    // 202 versions are produced (start + 201 steps + final status); one write each would be 202.
+    assert.ok(stats.writes < 150, `writes: ${stats.writes}`);
+    const onDisk = JSON.parse(readFileSync(path, 'utf8')) as WorkflowState;
+    assert.equal(onDisk.status, 'completed');
+    assert.equal(Object.keys(onDisk.results).length, 201);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('resumes an agent below the top of its stack in awaiting-child', async () => {
+    const state = freshState('CHILD', { stack: [{ state: 'AFTER', session: 'caller' }], input: 'resumed' });
+    const run = await runFake({
+      CHILD: (r) => ({ kind: 'result', payload: `child got ${r.input}` }),
+      AFTER: (r) => ({ kind: 'result', payload: `${r.input} / ${r.session}` }),
+    }, { state });
+    assert.equal(run.store.meta.results.main, 'child got resumed / caller');
+    assert.deepEqual(run.started, ['main:CHILD', 'main:AFTER']);
+  });
+
+  it('every state written says where each agent is: the callee state with the frame on the stack', async () => {
+    const run = await runFake({
+      START: { kind: 'call', target: 'CHILD', returnTo: 'AFTER' },
+      CHILD: { kind: 'result', payload: 'x' },
+      AFTER: { kind: 'result', payload: 'y' },
+    });
+    const snapshots = run.writes.map((w) => agent(JSON.parse(w) as WorkflowState, 'main'));
+    const during = snapshots.find((a) => a.state === 'CHILD');
+    assert.ok(during, 'a snapshot taken while the callee was current');
+    assert.deepEqual(during.stack, [{ state: 'AFTER', session: null }]);
+  });
+});
