@@ -90,3 +90,16 @@ export class Sandbox {
 export function sh(...lines: string[]): string {
   return ['#!/usr/bin/env bash', ...lines, ''].join('\n');
 }
+
+/**
+ * Whether a process still runs. A zombie counts as dead: orphans are reaped
+ * by PID 1, which in some sandboxes never reaps them.
+ */
+export function alive(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
+  } catch {
+    return false;
+  }
+}
