@@ -60,6 +60,7 @@ export async function benchFanout(workers: number, parallel: number, language: '
       stateDir: join(dir, 'state'),
       maxParallel: parallel,
       timeoutSeconds: 600,
+      budgetUsd: 0,
       reporter: silentReporter,
       cwd: dir,
       language,

@@ -14,6 +14,8 @@ export interface StepResult {
   /** Session the step ran in; null for scripts. */
   session: string | null;
   costUsd: number;
+  /** Last known total cost of each Claude Code session the step used. */
+  sessionCosts?: Record<string, number>;
 }
 
 /** Input of the step actor. */
@@ -46,6 +48,7 @@ export type AgentToSupervisorEvent =
       record: AgentRecord;
       spawns: SpawnRequest[];
       costUsd: number;
+      sessionCosts?: Record<string, number> | undefined;
       outcome: StepOutcome;
     }
   | { type: 'step.failed'; agentId: string; state: string; error: unknown };
@@ -95,6 +98,7 @@ export const agentMachine = setup({
         record: applied.record,
         spawns: applied.spawns,
         costUsd: output.costUsd,
+        sessionCosts: output.sessionCosts,
         outcome: applied.outcome,
       } satisfies AgentToSupervisorEvent);
     }),

@@ -16,7 +16,11 @@ export interface RunStore {
 export function storeFromState(state: WorkflowState): RunStore {
   const { agents, ...meta } = state;
   const map = new Map(agents.map((a) => [a.id, a]));
-  return { meta: { ...meta, results: { ...meta.results }, fork_counters: { ...meta.fork_counters } }, agents: map, live: agents.filter((a) => a.status === 'active').length };
+  return {
+    meta: { ...meta, results: { ...meta.results }, fork_counters: { ...meta.fork_counters }, session_costs: { ...meta.session_costs } },
+    agents: map,
+    live: agents.filter((a) => a.status === 'active').length,
+  };
 }
 
 /** The JSON document the state file holds. */

@@ -28,8 +28,10 @@ export interface SupervisorContext {
   queueHead: number;
   /** Bottom frames of the agents, by agent id. */
   agents: Map<string, AnyActorRef>;
-  /** Set once no new step may start (a failure or an interrupt). */
+  /** Set once no new step may start and running ones were stopped (a failure or an interrupt). */
   halted: boolean;
+  /** Set once no new step may start but running ones may finish (the budget is spent). */
+  draining: boolean;
 }
 
 export type SupervisorEvent =
@@ -55,6 +57,29 @@ export interface SupervisorOutput {
 
 function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
+}
+
+/** What a failed step reports about itself (RaymondError's `pauses` and `details`). */
+function failureInfo(error: unknown): { pauses: boolean; spentUsd: number; sessionCosts: Record<string, number> } {
+  const e = (error ?? {}) as { pauses?: unknown; details?: { spentUsd?: unknown; sessionCosts?: unknown } };
+  return {
+    pauses: e.pauses === true,
+    spentUsd: typeof e.details?.spentUsd === 'number' ? e.details.spentUsd : 0,
+    sessionCosts: (e.details?.sessionCosts as Record<string, number> | undefined) ?? {},
+  };
+}
+
+/** Adds a step's cost; once the total passes the budget, no new step may start. */
+function charge(context: SupervisorContext, costUsd: number, sessionCosts: Record<string, number> | undefined): void {
+  const meta = context.store.meta;
+  meta.total_cost_usd += costUsd;
+  Object.assign(meta.session_costs, sessionCosts);
+  const budget = meta.options.budget_usd;
+  if (budget > 0 && meta.total_cost_usd > budget && meta.status === 'running') {
+    meta.status = 'budget_exceeded';
+    meta.error = `the budget of $${budget.toFixed(2)} is spent ($${meta.total_cost_usd.toFixed(4)}); no new step was started`;
+    context.draining = true;
+  }
 }
 
 /**
@@ -89,7 +114,7 @@ export const supervisorMachine = setup({
       if (event.type !== 'step.done') return;
       const { store } = context;
       putAgent(store, event.record);
-      store.meta.total_cost_usd += event.costUsd;
+      charge(context, event.costUsd, event.sessionCosts);
       if (event.record.status === 'terminated') {
         store.meta.results[event.agentId] = event.record.result ?? '';
         context.agents.delete(event.agentId);
@@ -126,7 +151,7 @@ export const supervisorMachine = setup({
     dispatch: enqueueActions(({ context, enqueue }) => {
       let { running, queueHead } = context;
       const { queue } = context;
-      while (!context.halted && running < context.maxParallel && queueHead < queue.length && queue[queueHead]!.readyAt <= context.persisted) {
+      while (!context.halted && !context.draining && running < context.maxParallel && queueHead < queue.length && queue[queueHead]!.readyAt <= context.persisted) {
         const next = queue[queueHead++]!;
         running++;
         enqueue.sendTo(next.ref, { type: 'step.start' });
@@ -146,7 +171,7 @@ export const supervisorMachine = setup({
     }),
   },
   guards: {
-    finished: ({ context }) => context.store.live === 0 || context.halted,
+    finished: ({ context }) => context.store.live === 0 || context.halted || (context.draining && context.running === 0),
     flushed: ({ context }) => context.persisted >= context.version,
   },
 }).createMachine({
@@ -161,6 +186,7 @@ export const supervisorMachine = setup({
     queueHead: 0,
     agents: new Map(),
     halted: false,
+    draining: false,
   }),
   invoke: { id: 'persister', src: 'persister', input: ({ context }) => ({ store: context.store }) },
   on: {
@@ -191,19 +217,40 @@ export const supervisorMachine = setup({
             'dispatch',
           ],
         },
-        'step.failed': {
-          actions: [
-            assign(({ context, event }) => {
-              const record = context.store.agents.get(event.agentId)!;
-              putAgent(context.store, { ...record, status: 'failed', error: errorMessage(event.error) });
-              context.store.meta.status = 'failed';
-              context.store.meta.error = errorMessage(event.error);
-              return {};
-            }),
-            emit(({ event }) => ({ type: 'report.failed' as const, agentId: event.agentId, state: event.state, error: event.error })),
-            'halt',
-          ],
-        },
+        'step.failed': [
+          {
+            description: 'Claude Code kept failing or hit a usage limit: pause this agent, let the others go on.',
+            guard: ({ event }) => failureInfo(event.error).pauses,
+            actions: [
+              assign(({ context, event }) => {
+                const info = failureInfo(event.error);
+                const record = context.store.agents.get(event.agentId)!;
+                putAgent(context.store, { ...record, status: 'paused', error: errorMessage(event.error) });
+                charge(context, info.spentUsd, info.sessionCosts);
+                context.agents.delete(event.agentId);
+                return { running: Math.max(0, context.running - 1) };
+              }),
+              emit(({ event }) => ({ type: 'report.failed' as const, agentId: event.agentId, state: event.state, error: event.error })),
+              'changed',
+              'dispatch',
+            ],
+          },
+          {
+            actions: [
+              assign(({ context, event }) => {
+                const info = failureInfo(event.error);
+                const record = context.store.agents.get(event.agentId)!;
+                putAgent(context.store, { ...record, status: 'failed', error: errorMessage(event.error) });
+                charge(context, info.spentUsd, info.sessionCosts);
+                context.store.meta.status = 'failed';
+                context.store.meta.error = errorMessage(event.error);
+                return {};
+              }),
+              emit(({ event }) => ({ type: 'report.failed' as const, agentId: event.agentId, state: event.state, error: event.error })),
+              'halt',
+            ],
+          },
+        ],
         'xstate.error.actor.*': {
           actions: [
             assign(({ context, event }) => {
@@ -221,9 +268,15 @@ export const supervisorMachine = setup({
       description: 'No step runs any more: record the final status and wait until it is on disk.',
       entry: [
         assign(({ context }) => {
-          if (context.store.meta.status === 'running' && context.store.live === 0) context.store.meta.status = 'completed';
+          const meta = context.store.meta;
+          if (meta.status === 'running' && context.store.live === 0) {
+            const paused = [...context.store.agents.values()].filter((a) => a.status === 'paused');
+            meta.status = paused.length > 0 ? 'paused' : 'completed';
+            if (paused.length > 0) meta.error = `${paused.length} agent(s) paused: ${paused.map((a) => `${a.id}: ${a.error}`).join('; ')}`;
+          }
           return {};
         }),
+        'halt',
         'changed',
       ],
       always: { guard: 'flushed', target: 'done' },

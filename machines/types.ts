@@ -75,6 +75,8 @@ export interface WorkflowState {
   options: RunOptions;
   total_cost_usd: number;
   fork_counters: Record<string, number>;
+  /** Last known total cost of each Claude Code session, to charge each turn only its delta. */
+  session_costs: Record<string, number>;
   agents: AgentRecord[];
   results: Record<string, string>;
   error?: string;
@@ -84,4 +86,9 @@ export interface WorkflowState {
 export interface RunOptions {
   timeout_seconds: number;
   max_parallel: number;
+  /** 0 means unlimited. */
+  budget_usd: number;
+  model: string | null;
+  effort: string | null;
+  dangerously_skip_permissions: boolean;
 }

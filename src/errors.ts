@@ -23,6 +23,11 @@ export type ErrorCode =
   | 'ERR_STATE_FILE'
   | 'ERR_WORKFLOW_ID'
   | 'ERR_CD'
+  | 'ERR_POLICY'
+  | 'ERR_MODEL'
+  | 'ERR_CLAUDE_NOT_FOUND'
+  | 'ERR_CLAUDE_FAILED'
+  | 'ERR_USAGE_LIMIT'
   | 'ERR_INTERNAL';
 
 /** Exit-code class of an error: a user mistake found before running, or a failed run. */
@@ -37,6 +42,9 @@ const INVALID_CODES = new Set<ErrorCode>([
   'ERR_WORKFLOW_ID',
   'ERR_STATE_FILE',
 ]);
+
+/** Errors after which the agent is paused (resumable) rather than the run failed. */
+const PAUSE_CODES = new Set<ErrorCode>(['ERR_CLAUDE_FAILED', 'ERR_USAGE_LIMIT']);
 
 /** JSON-safe shape of a RaymondError, used across worker threads and in state files. */
 export interface SerializedError {
@@ -61,6 +69,11 @@ export class RaymondError extends Error {
     this.code = code;
     this.file = options.file;
     this.details = options.details ?? {};
+  }
+
+  /** Read by the supervisor: a pausing error pauses its agent instead of failing the run. */
+  get pauses(): boolean {
+    return PAUSE_CODES.has(this.code);
   }
 
   get kind(): ErrorKind {

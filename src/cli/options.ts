@@ -12,3 +12,12 @@ export function integer(min: number) {
     return Number(value);
   };
 }
+
+export const DEFAULT_BUDGET_USD = 10;
+
+/** Commander parser for a non-negative amount of dollars. */
+export function money(value: string): number {
+  const n = Number(value);
+  if (value.trim() === '' || !Number.isFinite(n) || n < 0) throw new InvalidArgumentError('expected an amount in USD, 0 or more (0 = unlimited)');
+  return n;
+}

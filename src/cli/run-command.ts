@@ -9,13 +9,18 @@ export interface RunFlags {
   stateDir?: string;
   maxParallel: number;
   timeout: number;
+  budget: number;
+  model?: string;
+  effort?: string;
+  dangerouslySkipPermissions?: boolean;
+  claudeBin?: string;
   json?: boolean;
   quiet?: boolean;
   verbose?: boolean;
 }
 
 /** Exit codes, as documented in the README. */
-export const EXIT = { completed: 0, failed: 1, invalid: 2, interrupted: 130 } as const;
+export const EXIT = { completed: 0, failed: 1, invalid: 2, budgetExceeded: 3, paused: 4, interrupted: 130 } as const;
 
 /** JSON printed by `--json`. */
 export function jsonSummary(outcome: Partial<RunOutcome> & { status: string; error?: string }): string {
@@ -48,6 +53,11 @@ export async function runCommand(path: string, flags: RunFlags): Promise<number>
       stateDir: resolve(flags.stateDir ?? join('.raymond', 'state')),
       maxParallel: flags.maxParallel,
       timeoutSeconds: flags.timeout,
+      budgetUsd: flags.budget,
+      model: flags.model,
+      effort: flags.effort,
+      skipPermissions: flags.dangerouslySkipPermissions,
+      claudeBin: flags.claudeBin,
       reporter,
       cwd: process.cwd(),
       signal: controller.signal,
@@ -67,5 +77,7 @@ export async function runCommand(path: string, flags: RunFlags): Promise<number>
   if (outcome.error !== undefined) process.stderr.write(`raymond: ${outcome.error}\n`);
   if (flags.verbose) process.stderr.write(`raymond: state file ${outcome.stateFile}\n`);
   if (controller.signal.aborted) return EXIT.interrupted;
+  if (outcome.status === 'budget_exceeded') return EXIT.budgetExceeded;
+  if (outcome.status === 'paused') return EXIT.paused;
   return outcome.status === 'completed' ? EXIT.completed : EXIT.failed;
 }

@@ -1,4 +1,5 @@
 import type { AgentRecord } from '../../machines/types.js';
+import type { SessionPlan } from '../claude/claude-argv.js';
 import type { Scope } from '../scope/scope.js';
 
 /** Everything an executor needs to run one state for one agent. */
@@ -10,6 +11,11 @@ export interface ExecutionRequest {
   scope: Scope;
   /** Rendered prompt, for markdown states. */
   prompt?: string;
+  /** Markdown states: which session the turn starts from, and its last known total cost. */
+  session?: SessionPlan;
+  costBase?: number | undefined;
+  model?: string | undefined;
+  effort?: string | undefined;
   signal: AbortSignal;
   /** Inactivity timeout in milliseconds. */
   timeoutMs: number;
@@ -21,7 +27,10 @@ export interface Execution {
   output: string;
   /** Session the step ran in (markdown states); null for scripts. */
   session: string | null;
+  /** What this execution alone cost. */
   costUsd: number;
+  /** The session's total as the tool reports it, for the next delta. */
+  sessionTotal?: number;
 }
 
 /**

@@ -1,7 +1,8 @@
 import { RaymondError, type Outcome } from '../errors.js';
 import type { Decision } from '../../machines/types.js';
 import { decide } from './decide.js';
-import { parseStateSource, type Policy } from './frontmatter.js';
+import { parseStateSource, type AllowedTransition, type Policy } from './frontmatter.js';
+import { checkPolicy, implicitTag } from './policy.js';
 import { parseOutput } from './parse-output.js';
 import { renderTemplate } from './render.js';
 
@@ -24,6 +25,8 @@ export interface InterpretTask {
   op: 'interpret';
   output: string;
   file: string;
+  /** `allowed_transitions` of a markdown state, enforced when present. */
+  allowed?: AllowedTransition[] | undefined;
 }
 
 export interface Interpretation {
@@ -46,7 +49,13 @@ export function runLanguageTask(task: LanguageTask): Outcome<Prepared | Interpre
       return { ok: true, value: { policy: source.policy, prompt: renderTemplate(source.body, task.variables), warnings: source.warnings } };
     }
     const parsed = parseOutput(task.output, task.file);
-    return { ok: true, value: { decision: decide(parsed.tags, task.file), prints: parsed.prints } };
+    let tags = parsed.tags;
+    if (task.allowed) {
+      const implicit = tags.length === 0 ? implicitTag(task.allowed) : undefined;
+      if (implicit) tags = [implicit];
+      checkPolicy(tags, task.allowed, task.file);
+    }
+    return { ok: true, value: { decision: decide(tags, task.file), prints: parsed.prints } };
   } catch (err) {
     if (err instanceof RaymondError) return { ok: false, error: err.toJSON() };
     return { ok: false, error: { code: 'ERR_INTERNAL', message: err instanceof Error ? err.message : String(err) } };

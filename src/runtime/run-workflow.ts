@@ -6,6 +6,7 @@ import { supervisorMachine, type SupervisorEmitted } from '../../machines/superv
 import type { RunStatus, WorkflowState } from '../../machines/types.js';
 import type { StateExecutor } from '../executors/executor.js';
 import { createScriptExecutor } from '../executors/script-executor.js';
+import { createClaudeExecutor } from '../claude/claude-executor.js';
 import { createInlineLanguageService, createPoolLanguageService, type LanguageService } from '../language/language-service.js';
 import { openScope } from '../scope/scope.js';
 import { createPersister, type PersisterStats } from '../state/persister.js';
@@ -29,7 +30,14 @@ export interface RunRequest {
   language?: 'pool' | 'inline';
   /** Aborting it stops every step; the run stays resumable. */
   signal?: AbortSignal;
-  /** Executor for markdown states; none means markdown states fail. */
+  /** USD; 0 means unlimited. */
+  budgetUsd: number;
+  model?: string | undefined;
+  effort?: string | undefined;
+  skipPermissions?: boolean | undefined;
+  /** `--claude-bin`: the Claude Code executable; default `claude` on PATH. */
+  claudeBin?: string | undefined;
+  /** Replaces the Claude Code executor (benchmarks, tests). */
   markdown?: StateExecutor;
   stats?: PersisterStats;
 }
@@ -52,9 +60,17 @@ function initialState(workflowId: string, scope: WorkflowState['scope'], req: Ru
     scope,
     started_at: now,
     updated_at: now,
-    options: { timeout_seconds: req.timeoutSeconds, max_parallel: req.maxParallel },
+    options: {
+      timeout_seconds: req.timeoutSeconds,
+      max_parallel: req.maxParallel,
+      budget_usd: req.budgetUsd,
+      model: req.model ?? null,
+      effort: req.effort ?? null,
+      dangerously_skip_permissions: !!req.skipPermissions,
+    },
     total_cost_usd: 0,
     fork_counters: {},
+    session_costs: {},
     agents: [{ id: 'main', state: scope.entry, session: null, branchFrom: null, stack: [], cwd: req.cwd, attributes: {}, input: req.input ?? null, status: 'active' }],
     results: {},
   };
@@ -72,16 +88,25 @@ export async function runWorkflow(req: RunRequest): Promise<RunOutcome> {
   const stateFile = await prepareStateFile(req.stateDir, workflowId);
   const language: LanguageService = req.language === 'inline' ? createInlineLanguageService() : createPoolLanguageService();
   try {
+    const store = storeFromState(initialState(workflowId, scope.ref, req));
+    const warned = new Set<string>();
     const runStep = createRunStep({
       workflowId,
       scope,
       language,
       script: createScriptExecutor(),
-      markdown: req.markdown,
+      markdown: req.markdown ?? createClaudeExecutor({ bin: req.claudeBin, skipPermissions: !!req.skipPermissions, reporter: req.reporter }),
       timeoutMs: req.timeoutSeconds * 1000,
       reporter: req.reporter,
+      model: req.model,
+      effort: req.effort,
+      // Read-only view of the supervisor's ledger; only the supervisor writes it.
+      sessionCost: (session) => store.meta.session_costs[session],
+      warnOnce: (text) => {
+        if (!warned.has(text)) req.reporter.warn(text);
+        warned.add(text);
+      },
     });
-    const store = storeFromState(initialState(workflowId, scope.ref, req));
     const machine = supervisorMachine.provide({
       actors: { agent: agentMachine.provide({ actors: { runStep } }), persister: createPersister(stateFile, req.stats) },
     });
@@ -109,9 +134,12 @@ function report(reporter: Reporter, e: SupervisorEmitted): void {
     case 'report.step':
       reporter.step(describeStep(e));
       break;
-    case 'report.failed':
+    case 'report.failed': {
+      const paused = (e.error as { pauses?: unknown } | null)?.pauses === true;
+      if (paused) reporter.warn(`[${e.agentId}] paused: ${e.error instanceof Error ? e.error.message : String(e.error)}`);
       reporter.debug(`[${e.agentId}] ${e.state} failed: ${e.error instanceof Error ? (e.error.stack ?? e.error.message) : String(e.error)}`);
       break;
+    }
   }
 }
 

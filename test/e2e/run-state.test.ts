@@ -16,7 +16,7 @@ describe('the state file and scheduling', () => {
     assert.equal(state.version, 1);
     assert.equal(state.workflow_id, 'keep-1');
     assert.equal(state.status, 'completed');
-    assert.deepEqual(state.options, { timeout_seconds: 30, max_parallel: 3 });
+    assert.deepEqual(state.options, { timeout_seconds: 30, max_parallel: 3, budget_usd: 10, model: null, effort: null, dangerously_skip_permissions: false });
     assert.deepEqual(state.results, { main: 'end', main_w1: 'w1' });
     assert.deepEqual(state.scope, { kind: 'dir', path: wf, entry: 'START.sh' });
     assert.ok(Date.parse(state.started_at) <= Date.parse(state.updated_at));

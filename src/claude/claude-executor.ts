@@ -1,0 +1,75 @@
+import { RaymondError } from '../errors.js';
+import type { Execution, ExecutionRequest, StateExecutor } from '../executors/executor.js';
+import { runProcess } from '../executors/run-process.js';
+import type { Reporter } from '../runtime/reporter.js';
+import { claudeArgs } from './claude-argv.js';
+import { invocationCost } from './cost.js';
+import { findClaude } from './find-claude.js';
+import { StreamReader } from './stream-reader.js';
+
+export interface ClaudeOptions {
+  /** `--claude-bin`; else `claude` on PATH. */
+  bin?: string | undefined;
+  skipPermissions: boolean;
+  reporter: Reporter;
+}
+
+function oneLine(text: string, max = 300): string {
+  const t = text.trim().split(/\r?\n/).map((l) => l.trim()).filter(Boolean).join(' | ');
+  return t.length > max ? `${t.slice(0, max - 3)}...` : t;
+}
+
+/**
+ * Runs one Claude Code turn for a markdown state. Failures that a retry may
+ * cure throw ERR_CLAUDE_FAILED; a usage limit throws ERR_USAGE_LIMIT; both
+ * carry what the turn cost so far in `details`.
+ */
+export function createClaudeExecutor(options: ClaudeOptions): StateExecutor {
+  let bin: string | undefined;
+  return {
+    async execute(req: ExecutionRequest): Promise<Execution> {
+      bin ??= findClaude(options.bin);
+      const where = req.scope.display(req.file);
+      const agentId = req.agent.id;
+      const reader = new StreamReader((p) => {
+        if (p.kind === 'bad-line') options.reporter.debug(`[${agentId}] skipped a line that is not JSON: ${p.text}`);
+        else options.reporter.print(agentId, p.text);
+      });
+      const result = await runProcess({
+        file: bin,
+        args: claudeArgs({ prompt: req.prompt ?? '', session: req.session ?? { kind: 'fresh' }, model: req.model, effort: req.effort, skipPermissions: options.skipPermissions }),
+        cwd: req.agent.cwd,
+        // A Raymond run inside a Claude Code session must not look nested to the child.
+        env: { CLAUDECODE: undefined },
+        signal: req.signal,
+        inactivityMs: req.timeoutMs,
+        onStdout: (text) => reader.write(text),
+      });
+      const s = reader.end();
+      const costUsd = invocationCost(s, req.costBase);
+      const spent = { costUsd, sessionTotal: s.totalCostUsd, session: s.sessionId };
+      if (result.aborted) throw new RaymondError('ERR_CLAUDE_FAILED', 'stopped', { file: where, details: spent });
+      if (result.spawnError) {
+        throw new RaymondError('ERR_CLAUDE_NOT_FOUND', `could not start ${bin}: ${result.spawnError}`, { file: where });
+      }
+      if (s.usageLimit) {
+        const when = s.usageLimit.resetsAt ? `; resets at ${new Date(s.usageLimit.resetsAt).toISOString()}` : '';
+        throw new RaymondError('ERR_USAGE_LIMIT', `Claude usage limit reached (${oneLine(s.usageLimit.message, 120)})${when}`, { file: where, details: { ...spent, resetsAt: s.usageLimit.resetsAt ?? null } });
+      }
+      if (result.timedOut) {
+        throw new RaymondError('ERR_CLAUDE_FAILED', `Claude Code printed nothing for ${Math.round(req.timeoutMs / 1000)} s and was killed (--timeout)`, { file: where, details: spent });
+      }
+      if (s.isError) {
+        throw new RaymondError('ERR_CLAUDE_FAILED', `Claude Code reported an error: ${oneLine(s.resultText ?? 'no text')}`, { file: where, details: spent });
+      }
+      if (s.resultText === null || s.sessionId === null) {
+        const how = result.exitCode === null ? `was killed by ${result.signal}` : `exited with code ${result.exitCode}`;
+        const stderr = result.stderrTail.trim() ? `: ${oneLine(result.stderrTail)}` : ' without a result';
+        throw new RaymondError('ERR_CLAUDE_FAILED', `Claude Code ${how}${stderr}`, { file: where, details: spent });
+      }
+      const out: Execution = { output: s.resultText, session: s.sessionId, costUsd };
+      if (s.totalCostUsd !== null) out.sessionTotal = s.totalCostUsd;
+      return out;
+    },
+  };
+}

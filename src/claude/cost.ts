@@ -1,0 +1,19 @@
+import type { StreamSummary } from './stream-reader.js';
+
+/**
+ * The true cost of one invocation. Claude Code's `total_cost_usd` is, in
+ * recent versions, cumulative over the session's whole history (and a
+ * `--fork-session` branch starts from its parent's total); older versions
+ * report the invocation alone. `modelUsage` follows the same rule while
+ * `usage` is always per invocation, so comparing the two tells which one
+ * this binary does. `previous` is the last total known for the session this
+ * turn continued from (undefined for a fresh session).
+ */
+export function invocationCost(summary: StreamSummary, previous: number | undefined): number {
+  const total = summary.totalCostUsd ?? 0;
+  if (previous === undefined) return total;
+  const cumulative = summary.reportedTokens > summary.invocationTokens;
+  // A cumulative figure never shrinks; if it did, the binary reported the invocation alone.
+  if (cumulative && total >= previous) return total - previous;
+  return total;
+}

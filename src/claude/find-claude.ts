@@ -1,0 +1,38 @@
+import { accessSync, constants, statSync } from 'node:fs';
+import { delimiter, isAbsolute, join, resolve } from 'node:path';
+import { RaymondError } from '../errors.js';
+
+function executable(path: string): boolean {
+  try {
+    accessSync(path, constants.X_OK);
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Finds the `claude` executable: the explicit path if given (`--claude-bin`),
+ * else `claude` on PATH. A missing binary is a clear error, not a retry.
+ */
+export function findClaude(explicit: string | undefined, env: NodeJS.ProcessEnv = process.env): string {
+  if (explicit) {
+    const path = isAbsolute(explicit) || explicit.includes('/') ? resolve(explicit) : undefined;
+    if (path && executable(path)) return path;
+    if (!path) {
+      const found = searchPath(explicit, env);
+      if (found) return found;
+    }
+    throw new RaymondError('ERR_CLAUDE_NOT_FOUND', `--claude-bin ${explicit}: not an executable file`);
+  }
+  const found = searchPath('claude', env);
+  if (found) return found;
+  throw new RaymondError('ERR_CLAUDE_NOT_FOUND', 'claude (Claude Code) is not on PATH: install it (npm install -g @anthropic-ai/claude-code) or pass --claude-bin PATH');
+}
+
+function searchPath(name: string, env: NodeJS.ProcessEnv): string | undefined {
+  for (const dir of (env.PATH ?? '').split(delimiter)) {
+    if (dir && executable(join(dir, name))) return join(dir, name);
+  }
+  return undefined;
+}

@@ -1,0 +1,132 @@
+/** What Raymond takes from one `claude -p --output-format stream-json` run. */
+export interface StreamSummary {
+  sessionId: string | null;
+  /** `result` of the last result message. */
+  resultText: string | null;
+  isError: boolean;
+  totalCostUsd: number | null;
+  /** Tokens of this invocation alone (`usage`). */
+  invocationTokens: number;
+  /** Tokens over the whole session history as Claude Code reports them (`modelUsage`). */
+  reportedTokens: number;
+  /** Set when the stream says a usage limit was hit. */
+  usageLimit: { resetsAt?: number | undefined; message: string } | null;
+  /** Lines that were not JSON (logged, skipped). */
+  badLines: number;
+}
+
+/** Progress events surfaced while the turn runs. */
+export type StreamProgress = { kind: 'text'; text: string } | { kind: 'tool'; text: string } | { kind: 'bad-line'; text: string };
+
+type Json = Record<string, unknown>;
+
+const LIMIT_TEXT = /usage limit|limit reached|rate limit|out of (extra )?usage|hit your limit/i;
+
+function tokens(u: unknown): number {
+  if (!u || typeof u !== 'object') return 0;
+  const o = u as Record<string, unknown>;
+  let sum = 0;
+  for (const key of ['input_tokens', 'output_tokens', 'cache_read_input_tokens', 'cache_creation_input_tokens', 'inputTokens', 'outputTokens', 'cacheReadInputTokens', 'cacheCreationInputTokens']) {
+    const v = o[key];
+    if (typeof v === 'number') sum += v;
+  }
+  return sum;
+}
+
+function describeTool(name: string, input: Json): string {
+  const pick = ['command', 'file_path', 'path', 'pattern', 'url', 'description'].map((k) => input[k]).find((v) => typeof v === 'string') as string | undefined;
+  const detail = (pick ?? '').split('\n')[0]!.slice(0, 120);
+  return detail ? `[${name}] ${detail}` : `[${name}]`;
+}
+
+/** Epoch seconds or milliseconds, or an ISO date, to epoch milliseconds. */
+function toEpochMs(v: unknown): number | undefined {
+  if (typeof v === 'number') return v < 1e12 ? v * 1000 : v;
+  if (typeof v === 'string' && !Number.isNaN(Date.parse(v))) return Date.parse(v);
+  return undefined;
+}
+
+/**
+ * Reads a stream-json output as it arrives. Lines may be several MB long;
+ * a line that is not JSON is reported and skipped, never fatal.
+ */
+export class StreamReader {
+  private buffer = '';
+  readonly summary: StreamSummary = { sessionId: null, resultText: null, isError: false, totalCostUsd: null, invocationTokens: 0, reportedTokens: 0, usageLimit: null, badLines: 0 };
+
+  constructor(private readonly onProgress: (p: StreamProgress) => void = () => {}) {}
+
+  write(chunk: string): void {
+    this.buffer += chunk;
+    let nl: number;
+    while ((nl = this.buffer.indexOf('\n')) >= 0) {
+      const line = this.buffer.slice(0, nl);
+      this.buffer = this.buffer.slice(nl + 1);
+      this.line(line);
+    }
+  }
+
+  end(): StreamSummary {
+    if (this.buffer.trim()) this.line(this.buffer);
+    this.buffer = '';
+    return this.summary;
+  }
+
+  private line(raw: string): void {
+    const line = raw.trim();
+    if (!line) return;
+    let msg: Json;
+    try {
+      msg = JSON.parse(line) as Json;
+    } catch {
+      this.summary.badLines++;
+      this.onProgress({ kind: 'bad-line', text: line.slice(0, 200) });
+      return;
+    }
+    if (typeof msg.session_id === 'string') this.summary.sessionId = msg.session_id;
+    switch (msg.type) {
+      case 'assistant':
+        return this.assistant(msg);
+      case 'result':
+        return this.result(msg);
+      case 'rate_limit_event':
+        return this.rateLimit(msg);
+    }
+  }
+
+  private assistant(msg: Json): void {
+    if (msg.error === 'rate_limit') this.summary.usageLimit ??= { message: 'Claude Code reported a rate limit' };
+    const content = (msg.message as Json | undefined)?.content;
+    if (!Array.isArray(content)) return;
+    for (const block of content as Json[]) {
+      if (block.type === 'text' && typeof block.text === 'string') {
+        const first = block.text.trim().split('\n')[0]!.trim();
+        if (first) this.onProgress({ kind: 'text', text: first.slice(0, 160) });
+      } else if (block.type === 'tool_use' && typeof block.name === 'string') {
+        this.onProgress({ kind: 'tool', text: describeTool(block.name, (block.input as Json) ?? {}) });
+      }
+    }
+  }
+
+  private result(msg: Json): void {
+    const s = this.summary;
+    if (typeof msg.result === 'string') s.resultText = msg.result;
+    s.isError = msg.is_error === true;
+    if (typeof msg.total_cost_usd === 'number') s.totalCostUsd = msg.total_cost_usd;
+    s.invocationTokens = tokens(msg.usage);
+    const mu = msg.modelUsage;
+    s.reportedTokens = mu && typeof mu === 'object' ? Object.values(mu as Json).reduce<number>((sum, m) => sum + tokens(m), 0) : s.invocationTokens;
+    // Claude Code's limit notice is a short final text; a real answer that merely talks
+    // about rate limits is long or carries a transition tag.
+    if (s.resultText && s.resultText.length < 400 && !s.resultText.includes('<') && LIMIT_TEXT.test(s.resultText)) {
+      const epoch = /\|(\d{9,13})\b/.exec(s.resultText)?.[1];
+      s.usageLimit ??= { message: s.resultText.split('\n')[0]!, resetsAt: epoch ? toEpochMs(Number(epoch)) : undefined };
+    }
+  }
+
+  private rateLimit(msg: Json): void {
+    const info = (msg.rate_limit_info as Json | undefined) ?? msg;
+    if (info.status !== 'rejected') return;
+    this.summary.usageLimit = { message: 'usage limit reached', resetsAt: toEpochMs(info.resetsAt ?? info.resets_at) };
+  }
+}

@@ -1,0 +1,67 @@
+import { RaymondError } from '../errors.js';
+import type { AllowedTransition } from './frontmatter.js';
+import type { ParsedTag } from './parse-output.js';
+
+const STATE_EXT = /\.(md|sh|bat|ps1)$/;
+/** Attributes that name states, compared with the same extension leniency as targets. */
+const STATE_ATTRS = new Set(['return', 'next']);
+
+/** A policy name without extension matches `NAME.md` or `NAME.sh`, and the other way round. */
+function sameState(emitted: string, allowed: string): boolean {
+  if (emitted === allowed) return true;
+  if (!STATE_EXT.test(allowed)) return emitted.replace(STATE_EXT, '') === allowed;
+  if (!STATE_EXT.test(emitted)) return allowed.replace(STATE_EXT, '') === emitted;
+  return false;
+}
+
+function matches(tag: ParsedTag, entry: AllowedTransition): boolean {
+  if (tag.tag !== entry.tag) return false;
+  if (entry.target !== undefined && tag.tag !== 'result' && !sameState(tag.body, entry.target)) return false;
+  return Object.entries(entry.attributes).every(([k, v]) => {
+    const got = tag.attributes[k];
+    return got !== undefined && (STATE_ATTRS.has(k) ? sameState(got, v) : got === v);
+  });
+}
+
+/** How an allowed entry is written as a tag, for reminders and messages. */
+export function formatAllowed(entry: AllowedTransition): string {
+  const attrs = Object.entries(entry.attributes).map(([k, v]) => ` ${k}="${v}"`).join('');
+  if (entry.tag === 'result') return `<result${attrs}>...</result>`;
+  return `<${entry.tag}${attrs}>${entry.target}</${entry.tag}>`;
+}
+
+function formatTag(tag: ParsedTag): string {
+  const attrs = Object.entries(tag.attributes).map(([k, v]) => ` ${k}="${v}"`).join('');
+  return tag.tag === 'result' ? `<result${attrs}>...</result>` : `<${tag.tag}${attrs}>${tag.body}</${tag.tag}>`;
+}
+
+/** The tag to assume when none was emitted: the single allowed entry, unless it is `<result>`. */
+export function implicitTag(allowed: AllowedTransition[]): ParsedTag | undefined {
+  if (allowed.length !== 1 || allowed[0]!.tag === 'result') return undefined;
+  const only = allowed[0]!;
+  return { tag: only.tag, body: only.target!, attributes: { ...only.attributes } };
+}
+
+/** Refuses any emitted tag that no allowed entry matches. */
+export function checkPolicy(tags: ParsedTag[], allowed: AllowedTransition[], file: string): void {
+  for (const tag of tags) {
+    if (!allowed.some((entry) => matches(tag, entry))) {
+      throw new RaymondError('ERR_POLICY', `emitted ${formatTag(tag)}, which allowed_transitions does not allow (allowed: ${allowed.map(formatAllowed).join(', ')})`, { file });
+    }
+  }
+}
+
+/**
+ * The text appended to the prompt when a reply broke the rules: it says what
+ * went wrong and lists the allowed tags exactly.
+ */
+export function reminder(allowed: AllowedTransition[], problem: string): string {
+  return [
+    '',
+    '',
+    '---',
+    `Reminder: your previous reply could not be used (${problem}).`,
+    'Finish this step again, and end your reply with exactly one of these transition tags:',
+    ...allowed.map((e) => `- ${formatAllowed(e)}`),
+  ].join('\n');
+}

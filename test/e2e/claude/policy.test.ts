@@ -1,0 +1,70 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { summary } from '../../helpers/cli.js';
+import { ClaudeSandbox } from '../../helpers/claude-sandbox.js';
+
+const box = new ClaudeSandbox();
+before(() => box.start());
+after(() => box.stop());
+
+const POLICY = '---\nallowed_transitions:\n  - { tag: goto, target: NEXT }\n  - { tag: result }\n---\n';
+
+describe('allowed_transitions, reminders and implicit transitions', () => {
+  it('reminders recover from a missing tag and then from a disallowed one, in the same session', async () => {
+    const s = box.server;
+    s.on('REMIND-ME', (_r, n) => ({ text: n === 1 ? 'I forgot the tag' : n === 2 ? '<goto>ELSEWHERE</goto>' : '<goto>NEXT</goto>' }));
+    s.on('NEXT-STATE', { text: '<result>reached next</result>' });
+    const wf = box.write({ 'START.md': `${POLICY}REMIND-ME`, 'NEXT.md': 'NEXT-STATE', 'ELSEWHERE.md': 'never' }, 'remind');
+    const r = await box.run([wf, '--json']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(summary(r).results.main, 'reached next');
+    const asks = s.requestsFor('REMIND-ME');
+    assert.equal(asks.length, 3);
+    assert.ok(asks[1]!.messageCount > asks[0]!.messageCount && asks[2]!.messageCount > asks[1]!.messageCount, 're-prompted in the same session');
+    assert.match(asks[1]!.prompt, /Reminder: your previous reply could not be used \(output has no transition tag/);
+    assert.match(asks[1]!.prompt, /- <goto>NEXT<\/goto>\n- <result>\.\.\.<\/result>/);
+    assert.match(asks[2]!.prompt, /emitted <goto>ELSEWHERE<\/goto>, which allowed_transitions does not allow/);
+    assert.match(r.stderr, /reminding \(1\/3\)/);
+    assert.match(r.stderr, /reminding \(2\/3\)/);
+  });
+
+  it('an unresolvable target also gets a reminder', async () => {
+    const s = box.server;
+    s.on('BAD-TARGET', (_r, n) => ({ text: n === 1 ? '<goto>NEXT</goto>' : '<result>fixed</result>' }));
+    // NEXT is allowed by policy, but no NEXT state exists in this scope.
+    const wf = box.write({ 'START.md': `${POLICY}BAD-TARGET` }, 'unresolvable');
+    const r = await box.run([wf, '--json']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(summary(r).results.main, 'fixed');
+    assert.match(s.requestsFor('BAD-TARGET')[1]!.prompt, /target "NEXT" matches no state/);
+  });
+
+  it('after three reminders the agent fails, saying what was emitted and what was allowed', async () => {
+    box.server.on('NEVER-TAGS', { text: '<goto>../escape</goto>' });
+    const wf = box.write({ 'START.md': `${POLICY}NEVER-TAGS`, 'NEXT.md': 'x' }, 'exhaust');
+    const r = await box.run([wf, '--json', '--workflow-id', 'exhaust']);
+    assert.equal(r.code, 1);
+    assert.equal(box.server.requestsFor('NEVER-TAGS').length, 4);
+    const error = summary(r).error!;
+    assert.match(error, /exhaust\/START\.md: still no usable transition after 3 reminders: <goto> target "\.\.\/escape" is a path.*; allowed: <goto>NEXT<\/goto>, <result>\.\.\.<\/result>$/);
+    assert.equal(box.state('exhaust').status, 'failed');
+  });
+
+  it('without allowed_transitions a missing tag is fatal at once', async () => {
+    box.server.on('NO-POLICY', { text: 'done, no tag' });
+    const wf = box.write({ 'START.md': 'NO-POLICY' }, 'nopolicy');
+    const r = await box.run([wf, '--json']);
+    assert.equal(r.code, 1);
+    assert.equal(box.server.requestsFor('NO-POLICY').length, 1);
+    assert.match(summary(r).error!, /START\.md: output has no transition tag/);
+  });
+
+  it('a single allowed non-result transition is taken when no tag is emitted', async () => {
+    box.server.on('IMPLICIT-1', { text: 'I wrote the plan.' });
+    box.server.on('IMPLICIT-2', (r) => ({ text: `<result>${r.messageCount > 2 ? 'same session' : 'fresh'}</result>` }));
+    const wf = box.write({ 'START.md': '---\nallowed_transitions:\n  - { tag: goto, target: REVIEW.md }\n---\nIMPLICIT-1', 'REVIEW.md': 'IMPLICIT-2' }, 'implicit');
+    const r = await box.run([wf, '--json']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(summary(r).results.main, 'same session');
+  });
+});

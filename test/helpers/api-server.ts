@@ -1,0 +1,174 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/** One scripted answer of the fake Messages API. */
+export interface Reply {
+  /** Final assistant text. */
+  text?: string;
+  /** Ask Claude Code to run a tool (Bash, Write, Edit, ...); it calls back with the tool_result. */
+  toolUse?: { name: string; input: Record<string, unknown> };
+  /** Token usage to report; Claude Code prices it with its own table. */
+  usage?: { input_tokens: number; output_tokens: number };
+  /** Wait before answering. */
+  delayMs?: number;
+  /** Answer with this HTTP status and an error body instead. */
+  status?: number;
+  /** Never answer (the connection hangs). */
+  stall?: boolean;
+}
+
+/** What one request carried, as the tests want to see it. */
+export interface ApiRequest {
+  model: string;
+  /** Number of messages in the conversation sent. */
+  messageCount: number;
+  /** `Primary working directory` Claude Code announced. */
+  cwd: string | null;
+  /** The system prompt text. */
+  system: string;
+  /** Last text block of the last plain user message: the prompt of this turn. */
+  prompt: string;
+  /** Whether the last user message is a tool_result (a continuation after a tool ran). */
+  afterTool: boolean;
+  /** Every text in the conversation, joined: for "did the model see marker X" checks. */
+  transcript: string;
+  /** Whether this is the main agent loop (tools offered) rather than an auxiliary call. */
+  main: boolean;
+}
+
+type Rule = { match: (r: ApiRequest) => boolean; reply: (r: ApiRequest, n: number) => Reply; count: number };
+
+interface Block {
+  type: string;
+  text?: string;
+  content?: unknown;
+}
+
+function texts(content: unknown): string[] {
+  if (typeof content === 'string') return [content];
+  if (!Array.isArray(content)) return [];
+  return (content as Block[]).flatMap((b) => (b.type === 'text' && b.text ? [b.text] : b.type === 'tool_result' ? texts(b.content) : []));
+}
+
+/**
+ * A scripted stand-in for the Anthropic Messages API on 127.0.0.1, for
+ * driving the real `claude` binary in tests. Rules match a request (usually
+ * on its prompt) and give the reply; every request is logged.
+ */
+export class ApiServer {
+  readonly requests: ApiRequest[] = [];
+  private readonly rules: Rule[] = [];
+  private server: Server | undefined;
+  private readonly open = new Set<ServerResponse>();
+  /** Usage reported when a reply does not say. */
+  defaultUsage = { input_tokens: 1000, output_tokens: 100 };
+
+  get url(): string {
+    const addr = this.server!.address() as AddressInfo;
+    return `http://127.0.0.1:${addr.port}`;
+  }
+
+  /** Environment for a `claude` process that talks to this server, with its own HOME. */
+  env(home: string): Record<string, string> {
+    return {
+      ANTHROPIC_BASE_URL: this.url,
+      ANTHROPIC_API_KEY: 'test-key',
+      DISABLE_TELEMETRY: '1',
+      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+      DISABLE_AUTOUPDATER: '1',
+      HOME: home,
+    };
+  }
+
+  /** Adds a rule: a prompt substring, a pattern or a predicate, and the reply. Earlier rules win. */
+  on(match: string | RegExp | ((r: ApiRequest) => boolean), reply: Reply | ((r: ApiRequest, n: number) => Reply)): this {
+    const m = typeof match === 'string' ? (r: ApiRequest) => r.prompt.includes(match) : match instanceof RegExp ? (r: ApiRequest) => match.test(r.prompt) : match;
+    this.rules.push({ match: m, reply: typeof reply === 'function' ? reply : () => reply, count: 0 });
+    return this;
+  }
+
+  /** Main-loop requests whose prompt contains `marker`. */
+  requestsFor(marker: string): ApiRequest[] {
+    return this.requests.filter((r) => r.main && r.prompt.includes(marker));
+  }
+
+  async start(): Promise<this> {
+    this.server = createServer((req, res) => void this.handle(req, res));
+    await new Promise<void>((ok) => this.server!.listen(0, '127.0.0.1', ok));
+    return this;
+  }
+
+  async stop(): Promise<void> {
+    for (const res of this.open) res.destroy();
+    await new Promise<void>((ok) => this.server?.close(() => ok()) ?? ok());
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    if (req.method !== 'POST' || !req.url?.startsWith('/v1/messages')) {
+      res.writeHead(404).end();
+      return;
+    }
+    if (req.url.startsWith('/v1/messages/count_tokens')) {
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ input_tokens: 100 }));
+      return;
+    }
+    const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { model: string; messages: Array<{ role: string; content: unknown }>; system?: unknown; tools?: unknown[]; stream?: boolean };
+    const system = texts(body.system).join('\n');
+    const users = body.messages.filter((m) => m.role === 'user');
+    const last = users.at(-1);
+    const lastBlocks = Array.isArray(last?.content) ? (last!.content as Block[]) : [];
+    const afterTool = lastBlocks.some((b) => b.type === 'tool_result');
+    const plain = [...users].reverse().find((m) => !(Array.isArray(m.content) && (m.content as Block[]).some((b) => b.type === 'tool_result')));
+    const transcript = body.messages.flatMap((m) => texts(m.content)).join('\n');
+    const request: ApiRequest = {
+      model: body.model,
+      messageCount: body.messages.length,
+      // Claude Code states the directory in a system reminder of the first message.
+      cwd: /Primary working directory: (.*)/.exec(`${system}\n${transcript}`)?.[1]?.trim() ?? null,
+      system,
+      prompt: texts(plain?.content).at(-1) ?? '',
+      afterTool,
+      transcript,
+      main: Array.isArray(body.tools) && body.tools.length > 0,
+    };
+    this.requests.push(request);
+    const rule = request.main ? this.rules.find((r) => r.match(request)) : undefined;
+    const reply: Reply = rule ? rule.reply(request, ++rule.count) : { text: request.main ? 'No rule matched this prompt.' : 'ok' };
+    if (reply.stall) {
+      this.open.add(res);
+      return;
+    }
+    if (reply.delayMs) await new Promise((ok) => setTimeout(ok, reply.delayMs));
+    if (reply.status) {
+      res.writeHead(reply.status, { 'content-type': 'application/json' }).end(JSON.stringify({ type: 'error', error: { type: reply.status === 429 ? 'rate_limit_error' : 'api_error', message: 'scripted failure' } }));
+      return;
+    }
+    this.stream(res, body.model, reply);
+  }
+
+  private stream(res: ServerResponse, model: string, reply: Reply): void {
+    const usage = reply.usage ?? this.defaultUsage;
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+    const send = (event: string, data: Record<string, unknown>) => res.write(`event: ${event}\ndata: ${JSON.stringify({ type: event, ...data })}\n\n`);
+    const id = `msg_${Math.random().toString(36).slice(2)}`;
+    send('message_start', { message: { id, type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: usage.input_tokens, output_tokens: 1 } } });
+    let index = 0;
+    if (reply.text !== undefined) {
+      send('content_block_start', { index, content_block: { type: 'text', text: '' } });
+      send('content_block_delta', { index, delta: { type: 'text_delta', text: reply.text } });
+      send('content_block_stop', { index });
+      index++;
+    }
+    if (reply.toolUse) {
+      const toolId = `toolu_${Math.random().toString(36).slice(2)}`;
+      send('content_block_start', { index, content_block: { type: 'tool_use', id: toolId, name: reply.toolUse.name, input: {} } });
+      send('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json: JSON.stringify(reply.toolUse.input) } });
+      send('content_block_stop', { index });
+    }
+    send('message_delta', { delta: { stop_reason: reply.toolUse ? 'tool_use' : 'end_turn', stop_sequence: null }, usage: { output_tokens: usage.output_tokens } });
+    send('message_stop', {});
+    res.end();
+  }
+}
