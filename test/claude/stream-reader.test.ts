@@ -1,0 +1,71 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { claudeArgs } from '../../src/claude/claude-argv.js';
+import { invocationCost } from '../../src/claude/cost.js';
+import { StreamReader, type StreamProgress } from '../../src/claude/stream-reader.js';
+
+const line = (o: unknown) => `${JSON.stringify(o)}\n`;
+const result = (extra: Record<string, unknown>) => line({ type: 'result', is_error: false, result: 'done <goto>X</goto>', session_id: 's2', total_cost_usd: 0.5, usage: { input_tokens: 100, output_tokens: 10 }, ...extra });
+
+describe('StreamReader', () => {
+  it('takes the session, final text and cost, across chunk boundaries', () => {
+    const progress: StreamProgress[] = [];
+    const r = new StreamReader((p) => progress.push(p));
+    const text = line({ type: 'system', subtype: 'init', session_id: 's1' }) + line({ type: 'assistant', message: { content: [{ type: 'text', text: '\n First line\nsecond' }, { type: 'tool_use', name: 'Bash', input: { command: 'npm test\nmore' } }] } }) + result({});
+    for (let i = 0; i < text.length; i += 7) r.write(text.slice(i, i + 7));
+    const s = r.end();
+    assert.equal(s.sessionId, 's2');
+    assert.equal(s.resultText, 'done <goto>X</goto>');
+    assert.equal(s.totalCostUsd, 0.5);
+    assert.deepEqual(progress, [{ kind: 'text', text: 'First line' }, { kind: 'tool', text: '[Bash] npm test' }]);
+  });
+
+  it('skips lines that are not JSON and reads a last line without newline', () => {
+    const r = new StreamReader();
+    r.write('garbage\n{"half":\n');
+    r.write(result({}).trimEnd());
+    const s = r.end();
+    assert.equal(s.badLines, 2);
+    assert.equal(s.resultText, 'done <goto>X</goto>');
+  });
+
+  it('reads a line of several megabytes', () => {
+    const r = new StreamReader();
+    r.write(result({ result: 'y'.repeat(5_000_000) }));
+    assert.equal(r.end().resultText!.length, 5_000_000);
+  });
+
+  it('detects usage limits from events, assistant errors and the final text', () => {
+    const a = new StreamReader();
+    a.write(line({ type: 'rate_limit_event', rate_limit_info: { status: 'rejected', resetsAt: 1893456000 } }));
+    assert.deepEqual(a.end().usageLimit, { message: 'usage limit reached', resetsAt: 1893456000000 });
+    const allowed = new StreamReader();
+    allowed.write(line({ type: 'rate_limit_event', rate_limit_info: { status: 'allowed' } }));
+    assert.equal(allowed.end().usageLimit, null);
+    const b = new StreamReader();
+    b.write(line({ type: 'assistant', error: 'rate_limit', message: { content: [] } }));
+    assert.ok(b.end().usageLimit);
+    const c = new StreamReader();
+    c.write(result({ result: 'Claude AI usage limit reached|1893456000', is_error: true }));
+    assert.equal(c.end().usageLimit?.resetsAt, 1893456000000);
+    const d = new StreamReader();
+    d.write(result({ result: 'I added rate limit handling to the API client. <result>done</result>' }));
+    assert.equal(d.end().usageLimit, null, 'an answer about rate limits is not a limit');
+  });
+});
+
+describe('invocationCost', () => {
+  const summary = (total: number, invocation: number, reported: number) => ({ sessionId: 's', resultText: '', isError: false, totalCostUsd: total, invocationTokens: invocation, reportedTokens: reported, usageLimit: null, badLines: 0 });
+  it('charges a fresh session its total', () => assert.equal(invocationCost(summary(0.3, 10, 10), undefined), 0.3));
+  it('charges a cumulative resumed session the delta', () => assert.ok(Math.abs(invocationCost(summary(0.5, 10, 30), 0.3) - 0.2) < 1e-12));
+  it('charges a per-invocation total in full', () => assert.equal(invocationCost(summary(0.3, 10, 10), 0.3), 0.3));
+  it('never charges a negative amount', () => assert.equal(invocationCost(summary(0.1, 10, 30), 0.3), 0.1));
+});
+
+describe('claudeArgs', () => {
+  it('orders flags as documented and keeps the prompt one argument after --', () => {
+    assert.deepEqual(claudeArgs({ prompt: '--help; rm -rf /', session: { kind: 'branch', from: 'abc' }, model: 'opus', effort: 'low', skipPermissions: true }), [
+      '-p', '--output-format', 'stream-json', '--verbose', '--dangerously-skip-permissions', '--model', 'opus', '--effort', 'low', '--resume', 'abc', '--fork-session', '--', '--help; rm -rf /',
+    ]);
+  });
+});

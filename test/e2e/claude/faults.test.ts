@@ -1,0 +1,114 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { ROOT, Sandbox, alive, summary } from '../../helpers/cli.js';
+
+/** Fault injection with the fake claude: what the real binary cannot do on demand. */
+const FAKE = join(ROOT, 'test/fixtures/fake-claude/claude');
+const box = new Sandbox();
+after(() => box.remove());
+
+interface Logged {
+  n: number;
+  args: string[];
+  cwd: string;
+  claudecode: string | null;
+}
+
+async function runFake(name: string, files: Record<string, string>, env: Record<string, string>, extra: string[] = []) {
+  const dir = mkdtempSync(join(box.dir, 'fake-'));
+  const wf = box.write(files, name);
+  const r = await box.run([wf, '--json', '--workflow-id', name, '--claude-bin', FAKE, ...extra], { FAKE_CLAUDE_DIR: dir, ...env });
+  const log = readFileSync(join(dir, 'argv.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Logged);
+  return { r, log, dir };
+}
+
+describe('Claude Code failures (fake claude)', () => {
+  it('passes the documented argv, never through a shell, without CLAUDECODE', async () => {
+    const { r, log } = await runFake(
+      'argv',
+      { 'START.md': '---\nmodel: haiku\neffort: high\n---\nSay $(whoami) "quoted" --flag', 'NEXT.md': 'second', 'FN.md': 'fn' },
+      { FAKE_CLAUDE_REPLY: '<goto>NEXT</goto>', FAKE_CLAUDE_FAILS: '0', CLAUDECODE: '1' },
+      ['--budget', '0.015'],
+    );
+    assert.equal(r.code, 3, r.stderr);
+    assert.deepEqual(log[0]!.args, ['-p', '--output-format', 'stream-json', '--verbose', '--permission-mode', 'acceptEdits', '--model', 'haiku', '--effort', 'high', '--', 'Say $(whoami) "quoted" --flag']);
+    const sid = log[1]!.args[log[1]!.args.indexOf('--resume') + 1];
+    assert.deepEqual(log[1]!.args, ['-p', '--output-format', 'stream-json', '--verbose', '--permission-mode', 'acceptEdits', '--resume', sid, '--', 'second']);
+    assert.equal(log[0]!.claudecode, null, 'CLAUDECODE removed from the child environment');
+  });
+
+  it('charges per-invocation totals of older Claude Code versions in full', async () => {
+    const { r } = await runFake('oldcost', { 'START.md': 'a', 'B.md': 'b', 'C.md': 'c' }, { FAKE_CLAUDE_REPLY: '<goto>B</goto>' }, ['--budget', '0.025']);
+    // Each turn reports 0.01 for itself alone: three turns are 0.03, past the 0.025 budget.
+    assert.equal(r.code, 3, r.stderr);
+    assert.ok(Math.abs(summary(r).total_cost_usd - 0.03) < 1e-9, String(summary(r).total_cost_usd));
+  });
+
+  it('a crash is retried from the starting session, then succeeds', async () => {
+    const { r, log } = await runFake('retry', { 'START.md': 'x' }, { FAKE_CLAUDE_MODE: 'crash', FAKE_CLAUDE_FAILS: '2' });
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(log.length, 3);
+    assert.match(r.stderr, /Claude Code exited with code 1: fake claude: something broke \| segmentation fault \(core dumped\); retrying \(1\/3\)/);
+    assert.match(r.stderr, /retrying \(2\/3\)/);
+  });
+
+  it('after three retries the agent is paused and the run ends paused (exit 4)', async () => {
+    const { r, log } = await runFake('pause', { 'START.md': 'x' }, { FAKE_CLAUDE_MODE: 'crash' });
+    assert.equal(r.code, 4, r.stderr);
+    assert.equal(log.length, 4);
+    const s = summary(r);
+    assert.equal(s.status, 'paused');
+    assert.match(s.error!, /main: .*START\.md: Claude Code exited with code 1: fake claude: something broke .*\(failed 4 times; the agent is paused\)/);
+    const state = box.state('pause');
+    assert.equal(state.status, 'paused');
+    assert.equal(state.agents[0]!.status, 'paused');
+    assert.equal(state.agents[0]!.state, 'START.md');
+  });
+
+  it('no output for --timeout seconds kills the process group and retries', async () => {
+    const { r, log, dir } = await runFake('hang', { 'START.md': 'x' }, { FAKE_CLAUDE_MODE: 'hang', FAKE_CLAUDE_FAILS: '1' }, ['--timeout', '1']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(log.length, 2);
+    assert.match(r.stderr, /Claude Code printed nothing for 1 s and was killed \(--timeout\); retrying \(1\/3\)/);
+    const pid = Number(readFileSync(join(dir, readdirSync(dir).find((f) => f.startsWith('hang-'))!), 'utf8'));
+    assert.equal(alive(pid), false, 'the hung claude’s child was killed with its group');
+  });
+
+  it('garbage lines are skipped and multi-megabyte lines are read', async () => {
+    const { r } = await runFake('garbage', { 'START.md': 'x' }, { FAKE_CLAUDE_MODE: 'garbage', FAKE_CLAUDE_REPLY: '<result>survived</result>' }, ['--verbose']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(summary(r).results.main, 'survived');
+    assert.match(r.stderr, /skipped a line that is not JSON: this is not json/);
+  });
+
+  it('a usage limit pauses at once without burning retries, and says when it resets', async () => {
+    const { r, log } = await runFake('limit', { 'START.md': 'x' }, { FAKE_CLAUDE_MODE: 'usage-limit' });
+    assert.equal(r.code, 4, r.stderr);
+    assert.equal(log.length, 1);
+    assert.match(summary(r).error!, /Claude usage limit reached .*; resets at 2030-01-01T00:00:00\.000Z/);
+  });
+
+  it('an is_error result is shown to the user and retried', async () => {
+    const { r, log } = await runFake('iserror', { 'START.md': 'x' }, { FAKE_CLAUDE_MODE: 'is-error', FAKE_CLAUDE_FAILS: '1' });
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(log.length, 2);
+    assert.match(r.stderr, /Claude Code reported an error: API Error: 401 \{"error":"invalid x-api-key"\}/);
+  });
+
+  it('progress shows the first line of assistant text and each tool use', async () => {
+    const { r } = await runFake('progress', { 'START.md': 'x' }, {});
+    assert.match(r.stderr, /\[main\] Working on it\n/);
+    assert.match(r.stderr, /\[main\] \[Edit\] src\/a\.ts/);
+  });
+
+  it('a missing claude is one clear line', async () => {
+    const wf = box.write({ 'START.md': 'x' }, 'noclaude');
+    const r = await box.run([wf], { PATH: '/usr/bin:/bin' });
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /^raymond: claude \(Claude Code\) is not on PATH: install it .* or pass --claude-bin PATH$/m);
+    const bad = await box.run([wf, '--claude-bin', './nope']);
+    assert.match(bad.stderr, /raymond: --claude-bin \.\/nope: not an executable file/);
+  });
+});
