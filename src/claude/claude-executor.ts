@@ -49,9 +49,8 @@ export function createClaudeExecutor(options: ClaudeOptions): StateExecutor {
       const costUsd = invocationCost(s, req.costBase);
       const spent = { costUsd, sessionTotal: s.totalCostUsd, session: s.sessionId };
       if (result.aborted) throw new RaymondError('ERR_CLAUDE_FAILED', 'stopped', { file: where, details: spent });
-      if (result.spawnError) {
-        throw new RaymondError('ERR_CLAUDE_NOT_FOUND', `could not start ${bin}: ${result.spawnError}`, { file: where });
-      }
+      // The binary was found before; a start failure now (EAGAIN, ENOMEM) may pass, so it is retried.
+      if (result.spawnError) throw new RaymondError('ERR_CLAUDE_FAILED', `could not start ${bin}: ${result.spawnError}`, { file: where, details: spent });
       if (s.usageLimit) {
         const when = s.usageLimit.resetsAt ? `; resets at ${new Date(s.usageLimit.resetsAt).toISOString()}` : '';
         throw new RaymondError('ERR_USAGE_LIMIT', `Claude usage limit reached (${oneLine(s.usageLimit.message, 120)})${when}`, { file: where, details: { ...spent, resetsAt: s.usageLimit.resetsAt ?? null } });
