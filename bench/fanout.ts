@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync, chmodSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runWorkflow } from '../src/runtime/run-workflow.js';
+import { startWorkflow } from '../src/runtime/run-workflow.js';
 import { silentReporter } from '../src/runtime/reporter.js';
 
 export interface FanoutFigures {
@@ -55,12 +55,10 @@ export async function benchFanout(workers: number, parallel: number, language: '
     const stats = { writes: 0, bytes: 0 };
     const cpu0 = process.cpuUsage();
     const t0 = performance.now();
-    const outcome = await runWorkflow({
+    const outcome = await startWorkflow({
       path: dir,
       stateDir: join(dir, 'state'),
-      maxParallel: parallel,
-      timeoutSeconds: 600,
-      budgetUsd: 0,
+      settings: { maxParallel: parallel, timeoutSeconds: 600, budgetUsd: 0, skipPermissions: false, debug: false },
       reporter: silentReporter,
       cwd: dir,
       language,

@@ -39,6 +39,7 @@ export type SupervisorEvent =
   | { type: 'state.persisted'; version: number }
   | { type: 'state.write_failed'; error: unknown }
   | { type: 'run.interrupt' }
+  | { type: 'run.drain' }
   | ErrorActorEvent;
 
 /** Events the supervisor emits for whoever reports progress. */
@@ -60,10 +61,11 @@ function errorMessage(error: unknown): string {
 }
 
 /** What a failed step reports about itself (RaymondError's `pauses` and `details`). */
-function failureInfo(error: unknown): { pauses: boolean; spentUsd: number; sessionCosts: Record<string, number> } {
-  const e = (error ?? {}) as { pauses?: unknown; details?: { spentUsd?: unknown; sessionCosts?: unknown } };
+function failureInfo(error: unknown): { pauses: boolean; spentUsd: number; sessionCosts: Record<string, number>; resetsAt: number | undefined } {
+  const e = (error ?? {}) as { pauses?: unknown; details?: { spentUsd?: unknown; sessionCosts?: unknown; resetsAt?: unknown } };
   return {
     pauses: e.pauses === true,
+    resetsAt: typeof e.details?.resetsAt === 'number' ? e.details.resetsAt : undefined,
     spentUsd: typeof e.details?.spentUsd === 'number' ? e.details.spentUsd : 0,
     sessionCosts: (e.details?.sessionCosts as Record<string, number> | undefined) ?? {},
   };
@@ -225,7 +227,9 @@ export const supervisorMachine = setup({
               assign(({ context, event }) => {
                 const info = failureInfo(event.error);
                 const record = context.store.agents.get(event.agentId)!;
-                putAgent(context.store, { ...record, status: 'paused', error: errorMessage(event.error) });
+                const paused: AgentRecord = { ...record, status: 'paused', error: errorMessage(event.error) };
+                if (info.resetsAt !== undefined) paused.resets_at = info.resetsAt;
+                putAgent(context.store, paused);
                 charge(context, info.spentUsd, info.sessionCosts);
                 context.agents.delete(event.agentId);
                 return { running: Math.max(0, context.running - 1) };
@@ -262,6 +266,7 @@ export const supervisorMachine = setup({
           ],
         },
         'run.interrupt': { actions: 'halt' },
+        'run.drain': { description: 'First Ctrl-C: start nothing new, let running steps finish.', actions: [assign({ draining: true }), 'changed'] },
       },
     },
     finishing: {

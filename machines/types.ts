@@ -50,6 +50,8 @@ export interface AgentRecord {
   /** Present once the agent terminated with `<result>`. */
   result?: string;
   error?: string;
+  /** For an agent paused on a usage limit: when the limit resets (epoch ms), if known. */
+  resets_at?: number;
 }
 
 /** The final status of a run, as in the state file and `--json`. */
@@ -62,6 +64,8 @@ export interface ScopeRef {
   path: string;
   /** Entry state file name. */
   entry: string;
+  /** SHA-256 of every state file when the run started, to notice edits before a resume. */
+  fingerprints?: Record<string, string>;
 }
 
 /** The whole persisted state of one run. */

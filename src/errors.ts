@@ -28,6 +28,9 @@ export type ErrorCode =
   | 'ERR_CLAUDE_NOT_FOUND'
   | 'ERR_CLAUDE_FAILED'
   | 'ERR_USAGE_LIMIT'
+  | 'ERR_CONFIG'
+  | 'ERR_LOCKED'
+  | 'ERR_WORKFLOW_CHANGED'
   | 'ERR_INTERNAL';
 
 /** Exit-code class of an error: a user mistake found before running, or a failed run. */
@@ -41,6 +44,10 @@ const INVALID_CODES = new Set<ErrorCode>([
   'ERR_ENTRY_AMBIGUOUS',
   'ERR_WORKFLOW_ID',
   'ERR_STATE_FILE',
+  'ERR_CONFIG',
+  'ERR_LOCKED',
+  'ERR_WORKFLOW_CHANGED',
+  'ERR_CLAUDE_NOT_FOUND',
 ]);
 
 /** Errors after which the agent is paused (resumable) rather than the run failed. */

@@ -35,6 +35,7 @@ export function createClaudeExecutor(options: ClaudeOptions): StateExecutor {
         if (p.kind === 'bad-line') options.reporter.debug(`[${agentId}] skipped a line that is not JSON: ${p.text}`);
         else options.reporter.print(agentId, p.text);
       });
+      const debug = req.debug?.();
       const result = await runProcess({
         file: bin,
         args: claudeArgs({ prompt: req.prompt ?? '', session: req.session ?? { kind: 'fresh' }, model: req.model, effort: req.effort, skipPermissions: options.skipPermissions }),
@@ -43,8 +44,12 @@ export function createClaudeExecutor(options: ClaudeOptions): StateExecutor {
         env: { CLAUDECODE: undefined },
         signal: req.signal,
         inactivityMs: req.timeoutMs,
-        onStdout: (text) => reader.write(text),
+        onStdout: (text) => {
+          reader.write(text);
+          debug?.stdout(text);
+        },
       });
+      debug?.finish();
       const s = reader.end();
       const costUsd = invocationCost(s, req.costBase);
       const spent = { costUsd, sessionTotal: s.totalCostUsd, session: s.sessionId };

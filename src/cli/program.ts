@@ -1,8 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { Command, Option } from 'commander';
 import { EFFORTS, MODELS } from '../claude/claude-argv.js';
+import { initConfig } from '../config/config-file.js';
+import { RaymondError } from '../errors.js';
 import { DEFAULT_BUDGET_USD, DEFAULT_MAX_PARALLEL, DEFAULT_TIMEOUT_SECONDS, integer, money } from './options.js';
-import { runCommand, type RunFlags } from './run-command.js';
+import { listRuns, runStatus } from './runs-command.js';
+import { EXIT, runCommand } from './run-command.js';
+import type { CliFlags } from './settings.js';
 
 /** The package's version, read from package.json both from `src/` (tsx) and from `dist/src/`. */
 function packageVersion(): string {
@@ -17,6 +21,32 @@ function packageVersion(): string {
   return 'unknown';
 }
 
+function usage(message: string): never {
+  throw new RaymondError('ERR_USAGE', `${message} (run raymond --help for usage)`);
+}
+
+/** Runs the action the flags ask for and returns the exit code. */
+async function dispatch(path: string | undefined, flags: CliFlags): Promise<number> {
+  const modes = [flags.resume && '--resume', flags.list && '--list', flags.status && '--status', flags.recover && '--recover', flags.initConfig && '--init-config'].filter(Boolean);
+  if (modes.length > 1) usage(`${modes.join(' and ')} cannot be combined`);
+  if (modes.length === 1 && path) usage(`${modes[0]} takes no workflow path`);
+  const print = (text: string) => process.stdout.write(`${text}\n`);
+  if (flags.initConfig) {
+    print(`wrote ${await initConfig(process.cwd())}`);
+    return EXIT.completed;
+  }
+  if (flags.list || flags.recover) {
+    print(await listRuns(flags.stateDir, { json: !!flags.json, recover: !!flags.recover }));
+    return EXIT.completed;
+  }
+  if (flags.status) {
+    print(await runStatus(flags.stateDir, flags.status, !!flags.json));
+    return EXIT.completed;
+  }
+  if (!flags.resume && !path) usage('give a workflow (a state file, a folder or a .zip), or --resume ID');
+  return runCommand(path, flags);
+}
+
 /**
  * Builds the command line. The action stores its exit code in `result`, so
  * that only the entry point sets the process exit code.
@@ -25,25 +55,34 @@ export function buildProgram(result: { exitCode: number }): Command {
   const program = new Command();
   program
     .name('raymond')
+    .usage('PATH [options]  |  --resume ID  |  --list  |  --status ID  |  --recover  |  --init-config')
     .description('Run a workflow of markdown prompts and shell scripts linked by transition tags.')
     .version(packageVersion())
-    .argument('<path>', 'a state file, a workflow folder (entry 1_START or START), or a .zip of one')
+    .argument('[path]', 'a state file, a workflow folder (entry 1_START or START), or a .zip of one')
     .option('--input <text>', 'value of {{input}} (and $RAYMOND_INPUT) for the first state')
     .option('--workflow-id <id>', 'id of this run (letters, digits, - and _); default <scope>-<8 hex>')
     .option('--state-dir <dir>', 'folder of state files', '.raymond/state')
-    .addOption(new Option('--max-parallel <n>', 'most steps running at once').argParser(integer(1)).default(DEFAULT_MAX_PARALLEL, `${DEFAULT_MAX_PARALLEL}, the number of cores`))
-    .addOption(new Option('--timeout <seconds>', 'kill a step that prints nothing for this long').argParser(integer(1)).default(DEFAULT_TIMEOUT_SECONDS))
-    .addOption(new Option('--budget <usd>', 'stop starting steps once the run has cost more than this (0 = unlimited)').argParser(money).default(DEFAULT_BUDGET_USD))
+    .addOption(new Option('--max-parallel <n>', `most steps running at once (default: ${DEFAULT_MAX_PARALLEL}, the number of cores)`).argParser(integer(1)))
+    .addOption(new Option('--timeout <seconds>', `kill a step that prints nothing for this long (default: ${DEFAULT_TIMEOUT_SECONDS})`).argParser(integer(1)))
+    .addOption(new Option('--budget <usd>', `stop starting steps once the run cost more than this; 0 = unlimited (default: ${DEFAULT_BUDGET_USD})`).argParser(money))
     .addOption(new Option('--model <model>', 'Claude model for markdown states whose frontmatter names none').choices(MODELS))
     .addOption(new Option('--effort <level>', 'effort for markdown states whose frontmatter names none').choices(EFFORTS))
     .option('--dangerously-skip-permissions', 'let Claude Code run any tool without asking (trusted workflows only)')
     .option('--claude-bin <path>', 'the Claude Code executable (default: claude on PATH)')
-    .option('--json', 'print one JSON object with the outcome on stdout')
+    .option('--no-debug', 'do not write debug logs under .raymond/debug/')
+    .option('--no-wait', 'when every agent hit a usage limit, end the run as paused instead of waiting')
+    .option('--resume <id>', 'continue a run from its state file')
+    .option('--allow-changes', 'with --resume: accept state files edited since the run started')
+    .option('--list', 'list the runs in the state folder')
+    .option('--status <id>', "show a run's agents, cost and results")
+    .option('--recover', 'list the runs that can be resumed')
+    .option('--init-config', 'write .raymond/config.toml with every option explained')
+    .option('--json', 'machine-readable output on stdout')
     .option('--quiet', 'no progress lines on stderr')
     .option('--verbose', 'more detail on stderr, with stack traces')
     .showHelpAfterError('(run raymond --help for usage)')
-    .action(async (path: string, flags: RunFlags) => {
-      result.exitCode = await runCommand(path, flags);
+    .action(async (path: string | undefined, flags: CliFlags) => {
+      result.exitCode = await dispatch(path, flags);
     });
   return program;
 }

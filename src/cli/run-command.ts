@@ -1,23 +1,10 @@
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { findConfigFile, readConfigFile, type ConfigValues } from '../config/config-file.js';
 import { RaymondError } from '../errors.js';
-import { runWorkflow, type RunOutcome } from '../runtime/run-workflow.js';
+import { resumeWorkflow, startWorkflow, type RunOutcome } from '../runtime/run-workflow.js';
 import { createStderrReporter } from './progress.js';
-
-export interface RunFlags {
-  input?: string;
-  workflowId?: string;
-  stateDir?: string;
-  maxParallel: number;
-  timeout: number;
-  budget: number;
-  model?: string;
-  effort?: string;
-  dangerouslySkipPermissions?: boolean;
-  claudeBin?: string;
-  json?: boolean;
-  quiet?: boolean;
-  verbose?: boolean;
-}
+import { newRunSettings, resumeOverrides, waitForLimits, type CliFlags } from './settings.js';
 
 /** Exit codes, as documented in the README. */
 export const EXIT = { completed: 0, failed: 1, invalid: 2, budgetExceeded: 3, paused: 4, interrupted: 130 } as const;
@@ -34,49 +21,72 @@ export function jsonSummary(outcome: Partial<RunOutcome> & { status: string; err
   return JSON.stringify(out);
 }
 
-/** `raymond PATH`: runs a workflow and returns the process exit code. */
-export async function runCommand(path: string, flags: RunFlags): Promise<number> {
-  const reporter = createStderrReporter({ quiet: !!flags.quiet, verbose: !!flags.verbose });
-  const controller = new AbortController();
-  const onSignal = () => {
-    process.stderr.write('\nraymond: interrupted; stopping every step (the state file keeps the run)\n');
-    controller.abort();
+/** The config file that applies here, if any. */
+export function loadConfig(cwd: string): ConfigValues {
+  const path = findConfigFile(cwd);
+  return path ? readConfigFile(path) : {};
+}
+
+/**
+ * Ctrl-C once: start nothing new and let running steps finish. Twice (or
+ * SIGTERM): kill every step now. The run stays resumable either way.
+ */
+function interruptHandlers() {
+  const drain = new AbortController();
+  const kill = new AbortController();
+  const onInt = () => {
+    if (!drain.signal.aborted) {
+      process.stderr.write('\nraymond: interrupted; letting running steps finish (Ctrl-C again to kill them). Resume later with --resume.\n');
+      drain.abort();
+    } else {
+      process.stderr.write('\nraymond: killing every step. The state file keeps the run.\n');
+      kill.abort();
+    }
   };
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
+  const onTerm = () => {
+    process.stderr.write('\nraymond: interrupted; stopping every step (the state file keeps the run)\n');
+    drain.abort();
+    kill.abort();
+  };
+  process.on('SIGINT', onInt);
+  process.on('SIGTERM', onTerm);
+  return { drain: drain.signal, kill: kill.signal, dispose: () => (process.off('SIGINT', onInt), process.off('SIGTERM', onTerm)) };
+}
+
+/** `raymond PATH` and `raymond --resume ID`: runs a workflow and returns the exit code. */
+export async function runCommand(path: string | undefined, flags: CliFlags): Promise<number> {
+  const reporter = createStderrReporter({ quiet: !!flags.quiet, verbose: !!flags.verbose });
+  const config = loadConfig(process.cwd());
+  const stateDir = resolve(flags.stateDir);
+  const signals = interruptHandlers();
+  const common = { stateDir, reporter, drain: signals.drain, kill: signals.kill };
   let outcome: RunOutcome;
   try {
-    outcome = await runWorkflow({
-      path,
-      input: flags.input,
-      workflowId: flags.workflowId,
-      stateDir: resolve(flags.stateDir ?? join('.raymond', 'state')),
-      maxParallel: flags.maxParallel,
-      timeoutSeconds: flags.timeout,
-      budgetUsd: flags.budget,
-      model: flags.model,
-      effort: flags.effort,
-      skipPermissions: flags.dangerouslySkipPermissions,
-      claudeBin: flags.claudeBin,
-      reporter,
-      cwd: process.cwd(),
-      signal: controller.signal,
-    });
+    outcome = flags.resume
+      ? await resumeWorkflow({ ...common, workflowId: flags.resume, overrides: resumeOverrides(flags, config), allowChanges: !!flags.allowChanges })
+      : await startWorkflow({ ...common, path: path!, input: flags.input, workflowId: flags.workflowId, cwd: process.cwd(), settings: newRunSettings(flags, config) });
+    while (outcome.waitUntil !== undefined && waitForLimits(flags, config) && !signals.drain.aborted) {
+      const until = new Date(outcome.waitUntil);
+      process.stderr.write(`raymond: every live agent hit a usage limit; waiting until ${until.toLocaleString()} (${until.toISOString()}) to continue. Ctrl-C stops waiting; --no-wait ends the run as paused instead.\n`);
+      await sleep(Math.max(0, outcome.waitUntil - Date.now()), undefined, { signal: signals.drain }).catch(() => {});
+      if (signals.drain.aborted) break;
+      outcome = await resumeWorkflow({ ...common, workflowId: outcome.workflowId, overrides: resumeOverrides(flags, config), allowChanges: !!flags.allowChanges });
+    }
   } catch (err) {
     // Errors before the run starts (bad path, bad id) are still reported as JSON when asked.
-    if (flags.json && err instanceof RaymondError) {
-      process.stdout.write(`${jsonSummary({ status: 'failed', error: err.message })}\n`);
-    }
+    if (flags.json && err instanceof RaymondError) process.stdout.write(`${jsonSummary({ status: 'failed', error: err.message })}\n`);
     throw err;
   } finally {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
+    signals.dispose();
   }
   if (flags.json) process.stdout.write(`${jsonSummary(outcome)}\n`);
   else if (outcome.status === 'completed' && outcome.results.main !== undefined) process.stdout.write(`${outcome.results.main}\n`);
   if (outcome.error !== undefined) process.stderr.write(`raymond: ${outcome.error}\n`);
+  if (outcome.status === 'running' || outcome.status === 'paused' || outcome.status === 'budget_exceeded') {
+    process.stderr.write(`raymond: resume with: raymond --resume ${outcome.workflowId}${flags.stateDir !== '.raymond/state' ? ` --state-dir ${flags.stateDir}` : ''}\n`);
+  }
   if (flags.verbose) process.stderr.write(`raymond: state file ${outcome.stateFile}\n`);
-  if (controller.signal.aborted) return EXIT.interrupted;
+  if (signals.drain.aborted || signals.kill.aborted) return EXIT.interrupted;
   if (outcome.status === 'budget_exceeded') return EXIT.budgetExceeded;
   if (outcome.status === 'paused') return EXIT.paused;
   return outcome.status === 'completed' ? EXIT.completed : EXIT.failed;

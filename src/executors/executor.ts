@@ -1,5 +1,6 @@
 import type { AgentRecord } from '../../machines/types.js';
 import type { SessionPlan } from '../claude/claude-argv.js';
+import type { StepDebug } from '../state/debug-log.js';
 import type { Scope } from '../scope/scope.js';
 
 /** Everything an executor needs to run one state for one agent. */
@@ -19,6 +20,8 @@ export interface ExecutionRequest {
   signal: AbortSignal;
   /** Inactivity timeout in milliseconds. */
   timeoutMs: number;
+  /** Opens the debug files of this execution (absent with --no-debug). */
+  debug?: (() => StepDebug) | undefined;
 }
 
 /** What a state printed, and what running it cost. */

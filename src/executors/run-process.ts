@@ -13,6 +13,7 @@ export interface ProcessRequest {
   inactivityMs: number;
   /** Called with each decoded chunk of stdout, as it arrives. */
   onStdout?: (text: string) => void;
+  onStderr?: (text: string) => void;
 }
 
 export interface ProcessResult {
@@ -84,7 +85,9 @@ export async function runProcess(req: ProcessRequest): Promise<ProcessResult> {
   });
   subprocess.stderr?.on('data', (chunk: Buffer) => {
     touch();
-    stderr = (stderr + errDecoder.write(chunk)).slice(-STDERR_TAIL);
+    const text = errDecoder.write(chunk);
+    stderr = (stderr + text).slice(-STDERR_TAIL);
+    req.onStderr?.(text);
   });
   const result = await subprocess;
   clearTimeout(idle);

@@ -31,7 +31,15 @@ export function createScriptExecutor(): StateExecutor {
       const where = req.scope.display(req.file);
       const path = await req.scope.scriptPath(req.file);
       const { file, args } = interpreter(path);
-      const result = await runProcess({ file, args, cwd: req.agent.cwd, env: scriptEnvironment(req), signal: req.signal, inactivityMs: req.timeoutMs });
+      const env = scriptEnvironment(req);
+      const debug = req.debug?.();
+      const started = Date.now();
+      const result = await runProcess({
+        file, args, cwd: req.agent.cwd, env, signal: req.signal, inactivityMs: req.timeoutMs,
+        onStdout: debug && ((t) => debug.stdout(t)),
+        onStderr: debug && ((t) => debug.stderr(t)),
+      });
+      debug?.finish({ script: where, argv: [file, ...args], cwd: req.agent.cwd, exit_code: result.exitCode, signal: result.signal, timed_out: result.timedOut, duration_ms: Date.now() - started, env });
       if (result.aborted) throw new RaymondError('ERR_SCRIPT_FAILED', 'stopped', { file: where });
       if (result.spawnError) throw new RaymondError('ERR_SCRIPT_START', `could not start ${file}: ${result.spawnError}`, { file: where });
       if (result.timedOut) {

@@ -4,7 +4,7 @@ import { EFFORTS, MODELS, parentSession, type SessionPlan } from '../claude/clau
 import { RaymondError } from '../errors.js';
 import { formatAllowed, reminder } from '../language/policy.js';
 import { templateVariables } from '../language/render.js';
-import type { StepDependencies } from './run-step.js';
+import { stepDebug, type StepDependencies } from './run-step.js';
 import { REMINDABLE, resolveDecision } from './resolve-decision.js';
 
 /** Reminder re-prompts after a reply that broke the rules, and retries after Claude Code failed. */
@@ -60,7 +60,7 @@ export async function runMarkdownStep(deps: StepDependencies, agent: AgentRecord
     try {
       execution = await markdown.execute({
         workflowId: deps.workflowId, agent, file: agent.state, scope: deps.scope, prompt, signal, timeoutMs: deps.timeoutMs,
-        session: plan, costBase: base(plan), model: prepared.policy.model ?? deps.model, effort: prepared.policy.effort ?? deps.effort,
+        session: plan, costBase: base(plan), model: prepared.policy.model ?? deps.model, effort: prepared.policy.effort ?? deps.effort, debug: stepDebug(deps, agent),
       });
     } catch (err) {
       if (!(err instanceof RaymondError) || (err.code !== 'ERR_CLAUDE_FAILED' && err.code !== 'ERR_USAGE_LIMIT')) throw err;

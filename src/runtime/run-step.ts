@@ -8,6 +8,8 @@ import type { Scope } from '../scope/scope.js';
 import { runMarkdownStep } from './markdown-step.js';
 import type { Reporter } from './reporter.js';
 import { resolveDecision } from './resolve-decision.js';
+import type { DebugLog, StepDebug } from '../state/debug-log.js';
+import type { AgentRecord } from '../../machines/types.js';
 
 export interface StepDependencies {
   workflowId: string;
@@ -24,6 +26,14 @@ export interface StepDependencies {
   sessionCost: (session: string) => number | undefined;
   /** Shows a warning once per run. */
   warnOnce: (text: string) => void;
+  /** Debug logs, unless --no-debug. */
+  debug?: DebugLog | undefined;
+}
+
+/** The debug-file opener for one step, if debug logs are on. */
+export function stepDebug(deps: StepDependencies, agent: AgentRecord): (() => StepDebug) | undefined {
+  const debug = deps.debug;
+  return debug && (() => debug.step(agent.id, agent.state, isMarkdown(agent.state) ? 'markdown' : 'script'));
 }
 
 function tail(text: string, max = 300): string {
@@ -33,7 +43,7 @@ function tail(text: string, max = 300): string {
 
 async function runScriptStep(deps: StepDependencies, input: StepInput, where: string, signal: AbortSignal): Promise<StepResult> {
   const agent = input.record;
-  const execution = await deps.script.execute({ workflowId: deps.workflowId, agent, file: agent.state, scope: deps.scope, signal, timeoutMs: deps.timeoutMs });
+  const execution = await deps.script.execute({ workflowId: deps.workflowId, agent, file: agent.state, scope: deps.scope, signal, timeoutMs: deps.timeoutMs, debug: stepDebug(deps, agent) });
   let interpretation;
   try {
     interpretation = await deps.language.interpret({ output: execution.output, file: where }, signal);

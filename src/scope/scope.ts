@@ -4,7 +4,8 @@ import { basename, dirname, join, resolve as resolvePath } from 'node:path';
 import { RaymondError } from '../errors.js';
 import { checkStateName } from '../language/parse-output.js';
 import type { ScopeRef } from '../../machines/types.js';
-import { STATE_EXTENSIONS, extensionOf } from './extensions.js';
+import { STATE_EXTENSIONS, extensionOf, isMarkdown } from './extensions.js';
+import { createHash } from 'node:crypto';
 import { zipScopeFiles } from './zip-scope.js';
 
 /**
@@ -23,6 +24,10 @@ export interface Scope {
   scriptPath(file: string): Promise<string>;
   /** A human-readable location of a state file, for messages. */
   display(file: string): string;
+  /** Every state file of the scope (with a supported extension), by name. */
+  stateFiles(): string[];
+  /** SHA-256 of each state file; reads (and so checks the UTF-8 of) every markdown state. */
+  fingerprints(): Promise<Record<string, string>>;
   /** Removes anything the scope extracted. */
   dispose(): Promise<void>;
 }
@@ -88,6 +93,19 @@ class FileScope implements Scope {
     await writeFile(path, await this.readBytes(file), { flag: 'w' });
     await chmod(path, 0o700);
     return path;
+  }
+
+  stateFiles(): string[] {
+    return [...this.files].filter((f) => STATE_EXTENSIONS.includes(extensionOf(f) ?? '')).sort();
+  }
+
+  async fingerprints(): Promise<Record<string, string>> {
+    const out: Record<string, string> = {};
+    for (const file of this.stateFiles()) {
+      if (isMarkdown(file)) await this.readText(file);
+      out[file] = createHash('sha256').update(await this.readBytes(file)).digest('hex');
+    }
+    return out;
   }
 
   display(file: string): string {

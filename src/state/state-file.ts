@@ -8,6 +8,11 @@ export function stateFilePath(stateDir: string, workflowId: string): string {
   return join(stateDir, `${workflowId}.json`);
 }
 
+/** The lock file beside a run's state file. */
+export function lockFilePath(stateDir: string, workflowId: string): string {
+  return join(stateDir, `${workflowId}.lock`);
+}
+
 const WORKFLOW_ID = /^[A-Za-z0-9_-]{1,128}$/;
 
 /** Checks a user-given workflow id: letters, digits, `-` and `_`. */
@@ -29,9 +34,10 @@ export async function prepareStateFile(stateDir: string, workflowId: string): Pr
   return path;
 }
 
-/** Reads and checks a state file. */
-export async function readStateFile(path: string): Promise<WorkflowState> {
+/** Reads and checks a state file; `id` names the run in the message when there is none. */
+export async function readStateFile(path: string, id?: string): Promise<WorkflowState> {
   const text = await readFile(path, 'utf8').catch((err: NodeJS.ErrnoException) => {
+    if (err.code === 'ENOENT' && id) throw new RaymondError('ERR_STATE_FILE', `no run with id "${id}" here (see raymond --list, or give --state-dir)`, { file: path });
     throw new RaymondError('ERR_STATE_FILE', `cannot read the state file: ${err.code ?? err.message}`, { file: path });
   });
   let data: unknown;
@@ -41,8 +47,15 @@ export async function readStateFile(path: string): Promise<WorkflowState> {
     throw new RaymondError('ERR_STATE_FILE', 'the state file is not valid JSON (corrupt or truncated)', { file: path });
   }
   const state = data as Partial<WorkflowState> | null;
-  if (!state || typeof state !== 'object' || state.version !== 1 || !Array.isArray(state.agents) || typeof state.workflow_id !== 'string') {
-    throw new RaymondError('ERR_STATE_FILE', 'not a Raymond state file of a version this build knows (expected "version": 1)', { file: path });
+  if (!state || typeof state !== 'object' || typeof state.workflow_id !== 'string' || !Array.isArray(state.agents)) {
+    throw new RaymondError('ERR_STATE_FILE', 'not a Raymond state file', { file: path });
+  }
+  if (state.version !== 1) {
+    throw new RaymondError('ERR_STATE_FILE', `state file version ${JSON.stringify(state.version)} is not one this build knows (1); use the Raymond that wrote it`, { file: path });
+  }
+  const broken = state.agents.find((a) => !a || typeof a.id !== 'string' || typeof a.state !== 'string' || !Array.isArray(a.stack) || typeof a.cwd !== 'string');
+  if (broken !== undefined || typeof state.scope?.path !== 'string' || typeof state.options !== 'object') {
+    throw new RaymondError('ERR_STATE_FILE', 'the state file is damaged (an agent or the scope is malformed)', { file: path });
   }
   return state as WorkflowState;
 }

@@ -9,45 +9,77 @@ import { alive, CLI, Sandbox, sh } from '../helpers/cli.js';
 const boxes: Sandbox[] = [];
 after(() => boxes.forEach((b) => b.remove()));
 
-async function waitForFile(path: string, ms = 10_000): Promise<string> {
+async function waitFor(check: () => string | undefined, what: string, ms = 15_000): Promise<string> {
   const end = Date.now() + ms;
   while (Date.now() < end) {
-    if (existsSync(path)) {
-      const text = readFileSync(path, 'utf8');
-      if (text.trim()) return text.trim();
-    }
+    const v = check();
+    if (v) return v;
     await sleep(50);
   }
-  throw new Error(`${path} never appeared`);
+  throw new Error(`${what} never happened`);
 }
 
+const pidFile = (box: Sandbox, agent: string) => () => {
+  const path = join(box.dir, `${agent}.pid`);
+  return existsSync(path) ? readFileSync(path, 'utf8').trim() || undefined : undefined;
+};
+
+/** Two agents, each sleeping in a script whose background child writes a pid file. */
+function sleepers(box: Sandbox, seconds: number): string {
+  return box.write({
+    'START.sh': sh('echo "<fork next=\\"WAIT\\">SLEEP</fork>"'),
+    'SLEEP.sh': sh(`sleep ${seconds} & echo $! > "$RAYMOND_AGENT_ID.pid"`, 'wait', 'echo "<goto>AGAIN</goto>"'),
+    'WAIT.sh': sh(`sleep ${seconds} & echo $! > "$RAYMOND_AGENT_ID.pid"`, 'wait', 'echo "<result>waited</result>"'),
+    'AGAIN.sh': sh('echo "<result>slept twice</result>"'),
+  });
+}
 
 describe('interrupting a run', () => {
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-    it(`${signal} kills every step's process group, exits 130 and leaves a resumable state file`, async () => {
-      const box = new Sandbox();
-      boxes.push(box);
-      const wf = box.write(
-        {
-          'START.sh': sh('echo "<fork next=\\"WAIT\\">SLEEP</fork>"'),
-          'SLEEP.sh': sh('sleep 60 & echo $! > "$RAYMOND_AGENT_ID.pid"', 'wait', 'echo "<result>woke</result>"'),
-          'WAIT.sh': sh('sleep 60 & echo $! > "$RAYMOND_AGENT_ID.pid"', 'wait', 'echo "<result>waited</result>"'),
-        },
-        signal,
-      );
-      const child = execa(process.execPath, [CLI, wf, '--workflow-id', `int-${signal}`], { cwd: box.dir, reject: false, stdin: 'ignore' });
-      const pids = [Number(await waitForFile(join(box.dir, 'main.pid'))), Number(await waitForFile(join(box.dir, 'main_sleep1.pid')))];
-      assert.ok(pids.every(alive));
-      child.kill(signal);
-      const r = await child;
-      assert.equal(r.exitCode, 130, String(r.stderr));
-      assert.match(String(r.stderr), /interrupted; stopping every step/);
-      await sleep(200);
-      assert.deepEqual(pids.map(alive), [false, false], 'the sleeping grandchildren died with their groups');
-      const state = box.state(`int-${signal}`);
-      assert.equal(state.status, 'running');
-      const agents = Object.fromEntries(state.agents.map((a) => [a.id, `${a.state}:${a.status}`]));
-      assert.deepEqual(agents, { main: 'WAIT.sh:active', main_sleep1: 'SLEEP.sh:active' });
-    });
-  }
+  it('the first Ctrl-C lets running steps finish and starts nothing new; exit 130, resumable', async () => {
+    const box = new Sandbox();
+    boxes.push(box);
+    const child = execa(process.execPath, [CLI, sleepers(box, 2), '--workflow-id', 'drain'], { cwd: box.dir, reject: false, stdin: 'ignore' });
+    await waitFor(pidFile(box, 'main'), 'main started');
+    await waitFor(pidFile(box, 'main_sleep1'), 'worker started');
+    child.kill('SIGINT');
+    const r = await child;
+    assert.equal(r.exitCode, 130, String(r.stderr));
+    assert.match(String(r.stderr), /letting running steps finish \(Ctrl-C again to kill them\)/);
+    const state = box.state('drain');
+    assert.equal(state.status, 'running');
+    assert.deepEqual(state.results, { main: 'waited' }, 'the running steps finished and were recorded');
+    const worker = state.agents.find((a) => a.id === 'main_sleep1')!;
+    assert.equal(worker.state, 'AGAIN.sh', 'its next step was not started');
+    assert.match(String(r.stderr), /resume with: raymond --resume drain/);
+  });
+
+  it('a second Ctrl-C kills every process group', async () => {
+    const box = new Sandbox();
+    boxes.push(box);
+    const child = execa(process.execPath, [CLI, sleepers(box, 60), '--workflow-id', 'kill2'], { cwd: box.dir, reject: false, stdin: 'ignore' });
+    const pids = [Number(await waitFor(pidFile(box, 'main'), 'main')), Number(await waitFor(pidFile(box, 'main_sleep1'), 'worker'))];
+    child.kill('SIGINT');
+    await sleep(300);
+    assert.ok(pids.every(alive), 'still running after the first Ctrl-C');
+    child.kill('SIGINT');
+    const r = await child;
+    assert.equal(r.exitCode, 130);
+    await sleep(200);
+    assert.deepEqual(pids.map(alive), [false, false]);
+    const agents = Object.fromEntries(box.state('kill2').agents.map((a) => [a.id, `${a.state}:${a.status}`]));
+    assert.deepEqual(agents, { main: 'WAIT.sh:active', main_sleep1: 'SLEEP.sh:active' });
+  });
+
+  it('SIGTERM kills at once', async () => {
+    const box = new Sandbox();
+    boxes.push(box);
+    const child = execa(process.execPath, [CLI, sleepers(box, 60), '--workflow-id', 'term'], { cwd: box.dir, reject: false, stdin: 'ignore' });
+    const pid = Number(await waitFor(pidFile(box, 'main_sleep1'), 'worker'));
+    child.kill('SIGTERM');
+    const r = await child;
+    assert.equal(r.exitCode, 130);
+    await sleep(200);
+    assert.equal(alive(pid), false);
+    assert.equal(box.state('term').status, 'running');
+  });
 });

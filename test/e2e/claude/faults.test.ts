@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, readdirSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { ROOT, Sandbox, alive, summary } from '../../helpers/cli.js';
@@ -84,10 +84,21 @@ describe('Claude Code failures (fake claude)', () => {
   });
 
   it('a usage limit pauses at once without burning retries, and says when it resets', async () => {
-    const { r, log } = await runFake('limit', { 'START.md': 'x' }, { FAKE_CLAUDE_MODE: 'usage-limit' });
+    const { r, log } = await runFake('limit', { 'START.md': 'x' }, { FAKE_CLAUDE_MODE: 'usage-limit' }, ['--no-wait']);
     assert.equal(r.code, 4, r.stderr);
     assert.equal(log.length, 1);
     assert.match(summary(r).error!, /Claude usage limit reached .*; resets at 2030-01-01T00:00:00\.000Z/);
+    assert.equal(box.state('limit').agents[0]!.resets_at, Date.parse('2030-01-01T00:00:00Z'));
+  });
+
+  it('without --no-wait, a run whose every agent hit the limit waits for the reset and continues', async () => {
+    const started = Date.now();
+    const { r, log } = await runFake('wait', { 'START.md': 'x' }, { FAKE_CLAUDE_MODE: 'usage-limit', FAKE_CLAUDE_FAILS: '1', FAKE_CLAUDE_RESETS_IN: '2' });
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(log.length, 2);
+    assert.match(r.stderr, /every live agent hit a usage limit; waiting until .* to continue/);
+    assert.ok(Date.now() - started >= 1000, 'it waited');
+    assert.equal(summary(r).results.main, 'ok');
   });
 
   it('an is_error result is shown to the user and retried', async () => {
@@ -105,8 +116,9 @@ describe('Claude Code failures (fake claude)', () => {
 
   it('a missing claude is one clear line', async () => {
     const wf = box.write({ 'START.md': 'x' }, 'noclaude');
-    const r = await box.run([wf], { PATH: '/usr/bin:/bin' });
-    assert.equal(r.code, 1);
+    const r = await box.run([wf, '--state-dir', 'noclaude-state'], { PATH: '/usr/bin:/bin' });
+    assert.equal(r.code, 2, 'found before anything runs');
+    assert.equal(existsSync(join(box.dir, 'noclaude-state')), false, 'no state file was written');
     assert.match(r.stderr, /^raymond: claude \(Claude Code\) is not on PATH: install it .* or pass --claude-bin PATH$/m);
     const bad = await box.run([wf, '--claude-bin', './nope']);
     assert.match(bad.stderr, /raymond: --claude-bin \.\/nope: not an executable file/);

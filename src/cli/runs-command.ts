@@ -1,0 +1,83 @@
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { WorkflowState } from '../../machines/types.js';
+import { lockHolder } from '../state/run-lock.js';
+import { lockFilePath, readStateFile, stateFilePath } from '../state/state-file.js';
+
+interface RunSummary {
+  workflow_id: string;
+  status: string;
+  live_agents: number;
+  total_cost_usd: number;
+  started_at: string;
+  /** Pid of the process running it now, if any. */
+  running_pid: number | null;
+}
+
+async function allRuns(stateDir: string, warn: (t: string) => void): Promise<WorkflowState[]> {
+  const names = await readdir(stateDir).catch(() => [] as string[]);
+  const runs: WorkflowState[] = [];
+  for (const name of names.filter((n) => n.endsWith('.json')).sort()) {
+    try {
+      runs.push(await readStateFile(join(stateDir, name)));
+    } catch (err) {
+      warn(err instanceof Error ? err.message : String(err));
+    }
+  }
+  return runs.sort((a, b) => a.started_at.localeCompare(b.started_at));
+}
+
+function summarize(stateDir: string, s: WorkflowState): RunSummary {
+  return {
+    workflow_id: s.workflow_id,
+    status: s.status,
+    live_agents: s.agents.filter((a) => a.status !== 'terminated').length,
+    total_cost_usd: s.total_cost_usd,
+    started_at: s.started_at,
+    running_pid: lockHolder(lockFilePath(stateDir, s.workflow_id))?.pid ?? null,
+  };
+}
+
+function line(r: RunSummary): string {
+  const running = r.running_pid !== null ? ` (running, pid ${r.running_pid})` : '';
+  return `${r.workflow_id}  ${r.status}${running}  ${r.live_agents} live  $${r.total_cost_usd.toFixed(4)}  ${r.started_at}`;
+}
+
+/** Whether `raymond --resume` can pick a run up. */
+function resumable(r: RunSummary): boolean {
+  return r.live_agents > 0 && r.running_pid === null && r.status !== 'completed';
+}
+
+/** `raymond --list` and `raymond --recover`: one line per run. */
+export async function listRuns(stateDir: string, opts: { json: boolean; recover: boolean }): Promise<string> {
+  const warnings: string[] = [];
+  const runs = (await allRuns(stateDir, (w) => warnings.push(w))).map((s) => summarize(stateDir, s)).filter((r) => !opts.recover || resumable(r));
+  for (const w of warnings) process.stderr.write(`warning: skipped ${w}\n`);
+  if (opts.json) return JSON.stringify(runs);
+  if (runs.length === 0) return opts.recover ? 'no run to resume' : `no runs in ${stateDir}`;
+  return runs.map((r) => (opts.recover ? `${line(r)}\n  raymond --resume ${r.workflow_id}` : line(r))).join('\n');
+}
+
+/** `raymond --status ID`: the run, each agent, and the results so far. */
+export async function runStatus(stateDir: string, id: string, json: boolean): Promise<string> {
+  const state = await readStateFile(stateFilePath(stateDir, id), id);
+  const summary = summarize(stateDir, state);
+  if (json) return JSON.stringify({ ...state, running_pid: summary.running_pid });
+  const budget = state.options.budget_usd > 0 ? `$${state.options.budget_usd.toFixed(2)}` : 'unlimited';
+  const out = [
+    `run ${state.workflow_id}: ${state.status}${summary.running_pid !== null ? ` (running, pid ${summary.running_pid})` : ''}`,
+    `scope: ${state.scope.path} (${state.scope.kind}, entry ${state.scope.entry})`,
+    `cost: $${state.total_cost_usd.toFixed(4)} of ${budget}; started ${state.started_at}, updated ${state.updated_at}`,
+  ];
+  if (state.error) out.push(`error: ${state.error}`);
+  out.push(`agents (${state.agents.length}):`);
+  for (const a of state.agents) {
+    const extra = a.error ? `  ${a.error}` : '';
+    out.push(`  ${a.id}  ${a.status}  ${a.state}  depth ${a.stack.length}  ${a.cwd}${extra}`);
+  }
+  const results = Object.entries(state.results);
+  out.push(`results (${results.length}):`);
+  for (const [agent, payload] of results) out.push(`  ${agent}: ${payload.trim().split('\n')[0]!.slice(0, 200)}`);
+  return out.join('\n');
+}
+

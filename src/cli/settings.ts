@@ -1,0 +1,65 @@
+import type { ConfigValues } from '../config/config-file.js';
+import type { RunSettings } from '../runtime/run-workflow.js';
+import { DEFAULT_BUDGET_USD, DEFAULT_MAX_PARALLEL, DEFAULT_TIMEOUT_SECONDS } from './options.js';
+
+/** Flags as commander parses them; run settings are undefined unless given. */
+export interface CliFlags {
+  input?: string;
+  workflowId?: string;
+  stateDir: string;
+  maxParallel?: number;
+  timeout?: number;
+  budget?: number;
+  model?: string;
+  effort?: string;
+  dangerouslySkipPermissions?: boolean;
+  claudeBin?: string;
+  /** From `--no-debug` / `--no-wait`: false only when given. */
+  debug?: boolean;
+  wait?: boolean;
+  resume?: string;
+  allowChanges?: boolean;
+  list?: boolean;
+  status?: string;
+  recover?: boolean;
+  initConfig?: boolean;
+  json?: boolean;
+  quiet?: boolean;
+  verbose?: boolean;
+}
+
+/** Settings of a new run: flags beat the config file, which beats the defaults. */
+export function newRunSettings(flags: CliFlags, config: ConfigValues): RunSettings {
+  return {
+    maxParallel: flags.maxParallel ?? config.max_parallel ?? DEFAULT_MAX_PARALLEL,
+    timeoutSeconds: flags.timeout ?? config.timeout ?? DEFAULT_TIMEOUT_SECONDS,
+    budgetUsd: flags.budget ?? config.budget ?? DEFAULT_BUDGET_USD,
+    model: flags.model ?? config.model,
+    effort: flags.effort ?? config.effort,
+    skipPermissions: flags.dangerouslySkipPermissions ?? config.dangerously_skip_permissions ?? false,
+    claudeBin: flags.claudeBin ?? config.claude_bin,
+    debug: flags.debug === false ? false : !(config.no_debug ?? false),
+  };
+}
+
+/**
+ * Settings given again when resuming: the run's own options come back from
+ * its state file unless the command line says otherwise.
+ */
+export function resumeOverrides(flags: CliFlags, config: ConfigValues): Partial<RunSettings> {
+  return {
+    maxParallel: flags.maxParallel,
+    timeoutSeconds: flags.timeout,
+    budgetUsd: flags.budget,
+    model: flags.model,
+    effort: flags.effort,
+    skipPermissions: flags.dangerouslySkipPermissions,
+    claudeBin: flags.claudeBin ?? config.claude_bin,
+    debug: flags.debug === false ? false : !(config.no_debug ?? false),
+  };
+}
+
+/** Whether to wait out a usage limit (`--no-wait` or `no_wait = true` say no). */
+export function waitForLimits(flags: CliFlags, config: ConfigValues): boolean {
+  return flags.wait === false ? false : !(config.no_wait ?? false);
+}

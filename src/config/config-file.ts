@@ -1,0 +1,87 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
+import { parse } from 'smol-toml';
+import { EFFORTS, MODELS } from '../claude/claude-argv.js';
+import { RaymondError } from '../errors.js';
+
+/** Run options a config file may set (the same names as the flags, in snake case). */
+export interface ConfigValues {
+  budget?: number;
+  model?: string;
+  effort?: string;
+  timeout?: number;
+  max_parallel?: number;
+  dangerously_skip_permissions?: boolean;
+  no_debug?: boolean;
+  no_wait?: boolean;
+  claude_bin?: string;
+}
+
+type Check = (v: unknown) => boolean;
+const KEYS: Record<keyof ConfigValues, { check: Check; expected: string; help: string; example: string }> = {
+  budget: { check: (v) => typeof v === 'number' && Number.isFinite(v) && v >= 0, expected: 'a number of USD, 0 or more', help: 'Stop starting steps once the run cost more than this many USD (0 = unlimited). Default 10.', example: '10.0' },
+  model: { check: (v) => MODELS.includes(v as never), expected: `one of ${MODELS.map((m) => `"${m}"`).join(', ')}`, help: 'Model for markdown states whose frontmatter names none. Default: Claude Code\'s own.', example: '"sonnet"' },
+  effort: { check: (v) => EFFORTS.includes(v as never), expected: `one of ${EFFORTS.map((m) => `"${m}"`).join(', ')}`, help: 'Effort for markdown states whose frontmatter names none.', example: '"medium"' },
+  timeout: { check: (v) => Number.isInteger(v) && (v as number) >= 1, expected: 'a whole number of seconds, 1 or more', help: 'Kill a step that prints nothing for this many seconds. Default 600.', example: '600' },
+  max_parallel: { check: (v) => Number.isInteger(v) && (v as number) >= 1, expected: 'a whole number, 1 or more', help: 'Most steps running at once. Default: the number of cores, at least 2.', example: '4' },
+  dangerously_skip_permissions: { check: (v) => typeof v === 'boolean', expected: 'true or false', help: 'Let Claude Code run any tool without asking. Trusted workflows only.', example: 'false' },
+  no_debug: { check: (v) => typeof v === 'boolean', expected: 'true or false', help: 'Do not write debug logs under .raymond/debug/.', example: 'false' },
+  no_wait: { check: (v) => typeof v === 'boolean', expected: 'true or false', help: 'When every agent hit a usage limit, end the run as paused instead of waiting for the reset.', example: 'false' },
+  claude_bin: { check: (v) => typeof v === 'string' && v !== '', expected: 'a path', help: 'The Claude Code executable. Default: claude on PATH.', example: '"/usr/local/bin/claude"' },
+};
+
+/**
+ * Finds `.raymond/config.toml` by walking up from `cwd`, stopping at the git
+ * root (the folder holding `.git`) or the file system root.
+ */
+export function findConfigFile(cwd: string): string | undefined {
+  let dir = resolve(cwd);
+  for (;;) {
+    const candidate = join(dir, '.raymond', 'config.toml');
+    if (existsSync(candidate)) return candidate;
+    if (existsSync(join(dir, '.git')) || dirname(dir) === dir) return undefined;
+    dir = dirname(dir);
+  }
+}
+
+/** Reads and checks a config file; errors name the file, the key and what was expected. */
+export function readConfigFile(path: string): ConfigValues {
+  let data: Record<string, unknown>;
+  try {
+    data = parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
+  } catch (err) {
+    const first = (err instanceof Error ? err.message : String(err)).split('\n')[0];
+    throw new RaymondError('ERR_CONFIG', `not valid TOML: ${first}`, { file: path });
+  }
+  const table = (data.raymond ?? {}) as Record<string, unknown>;
+  for (const key of Object.keys(data)) {
+    if (key !== 'raymond') throw new RaymondError('ERR_CONFIG', `unknown section or key "${key}": put the options under [raymond]`, { file: path });
+  }
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(table)) {
+    const spec = KEYS[key as keyof ConfigValues];
+    if (!spec) throw new RaymondError('ERR_CONFIG', `unknown key raymond.${key} (known: ${Object.keys(KEYS).join(', ')})`, { file: path });
+    if (!spec.check(value)) throw new RaymondError('ERR_CONFIG', `raymond.${key} = ${JSON.stringify(value)}: expected ${spec.expected}`, { file: path });
+    out[key] = value;
+  }
+  return out as ConfigValues;
+}
+
+/** The template `raymond --init-config` writes: every key, commented out and explained. */
+export function configTemplate(): string {
+  const lines = ['# Raymond configuration. Command-line flags beat these values, which beat the defaults.', '# Uncomment a line to use it.', '', '[raymond]'];
+  for (const [key, spec] of Object.entries(KEYS)) lines.push('', `# ${spec.help}`, `# ${key} = ${spec.example}`);
+  return `${lines.join('\n')}\n`;
+}
+
+/** Writes the template to `.raymond/config.toml` under `dir`, never over an existing file. */
+export async function initConfig(dir: string): Promise<string> {
+  const path = join(resolve(dir), '.raymond', 'config.toml');
+  await mkdir(dirname(path), { recursive: true });
+  await writeFile(path, configTemplate(), { flag: 'wx' }).catch((err: NodeJS.ErrnoException) => {
+    if (err.code === 'EEXIST') throw new RaymondError('ERR_CONFIG', 'already exists; edit it, or remove it first to get a fresh template', { file: path });
+    throw new RaymondError('ERR_CONFIG', `cannot write: ${err.code ?? err.message}`, { file: path });
+  });
+  return path;
+}
