@@ -82,7 +82,7 @@ export async function runCommand(path: string | undefined, flags: CliFlags): Pro
   if (flags.json) process.stdout.write(`${jsonSummary(outcome)}\n`);
   else if (outcome.status === 'completed' && outcome.results.main !== undefined) process.stdout.write(`${outcome.results.main}\n`);
   if (outcome.error !== undefined) process.stderr.write(`raymond: ${outcome.error}\n`);
-  if (outcome.status === 'running' || outcome.status === 'paused' || outcome.status === 'budget_exceeded') {
+  if (outcome.status !== 'completed') {
     process.stderr.write(`raymond: resume with: raymond --resume ${outcome.workflowId}${flags.stateDir !== '.raymond/state' ? ` --state-dir ${flags.stateDir}` : ''}\n`);
   }
   if (flags.verbose) process.stderr.write(`raymond: state file ${outcome.stateFile}\n`);

@@ -1,0 +1,80 @@
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { after, describe, it } from 'node:test';
+import { execa } from 'execa';
+import type { WorkflowState } from '../../machines/types.js';
+import { CLI, ROOT, Sandbox, sh } from '../helpers/cli.js';
+
+const FAKE = join(ROOT, 'test/fixtures/fake-claude/claude');
+const WORKERS = 6;
+const box = new Sandbox();
+after(() => box.remove());
+
+/** A small deterministic random source, so a failure can be replayed from its seed. */
+function random(seed: number): () => number {
+  let s = seed >>> 0 || 1;
+  return () => ((s = (s * 1103515245 + 12345) >>> 0) / 2 ** 32);
+}
+
+describe('crash safety', () => {
+  it('a fan-out run killed with SIGKILL at random moments and resumed each time ends with every result exactly once', async () => {
+    const seed = Number(process.env.CRASH_SEED ?? Date.now() % 100000);
+    const rand = random(seed);
+    const forks = Array.from({ length: WORKERS }, (_, i) => `<fork next=\\"COLLECT\\" i=\\"${i + 1}\\">W</fork>`).join('');
+    const wf = box.write(
+      {
+        'START.sh': sh(`echo "${forks}"`),
+        'W.sh': sh('sleep 0.0$((RANDOM % 9))', 'echo "<goto>ASK</goto>"'),
+        'ASK.md': 'Think about item {{i}}.',
+        'FIN.sh': sh('echo "<result>$RAYMOND_AGENT_ID done</result>"'),
+        'COLLECT.sh': sh('echo "<call return=\\"END\\">ASK</call>"'),
+        'END.sh': sh('echo "<result>all done after $RAYMOND_INPUT</result>"'),
+      },
+      'crash',
+    );
+    const fake = join(box.dir, 'fake');
+    mkdirSync(fake);
+    const env = { ...process.env, FAKE_CLAUDE_DIR: fake, FAKE_CLAUDE_REPLY: '<goto>FIN</goto>' };
+    const stateFile = join(box.dir, '.raymond/state/crash.json');
+    const seen: Record<string, string> = {};
+    let kills = 0;
+    let finished = false;
+    for (let attempt = 0; attempt < 40 && !finished; attempt++) {
+      const args = existsSync(stateFile) ? ['--resume', 'crash'] : [wf, '--workflow-id', 'crash'];
+      const child = execa(process.execPath, [CLI, ...args, '--claude-bin', FAKE, '--max-parallel', '3', '--quiet'], { cwd: box.dir, env, reject: false, stdin: 'ignore' });
+      // Kill soon at first, later less eagerly, so the run always gets to the end.
+      const delay = attempt < 12 ? 30 + Math.floor(rand() * 600) : 60_000;
+      const timer = new AbortController();
+      const done = await Promise.race([child.then(() => true), sleep(delay, false, { signal: timer.signal }).catch(() => false)]);
+      timer.abort();
+      if (!done) {
+        child.kill('SIGKILL');
+        await child;
+        kills++;
+      } else {
+        assert.equal(child.exitCode, 0, `seed ${seed}: a resume failed: ${String(child.stderr)}`);
+        finished = true;
+      }
+      if (!existsSync(stateFile)) continue;
+      // The state file must be complete JSON at every instant.
+      const state = JSON.parse(readFileSync(stateFile, 'utf8')) as WorkflowState;
+      assert.equal(state.version, 1, `seed ${seed}`);
+      for (const [agent, payload] of Object.entries(seen)) assert.equal(state.results[agent], payload, `seed ${seed}: a recorded result never changes or disappears`);
+      Object.assign(seen, state.results);
+      for (const a of state.agents) {
+        if (a.status === 'terminated') assert.equal(state.results[a.id], a.result, `seed ${seed}: ${a.id}`);
+      }
+    }
+    assert.ok(finished, `seed ${seed}: the run finished`);
+    assert.ok(kills >= 5, `seed ${seed}: killed ${kills} times`);
+    const final = JSON.parse(readFileSync(stateFile, 'utf8')) as WorkflowState;
+    assert.equal(final.status, 'completed');
+    const expected: Record<string, string> = { main: 'all done after main done' };
+    for (let i = 1; i <= WORKERS; i++) expected[`main_w${i}`] = `main_w${i} done`;
+    assert.deepEqual(final.results, expected, `seed ${seed}`);
+    assert.deepEqual(final.fork_counters, { main: WORKERS }, `seed ${seed}: no worker was forked twice`);
+    assert.equal(final.agents.length, WORKERS + 1);
+  });
+});

@@ -1,0 +1,116 @@
+import assert from 'node:assert/strict';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { ROOT, Sandbox, sh, summary } from '../helpers/cli.js';
+
+const FAKE = join(ROOT, 'test/fixtures/fake-claude/claude');
+
+describe('debug logs', () => {
+  const box = new Sandbox();
+  after(() => box.remove());
+
+  it('keep each step’s raw output and a transitions log, numbered on across resumes', async () => {
+    const fake = join(box.dir, 'fake');
+    mkdirSync(fake);
+    const wf = box.write({ 'START.sh': sh('echo "to stderr" >&2', 'echo "<goto>ASK</goto>"'), 'ASK.md': 'question', 'END.sh': sh('[ -f go ] || exit 4', 'echo "<result>end</result>"') }, 'dbg');
+    const env = { FAKE_CLAUDE_DIR: fake, FAKE_CLAUDE_REPLY: '<goto>END</goto>' };
+    assert.equal((await box.run([wf, '--workflow-id', 'dbg', '--claude-bin', FAKE], env)).code, 1);
+    writeFileSync(join(box.dir, 'go'), '');
+    assert.equal((await box.run(['--resume', 'dbg', '--claude-bin', FAKE], env)).code, 0);
+    const dir = join(box.dir, '.raymond/debug/dbg');
+    const files = readdirSync(dir).sort();
+    assert.deepEqual(files, [
+      'main_ASK_002.jsonl',
+      'main_END_003.meta.json', 'main_END_003.stderr', 'main_END_003.stdout',
+      'main_END_004.meta.json', 'main_END_004.stderr', 'main_END_004.stdout',
+      'main_START_001.meta.json', 'main_START_001.stderr', 'main_START_001.stdout',
+      'transitions.log',
+    ]);
+    assert.equal(readFileSync(join(dir, 'main_START_001.stderr'), 'utf8'), 'to stderr\n');
+    assert.equal(readFileSync(join(dir, 'main_START_001.stdout'), 'utf8'), '<goto>ASK</goto>\n');
+    const meta = JSON.parse(readFileSync(join(dir, 'main_END_003.meta.json'), 'utf8')) as { exit_code: number; duration_ms: number; env: Record<string, string> };
+    assert.equal(meta.exit_code, 4);
+    assert.equal(meta.env.RAYMOND_WORKFLOW_ID, 'dbg');
+    assert.ok(meta.duration_ms >= 0);
+    const stream = readFileSync(join(dir, 'main_ASK_002.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { type: string });
+    assert.deepEqual(stream.map((m) => m.type), ['system', 'assistant', 'result']);
+    const log = readFileSync(join(dir, 'transitions.log'), 'utf8').trim().split('\n');
+    assert.match(log[0]!, /^\d{4}-\d\d-\d\dT\S+ \[main\] START\.sh -> ASK\.md \(goto\) cost=\$0\.000000 total=\$0\.000000 session=- depth=0$/);
+    assert.match(log[1]!, /\[main\] ASK\.md -> END\.sh \(goto\) cost=\$0\.010000 total=\$0\.010000 session=[0-9a-f-]{36} depth=0$/);
+    assert.match(log[2]!, /\[main\] END\.sh failed: .*exited with code 4/);
+    assert.match(log[3]!, /\[main\] END\.sh -> \(terminated\) \(result\)/);
+  });
+
+  it('--no-debug writes none, and an unwritable debug folder never fails the run', async () => {
+    const wf = box.write({ 'START.sh': sh('echo "<result>x</result>"') }, 'nodebug');
+    assert.equal((await box.run([wf, '--workflow-id', 'nd', '--no-debug'])).code, 0);
+    assert.equal(existsSync(join(box.dir, '.raymond/debug/nd')), false);
+    const other = join(box.dir, 'ro');
+    mkdirSync(join(other, 'state'), { recursive: true });
+    writeFileSync(join(other, 'debug'), 'a file where the debug folder should be');
+    const r = await box.run([wf, '--json', '--state-dir', 'ro/state']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stderr, /warning: debug logs disabled: cannot write to .*ro\/debug/);
+    assert.equal(summary(r).results.main, 'x');
+    chmodSync(other, 0o755);
+  });
+});
+
+describe('.raymond/config.toml', () => {
+  const box = new Sandbox();
+  after(() => box.remove());
+
+  it('is found by walking up to the git root; flags beat it, it beats defaults', async () => {
+    mkdirSync(join(box.dir, 'repo/.git'), { recursive: true });
+    mkdirSync(join(box.dir, 'repo/.raymond'), { recursive: true });
+    mkdirSync(join(box.dir, 'repo/sub/deeper'), { recursive: true });
+    writeFileSync(join(box.dir, 'repo/.raymond/config.toml'), '[raymond]\nbudget = 2.5\nmax_parallel = 1\ntimeout = 45\nmodel = "haiku"\nno_debug = true\n');
+    const wf = box.write({ 'START.sh': sh('echo "<result>x</result>"') }, 'repo/wf');
+    const cwd = join(box.dir, 'repo/sub/deeper');
+    const { raymond } = await import('../helpers/cli.js');
+    assert.equal((await raymond([wf, '--workflow-id', 'c1', '--timeout', '99'], { cwd })).code, 0);
+    const state = JSON.parse(readFileSync(join(cwd, '.raymond/state/c1.json'), 'utf8')) as { options: Record<string, unknown> };
+    assert.deepEqual(state.options, { timeout_seconds: 99, max_parallel: 1, budget_usd: 2.5, model: 'haiku', effort: null, dangerously_skip_permissions: false });
+    assert.equal(existsSync(join(cwd, '.raymond/debug')), false, 'no_debug = true');
+  });
+
+  it('an invalid file names the file, the key and the expected value', async () => {
+    const cases: Array<[string, RegExp]> = [
+      ['[raymond]\nbudget = "lots"\n', /config\.toml: raymond\.budget = "lots": expected a number of USD, 0 or more$/m],
+      ['[raymond]\nmodel = "gpt"\n', /raymond\.model = "gpt": expected one of "opus", "sonnet", "haiku"/],
+      ['[raymond]\nmax_paralel = 2\n', /unknown key raymond\.max_paralel/],
+      ['[raymond\nbudget = 1\n', /config\.toml: not valid TOML/],
+      ['budget = 1\n', /unknown section or key "budget": put the options under \[raymond\]/],
+    ];
+    const wf = box.write({ 'START.sh': sh('echo "<result>x</result>"') }, 'cfg/wf');
+    mkdirSync(join(box.dir, 'cfg/.git'), { recursive: true });
+    mkdirSync(join(box.dir, 'cfg/.raymond'), { recursive: true });
+    const { raymond } = await import('../helpers/cli.js');
+    for (const [text, pattern] of cases) {
+      writeFileSync(join(box.dir, 'cfg/.raymond/config.toml'), text);
+      const r = await raymond([wf], { cwd: join(box.dir, 'cfg') });
+      assert.equal(r.code, 2, text);
+      assert.match(r.stderr, pattern);
+      assert.equal(r.stderr.trim().split('\n').length, 1);
+    }
+  });
+
+  it('--init-config writes a template with every key and refuses to overwrite it', async () => {
+    const dir = join(box.dir, 'init');
+    mkdirSync(dir);
+    const { raymond } = await import('../helpers/cli.js');
+    const r = await raymond(['--init-config'], { cwd: dir });
+    assert.equal(r.code, 0, r.stderr);
+    const text = readFileSync(join(dir, '.raymond/config.toml'), 'utf8');
+    for (const key of ['budget', 'model', 'effort', 'timeout', 'max_parallel', 'dangerously_skip_permissions', 'no_debug', 'no_wait', 'claude_bin']) assert.match(text, new RegExp(`^# ${key} = `, 'm'));
+    const again = await raymond(['--init-config'], { cwd: dir });
+    assert.equal(again.code, 2);
+    assert.match(again.stderr, /config\.toml: already exists/);
+    // The template itself is valid: uncommenting a line gives a working file.
+    writeFileSync(join(dir, '.raymond/config.toml'), text.replace('# budget = 10.0', 'budget = 10.0'));
+    mkdirSync(join(dir, '.git'));
+    box.write({ 'START.sh': sh('echo "<result>x</result>"') }, 'init/wf');
+    assert.equal((await raymond(['wf'], { cwd: dir })).code, 0);
+  });
+});

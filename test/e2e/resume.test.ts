@@ -1,0 +1,152 @@
+import assert from 'node:assert/strict';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { after, describe, it } from 'node:test';
+import { execa } from 'execa';
+import { CLI, Sandbox, sh, summary } from '../helpers/cli.js';
+
+const box = new Sandbox();
+after(() => box.remove());
+
+/** A run that stops at a failing script; fixing the script makes it resumable to the end. */
+function flaky(name: string): string {
+  return box.write(
+    {
+      'START.sh': sh('echo "<fork next=\\"MIDDLE\\" n=\\"1\\">W</fork><fork next=\\"MIDDLE\\" n=\\"2\\">W</fork>"'),
+      'W.sh': sh('echo "<result>w$n</result>"'),
+      'MIDDLE.sh': sh('[ -f "$RAYMOND_WORKFLOW_ID.ok" ] || { echo "not yet" >&2; exit 9; }', 'echo "<goto input=\\"fine\\">END</goto>"'),
+      'END.sh': sh('echo "<result>end $RAYMOND_INPUT</result>"'),
+    },
+    name,
+  );
+}
+
+describe('raymond --resume', () => {
+  it('continues a failed run where it stopped and never re-runs completed steps', async () => {
+    const wf = flaky('resume1');
+    const first = await box.run([wf, '--json', '--workflow-id', 'r1', '--max-parallel', '1', '--timeout', '30', '--budget', '5']);
+    assert.equal(first.code, 1);
+    assert.match(first.stderr, /resume with: raymond --resume r1/);
+    assert.deepEqual(summary(first).results, { main_w1: 'w1', main_w2: 'w2' });
+    writeFileSync(join(box.dir, 'r1.ok'), '');
+    const second = await box.run(['--resume', 'r1', '--json']);
+    assert.equal(second.code, 0, second.stderr);
+    assert.deepEqual(summary(second).results, { main_w1: 'w1', main_w2: 'w2', main: 'end fine' });
+    assert.doesNotMatch(second.stderr, /running (START|W)\.sh/, 'completed steps were not run again');
+    const state = box.state('r1');
+    assert.equal(state.status, 'completed');
+    assert.deepEqual(state.options, { timeout_seconds: 30, max_parallel: 1, budget_usd: 5, model: null, effort: null, dangerously_skip_permissions: false }, 'options came back from the state file');
+  });
+
+  it('options given again on the command line win', async () => {
+    const wf = flaky('resume2');
+    assert.equal((await box.run([wf, '--workflow-id', 'r2', '--budget', '5'])).code, 1);
+    writeFileSync(join(box.dir, 'r2.ok'), '');
+    assert.equal((await box.run(['--resume', 'r2', '--budget', '7', '--max-parallel', '3'])).code, 0);
+    const o = box.state('r2').options;
+    assert.equal(o.budget_usd, 7);
+    assert.equal(o.max_parallel, 3);
+  });
+
+  it('refuses a run that another process holds, naming the process; takes over a dead one’s lock', async () => {
+    const wf = box.write({ 'START.sh': sh('sleep 30', 'echo "<result>x</result>"') }, 'locked');
+    const holder = execa(process.execPath, [CLI, wf, '--workflow-id', 'held'], { cwd: box.dir, reject: false, stdin: 'ignore' });
+    const lock = join(box.dir, '.raymond/state/held.lock');
+    const stateFile = join(box.dir, '.raymond/state/held.json');
+    for (let i = 0; i < 100 && !(readFileSafe(lock) && readFileSafe(stateFile)); i++) await sleep(50);
+    const before = readFileSync(join(box.dir, '.raymond/state/held.json'), 'utf8');
+    const r = await box.run(['--resume', 'held']);
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, new RegExp(`^raymond: .*held\\.lock: run held is in use by process ${holder.pid} \\(since .*\\); wait for it or stop it first$`, 'm'));
+    assert.equal(readFileSync(join(box.dir, '.raymond/state/held.json'), 'utf8'), before, 'no change to the state file');
+    holder.kill('SIGKILL');
+    await holder;
+    assert.ok(readFileSafe(lock), 'the dead holder left its lock behind');
+    writeFileSync(join(box.dir, 'locked/START.sh'), sh('echo "<result>x</result>"'));
+    const again = await box.run(['--resume', 'held', '--allow-changes', '--json']);
+    assert.equal(again.code, 0, again.stderr);
+    assert.equal(readFileSafe(lock), undefined, 'the lock is released at the end');
+  });
+
+  it('refuses to resume a workflow edited or removed since the run started, unless --allow-changes', async () => {
+    const wf = flaky('edited');
+    assert.equal((await box.run([wf, '--workflow-id', 'ed'])).code, 1);
+    writeFileSync(join(wf, 'END.sh'), sh('echo "<result>changed</result>"'));
+    const before = readFileSync(join(box.dir, '.raymond/state/ed.json'), 'utf8');
+    const r = await box.run(['--resume', 'ed']);
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /^raymond: .*edited\/END\.sh: END\.sh was edited since run ed started; restore it, or resume with --allow-changes/m);
+    assert.equal(readFileSync(join(box.dir, '.raymond/state/ed.json'), 'utf8'), before);
+    writeFileSync(join(box.dir, 'ed.ok'), '');
+    const ok = await box.run(['--resume', 'ed', '--allow-changes', '--json']);
+    assert.equal(summary(ok).results.main, 'changed');
+  });
+
+  it('bad state files give one line, exit 2, and no change', async () => {
+    const dir = join(box.dir, '.raymond/state');
+    const cases: Array<[string, string, RegExp]> = [
+      ['truncated', '{"version": 1, "workflow_id": "trunc', /not valid JSON \(corrupt or truncated\)/],
+      ['future', JSON.stringify({ version: 7, workflow_id: 'future', agents: [] }), /state file version 7 is not one this build knows/],
+      ['damaged', JSON.stringify({ version: 1, workflow_id: 'damaged', agents: [{ id: 'main' }], scope: {}, options: {} }), /the state file is damaged/],
+    ];
+    for (const [id, text, pattern] of cases) {
+      writeFileSync(join(dir, `${id}.json`), text);
+      const r = await box.run(['--resume', id]);
+      assert.equal(r.code, 2, id);
+      assert.match(r.stderr, pattern);
+      assert.equal(r.stderr.trim().split('\n').length, 1, `one line: ${r.stderr}`);
+      assert.equal(readFileSync(join(dir, `${id}.json`), 'utf8'), text);
+    }
+    const missing = await box.run(['--resume', 'nosuchrun']);
+    assert.equal(missing.code, 2);
+    assert.match(missing.stderr, /no run with id "nosuchrun" here \(see raymond --list, or give --state-dir\)/);
+  });
+
+  it('a completed run has nothing to resume', async () => {
+    const wf = box.write({ 'START.sh': sh('echo "<result>x</result>"') }, 'doneflow');
+    await box.run([wf, '--workflow-id', 'done1']);
+    const r = await box.run(['--resume', 'done1']);
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /run done1 has completed; nothing to resume/);
+  });
+});
+
+describe('--list, --status, --recover', () => {
+  it('show runs, one line each, an agent table, and what can be resumed', async () => {
+    const own = new Sandbox();
+    try {
+      const okWf = own.write({ 'START.sh': sh('echo "<fork next=\\"END\\" item=\\"a\\">W</fork>"'), 'W.sh': sh('echo "<result>w</result>"'), 'END.sh': sh('echo "<result>fine</result>"') }, 'ok');
+      const badWf = own.write({ 'START.sh': sh('echo "<call return=\\"END\\">SUB</call>"'), 'SUB.sh': sh('exit 3'), 'END.sh': sh('echo "<result>e</result>"') }, 'bad');
+      await own.run([okWf, '--workflow-id', 'good']);
+      await own.run([badWf, '--workflow-id', 'broken']);
+      const list = await own.run(['--list']);
+      assert.equal(list.code, 0);
+      const lines = list.stdout.trim().split('\n');
+      assert.equal(lines.length, 2);
+      assert.match(lines[0]!, /^good {2}completed {2}0 live {2}\$0\.0000 {2}\d{4}-/);
+      assert.match(lines[1]!, /^broken {2}failed {2}1 live /);
+      const json = JSON.parse((await own.run(['--list', '--json'])).stdout) as Array<{ workflow_id: string; status: string; live_agents: number }>;
+      assert.deepEqual(json.map((r) => [r.workflow_id, r.status, r.live_agents]), [['good', 'completed', 0], ['broken', 'failed', 1]]);
+      const status = await own.run(['--status', 'broken']);
+      assert.match(status.stdout, /^run broken: failed$/m);
+      assert.match(status.stdout, /^cost: \$0\.0000 of \$10\.00/m);
+      assert.match(status.stdout, /^ {2}main {2}failed {2}SUB\.sh {2}depth 1 {2}\S+ {2}.*SUB\.sh: exited with code 3$/m);
+      const good = await own.run(['--status', 'good']);
+      assert.match(good.stdout, /results \(2\):\n {2}main_w1: w\n {2}main: fine/);
+      assert.equal(JSON.parse((await own.run(['--status', 'good', '--json'])).stdout).results.main, 'fine');
+      const recover = await own.run(['--recover']);
+      assert.equal(recover.stdout.trim(), `${lines[1]}\n  raymond --resume broken`);
+    } finally {
+      own.remove();
+    }
+  });
+});
+
+function readFileSafe(path: string): string | undefined {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch {
+    return undefined;
+  }
+}
