@@ -83,7 +83,7 @@ export async function runCommand(path: string | undefined, flags: CliFlags): Pro
   else if (outcome.status === 'completed' && outcome.results.main !== undefined) process.stdout.write(`${outcome.results.main}\n`);
   if (outcome.error !== undefined) process.stderr.write(`raymond: ${outcome.error}\n`);
   if (outcome.status !== 'completed') {
-    process.stderr.write(`raymond: resume with: raymond --resume ${outcome.workflowId}${flags.stateDir !== '.raymond/state' ? ` --state-dir ${flags.stateDir}` : ''}\n`);
+    process.stderr.write(`resume with: raymond --resume ${outcome.workflowId}${flags.stateDir !== '.raymond/state' ? ` --state-dir ${flags.stateDir}` : ''}\n`);
   }
   if (flags.verbose) process.stderr.write(`raymond: state file ${outcome.stateFile}\n`);
   if (signals.drain.aborted || signals.kill.aborted) return EXIT.interrupted;
