@@ -16,6 +16,8 @@ export interface StepResult {
   costUsd: number;
   /** Last known total cost of each Claude Code session the step used. */
   sessionCosts?: Record<string, number>;
+  /** New session ids to reserve: the agent's own, then one per forked worker. */
+  freshSessions?: string[];
 }
 
 /** Input of the step actor. */
@@ -61,7 +63,7 @@ export function frameId(agentId: string, depth: number): string {
 const supervisorRef = ({ system }: { system: { get: (id: string) => AnyActorRef | undefined } }): AnyActorRef => system.get('supervisor')!;
 
 function applyStep(context: AgentContext, output: StepResult): Applied {
-  return applyDecision(context.record, output.decision, output.session);
+  return applyDecision(context.record, output.decision, output.session, output.freshSessions);
 }
 
 /**

@@ -15,6 +15,8 @@ export type StepOutcome =
 export interface SpawnRequest extends Omit<ForkSpawn, 'cd'> {
   /** Absolute working directory of the worker. */
   cwd: string;
+  /** Id reserved for the worker's first Claude Code turn. */
+  nextSession?: string;
 }
 
 /** The effect of one completed step on its agent. */
@@ -30,7 +32,17 @@ export interface Applied {
  * step ran in (null for scripts, which leave the agent's session as it was).
  * Targets and `cd` paths in the decision are already resolved.
  */
-export function applyDecision(record: AgentRecord, decision: Decision, session: string | null): Applied {
+export function applyDecision(record: AgentRecord, decision: Decision, session: string | null, fresh: readonly string[] = []): Applied {
+  const applied = apply(record, decision, session);
+  // Every step reserves new ids for the next fresh or branched turns; unused ones cost nothing.
+  if (fresh[0] !== undefined && applied.record.status === 'active') applied.record.next_session = fresh[0];
+  applied.spawns.forEach((s, i) => {
+    if (fresh[i + 1] !== undefined) s.nextSession = fresh[i + 1];
+  });
+  return applied;
+}
+
+function apply(record: AgentRecord, decision: Decision, session: string | null): Applied {
   // A markdown turn fixes the agent's session, and a pending <call> branch is then used up.
   const current = session ?? record.session;
   const after = session === null ? { session: record.session, branchFrom: record.branchFrom } : { session, branchFrom: null };

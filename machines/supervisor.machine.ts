@@ -136,6 +136,7 @@ export const supervisorMachine = setup({
           input: spawn.input ?? null,
           status: 'active',
         };
+        if (spawn.nextSession !== undefined) record.next_session = spawn.nextSession;
         putAgent(store, record);
         spawned.push(record);
       }

@@ -39,6 +39,12 @@ export interface AgentRecord {
   session: string | null;
   /** Session the next markdown turn branches from (a `<call>` not yet started). */
   branchFrom: string | null;
+  /**
+   * Id reserved for the next fresh or branched Claude Code turn, written to
+   * disk before that turn starts, so a run killed during the turn can resume
+   * the very session it was building.
+   */
+  next_session?: string;
   stack: Frame[];
   /** Absolute working directory. */
   cwd: string;

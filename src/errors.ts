@@ -48,6 +48,7 @@ const INVALID_CODES = new Set<ErrorCode>([
   'ERR_LOCKED',
   'ERR_WORKFLOW_CHANGED',
   'ERR_CLAUDE_NOT_FOUND',
+  'ERR_FILE_READ',
 ]);
 
 /** Errors after which the agent is paused (resumable) rather than the run failed. */

@@ -1,9 +1,10 @@
 /** How the next Claude Code turn relates to earlier ones. */
 export type SessionPlan =
-  | { kind: 'fresh' }
+  /** `id`: the session id reserved for this turn (`--session-id`). */
+  | { kind: 'fresh'; id?: string | undefined }
   | { kind: 'resume'; session: string }
   /** `<call>`: branch from the caller's session; the caller's own session is left as it was. */
-  | { kind: 'branch'; from: string };
+  | { kind: 'branch'; from: string; id?: string | undefined };
 
 export interface ClaudeInvocation {
   prompt: string;
@@ -24,6 +25,7 @@ export function claudeArgs(inv: ClaudeInvocation): string[] {
   if (inv.effort) args.push('--effort', inv.effort);
   if (inv.session.kind === 'resume') args.push('--resume', inv.session.session);
   if (inv.session.kind === 'branch') args.push('--resume', inv.session.from, '--fork-session');
+  if (inv.session.kind !== 'resume' && inv.session.id) args.push('--session-id', inv.session.id);
   args.push('--', inv.prompt);
   return args;
 }

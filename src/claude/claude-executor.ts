@@ -69,7 +69,9 @@ export function createClaudeExecutor(options: ClaudeOptions): StateExecutor {
       if (s.resultText === null || s.sessionId === null) {
         const how = result.exitCode === null ? `was killed by ${result.signal}` : `exited with code ${result.exitCode}`;
         const stderr = result.stderrTail.trim() ? `: ${oneLine(result.stderrTail)}` : ' without a result';
-        throw new RaymondError('ERR_CLAUDE_FAILED', `Claude Code ${how}${stderr}`, { file: where, details: spent });
+        // The reserved id exists already: an earlier attempt (or a killed run) began that session.
+        const sessionInUse = /Session ID \S+ is already in use/.test(result.stderrTail);
+        throw new RaymondError('ERR_CLAUDE_FAILED', `Claude Code ${how}${stderr}`, { file: where, details: { ...spent, sessionInUse } });
       }
       const out: Execution = { output: s.resultText, session: s.sessionId, costUsd };
       if (s.totalCostUsd !== null) out.sessionTotal = s.totalCostUsd;

@@ -4,7 +4,7 @@ import { EFFORTS, MODELS, parentSession, type SessionPlan } from '../claude/clau
 import { RaymondError } from '../errors.js';
 import { formatAllowed, reminder } from '../language/policy.js';
 import { templateVariables } from '../language/render.js';
-import { stepDebug, type StepDependencies } from './run-step.js';
+import { freshSessions, stepDebug, type StepDependencies } from './run-step.js';
 import { REMINDABLE, resolveDecision } from './resolve-decision.js';
 
 /** Reminder re-prompts after a reply that broke the rules, and retries after Claude Code failed. */
@@ -18,9 +18,9 @@ function checkChoice(value: string | undefined, choices: readonly string[], what
 }
 
 function startPlan(agent: AgentRecord): SessionPlan {
-  if (agent.branchFrom) return { kind: 'branch', from: agent.branchFrom };
-  if (agent.session) return { kind: 'resume', session: agent.session };
-  return { kind: 'fresh' };
+  if (agent.session && !agent.branchFrom) return { kind: 'resume', session: agent.session };
+  if (agent.branchFrom) return { kind: 'branch', from: agent.branchFrom, id: agent.next_session };
+  return { kind: 'fresh', id: agent.next_session };
 }
 
 function spentOf(err: RaymondError): { costUsd: number; session: string | null; sessionTotal: number | null } {
@@ -44,7 +44,7 @@ export async function runMarkdownStep(deps: StepDependencies, agent: AgentRecord
   checkChoice(prepared.policy.model, MODELS, 'model', where);
   checkChoice(prepared.policy.effort, EFFORTS, 'effort', where);
   const allowed = prepared.policy.allowed;
-  const first = startPlan(agent);
+  let first = startPlan(agent);
   const totals = new Map<string, number>();
   const base = (plan: SessionPlan) => {
     const sid = parentSession(plan);
@@ -64,6 +64,13 @@ export async function runMarkdownStep(deps: StepDependencies, agent: AgentRecord
       });
     } catch (err) {
       if (!(err instanceof RaymondError) || (err.code !== 'ERR_CLAUDE_FAILED' && err.code !== 'ERR_USAGE_LIMIT')) throw err;
+      if ((err.details as { sessionInUse?: boolean }).sessionInUse && plan.kind !== 'resume' && plan.id) {
+        // The reserved session exists: a killed run or a failed attempt began it. Continue it.
+        deps.reporter.debug(`[${agent.id}] session ${plan.id} already exists; resuming it`);
+        first = { kind: 'resume', session: plan.id };
+        plan = first;
+        continue;
+      }
       const spent = spentOf(err);
       costUsd += spent.costUsd;
       if (spent.session && spent.sessionTotal !== null) totals.set(spent.session, spent.sessionTotal);
@@ -84,7 +91,7 @@ export async function runMarkdownStep(deps: StepDependencies, agent: AgentRecord
       const interpretation = await deps.language.interpret({ output: execution.output, file: where, allowed }, signal);
       for (const t of interpretation.prints) deps.reporter.print(agent.id, t);
       const decision = await resolveDecision(interpretation.decision, agent, deps.scope, where);
-      return { decision, session: execution.session, costUsd, sessionCosts: Object.fromEntries(totals) };
+      return { decision, session: execution.session, costUsd, sessionCosts: Object.fromEntries(totals), freshSessions: freshSessions(decision) };
     } catch (err) {
       if (!(err instanceof RaymondError) || !allowed || !REMINDABLE.has(err.code)) throw withCost(err, costUsd, totals);
       const problem = err.message.slice(where.length + 2);

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { fromPromise } from 'xstate';
 import type { StepInput, StepResult } from '../../machines/agent.machine.js';
 import { RaymondError } from '../errors.js';
@@ -9,7 +10,7 @@ import { runMarkdownStep } from './markdown-step.js';
 import type { Reporter } from './reporter.js';
 import { resolveDecision } from './resolve-decision.js';
 import type { DebugLog, StepDebug } from '../state/debug-log.js';
-import type { AgentRecord } from '../../machines/types.js';
+import type { AgentRecord, Decision } from '../../machines/types.js';
 
 export interface StepDependencies {
   workflowId: string;
@@ -56,7 +57,12 @@ async function runScriptStep(deps: StepDependencies, input: StepInput, where: st
   }
   for (const text of interpretation.prints) deps.reporter.print(agent.id, text);
   const decision = await resolveDecision(interpretation.decision, agent, deps.scope, where);
-  return { decision, session: null, costUsd: 0 };
+  return { decision, session: null, costUsd: 0, freshSessions: freshSessions(decision) };
+}
+
+/** New session ids to reserve after a step: the agent's own, then one per forked worker. */
+export function freshSessions(decision: Decision): string[] {
+  return Array.from({ length: 1 + (decision.kind === 'fork' ? decision.workers.length : 0) }, () => randomUUID());
 }
 
 /**

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { dirname, join } from 'node:path';
 import { createActor, toPromise } from 'xstate';
 import { agentMachine } from '../../machines/agent.machine.js';
@@ -119,7 +119,7 @@ export async function startWorkflow(req: StartRequest): Promise<RunOutcome> {
         total_cost_usd: 0,
         fork_counters: {},
         session_costs: {},
-        agents: [{ id: 'main', state: scope.ref.entry, session: null, branchFrom: null, stack: [], cwd: req.cwd, attributes: {}, input: req.input ?? null, status: 'active' }],
+        agents: [{ id: 'main', state: scope.ref.entry, session: null, branchFrom: null, next_session: randomUUID(), stack: [], cwd: req.cwd, attributes: {}, input: req.input ?? null, status: 'active' }],
         results: {},
       };
       return await execute(state, scope, stateFile, req.settings, req);

@@ -63,6 +63,12 @@ describe('invocationCost', () => {
 });
 
 describe('claudeArgs', () => {
+  it('reserves session ids for fresh and branched turns', () => {
+    assert.deepEqual(claudeArgs({ prompt: 'p', session: { kind: 'fresh', id: 'X' }, skipPermissions: false }).slice(4), ['--permission-mode', 'acceptEdits', '--session-id', 'X', '--', 'p']);
+    assert.deepEqual(claudeArgs({ prompt: 'p', session: { kind: 'branch', from: 'A', id: 'Y' }, skipPermissions: false }).slice(6), ['--resume', 'A', '--fork-session', '--session-id', 'Y', '--', 'p']);
+    assert.deepEqual(claudeArgs({ prompt: 'p', session: { kind: 'resume', session: 'S' }, skipPermissions: false }).slice(6), ['--resume', 'S', '--', 'p']);
+  });
+
   it('orders flags as documented and keeps the prompt one argument after --', () => {
     assert.deepEqual(claudeArgs({ prompt: '--help; rm -rf /', session: { kind: 'branch', from: 'abc' }, model: 'opus', effort: 'low', skipPermissions: true }), [
       '-p', '--output-format', 'stream-json', '--verbose', '--dangerously-skip-permissions', '--model', 'opus', '--effort', 'low', '--resume', 'abc', '--fork-session', '--', '--help; rm -rf /',

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, symlinkSync } from 'node:fs';
 import { after, describe, it } from 'node:test';
 import { join } from 'node:path';
 import { alive, Sandbox, sh, summary, type CliResult } from '../helpers/cli.js';
@@ -42,6 +42,18 @@ describe('user mistakes before the run', () => {
   it('a file that is not a state exits 2', async () => {
     box.write({ 'notes.txt': 'hi' });
     assertOneLineError(await box.run(['notes.txt']), 2, /notes\.txt: not a workflow/);
+  });
+
+  it('a non-UTF-8 or unreadable prompt file is refused before anything is written', async () => {
+    const wf = box.write({ 'START.sh': sh('echo "<goto>ASK</goto>"'), 'ASK.md': Buffer.from([0x48, 0x69, 0xff, 0xfe]) }, 'latin');
+    const r = await box.run([wf, '--state-dir', 'st-latin']);
+    assertOneLineError(r, 2, /latin\/ASK\.md: is not valid UTF-8 text; save it as UTF-8$/);
+    assert.equal(existsSync(join(box.dir, 'st-latin')), false);
+    const broken = box.write({ 'START.sh': sh('echo "<result>x</result>"') }, 'dangling');
+    symlinkSync(join(broken, 'nowhere.md'), join(broken, 'GONE.md'));
+    const r2 = await box.run([broken, '--state-dir', 'st-dangling']);
+    assertOneLineError(r2, 2, /dangling\/GONE\.md: cannot read: ENOENT$/);
+    assert.equal(existsSync(join(box.dir, 'st-dangling')), false);
   });
 
   it('bad options exit 2', async () => {
