@@ -33,7 +33,9 @@ describe('Claude Code failures (fake claude)', () => {
       ['--budget', '0.015'],
     );
     assert.equal(r.code, 3, r.stderr);
-    assert.deepEqual(log[0]!.args, ['-p', '--output-format', 'stream-json', '--verbose', '--permission-mode', 'acceptEdits', '--model', 'haiku', '--effort', 'high', '--', 'Say $(whoami) "quoted" --flag']);
+    const reserved = log[0]!.args[log[0]!.args.indexOf('--session-id') + 1]!;
+    assert.match(reserved, /^[0-9a-f-]{36}$/);
+    assert.deepEqual(log[0]!.args, ['-p', '--output-format', 'stream-json', '--verbose', '--permission-mode', 'acceptEdits', '--model', 'haiku', '--effort', 'high', '--session-id', reserved, '--', 'Say $(whoami) "quoted" --flag']);
     const sid = log[1]!.args[log[1]!.args.indexOf('--resume') + 1];
     assert.deepEqual(log[1]!.args, ['-p', '--output-format', 'stream-json', '--verbose', '--permission-mode', 'acceptEdits', '--resume', sid, '--', 'second']);
     assert.equal(log[0]!.claudecode, null, 'CLAUDECODE removed from the child environment');
