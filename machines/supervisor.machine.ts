@@ -1,4 +1,4 @@
-import { assign, emit, enqueueActions, fromCallback, setup, stopChild, type AnyActorRef, type ErrorActorEvent } from 'xstate';
+import { assign, createActor, emit, enqueueActions, fromCallback, setup, stopChild, type AnyActorLogic, type AnyActorRef, type ErrorActorEvent } from 'xstate';
 import { agentMachine, type AgentToSupervisorEvent } from './agent.machine.js';
 import { workerId } from './apply-decision.js';
 import { putAgent, type RunStore } from './run-store.js';
@@ -28,6 +28,8 @@ export interface SupervisorContext {
   queueHead: number;
   /** Bottom frames of the agents, by agent id. */
   agents: Map<string, AnyActorRef>;
+  /** Agent records waiting for their actor. */
+  toSpawn: AgentRecord[];
   /** Set once no new step may start and running ones were stopped (a failure or an interrupt). */
   halted: boolean;
   /** Set once no new step may start but running ones may finish (the budget is spent). */
@@ -139,18 +141,26 @@ export const supervisorMachine = setup({
         if (spawn.nextSession !== undefined) record.next_session = spawn.nextSession;
         putAgent(store, record);
         spawned.push(record);
+        context.toSpawn.push(record);
       }
       enqueue.assign({ running: Math.max(0, context.running - 1) });
       enqueue.emit({ type: 'report.step', agentId: event.agentId, from: event.from, decision: event.decision, record: event.record, costUsd: event.costUsd, spawned });
     }),
-    spawnAgents: assign(({ context, spawn }) => {
-      if (context.halted) return {};
-      for (const record of context.store.agents.values()) {
-        if (record.status !== 'active' || context.agents.has(record.id)) continue;
-        context.agents.set(record.id, spawn('agent', { id: record.id, systemId: `agent:${record.id}`, input: { record, depth: 0 } }));
+    /**
+     * Agents are actors of the supervisor's system with the supervisor as
+     * parent, but not snapshot children: xstate copies a parent's children
+     * map on every spawn and stop, which would make each agent cost O(n).
+     */
+    spawnAgents: ({ context, self }) => {
+      const pending = context.toSpawn.splice(0);
+      if (context.halted) return;
+      const logic = (self as unknown as { logic: { implementations: { actors: Record<string, AnyActorLogic> } } }).logic.implementations.actors.agent!;
+      for (const record of pending) {
+        const ref = createActor(logic, { parent: self, id: record.id, systemId: `agent:${record.id}`, input: { record, depth: 0 } });
+        context.agents.set(record.id, ref);
+        ref.start();
       }
-      return {};
-    }),
+    },
     dispatch: enqueueActions(({ context, enqueue }) => {
       let { running, queueHead } = context;
       const { queue } = context;
@@ -168,6 +178,7 @@ export const supervisorMachine = setup({
       enqueue.assign({ running, queueHead });
     }),
     halt: enqueueActions(({ context, enqueue }) => {
+      // Stopping an agent aborts its step, which kills the step's process group.
       for (const ref of context.agents.values()) enqueue(stopChild(ref));
       context.agents.clear();
       enqueue.assign({ halted: true, running: 0, queue: [], queueHead: 0 });
@@ -188,6 +199,7 @@ export const supervisorMachine = setup({
     queue: [],
     queueHead: 0,
     agents: new Map(),
+    toSpawn: [...input.store.agents.values()].filter((a) => a.status === 'active'),
     halted: false,
     draining: false,
   }),

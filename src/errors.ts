@@ -31,6 +31,7 @@ export type ErrorCode =
   | 'ERR_CONFIG'
   | 'ERR_LOCKED'
   | 'ERR_WORKFLOW_CHANGED'
+  | 'ERR_WORKTREE'
   | 'ERR_INTERNAL';
 
 /** Exit-code class of an error: a user mistake found before running, or a failed run. */

@@ -39,7 +39,7 @@ export function freshState(entry = 'START', overrides: Partial<AgentRecord> = {}
  * Runs the real supervisor and agent machines with a fake step actor that
  * follows `script`, and a persister that records each write in memory.
  */
-export async function runFake(script: FakeScript, opts: { state?: WorkflowState; maxParallel?: number; session?: (r: AgentRecord) => string | null; cost?: number; persister?: AnyActorLogic } = {}): Promise<FakeRun> {
+export async function runFake(script: FakeScript, opts: { state?: WorkflowState; maxParallel?: number; session?: (r: AgentRecord) => string | null; cost?: number; persister?: AnyActorLogic; delayMs?: number; keepWrites?: boolean } = {}): Promise<FakeRun> {
   const store = storeFromState(opts.state ?? freshState());
   const writes: string[] = [];
   const reports: SupervisorEmitted[] = [];
@@ -52,7 +52,7 @@ export async function runFake(script: FakeScript, opts: { state?: WorkflowState;
     maxRunning = Math.max(maxRunning, running);
     started.push(`${input.record.id}:${input.record.state}`);
     try {
-      await new Promise((r) => setTimeout(r, 1));
+      if (opts.delayMs !== 0) await new Promise((r) => setTimeout(r, opts.delayMs ?? 1));
       const entry = script[input.record.state];
       if (entry === undefined) throw new Error(`no script for ${input.record.state}`);
       const n = (calls.get(input.record.state) ?? 0) + 1;

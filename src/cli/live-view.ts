@@ -1,0 +1,213 @@
+import type { Reporter } from '../runtime/reporter.js';
+
+/** What the status area shows; the runtime provides it. */
+export interface LiveSnapshot {
+  /** Agent machine frames per state. */
+  counts: { idle: number; invoking: number; 'awaiting-child': number; terminated: number; paused: number };
+  costUsd: number;
+  /** 0 = unlimited */
+  budgetUsd: number;
+  /** epoch ms when the run started (or resumed) */
+  startedAt: number;
+  /** steps completed since startedAt */
+  steps: number;
+}
+
+/** A reporter that keeps a status area at the bottom of a terminal and scrolls events above it. */
+export interface LiveView extends Reporter {
+  /** Erases the status area; further events print as plain lines. */
+  stop(): void;
+}
+
+/** Anything with `write`; `columns`/`rows` are read on every redraw so terminal resizes take effect. */
+type Stream = NodeJS.WriteStream | { write(s: string): boolean; columns?: number; rows?: number };
+
+const MAX_AGENTS = 5;
+/** Agents remembered beyond those shown, so a `print` after a few other events still knows its state. */
+const TRACKED = 64;
+const MAX_BATCH = 200;
+const RATE_WINDOW_MS = 5000;
+const HIDE_CURSOR = '\x1b[?25l';
+const SHOW_CURSOR = '\x1b[?25h';
+
+interface Activity {
+  id: string;
+  doing: string;
+  state: string;
+  at: number;
+}
+
+/** `3m07s`, `1h02m03s`, `7s`. */
+function duration(ms: number): string {
+  const total = Math.max(0, Math.floor(ms / 1000));
+  const h = Math.floor(total / 3600);
+  const m = Math.floor((total % 3600) / 60);
+  const s = total % 60;
+  const pad = (n: number) => String(n).padStart(2, '0');
+  if (h > 0) return `${h}h${pad(m)}m${pad(s)}s`;
+  if (m > 0) return `${m}m${pad(s)}s`;
+  return `${s}s`;
+}
+
+/** `goto X`, `call X`, `fork`, `result` from the part of a step line after `->`. */
+function shortForm(rest: string): string {
+  const words = rest.trim().split(/\s+/);
+  const kind = (words[0] ?? '').replace(/:$/, '');
+  const withTarget = ['goto', 'reset', 'call', 'function'].includes(kind) && words[1] !== undefined;
+  return withTarget ? `${kind} ${words[1]!.replace(/,$/, '')}` : kind;
+}
+
+/**
+ * Creates a reporter for interactive terminals: a few status lines (counts, cost, elapsed time, throughput
+ * and the most recently active agents) stay at the bottom while events scroll above them. Output is
+ * coalesced so thousands of events per second cost at most one write per `intervalMs`.
+ */
+export function createLiveView(opts: {
+  stream: Stream;
+  snapshot: () => LiveSnapshot;
+  verbose: boolean;
+  now?: () => number;
+  intervalMs?: number;
+}): LiveView {
+  const { stream, verbose } = opts;
+  const now = opts.now ?? Date.now;
+  let pending: string[] = [];
+  let pendingPlain = 0;
+  let dropped = 0;
+  let drawnLines = 0;
+  let drawnText = '';
+  let lastDrawAt = -Infinity;
+  let cursorHidden = false;
+  let stopped = false;
+  let last: LiveSnapshot | undefined;
+  let samples: { t: number; steps: number }[] = [];
+  let sampledStart: number | undefined;
+  const agents = new Map<string, Activity>();
+
+  const touch = (id: string, doing: string, state?: string) => {
+    const prev = agents.get(id);
+    // Re-inserting keeps the Map in recency order, so the newest agents are simply the last entries.
+    agents.delete(id);
+    agents.set(id, { id, doing, state: state ?? prev?.state ?? '', at: now() });
+    if (agents.size > TRACKED) agents.delete(agents.keys().next().value!);
+  };
+
+  const stepsPerSecond = (snap: LiveSnapshot, t: number): number => {
+    if (sampledStart !== snap.startedAt) {
+      // A resume restarts the step count, so older samples would give a negative rate.
+      samples = [{ t: snap.startedAt, steps: 0 }];
+      sampledStart = snap.startedAt;
+    }
+    const tail = samples[samples.length - 1]!;
+    if (tail.t === t) tail.steps = snap.steps;
+    else samples.push({ t, steps: snap.steps });
+    while (samples.length > 2 && samples[1]!.t <= t - RATE_WINDOW_MS) samples.shift();
+    const first = samples[0]!;
+    const dt = t - first.t;
+    return dt > 0 ? ((snap.steps - first.steps) * 1000) / dt : 0;
+  };
+
+  const statusLines = (): string[] => {
+    try {
+      last = opts.snapshot();
+    } catch {
+      // A display glitch must never take the run down; keep showing the previous figures.
+    }
+    if (!last) return [];
+    const t = now();
+    const c = last.counts;
+    const budget = last.budgetUsd > 0 ? `$${last.budgetUsd.toFixed(2)}` : 'unlimited';
+    const rate = stepsPerSecond(last, t).toFixed(1);
+    const lines = [
+      `raymond  ${c.invoking} running · ${c.idle} idle · ${c['awaiting-child']} awaiting · ${c.terminated} done · ${c.paused} paused` +
+        `   $${last.costUsd.toFixed(4)} / ${budget}   ${duration(t - last.startedAt)}   ${rate} steps/s`,
+    ];
+    const recent = [...agents.values()].slice(-MAX_AGENTS).reverse();
+    const idWidth = Math.max(0, ...recent.map((a) => a.id.length));
+    const doingWidth = Math.max(0, ...recent.map((a) => a.doing.length));
+    for (const a of recent) {
+      lines.push(`  ${a.id.padEnd(idWidth)}  ${a.doing.padEnd(doingWidth)}  ${a.state}  ${duration(t - a.at)}`);
+    }
+    const columns = stream.columns && stream.columns > 0 ? stream.columns : 80;
+    // Keep one row free so the area never scrolls its own first line off screen, which would break erasing.
+    const maxRows = stream.rows && stream.rows > 1 ? stream.rows - 1 : lines.length;
+    return lines.slice(0, maxRows).map((l) => l.replace(/[\r\n\t]/g, ' ').slice(0, columns));
+  };
+
+  const erase = () => (drawnLines > 0 ? `\x1b[${drawnLines}F\x1b[J` : '');
+
+  const takePending = (): string => {
+    if (dropped > 0) pending.push(`... and ${dropped} more lines`);
+    const text = pending.map((l) => `${l}\n`).join('');
+    pending = [];
+    pendingPlain = 0;
+    dropped = 0;
+    return text;
+  };
+
+  /** Erases, writes pending lines and redraws, in one write so the terminal never shows a half-drawn frame. */
+  const render = (force: boolean) => {
+    const lines = statusLines();
+    const text = lines.map((l) => `${l}\n`).join('');
+    // Elapsed time and ages are shown in seconds, so an unchanged text means nothing visible changed.
+    if (!force && pending.length === 0 && text === drawnText && now() - lastDrawAt < 1000) return;
+    const prefix = cursorHidden ? '' : HIDE_CURSOR;
+    cursorHidden = true;
+    stream.write(prefix + erase() + takePending() + text);
+    drawnLines = lines.length;
+    drawnText = text;
+    lastDrawAt = now();
+  };
+
+  const timer = setInterval(() => render(false), opts.intervalMs ?? 100);
+  timer.unref();
+
+  /** Queues a scrolled line; past MAX_BATCH per flush only a count is kept, so bursts cost no memory. */
+  const scroll = (line: string, warning = false) => {
+    if (stopped) {
+      stream.write(`${line}\n`);
+      return;
+    }
+    if (warning) {
+      pending.push(line);
+      // Warnings are rare and matter; showing them late (or not at all) would hide the reason for a pause.
+      render(true);
+      return;
+    }
+    if (pendingPlain >= MAX_BATCH) {
+      dropped++;
+      return;
+    }
+    pending.push(line);
+    pendingPlain++;
+  };
+
+  return {
+    started(agentId, state) {
+      if (!stopped) touch(agentId, 'invoking', state);
+      scroll(`[${agentId}] running ${state}`);
+    },
+    step(line) {
+      const m = /^\[([^\]]+)\] (\S+) -> (.*)$/s.exec(line);
+      if (m && !stopped) touch(m[1]!, shortForm(m[3]!), m[2]!);
+      scroll(line);
+    },
+    print(agentId, text) {
+      if (!stopped) touch(agentId, 'print');
+      scroll(`[${agentId}] ${text}`);
+    },
+    warn(text) {
+      scroll(`warning: ${text}`, true);
+    },
+    debug(text) {
+      if (verbose) scroll(text);
+    },
+    stop() {
+      if (stopped) return;
+      stopped = true;
+      clearInterval(timer);
+      stream.write(erase() + takePending() + SHOW_CURSOR);
+      drawnLines = 0;
+    },
+  };
+}
