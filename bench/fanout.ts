@@ -52,7 +52,7 @@ export async function benchFanout(workers: number, parallel: number, language: '
   try {
     writeWorkflow(dir, workers);
     const baselineMs = await plainLoop(join(dir, 'W.sh'), workers + 1, parallel);
-    const stats = { writes: 0, bytes: 0 };
+    const stats = { writes: 0, bytes: 0, snapshots: 0 };
     const cpu0 = process.cpuUsage();
     const t0 = performance.now();
     const outcome = await startWorkflow({

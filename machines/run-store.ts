@@ -10,16 +10,38 @@ export interface RunStore {
   agents: Map<string, AgentRecord>;
   /** Agents whose status is `active`. */
   live: number;
+  /** What changed since the persister last took the changes, so it can journal just that. */
+  dirty: Dirty;
+}
+
+/** Keys changed since the last write. */
+export interface Dirty {
+  agents: Set<string>;
+  results: Set<string>;
+  forkCounters: Set<string>;
+  sessionCosts: Set<string>;
+}
+
+export function cleanDirty(): Dirty {
+  return { agents: new Set(), results: new Set(), forkCounters: new Set(), sessionCosts: new Set() };
+}
+
+/** Hands the changes so far to a writer and starts a new set. */
+export function takeDirty(store: RunStore): Dirty {
+  const d = store.dirty;
+  store.dirty = cleanDirty();
+  return d;
 }
 
 /** Builds a store from a state snapshot (a fresh run or a resumed one). */
 export function storeFromState(state: WorkflowState): RunStore {
-  const { agents, ...meta } = state;
+  const { agents, journal_seq: _seq, ...meta } = state;
   const map = new Map(agents.map((a) => [a.id, a]));
   return {
     meta: { ...meta, results: { ...meta.results }, fork_counters: { ...meta.fork_counters }, session_costs: { ...meta.session_costs } },
     agents: map,
     live: agents.filter((a) => a.status === 'active').length,
+    dirty: cleanDirty(),
   };
 }
 
@@ -34,4 +56,27 @@ export function putAgent(store: RunStore, record: AgentRecord): void {
   if (before?.status === 'active') store.live--;
   if (record.status === 'active') store.live++;
   store.agents.set(record.id, record);
+  store.dirty.agents.add(record.id);
+}
+
+/** Records a terminated agent's result. */
+export function putResult(store: RunStore, agentId: string, payload: string): void {
+  store.meta.results[agentId] = payload;
+  store.dirty.results.add(agentId);
+}
+
+/** Advances a parent's fork counter and returns the new value. */
+export function nextForkNumber(store: RunStore, parentId: string): number {
+  const n = (store.meta.fork_counters[parentId] ?? 0) + 1;
+  store.meta.fork_counters[parentId] = n;
+  store.dirty.forkCounters.add(parentId);
+  return n;
+}
+
+/** Remembers the last total cost of Claude Code sessions. */
+export function putSessionCosts(store: RunStore, costs: Record<string, number> | undefined): void {
+  for (const [session, total] of Object.entries(costs ?? {})) {
+    store.meta.session_costs[session] = total;
+    store.dirty.sessionCosts.add(session);
+  }
 }

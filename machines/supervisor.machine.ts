@@ -1,7 +1,7 @@
 import { assign, createActor, emit, enqueueActions, fromCallback, setup, stopChild, type AnyActorLogic, type AnyActorRef, type ErrorActorEvent } from 'xstate';
 import { agentMachine, type AgentToSupervisorEvent } from './agent.machine.js';
 import { workerId } from './apply-decision.js';
-import { putAgent, type RunStore } from './run-store.js';
+import { nextForkNumber, putAgent, putResult, putSessionCosts, type RunStore } from './run-store.js';
 import type { AgentRecord, Decision, RunStatus } from './types.js';
 
 export interface SupervisorInput {
@@ -50,8 +50,11 @@ export type SupervisorEmitted =
   | { type: 'report.step'; agentId: string; from: string; decision: Decision; record: AgentRecord; costUsd: number; spawned: AgentRecord[] }
   | { type: 'report.failed'; agentId: string; state: string; error: unknown };
 
-/** The persister is told of each new version and answers with `state.persisted`. */
-export type PersisterEvent = { type: 'state.changed'; version: number };
+/**
+ * The persister is told of each new version and answers with
+ * `state.persisted`. `compact` asks for a full snapshot (the run is ending).
+ */
+export type PersisterEvent = { type: 'state.changed'; version: number; compact?: boolean };
 
 export interface SupervisorOutput {
   status: RunStatus;
@@ -77,7 +80,7 @@ function failureInfo(error: unknown): { pauses: boolean; spentUsd: number; sessi
 function charge(context: SupervisorContext, costUsd: number, sessionCosts: Record<string, number> | undefined): void {
   const meta = context.store.meta;
   meta.total_cost_usd += costUsd;
-  Object.assign(meta.session_costs, sessionCosts);
+  putSessionCosts(context.store, sessionCosts);
   const budget = meta.options.budget_usd;
   if (budget > 0 && meta.total_cost_usd > budget && meta.status === 'running') {
     meta.status = 'budget_exceeded';
@@ -108,11 +111,11 @@ export const supervisorMachine = setup({
     }),
   },
   actions: {
-    changed: enqueueActions(({ context, enqueue }) => {
+    changed: enqueueActions(({ context, enqueue }, params?: { compact?: boolean }) => {
       const version = context.version + 1;
       context.store.meta.updated_at = new Date().toISOString();
       enqueue.assign({ version });
-      enqueue.sendTo('persister', { type: 'state.changed', version } satisfies PersisterEvent);
+      enqueue.sendTo('persister', { type: 'state.changed', version, compact: params?.compact ?? false } satisfies PersisterEvent);
     }),
     recordStep: enqueueActions(({ context, event, enqueue }) => {
       if (event.type !== 'step.done') return;
@@ -120,13 +123,12 @@ export const supervisorMachine = setup({
       putAgent(store, event.record);
       charge(context, event.costUsd, event.sessionCosts);
       if (event.record.status === 'terminated') {
-        store.meta.results[event.agentId] = event.record.result ?? '';
+        putResult(store, event.agentId, event.record.result ?? '');
         context.agents.delete(event.agentId);
       }
       const spawned: AgentRecord[] = [];
       for (const spawn of event.spawns) {
-        const n = (store.meta.fork_counters[event.agentId] ?? 0) + 1;
-        store.meta.fork_counters[event.agentId] = n;
+        const n = nextForkNumber(store, event.agentId);
         const record: AgentRecord = {
           id: workerId(event.agentId, spawn.target, n),
           state: spawn.target,
@@ -295,7 +297,7 @@ export const supervisorMachine = setup({
           return {};
         }),
         'halt',
-        'changed',
+        { type: 'changed', params: { compact: true } },
       ],
       always: { guard: 'flushed', target: 'done' },
     },

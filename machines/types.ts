@@ -90,6 +90,8 @@ export interface WorkflowState {
   agents: AgentRecord[];
   results: Record<string, string>;
   error?: string;
+  /** Last journal batch folded into this snapshot (see src/state/journal.ts). */
+  journal_seq?: number;
 }
 
 /** Options a run was started with; stored so a resume can reuse them. */

@@ -2,10 +2,16 @@ import { mkdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { RaymondError } from '../errors.js';
 import type { WorkflowState } from '../../machines/types.js';
+import { applyJournal } from './journal.js';
 
 /** Where a run's state file lives. */
 export function stateFilePath(stateDir: string, workflowId: string): string {
   return join(stateDir, `${workflowId}.json`);
+}
+
+/** The journal beside a state file (`<id>.journal`). */
+export function journalFilePath(statePath: string): string {
+  return statePath.replace(/\.json$/, '.journal');
 }
 
 /** The lock file beside a run's state file. */
@@ -53,6 +59,12 @@ export async function readStateFile(path: string, id?: string): Promise<Workflow
   if (state.version !== 1) {
     throw new RaymondError('ERR_STATE_FILE', `state file version ${JSON.stringify(state.version)} is not one this build knows (1); use the Raymond that wrote it`, { file: path });
   }
+  const journal = await readFile(journalFilePath(path), 'utf8').catch(() => undefined);
+  if (journal !== undefined) return checkShape(applyJournal(state as WorkflowState, journal, journalFilePath(path)), path);
+  return checkShape(state as WorkflowState, path);
+}
+
+function checkShape(state: WorkflowState, path: string): WorkflowState {
   const broken = state.agents.find((a) => !a || typeof a.id !== 'string' || typeof a.state !== 'string' || !Array.isArray(a.stack) || typeof a.cwd !== 'string');
   if (broken !== undefined || typeof state.scope?.path !== 'string' || typeof state.options !== 'object') {
     throw new RaymondError('ERR_STATE_FILE', 'the state file is damaged (an agent or the scope is malformed)', { file: path });

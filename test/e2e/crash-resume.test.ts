@@ -5,7 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { after, describe, it } from 'node:test';
 import { execa } from 'execa';
 import type { WorkflowState } from '../../machines/types.js';
-import { CLI, ROOT, Sandbox, sh } from '../helpers/cli.js';
+import { CLI, ROOT, Sandbox, readRunState, sh } from '../helpers/cli.js';
 
 const FAKE = join(ROOT, 'test/fixtures/fake-claude/claude');
 const WORKERS = 6;
@@ -58,8 +58,8 @@ describe('crash safety', () => {
         finished = true;
       }
       if (!existsSync(stateFile)) continue;
-      // The state file must be complete JSON at every instant.
-      const state = JSON.parse(readFileSync(stateFile, 'utf8')) as WorkflowState;
+      // The snapshot must be complete JSON at every instant; the journal may end in a torn line.
+      const state = readRunState(stateFile);
       assert.equal(state.version, 1, `seed ${seed}`);
       for (const [agent, payload] of Object.entries(seen)) assert.equal(state.results[agent], payload, `seed ${seed}: a recorded result never changes or disappears`);
       Object.assign(seen, state.results);
@@ -70,6 +70,7 @@ describe('crash safety', () => {
     assert.ok(finished, `seed ${seed}: the run finished`);
     assert.ok(kills >= 5, `seed ${seed}: killed ${kills} times`);
     const final = JSON.parse(readFileSync(stateFile, 'utf8')) as WorkflowState;
+    assert.equal(existsSync(stateFile.replace(/\.json$/, '.journal')), false, 'a finished run is one compact file');
     assert.equal(final.status, 'completed');
     const expected: Record<string, string> = { main: 'all done after main done' };
     for (let i = 1; i <= WORKERS; i++) expected[`main_w${i}`] = `main_w${i} done`;

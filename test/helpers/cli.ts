@@ -1,9 +1,10 @@
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import type { WorkflowState } from '../../machines/types.js';
+import { applyJournal } from '../../src/state/journal.js';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 /** The built CLI: end-to-end tests run exactly what users run. */
@@ -70,11 +71,12 @@ export class Sandbox {
     const dir = join(this.dir, stateDir);
     return readdirSync(dir)
       .filter((f) => f.endsWith('.json'))
-      .map((f) => JSON.parse(readFileSync(join(dir, f), 'utf8')) as WorkflowState);
+      .map((f) => readRunState(join(dir, f)));
   }
 
+  /** A run's state as Raymond sees it: the snapshot with its journal folded in. */
   state(id: string, stateDir = '.raymond/state'): WorkflowState {
-    return JSON.parse(readFileSync(join(this.dir, stateDir, `${id}.json`), 'utf8')) as WorkflowState;
+    return readRunState(join(this.dir, stateDir, `${id}.json`));
   }
 
   run(args: string[], env?: Record<string, string>): Promise<CliResult> {
@@ -102,4 +104,11 @@ export function alive(pid: number): boolean {
   } catch {
     return false;
   }
+}
+
+/** Reads a state snapshot (which must always be complete JSON) and folds in its journal, if any. */
+export function readRunState(path: string): WorkflowState {
+  const snapshot = JSON.parse(readFileSync(path, 'utf8')) as WorkflowState;
+  const journal = path.replace(/\.json$/, '.journal');
+  return existsSync(journal) ? applyJournal(snapshot, readFileSync(journal, 'utf8'), journal) : snapshot;
 }

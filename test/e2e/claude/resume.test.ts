@@ -4,8 +4,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
 import { execa } from 'execa';
-import type { WorkflowState } from '../../../machines/types.js';
-import { CLI, summary } from '../../helpers/cli.js';
+import { CLI, readRunState, summary } from '../../helpers/cli.js';
 import { ClaudeSandbox } from '../../helpers/claude-sandbox.js';
 
 const box = new ClaudeSandbox();
@@ -28,7 +27,7 @@ describe('resuming markdown states with the real claude', () => {
     const child = execa(process.execPath, [CLI, wf, '--workflow-id', 'killed'], { cwd: box.dir, env: box.env(), reject: false, stdin: 'ignore' });
     for (let i = 0; i < 200 && stalls === 0; i++) await sleep(50);
     assert.equal(stalls, 1, 'the second turn is in flight');
-    const mid = JSON.parse(readFileSync(join(box.dir, '.raymond/state/killed.json'), 'utf8')) as WorkflowState;
+    const mid = readRunState(join(box.dir, '.raymond/state/killed.json'));
     const main = mid.agents[0]!;
     assert.equal(main.state, 'SLOW.md');
     child.kill('SIGKILL');
@@ -54,7 +53,7 @@ describe('resuming markdown states with the real claude', () => {
     const wf = box.write({ 'START.md': 'FRESH-KILLED' }, 'freshkill');
     const child = execa(process.execPath, [CLI, wf, '--workflow-id', 'freshkill'], { cwd: box.dir, env: box.env(), reject: false, stdin: 'ignore' });
     for (let i = 0; i < 200 && !stalled; i++) await sleep(50);
-    const reserved = (JSON.parse(readFileSync(join(box.dir, '.raymond/state/freshkill.json'), 'utf8')) as WorkflowState).agents[0]!.next_session!;
+    const reserved = readRunState(join(box.dir, '.raymond/state/freshkill.json')).agents[0]!.next_session!;
     assert.match(reserved, /^[0-9a-f-]{36}$/);
     child.kill('SIGKILL');
     await child;
