@@ -1,4 +1,4 @@
-import type { AgentRecord, Decision, ForkSpawn } from './types.js';
+import type { AgentRecord, Decision, ForkSpawn, WorktreeRef } from './types.js';
 
 /** What the agent's own machine does after a step. */
 export type StepOutcome =
@@ -12,7 +12,8 @@ export type StepOutcome =
   | 'terminate';
 
 /** A worker to create; the supervisor names it and gives it a record. */
-export interface SpawnRequest extends Omit<ForkSpawn, 'cd'> {
+export interface SpawnRequest extends Omit<ForkSpawn, 'cd' | 'worktree' | 'created'> {
+  worktree?: WorktreeRef | undefined;
   /** Absolute working directory of the worker. */
   cwd: string;
   /** Id reserved for the worker's first Claude Code turn. */
@@ -53,7 +54,15 @@ function apply(record: AgentRecord, decision: Decision, session: string | null):
       return {
         outcome: 'continue',
         spawns: [],
-        record: { ...record, state: decision.target, session: null, branchFrom: null, cwd: decision.cd ?? record.cwd, input: decision.input ?? null },
+        record: {
+          ...record,
+          state: decision.target,
+          session: null,
+          branchFrom: null,
+          cwd: decision.created?.path ?? decision.cd ?? record.cwd,
+          input: decision.input ?? null,
+          ...(decision.created ? { worktree: decision.created } : {}),
+        },
       };
     case 'call':
     case 'function':
@@ -73,13 +82,14 @@ function apply(record: AgentRecord, decision: Decision, session: string | null):
     case 'fork':
       return {
         outcome: 'continue',
-        spawns: decision.workers.map((w) => ({ target: w.target, attributes: w.attributes, input: w.input, cwd: w.cd ?? record.cwd })),
+        spawns: decision.workers.map((w) => ({ target: w.target, attributes: w.attributes, input: w.input, cwd: w.created?.path ?? w.cd ?? record.cwd, worktree: w.created })),
         record: { ...record, ...after, state: decision.next, input: decision.nextInput ?? null },
       };
     case 'result': {
       const frame = record.stack.at(-1);
       if (!frame) {
-        return { outcome: 'terminate', spawns: [], record: { ...record, ...after, status: 'terminated', result: decision.payload, input: null } };
+        const finished = decision.worktree ? { worktree: decision.worktree } : {};
+        return { outcome: 'terminate', spawns: [], record: { ...record, ...after, ...finished, status: 'terminated', result: decision.payload, input: null } };
       }
       return {
         outcome: 'return',

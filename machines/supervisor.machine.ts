@@ -141,6 +141,7 @@ export const supervisorMachine = setup({
           status: 'active',
         };
         if (spawn.nextSession !== undefined) record.next_session = spawn.nextSession;
+        if (spawn.worktree !== undefined) record.worktree = spawn.worktree;
         putAgent(store, record);
         spawned.push(record);
         context.toSpawn.push(record);

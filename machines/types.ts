@@ -3,13 +3,36 @@
  * JSON: it is what the state file stores.
  */
 
+/** `worktree="NAME"` (and `base="REV"`) on a `<fork>` or `<reset>`. */
+export interface WorktreeRequest {
+  name: string;
+  base?: string | undefined;
+}
+
+/** A git worktree an agent works in. */
+export interface WorktreeRef {
+  /** The `worktree="..."` name the workflow gave. */
+  name: string;
+  repo: string;
+  path: string;
+  branch: string;
+  /** Commit the branch started from. */
+  base: string;
+  /** Filled in when the agent terminated. */
+  commits?: number;
+  diffstat?: string;
+  dirty?: boolean;
+  removed?: boolean;
+}
+
 /** What one state execution asked for, after parsing and validation. */
 export type Decision =
   | { kind: 'goto'; target: string; input?: string | undefined }
-  | { kind: 'reset'; target: string; input?: string | undefined; cd?: string | undefined }
+  | { kind: 'reset'; target: string; input?: string | undefined; cd?: string | undefined; worktree?: WorktreeRequest | undefined; created?: WorktreeRef | undefined }
   | { kind: 'call' | 'function'; target: string; returnTo: string; input?: string | undefined }
   | { kind: 'fork'; next: string; nextInput?: string | undefined; workers: ForkSpawn[] }
-  | { kind: 'result'; payload: string };
+  /** `worktree`: the agent's worktree as it was left, when the agent terminates. */
+  | { kind: 'result'; payload: string; worktree?: WorktreeRef | undefined };
 
 /** One worker requested by a `<fork>`. */
 export interface ForkSpawn {
@@ -17,6 +40,9 @@ export interface ForkSpawn {
   attributes: Record<string, string>;
   cd?: string | undefined;
   input?: string | undefined;
+  worktree?: WorktreeRequest | undefined;
+  /** The worktree made for the worker, once resolved (its path is the worker's cwd). */
+  created?: WorktreeRef | undefined;
 }
 
 /** A return frame pushed by `<call>` or `<function>`. */
@@ -58,6 +84,8 @@ export interface AgentRecord {
   error?: string;
   /** For an agent paused on a usage limit: when the limit resets (epoch ms), if known. */
   resets_at?: number;
+  /** The git worktree the agent works in, from `worktree="..."`. */
+  worktree?: WorktreeRef;
 }
 
 /** The final status of a run, as in the state file and `--json`. */

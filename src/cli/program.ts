@@ -4,7 +4,7 @@ import { EFFORTS, MODELS } from '../claude/claude-argv.js';
 import { initConfig } from '../config/config-file.js';
 import { RaymondError } from '../errors.js';
 import { DEFAULT_BUDGET_USD, DEFAULT_MAX_PARALLEL, DEFAULT_TIMEOUT_SECONDS, integer, money } from './options.js';
-import { listRuns, runStatus } from './runs-command.js';
+import { listRuns, runStatus, runWorktrees } from './runs-command.js';
 import { EXIT, runCommand } from './run-command.js';
 import type { CliFlags } from './settings.js';
 
@@ -55,7 +55,7 @@ export function buildProgram(result: { exitCode: number }): Command {
   const program = new Command();
   program
     .name('raymond')
-    .usage('PATH [options]  |  --resume ID  |  --list  |  --status ID  |  --recover  |  --init-config')
+    .usage('PATH [options]  |  --resume ID  |  --list  |  --status ID  |  --recover  |  --init-config  |  worktrees ID [--prune]')
     .description('Run a workflow of markdown prompts and shell scripts linked by transition tags.')
     .version(packageVersion())
     .argument('[path]', 'a state file, a workflow folder (entry 1_START or START), or a .zip of one')
@@ -83,6 +83,17 @@ export function buildProgram(result: { exitCode: number }): Command {
     .showHelpAfterError('(run raymond --help for usage)')
     .action(async (path: string | undefined, flags: CliFlags) => {
       result.exitCode = await dispatch(path, flags);
+    });
+  program
+    .command('worktrees')
+    .description("list a run's git worktrees: branch, commits, diffstat")
+    .argument('<id>', 'the run')
+    .option('--prune', 'remove the worktree folders, keep the branches')
+    .option('--state-dir <dir>', 'folder of state files', '.raymond/state')
+    .option('--json', 'machine-readable output')
+    .action(async (id: string, opts: { prune?: boolean; stateDir: string; json?: boolean }) => {
+      process.stdout.write(`${await runWorktrees(opts.stateDir, id, { prune: !!opts.prune, json: !!opts.json })}\n`);
+      result.exitCode = EXIT.completed;
     });
   return program;
 }

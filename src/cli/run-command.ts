@@ -18,7 +18,22 @@ export function jsonSummary(outcome: Partial<RunOutcome> & { status: string; err
     results: outcome.results ?? {},
   };
   if (outcome.error !== undefined) out.error = outcome.error;
+  if (outcome.worktrees?.length) out.worktrees = outcome.worktrees.map(worktreeJson);
   return JSON.stringify(out);
+}
+
+function worktreeJson(w: RunOutcome['worktrees'][number]) {
+  return { agent: w.agent, branch: w.branch, path: w.path, commits: w.commits ?? null, diffstat: w.diffstat ?? null, removed: w.removed ?? false };
+}
+
+/** One line per worktree: branch, commits and diffstat, or what became of it. */
+export function worktreeLines(worktrees: RunOutcome['worktrees']): string[] {
+  return worktrees.map((w) => {
+    if (w.removed) return `  ${w.agent}: ${w.branch} had no changes; worktree and branch removed`;
+    if (w.commits === undefined) return `  ${w.agent}: ${w.branch} (still working) at ${w.path}`;
+    const changes = w.diffstat ? `, ${w.diffstat}` : '';
+    return `  ${w.agent}: ${w.branch}: ${w.commits} commit${w.commits === 1 ? '' : 's'}${changes}${w.dirty ? ', uncommitted changes' : ''} at ${w.path}`;
+  });
 }
 
 /** The config file that applies here, if any. */
@@ -81,6 +96,7 @@ export async function runCommand(path: string | undefined, flags: CliFlags): Pro
   }
   if (flags.json) process.stdout.write(`${jsonSummary(outcome)}\n`);
   else if (outcome.status === 'completed' && outcome.results.main !== undefined) process.stdout.write(`${outcome.results.main}\n`);
+  if (outcome.worktrees.length > 0 && !flags.quiet) process.stderr.write(`worktrees:\n${worktreeLines(outcome.worktrees).join('\n')}\n`);
   if (outcome.error !== undefined) process.stderr.write(`raymond: ${outcome.error}\n`);
   if (outcome.status !== 'completed') {
     process.stderr.write(`resume with: raymond --resume ${outcome.workflowId}${flags.stateDir !== '.raymond/state' ? ` --state-dir ${flags.stateDir}` : ''}\n`);

@@ -1,6 +1,8 @@
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import { existsSync } from 'node:fs';
 import type { WorkflowState } from '../../machines/types.js';
+import { pruneWorktree, summarizeWorktree } from '../worktrees/git-worktrees.js';
 import { lockHolder } from '../state/run-lock.js';
 import { lockFilePath, readStateFile, stateFilePath } from '../state/state-file.js';
 
@@ -81,3 +83,25 @@ export async function runStatus(stateDir: string, id: string, json: boolean): Pr
   return out.join('\n');
 }
 
+
+/** `raymond worktrees ID [--prune]`: a run's worktrees, live from git; prune removes folders, keeps branches. */
+export async function runWorktrees(stateDir: string, id: string, opts: { prune: boolean; json: boolean }): Promise<string> {
+  const state = await readStateFile(stateFilePath(stateDir, id), id);
+  const rows = [];
+  for (const a of state.agents.filter((x) => x.worktree)) {
+    const w = a.worktree!;
+    if (opts.prune && !w.removed) await pruneWorktree(w);
+    const present = !w.removed && existsSync(w.path);
+    const live = w.removed ? { commits: 0, diffstat: '', dirty: false } : await summarizeWorktree(w);
+    rows.push({ agent: a.id, branch: w.branch, path: w.path, present, removed: !!w.removed, commits: live.commits, diffstat: live.diffstat, dirty: live.dirty });
+  }
+  if (opts.json) return JSON.stringify(rows);
+  if (rows.length === 0) return `run ${id} has no worktrees`;
+  return rows
+    .map((r) => {
+      if (r.removed) return `${r.agent}  ${r.branch}  removed (no changes)`;
+      const where = r.present ? r.path : '(folder pruned; branch kept)';
+      return `${r.agent}  ${r.branch}  ${r.commits} commit${r.commits === 1 ? '' : 's'}${r.diffstat ? `, ${r.diffstat}` : ''}${r.dirty ? ', uncommitted changes' : ''}  ${where}`;
+    })
+    .join('\n');
+}

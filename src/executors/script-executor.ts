@@ -17,6 +17,8 @@ export function scriptEnvironment(req: Pick<ExecutionRequest, 'workflowId' | 'ag
   // Unset rather than inherited: a nested raymond must not leak its input into ours.
   env.RAYMOND_INPUT = req.agent.input ?? undefined;
   env.RAYMOND_RESULT = req.agent.input ?? undefined;
+  env.RAYMOND_WORKTREE = req.agent.worktree?.path;
+  env.RAYMOND_BRANCH = req.agent.worktree?.branch;
   return env;
 }
 

@@ -3,7 +3,17 @@ import type { ParsedTag } from './parse-output.js';
 import type { Decision, ForkSpawn } from '../../machines/types.js';
 
 /** Attributes the runtime consumes on a fork; the rest become the worker's variables. */
-export const RESERVED_FORK_ATTRIBUTES = new Set(['next', 'cd', 'input']);
+export const RESERVED_FORK_ATTRIBUTES = new Set(['next', 'cd', 'input', 'worktree', 'base']);
+
+function worktreeOf(a: Record<string, string>, tag: string, source: string) {
+  if (a.worktree === undefined) {
+    if (a.base !== undefined) throw new RaymondError('ERR_TAG_PARSE', `<${tag}> has base="${a.base}" but no worktree="NAME"`, { file: source });
+    return undefined;
+  }
+  if (a.worktree.trim() === '') throw new RaymondError('ERR_TAG_PARSE', `<${tag}> worktree="" needs a name`, { file: source });
+  if (a.cd !== undefined) throw new RaymondError('ERR_TAG_PARSE', `<${tag}> cannot have both cd and worktree: the worktree is the directory`, { file: source });
+  return { name: a.worktree, base: optional(a.base) };
+}
 
 function describe(tags: ParsedTag[]): string {
   return tags.map((t) => `<${t.tag}>`).join(', ');
@@ -38,7 +48,7 @@ export function decide(tags: ParsedTag[], source: string): Decision {
     case 'goto':
       return { kind: 'goto', target: tag.body, input: optional(a.input) };
     case 'reset':
-      return { kind: 'reset', target: tag.body, input: optional(a.input), cd: optional(a.cd) };
+      return { kind: 'reset', target: tag.body, input: optional(a.input), cd: optional(a.cd), worktree: worktreeOf(a, 'reset', source) };
     case 'call':
     case 'function': {
       if (a.return === undefined) {
@@ -66,7 +76,7 @@ function forkDecision(forks: ParsedTag[], goto: ParsedTag | undefined, source: s
   const workers: ForkSpawn[] = forks.map((f) => {
     const attributes: Record<string, string> = {};
     for (const [k, v] of Object.entries(f.attributes)) if (!RESERVED_FORK_ATTRIBUTES.has(k)) attributes[k] = v;
-    return { target: f.body, attributes, cd: optional(f.attributes.cd), input: optional(f.attributes.input) };
+    return { target: f.body, attributes, cd: optional(f.attributes.cd), input: optional(f.attributes.input), worktree: worktreeOf(f.attributes, 'fork', source) };
   });
   return { kind: 'fork', next: [...nexts][0]!, nextInput: optional(goto?.attributes.input), workers };
 }

@@ -14,8 +14,13 @@ export function templateVariables(opts: {
   agentId: string;
   input: string | null;
   attributes: Record<string, string>;
+  worktree?: { path: string; branch: string } | undefined;
 }): Record<string, string> {
   const vars: Record<string, string> = { ...opts.attributes, workflow_id: opts.workflowId, agent_id: opts.agentId };
+  if (opts.worktree) {
+    vars.worktree = opts.worktree.path;
+    vars.branch = opts.worktree.branch;
+  }
   if (opts.input !== null) {
     vars.input = opts.input;
     vars.result = opts.input;

@@ -38,7 +38,7 @@ export async function runMarkdownStep(deps: StepDependencies, agent: AgentRecord
   const markdown = deps.markdown;
   if (!markdown) throw new RaymondError('ERR_STATE_UNSUPPORTED', 'markdown states need the Claude Code executor', { file: where });
   const text = await deps.scope.readText(agent.state);
-  const variables = templateVariables({ workflowId: deps.workflowId, agentId: agent.id, input: agent.input, attributes: agent.attributes });
+  const variables = templateVariables({ workflowId: deps.workflowId, agentId: agent.id, input: agent.input, attributes: agent.attributes, worktree: agent.worktree });
   const prepared = await deps.language.prepare({ text, file: where, variables }, signal);
   for (const w of prepared.warnings) deps.warnOnce(w);
   checkChoice(prepared.policy.model, MODELS, 'model', where);
@@ -90,7 +90,7 @@ export async function runMarkdownStep(deps: StepDependencies, agent: AgentRecord
     try {
       const interpretation = await deps.language.interpret({ output: execution.output, file: where, allowed }, signal);
       for (const t of interpretation.prints) deps.reporter.print(agent.id, t);
-      const decision = await resolveDecision(interpretation.decision, agent, deps.scope, where);
+      const decision = await resolveDecision(interpretation.decision, agent, deps.scope, where, deps);
       return { decision, session: execution.session, costUsd, sessionCosts: Object.fromEntries(totals), freshSessions: freshSessions(decision) };
     } catch (err) {
       if (!(err instanceof RaymondError) || !allowed || !REMINDABLE.has(err.code)) throw withCost(err, costUsd, totals);

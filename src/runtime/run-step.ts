@@ -29,6 +29,8 @@ export interface StepDependencies {
   warnOnce: (text: string) => void;
   /** Debug logs, unless --no-debug. */
   debug?: DebugLog | undefined;
+  /** A parent's fork counter as persisted, to name workers' worktrees. */
+  forkCounter: (agentId: string) => number;
 }
 
 /** The debug-file opener for one step, if debug logs are on. */
@@ -56,7 +58,7 @@ async function runScriptStep(deps: StepDependencies, input: StepInput, where: st
     throw err;
   }
   for (const text of interpretation.prints) deps.reporter.print(agent.id, text);
-  const decision = await resolveDecision(interpretation.decision, agent, deps.scope, where);
+  const decision = await resolveDecision(interpretation.decision, agent, deps.scope, where, deps);
   return { decision, session: null, costUsd: 0, freshSessions: freshSessions(decision) };
 }
 

@@ -4,7 +4,7 @@ import { createActor, toPromise } from 'xstate';
 import { agentMachine } from '../../machines/agent.machine.js';
 import { storeFromState } from '../../machines/run-store.js';
 import { supervisorMachine, type SupervisorEmitted } from '../../machines/supervisor.machine.js';
-import type { RunOptions, RunStatus, WorkflowState } from '../../machines/types.js';
+import type { RunOptions, RunStatus, WorkflowState, WorktreeRef } from '../../machines/types.js';
 import { createClaudeExecutor } from '../claude/claude-executor.js';
 import { findClaude } from '../claude/find-claude.js';
 import { RaymondError } from '../errors.js';
@@ -77,6 +77,8 @@ export interface RunOutcome {
   stateFile: string;
   /** Agents paused on a usage limit with a known reset time, if that is all that is left. */
   waitUntil?: number;
+  /** Every agent's worktree, as it stands at the end of the run. */
+  worktrees: Array<WorktreeRef & { agent: string }>;
 }
 
 function toOptions(s: RunSettings): RunOptions {
@@ -209,6 +211,7 @@ async function execute(state: WorkflowState, scope: Scope, stateFile: string, se
       effort: settings.effort,
       // Read-only view of the supervisor's ledger; only the supervisor writes it.
       sessionCost: (session) => store.meta.session_costs[session],
+      forkCounter: (agentId) => store.meta.fork_counters[agentId] ?? 0,
       warnOnce: (text) => {
         if (!warned.has(text)) req.reporter.warn(text);
         warned.add(text);
@@ -231,7 +234,8 @@ async function execute(state: WorkflowState, scope: Scope, stateFile: string, se
       req.drain?.removeEventListener('abort', drain);
       req.kill?.removeEventListener('abort', kill);
     });
-    const outcome: RunOutcome = { workflowId, status: output.status, totalCostUsd: store.meta.total_cost_usd, results: { ...store.meta.results }, stateFile };
+    const worktrees = [...store.agents.values()].filter((a) => a.worktree).map((a) => ({ agent: a.id, ...a.worktree! }));
+    const outcome: RunOutcome = { workflowId, status: output.status, totalCostUsd: store.meta.total_cost_usd, results: { ...store.meta.results }, stateFile, worktrees };
     if (output.error !== undefined) outcome.error = output.error;
     const left = [...store.agents.values()].filter((a) => a.status === 'active' || a.status === 'paused');
     if (output.status === 'paused' && left.length > 0 && left.every((a) => a.status === 'paused' && a.resets_at !== undefined)) {

@@ -79,14 +79,14 @@ function serialized<T>(task: () => Promise<T>): Promise<T> {
  * Serialized process-wide: concurrent calls queue on one promise chain.
  * @throws RaymondError ERR_WORKTREE outside a repository, on a bad base or when git refuses.
  */
-export function createWorktree(opts: { cwd: string; workflowId: string; agentId: string; base?: string }): Promise<Worktree> {
+export function createWorktree(opts: { cwd: string; workflowId: string; agentId: string; base?: string; name?: string }): Promise<Worktree> {
   return serialized(async () => {
     const cwd = resolve(opts.cwd);
     const fail = (why: string) => new RaymondError('ERR_WORKTREE', `cannot create worktree for ${opts.agentId}: ${why}`, { file: cwd });
 
     const top = await git(cwd, ['rev-parse', '--show-toplevel'], cwd);
     if (!top.ok || top.stdout === '') {
-      throw new RaymondError('ERR_WORKTREE', `not inside a git repository: worktree="${opts.agentId}" needs one`, { file: cwd });
+      throw new RaymondError('ERR_WORKTREE', `not inside a git repository: worktree="${opts.name ?? opts.agentId}" needs one`, { file: cwd });
     }
     const repo = resolve(top.stdout);
 
@@ -100,6 +100,12 @@ export function createWorktree(opts: { cwd: string; workflowId: string; agentId:
     const path = join(repo, '.raymond', 'worktrees', opts.workflowId, opts.agentId);
     await mkdir(dirname(path), { recursive: true });
 
+    // A step killed after creating its worktree runs again on resume: take the worktree back.
+    if (existsSync(path)) {
+      const head = await git(path, ['rev-parse', '--abbrev-ref', 'HEAD'], cwd);
+      const forkPoint = await git(repo, ['merge-base', branch, sha.stdout], cwd);
+      if (head.ok && head.stdout === branch && forkPoint.ok) return { repo, path, branch, base: forkPoint.stdout };
+    }
     const add = await git(repo, ['worktree', 'add', '--quiet', '-b', branch, path, sha.stdout], cwd);
     if (!add.ok) throw fail(add.error);
     return { repo, path, branch, base: sha.stdout };

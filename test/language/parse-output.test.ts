@@ -25,12 +25,12 @@ describe('parseOutput + decide: accepted outputs', () => {
   const cases: Array<[string, string, Decision]> = [
     ['bare goto', '<goto>NEXT.md</goto>', { kind: 'goto', target: 'NEXT.md', input: undefined }],
     ['tag in prose', 'All good.\nI am done: <goto>NEXT</goto> thanks', { kind: 'goto', target: 'NEXT', input: undefined }],
-    ['tag first, prose after', '<reset>PLAN.md</reset>\n\nMore words.', { kind: 'reset', target: 'PLAN.md', input: undefined, cd: undefined }],
+    ['tag first, prose after', '<reset>PLAN.md</reset>\n\nMore words.', { kind: 'reset', target: 'PLAN.md', input: undefined, cd: undefined, worktree: undefined }],
     ['whitespace around target', '<goto>  NEXT.md \n</goto>', { kind: 'goto', target: 'NEXT.md', input: undefined }],
     ['CRLF output', 'line one\r\n<goto>NEXT.md</goto>\r\n', { kind: 'goto', target: 'NEXT.md', input: undefined }],
     ['double-quoted attributes', '<call return="AFTER.md" input="x y">CHILD.md</call>', { kind: 'call', target: 'CHILD.md', returnTo: 'AFTER.md', input: 'x y' }],
     ["single-quoted attributes", "<function return='AFTER' input='say \"hi\"'>EVAL</function>", { kind: 'function', target: 'EVAL', returnTo: 'AFTER', input: 'say "hi"' }],
-    ['reset with cd', '<reset cd="../w">IMPL.md</reset>', { kind: 'reset', target: 'IMPL.md', input: undefined, cd: '../w' }],
+    ['reset with cd', '<reset cd="../w">IMPL.md</reset>', { kind: 'reset', target: 'IMPL.md', input: undefined, cd: '../w', worktree: undefined }],
     ['goto with input', '<goto input="42">NEXT.sh</goto>', { kind: 'goto', target: 'NEXT.sh', input: '42' }],
     ['result payload as written', '<result>  two\n lines <b>bold</b> </result>', { kind: 'result', payload: '  two\n lines <b>bold</b> ' }],
     ['empty result', '<result></result>', { kind: 'result', payload: '' }],
@@ -38,18 +38,24 @@ describe('parseOutput + decide: accepted outputs', () => {
     [
       'fork with attributes',
       '<fork next="NEXT.md" item="a b" cd="sub" input="in">WORKER.md</fork>',
-      { kind: 'fork', next: 'NEXT.md', nextInput: undefined, workers: [{ target: 'WORKER.md', attributes: { item: 'a b' }, cd: 'sub', input: 'in' }] },
+      { kind: 'fork', next: 'NEXT.md', nextInput: undefined, workers: [{ target: 'WORKER.md', attributes: { item: 'a b' }, cd: 'sub', input: 'in', worktree: undefined }] },
     ],
     [
       'multi-fork with agreeing next',
       '<fork next="N" item="1">W</fork>\n<fork next="N" item="2">W</fork>',
-      { kind: 'fork', next: 'N', nextInput: undefined, workers: [{ target: 'W', attributes: { item: '1' }, cd: undefined, input: undefined }, { target: 'W', attributes: { item: '2' }, cd: undefined, input: undefined }] },
+      { kind: 'fork', next: 'N', nextInput: undefined, workers: [{ target: 'W', attributes: { item: '1' }, cd: undefined, input: undefined, worktree: undefined }, { target: 'W', attributes: { item: '2' }, cd: undefined, input: undefined, worktree: undefined }] },
     ],
     [
       'multi-fork with one goto for the parent',
       '<fork item="1">W</fork><fork next="N" item="2">W</fork><goto input="p">N</goto>',
-      { kind: 'fork', next: 'N', nextInput: 'p', workers: [{ target: 'W', attributes: { item: '1' }, cd: undefined, input: undefined }, { target: 'W', attributes: { item: '2' }, cd: undefined, input: undefined }] },
+      { kind: 'fork', next: 'N', nextInput: 'p', workers: [{ target: 'W', attributes: { item: '1' }, cd: undefined, input: undefined, worktree: undefined }, { target: 'W', attributes: { item: '2' }, cd: undefined, input: undefined, worktree: undefined }] },
     ],
+    [
+      'fork into a worktree from a base',
+      '<fork next="N" worktree="pkg-a" base="v1.2" item="x">W</fork>',
+      { kind: 'fork', next: 'N', nextInput: undefined, workers: [{ target: 'W', attributes: { item: 'x' }, cd: undefined, input: undefined, worktree: { name: 'pkg-a', base: 'v1.2' } }] },
+    ],
+    ['reset into a worktree', '<reset worktree="w">IMPL</reset>', { kind: 'reset', target: 'IMPL', input: undefined, cd: undefined, worktree: { name: 'w', base: undefined } }],
     ['prints are not transitions', '<print>hello</print><print> <goto>X</goto> </print><goto>NEXT</goto>', { kind: 'goto', target: 'NEXT', input: undefined }],
   ];
   for (const [name, text, expected] of cases) {
@@ -83,6 +89,8 @@ describe('parseOutput + decide: refused outputs', () => {
     ['traversal in fork next', '<fork next="a/b">W</fork>', 'ERR_TARGET_INVALID'],
     ['unclosed tag', '<goto>NEXT.md', 'ERR_TAG_PARSE', /never closed/],
     ['unquoted attribute', '<call return=AFTER>C</call>', 'ERR_TAG_PARSE', /malformed/],
+    ['base without worktree', '<fork next="N" base="v1">W</fork>', 'ERR_TAG_PARSE', /base="v1" but no worktree/],
+    ['cd and worktree together', '<reset cd="x" worktree="w">A</reset>', 'ERR_TAG_PARSE', /both cd and worktree/],
     ['duplicate attribute', '<fork next="A" next="B">W</fork>', 'ERR_TAG_PARSE', /twice/],
   ];
   for (const [name, text, code, pattern] of cases) {

@@ -38,7 +38,7 @@ describe('allowed_transitions', () => {
 
   it('takes the single non-result transition when no tag was emitted', () => {
     const r = interpret('I wrote the plan.', [{ tag: 'reset', target: 'IMPL.md', attributes: {} }]);
-    assert.deepEqual(r, { ok: true, value: { prints: [], decision: { kind: 'reset', target: 'IMPL.md', input: undefined, cd: undefined } } });
+    assert.deepEqual(r, { ok: true, value: { prints: [], decision: { kind: 'reset', target: 'IMPL.md', input: undefined, cd: undefined, worktree: undefined } } });
   });
 
   it('does not imply a lone <result>, nor one of several entries', () => {

@@ -192,11 +192,18 @@ describe('errors', () => {
     assert.equal(branches(repo), '');
   });
 
-  it('same agent twice (branch exists)', async () => {
+  it('same agent twice takes its worktree back (a step re-run after a crash)', async () => {
     const repo = makeRepo();
-    await createWorktree({ cwd: repo, workflowId: 'wf', agentId: 'twice' });
-    const err = await worktreeError(createWorktree({ cwd: repo, workflowId: 'wf', agentId: 'twice' }), repo);
-    assert.match(err.message, /cannot create worktree for twice: .*already exists/);
+    const first = await createWorktree({ cwd: repo, workflowId: 'wf', agentId: 'twice' });
+    const again = await createWorktree({ cwd: repo, workflowId: 'wf', agentId: 'twice' });
+    assert.deepEqual(again, first);
+  });
+
+  it('a branch of that name without its worktree folder is refused', async () => {
+    const repo = makeRepo();
+    execFileSync('git', ['-C', repo, 'branch', 'raymond/wf/taken']);
+    const err = await worktreeError(createWorktree({ cwd: repo, workflowId: 'wf', agentId: 'taken' }), repo);
+    assert.match(err.message, /cannot create worktree for taken: .*already exists/);
   });
 
   it('a failure does not block the queue', async () => {

@@ -1,0 +1,84 @@
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { execa } from 'execa';
+import { ROOT, raymond, summary } from '../../helpers/cli.js';
+import { ClaudeSandbox } from '../../helpers/claude-sandbox.js';
+
+const box = new ClaudeSandbox();
+before(() => box.start());
+after(() => box.stop());
+
+const git = async (cwd: string, ...args: string[]) => (await execa('git', args, { cwd })).stdout.trim();
+
+/** A small repository with three files to refactor (foo -> bar) and a check script. */
+async function makeRepo(): Promise<string> {
+  const repo = join(box.dir, 'repo');
+  mkdirSync(repo);
+  await git(repo, 'init', '-q', '-b', 'main');
+  await git(repo, 'config', 'user.email', 'test@example.com');
+  await git(repo, 'config', 'user.name', 'Test');
+  writeFileSync(join(repo, 'refactor.md'), 'Rename foo to bar.\n');
+  writeFileSync(join(repo, 'a.txt'), 'foo one\n');
+  writeFileSync(join(repo, 'b.txt'), 'foo two\n');
+  writeFileSync(join(repo, 'c.txt'), 'nothing to rename\n');
+  writeFileSync(join(repo, '.gitignore'), '.raymond/\n');
+  await git(repo, 'add', '-A');
+  await git(repo, 'commit', '-qm', 'initial');
+  return repo;
+}
+
+describe('batch refactor across git worktrees (real claude, scripted API)', () => {
+  it('forks a worker per target into its own worktree, commits there, cleans up untouched ones, and reports', async () => {
+    const repo = await makeRepo();
+    const s = box.server;
+    s.on('Apply the refactoring described in', (r) => {
+      const target = /to `([^`]+)` only/.exec(r.prompt)![1]!;
+      if (r.afterTool) return { text: `Done with ${target}.` };
+      const command = target === 'c.txt' ? 'grep -q foo c.txt || true' : `sed -i 's/foo/bar/' ${target} && git add -A && git commit -qm "refactor: ${target}"`;
+      return { toolUse: { name: 'Bash', input: { command, description: `refactor ${target}` } } };
+    });
+    const r = await raymond([join(ROOT, 'workflows/examples/batch-refactor'), '--input', 'a.txt b.txt c.txt', '--workflow-id', 'batch', '--json', '--dangerously-skip-permissions'], { cwd: repo, env: box.env({ IS_SANDBOX: '1' }) });
+    assert.equal(r.code, 0, r.stderr);
+    const out = summary(r) as ReturnType<typeof summary> & { worktrees: Array<{ agent: string; branch: string; commits: number; diffstat: string; removed: boolean }> };
+    assert.match(out.results.main!, /^3 workers done\./);
+    assert.equal(out.results.main_worker1, 'a.txt: refactor: a.txt');
+    assert.equal(out.results.main_worker3, 'c.txt: initial', 'c.txt needed no change');
+    const byAgent = Object.fromEntries(out.worktrees.map((w) => [w.agent, w]));
+    assert.deepEqual(byAgent.main_worker1, { agent: 'main_worker1', branch: 'raymond/batch/main_worker1', path: join(repo, '.raymond/worktrees/batch/main_worker1'), commits: 1, diffstat: '1 file changed, 1 insertion(+), 1 deletion(-)', removed: false });
+    assert.equal(byAgent.main_worker3!.removed, true);
+
+    // The branches, as git sees them.
+    assert.equal(await git(repo, 'show', 'raymond/batch/main_worker2:b.txt'), 'bar two');
+    assert.equal(await git(repo, 'log', '-1', '--format=%s', 'raymond/batch/main_worker2'), 'refactor: b.txt');
+    assert.equal(await git(repo, 'branch', '--list', 'raymond/batch/main_worker3'), '', 'the untouched branch is gone');
+    assert.equal(existsSync(join(repo, '.raymond/worktrees/batch/main_worker3')), false);
+    assert.equal(await git(repo, 'show', 'main:a.txt'), 'foo one', 'main is untouched');
+    // Each worker ran in its own worktree.
+    const cwds = s.requestsFor('Apply the refactoring').map((q) => q.cwd).filter((c) => c && !c.endsWith('repo'));
+    assert.ok(cwds.some((c) => c!.endsWith('.raymond/worktrees/batch/main_worker1')));
+    assert.match(r.stderr, /worktrees:\n {2}main_worker1: raymond\/batch\/main_worker1: 1 commit, 1 file changed/);
+
+    const list = await raymond(['worktrees', 'batch'], { cwd: repo });
+    assert.equal(list.code, 0, list.stderr);
+    assert.match(list.stdout, /^main_worker1 {2}raymond\/batch\/main_worker1 {2}1 commit, 1 file changed.* {2}\/.*main_worker1$/m);
+    assert.match(list.stdout, /^main_worker3 {2}raymond\/batch\/main_worker3 {2}removed \(no changes\)$/m);
+    const pruned = await raymond(['worktrees', 'batch', '--prune'], { cwd: repo });
+    assert.match(pruned.stdout, /main_worker1 .*\(folder pruned; branch kept\)/);
+    assert.equal(existsSync(join(repo, '.raymond/worktrees/batch/main_worker1')), false);
+    assert.equal(await git(repo, 'log', '-1', '--format=%s', 'raymond/batch/main_worker1'), 'refactor: a.txt', 'the branch is kept');
+  });
+
+  it('worktree="..." outside a git repository is a clear error', async () => {
+    const plain = join(box.dir, 'plain');
+    mkdirSync(plain);
+    writeFileSync(join(plain, 'START.sh'), '#!/usr/bin/env bash\necho "<fork next=\\"END\\" worktree=\\"x\\">W</fork>"\n');
+    writeFileSync(join(plain, 'W.sh'), '#!/usr/bin/env bash\necho "<result>w</result>"\n');
+    writeFileSync(join(plain, 'END.sh'), '#!/usr/bin/env bash\necho "<result>e</result>"\n');
+    const r = await raymond(['.', '--json'], { cwd: plain });
+    assert.equal(r.code, 1);
+    assert.match(summary(r).error!, /not inside a git repository: worktree="x" needs one/);
+    assert.match(summary(r).error!, /worktree="x"/);
+  });
+});

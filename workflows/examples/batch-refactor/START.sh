@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Dispatcher: one worker per target, each in its own git worktree and branch.
+# Targets come from --input (separated by spaces, commas or new lines) or, without
+# input, from targets.txt in the directory raymond runs in.
+set -euo pipefail
+if [ -n "${RAYMOND_INPUT:-}" ]; then
+  targets=$(printf '%s' "$RAYMOND_INPUT" | tr ',\n' '  ')
+elif [ -f targets.txt ]; then
+  targets=$(grep -v '^[[:space:]]*#' targets.txt | tr '\n' ' ')
+else
+  echo "give the targets with --input or in targets.txt" >&2
+  exit 2
+fi
+count=0
+for target in $targets; do
+  count=$((count + 1))
+  echo "<fork next=\"REPORT.sh\" worktree=\"$target\" target=\"$target\">WORKER.md</fork>"
+done
+if [ "$count" -eq 0 ]; then
+  echo "<result>no targets: nothing to do</result>"
+else
+  echo "<print>dispatched $count workers</print>"
+  echo "<goto input=\"$count\">REPORT.sh</goto>"
+fi
