@@ -2,7 +2,8 @@ import { resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { findConfigFile, readConfigFile, type ConfigValues } from '../config/config-file.js';
 import { RaymondError } from '../errors.js';
-import { resumeWorkflow, startWorkflow, type RunOutcome } from '../runtime/run-workflow.js';
+import { resumeWorkflow, startWorkflow, type RunOutcome, type RunProgress } from '../runtime/run-workflow.js';
+import { createLiveView } from './live-view.js';
 import { createStderrReporter } from './progress.js';
 import { newRunSettings, resumeOverrides, waitForLimits, type CliFlags } from './settings.js';
 
@@ -46,10 +47,11 @@ export function loadConfig(cwd: string): ConfigValues {
  * Ctrl-C once: start nothing new and let running steps finish. Twice (or
  * SIGTERM): kill every step now. The run stays resumable either way.
  */
-function interruptHandlers() {
+function interruptHandlers(beforeMessage: () => void) {
   const drain = new AbortController();
   const kill = new AbortController();
   const onInt = () => {
+    beforeMessage();
     if (!drain.signal.aborted) {
       process.stderr.write('\nraymond: interrupted; letting running steps finish (Ctrl-C again to kill them). Resume later with --resume.\n');
       drain.abort();
@@ -59,6 +61,7 @@ function interruptHandlers() {
     }
   };
   const onTerm = () => {
+    beforeMessage();
     process.stderr.write('\nraymond: interrupted; stopping every step (the state file keeps the run)\n');
     drain.abort();
     kill.abort();
@@ -70,11 +73,15 @@ function interruptHandlers() {
 
 /** `raymond PATH` and `raymond --resume ID`: runs a workflow and returns the exit code. */
 export async function runCommand(path: string | undefined, flags: CliFlags): Promise<number> {
-  const reporter = createStderrReporter({ quiet: !!flags.quiet, verbose: !!flags.verbose });
   const config = loadConfig(process.cwd());
   const stateDir = resolve(flags.stateDir);
-  const signals = interruptHandlers();
-  const common = { stateDir, reporter, drain: signals.drain, kill: signals.kill };
+  // On a terminal, a status area that never looks frozen; elsewhere (or --quiet) plain lines.
+  let read: (() => RunProgress) | undefined;
+  const idle: RunProgress = { counts: { idle: 0, invoking: 0, 'awaiting-child': 0, terminated: 0, paused: 0 }, costUsd: 0, budgetUsd: 0, startedAt: Date.now(), steps: 0 };
+  const live = process.stderr.isTTY && !flags.quiet ? createLiveView({ stream: process.stderr, snapshot: () => read?.() ?? idle, verbose: !!flags.verbose }) : undefined;
+  const reporter = live ?? createStderrReporter({ quiet: !!flags.quiet, verbose: !!flags.verbose });
+  const signals = interruptHandlers(() => live?.stop());
+  const common = { stateDir, reporter, drain: signals.drain, kill: signals.kill, onProgress: (r: () => RunProgress) => (read = r) };
   let outcome: RunOutcome;
   try {
     outcome = flags.resume
@@ -92,6 +99,7 @@ export async function runCommand(path: string | undefined, flags: CliFlags): Pro
     if (flags.json && err instanceof RaymondError) process.stdout.write(`${jsonSummary({ status: 'failed', error: err.message })}\n`);
     throw err;
   } finally {
+    live?.stop();
     signals.dispose();
   }
   if (flags.json) process.stdout.write(`${jsonSummary(outcome)}\n`);

@@ -49,6 +49,18 @@ interface CommonRequest {
   /** Replaces the Claude Code executor (benchmarks, tests). */
   markdown?: StateExecutor;
   stats?: PersisterStats;
+  /** Called once the run is under way with a way to read its live figures. */
+  onProgress?: (read: () => RunProgress) => void;
+}
+
+/** Live figures of a run, for the terminal view. */
+export interface RunProgress {
+  /** Agent machine frames per state: top frames idle or invoking, callers awaiting their callee. */
+  counts: { idle: number; invoking: number; 'awaiting-child': number; terminated: number; paused: number };
+  costUsd: number;
+  budgetUsd: number;
+  startedAt: number;
+  steps: number;
 }
 
 export interface StartRequest extends CommonRequest {
@@ -222,7 +234,24 @@ async function execute(state: WorkflowState, scope: Scope, stateFile: string, se
       actors: { agent: agentMachine.provide({ actors: { runStep } }), persister: createPersister(stateFile, req.stats) },
     });
     const actor = createActor(machine, { input: { store, maxParallel: settings.maxParallel }, systemId: 'supervisor' });
-    actor.on('*', (e) => report(req.reporter, debug, store.meta.total_cost_usd, e as SupervisorEmitted));
+    let steps = 0;
+    const startedAt = Date.now();
+    actor.on('*', (e) => {
+      if (e.type === 'report.step') steps++;
+      report(req.reporter, debug, store.meta.total_cost_usd, e as SupervisorEmitted);
+    });
+    req.onProgress?.(() => {
+      const counts = { idle: 0, invoking: actor.getSnapshot().context.running, 'awaiting-child': 0, terminated: 0, paused: 0 };
+      for (const a of store.agents.values()) {
+        if (a.status === 'active') {
+          counts.idle++;
+          counts['awaiting-child'] += a.stack.length;
+        } else if (a.status === 'paused') counts.paused++;
+        else counts.terminated++;
+      }
+      counts.idle = Math.max(0, counts.idle - counts.invoking);
+      return { counts, costUsd: store.meta.total_cost_usd, budgetUsd: settings.budgetUsd, startedAt, steps };
+    });
     const drain = () => actor.send({ type: 'run.drain' });
     const kill = () => actor.send({ type: 'run.interrupt' });
     req.drain?.addEventListener('abort', drain, { once: true });

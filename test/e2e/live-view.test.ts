@@ -1,0 +1,30 @@
+import assert from 'node:assert/strict';
+import { after, describe, it } from 'node:test';
+import { execa } from 'execa';
+import { CLI, Sandbox, sh } from '../helpers/cli.js';
+
+const box = new Sandbox();
+after(() => box.remove());
+
+describe('the live view on a terminal', () => {
+  it('draws a status area with counts, cost and rate while the run goes, then erases it', async () => {
+    const forks = Array.from({ length: 12 }, (_, i) => `<fork next=\\"END\\" i=\\"${i}\\">W</fork>`).join('');
+    const wf = box.write({ 'START.sh': sh(`echo "${forks}"`), 'W.sh': sh('sleep 0.3', 'echo "<result>$i</result>"'), 'END.sh': sh('echo "<result>end</result>"') }, 'live');
+    // `script` gives the CLI a pseudo-terminal, as a user's shell would.
+    const r = await execa('script', ['-qfec', `stty cols 120 rows 30; ${process.execPath} ${CLI} ${wf} --max-parallel 3 --budget 0`, '/dev/null'], { cwd: box.dir, reject: false });
+    assert.equal(r.exitCode, 0, r.stdout);
+    const text = r.stdout.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '');
+    assert.match(text, /raymond {2}\d+ running · \d+ idle · 0 awaiting · \d+ done · 0 paused {3}\$0\.0000 \/ unlimited {3}\d+s {3}[\d.]+ steps\/s/);
+    assert.match(text, /\[main_w1\] W\.sh -> result: 0/);
+    assert.ok(r.stdout.includes('\x1b[?25l'), 'the cursor is hidden while drawing');
+    assert.ok(r.stdout.lastIndexOf('\x1b[?25h') > r.stdout.lastIndexOf('\x1b[?25l'), 'and shown again at the end');
+    assert.match(text.trimEnd(), /end$/, 'the result comes last, after the status area is gone');
+  });
+
+  it('prints plain lines when stderr is not a terminal', async () => {
+    const wf = box.write({ 'START.sh': sh('echo "<result>plain</result>"') }, 'plain');
+    const r = await box.run([wf]);
+    assert.doesNotMatch(r.stderr, /\x1b\[/);
+    assert.match(r.stderr, /^\[main\] running START\.sh$/m);
+  });
+});
