@@ -7,6 +7,8 @@ import type { AgentRecord, Decision, RunStatus } from './types.js';
 export interface SupervisorInput {
   store: RunStore;
   maxParallel: number;
+  /** Most markdown (Claude Code) steps at once, on top of maxParallel: each takes ~300 MB. */
+  maxMarkdown?: number;
 }
 
 interface Waiting {
@@ -24,6 +26,9 @@ export interface SupervisorContext {
   /** Highest version known to be on disk. */
   persisted: number;
   running: number;
+  maxMarkdown: number;
+  /** Agents whose running step is a markdown state. */
+  runningMarkdown: Set<string>;
   queue: Waiting[];
   queueHead: number;
   /** Bottom frames of the agents, by agent id. */
@@ -146,6 +151,7 @@ export const supervisorMachine = setup({
         spawned.push(record);
         context.toSpawn.push(record);
       }
+      context.runningMarkdown.delete(event.agentId);
       enqueue.assign({ running: Math.max(0, context.running - 1) });
       enqueue.emit({ type: 'report.step', agentId: event.agentId, from: event.from, decision: event.decision, record: event.record, costUsd: event.costUsd, spawned });
     }),
@@ -164,14 +170,34 @@ export const supervisorMachine = setup({
         ref.start();
       }
     },
+    /**
+     * Grants slots first come, first served. A markdown step that has to wait
+     * for the memory cap is skipped over, not waited behind, so scripts keep
+     * flowing; it keeps its place at the front for the next markdown slot.
+     */
     dispatch: enqueueActions(({ context, enqueue }) => {
       let { running, queueHead } = context;
       const { queue } = context;
-      while (!context.halted && !context.draining && running < context.maxParallel && queueHead < queue.length && queue[queueHead]!.readyAt <= context.persisted) {
-        const next = queue[queueHead++]!;
+      const isMarkdown = (w: Waiting) => context.store.agents.get(w.agentId)!.state.endsWith('.md');
+      const grant = (w: Waiting) => {
         running++;
-        enqueue.sendTo(next.ref, { type: 'step.start' });
-        enqueue.emit({ type: 'report.started', agentId: next.agentId, state: context.store.agents.get(next.agentId)!.state });
+        if (isMarkdown(w)) context.runningMarkdown.add(w.agentId);
+        enqueue.sendTo(w.ref, { type: 'step.start' });
+        enqueue.emit({ type: 'report.started', agentId: w.agentId, state: context.store.agents.get(w.agentId)!.state });
+      };
+      while (!context.halted && !context.draining && running < context.maxParallel && queueHead < queue.length) {
+        const head = queue[queueHead]!;
+        if (head.readyAt > context.persisted) break;
+        if (!isMarkdown(head) || context.runningMarkdown.size < context.maxMarkdown) {
+          queueHead++;
+          grant(head);
+          continue;
+        }
+        // The head waits for a markdown slot: serve the first persisted script step behind it.
+        let i = queueHead + 1;
+        while (i < queue.length && (queue[i]!.readyAt > context.persisted || isMarkdown(queue[i]!))) i++;
+        if (i >= queue.length) break;
+        grant(queue.splice(i, 1)[0]!);
       }
       // Drop the consumed prefix now and then, so the queue does not grow forever.
       if (queueHead > 1024 && queueHead * 2 > queue.length) {
@@ -196,6 +222,8 @@ export const supervisorMachine = setup({
   context: ({ input }) => ({
     store: input.store,
     maxParallel: Math.max(1, input.maxParallel),
+    maxMarkdown: Math.max(1, input.maxMarkdown ?? Number.POSITIVE_INFINITY),
+    runningMarkdown: new Set(),
     version: 0,
     persisted: 0,
     running: 0,
@@ -248,6 +276,7 @@ export const supervisorMachine = setup({
                 putAgent(context.store, paused);
                 charge(context, info.spentUsd, info.sessionCosts);
                 context.agents.delete(event.agentId);
+                context.runningMarkdown.delete(event.agentId);
                 return { running: Math.max(0, context.running - 1) };
               }),
               emit(({ event }) => ({ type: 'report.failed' as const, agentId: event.agentId, state: event.state, error: event.error })),

@@ -1,4 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
+import { freemem } from 'node:os';
 import { dirname, join } from 'node:path';
 import { createActor, toPromise } from 'xstate';
 import { agentMachine } from '../../machines/agent.machine.js';
@@ -99,6 +100,13 @@ function toOptions(s: RunSettings): RunOptions {
 
 function fromOptions(o: RunOptions): Omit<RunSettings, 'debug' | 'claudeBin'> {
   return { timeoutSeconds: o.timeout_seconds, maxParallel: o.max_parallel, budgetUsd: o.budget_usd, model: o.model ?? undefined, effort: o.effort ?? undefined, skipPermissions: o.dangerously_skip_permissions };
+}
+
+/** Each Claude Code process takes ~230 MB: allow a markdown step per ~300 MB of free memory. */
+const MARKDOWN_STEP_BYTES = 300 * 2 ** 20;
+
+function markdownSlots(): number {
+  return Math.max(1, Math.floor(freemem() / MARKDOWN_STEP_BYTES));
 }
 
 /**
@@ -233,7 +241,7 @@ async function execute(state: WorkflowState, scope: Scope, stateFile: string, se
     const machine = supervisorMachine.provide({
       actors: { agent: agentMachine.provide({ actors: { runStep } }), persister: createPersister(stateFile, req.stats) },
     });
-    const actor = createActor(machine, { input: { store, maxParallel: settings.maxParallel }, systemId: 'supervisor' });
+    const actor = createActor(machine, { input: { store, maxParallel: settings.maxParallel, maxMarkdown: markdownSlots() }, systemId: 'supervisor' });
     let steps = 0;
     const startedAt = Date.now();
     actor.on('*', (e) => {

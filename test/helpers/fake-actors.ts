@@ -39,7 +39,7 @@ export function freshState(entry = 'START', overrides: Partial<AgentRecord> = {}
  * Runs the real supervisor and agent machines with a fake step actor that
  * follows `script`, and a persister that records each write in memory.
  */
-export async function runFake(script: FakeScript, opts: { state?: WorkflowState; maxParallel?: number; session?: (r: AgentRecord) => string | null; cost?: number; persister?: AnyActorLogic; delayMs?: number; keepWrites?: boolean } = {}): Promise<FakeRun> {
+export async function runFake(script: FakeScript, opts: { state?: WorkflowState; maxParallel?: number; session?: (r: AgentRecord) => string | null; cost?: number; persister?: AnyActorLogic; delayMs?: number; maxMarkdown?: number } = {}): Promise<FakeRun> {
   const store = storeFromState(opts.state ?? freshState());
   const writes: string[] = [];
   const reports: SupervisorEmitted[] = [];
@@ -70,7 +70,7 @@ export async function runFake(script: FakeScript, opts: { state?: WorkflowState;
     });
   });
   const machine = supervisorMachine.provide({ actors: { agent: agentMachine.provide({ actors: { runStep } }), persister: (opts.persister as typeof persister | undefined) ?? persister } });
-  const actor = createActor(machine, { input: { store, maxParallel: opts.maxParallel ?? 4 }, systemId: 'supervisor' });
+  const actor = createActor(machine, { input: { store, maxParallel: opts.maxParallel ?? 4, ...(opts.maxMarkdown ? { maxMarkdown: opts.maxMarkdown } : {}) }, systemId: 'supervisor' });
   actor.on('*', (e) => reports.push(e as SupervisorEmitted));
   actor.start();
   const snap = await waitFor(actor, (s) => s.status !== 'active', { timeout: 10_000 });

@@ -203,3 +203,41 @@ describe('agent machine: the effect of each tag', () => {
     assert.deepEqual(during.stack, [{ state: 'AFTER', session: null }]);
   });
 });
+
+describe('scheduling', () => {
+  it('caps markdown steps separately without holding scripts behind them', async () => {
+    let markdownNow = 0;
+    let markdownPeak = 0;
+    const slowMarkdown = async (r: AgentRecord) => {
+      markdownNow++;
+      markdownPeak = Math.max(markdownPeak, markdownNow);
+      await new Promise((ok) => setTimeout(ok, 20));
+      markdownNow--;
+      return { kind: 'result' as const, payload: r.id };
+    };
+    const workers = [...Array.from({ length: 6 }, () => ({ target: 'ASK.md', attributes: {} })), ...Array.from({ length: 6 }, () => ({ target: 'RUN.sh', attributes: {} }))];
+    const run = await runFake({ START: { kind: 'fork', next: 'END', workers }, 'ASK.md': slowMarkdown, 'RUN.sh': { kind: 'result', payload: 's' }, END: { kind: 'result', payload: 'e' } }, { maxParallel: 4, maxMarkdown: 1 });
+    assert.equal(Object.keys(run.store.meta.results).length, 13);
+    assert.equal(markdownPeak, 1, 'one markdown step at a time');
+    const order = run.started.slice(1);
+    const lastScript = order.findLastIndex((s) => s.endsWith('RUN.sh'));
+    const lastMarkdown = order.findLastIndex((s) => s.endsWith('ASK.md'));
+    assert.ok(lastScript < lastMarkdown, `scripts did not wait behind the markdown queue: ${order.join(' ')}`);
+  });
+
+  it('a dispatcher forking one worker per step keeps getting turns among a thousand queued workers', async () => {
+    let dispatched = 0;
+    const run = await runFake(
+      {
+        START: () => (++dispatched <= 1000 ? { kind: 'fork', next: 'START', workers: [{ target: 'W', attributes: {} }] } : { kind: 'result', payload: 'dispatched' }),
+        W: { kind: 'result', payload: 'w' },
+      },
+      { maxParallel: 2, delayMs: 0 },
+    );
+    assert.equal(Object.keys(run.store.meta.results).length, 1001);
+    // FIFO: between two dispatcher steps, at most the workers queued before it ran.
+    const positions = run.started.flatMap((s, i) => (s === 'main:START' ? [i] : []));
+    const gaps = positions.slice(1).map((p, i) => p - positions[i]! - 1);
+    assert.ok(Math.max(...gaps) <= 2, `largest gap between dispatcher turns: ${Math.max(...gaps)}`);
+  });
+});
