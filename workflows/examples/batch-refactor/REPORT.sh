@@ -15,7 +15,8 @@ fi
 rm -f "$dir"/*.done
 report=""
 for branch in $(git for-each-ref --format='%(refname:short)' "refs/heads/raymond/$RAYMOND_WORKFLOW_ID/"); do
-  n=$(git rev-list --count "HEAD..$branch")
-  report="$report $branch ($n commits);"
+  # A worker that changed nothing has its branch removed as it finishes: skip it if it is gone.
+  n=$(git rev-list --count "HEAD..refs/heads/$branch" -- 2>/dev/null) || continue
+  [ "$n" -gt 0 ] && report="$report $branch ($n commits);"
 done
 echo "<result>$expected workers done.${report:- no branch has changes.}</result>"
