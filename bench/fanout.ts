@@ -1,33 +1,36 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync, chmodSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startWorkflow } from '../src/runtime/run-workflow.js';
-import { silentReporter } from '../src/runtime/reporter.js';
+import { runCli } from './measure-cli.js';
 
 export interface FanoutFigures {
   workers: number;
+  stepsPerWorker: number;
   parallel: number;
   steps: number;
   wallMs: number;
   baselineMs: number;
   overheadPerStepMs: number;
-  orchestratorCpuPerStepMs: number;
   peakRssMb: number;
-  stateWrites: number;
-  stateBytes: number;
+  stateBytesPerStep: number;
 }
 
-/** A dispatcher that forks `n` workers in one output; each worker runs one script step. */
-function writeWorkflow(dir: string, n: number): void {
-  writeFileSync(join(dir, 'START.sh'), `#!/usr/bin/env bash\nfor i in $(seq 1 ${n}); do printf '<fork next="END" i="%s">W</fork>' "$i"; done\n`);
-  writeFileSync(join(dir, 'W.sh'), '#!/usr/bin/env bash\necho "<result>$i</result>"\n');
-  writeFileSync(join(dir, 'END.sh'), '#!/usr/bin/env bash\necho "<result>dispatched</result>"\n');
-  for (const f of ['START.sh', 'W.sh', 'END.sh']) chmodSync(join(dir, f), 0o755);
+/** A dispatcher forking `n` workers in one output; each worker runs `k` script steps. */
+function writeWorkflow(dir: string, n: number, k: number): void {
+  const files: Record<string, string> = {
+    'START.sh': `#!/usr/bin/env bash\nfor i in $(seq 1 ${n}); do printf '<fork next="END" i="%s">W1</fork>' "$i"; done\n`,
+    'END.sh': '#!/usr/bin/env bash\necho "<result>dispatched</result>"\n',
+  };
+  for (let s = 1; s <= k; s++) files[`W${s}.sh`] = s < k ? `#!/usr/bin/env bash\necho "<goto>W${s + 1}</goto>"\n` : '#!/usr/bin/env bash\necho "<result>$i</result>"\n';
+  for (const [name, text] of Object.entries(files)) {
+    writeFileSync(join(dir, name), text);
+    chmodSync(join(dir, name), 0o755);
+  }
 }
 
-/** Runs the same worker script `n` times with `parallel` at once, no orchestrator. */
-async function plainLoop(script: string, n: number, parallel: number): Promise<number> {
+/** Runs the same worker script `n` times with `parallel` at once, without an orchestrator. */
+export async function plainLoop(script: string, n: number, parallel: number): Promise<number> {
   const started = performance.now();
   let next = 0;
   const lane = async () => {
@@ -46,41 +49,30 @@ async function plainLoop(script: string, n: number, parallel: number): Promise<n
   return performance.now() - started;
 }
 
-/** Measures a fan-out run against the plain loop, in the same process and run. */
-export async function benchFanout(workers: number, parallel: number, language: 'pool' | 'inline' = 'pool'): Promise<FanoutFigures> {
+/**
+ * Fan-out through the built CLI against the same scripts in a plain loop,
+ * at the same parallelism, in the same run. State bytes are what the CLI
+ * reports (--verbose) having written to its state folder.
+ */
+export async function benchFanout(workers: number, parallel: number, stepsPerWorker = 1): Promise<FanoutFigures> {
   const dir = mkdtempSync(join(tmpdir(), 'raymond-bench-'));
   try {
-    writeWorkflow(dir, workers);
-    const baselineMs = await plainLoop(join(dir, 'W.sh'), workers + 1, parallel);
-    const stats = { writes: 0, bytes: 0, snapshots: 0 };
-    const cpu0 = process.cpuUsage();
-    const t0 = performance.now();
-    const outcome = await startWorkflow({
-      path: dir,
-      stateDir: join(dir, 'state'),
-      settings: { maxParallel: parallel, timeoutSeconds: 600, budgetUsd: 0, skipPermissions: false, debug: false },
-      reporter: silentReporter,
-      cwd: dir,
-      language,
-      stats,
-    });
-    const wallMs = performance.now() - t0;
-    const cpu = process.cpuUsage(cpu0);
-    if (outcome.status !== 'completed' || Object.keys(outcome.results).length !== workers + 1) {
-      throw new Error(`bench run ended ${outcome.status}: ${outcome.error ?? ''}`);
-    }
-    const steps = workers + 1;
+    writeWorkflow(dir, workers, stepsPerWorker);
+    const steps = 2 + workers * stepsPerWorker;
+    const baselineMs = await plainLoop(join(dir, 'W1.sh'), steps, parallel);
+    const run = await runCli([dir, '--max-parallel', String(parallel), '--no-debug', '--quiet', '--verbose', '--workflow-id', 'bench', '--state-dir', join(dir, 'state')], { cwd: dir });
+    if (run.code !== 0) throw new Error(`bench run failed: ${run.stderr}`);
+    const bytes = Number(/writes \(\d+ snapshots\), (\d+) bytes/.exec(run.stderr)?.[1] ?? NaN);
     return {
       workers,
+      stepsPerWorker,
       parallel,
       steps,
-      wallMs,
+      wallMs: run.wallMs,
       baselineMs,
-      overheadPerStepMs: (wallMs - baselineMs) / steps,
-      orchestratorCpuPerStepMs: (cpu.user + cpu.system) / 1000 / steps,
-      peakRssMb: process.resourceUsage().maxRSS / 1024,
-      stateWrites: stats.writes,
-      stateBytes: stats.bytes,
+      overheadPerStepMs: (run.wallMs - baselineMs) / steps,
+      peakRssMb: run.peakRssMb,
+      stateBytesPerStep: bytes / steps,
     };
   } finally {
     rmSync(dir, { recursive: true, force: true });

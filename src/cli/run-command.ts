@@ -109,7 +109,10 @@ export async function runCommand(path: string | undefined, flags: CliFlags): Pro
   if (outcome.status !== 'completed') {
     process.stderr.write(`resume with: raymond --resume ${outcome.workflowId}${flags.stateDir !== '.raymond/state' ? ` --state-dir ${flags.stateDir}` : ''}\n`);
   }
-  if (flags.verbose) process.stderr.write(`raymond: state file ${outcome.stateFile}\n`);
+  if (flags.verbose) {
+    const w = outcome.stateWrites;
+    process.stderr.write(`state file ${outcome.stateFile}: ${w.writes} writes (${w.snapshots} snapshots), ${w.bytes} bytes\n`);
+  }
   if (signals.drain.aborted || signals.kill.aborted) return EXIT.interrupted;
   if (outcome.status === 'budget_exceeded') return EXIT.budgetExceeded;
   if (outcome.status === 'paused') return EXIT.paused;

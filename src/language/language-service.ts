@@ -2,7 +2,7 @@ import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
 import { RaymondError, type Outcome } from '../errors.js';
-import { runLanguageTask, type InterpretTask, type Interpretation, type LanguageTask, type PrepareTask, type Prepared } from './language-tasks.js';
+import type { InterpretTask, Interpretation, LanguageTask, PrepareTask, Prepared } from './language-tasks.js';
 
 /**
  * Parsing and rendering, behind one small interface so the runtime does not
@@ -20,11 +20,16 @@ function unwrap<T>(outcome: Outcome<unknown>): T {
   throw RaymondError.fromJSON(outcome.error);
 }
 
-/** Runs tasks on the calling thread. */
+/**
+ * Runs tasks on the calling thread. The parser and its YAML dependency are
+ * loaded on first use, so a pooled run never carries them on the main thread.
+ */
 export function createInlineLanguageService(): LanguageService {
+  let tasks: Promise<typeof import('./language-tasks.js')> | undefined;
+  const run = async (task: LanguageTask) => unwrap<never>((await (tasks ??= import('./language-tasks.js'))).runLanguageTask(task));
   return {
-    prepare: async (task) => unwrap(runLanguageTask({ op: 'prepare', ...task })),
-    interpret: async (task) => unwrap(runLanguageTask({ op: 'interpret', ...task })),
+    prepare: (task) => run({ op: 'prepare', ...task }),
+    interpret: (task) => run({ op: 'interpret', ...task }),
     close: async () => {},
   };
 }

@@ -92,6 +92,8 @@ export interface RunOutcome {
   waitUntil?: number;
   /** Every agent's worktree, as it stands at the end of the run. */
   worktrees: Array<WorktreeRef & { agent: string }>;
+  /** What this process wrote to the state folder. */
+  stateWrites: { writes: number; bytes: number; snapshots: number };
 }
 
 function toOptions(s: RunSettings): RunOptions {
@@ -218,6 +220,7 @@ async function execute(state: WorkflowState, scope: Scope, stateFile: string, se
   const debug = settings.debug ? new DebugLog(join(dirname(req.stateDir), 'debug', workflowId), (t) => req.reporter.warn(t)) : undefined;
   try {
     const store = storeFromState(state);
+    const stats = req.stats ?? { writes: 0, bytes: 0, snapshots: 0 };
     const warned = new Set<string>();
     const runStep = createRunStep({
       workflowId,
@@ -239,7 +242,7 @@ async function execute(state: WorkflowState, scope: Scope, stateFile: string, se
       debug,
     });
     const machine = supervisorMachine.provide({
-      actors: { agent: agentMachine.provide({ actors: { runStep } }), persister: createPersister(stateFile, req.stats) },
+      actors: { agent: agentMachine.provide({ actors: { runStep } }), persister: createPersister(stateFile, stats) },
     });
     const actor = createActor(machine, { input: { store, maxParallel: settings.maxParallel, maxMarkdown: markdownSlots() }, systemId: 'supervisor' });
     let steps = 0;
@@ -272,7 +275,7 @@ async function execute(state: WorkflowState, scope: Scope, stateFile: string, se
       req.kill?.removeEventListener('abort', kill);
     });
     const worktrees = [...store.agents.values()].filter((a) => a.worktree).map((a) => ({ agent: a.id, ...a.worktree! }));
-    const outcome: RunOutcome = { workflowId, status: output.status, totalCostUsd: store.meta.total_cost_usd, results: { ...store.meta.results }, stateFile, worktrees };
+    const outcome: RunOutcome = { workflowId, status: output.status, totalCostUsd: store.meta.total_cost_usd, results: { ...store.meta.results }, stateFile, worktrees, stateWrites: { ...stats } };
     if (output.error !== undefined) outcome.error = output.error;
     const left = [...store.agents.values()].filter((a) => a.status === 'active' || a.status === 'paused');
     if (output.status === 'paused' && left.length > 0 && left.every((a) => a.status === 'paused' && a.resets_at !== undefined)) {
