@@ -127,6 +127,7 @@ export const agentMachine = setup({
     invoking: {
       description: 'Running the current state (a script or a Claude Code turn) and reading its transition.',
       invoke: {
+        id: 'step',
         src: 'runStep',
         input: ({ context }) => ({ record: context.record }),
         onDone: [

@@ -32,6 +32,7 @@ export type ErrorCode =
   | 'ERR_LOCKED'
   | 'ERR_WORKFLOW_CHANGED'
   | 'ERR_WORKTREE'
+  | 'ERR_INSPECT'
   | 'ERR_INTERNAL';
 
 /** Exit-code class of an error: a user mistake found before running, or a failed run. */
@@ -50,6 +51,7 @@ const INVALID_CODES = new Set<ErrorCode>([
   'ERR_WORKFLOW_CHANGED',
   'ERR_CLAUDE_NOT_FOUND',
   'ERR_FILE_READ',
+  'ERR_INSPECT',
 ]);
 
 /** Errors after which the agent is paused (resumable) rather than the run failed. */

@@ -2,7 +2,7 @@
 import { CommanderError } from 'commander';
 import { RaymondError } from '../errors.js';
 import { EXIT } from './run-command.js';
-import { buildProgram } from './program.js';
+import { buildProgram, normalizeArgv } from './program.js';
 
 /**
  * The one place that turns errors into messages and sets the exit code. User
@@ -12,7 +12,7 @@ async function main(argv: string[]): Promise<number> {
   const result = { exitCode: EXIT.completed as number };
   const program = buildProgram(result).exitOverride();
   try {
-    await program.parseAsync(argv);
+    await program.parseAsync(normalizeArgv(argv));
     return result.exitCode;
   } catch (err) {
     if (err instanceof CommanderError) {

@@ -5,11 +5,15 @@ import { InvalidArgumentError } from 'commander';
 export const DEFAULT_MAX_PARALLEL = Math.max(2, availableParallelism());
 export const DEFAULT_TIMEOUT_SECONDS = 600;
 
-/** Commander parser for a whole number of at least `min`. */
-export function integer(min: number) {
+/** Port of the inspector relay (`@statelyai/inspect`'s own default). */
+export const DEFAULT_INSPECT_PORT = 8080;
+
+/** Commander parser for a whole number of at least `min` (and at most `max`). */
+export function integer(min: number, max = Number.MAX_SAFE_INTEGER) {
   return (value: string): number => {
-    if (!/^\d+$/.test(value.trim()) || Number(value) < min) throw new InvalidArgumentError(`expected a whole number of at least ${min}`);
-    return Number(value);
+    const n = Number(value);
+    if (!/^\d+$/.test(value.trim()) || n < min || n > max) throw new InvalidArgumentError(max === Number.MAX_SAFE_INTEGER ? `expected a whole number of at least ${min}` : `expected a whole number from ${min} to ${max}`);
+    return n;
   };
 }
 

@@ -3,7 +3,7 @@ import { Command, Option } from 'commander';
 import { EFFORTS, MODELS } from '../claude/claude-argv.js';
 import { initConfig } from '../config/config-file.js';
 import { RaymondError } from '../errors.js';
-import { DEFAULT_BUDGET_USD, DEFAULT_MAX_PARALLEL, DEFAULT_TIMEOUT_SECONDS, integer, money } from './options.js';
+import { DEFAULT_BUDGET_USD, DEFAULT_INSPECT_PORT, DEFAULT_MAX_PARALLEL, DEFAULT_TIMEOUT_SECONDS, integer, money } from './options.js';
 import { listRuns, runStatus, runWorktrees } from './runs-command.js';
 import { EXIT, runCommand } from './run-command.js';
 import type { CliFlags } from './settings.js';
@@ -44,7 +44,19 @@ async function dispatch(path: string | undefined, flags: CliFlags): Promise<numb
     return EXIT.completed;
   }
   if (!flags.resume && !path) usage('give a workflow (a state file, a folder or a .zip), or --resume ID');
+  const inspecting = flags.inspect !== undefined || flags.trace !== undefined;
+  if (!inspecting && (flags.inspectFull || flags.inspectAgents !== undefined)) usage('--inspect-full and --inspect-agents need --inspect or --trace');
+  if (flags.inspectWait && flags.inspect === undefined) usage('--inspect-wait needs --inspect');
   return runCommand(path, flags);
+}
+
+/**
+ * `--inspect` takes its port only as `--inspect=PORT` or `--inspect PORT`
+ * with digits: `raymond --inspect my-workflow` must not read the workflow as
+ * a port, which commander's optional values would.
+ */
+export function normalizeArgv(argv: string[]): string[] {
+  return argv.map((a, i) => (a === '--inspect' && !/^\d+$/.test(argv[i + 1] ?? '') ? `--inspect=${DEFAULT_INSPECT_PORT}` : a));
 }
 
 /**
@@ -80,6 +92,11 @@ export function buildProgram(result: { exitCode: number }): Command {
     .option('--json', 'machine-readable output on stdout')
     .option('--quiet', 'no progress lines on stderr')
     .option('--verbose', 'more detail on stderr, with stack traces')
+    .addOption(new Option('--inspect [port]', `watch the agent machines in the Stately inspector, through a relay on 127.0.0.1 (default port ${DEFAULT_INSPECT_PORT})`).argParser(integer(1, 65535)))
+    .option('--inspect-full', 'with --inspect or --trace: include prompts, inputs and results')
+    .option('--inspect-agents <glob>', 'with --inspect or --trace: only agents whose id matches (e.g. "main_worker1*")')
+    .option('--inspect-wait', 'with --inspect: start the run once the inspector page is open')
+    .option('--trace <file>', 'write every inspection event (actors, snapshots, events) to this file as JSON lines')
     .showHelpAfterError('(run raymond --help for usage)')
     .action(async (path: string | undefined, flags: CliFlags) => {
       result.exitCode = await dispatch(path, flags);

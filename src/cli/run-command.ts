@@ -3,7 +3,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { findConfigFile, readConfigFile, type ConfigValues } from '../config/config-file.js';
 import { RaymondError } from '../errors.js';
 import { resumeWorkflow, startWorkflow, type RunOutcome, type RunProgress } from '../runtime/run-workflow.js';
+import { openInspection, type Inspection } from '../inspect/inspection.js';
 import { createLiveView } from './live-view.js';
+import { DEFAULT_INSPECT_PORT } from './options.js';
 import { createStderrReporter } from './progress.js';
 import { newRunSettings, resumeOverrides, waitForLimits, type CliFlags } from './settings.js';
 
@@ -71,17 +73,37 @@ function interruptHandlers(beforeMessage: () => void) {
   return { drain: drain.signal, kill: kill.signal, dispose: () => (process.off('SIGINT', onInt), process.off('SIGTERM', onTerm)) };
 }
 
+/**
+ * Opens the relay and/or trace the flags ask for, prints where to look, and
+ * with --inspect-wait holds the run until a browser opened the page.
+ */
+async function startInspection(flags: CliFlags): Promise<Inspection | undefined> {
+  if (flags.inspect === undefined && flags.trace === undefined) return undefined;
+  const port = flags.inspect === undefined ? undefined : typeof flags.inspect === 'number' ? flags.inspect : DEFAULT_INSPECT_PORT;
+  const inspection = await openInspection({ port, trace: flags.trace, full: !!flags.inspectFull, agents: flags.inspectAgents });
+  if (inspection.url) {
+    process.stderr.write(`raymond: inspector relay on 127.0.0.1:${port}: open ${inspection.url} to watch the agent machines in the Stately inspector\n`);
+    if (flags.inspectWait) {
+      process.stderr.write('raymond: waiting for the inspector page to connect (Ctrl-C to give up)\n');
+      while (inspection.viewers() === 0) await sleep(100);
+    }
+  }
+  return inspection;
+}
+
 /** `raymond PATH` and `raymond --resume ID`: runs a workflow and returns the exit code. */
 export async function runCommand(path: string | undefined, flags: CliFlags): Promise<number> {
   const config = loadConfig(process.cwd());
   const stateDir = resolve(flags.stateDir);
+  // Before the status area takes over the terminal; Ctrl-C while waiting for a viewer just ends the process.
+  const inspection = await startInspection(flags);
   // On a terminal, a status area that never looks frozen; elsewhere (or --quiet) plain lines.
   let read: (() => RunProgress) | undefined;
   const idle: RunProgress = { counts: { idle: 0, invoking: 0, 'awaiting-child': 0, terminated: 0, paused: 0 }, costUsd: 0, budgetUsd: 0, startedAt: Date.now(), steps: 0 };
   const live = process.stderr.isTTY && !flags.quiet ? createLiveView({ stream: process.stderr, snapshot: () => read?.() ?? idle, verbose: !!flags.verbose }) : undefined;
   const reporter = live ?? createStderrReporter({ quiet: !!flags.quiet, verbose: !!flags.verbose });
   const signals = interruptHandlers(() => live?.stop());
-  const common = { stateDir, reporter, drain: signals.drain, kill: signals.kill, onProgress: (r: () => RunProgress) => (read = r) };
+  const common = { stateDir, reporter, drain: signals.drain, kill: signals.kill, onProgress: (r: () => RunProgress) => (read = r), inspect: inspection?.observer };
   let outcome: RunOutcome;
   try {
     outcome = flags.resume
@@ -100,6 +122,7 @@ export async function runCommand(path: string | undefined, flags: CliFlags): Pro
     throw err;
   } finally {
     live?.stop();
+    await inspection?.close();
     signals.dispose();
   }
   if (flags.json) process.stdout.write(`${jsonSummary(outcome)}\n`);

@@ -26,6 +26,12 @@ export interface CliFlags {
   json?: boolean;
   quiet?: boolean;
   verbose?: boolean;
+  /** `--inspect` alone is true; `--inspect=PORT` the port. */
+  inspect?: boolean | number;
+  inspectFull?: boolean;
+  inspectAgents?: string;
+  inspectWait?: boolean;
+  trace?: string;
 }
 
 /** Settings of a new run: flags beat the config file, which beats the defaults. */

@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { freemem } from 'node:os';
 import { dirname, join } from 'node:path';
-import { createActor, toPromise } from 'xstate';
+import { createActor, toPromise, type InspectionEvent } from 'xstate';
 import { agentMachine } from '../../machines/agent.machine.js';
 import { storeFromState } from '../../machines/run-store.js';
 import { supervisorMachine, type SupervisorEmitted } from '../../machines/supervisor.machine.js';
@@ -52,6 +52,8 @@ interface CommonRequest {
   stats?: PersisterStats;
   /** Called once the run is under way with a way to read its live figures. */
   onProgress?: (read: () => RunProgress) => void;
+  /** Receives every inspection event of the actor system (`--inspect`, `--trace`). */
+  inspect?: ((event: InspectionEvent) => void) | undefined;
 }
 
 /** Live figures of a run, for the terminal view. */
@@ -244,7 +246,12 @@ async function execute(state: WorkflowState, scope: Scope, stateFile: string, se
     const machine = supervisorMachine.provide({
       actors: { agent: agentMachine.provide({ actors: { runStep } }), persister: createPersister(stateFile, stats) },
     });
-    const actor = createActor(machine, { input: { store, maxParallel: settings.maxParallel, maxMarkdown: markdownSlots() }, systemId: 'supervisor' });
+    const actor = createActor(machine, {
+      input: { store, maxParallel: settings.maxParallel, maxMarkdown: markdownSlots() },
+      id: 'supervisor',
+      systemId: 'supervisor',
+      ...(req.inspect ? { inspect: req.inspect } : {}),
+    });
     let steps = 0;
     const startedAt = Date.now();
     actor.on('*', (e) => {

@@ -1,0 +1,135 @@
+import { createWriteStream, openSync, type WriteStream } from 'node:fs';
+import { createInspector, createWebSocketInspector, type StatelyInspectionEvent } from '@statelyai/inspect';
+import type { InspectionEvent } from 'xstate';
+import { RaymondError } from '../errors.js';
+import { globToRegExp } from './glob.js';
+import { startRelay, type Relay } from './relay.js';
+import { sanitizeContext, sanitizeEvent, sanitizeOutput } from './sanitize.js';
+
+/** What `--inspect`, `--inspect-full`, `--inspect-agents` and `--trace` ask for. */
+export interface InspectOptions {
+  /** Port of the local relay for the Stately inspector; none: no relay. */
+  port?: number | undefined;
+  /** JSONL file receiving every inspection event. */
+  trace?: string | undefined;
+  /** Keep prompts, inputs and results in what is inspected. */
+  full: boolean;
+  /** Only agents whose id matches (the supervisor is always inspected). */
+  agents?: string | undefined;
+}
+
+/** A running inspection: pass `observer` as the root actor's `inspect` option. */
+export interface Inspection {
+  observer: (event: InspectionEvent) => void;
+  /** The page to open, when a relay runs. */
+  url?: string;
+  /** Browsers connected to the relay. */
+  viewers(): number;
+  /** Sends what is still queued, then stops the relay and closes the trace. */
+  close(): Promise<void>;
+}
+
+interface ActorLike {
+  systemId?: string | undefined;
+  options?: { systemId?: string | undefined };
+  _parent?: ActorLike | undefined;
+}
+
+/** Agent id of an agent frame or of an actor it invoked; undefined for the supervisor and its helpers. */
+function agentOf(ref: ActorLike | undefined): string | undefined {
+  for (let r = ref; r; r = r._parent) {
+    // An actor announces itself before it registers its systemId.
+    const systemId = r.systemId ?? r.options?.systemId;
+    if (systemId?.startsWith('agent:')) return systemId.slice('agent:'.length).replace(/@\d+$/, '');
+  }
+  return undefined;
+}
+
+/** A snapshot reduced to plain, sanitized JSON before the library serializes it whole. */
+function plainSnapshot(s: Record<string, unknown>, full: boolean): Record<string, unknown> {
+  const out: Record<string, unknown> = { status: s.status };
+  if ('value' in s) out.value = s.value;
+  if ('context' in s) out.context = sanitizeContext(s.context, full);
+  if (s.output !== undefined) out.output = sanitizeOutput(s.output, full);
+  if (s.error !== undefined) out.error = s.error instanceof Error ? s.error.message : String(s.error);
+  return out;
+}
+
+function openTrace(file: string): WriteStream {
+  try {
+    return createWriteStream('', { fd: openSync(file, 'w') });
+  } catch (err) {
+    throw new RaymondError('ERR_INSPECT', `cannot write the --trace file (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`, { file });
+  }
+}
+
+/**
+ * Starts what the options ask for: the relay and `@statelyai/inspect`'s
+ * WebSocket client, and/or a trace file. Both receive the same events, in
+ * the inspector's own format, so a trace can be fed to an inspector later.
+ */
+export async function openInspection(opts: InspectOptions): Promise<Inspection> {
+  const trace = opts.trace ? openTrace(opts.trace) : undefined;
+  let relay: Relay | undefined;
+  try {
+    if (opts.port !== undefined) relay = await startRelay(opts.port);
+  } catch (err) {
+    trace?.close();
+    throw err;
+  }
+  // Events wait in memory until the client is connected; a big run must not lose its first agents.
+  const ws = relay ? createWebSocketInspector({ url: relay.wsUrl, autoStart: false, maxDeferredEvents: 100_000 }).adapter : undefined;
+  const inspector = createInspector(
+    {
+      start: () => ws?.start(),
+      stop: () => ws?.stop(),
+      send: (event: StatelyInspectionEvent) => {
+        ws?.send(event);
+        trace?.write(`${JSON.stringify(event)}\n`);
+      },
+    },
+    {
+      sanitizeContext: (context) => sanitizeContext(context, opts.full) as never,
+      sanitizeEvent: (event) => sanitizeEvent(event, opts.full) as never,
+    },
+  );
+  inspector.start();
+  const only = opts.agents ? globToRegExp(opts.agents) : undefined;
+  const observer = (event: InspectionEvent) => {
+    if (only) {
+      const agent = agentOf(event.actorRef as ActorLike);
+      if (agent !== undefined && !only.test(agent)) return;
+    }
+    if (event.type === '@xstate.snapshot') {
+      inspector.inspect.next?.({ ...event, snapshot: plainSnapshot(event.snapshot as unknown as Record<string, unknown>, opts.full) } as unknown as InspectionEvent);
+    } else if (event.type === '@xstate.actor') {
+      // The library reads the new actor's whole snapshot, a step's input (prompt, attributes) included.
+      const ref = event.actorRef as unknown as ActorLike & { id: string; sessionId: string; logic: unknown; getSnapshot(): Record<string, unknown> };
+      const view = { id: ref.id, sessionId: ref.sessionId, logic: ref.logic, _parent: ref._parent, getSnapshot: () => plainSnapshot(ref.getSnapshot(), opts.full) };
+      inspector.inspect.next?.({ ...event, actorRef: view } as unknown as InspectionEvent);
+    } else {
+      inspector.inspect.next?.(event);
+    }
+  };
+  return {
+    observer,
+    ...(relay ? { url: relay.url } : {}),
+    viewers: () => relay?.viewers() ?? 0,
+    close: async () => {
+      // The library converts each event on a zero-delay timer: let those run first.
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      if (ws) await drain(ws as unknown as { status: string; ws?: { bufferedAmount: number } });
+      inspector.stop();
+      relay?.stop();
+      if (trace) await new Promise<void>((resolve) => trace.end(resolve));
+    },
+  };
+}
+
+/** Waits (up to two seconds) until the client is connected and has sent everything. */
+async function drain(adapter: { status: string; ws?: { bufferedAmount: number } }): Promise<void> {
+  const until = Date.now() + 2000;
+  while (Date.now() < until && !(adapter.status === 'open' && adapter.ws?.bufferedAmount === 0)) {
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}

@@ -1,0 +1,94 @@
+import type { AgentRecord, Decision } from '../../machines/types.js';
+
+/**
+ * What the inspector may see of the run. Prompts, inputs, results and fork
+ * attributes are the user's data and may be secret: unless `--inspect-full`
+ * is given, contexts, events and outputs are reduced to ids, states, counts
+ * and costs. Contexts are turned into plain JSON either way, because the
+ * supervisor's store holds Maps (which serialize as `{}`) and can be large.
+ */
+
+type Plain = Record<string, unknown>;
+
+function isObject(x: unknown): x is Plain {
+  return typeof x === 'object' && x !== null && !Array.isArray(x);
+}
+
+/** Tag and target of a decision, never its payload or input. */
+export function summarizeDecision(d: Decision): Plain {
+  switch (d.kind) {
+    case 'fork':
+      return { tag: 'fork', next: d.next, workers: d.workers.map((w) => w.target) };
+    case 'result':
+      return { tag: 'result' };
+    case 'call':
+    case 'function':
+      return { tag: d.kind, target: d.target, return: d.returnTo };
+    default:
+      return { tag: d.kind, target: d.target };
+  }
+}
+
+function summarizeRecord(r: AgentRecord): Plain {
+  return { agent: r.id, state: r.state, status: r.status, stack: r.stack.map((f) => f.state), session: r.session, cwd: r.cwd, ...(r.worktree ? { branch: r.worktree.branch } : {}) };
+}
+
+function fullRecord(r: AgentRecord): Plain {
+  return JSON.parse(JSON.stringify(r)) as Plain;
+}
+
+/** The inspected context of an agent frame or of the supervisor; anything else passes as is, so it may run twice. */
+export function sanitizeContext(context: unknown, full: boolean): unknown {
+  if (!isObject(context)) return context;
+  if (isObject(context.record)) {
+    const record = context.record as unknown as AgentRecord;
+    return { ...(full ? { record: fullRecord(record) } : summarizeRecord(record)), depth: context.depth };
+  }
+  if (isObject(context.store)) {
+    const store = context.store as unknown as { meta: Plain & { total_cost_usd: number; status: string; results: Record<string, string> }; agents: Map<string, AgentRecord> };
+    const queue = (context.queue as unknown[] | undefined)?.length ?? 0;
+    const summary: Plain = {
+      status: store.meta.status,
+      total_cost_usd: store.meta.total_cost_usd,
+      agents: store.agents.size,
+      running: context.running,
+      queued: queue - ((context.queueHead as number | undefined) ?? 0),
+      version: context.version,
+      persisted: context.persisted,
+    };
+    if (full) summary.results = { ...store.meta.results };
+    return summary;
+  }
+  // Already sanitized (or an actor without context of its own).
+  return context;
+}
+
+/** The inspected output of an actor: a step's result or a frame's end. */
+export function sanitizeOutput(output: unknown, full: boolean): unknown {
+  if (!isObject(output)) return output;
+  if (isObject(output.decision)) {
+    const decision = output.decision as unknown as Decision;
+    return full ? output : { ...summarizeDecision(decision), session: output.session, costUsd: output.costUsd };
+  }
+  if (isObject(output.record) && typeof output.kind === 'string') {
+    const record = output.record as unknown as AgentRecord;
+    return { kind: output.kind, ...(full ? { record: fullRecord(record) } : summarizeRecord(record)) };
+  }
+  return full ? output : {};
+}
+
+const SAFE_STRINGS = new Set(['type', 'agentId', 'actorId', 'from', 'state', 'outcome']);
+
+/** The inspected form of an event sent to an actor. */
+export function sanitizeEvent(event: Plain, full: boolean): Plain {
+  const out: Plain = { type: event.type };
+  for (const [k, v] of Object.entries(event)) {
+    if (typeof v === 'number' || typeof v === 'boolean' || (typeof v === 'string' && (full || SAFE_STRINGS.has(k)))) out[k] = v;
+  }
+  if (isObject(event.decision)) out.decision = full ? event.decision : summarizeDecision(event.decision as unknown as Decision);
+  if (isObject(event.record)) out.record = full ? fullRecord(event.record as unknown as AgentRecord) : summarizeRecord(event.record as unknown as AgentRecord);
+  if (Array.isArray(event.spawns)) out.spawns = event.spawns.length;
+  if ('output' in event) out.output = sanitizeOutput(event.output, full);
+  if ('error' in event) out.error = event.error instanceof Error ? event.error.message : typeof event.error === 'string' ? event.error : String(event.error);
+  return out;
+}

@@ -1,0 +1,79 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { AgentRecord } from '../../machines/types.js';
+import { globToRegExp } from '../../src/inspect/glob.js';
+import { sanitizeContext, sanitizeEvent, sanitizeOutput } from '../../src/inspect/sanitize.js';
+
+const record: AgentRecord = {
+  id: 'main_worker2',
+  state: 'WORK.md',
+  session: 's-1',
+  branchFrom: null,
+  stack: [{ state: 'AFTER.md', session: 's-0' }],
+  cwd: '/repo',
+  attributes: { secret: 'api key 123' },
+  input: 'the secret prompt input',
+  status: 'active',
+};
+const secret = /secret|api key/;
+
+describe('sanitizeContext', () => {
+  it('reduces an agent frame to ids, states and session, and keeps everything with full', () => {
+    const ctx = { record, depth: 1, callee: null };
+    assert.deepEqual(sanitizeContext(ctx, false), { agent: 'main_worker2', state: 'WORK.md', status: 'active', stack: ['AFTER.md'], session: 's-1', cwd: '/repo', depth: 1 });
+    assert.deepEqual((sanitizeContext(ctx, true) as { record: AgentRecord }).record, record);
+  });
+
+  it('summarizes the supervisor, whose store holds Maps, with results only when full', () => {
+    const store = { meta: { status: 'running', total_cost_usd: 0.5, results: { main_worker1: 'secret result' } }, agents: new Map([['main', record]]) };
+    const ctx = { store, running: 2, queue: [1, 2, 3], queueHead: 1, version: 7, persisted: 6 };
+    assert.deepEqual(sanitizeContext(ctx, false), { status: 'running', total_cost_usd: 0.5, agents: 1, running: 2, queued: 2, version: 7, persisted: 6 });
+    assert.deepEqual((sanitizeContext(ctx, true) as { results: object }).results, { main_worker1: 'secret result' });
+  });
+
+  it('passes an already sanitized context through unchanged', () => {
+    const once = sanitizeContext({ record, depth: 0, callee: null }, false);
+    assert.deepEqual(sanitizeContext(once, false), once);
+  });
+});
+
+describe('sanitizeEvent and sanitizeOutput', () => {
+  it('keeps the tag and target of a step, never its payload, input or attributes', () => {
+    const event = { type: 'step.done', agentId: 'main', from: 'A.md', costUsd: 0.01, outcome: 'continue', decision: { kind: 'result', payload: 'secret result' }, record, spawns: [] };
+    const out = sanitizeEvent(event, false);
+    assert.deepEqual(out.decision, { tag: 'result' });
+    assert.equal(out.costUsd, 0.01);
+    assert.equal(out.agentId, 'main');
+    assert.doesNotMatch(JSON.stringify(out), secret);
+    assert.match(JSON.stringify(sanitizeEvent(event, true)), /secret result/);
+  });
+
+  it('drops free text of unknown events unless full', () => {
+    const event = { type: 'x.y', note: 'secret text', n: 3 };
+    assert.deepEqual(sanitizeEvent(event, false), { type: 'x.y', n: 3 });
+    assert.deepEqual(sanitizeEvent(event, true), event);
+  });
+
+  it('summarizes a step output and a frame output', () => {
+    const step = { decision: { kind: 'fork', next: 'END.sh', workers: [{ target: 'W.sh', attributes: { secret: 'x' } }] }, session: null, costUsd: 0 };
+    assert.deepEqual(sanitizeOutput(step, false), { tag: 'fork', next: 'END.sh', workers: ['W.sh'], session: null, costUsd: 0 });
+    const frame = sanitizeOutput({ kind: 'returned', record }, false);
+    assert.equal((frame as { agent: string }).agent, 'main_worker2');
+    assert.doesNotMatch(JSON.stringify(frame), secret);
+  });
+});
+
+describe('globToRegExp', () => {
+  for (const [glob, yes, no] of [
+    ['main_worker1*', ['main_worker1', 'main_worker12', 'main_worker1_x2'], ['main_worker2', 'main']],
+    ['main_w?', ['main_w1'], ['main_w10', 'main']],
+    ['main_worker{1,3}', ['main_worker1', 'main_worker3'], ['main_worker2', 'main_worker13']],
+    ['a.b', ['a.b'], ['axb']],
+  ] as const) {
+    it(`${glob}`, () => {
+      const re = globToRegExp(glob);
+      for (const id of yes) assert.ok(re.test(id), `${glob} should match ${id}`);
+      for (const id of no) assert.ok(!re.test(id), `${glob} should not match ${id}`);
+    });
+  }
+});
