@@ -4,6 +4,8 @@ import { EFFORTS, MODELS } from '../claude/claude-argv.js';
 import { initConfig } from '../config/config-file.js';
 import { RaymondError } from '../errors.js';
 import { DEFAULT_BUDGET_USD, DEFAULT_INSPECT_PORT, DEFAULT_MAX_PARALLEL, DEFAULT_TIMEOUT_SECONDS, integer, money } from './options.js';
+import { diagramCommand, type DiagramOptions } from './diagram-command.js';
+import { lintCommand } from './lint-command.js';
 import { listRuns, runStatus, runWorktrees } from './runs-command.js';
 import { EXIT, runCommand } from './run-command.js';
 import type { CliFlags } from './settings.js';
@@ -64,7 +66,10 @@ export function normalizeArgv(argv: string[]): string[] {
  * that only the entry point sets the process exit code.
  */
 export function buildProgram(result: { exitCode: number }): Command {
-  const program = new Command();
+  // Subcommands copy exitOverride when they are created, so it is set before them: a usage
+  // mistake then reaches main.ts (exit 2). Positional options let `lint PATH --json` mean the
+  // subcommand's --json rather than the root's.
+  const program = new Command().exitOverride().enablePositionalOptions();
   program
     .name('raymond')
     .usage('PATH [options]  |  --resume ID  |  --list  |  --status ID  |  --recover  |  --init-config  |  worktrees ID [--prune]')
@@ -111,6 +116,23 @@ export function buildProgram(result: { exitCode: number }): Command {
     .action(async (id: string, opts: { prune?: boolean; stateDir: string; json?: boolean }) => {
       process.stdout.write(`${await runWorktrees(opts.stateDir, id, { prune: !!opts.prune, json: !!opts.json })}\n`);
       result.exitCode = EXIT.completed;
+    });
+  program
+    .command('lint')
+    .description('check a workflow without running it: targets, frontmatter, reachability')
+    .argument('<path>', 'a state file, a workflow folder or a .zip')
+    .option('--json', 'machine-readable output')
+    .action(async (path: string, opts: { json?: boolean }) => {
+      result.exitCode = await lintCommand(path, { json: !!opts.json });
+    });
+  program
+    .command('diagram')
+    .description('draw a workflow: Mermaid on stdout, or an HTML page or an XState machine')
+    .argument('<path>', 'a state file, a workflow folder or a .zip')
+    .option('--html <file>', 'write a self-contained HTML page (click a state to see its file)')
+    .option('--xstate <file>', 'write an XState machine config (JSON)')
+    .action(async (path: string, opts: DiagramOptions) => {
+      result.exitCode = await diagramCommand(path, opts);
     });
   return program;
 }

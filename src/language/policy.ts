@@ -14,7 +14,8 @@ function sameState(emitted: string, allowed: string): boolean {
   return false;
 }
 
-function matches(tag: ParsedTag, entry: AllowedTransition): boolean {
+/** Whether an emitted tag is what an `allowed_transitions` entry allows. */
+export function matches(tag: ParsedTag, entry: AllowedTransition): boolean {
   if (tag.tag !== entry.tag) return false;
   if (entry.target !== undefined && tag.tag !== 'result' && !sameState(tag.body, entry.target)) return false;
   return Object.entries(entry.attributes).every(([k, v]) => {
@@ -30,7 +31,8 @@ export function formatAllowed(entry: AllowedTransition): string {
   return `<${entry.tag}${attrs}>${entry.target}</${entry.tag}>`;
 }
 
-function formatTag(tag: ParsedTag): string {
+/** How an emitted tag is shown in messages (a `<result>` payload elided). */
+export function formatTag(tag: ParsedTag): string {
   const attrs = Object.entries(tag.attributes).map(([k, v]) => ` ${k}="${v}"`).join('');
   return tag.tag === 'result' ? `<result${attrs}>...</result>` : `<${tag.tag}${attrs}>${tag.body}</${tag.tag}>`;
 }

@@ -32,7 +32,8 @@ export interface Scope {
   dispose(): Promise<void>;
 }
 
-const ENTRY_NAMES = ['1_START', 'START'];
+/** Names (without extension) of the state a folder starts at. */
+export const ENTRY_NAMES: readonly string[] = ['1_START', 'START'];
 
 class FileScope implements Scope {
   readonly ref: ScopeRef;

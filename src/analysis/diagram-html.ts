@@ -1,0 +1,112 @@
+import { diagramModel, stateIds } from './diagram-model.js';
+import { layoutDiagram } from './diagram-layout.js';
+import { escapeHtml, nodeSize, renderSvg } from './diagram-svg.js';
+import type { WorkflowGraph } from './workflow-graph.js';
+
+const STYLE = `
+* { box-sizing: border-box; }
+body { margin: 0; font: 14px/1.4 system-ui, -apple-system, "Segoe UI", sans-serif; color: #1a202c; background: #f7fafc; }
+header { padding: 12px 20px; background: #fff; border-bottom: 1px solid #e2e8f0; }
+header h1 { margin: 0 0 4px; font-size: 18px; }
+header p { margin: 0; color: #4a5568; }
+.legend span { display: inline-block; margin-right: 16px; }
+.swatch { display: inline-block; width: 22px; height: 14px; vertical-align: -2px; margin-right: 4px; border: 1.5px solid; }
+main { display: flex; align-items: flex-start; gap: 16px; padding: 16px 20px; }
+#graph { flex: 1 1 auto; overflow: auto; background: #fff; border: 1px solid #e2e8f0; border-radius: 6px; padding: 8px; }
+aside { flex: 0 0 40%; max-width: 640px; position: sticky; top: 16px; background: #fff; border: 1px solid #e2e8f0; border-radius: 6px; padding: 12px 16px; }
+aside h2 { margin: 0 0 2px; font-size: 16px; font-family: ui-monospace, Menlo, Consolas, monospace; }
+aside .kind { margin: 0 0 8px; color: #718096; }
+aside pre { margin: 0; max-height: 75vh; overflow: auto; padding: 10px; background: #f7fafc; border-radius: 4px; font: 12.5px/1.45 ui-monospace, Menlo, Consolas, monospace; white-space: pre-wrap; word-break: break-word; }
+svg text { font: 13px system-ui, -apple-system, "Segoe UI", sans-serif; text-anchor: middle; dominant-baseline: central; }
+.link { fill: none; stroke: #4a5568; stroke-width: 1.5; }
+.link.dotted { stroke-dasharray: 5 4; }
+.link-label rect { fill: #fff; stroke: #e2e8f0; }
+.link-label text { font-size: 11.5px; fill: #2d3748; }
+.node rect, .node polygon, .node circle { stroke-width: 1.5; }
+.node.markdown rect, .swatch.markdown { fill: #eaf2ff; background: #eaf2ff; stroke: #3d6fb6; border-color: #3d6fb6; border-radius: 7px; }
+.node.script rect, .swatch.script { fill: #fff4e0; background: #fff4e0; stroke: #b7791f; border-color: #b7791f; }
+.node.start circle { fill: #2d3748; stroke: #2d3748; }
+.node.start text { fill: #fff; font-size: 11px; }
+.node.result circle { fill: #e6f6ea; stroke: #2f855a; }
+.node.result text { font-size: 11px; }
+.node.missing rect { fill: #fff0f0; stroke: #c53030; stroke-dasharray: 5 3; }
+.node.dynamic polygon { fill: #f7f7f7; stroke: #718096; stroke-dasharray: 5 3; }
+.node[data-file] { cursor: pointer; }
+.node[data-file]:hover rect, .node[data-file]:focus rect { stroke-width: 2.5; }
+.node.selected rect { stroke-width: 3; filter: drop-shadow(0 0 3px rgba(49, 130, 206, 0.6)); }
+.node:focus { outline: none; }
+`;
+
+// Shows the clicked state's file; the texts are in the page, so it works offline. The
+// address keeps the shown state (#ID), so a link can point at one state.
+const SCRIPT = `
+const title = document.getElementById('file-name');
+const kind = document.getElementById('file-kind');
+const body = document.getElementById('file-text');
+function show(id) {
+  const source = document.querySelector('pre[data-for="' + id + '"]');
+  if (!source) return;
+  document.querySelectorAll('.node.selected').forEach((n) => n.classList.remove('selected'));
+  document.querySelector('.node[data-id="' + id + '"]').classList.add('selected');
+  title.textContent = source.dataset.file;
+  kind.textContent = source.dataset.kind;
+  body.textContent = source.textContent;
+}
+document.querySelectorAll('.node[data-file]').forEach((node) => {
+  const pick = () => { show(node.dataset.id); history.replaceState(null, '', '#' + node.dataset.id); };
+  node.addEventListener('click', pick);
+  node.addEventListener('keydown', (e) => {
+    if (e.key === 'Enter' || e.key === ' ') { e.preventDefault(); pick(); }
+  });
+});
+const wanted = location.hash.slice(1);
+show(document.querySelector('pre[data-for="' + wanted + '"]') ? wanted : document.body.dataset.entry);
+`;
+
+/**
+ * A self-contained HTML page of a workflow: the diagram as inline SVG, laid
+ * out here, and every state's text embedded, shown beside the diagram when
+ * its box is clicked. It loads nothing from the network.
+ */
+export function diagramHtml(graph: WorkflowGraph): string {
+  const model = diagramModel(graph);
+  const svg = renderSvg(layoutDiagram(model, nodeSize));
+  const ids = stateIds(graph.nodes.map((n) => n.file));
+  const texts = graph.nodes.map((n) => {
+    const kind = n.kind === 'markdown' ? 'markdown prompt' : 'script';
+    return `<pre data-for="${ids.get(n.file)}" data-file="${escapeHtml(n.file)}" data-kind="${kind}${n.entry ? ', entry state' : ''}">${escapeHtml(n.text)}</pre>`;
+  });
+  const entry = graph.entries[0] ?? graph.nodes[0]?.file;
+  const name = escapeHtml(graph.name);
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${name}: workflow diagram</title>
+<style>${STYLE}</style>
+</head>
+<body data-entry="${entry === undefined ? '' : ids.get(entry)}">
+<header>
+<h1>${name}</h1>
+<p class="legend"><span><i class="swatch markdown"></i>markdown prompt</span><span><i class="swatch script"></i>script</span><span>solid arrow: goto, call, function, next</span><span>dotted arrow: reset, fork, return</span></p>
+<p>Click a state to see its file.</p>
+</header>
+<main>
+<div id="graph">
+${svg}
+</div>
+<aside>
+<h2 id="file-name">&nbsp;</h2>
+<p class="kind" id="file-kind"></p>
+<pre id="file-text"></pre>
+</aside>
+</main>
+<div hidden>
+${texts.join('\n')}
+</div>
+<script>${SCRIPT}</script>
+</body>
+</html>
+`;
+}

@@ -1,0 +1,72 @@
+import { EFFORTS, MODELS } from '../claude/claude-argv.js';
+import { formatAllowed, formatTag, implicitTag, matches } from '../language/policy.js';
+import type { Problem } from './lint-workflow.js';
+import { refKey, type StateRef, type Transition, type WorkflowNode } from './workflow-graph.js';
+
+/** The checks that need only one state: its frontmatter, its tags and where they point. */
+export function stateChecks(node: WorkflowNode): Problem[] {
+  const out: Problem[] = [];
+  const report = (check: Problem['check'], message: string) => out.push({ check, file: node.file, message });
+  if (node.frontmatterError !== undefined) report('bad-frontmatter', node.frontmatterError);
+  for (const w of node.warnings) report('unknown-frontmatter-key', w);
+  const { model, effort } = node.policy;
+  if (model !== undefined && !(MODELS as readonly string[]).includes(model)) report('invalid-model', `model "${model}" is not one of ${MODELS.join(', ')}`);
+  if (effort !== undefined && !(EFFORTS as readonly string[]).includes(effort)) report('invalid-effort', `effort "${effort}" is not one of ${EFFORTS.join(', ')}`);
+  for (const e of node.tagErrors) report('malformed-tag', e);
+  for (const t of node.transitions) {
+    targetProblems(t, report);
+    if ((t.tag === 'call' || t.tag === 'function') && !t.returnTo && !hasReturningTwin(t, node.transitions)) {
+      report('call-without-return', `<${t.tag}>${t.target.written}</${t.tag}> has no return="STATE"; Raymond refuses it: name the state where the caller continues`);
+    }
+  }
+  const forks = node.transitions.filter((t) => t.tag === 'fork');
+  if (forks.length > 0 && !forks.some((f) => f.next) && !node.transitions.some((t) => t.tag === 'goto')) {
+    report('fork-without-next', `<fork>${forks[0]!.target.written}</fork> has no next="STATE" and the state has no <goto>: the parent has nowhere to continue`);
+  }
+  policyChecks(node, report);
+  return out;
+}
+
+type Report = (check: Problem['check'], message: string) => void;
+
+function targetProblems(t: Transition, report: Report): void {
+  refProblem(t.target, `<${t.tag}> target`, 'unknown-target', report);
+  if (t.next) refProblem(t.next, '<fork> next', 'unknown-target', report);
+  if (t.returnTo) refProblem(t.returnTo, `<${t.tag}> return`, 'missing-return-state', report);
+}
+
+function refProblem(ref: StateRef, what: string, missing: 'unknown-target' | 'missing-return-state', report: Report): void {
+  switch (ref.problem) {
+    case undefined:
+      return;
+    case 'ERR_STATE_AMBIGUOUS':
+      report('ambiguous-target', `${what} "${ref.written}" is ambiguous: ${ref.files.join(' and ')} both exist; write the extension`);
+      return;
+    case 'ERR_STATE_UNSUPPORTED':
+      report(missing, `${what} "${ref.written}" cannot run on this platform`);
+      return;
+    default:
+      report(missing, `${what} "${ref.written}" is not a state of this workflow`);
+  }
+}
+
+/** A policy entry without `return` is fine when the prompt's tag for the same callee has one. */
+function hasReturningTwin(t: Transition, all: Transition[]): boolean {
+  return all.some((o) => o.tag === t.tag && o.returnTo && refKey(o.target) === refKey(t.target));
+}
+
+/** Prompt and `allowed_transitions` must agree: the model is asked only for what the policy lets through. */
+function policyChecks(node: WorkflowNode, report: Report): void {
+  const allowed = node.policy.allowed;
+  if (!allowed) return;
+  for (const tag of node.textTags) {
+    if (tag.dynamic.length > 0 || allowed.some((e) => matches(tag, e))) continue;
+    report('tag-not-allowed', `the prompt asks for ${formatTag(tag)}, which allowed_transitions does not allow: the reply would be refused`);
+  }
+  // With one non-result entry the prompt need not mention it: a reply without a tag takes it.
+  if (implicitTag(allowed)) return;
+  for (const entry of allowed) {
+    const mentioned = node.textTags.some((tag) => matches(tag, entry) || (tag.tag === entry.tag && tag.dynamic.length > 0));
+    if (!mentioned) report('unused-allowed-transition', `allowed_transitions lists ${formatAllowed(entry)} but the prompt never asks for it`);
+  }
+}

@@ -1,0 +1,91 @@
+import type { Problem } from './lint-workflow.js';
+import type { StateRef, WorkflowGraph, WorkflowNode } from './workflow-graph.js';
+
+/**
+ * `everything`: every state an agent or its workers may run.
+ * `frame`: the states one return frame runs, so a callee's `<result>` reaches
+ * its caller (a `<call>` continues at its return state, a `<fork>` at `next`).
+ */
+type Walk = 'everything' | 'frame';
+
+interface Reach {
+  seen: Set<string>;
+  /** A dynamic target or an unreadable state was met: it may lead to any state. */
+  open: boolean;
+}
+
+/** The checks that follow transitions: unreachable states, dead ends, callees that never return. */
+export function reachabilityChecks(graph: WorkflowGraph): Problem[] {
+  const byFile = new Map(graph.nodes.map((n) => [n.file, n]));
+  const out: Problem[] = [];
+  const fromEntry = graph.entries.length > 0 ? reach(byFile, graph.entries, 'everything') : undefined;
+  // Reachability is only claimed when every transition on the way is known.
+  const reachable = fromEntry && !fromEntry.open ? fromEntry.seen : undefined;
+  for (const node of graph.nodes) {
+    if (reachable && !reachable.has(node.file)) {
+      out.push({ check: 'unreachable-state', file: node.file, message: `no transition leads here from the entry (${graph.entries.join(', ')})` });
+      continue;
+    }
+    if (deadEnd(node)) {
+      const message = node.kind === 'markdown'
+        ? 'the prompt shows no transition tag and there are no allowed_transitions: the reply cannot say where to go'
+        : 'prints no transition tag: a run that gets here fails';
+      out.push({ check: 'no-way-out', file: node.file, message });
+    }
+  }
+  for (const [callee, callers] of callersByCallee(graph)) {
+    const frame = reach(byFile, [callee], 'frame');
+    if (frame.open || [...frame.seen].some((f) => byFile.get(f)?.result)) continue;
+    out.push({ check: 'callee-without-result', file: callee, message: `${callers.join(', ')} enters here, but no <result> can be reached from it: the caller never resumes` });
+  }
+  return out;
+}
+
+function deadEnd(node: WorkflowNode): boolean {
+  const unreadable = node.frontmatterError !== undefined || node.tagErrors.length > 0;
+  return !unreadable && !node.result && node.transitions.length === 0;
+}
+
+function callersByCallee(graph: WorkflowGraph): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const node of graph.nodes) {
+    for (const t of node.transitions) {
+      if (t.tag !== 'call' && t.tag !== 'function') continue;
+      for (const callee of t.target.files) {
+        const callers = out.get(callee) ?? [];
+        const caller = `<${t.tag}> from ${node.file}`;
+        if (!callers.includes(caller)) callers.push(caller);
+        out.set(callee, callers);
+      }
+    }
+  }
+  return out;
+}
+
+function reach(byFile: Map<string, WorkflowNode>, starts: string[], walk: Walk): Reach {
+  const out: Reach = { seen: new Set(starts), open: false };
+  const queue = [...starts];
+  for (let file = queue.shift(); file !== undefined; file = queue.shift()) {
+    const node = byFile.get(file);
+    if (!node) continue;
+    if (node.frontmatterError !== undefined || node.tagErrors.length > 0) out.open = true;
+    for (const ref of successors(node, walk)) {
+      if (ref.dynamic) out.open = true;
+      for (const next of ref.files) {
+        if (out.seen.has(next)) continue;
+        out.seen.add(next);
+        queue.push(next);
+      }
+    }
+  }
+  return out;
+}
+
+function successors(node: WorkflowNode, walk: Walk): StateRef[] {
+  return node.transitions.flatMap((t) => {
+    // A callee or a forked worker runs in another frame; this frame goes on at `return` or `next`.
+    const leavesFrame = t.tag === 'call' || t.tag === 'function' || t.tag === 'fork';
+    const refs = walk === 'frame' && leavesFrame ? [t.returnTo, t.next] : [t.target, t.returnTo, t.next];
+    return refs.filter((r): r is StateRef => r !== undefined);
+  });
+}

@@ -1,0 +1,177 @@
+import { readdir } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { RaymondError, type ErrorCode } from '../errors.js';
+import { parseStateSource, type Policy } from '../language/frontmatter.js';
+import type { TagName } from '../language/parse-output.js';
+import { implicitTag } from '../language/policy.js';
+import { STATE_EXTENSIONS, extensionOf, isMarkdown } from '../scope/extensions.js';
+import { ENTRY_NAMES, openScope, type Scope } from '../scope/scope.js';
+import { hasPlaceholder, scanPrompt, scanScript, type FoundTag, type TextScan } from './extract-tags.js';
+
+/** A tag that moves the agent to another state (every tag but `<result>`). */
+export type EdgeTag = Exclude<TagName, 'result'>;
+
+/** A state named by a tag (its target, `return` or `next`), resolved in the scope when possible. */
+export interface StateRef {
+  written: string;
+  /** State files it resolves to: one; both candidates when ambiguous; none when missing or dynamic. */
+  files: string[];
+  /** Built at run time (`{{x}}`, `$x`), so only the run knows where it leads. */
+  dynamic: boolean;
+  /** Why it does not resolve to exactly one state file. */
+  problem?: ErrorCode;
+}
+
+/** One way out of a state, from its `allowed_transitions`, its prompt or its script. */
+export interface Transition {
+  tag: EdgeTag;
+  target: StateRef;
+  /** `return="..."` of a `<call>` or `<function>`. */
+  returnTo?: StateRef;
+  /** `next="..."` of a `<fork>`. */
+  next?: StateRef;
+  /** Shown in the prompt or printed by the script, not only listed in `allowed_transitions`. */
+  inText: boolean;
+  /** The single allowed entry of a markdown state, taken even when the reply has no tag. */
+  implicit: boolean;
+}
+
+/** A state file and what can be read from it without running it. */
+export interface WorkflowNode {
+  file: string;
+  kind: 'markdown' | 'script';
+  entry: boolean;
+  text: string;
+  policy: Policy;
+  transitions: Transition[];
+  /** Tags the prompt or script text shows, `<result>` included. */
+  textTags: FoundTag[];
+  /** Whether the state can end with `<result>`. */
+  result: boolean;
+  frontmatterError?: string;
+  /** Tags in the text that do not parse. */
+  tagErrors: string[];
+  /** Frontmatter warnings (unknown keys). */
+  warnings: string[];
+}
+
+/** A workflow as a graph of states, for lint and diagrams. */
+export interface WorkflowGraph {
+  /** The scope's short name. */
+  name: string;
+  /** The path as the user gave it. */
+  path: string;
+  /** The entry state; several when ambiguous, none when missing (see `entryProblem`). */
+  entries: string[];
+  entryProblem?: { code: ErrorCode; message: string };
+  nodes: WorkflowNode[];
+  /** Where the user finds a state file, relative to the path they gave. */
+  display(file: string): string;
+}
+
+/**
+ * Reads every state of the workflow at `path` and the transitions between
+ * them, without running anything. A missing or ambiguous entry is recorded
+ * rather than thrown, so the rest can still be checked.
+ */
+export async function loadWorkflowGraph(path: string): Promise<WorkflowGraph> {
+  const { scope, entries, entryProblem, base } = await openForAnalysis(path);
+  try {
+    const nodes: WorkflowNode[] = [];
+    for (const file of scope.stateFiles()) nodes.push(await readNode(scope, file, entries.includes(file)));
+    const display = (file: string) => (scope.ref.kind === 'zip' ? `${path}:${file}` : join(base, file));
+    return { name: scope.name, path, entries, ...(entryProblem ? { entryProblem } : {}), nodes, display };
+  } finally {
+    await scope.dispose();
+  }
+}
+
+async function openForAnalysis(path: string) {
+  try {
+    const scope = await openScope(path);
+    return { scope, entries: [scope.ref.entry], entryProblem: undefined, base: scope.ref.kind === 'file' ? dirname(path) : path };
+  } catch (err) {
+    if (!(err instanceof RaymondError) || (err.code !== 'ERR_ENTRY_NOT_FOUND' && err.code !== 'ERR_ENTRY_AMBIGUOUS')) throw err;
+    // A folder with states but no single entry is still worth checking: open it through one of its
+    // states. An archive cannot be opened that way, and stays refused like a run would refuse it.
+    const listing = await readdir(path, { withFileTypes: true }).catch(() => []);
+    const names = listing.filter((e) => !e.isDirectory() && STATE_EXTENSIONS.includes(extensionOf(e.name) ?? '')).map((e) => e.name).sort();
+    if (names.length === 0) throw err;
+    const scope = await openScope(join(path, names[0]!));
+    const entries = scope.stateFiles().filter((f) => ENTRY_NAMES.includes(stem(f)));
+    const message = err.file ? err.message.slice(err.file.length + 2) : err.message;
+    return { scope, entries, entryProblem: { code: err.code, message }, base: path };
+  }
+}
+
+function stem(file: string): string {
+  return file.slice(0, file.length - (extensionOf(file)?.length ?? 0));
+}
+
+async function readNode(scope: Scope, file: string, entry: boolean): Promise<WorkflowNode> {
+  const text = await scope.readText(file);
+  const kind = isMarkdown(file) ? 'markdown' : 'script';
+  const node: WorkflowNode = { file, kind, entry, text, policy: {}, transitions: [], textTags: [], result: false, tagErrors: [], warnings: [] };
+  let scanned: TextScan;
+  if (node.kind === 'markdown') {
+    try {
+      const source = parseStateSource(text, file);
+      node.policy = source.policy;
+      node.warnings = source.warnings.map((w) => w.slice(file.length + 2));
+      scanned = scanPrompt(source.body);
+    } catch (err) {
+      if (!(err instanceof RaymondError)) throw err;
+      node.frontmatterError = err.message.slice(file.length + 2);
+      return node;
+    }
+  } else {
+    scanned = scanScript(text);
+  }
+  node.textTags = scanned.tags;
+  node.tagErrors = scanned.errors;
+  const allowed = node.policy.allowed ?? [];
+  const implicit = implicitTag(allowed) !== undefined;
+  const merged = new Map<string, Transition>();
+  const add = (tag: FoundTag, fromPolicy: boolean) => {
+    if (tag.tag === 'result') return;
+    const t = transition(scope, { ...tag, tag: tag.tag }, fromPolicy && implicit);
+    const key = [t.tag, refKey(t.target), refKey(t.returnTo), refKey(t.next)].join('\u0000');
+    const seen = merged.get(key);
+    if (seen) seen.inText ||= !fromPolicy;
+    else merged.set(key, { ...t, inText: !fromPolicy });
+  };
+  for (const entry of allowed) {
+    const values = Object.entries({ ...entry.attributes, body: entry.target ?? '' });
+    const dynamic = values.filter(([, v]) => hasPlaceholder(v)).map(([k]) => k);
+    add({ tag: entry.tag, body: entry.target ?? '', attributes: entry.attributes, dynamic }, true);
+  }
+  for (const tag of scanned.tags) add(tag, false);
+  node.transitions = [...merged.values()];
+  node.result = allowed.some((e) => e.tag === 'result') || scanned.tags.some((t) => t.tag === 'result');
+  return node;
+}
+
+/** Identity of a reference: the files it resolves to, else its text as written. */
+export function refKey(ref: StateRef | undefined): string {
+  if (!ref) return '';
+  return ref.files.length > 0 ? ref.files.join('|') : ref.written;
+}
+
+function transition(scope: Scope, tag: FoundTag & { tag: EdgeTag }, implicit: boolean): Omit<Transition, 'inText'> {
+  const ref = (field: string, written: string) => resolveRef(scope, written, tag.dynamic.includes(field));
+  const out: Omit<Transition, 'inText'> = { tag: tag.tag, target: ref('body', tag.body), implicit };
+  if ((tag.tag === 'call' || tag.tag === 'function') && tag.attributes.return !== undefined) out.returnTo = ref('return', tag.attributes.return);
+  if (tag.tag === 'fork' && tag.attributes.next !== undefined) out.next = ref('next', tag.attributes.next);
+  return out;
+}
+
+function resolveRef(scope: Scope, written: string, dynamic: boolean): StateRef {
+  if (dynamic) return { written, files: [], dynamic };
+  try {
+    return { written, files: [scope.resolve(written, '')], dynamic };
+  } catch (err) {
+    if (!(err instanceof RaymondError)) throw err;
+    const files = err.code === 'ERR_STATE_AMBIGUOUS' ? scope.stateFiles().filter((f) => stem(f) === written) : [];
+    return { written, files, dynamic, problem: err.code };
+  }
+}

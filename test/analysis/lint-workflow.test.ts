@@ -1,0 +1,82 @@
+import assert from 'node:assert/strict';
+import { after, describe, it } from 'node:test';
+import { lintWorkflow } from '../../src/analysis/lint-workflow.js';
+import { loadWorkflowGraph } from '../../src/analysis/workflow-graph.js';
+import { Sandbox, sh } from '../helpers/cli.js';
+
+const box = new Sandbox();
+after(() => box.remove());
+let n = 0;
+
+/** Lints a workflow made of these files; each finding as `FILE check`. */
+async function lint(files: Record<string, string>): Promise<string[]> {
+  const dir = box.write(files, `wf${++n}`);
+  const findings = lintWorkflow(await loadWorkflowGraph(dir));
+  return findings.map((f) => `${f.file.slice(dir.length + 1) || '.'} ${f.check}`);
+}
+
+const result = (payload = 'done') => sh(`echo "<result>${payload}</result>"`);
+
+describe('lint rules', () => {
+  it('claims no unreachable state when a dynamic target could reach it', async () => {
+    assert.deepEqual(await lint({ 'START.sh': sh('echo "<goto>$NEXT</goto>"'), 'A.sh': result(), 'B.sh': result() }), []);
+  });
+
+  it('does not call a dead end what it cannot read', async () => {
+    assert.deepEqual(await lint({ 'START.sh': sh('echo "<goto>A.md</goto>"'), 'A.md': '---\nmodel: [x\n---\nHi' }), ['A.md bad-frontmatter']);
+  });
+
+  it('reports a dead end only where a run can get to', async () => {
+    assert.deepEqual(await lint({ 'START.sh': result(), 'NOTES.md': 'Just notes.' }), ['NOTES.md unreachable-state']);
+    assert.deepEqual(await lint({ 'START.md': '---\nallowed_transitions: []\n---\nThink.' }), ['START.md no-way-out']);
+  });
+
+  it('accepts forks whose parent continues at a <goto>', async () => {
+    const start = sh('for i in 1 2; do echo "<fork item=\\"$i\\">W.sh</fork>"; done', 'echo "<goto>DONE.sh</goto>"');
+    assert.deepEqual(await lint({ 'START.sh': start, 'W.sh': result(), 'DONE.sh': result() }), []);
+  });
+
+  it('accepts a policy call without return when the prompt names it', async () => {
+    const start = '---\nallowed_transitions:\n  - { tag: call, target: SUB }\n---\nReply with <call return="AFTER.md">SUB</call>';
+    assert.deepEqual(await lint({ 'START.md': start, 'SUB.sh': result(), 'AFTER.md': 'Reply with <result>x</result>' }), []);
+  });
+
+  it('follows a callee frame through goto, reset and nested calls, not into them', async () => {
+    const files = {
+      'START.sh': sh('echo "<call return=\\"AFTER.sh\\">SUB.sh</call>"'),
+      'SUB.sh': sh('echo "<call return=\\"SUB2.sh\\">LEAF.sh</call>"'),
+      'LEAF.sh': result(),
+      'SUB2.sh': sh('echo "<reset>SUB2.sh</reset>"'),
+      'AFTER.sh': result(),
+    };
+    assert.deepEqual(await lint(files), ['SUB.sh callee-without-result']);
+    assert.deepEqual(await lint({ ...files, 'SUB2.sh': sh('echo "<goto>END.sh</goto>"'), 'END.sh': result() }), []);
+  });
+
+  it('does not ask the prompt to mention an implicit transition', async () => {
+    const start = '---\nallowed_transitions:\n  - { tag: goto, target: NEXT.md }\n---\nWrite the file, then stop.';
+    assert.deepEqual(await lint({ 'START.md': start, 'NEXT.md': '<result>x</result>' }), []);
+  });
+
+  it('matches prompt tags and policy entries like the runtime does', async () => {
+    const start = [
+      '---',
+      'allowed_transitions:',
+      '  - { tag: fork, target: W, next: DONE }',
+      '  - { tag: goto, target: DONE }',
+      '---',
+      'Reply with <fork next="DONE.md" item="a">W.md</fork> and <goto>DONE.md</goto>, or <reset>DONE.md</reset>',
+    ].join('\n');
+    assert.deepEqual(await lint({ 'START.md': start, 'W.md': '<result>w</result>', 'DONE.md': '<result>d</result>' }), ['START.md tag-not-allowed']);
+  });
+
+  it('reports ambiguous return and next states as ambiguous targets', async () => {
+    const files = {
+      'START.sh': sh('echo "<call return=\\"B\\">C.sh</call>"', 'echo "<fork next=\\"B\\">C.sh</fork>"'),
+      'B.md': '<result>b</result>',
+      'B.sh': result(),
+      'C.sh': result(),
+    };
+    assert.deepEqual(await lint(files), ['START.sh ambiguous-target', 'START.sh ambiguous-target']);
+  });
+});

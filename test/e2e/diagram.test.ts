@@ -1,0 +1,98 @@
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { after, describe, it } from 'node:test';
+import { delimiter, join } from 'node:path';
+import { tmpdir } from 'node:os';
+import { pathToFileURL } from 'node:url';
+import { execa } from 'execa';
+import { createMachine } from 'xstate';
+import { ROOT, Sandbox } from '../helpers/cli.js';
+import { countColour, decodePng } from '../helpers/png.js';
+
+const box = new Sandbox();
+after(() => box.remove());
+
+const TOUR = join(ROOT, 'workflows/examples/tour');
+const TOUR_STATES = ['1_START.sh', 'AFTER_CALL.sh', 'AFTER_FUNCTION.sh', 'COUNTDOWN.sh', 'DONE.sh', 'SHOUT.sh', 'WORKER.sh'];
+
+/** A headless Chromium on PATH, if there is one. */
+function findChromium(): string | undefined {
+  for (const name of ['chromium', 'chromium-browser', 'google-chrome', 'google-chrome-stable']) {
+    for (const dir of (process.env.PATH ?? '').split(delimiter)) if (dir && existsSync(join(dir, name))) return join(dir, name);
+  }
+  return undefined;
+}
+
+const chromium = findChromium();
+
+/** Runs headless Chromium on a page with a throwaway profile, offline. */
+async function headless(args: string[]): Promise<string> {
+  const profile = mkdtempSync(join(tmpdir(), 'raymond-chromium-'));
+  try {
+    const r = await execa(chromium!, ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--no-first-run', '--hide-scrollbars', '--force-color-profile=srgb', `--user-data-dir=${profile}`, ...args], { timeout: 90_000, reject: false, stdin: 'ignore' });
+    assert.equal(r.exitCode, 0, r.stderr);
+    return r.stdout;
+  } finally {
+    rmSync(profile, { recursive: true, force: true });
+  }
+}
+
+describe('raymond diagram', () => {
+  it('prints a Mermaid flowchart of the workflow', async () => {
+    const r = await box.run(['diagram', TOUR]);
+    assert.equal(r.code, 0, r.stderr);
+    const lines = r.stdout.split('\n');
+    assert.equal(lines[0], 'flowchart TD');
+    for (const line of ['  start --> 1_START_sh', '  1_START_sh -->|call| COUNTDOWN_sh', '  COUNTDOWN_sh -.->|reset| COUNTDOWN_sh', '  DONE_sh -->|result| result']) assert.ok(lines.includes(line), line);
+  });
+
+  it('writes the HTML page and the XState machine, and names them', async () => {
+    const [html, machine] = [join(box.dir, 'tour.html'), join(box.dir, 'tour.json')];
+    const r = await box.run(['diagram', TOUR, '--html', html, '--xstate', machine]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.stdout, `wrote ${html}\nwrote ${machine}\n`);
+    const page = readFileSync(html, 'utf8');
+    assert.doesNotMatch(page, /(src|href)\s*=\s*["']?https?:|<link\b|<script[^>]*\bsrc=/i);
+    for (const state of TOUR_STATES) assert.ok(page.includes(`data-file="${state}"`), state);
+    const config = JSON.parse(readFileSync(machine, 'utf8'));
+    const states = Object.keys(createMachine(config).root.states).sort();
+    assert.deepEqual(states, [...TOUR_STATES.map((s) => s.replace('.', '_')), 'result'].sort());
+  });
+
+  it('refuses a path that is no workflow, and an unwritable file, with exit 2', async () => {
+    const missing = await box.run(['diagram', 'nope']);
+    assert.equal(missing.code, 2);
+    assert.equal(missing.stderr, 'raymond: nope: no such file or directory\n');
+    const unwritable = await box.run(['diagram', TOUR, '--html', join(box.dir, 'no/such/dir/x.html')]);
+    assert.equal(unwritable.code, 2);
+    assert.match(unwritable.stderr, /^raymond: .*x\.html: cannot write: ENOENT\n$/);
+  });
+
+  describe('the page in headless Chromium', { skip: chromium ? false : 'chromium is not installed (apt-get install -y chromium)' }, () => {
+    const page = join(box.dir, 'shot.html');
+    const url = (hash = '') => `${pathToFileURL(page).href}${hash}`;
+
+    it('runs its script: the entry state is shown, a #state address shows that state', async () => {
+      const r = await box.run(['diagram', TOUR, '--html', page]);
+      assert.equal(r.code, 0, r.stderr);
+      const entry = await headless(['--dump-dom', url()]);
+      assert.match(entry, /<h2 id="file-name">1_START\.sh<\/h2>/);
+      assert.match(entry, /<g class="node script selected" data-id="1_START_sh"/);
+      const done = await headless(['--dump-dom', url('#DONE_sh')]);
+      assert.match(done, /<h2 id="file-name">DONE\.sh<\/h2>\s*<p class="kind" id="file-kind">script<\/p>\s*<pre id="file-text">#!\/usr\/bin\/env bash\necho "&lt;result&gt;Tour complete/);
+      assert.equal((done.match(/<g class="node script/g) ?? []).length, TOUR_STATES.length);
+    });
+
+    it('renders boxes, markers and arrows', async () => {
+      const shot = join(box.dir, 'shot.png');
+      await headless([`--screenshot=${shot}`, '--window-size=1400,900', url()]);
+      const image = decodePng(readFileSync(shot));
+      assert.deepEqual([image.width, image.height], [1400, 900]);
+      // Fill colours of the page's stylesheet: script boxes, the start marker, the result marker.
+      assert.ok(countColour(image, '#fff4e0') > TOUR_STATES.length * 2000, 'seven script boxes are filled');
+      assert.ok(countColour(image, '#2d3748') > 500, 'the start marker is drawn');
+      assert.ok(countColour(image, '#e6f6ea') > 500, 'the result marker is drawn');
+      assert.ok(countColour(image, '#4a5568') > 300, 'arrows are drawn');
+    });
+  });
+});

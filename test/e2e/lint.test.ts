@@ -1,0 +1,117 @@
+import assert from 'node:assert/strict';
+import { readdirSync, writeFileSync } from 'node:fs';
+import { after, describe, it } from 'node:test';
+import { join } from 'node:path';
+import { CHECKS, type CheckId } from '../../src/analysis/lint-workflow.js';
+import { ROOT, Sandbox, sh, type CliResult } from '../helpers/cli.js';
+import { makeZip } from '../helpers/make-zip.js';
+
+const box = new Sandbox();
+after(() => box.remove());
+
+const FIXTURES = join(ROOT, 'test/fixtures/lint');
+const EXAMPLES = join(ROOT, 'workflows/examples');
+
+interface Report {
+  findings: Array<{ check: string; severity: string; file: string; message: string }>;
+  errors: number;
+  warnings: number;
+}
+
+function report(r: CliResult): Report {
+  try {
+    return JSON.parse(r.stdout) as Report;
+  } catch {
+    throw new Error(`stdout is not one JSON object:\n${r.stdout}\nstderr:\n${r.stderr}`);
+  }
+}
+
+describe('raymond lint', () => {
+  it('has one fixture per check, named after it', () => {
+    assert.deepEqual(readdirSync(FIXTURES).sort(), Object.keys(CHECKS).sort());
+  });
+
+  for (const check of Object.keys(CHECKS) as CheckId[]) {
+    it(`${check}: the fixture triggers exactly that check, as ${CHECKS[check]}`, async () => {
+      const wf = join(FIXTURES, check);
+      const json = await box.run(['lint', wf, '--json']);
+      assert.equal(json.code, CHECKS[check] === 'error' ? 1 : 0, json.stderr);
+      assert.equal(json.stderr, '');
+      const r = report(json);
+      assert.deepEqual(r.findings.map((f) => f.check), [check], json.stdout);
+      const [finding] = r.findings;
+      assert.deepEqual(Object.keys(finding!).sort(), ['check', 'file', 'message', 'severity']);
+      assert.equal(finding!.severity, CHECKS[check]);
+      assert.ok(finding!.file.startsWith(wf), `${finding!.file} is under ${wf}`);
+      assert.doesNotMatch(finding!.message, /\n/);
+      assert.equal(r.errors, CHECKS[check] === 'error' ? 1 : 0);
+      assert.equal(r.warnings, CHECKS[check] === 'warning' ? 1 : 0);
+
+      const text = await box.run(['lint', wf]);
+      assert.equal(text.code, json.code);
+      const lines = text.stdout.trimEnd().split('\n');
+      assert.equal(lines.length, 2, text.stdout);
+      assert.equal(lines[0], `${finding!.file}: ${finding!.severity} ${check}: ${finding!.message}`);
+      assert.match(lines[1]!, new RegExp(`^${wf}: ${r.errors} errors?, ${r.warnings} warnings? in \\d+ states?$`));
+    });
+  }
+
+  for (const example of readdirSync(EXAMPLES).sort()) {
+    it(`the ${example} example lints with no finding`, async () => {
+      const r = await box.run(['lint', join(EXAMPLES, example), '--json']);
+      assert.equal(r.code, 0, r.stdout + r.stderr);
+      assert.deepEqual(report(r), { findings: [], errors: 0, warnings: 0 });
+    });
+  }
+
+  it('prints findings workflow-wide first, then by file, and counts them', async () => {
+    const wf = box.write(
+      {
+        'START.sh': sh('echo "<goto>NOPE</goto>"', 'echo "<call>B.sh</call>"'),
+        'A.md': '---\nmodel: gpt-4\ncolour: red\n---\nDo it.',
+        'B.sh': sh('echo "<result>b</result>"'),
+      },
+      'several',
+    );
+    const r = await box.run(['lint', wf]);
+    assert.equal(r.code, 1);
+    assert.deepEqual(r.stdout.trimEnd().split('\n'), [
+      `${wf}/A.md: warning unknown-frontmatter-key: unknown frontmatter key "colour" (known: allowed_transitions, model, effort)`,
+      `${wf}/A.md: error invalid-model: model "gpt-4" is not one of opus, sonnet, haiku`,
+      `${wf}/A.md: warning unreachable-state: no transition leads here from the entry (START.sh)`,
+      `${wf}/START.sh: error unknown-target: <goto> target "NOPE" is not a state of this workflow`,
+      `${wf}/START.sh: error call-without-return: <call>B.sh</call> has no return="STATE"; Raymond refuses it: name the state where the caller continues`,
+      `${wf}: 3 errors, 2 warnings in 3 states`,
+    ]);
+  });
+
+  it('lints a zip archive like its folder', async () => {
+    const zip = join(box.dir, 'broken.zip');
+    writeFileSync(zip, makeZip([{ name: 'wf/START.sh', content: sh('echo "<goto>GONE.sh</goto>"') }]));
+    const r = report(await box.run(['lint', zip, '--json']));
+    assert.deepEqual(r.findings, [{ check: 'unknown-target', severity: 'error', file: `${zip}:START.sh`, message: '<goto> target "GONE.sh" is not a state of this workflow' }]);
+  });
+
+  it('a path that is no workflow is one error line and exit 2', async () => {
+    const noEntry = join(box.dir, 'no-entry.zip');
+    writeFileSync(noEntry, makeZip([{ name: 'wf/OTHER.sh', content: sh('echo "<result>x</result>"') }]));
+    for (const [path, pattern] of [
+      [noEntry, /^raymond: .*no-entry\.zip: no entry state: expected 1_START or START/],
+      ['nope/missing', /^raymond: nope\/missing: no such file or directory\n$/],
+      [box.write({ 'notes.txt': 'hi' }, 'empty'), /^raymond: .*empty: no entry state: expected 1_START or START/],
+      [join(box.dir, 'empty/notes.txt'), /^raymond: .*notes\.txt: not a workflow/],
+    ] as const) {
+      const r = await box.run(['lint', path]);
+      assert.equal(r.code, 2, r.stderr);
+      assert.equal(r.stdout, '');
+      assert.match(r.stderr, pattern);
+      assert.equal(r.stderr.trimEnd().split('\n').length, 1);
+    }
+  });
+
+  it('a usage mistake exits 2', async () => {
+    const r = await box.run(['lint']);
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /missing required argument 'path'/);
+  });
+});
