@@ -1,4 +1,4 @@
-#!/usr/bin/env -S node --max-semi-space-size=2
+#!/usr/bin/env -S node --max-semi-space-size=2 --optimize-for-size
 import { CommanderError } from 'commander';
 import { RaymondError } from '../errors.js';
 import { EXIT } from './run-command.js';

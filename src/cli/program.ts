@@ -4,8 +4,7 @@ import { EFFORTS, MODELS } from '../claude/claude-argv.js';
 import { initConfig } from '../config/config-file.js';
 import { RaymondError } from '../errors.js';
 import { DEFAULT_BUDGET_USD, DEFAULT_INSPECT_PORT, DEFAULT_MAX_PARALLEL, DEFAULT_TIMEOUT_SECONDS, integer, money } from './options.js';
-import { diagramCommand, type DiagramOptions } from './diagram-command.js';
-import { lintCommand } from './lint-command.js';
+import type { DiagramOptions } from './diagram-command.js';
 import { listRuns, runStatus, runWorktrees } from './runs-command.js';
 import { EXIT, runCommand } from './run-command.js';
 import type { CliFlags } from './settings.js';
@@ -123,6 +122,7 @@ export function buildProgram(result: { exitCode: number }): Command {
     .argument('<path>', 'a state file, a workflow folder or a .zip')
     .option('--json', 'machine-readable output')
     .action(async (path: string, opts: { json?: boolean }) => {
+      const { lintCommand } = await import('./lint-command.js');
       result.exitCode = await lintCommand(path, { json: !!opts.json });
     });
   program
@@ -132,6 +132,7 @@ export function buildProgram(result: { exitCode: number }): Command {
     .option('--html <file>', 'write a self-contained HTML page (click a state to see its file)')
     .option('--xstate <file>', 'write an XState machine config (JSON)')
     .action(async (path: string, opts: DiagramOptions) => {
+      const { diagramCommand } = await import('./diagram-command.js');
       result.exitCode = await diagramCommand(path, opts);
     });
   return program;

@@ -3,7 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { findConfigFile, readConfigFile, type ConfigValues } from '../config/config-file.js';
 import { RaymondError } from '../errors.js';
 import { resumeWorkflow, startWorkflow, type RunOutcome, type RunProgress } from '../runtime/run-workflow.js';
-import { openInspection, type Inspection } from '../inspect/inspection.js';
+import type { Inspection } from '../inspect/inspection.js';
 import { createLiveView } from './live-view.js';
 import { DEFAULT_INSPECT_PORT } from './options.js';
 import { createStderrReporter } from './progress.js';
@@ -80,6 +80,8 @@ function interruptHandlers(beforeMessage: () => void) {
 async function startInspection(flags: CliFlags): Promise<Inspection | undefined> {
   if (flags.inspect === undefined && flags.trace === undefined) return undefined;
   const port = flags.inspect === undefined ? undefined : typeof flags.inspect === 'number' ? flags.inspect : DEFAULT_INSPECT_PORT;
+  // Loaded only when asked for: the inspector's libraries are not small.
+  const { openInspection } = await import('../inspect/inspection.js');
   const inspection = await openInspection({ port, trace: flags.trace, full: !!flags.inspectFull, agents: flags.inspectAgents });
   if (inspection.url) {
     process.stderr.write(`raymond: inspector relay on 127.0.0.1:${port}: open ${inspection.url} to watch the agent machines in the Stately inspector\n`);
