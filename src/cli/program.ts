@@ -71,7 +71,7 @@ export function buildProgram(result: { exitCode: number }): Command {
   const program = new Command().exitOverride().enablePositionalOptions();
   program
     .name('raymond')
-    .usage('PATH [options]  |  --resume ID  |  --list  |  --status ID  |  --recover  |  --init-config  |  worktrees ID [--prune]')
+    .usage('PATH [options]  |  --resume ID  |  --list  |  --status ID  |  --recover  |  --init-config  |  worktrees ID [--prune]  |  lint PATH  |  diagram PATH')
     .description('Run a workflow of markdown prompts and shell scripts linked by transition tags.')
     .version(packageVersion())
     .argument('[path]', 'a state file, a workflow folder (entry 1_START or START), or a .zip of one')
