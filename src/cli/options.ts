@@ -25,3 +25,10 @@ export function money(value: string): number {
   if (value.trim() === '' || !Number.isFinite(n) || n < 0) throw new InvalidArgumentError('expected an amount in USD, 0 or more (0 = unlimited)');
   return n;
 }
+
+/** Commander parser for a speed factor: a number, 0 or more. */
+export function speedFactor(value: string): number {
+  const n = Number(value);
+  if (value.trim() === '' || !Number.isFinite(n) || n < 0) throw new InvalidArgumentError('expected a number, 0 or more (0 = all at once)');
+  return n;
+}

@@ -3,7 +3,7 @@ import { Command, Option } from 'commander';
 import { EFFORTS, MODELS } from '../claude/claude-argv.js';
 import { initConfig } from '../config/config-file.js';
 import { RaymondError } from '../errors.js';
-import { DEFAULT_BUDGET_USD, DEFAULT_INSPECT_PORT, DEFAULT_MAX_PARALLEL, DEFAULT_TIMEOUT_SECONDS, integer, money } from './options.js';
+import { DEFAULT_BUDGET_USD, DEFAULT_INSPECT_PORT, DEFAULT_MAX_PARALLEL, DEFAULT_TIMEOUT_SECONDS, integer, money, speedFactor } from './options.js';
 import type { DiagramOptions } from './diagram-command.js';
 import { listRuns, runStatus, runWorktrees } from './runs-command.js';
 import { EXIT, runCommand } from './run-command.js';
@@ -71,7 +71,7 @@ export function buildProgram(result: { exitCode: number }): Command {
   const program = new Command().exitOverride().enablePositionalOptions();
   program
     .name('raymond')
-    .usage('PATH [options]  |  --resume ID  |  --list  |  --status ID  |  --recover  |  --init-config  |  worktrees ID [--prune]  |  lint PATH  |  diagram PATH')
+    .usage('PATH [options]  |  --resume ID  |  --list  |  --status ID  |  --recover  |  --init-config  |  worktrees ID [--prune]  |  lint PATH  |  diagram PATH  |  replay TRACE')
     .description('Run a workflow of markdown prompts and shell scripts linked by transition tags.')
     .version(packageVersion())
     .argument('[path]', 'a state file, a workflow folder (entry 1_START or START), or a .zip of one')
@@ -134,6 +134,17 @@ export function buildProgram(result: { exitCode: number }): Command {
     .action(async (path: string, opts: DiagramOptions) => {
       const { diagramCommand } = await import('./diagram-command.js');
       result.exitCode = await diagramCommand(path, opts);
+    });
+  program
+    .command('replay')
+    .description('replay a --trace file into the Stately inspector')
+    .argument('<trace>', 'a file written by --trace')
+    .addOption(new Option('--port <port>', `port of the relay on 127.0.0.1 (default ${DEFAULT_INSPECT_PORT})`).argParser(integer(1, 65535)))
+    .addOption(new Option('--speed <factor>', 'replay at the recorded pace times this; 0 = all at once (default 0)').argParser(speedFactor))
+    .action(async (trace: string, opts: { port?: number; speed?: number }) => {
+      const { replayTrace } = await import('../inspect/replay.js');
+      await replayTrace(trace, { port: opts.port ?? DEFAULT_INSPECT_PORT, speed: opts.speed ?? 0, say: (line) => process.stderr.write(`raymond: ${line}\n`) });
+      result.exitCode = EXIT.completed;
     });
   return program;
 }

@@ -119,6 +119,7 @@ export async function openInspection(opts: InspectOptions): Promise<Inspection> 
       // The library converts each event on a zero-delay timer: let those run first.
       await new Promise((resolve) => setTimeout(resolve, 5));
       if (ws) await drain(ws as unknown as { status: string; ws?: { bufferedAmount: number } });
+      await relay?.settle();
       inspector.stop();
       relay?.stop();
       if (trace) await new Promise<void>((resolve) => trace.end(resolve));
@@ -126,8 +127,8 @@ export async function openInspection(opts: InspectOptions): Promise<Inspection> 
   };
 }
 
-/** Waits (up to two seconds) until the client is connected and has sent everything. */
-async function drain(adapter: { status: string; ws?: { bufferedAmount: number } }): Promise<void> {
+/** Waits (up to two seconds) until a WebSocket adapter is connected and has sent everything. */
+export async function drain(adapter: { status: string; ws?: { bufferedAmount: number } }): Promise<void> {
   const until = Date.now() + 2000;
   while (Date.now() < until && !(adapter.status === 'open' && adapter.ws?.bufferedAmount === 0)) {
     await new Promise((resolve) => setTimeout(resolve, 20));

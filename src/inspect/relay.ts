@@ -1,7 +1,10 @@
-import { Server, createServer } from 'node:http';
+import { Server, createServer, type IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { createInspectorServer } from '@statelyai/inspect/server';
 import { RaymondError } from '../errors.js';
+
+/** Path Raymond's own client connects on, to tell it from the browsers. */
+const OWN_PATH = '/raymond';
 
 /** The local relay between Raymond's inspector client and the browser page. */
 export interface Relay {
@@ -9,8 +12,10 @@ export interface Relay {
   url: string;
   /** Where Raymond's inspector client sends the events. */
   wsUrl: string;
-  /** Browsers connected (every WebSocket client but Raymond's own). */
+  /** Viewers connected: every WebSocket client but Raymond's own. */
   viewers(): number;
+  /** Resolves once what Raymond's client sent has been passed on to the viewers (at most two seconds). */
+  settle(): Promise<void>;
   stop(): void;
 }
 
@@ -39,19 +44,36 @@ export async function startRelay(port: number): Promise<Relay> {
   const http = server!;
   if (!http.listening) await new Promise((resolve) => http.once('listening', resolve));
   // Upgraded sockets leave the HTTP server's books, and the library's close keeps them open.
-  const sockets = new Set<Duplex>();
-  http.on('upgrade', (_req, socket: Duplex) => {
-    sockets.add(socket);
+  // Raymond's own client connects on OWN_PATH; every other client is a viewer.
+  const sockets = new Map<Duplex, boolean>();
+  http.on('upgrade', (req: IncomingMessage, socket: Duplex) => {
+    sockets.set(socket, req.url !== OWN_PATH);
     socket.once('close', () => sockets.delete(socket));
   });
   return {
     url: `http://localhost:${port}`,
-    wsUrl: `ws://127.0.0.1:${port}`,
-    viewers: () => Math.max(0, sockets.size - 1),
+    wsUrl: `ws://127.0.0.1:${port}${OWN_PATH}`,
+    viewers: () => [...sockets.values()].filter(Boolean).length,
+    settle: async () => {
+      // The relay forwards on later ticks: wait until nothing more arrives from our client and the viewers' buffers are empty.
+      const until = Date.now() + 2000;
+      let last = -1;
+      for (let quiet = 0; quiet < 2 && Date.now() < until; ) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        let read = 0;
+        let pending = 0;
+        for (const [socket, viewer] of sockets) {
+          if (viewer) pending += socket.writableLength;
+          else read += (socket as Duplex & { bytesRead: number }).bytesRead;
+        }
+        quiet = read === last && pending === 0 ? quiet + 1 : 0;
+        last = read;
+      }
+    },
     stop: () => {
       relay.stop();
       http.closeAllConnections();
-      for (const socket of sockets) socket.destroy();
+      for (const socket of sockets.keys()) socket.destroy();
     },
   };
 }

@@ -130,6 +130,29 @@ describe('inspecting a run (real claude, scripted API)', () => {
     assert.ok(!kept.includes('main') && !kept.includes('main_md3'), kept.join());
   });
 
+  it('raymond replay sends a trace, event for event, to an inspector page', async () => {
+    const wf = writeWorkflow('replayed');
+    const trace = join(box.dir, 'replay.jsonl');
+    const r = await box.run([wf, '--trace', trace, '--workflow-id', 'replayed', '--no-debug', '--quiet']);
+    assert.equal(r.code, 0, r.stderr);
+    const recorded = readFileSync(trace, 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l) as Inspected);
+    const port = await freePort();
+    const replay = execa(process.execPath, [CLI, 'replay', trace, '--port', String(port)], { cwd: box.dir, reject: false, timeout: 30_000 });
+    await new Promise<void>((resolve) => replay.stderr!.on('data', (c: Buffer) => String(c).includes(`localhost:${port}`) && resolve()));
+    const client = new WebSocket(`ws://127.0.0.1:${port}`);
+    const received: Inspected[] = [];
+    client.on('message', (m) => received.push(JSON.parse(String(m)) as Inspected));
+    const done = await replay;
+    client.close();
+    assert.equal(done.exitCode, 0, String(done.stderr));
+    assert.match(String(done.stderr), new RegExp(`replayed ${recorded.length} events`));
+    assert.deepEqual(received, recorded);
+
+    const bad = await box.run(['replay', join(wf, 'START.md')]);
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /^raymond: .*START\.md: line 1 is not JSON: not a --trace file\n$/);
+  });
+
   it('a taken port or an unwritable trace is one line, exit 2, and no run', async () => {
     const wf = writeWorkflow('bad');
     const port = await freePort();
