@@ -83,11 +83,11 @@ async function startInspection(flags: CliFlags): Promise<Inspection | undefined>
   // Loaded only when asked for: the inspector's libraries are not small.
   const { openInspection } = await import('../inspect/inspection.js');
   const inspection = await openInspection({ port, trace: flags.trace, full: !!flags.inspectFull, agents: flags.inspectAgents });
-  if (inspection.url) {
-    process.stderr.write(`raymond: inspector relay on 127.0.0.1:${port}: open ${inspection.url} to watch the agent machines in the Stately inspector\n`);
+  if (inspection.page) {
+    process.stderr.write(`raymond: inspector relay on 127.0.0.1:${port}: open ${inspection.page.url} to watch the agent machines in the Stately inspector\n`);
     if (flags.inspectWait) {
       process.stderr.write('raymond: waiting for the inspector page to connect (Ctrl-C to give up)\n');
-      while (inspection.viewers() === 0) await sleep(100);
+      await inspection.page.viewer();
     }
   }
   return inspection;

@@ -3,7 +3,7 @@ import { createInspector, createWebSocketInspector, type StatelyInspectionEvent 
 import type { InspectionEvent } from 'xstate';
 import { RaymondError } from '../errors.js';
 import { globToRegExp } from './glob.js';
-import { startRelay, type Relay } from './relay.js';
+import { startRelay, type Relay, type RelayClient } from './relay.js';
 import { sanitizeContext, sanitizeEvent, sanitizeOutput } from './sanitize.js';
 
 /** What `--inspect`, `--inspect-full`, `--inspect-agents` and `--trace` ask for. */
@@ -21,10 +21,8 @@ export interface InspectOptions {
 /** A running inspection: pass `observer` as the root actor's `inspect` option. */
 export interface Inspection {
   observer: (event: InspectionEvent) => void;
-  /** The page to open, when a relay runs. */
-  url?: string;
-  /** Browsers connected to the relay. */
-  viewers(): number;
+  /** With a relay: the page to open, and a way to wait until a browser has it open. */
+  page?: { url: string; viewer(): Promise<void> };
   /** Sends what is still queued, then stops the relay and closes the trace. */
   close(): Promise<void>;
 }
@@ -72,7 +70,7 @@ export async function openInspection(opts: InspectOptions): Promise<Inspection> 
   const trace = opts.trace ? openTrace(opts.trace) : undefined;
   let relay: Relay | undefined;
   try {
-    if (opts.port !== undefined) relay = await startRelay(opts.port);
+    if (opts.port !== undefined) relay = await startRelay(opts.port, { name: '--inspect', choose: '--inspect=PORT' });
   } catch (err) {
     trace?.close();
     throw err;
@@ -113,24 +111,14 @@ export async function openInspection(opts: InspectOptions): Promise<Inspection> 
   };
   return {
     observer,
-    ...(relay ? { url: relay.url } : {}),
-    viewers: () => relay?.viewers() ?? 0,
+    ...(relay ? { page: { url: relay.url, viewer: relay.viewer } } : {}),
     close: async () => {
       // The library converts each event on a zero-delay timer: let those run first.
       await new Promise((resolve) => setTimeout(resolve, 5));
-      if (ws) await drain(ws as unknown as { status: string; ws?: { bufferedAmount: number } });
-      await relay?.settle();
+      if (ws && relay) await relay.flush(ws as unknown as RelayClient);
       inspector.stop();
       relay?.stop();
       if (trace) await new Promise<void>((resolve) => trace.end(resolve));
     },
   };
-}
-
-/** Waits (up to two seconds) until a WebSocket adapter is connected and has sent everything. */
-export async function drain(adapter: { status: string; ws?: { bufferedAmount: number } }): Promise<void> {
-  const until = Date.now() + 2000;
-  while (Date.now() < until && !(adapter.status === 'open' && adapter.ws?.bufferedAmount === 0)) {
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
 }

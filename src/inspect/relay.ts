@@ -6,16 +6,25 @@ import { RaymondError } from '../errors.js';
 /** Path Raymond's own client connects on, to tell it from the browsers. */
 const OWN_PATH = '/raymond';
 
+/** What Raymond's client (`@statelyai/inspect`'s WebSocket adapter) exposes at run time. */
+export interface RelayClient {
+  status: string;
+  ws?: { bufferedAmount: number };
+}
+
 /** The local relay between Raymond's inspector client and the browser page. */
 export interface Relay {
   /** Page to open: it embeds the Stately inspector and feeds it the run's events. */
   url: string;
   /** Where Raymond's inspector client sends the events. */
   wsUrl: string;
-  /** Viewers connected: every WebSocket client but Raymond's own. */
-  viewers(): number;
-  /** Resolves once what Raymond's client sent has been passed on to the viewers (at most two seconds). */
-  settle(): Promise<void>;
+  /** Resolves once a viewer is connected: any WebSocket client but Raymond's own. */
+  viewer(): Promise<void>;
+  /**
+   * Resolves once Raymond's client is connected and everything it sent has
+   * been passed on to the viewers (giving up after two seconds for each).
+   */
+  flush(client: RelayClient): Promise<void>;
   stop(): void;
 }
 
@@ -26,8 +35,8 @@ export interface Relay {
  * beforehand: the library's WebSocket server rethrows its listen error as
  * an uncaught one.
  */
-export async function startRelay(port: number): Promise<Relay> {
-  await checkPort(port);
+export async function startRelay(port: number, option: { name: string; choose: string }): Promise<Relay> {
+  await checkPort(port, option);
   const listen = Server.prototype.listen;
   let server: Server | undefined;
   Server.prototype.listen = function (this: Server, ...args: unknown[]) {
@@ -50,16 +59,27 @@ export async function startRelay(port: number): Promise<Relay> {
     sockets.set(socket, req.url !== OWN_PATH);
     socket.once('close', () => sockets.delete(socket));
   });
+  const hasViewer = () => [...sockets.values()].includes(true);
   return {
     url: `http://localhost:${port}`,
     wsUrl: `ws://127.0.0.1:${port}${OWN_PATH}`,
-    viewers: () => [...sockets.values()].filter(Boolean).length,
-    settle: async () => {
+    viewer: () =>
+      hasViewer()
+        ? Promise.resolve()
+        : new Promise((resolve) => {
+            const upgraded = () => {
+              if (!hasViewer()) return;
+              http.off('upgrade', upgraded);
+              resolve();
+            };
+            http.on('upgrade', upgraded);
+          }),
+    flush: async (client) => {
+      await waitUntil(() => client.status === 'open' && client.ws?.bufferedAmount === 0);
       // The relay forwards on later ticks: wait until nothing more arrives from our client and the viewers' buffers are empty.
-      const until = Date.now() + 2000;
       let last = -1;
-      for (let quiet = 0; quiet < 2 && Date.now() < until; ) {
-        await new Promise((resolve) => setTimeout(resolve, 20));
+      let quiet = 0;
+      await waitUntil(() => {
         let read = 0;
         let pending = 0;
         for (const [socket, viewer] of sockets) {
@@ -68,7 +88,8 @@ export async function startRelay(port: number): Promise<Relay> {
         }
         quiet = read === last && pending === 0 ? quiet + 1 : 0;
         last = read;
-      }
+        return quiet >= 2;
+      });
     },
     stop: () => {
       relay.stop();
@@ -78,11 +99,17 @@ export async function startRelay(port: number): Promise<Relay> {
   };
 }
 
-function checkPort(port: number): Promise<void> {
+/** Polls `done` every 20 ms, for at most two seconds. */
+async function waitUntil(done: () => boolean): Promise<void> {
+  const until = Date.now() + 2000;
+  while (!done() && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 20));
+}
+
+function checkPort(port: number, option: { name: string; choose: string }): Promise<void> {
   return new Promise((resolve, reject) => {
     const probe = createServer();
     probe.once('error', (err: NodeJS.ErrnoException) => {
-      reject(new RaymondError('ERR_INSPECT', err.code === 'EADDRINUSE' ? `--inspect: port ${port} on 127.0.0.1 is in use; pick another with --inspect=PORT` : `--inspect: cannot listen on 127.0.0.1:${port}: ${err.message}`));
+      reject(new RaymondError('ERR_INSPECT', err.code === 'EADDRINUSE' ? `${option.name}: port ${port} on 127.0.0.1 is in use; pick another with ${option.choose}` : `${option.name}: cannot listen on 127.0.0.1:${port}: ${err.message}`));
     });
     probe.listen(port, '127.0.0.1', () => probe.close(() => resolve()));
   });

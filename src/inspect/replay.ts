@@ -2,8 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createWebSocketInspector, type StatelyInspectionEvent } from '@statelyai/inspect';
 import { RaymondError } from '../errors.js';
-import { drain } from './inspection.js';
-import { startRelay } from './relay.js';
+import { startRelay, type RelayClient } from './relay.js';
 
 /** Reads a `--trace` file: one inspection event per line. */
 export async function readTrace(file: string): Promise<StatelyInspectionEvent[]> {
@@ -38,10 +37,10 @@ export async function readTrace(file: string): Promise<StatelyInspectionEvent[]>
  */
 export async function replayTrace(file: string, opts: { port: number; speed: number; say: (line: string) => void }): Promise<number> {
   const events = await readTrace(file);
-  const relay = await startRelay(opts.port);
+  const relay = await startRelay(opts.port, { name: 'replay', choose: '--port PORT' });
   try {
     opts.say(`inspector relay on 127.0.0.1:${opts.port}: open ${relay.url} to replay ${events.length} events from ${file}`);
-    while (relay.viewers() === 0) await sleep(100);
+    await relay.viewer();
     const adapter = createWebSocketInspector({ url: relay.wsUrl, autoStart: false, maxDeferredEvents: events.length + 1 }).adapter;
     adapter.start();
     let previous: number | undefined;
@@ -51,8 +50,7 @@ export async function replayTrace(file: string, opts: { port: number; speed: num
       if (Number.isFinite(at)) previous = at;
       adapter.send(event);
     }
-    await drain(adapter as unknown as Parameters<typeof drain>[0]);
-    await relay.settle();
+    await relay.flush(adapter as unknown as RelayClient);
     adapter.stop();
     opts.say(`replayed ${events.length} events`);
     return events.length;

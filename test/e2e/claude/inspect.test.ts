@@ -161,6 +161,10 @@ describe('inspecting a run (real claude, scripted API)', () => {
       const r = await box.run([wf, '--inspect', String(port), '--workflow-id', 'busy']);
       assert.equal(r.code, 2);
       assert.equal(r.stderr, `raymond: --inspect: port ${port} on 127.0.0.1 is in use; pick another with --inspect=PORT\n`);
+      const trace = box.write({ 'one.jsonl': '{"type":"@xstate.actor","sessionId":"x:0","name":"supervisor"}\n' }, 'traces');
+      const replay = await box.run(['replay', join(trace, 'one.jsonl'), '--port', String(port)]);
+      assert.equal(replay.code, 2);
+      assert.equal(replay.stderr, `raymond: replay: port ${port} on 127.0.0.1 is in use; pick another with --port PORT\n`);
     } finally {
       holder.close();
     }
