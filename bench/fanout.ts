@@ -1,8 +1,9 @@
 import { spawn } from 'node:child_process';
-import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCli } from './measure-cli.js';
+import { writeScripts } from './write-scripts.js';
 
 export interface FanoutFigures {
   workers: number;
@@ -23,10 +24,7 @@ function writeWorkflow(dir: string, n: number, k: number): void {
     'END.sh': '#!/usr/bin/env bash\necho "<result>dispatched</result>"\n',
   };
   for (let s = 1; s <= k; s++) files[`W${s}.sh`] = s < k ? `#!/usr/bin/env bash\necho "<goto>W${s + 1}</goto>"\n` : '#!/usr/bin/env bash\necho "<result>$i</result>"\n';
-  for (const [name, text] of Object.entries(files)) {
-    writeFileSync(join(dir, name), text);
-    chmodSync(join(dir, name), 0o755);
-  }
+  writeScripts(dir, files);
 }
 
 /** Runs the same worker script `n` times with `parallel` at once, without an orchestrator. */

@@ -1,7 +1,8 @@
-import { chmodSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCli } from './measure-cli.js';
+import { writeScripts } from './write-scripts.js';
 
 /**
  * Peak RSS of the orchestrator (not its children) holding `n` live idle
@@ -11,14 +12,15 @@ import { runCli } from './measure-cli.js';
 export async function benchIdleMemory(n: number): Promise<{ agents: number; peakRssMb: number }> {
   const dir = mkdtempSync(join(tmpdir(), 'raymond-idle-'));
   try {
-    writeFileSync(join(dir, 'START.sh'), `#!/usr/bin/env bash\nfor i in $(seq 1 ${n}); do printf '<fork next="WAIT" i="%s">W</fork>' "$i"; done\n`);
     // The first step after the fork starts only once every forked agent is
     // persisted, so its marker file says the orchestrator holds all of them.
     const marker = join(dir, 'started');
     const wait = `#!/usr/bin/env bash\ntouch '${marker}'\nsleep 600\n`;
-    writeFileSync(join(dir, 'WAIT.sh'), wait);
-    writeFileSync(join(dir, 'W.sh'), wait);
-    for (const f of ['START.sh', 'WAIT.sh', 'W.sh']) chmodSync(join(dir, f), 0o755);
+    writeScripts(dir, {
+      'START.sh': `#!/usr/bin/env bash\nfor i in $(seq 1 ${n}); do printf '<fork next="WAIT" i="%s">W</fork>' "$i"; done\n`,
+      'WAIT.sh': wait,
+      'W.sh': wait,
+    });
     let settledAt = 0;
     const run = await runCli([dir, '--max-parallel', '1', '--no-debug', '--quiet', '--workflow-id', 'idle', '--state-dir', join(dir, 'state')], {
       cwd: dir,

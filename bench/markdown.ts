@@ -1,8 +1,9 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync, chmodSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { ApiServer } from '../test/helpers/api-server.js';
 import { runCli } from './measure-cli.js';
+import { writeScripts } from './write-scripts.js';
 
 /** `n` markdown workers through the real claude binary against the scripted API server. */
 export async function benchMarkdown(n: number, parallel: number): Promise<{ workers: number; wallMs: number; perStepMs: number; peakRssMb: number }> {
@@ -10,11 +11,11 @@ export async function benchMarkdown(n: number, parallel: number): Promise<{ work
   const server = await new ApiServer().start();
   try {
     server.on('Summarize item', (r) => ({ text: `<result>${/item (\d+)/.exec(r.prompt)?.[1]}</result>` }));
-    writeFileSync(join(dir, 'START.sh'), `#!/usr/bin/env bash\nfor i in $(seq 1 ${n}); do printf '<fork next="END" i="%s">W.md</fork>' "$i"; done\n`);
-    writeFileSync(join(dir, 'END.sh'), '#!/usr/bin/env bash\necho "<result>done</result>"\n');
-    writeFileSync(join(dir, 'W.md'), 'Summarize item {{i}}.');
-    chmodSync(join(dir, 'START.sh'), 0o755);
-    chmodSync(join(dir, 'END.sh'), 0o755);
+    writeScripts(dir, {
+      'START.sh': `#!/usr/bin/env bash\nfor i in $(seq 1 ${n}); do printf '<fork next="END" i="%s">W.md</fork>' "$i"; done\n`,
+      'END.sh': '#!/usr/bin/env bash\necho "<result>done</result>"\n',
+      'W.md': 'Summarize item {{i}}.',
+    });
     mkdirSync(join(dir, 'home'));
     const bin = join(new URL('..', import.meta.url).pathname, 'node_modules/.bin');
     const run = await runCli([dir, '--max-parallel', String(parallel), '--no-debug', '--quiet', '--budget', '0'], {

@@ -19,16 +19,17 @@ export function integer(min: number, max = Number.MAX_SAFE_INTEGER) {
 
 export const DEFAULT_BUDGET_USD = 10;
 
-/** Commander parser for a non-negative amount of dollars. */
-export function money(value: string): number {
-  const n = Number(value);
-  if (value.trim() === '' || !Number.isFinite(n) || n < 0) throw new InvalidArgumentError('expected an amount in USD, 0 or more (0 = unlimited)');
-  return n;
+/** Commander parser for a finite number, 0 or more; `expected` says what it is in the error. */
+function nonNegative(expected: string) {
+  return (value: string): number => {
+    const n = Number(value);
+    if (value.trim() === '' || !Number.isFinite(n) || n < 0) throw new InvalidArgumentError(`expected ${expected}`);
+    return n;
+  };
 }
 
+/** Commander parser for a non-negative amount of dollars. */
+export const money = nonNegative('an amount in USD, 0 or more (0 = unlimited)');
+
 /** Commander parser for a speed factor: a number, 0 or more. */
-export function speedFactor(value: string): number {
-  const n = Number(value);
-  if (value.trim() === '' || !Number.isFinite(n) || n < 0) throw new InvalidArgumentError('expected a number, 0 or more (0 = all at once)');
-  return n;
-}
+export const speedFactor = nonNegative('a number, 0 or more (0 = all at once)');
