@@ -107,11 +107,15 @@ export class RaymondError extends Error {
   }
 }
 
+/** The message of anything thrown: an Error's message, anything else as text. */
+export function errorMessage(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
 /** Wraps anything thrown into a RaymondError, keeping RaymondErrors as they are. */
 export function toRaymondError(err: unknown): RaymondError {
   if (err instanceof RaymondError) return err;
-  const message = err instanceof Error ? err.message : String(err);
-  return new RaymondError('ERR_INTERNAL', message, { cause: err });
+  return new RaymondError('ERR_INTERNAL', errorMessage(err), { cause: err });
 }
 
 /** Result type for work done off the main thread: errors travel as data. */

@@ -3,7 +3,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { parse } from 'smol-toml';
 import { EFFORTS, MODELS } from '../claude/claude-argv.js';
-import { RaymondError } from '../errors.js';
+import { RaymondError, errorMessage } from '../errors.js';
 
 /** Run options a config file may set (the same names as the flags, in snake case). */
 export interface ConfigValues {
@@ -51,7 +51,7 @@ export function readConfigFile(path: string): ConfigValues {
   try {
     data = parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
   } catch (err) {
-    const first = (err instanceof Error ? err.message : String(err)).split('\n')[0];
+    const first = errorMessage(err).split('\n')[0];
     throw new RaymondError('ERR_CONFIG', `not valid TOML: ${first}`, { file: path });
   }
   const table = (data.raymond ?? {}) as Record<string, unknown>;

@@ -1,7 +1,7 @@
 import { createWriteStream, openSync, type WriteStream } from 'node:fs';
 import { createInspector, createWebSocketInspector, type StatelyInspectionEvent } from '@statelyai/inspect';
 import type { InspectionEvent } from 'xstate';
-import { RaymondError } from '../errors.js';
+import { RaymondError, errorMessage } from '../errors.js';
 import { globToRegExp } from './glob.js';
 import { startRelay, type Relay, type RelayClient } from './relay.js';
 import { sanitizeContext, sanitizeEvent, sanitizeOutput } from './sanitize.js';
@@ -49,7 +49,7 @@ function plainSnapshot(s: Record<string, unknown>, full: boolean): Record<string
   if ('value' in s) out.value = s.value;
   if ('context' in s) out.context = sanitizeContext(s.context, full);
   if (s.output !== undefined) out.output = sanitizeOutput(s.output, full);
-  if (s.error !== undefined) out.error = s.error instanceof Error ? s.error.message : String(s.error);
+  if (s.error !== undefined) out.error = errorMessage(s.error);
   return out;
 }
 

@@ -1,4 +1,5 @@
 import type { AgentRecord, Decision } from '../../machines/types.js';
+import { errorMessage } from '../errors.js';
 
 /**
  * What the inspector may see of the run. Prompts, inputs, results and fork
@@ -89,6 +90,6 @@ export function sanitizeEvent(event: Plain, full: boolean): Plain {
   if (isObject(event.record)) out.record = full ? fullRecord(event.record as unknown as AgentRecord) : summarizeRecord(event.record as unknown as AgentRecord);
   if (Array.isArray(event.spawns)) out.spawns = event.spawns.length;
   if ('output' in event) out.output = sanitizeOutput(event.output, full);
-  if ('error' in event) out.error = event.error instanceof Error ? event.error.message : typeof event.error === 'string' ? event.error : String(event.error);
+  if ('error' in event) out.error = errorMessage(event.error);
   return out;
 }

@@ -1,4 +1,4 @@
-import { RaymondError, type Outcome } from '../errors.js';
+import { RaymondError, errorMessage, type Outcome } from '../errors.js';
 import type { Decision } from '../../machines/types.js';
 import { decide } from './decide.js';
 import { parseStateSource, type AllowedTransition, type Policy } from './frontmatter.js';
@@ -58,6 +58,6 @@ export function runLanguageTask(task: LanguageTask): Outcome<Prepared | Interpre
     return { ok: true, value: { decision: decide(tags, task.file), prints: parsed.prints } };
   } catch (err) {
     if (err instanceof RaymondError) return { ok: false, error: err.toJSON() };
-    return { ok: false, error: { code: 'ERR_INTERNAL', message: err instanceof Error ? err.message : String(err) } };
+    return { ok: false, error: { code: 'ERR_INTERNAL', message: errorMessage(err) } };
   }
 }

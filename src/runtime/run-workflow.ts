@@ -8,7 +8,7 @@ import { supervisorMachine, type SupervisorEmitted } from '../../machines/superv
 import type { RunOptions, RunStatus, WorkflowState, WorktreeRef } from '../../machines/types.js';
 import { createClaudeExecutor } from '../claude/claude-executor.js';
 import { findClaude } from '../claude/find-claude.js';
-import { RaymondError } from '../errors.js';
+import { RaymondError, errorMessage } from '../errors.js';
 import type { StateExecutor } from '../executors/executor.js';
 import { createScriptExecutor } from '../executors/script-executor.js';
 import { createInlineLanguageService, createPoolLanguageService } from '../language/language-service.js';
@@ -169,7 +169,7 @@ export async function resumeWorkflow(req: ResumeRequest): Promise<RunOutcome> {
       throw new RaymondError('ERR_STATE_FILE', `run ${req.workflowId} has ${state.status === 'completed' ? 'completed' : 'no live agent'}; nothing to resume`, { file: stateFile });
     }
     const scope = await openScope(state.scope.path).catch((err: unknown) => {
-      throw new RaymondError('ERR_WORKFLOW_CHANGED', `the workflow of run ${req.workflowId} is gone (${err instanceof Error ? err.message : String(err)}); restore it to resume`, { file: stateFile });
+      throw new RaymondError('ERR_WORKFLOW_CHANGED', `the workflow of run ${req.workflowId} is gone (${errorMessage(err)}); restore it to resume`, { file: stateFile });
     });
     try {
       if (!req.allowChanges) await checkUnchanged(scope, state);
@@ -308,7 +308,7 @@ function report(reporter: Reporter, debug: DebugLog | undefined, total: number, 
       break;
     }
     case 'report.failed': {
-      const message = e.error instanceof Error ? e.error.message : String(e.error);
+      const message = errorMessage(e.error);
       const paused = (e.error as { pauses?: unknown } | null)?.pauses === true;
       if (paused) reporter.warn(`[${e.agentId}] paused: ${message}`);
       debug?.transition(`[${e.agentId}] ${e.state} ${paused ? 'paused' : 'failed'}: ${message}`);
