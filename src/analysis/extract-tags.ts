@@ -1,5 +1,5 @@
 import { RaymondError } from '../errors.js';
-import { parseOutput, type ParsedTag } from '../language/parse-output.js';
+import { TAG_NAME_PATTERN, parseOutput, type ParsedTag } from '../language/parse-output.js';
 
 /** A transition tag found in a state's text, with its run-time parts kept as written. */
 export interface FoundTag extends ParsedTag {
@@ -33,7 +33,7 @@ const SHELL_EXPANSION = new RegExp(
 
 // Comment lines describe tags ("# <call> pushes a frame") without printing them.
 const COMMENT_LINE = /^[ \t]*#.*$/gm;
-const OPEN_TAG = /<(goto|reset|call|function|fork|result|print)(?:\s[^<>]*)?>/g;
+const OPEN_TAG = new RegExp(`<(${TAG_NAME_PATTERN})(?:\\s[^<>]*)?>`, 'g');
 // Masked expansions become \0N\0: no character of a state name or of the tag syntax.
 const MASK = /\u0000(\d+)\u0000/g;
 

@@ -19,8 +19,11 @@ export interface ParsedOutput {
   prints: string[];
 }
 
+/** The names of every tag Raymond reads (the transitions and `<print>`), as a regex alternation. */
+export const TAG_NAME_PATTERN = [...TRANSITION_TAGS, 'print'].join('|');
+
 // One opening tag of the language (or <print>), with its raw attribute text.
-const OPEN_TAG = /<(goto|reset|call|function|fork|result|print)((?:\s[^<>]*?)?)\s*>/g;
+const OPEN_TAG = new RegExp(`<(${TAG_NAME_PATTERN})((?:\\s[^<>]*?)?)\\s*>`, 'g');
 const ATTRIBUTE = /\s*([A-Za-z_][\w.-]*)\s*=\s*(?:"([^"]*)"|'([^']*)')/y;
 
 /** Attributes whose values name states, so they get the same path check as a target. */
