@@ -1,5 +1,6 @@
 import { assign, enqueueActions, fromPromise, setup, type AnyActorLogic, type AnyActorRef, type DoneActorEvent, type ErrorActorEvent } from 'xstate';
-import { applyDecision, type Applied, type SpawnRequest, type StepOutcome } from './apply-decision.js';
+import { applyDecision, outcomeOf, type SpawnRequest, type StepOutcome } from './apply-decision.js';
+import { asStepFailure, type StepFailure } from './step-failure.js';
 import type { AgentRecord, Decision } from './types.js';
 
 /** Input of one agent frame. Depth 0 is the agent's bottom frame; each `<call>` adds one. */
@@ -8,8 +9,17 @@ export interface AgentInput {
   depth: number;
 }
 
+/** What the supervisor hands an agent with its step slot: the run's figures the step needs. */
+export interface StepGrant {
+  /** The agent's fork counter as persisted: its workers are named from it. */
+  forkCount: number;
+  /** Last known totals of the sessions the step may continue. */
+  sessionCosts: Record<string, number>;
+}
+
 /** What the step actor reports for one state execution. */
 export interface StepResult {
+  /** The decision with its targets resolved and its workers named. */
   decision: Decision;
   /** Session the step ran in; null for scripts. */
   session: string | null;
@@ -20,8 +30,8 @@ export interface StepResult {
   freshSessions?: string[];
 }
 
-/** Input of the step actor. */
-export interface StepInput {
+/** Input of the step actor: the agent as it stands, and its grant. */
+export interface StepInput extends StepGrant {
   record: AgentRecord;
 }
 
@@ -29,6 +39,7 @@ export interface AgentContext {
   record: AgentRecord;
   depth: number;
   callee: AnyActorRef | null;
+  grant: StepGrant;
 }
 
 /** How a frame ended, handed to its caller frame (or to the supervisor). */
@@ -37,7 +48,7 @@ export interface AgentOutput {
   record: AgentRecord;
 }
 
-export type AgentEvent = { type: 'step.start' } | DoneActorEvent<AgentOutput> | ErrorActorEvent;
+export type AgentEvent = ({ type: 'step.start' } & StepGrant) | DoneActorEvent<AgentOutput> | ErrorActorEvent;
 
 /** Events an agent sends to the actor registered with systemId `supervisor`. */
 export type AgentToSupervisorEvent =
@@ -53,7 +64,7 @@ export type AgentToSupervisorEvent =
       sessionCosts?: Record<string, number> | undefined;
       outcome: StepOutcome;
     }
-  | { type: 'step.failed'; agentId: string; state: string; error: unknown };
+  | { type: 'step.failed'; agentId: string; state: string; failure: StepFailure };
 
 /** Actor id of a frame: the agent id, with `@depth` for callee frames. */
 export function frameId(agentId: string, depth: number): string {
@@ -62,9 +73,7 @@ export function frameId(agentId: string, depth: number): string {
 
 const supervisorRef = ({ system }: { system: { get: (id: string) => AnyActorRef | undefined } }): AnyActorRef => system.get('supervisor')!;
 
-function applyStep(context: AgentContext, output: StepResult): Applied {
-  return applyDecision(context.record, output.decision, output.session, output.freshSessions);
-}
+const NO_GRANT: StepGrant = { forkCount: 0, sessionCosts: {} };
 
 /**
  * One frame of an agent. It waits in `idle` for the supervisor to grant a
@@ -90,7 +99,7 @@ export const agentMachine = setup({
   actions: {
     recordStep: enqueueActions(({ context, event, enqueue }) => {
       const output = (event as unknown as DoneActorEvent<StepResult>).output;
-      const applied = applyStep(context, output);
+      const applied = applyDecision(context.record, output.decision, output.session, output.freshSessions);
       enqueue.assign({ record: applied.record });
       enqueue.sendTo(supervisorRef, {
         type: 'step.done',
@@ -105,14 +114,14 @@ export const agentMachine = setup({
       } satisfies AgentToSupervisorEvent);
     }),
     reportFailure: enqueueActions(({ context, event, enqueue }) => {
-      const error = 'error' in event ? event.error : undefined;
-      enqueue.sendTo(supervisorRef, { type: 'step.failed', agentId: context.record.id, state: context.record.state, error } satisfies AgentToSupervisorEvent);
+      const failure = asStepFailure('error' in event ? event.error : undefined);
+      enqueue.sendTo(supervisorRef, { type: 'step.failed', agentId: context.record.id, state: context.record.state, failure } satisfies AgentToSupervisorEvent);
       enqueue.assign({ record: { ...context.record, status: 'failed' } });
     }),
   },
 }).createMachine({
   id: 'agent',
-  context: ({ input }) => ({ record: input.record, depth: input.depth, callee: null }),
+  context: ({ input }) => ({ record: input.record, depth: input.depth, callee: null, grant: NO_GRANT }),
   initial: 'idle',
   states: {
     idle: {
@@ -122,17 +131,19 @@ export const agentMachine = setup({
         if (context.depth < context.record.stack.length) return;
         enqueue.sendTo(supervisorRef, { type: 'agent.ready', agentId: context.record.id, ref: self } satisfies AgentToSupervisorEvent);
       }),
-      on: { 'step.start': 'invoking' },
+      on: {
+        'step.start': { target: 'invoking', actions: assign({ grant: ({ event }) => ({ forkCount: event.forkCount, sessionCosts: event.sessionCosts }) }) },
+      },
     },
     invoking: {
       description: 'Running the current state (a script or a Claude Code turn) and reading its transition.',
       invoke: {
         id: 'step',
         src: 'runStep',
-        input: ({ context }) => ({ record: context.record }),
+        input: ({ context }) => ({ record: context.record, ...context.grant }),
         onDone: [
-          { guard: ({ context, event }) => applyStep(context, event.output).outcome === 'call', target: 'awaiting-child', actions: 'recordStep' },
-          { guard: ({ context, event }) => applyStep(context, event.output).outcome !== 'continue', target: 'terminated', actions: 'recordStep' },
+          { guard: ({ context, event }) => outcomeOf(context.record, event.output.decision) === 'call', target: 'awaiting-child', actions: 'recordStep' },
+          { guard: ({ context, event }) => outcomeOf(context.record, event.output.decision) !== 'continue', target: 'terminated', actions: 'recordStep' },
           { target: 'idle', actions: 'recordStep' },
         ],
         onError: { target: 'terminated', actions: 'reportFailure' },

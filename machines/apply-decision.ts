@@ -11,8 +11,9 @@ export type StepOutcome =
   /** `<result>` with an empty stack: the agent is done. */
   | 'terminate';
 
-/** A worker to create; the supervisor names it and gives it a record. */
-export interface SpawnRequest extends Omit<ForkSpawn, 'cd' | 'worktree' | 'created'> {
+/** A worker to create; the supervisor gives it a record. */
+export interface SpawnRequest extends Omit<ForkSpawn, 'id' | 'cd' | 'worktree' | 'created'> {
+  id: string;
   worktree?: WorktreeRef | undefined;
   /** Absolute working directory of the worker. */
   cwd: string;
@@ -25,6 +26,13 @@ export interface Applied {
   record: AgentRecord;
   outcome: StepOutcome;
   spawns: SpawnRequest[];
+}
+
+/** What a decision does to the agent's frames, without applying it. */
+export function outcomeOf(record: AgentRecord, decision: Decision): StepOutcome {
+  if (decision.kind === 'call' || decision.kind === 'function') return 'call';
+  if (decision.kind === 'result') return record.stack.length > 0 ? 'return' : 'terminate';
+  return 'continue';
 }
 
 /**
@@ -82,7 +90,7 @@ function apply(record: AgentRecord, decision: Decision, session: string | null):
     case 'fork':
       return {
         outcome: 'continue',
-        spawns: decision.workers.map((w) => ({ target: w.target, attributes: w.attributes, input: w.input, cwd: w.created?.path ?? w.cd ?? record.cwd, worktree: w.created })),
+        spawns: decision.workers.map((w) => ({ id: named(w), target: w.target, attributes: w.attributes, input: w.input, cwd: w.created?.path ?? w.cd ?? record.cwd, worktree: w.created })),
         record: { ...record, ...after, state: decision.next, input: decision.nextInput ?? null },
       };
     case 'result': {
@@ -100,11 +108,8 @@ function apply(record: AgentRecord, decision: Decision, session: string | null):
   }
 }
 
-/**
- * Worker id for the n-th fork of a parent: `{parent}_{first 6 chars of the
- * target's name}{n}`, lower case, extension removed, kept to letters and digits.
- */
-export function workerId(parentId: string, target: string, n: number): string {
-  const stem = target.replace(/\.(md|sh|bat|ps1)$/i, '').toLowerCase().replace(/[^a-z0-9]/g, '').slice(0, 6);
-  return `${parentId}_${stem || 'state'}${n}`;
+function named(worker: ForkSpawn): string {
+  // Resolving the step names its workers; an unnamed one here is a bug, not a user error.
+  if (worker.id === undefined) throw new Error(`forked worker for ${worker.target} was not named`);
+  return worker.id;
 }

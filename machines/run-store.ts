@@ -65,12 +65,11 @@ export function putResult(store: RunStore, agentId: string, payload: string): vo
   store.dirty.results.add(agentId);
 }
 
-/** Advances a parent's fork counter and returns the new value. */
-export function nextForkNumber(store: RunStore, parentId: string): number {
-  const n = (store.meta.fork_counters[parentId] ?? 0) + 1;
-  store.meta.fork_counters[parentId] = n;
+/** Counts `n` more workers forked by a parent (their ids were made from the count before). */
+export function advanceForkCounter(store: RunStore, parentId: string, n: number): void {
+  if (n === 0) return;
+  store.meta.fork_counters[parentId] = (store.meta.fork_counters[parentId] ?? 0) + n;
   store.dirty.forkCounters.add(parentId);
-  return n;
 }
 
 /** Remembers the last total cost of Claude Code sessions. */
@@ -79,4 +78,22 @@ export function putSessionCosts(store: RunStore, costs: Record<string, number> |
     store.meta.session_costs[session] = total;
     store.dirty.sessionCosts.add(session);
   }
+}
+
+/** Sets the run's status and the error that explains it. */
+export function setRunStatus(store: RunStore, status: WorkflowState['status'], error?: string): void {
+  store.meta.status = status;
+  if (error !== undefined) store.meta.error = error;
+}
+
+/**
+ * The status of a run in which no step runs any more: completed, or paused
+ * when agents wait on a pause. A failed, budget-spent or interrupted run
+ * keeps the status it has.
+ */
+export function settleStatus(store: RunStore): void {
+  if (store.meta.status !== 'running' || store.live > 0) return;
+  const paused = [...store.agents.values()].filter((a) => a.status === 'paused');
+  if (paused.length === 0) return setRunStatus(store, 'completed');
+  setRunStatus(store, 'paused', `${paused.length} agent(s) paused: ${paused.map((a) => `${a.id}: ${a.error}`).join('; ')}`);
 }

@@ -36,6 +36,8 @@ export type Decision =
 
 /** One worker requested by a `<fork>`. */
 export interface ForkSpawn {
+  /** The worker's agent id, given when the step resolves its decision (machines/worker-names.ts). */
+  id?: string | undefined;
   target: string;
   attributes: Record<string, string>;
   cd?: string | undefined;

@@ -1,3 +1,5 @@
+import { asStepFailure, type StepFailure } from '../machines/step-failure.js';
+
 /**
  * Every error Raymond reports to a user is a RaymondError with a permanent
  * `code`. Codes never change meaning, so scripts and tests can rely on them.
@@ -65,26 +67,30 @@ export interface SerializedError {
   details?: Record<string, unknown>;
 }
 
+/** What a failed step had already cost, carried in `details` so it is still charged. */
+export interface SpentDetails {
+  spentUsd?: number;
+  sessionCosts?: Record<string, number>;
+  /** A usage limit's reset time (epoch ms), or null when unknown. */
+  resetsAt?: number | null;
+}
+
 /**
- * Base class of all user-facing errors. `message` is one line that names the
- * file (when there is one) and the problem.
+ * Base class of all user-facing errors: a permanent `code`, the raw
+ * `message` (one line) and the `file` it is about. The `file: ` prefix is
+ * added where the error is shown (formatError), never stored in `message`.
  */
 export class RaymondError extends Error {
   readonly code: ErrorCode;
   readonly file: string | undefined;
   readonly details: Record<string, unknown>;
 
-  constructor(code: ErrorCode, message: string, options: { file?: string; details?: Record<string, unknown>; cause?: unknown } = {}) {
-    super(options.file ? `${options.file}: ${message}` : message, { cause: options.cause });
+  constructor(code: ErrorCode, message: string, options: { file?: string | undefined; details?: Record<string, unknown> | undefined; cause?: unknown } = {}) {
+    super(message, { cause: options.cause });
     this.name = 'RaymondError';
     this.code = code;
     this.file = options.file;
     this.details = options.details ?? {};
-  }
-
-  /** Read by the supervisor: a pausing error pauses its agent instead of failing the run. */
-  get pauses(): boolean {
-    return PAUSE_CODES.has(this.code);
   }
 
   get kind(): ErrorKind {
@@ -100,10 +106,7 @@ export class RaymondError extends Error {
 
   /** Rebuilds an error that crossed a thread boundary or was read from disk. */
   static fromJSON(data: SerializedError): RaymondError {
-    const err = new RaymondError(data.code, data.message, { details: data.details });
-    // The serialized message already carries the file prefix; keep it verbatim.
-    Object.defineProperty(err, 'file', { value: data.file });
-    return err;
+    return new RaymondError(data.code, data.message, { file: data.file, details: data.details });
   }
 }
 
@@ -112,10 +115,30 @@ export function errorMessage(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
-/** Wraps anything thrown into a RaymondError, keeping RaymondErrors as they are. */
-export function toRaymondError(err: unknown): RaymondError {
-  if (err instanceof RaymondError) return err;
-  return new RaymondError('ERR_INTERNAL', errorMessage(err), { cause: err });
+/** How an error is shown: `file: message` for a RaymondError about a file, else its message. */
+export function formatError(err: unknown): string {
+  return err instanceof RaymondError && err.file ? `${err.file}: ${err.message}` : errorMessage(err);
+}
+
+/**
+ * A failed step as the supervisor reads it. This is the one place that
+ * decides whether a failure pauses its agent (Claude Code kept failing, or a
+ * usage limit) or fails the run.
+ */
+export function toStepFailure(err: unknown): StepFailure {
+  if (!(err instanceof RaymondError)) return asStepFailure(err);
+  const spent = err.details as SpentDetails;
+  const failure: StepFailure = {
+    kind: 'step-failure',
+    code: err.code,
+    message: err.message,
+    file: err.file,
+    pauses: PAUSE_CODES.has(err.code),
+    spentUsd: spent.spentUsd ?? 0,
+    sessionCosts: spent.sessionCosts ?? {},
+  };
+  if (typeof spent.resetsAt === 'number') failure.resetsAt = spent.resetsAt;
+  return failure;
 }
 
 /** Result type for work done off the main thread: errors travel as data. */

@@ -1,6 +1,6 @@
 import { EFFORTS, MODELS } from '../claude/claude-argv.js';
 import { formatAllowed, formatTag, implicitTag, matches } from '../language/policy.js';
-import type { Problem } from './lint-workflow.js';
+import type { Problem } from './lint-checks-table.js';
 import { refKey, type StateRef, type Transition, type WorkflowNode } from './workflow-graph.js';
 
 /** The checks that need only one state: its frontmatter, its tags and where they point. */

@@ -1,4 +1,4 @@
-import type { Problem } from './lint-workflow.js';
+import type { Problem } from './lint-checks-table.js';
 import type { StateRef, WorkflowGraph, WorkflowNode } from './workflow-graph.js';
 
 /**

@@ -1,43 +1,7 @@
 import { stateChecks } from './lint-checks.js';
 import { reachabilityChecks } from './lint-reachability.js';
+import { CHECKS, type CheckId, type Problem, type Severity } from './lint-checks-table.js';
 import type { WorkflowGraph } from './workflow-graph.js';
-
-export type Severity = 'error' | 'warning';
-
-/**
- * Every check `raymond lint` runs, with its severity. Ids are permanent:
- * scripts filter on them. An error is something a run would refuse or fail
- * on; a warning is something a run gets through but is probably a mistake.
- */
-export const CHECKS = {
-  'no-entry': 'error',
-  'ambiguous-entry': 'error',
-  'bad-frontmatter': 'error',
-  'unknown-frontmatter-key': 'warning',
-  'invalid-model': 'error',
-  'invalid-effort': 'error',
-  'malformed-tag': 'error',
-  'unknown-target': 'error',
-  'ambiguous-target': 'error',
-  'missing-return-state': 'error',
-  'call-without-return': 'error',
-  'fork-without-next': 'error',
-  'tag-not-allowed': 'warning',
-  'unused-allowed-transition': 'warning',
-  'unreachable-state': 'warning',
-  'no-way-out': 'error',
-  'callee-without-result': 'error',
-} as const satisfies Record<string, Severity>;
-
-export type CheckId = keyof typeof CHECKS;
-
-/** What a check reports, before the severity and the user's path are added. */
-export interface Problem {
-  check: CheckId;
-  /** The state file, or undefined for the workflow as a whole. */
-  file: string | undefined;
-  message: string;
-}
 
 /** One line of `raymond lint`. */
 export interface Finding {

@@ -99,8 +99,7 @@ async function openForAnalysis(path: string) {
     if (names.length === 0) throw err;
     const scope = await openScope(join(path, names[0]!));
     const entries = scope.stateFiles().filter((f) => ENTRY_NAMES.includes(stem(f)));
-    const message = err.file ? err.message.slice(err.file.length + 2) : err.message;
-    return { scope, entries, entryProblem: { code: err.code, message }, base: path };
+    return { scope, entries, entryProblem: { code: err.code, message: err.message }, base: path };
   }
 }
 
@@ -117,11 +116,11 @@ async function readNode(scope: Scope, file: string, entry: boolean): Promise<Wor
     try {
       const source = parseStateSource(text, file);
       node.policy = source.policy;
-      node.warnings = source.warnings.map((w) => w.slice(file.length + 2));
+      node.warnings = source.warnings;
       scanned = scanPrompt(source.body);
     } catch (err) {
       if (!(err instanceof RaymondError)) throw err;
-      node.frontmatterError = err.message.slice(file.length + 2);
+      node.frontmatterError = err.message;
       return node;
     }
   } else {

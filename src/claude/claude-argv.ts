@@ -1,10 +1,4 @@
-/** How the next Claude Code turn relates to earlier ones. */
-export type SessionPlan =
-  /** `id`: the session id reserved for this turn (`--session-id`). */
-  | { kind: 'fresh'; id?: string | undefined }
-  | { kind: 'resume'; session: string }
-  /** `<call>`: branch from the caller's session; the caller's own session is left as it was. */
-  | { kind: 'branch'; from: string; id?: string | undefined };
+import type { SessionPlan } from '../executors/executor.js';
 
 export interface ClaudeInvocation {
   prompt: string;

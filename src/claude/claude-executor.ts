@@ -1,7 +1,7 @@
+import type { RunEventSink } from '../../machines/run-events.js';
 import { RaymondError } from '../errors.js';
 import type { Execution, ExecutionRequest, StateExecutor } from '../executors/executor.js';
 import { runProcess } from '../executors/run-process.js';
-import type { Reporter } from '../runtime/reporter.js';
 import { claudeArgs } from './claude-argv.js';
 import { invocationCost } from './cost.js';
 import { findClaude } from './find-claude.js';
@@ -11,7 +11,8 @@ export interface ClaudeOptions {
   /** `--claude-bin`; else `claude` on PATH. */
   bin?: string | undefined;
   skipPermissions: boolean;
-  reporter: Reporter;
+  /** The run's event stream: Claude's messages are shown as they arrive. */
+  emit: RunEventSink;
 }
 
 function oneLine(text: string, max = 300): string {
@@ -32,8 +33,8 @@ export function createClaudeExecutor(options: ClaudeOptions): StateExecutor {
       const where = req.scope.display(req.file);
       const agentId = req.agent.id;
       const reader = new StreamReader((p) => {
-        if (p.kind === 'bad-line') options.reporter.debug(`[${agentId}] skipped a line that is not JSON: ${p.text}`);
-        else options.reporter.print(agentId, p.text);
+        if (p.kind === 'bad-line') options.emit({ type: 'detail', text: `[${agentId}] skipped a line that is not JSON: ${p.text}` });
+        else options.emit({ type: 'print', agentId, text: p.text });
       });
       const debug = req.debug?.();
       const result = await runProcess({

@@ -5,7 +5,7 @@ import { toMermaid } from '../analysis/mermaid.js';
 import { loadWorkflowGraph } from '../analysis/workflow-graph.js';
 import { xstateMachine } from '../analysis/xstate-export.js';
 import { RaymondError } from '../errors.js';
-import { EXIT } from './run-command.js';
+import { EXIT } from './exit-codes.js';
 
 /** Options of `raymond diagram`. */
 export interface DiagramOptions {

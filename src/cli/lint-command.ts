@@ -1,6 +1,6 @@
 import { lintWorkflow, type Finding } from '../analysis/lint-workflow.js';
 import { loadWorkflowGraph } from '../analysis/workflow-graph.js';
-import { EXIT } from './run-command.js';
+import { EXIT } from './exit-codes.js';
 
 /** What `raymond lint --json` prints. */
 interface LintReport {

@@ -1,20 +1,11 @@
-import type { Reporter } from '../runtime/reporter.js';
+import type { RunEvent } from '../../machines/run-events.js';
+import type { RunProgress } from '../runtime/run-progress.js';
+import { eventLine, shortStep } from './describe-event.js';
 
-/** What the status area shows; the runtime provides it. */
-export interface LiveSnapshot {
-  /** Agent machine frames per state. */
-  counts: { idle: number; invoking: number; 'awaiting-child': number; terminated: number; paused: number };
-  costUsd: number;
-  /** 0 = unlimited */
-  budgetUsd: number;
-  /** epoch ms when the run started (or resumed) */
-  startedAt: number;
-  /** steps completed since startedAt */
-  steps: number;
-}
-
-/** A reporter that keeps a status area at the bottom of a terminal and scrolls events above it. */
-export interface LiveView extends Reporter {
+/** A view of a run's events that keeps a status area at the bottom of a terminal and scrolls events above it. */
+export interface LiveView {
+  /** Shows one event of the run. */
+  event(e: RunEvent): void;
   /** Erases the status area; further events print as plain lines. */
   stop(): void;
 }
@@ -49,22 +40,14 @@ function duration(ms: number): string {
   return `${s}s`;
 }
 
-/** `goto X`, `call X`, `fork`, `result` from the part of a step line after `->`. */
-function shortForm(rest: string): string {
-  const words = rest.trim().split(/\s+/);
-  const kind = (words[0] ?? '').replace(/:$/, '');
-  const withTarget = ['goto', 'reset', 'call', 'function'].includes(kind) && words[1] !== undefined;
-  return withTarget ? `${kind} ${words[1]!.replace(/,$/, '')}` : kind;
-}
-
 /**
- * Creates a reporter for interactive terminals: a few status lines (counts, cost, elapsed time, throughput
+ * Creates a view for interactive terminals: a few status lines (counts, cost, elapsed time, throughput
  * and the most recently active agents) stay at the bottom while events scroll above them. Output is
  * coalesced so thousands of events per second cost at most one write per `intervalMs`.
  */
 export function createLiveView(opts: {
   stream: Stream;
-  snapshot: () => LiveSnapshot;
+  snapshot: () => RunProgress;
   verbose: boolean;
   now?: () => number;
   intervalMs?: number;
@@ -79,7 +62,7 @@ export function createLiveView(opts: {
   let lastDrawAt = -Infinity;
   let cursorHidden = false;
   let stopped = false;
-  let last: LiveSnapshot | undefined;
+  let last: RunProgress | undefined;
   let samples: { t: number; steps: number }[] = [];
   let sampledStart: number | undefined;
   const agents = new Map<string, Activity>();
@@ -92,7 +75,7 @@ export function createLiveView(opts: {
     if (agents.size > TRACKED) agents.delete(agents.keys().next().value!);
   };
 
-  const stepsPerSecond = (snap: LiveSnapshot, t: number): number => {
+  const stepsPerSecond = (snap: RunProgress, t: number): number => {
     if (sampledStart !== snap.startedAt) {
       // A resume restarts the step count, so older samples would give a negative rate.
       samples = [{ t: snap.startedAt, steps: 0 }];
@@ -182,25 +165,18 @@ export function createLiveView(opts: {
     pendingPlain++;
   };
 
+  /** Which agents the recent-activity lines show, and what each last did. */
+  const follow = (e: RunEvent) => {
+    if (e.type === 'step.started') touch(e.agentId, 'invoking', e.state);
+    else if (e.type === 'step.done') touch(e.agentId, shortStep(e), e.from);
+    else if (e.type === 'print') touch(e.agentId, 'print');
+  };
+
   return {
-    started(agentId, state) {
-      if (!stopped) touch(agentId, 'invoking', state);
-      scroll(`[${agentId}] running ${state}`);
-    },
-    step(line) {
-      const m = /^\[([^\]]+)\] (\S+) -> (.*)$/s.exec(line);
-      if (m && !stopped) touch(m[1]!, shortForm(m[3]!), m[2]!);
-      scroll(line);
-    },
-    print(agentId, text) {
-      if (!stopped) touch(agentId, 'print');
-      scroll(`[${agentId}] ${text}`);
-    },
-    warn(text) {
-      scroll(`warning: ${text}`, true);
-    },
-    debug(text) {
-      if (verbose) scroll(text);
+    event(e) {
+      if (!stopped) follow(e);
+      const line = eventLine(e, verbose);
+      if (line) scroll(line.text, line.warning);
     },
     stop() {
       if (stopped) return;

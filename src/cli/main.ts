@@ -1,7 +1,7 @@
 #!/usr/bin/env -S node --max-semi-space-size=2 --optimize-for-size
 import { CommanderError } from 'commander';
-import { RaymondError } from '../errors.js';
-import { EXIT } from './run-command.js';
+import { RaymondError, formatError } from '../errors.js';
+import { EXIT } from './exit-codes.js';
 import { buildProgram, normalizeArgv } from './program.js';
 
 /**
@@ -20,7 +20,7 @@ async function main(argv: string[]): Promise<number> {
     }
     const verbose = argv.includes('--verbose');
     if (err instanceof RaymondError && err.code !== 'ERR_INTERNAL') {
-      process.stderr.write(`raymond: ${err.message}\n`);
+      process.stderr.write(`raymond: ${formatError(err)}\n`);
       if (verbose && err.stack) process.stderr.write(`${err.stack}\n`);
       return err.kind === 'invalid' ? EXIT.invalid : EXIT.failed;
     }

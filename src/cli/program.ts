@@ -6,7 +6,8 @@ import { RaymondError } from '../errors.js';
 import { DEFAULT_BUDGET_USD, DEFAULT_INSPECT_PORT, DEFAULT_MAX_PARALLEL, DEFAULT_TIMEOUT_SECONDS, integer, money, speedFactor } from './options.js';
 import type { DiagramOptions } from './diagram-command.js';
 import { listRuns, runStatus, runWorktrees } from './runs-command.js';
-import { EXIT, runCommand } from './run-command.js';
+import { EXIT } from './exit-codes.js';
+import { runCommand } from './run-command.js';
 import type { CliFlags } from './settings.js';
 
 /** The package's version, read from package.json both from `src/` (tsx) and from `dist/src/`. */

@@ -1,14 +1,11 @@
-import type { Reporter } from '../runtime/reporter.js';
+import type { RunEventSink } from '../../machines/run-events.js';
+import { eventLine } from './describe-event.js';
 
-/** Prints progress to stderr, one line per event; `quiet` keeps only warnings. */
-export function createStderrReporter(options: { quiet: boolean; verbose: boolean }): Reporter {
-  const line = (text: string) => process.stderr.write(`${text}\n`);
-  const progress = options.quiet ? () => {} : line;
-  return {
-    started: (agentId, state) => progress(`[${agentId}] running ${state}`),
-    step: progress,
-    print: (agentId, text) => progress(`[${agentId}] ${text}`),
-    warn: (text) => line(`warning: ${text}`),
-    debug: options.verbose ? line : () => {},
+/** Prints a run's events to stderr, one line each; `quiet` keeps only warnings. */
+export function createPlainReporter(options: { quiet: boolean; verbose: boolean; write?: (text: string) => void }): RunEventSink {
+  const write = options.write ?? ((text: string) => process.stderr.write(text));
+  return (event) => {
+    const line = eventLine(event, options.verbose);
+    if (line && (!options.quiet || line.warning)) write(`${line.text}\n`);
   };
 }

@@ -1,16 +1,17 @@
 import { resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { findConfigFile, readConfigFile, type ConfigValues } from '../config/config-file.js';
-import { RaymondError } from '../errors.js';
-import { resumeWorkflow, startWorkflow, type RunOutcome, type RunProgress } from '../runtime/run-workflow.js';
+import type { RunEvent } from '../../machines/run-events.js';
+import { RaymondError, formatError } from '../errors.js';
 import type { Inspection } from '../inspect/inspection.js';
+import type { RunOutcome } from '../runtime/compose-run.js';
+import { emptyProgress, trackProgress } from '../runtime/run-progress.js';
+import { resumeWorkflow, startWorkflow } from '../runtime/start-run.js';
+import { EXIT } from './exit-codes.js';
 import { createLiveView } from './live-view.js';
 import { DEFAULT_INSPECT_PORT } from './options.js';
-import { createStderrReporter } from './progress.js';
+import { createPlainReporter } from './progress.js';
 import { newRunSettings, resumeOverrides, waitForLimits, type CliFlags } from './settings.js';
-
-/** Exit codes, as documented in the README. */
-export const EXIT = { completed: 0, failed: 1, invalid: 2, budgetExceeded: 3, paused: 4, interrupted: 130 } as const;
 
 /** JSON printed by `--json`. */
 export function jsonSummary(outcome: Partial<RunOutcome> & { status: string; error?: string }): string {
@@ -100,12 +101,16 @@ export async function runCommand(path: string | undefined, flags: CliFlags): Pro
   // Before the status area takes over the terminal; Ctrl-C while waiting for a viewer just ends the process.
   const inspection = await startInspection(flags);
   // On a terminal, a status area that never looks frozen; elsewhere (or --quiet) plain lines.
-  let read: (() => RunProgress) | undefined;
-  const idle: RunProgress = { counts: { idle: 0, invoking: 0, 'awaiting-child': 0, terminated: 0, paused: 0 }, costUsd: 0, budgetUsd: 0, startedAt: Date.now(), steps: 0 };
-  const live = process.stderr.isTTY && !flags.quiet ? createLiveView({ stream: process.stderr, snapshot: () => read?.() ?? idle, verbose: !!flags.verbose }) : undefined;
-  const reporter = live ?? createStderrReporter({ quiet: !!flags.quiet, verbose: !!flags.verbose });
+  const progress = emptyProgress();
+  const live = process.stderr.isTTY && !flags.quiet ? createLiveView({ stream: process.stderr, snapshot: () => progress, verbose: !!flags.verbose }) : undefined;
+  const show = live ? (e: RunEvent) => live.event(e) : createPlainReporter({ quiet: !!flags.quiet, verbose: !!flags.verbose });
+  const onEvent = (e: RunEvent) => {
+    trackProgress(progress, e);
+    show(e);
+    inspection?.event(e);
+  };
   const signals = interruptHandlers(() => live?.stop());
-  const common = { stateDir, reporter, drain: signals.drain, kill: signals.kill, onProgress: (r: () => RunProgress) => (read = r), inspect: inspection?.observer };
+  const common = { stateDir, onEvent, drain: signals.drain, kill: signals.kill, inspect: inspection?.observer };
   let outcome: RunOutcome;
   try {
     outcome = flags.resume
@@ -120,7 +125,7 @@ export async function runCommand(path: string | undefined, flags: CliFlags): Pro
     }
   } catch (err) {
     // Errors before the run starts (bad path, bad id) are still reported as JSON when asked.
-    if (flags.json && err instanceof RaymondError) process.stdout.write(`${jsonSummary({ status: 'failed', error: err.message })}\n`);
+    if (flags.json && err instanceof RaymondError) process.stdout.write(`${jsonSummary({ status: 'failed', error: formatError(err) })}\n`);
     throw err;
   } finally {
     live?.stop();

@@ -2,7 +2,7 @@ import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { existsSync } from 'node:fs';
 import type { WorkflowState } from '../../machines/types.js';
-import { errorMessage } from '../errors.js';
+import { formatError } from '../errors.js';
 import { pruneWorktree, summarizeWorktree } from '../worktrees/git-worktrees.js';
 import { lockHolder } from '../state/run-lock.js';
 import { lockFilePath, readStateFile, stateFilePath } from '../state/state-file.js';
@@ -24,7 +24,7 @@ async function allRuns(stateDir: string, warn: (t: string) => void): Promise<Wor
     try {
       runs.push(await readStateFile(join(stateDir, name)));
     } catch (err) {
-      warn(errorMessage(err));
+      warn(formatError(err));
     }
   }
   return runs.sort((a, b) => a.started_at.localeCompare(b.started_at));

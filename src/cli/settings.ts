@@ -1,5 +1,5 @@
 import type { ConfigValues } from '../config/config-file.js';
-import type { RunSettings } from '../runtime/run-workflow.js';
+import type { RunSettings } from '../runtime/run-settings.js';
 import { DEFAULT_BUDGET_USD, DEFAULT_MAX_PARALLEL, DEFAULT_TIMEOUT_SECONDS } from './options.js';
 
 /** Flags as commander parses them; run settings are undefined unless given. */

@@ -1,7 +1,14 @@
 import type { AgentRecord } from '../../machines/types.js';
-import type { SessionPlan } from '../claude/claude-argv.js';
 import type { StepDebug } from '../state/debug-log.js';
 import type { Scope } from '../scope/scope.js';
+
+/** How the next Claude Code turn relates to earlier ones. */
+export type SessionPlan =
+  /** `id`: the session id reserved for this turn (`--session-id`). */
+  | { kind: 'fresh'; id?: string | undefined }
+  | { kind: 'resume'; session: string }
+  /** `<call>`: branch from the caller's session; the caller's own session is left as it was. */
+  | { kind: 'branch'; from: string; id?: string | undefined };
 
 /** Everything an executor needs to run one state for one agent. */
 export interface ExecutionRequest {

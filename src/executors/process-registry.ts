@@ -32,8 +32,3 @@ export function unregisterGroup(pid: number): void {
 export function killAllGroups(signal: NodeJS.Signals): void {
   for (const pid of groups) killGroup(pid, signal);
 }
-
-/** Number of groups still running, for tests and the live view. */
-export function liveGroupCount(): number {
-  return groups.size;
-}

@@ -1,10 +1,11 @@
 import { createWriteStream, openSync, type WriteStream } from 'node:fs';
 import { createInspector, createWebSocketInspector, type StatelyInspectionEvent } from '@statelyai/inspect';
 import type { InspectionEvent } from 'xstate';
+import type { RunEvent } from '../../machines/run-events.js';
 import { RaymondError, errorMessage } from '../errors.js';
 import { globToRegExp } from './glob.js';
 import { startRelay, type Relay, type RelayClient } from './relay.js';
-import { sanitizeContext, sanitizeEvent, sanitizeOutput } from './sanitize.js';
+import { sanitizeContext, sanitizeEvent, sanitizeOutput, sanitizeRunEvent } from './sanitize.js';
 
 /** What `--inspect`, `--inspect-full`, `--inspect-agents` and `--trace` ask for. */
 export interface InspectOptions {
@@ -18,9 +19,11 @@ export interface InspectOptions {
   agents?: string | undefined;
 }
 
-/** A running inspection: pass `observer` as the root actor's `inspect` option. */
+/** A running inspection: pass `observer` as the root actor's `inspect` option, and the run's events to `event`. */
 export interface Inspection {
   observer: (event: InspectionEvent) => void;
+  /** Writes a run event to the trace (as `@raymond.<type>`; replay skips these). */
+  event: (event: RunEvent) => void;
   /** With a relay: the page to open, and a way to wait until a browser has it open. */
   page?: { url: string; viewer(): Promise<void> };
   /** Sends what is still queued, then stops the relay and closes the trace. */
@@ -111,6 +114,10 @@ export async function openInspection(opts: InspectOptions): Promise<Inspection> 
   };
   return {
     observer,
+    event: (e) => {
+      if (!trace || (only && 'agentId' in e && !only.test(e.agentId))) return;
+      trace.write(`${JSON.stringify({ type: `@raymond.${e.type}`, createdAt: String(Date.now()), event: sanitizeRunEvent(e, opts.full) })}\n`);
+    },
     ...(relay ? { page: { url: relay.url, viewer: relay.viewer } } : {}),
     close: async () => {
       // The library converts each event on a zero-delay timer: let those run first.

@@ -4,7 +4,7 @@ import { createWebSocketInspector, type StatelyInspectionEvent } from '@statelya
 import { RaymondError } from '../errors.js';
 import { startRelay, type RelayClient } from './relay.js';
 
-/** Reads a `--trace` file: one inspection event per line. */
+/** Reads a `--trace` file: the inspection events, one per line (the run's own `@raymond.*` lines are skipped). */
 export async function readTrace(file: string): Promise<StatelyInspectionEvent[]> {
   let text: string;
   try {
@@ -22,6 +22,7 @@ export async function readTrace(file: string): Promise<StatelyInspectionEvent[]>
       throw new RaymondError('ERR_INSPECT', `line ${i + 1} is not JSON: not a --trace file`, { file });
     }
     const e = event as { type?: unknown; sessionId?: unknown };
+    if (typeof e.type === 'string' && e.type.startsWith('@raymond.')) return;
     if (typeof e.type !== 'string' || !e.type.startsWith('@xstate.') || typeof e.sessionId !== 'string') {
       throw new RaymondError('ERR_INSPECT', `line ${i + 1} is not an inspection event: not a --trace file`, { file });
     }

@@ -1,3 +1,5 @@
+import type { RunEvent } from '../../machines/run-events.js';
+import type { SupervisorContext } from '../../machines/supervisor.machine.js';
 import type { AgentRecord, Decision } from '../../machines/types.js';
 import { errorMessage } from '../errors.js';
 
@@ -45,15 +47,15 @@ export function sanitizeContext(context: unknown, full: boolean): unknown {
     const record = context.record as unknown as AgentRecord;
     return { ...(full ? { record: fullRecord(record) } : summarizeRecord(record)), depth: context.depth };
   }
-  if (isObject(context.store)) {
-    const store = context.store as unknown as { meta: Plain & { total_cost_usd: number; status: string; results: Record<string, string> }; agents: Map<string, AgentRecord> };
-    const queue = (context.queue as unknown[] | undefined)?.length ?? 0;
+  if (isObject(context.work)) {
+    const work = context.work as unknown as SupervisorContext['work'];
+    const { store, slots } = work;
     const summary: Plain = {
       status: store.meta.status,
       total_cost_usd: store.meta.total_cost_usd,
       agents: store.agents.size,
-      running: context.running,
-      queued: queue - ((context.queueHead as number | undefined) ?? 0),
+      running: slots.running,
+      queued: slots.queue.length - slots.head,
       version: context.version,
       persisted: context.persisted,
     };
@@ -91,5 +93,34 @@ export function sanitizeEvent(event: Plain, full: boolean): Plain {
   if (Array.isArray(event.spawns)) out.spawns = event.spawns.length;
   if ('output' in event) out.output = sanitizeOutput(event.output, full);
   if ('error' in event) out.error = errorMessage(event.error);
+  // A failure's message may quote a script's output: only its code unless --inspect-full.
+  if (isObject(event.failure)) out.failure = full ? event.failure : { code: event.failure.code, pauses: event.failure.pauses };
   return out;
+}
+
+/**
+ * A run event as the trace may keep it: tags, targets, ids, states, costs and
+ * error codes; payloads, inputs, attributes, printed text and messages only
+ * with --inspect-full.
+ */
+export function sanitizeRunEvent(e: RunEvent, full: boolean): Plain {
+  if (full) return JSON.parse(JSON.stringify(e)) as Plain;
+  switch (e.type) {
+    case 'step.done':
+      return { ...e, decision: summarizeDecision(e.decision), workers: e.workers.map((w) => ({ id: w.id, state: w.state })) };
+    case 'agent.forked':
+      return { type: e.type, parentId: e.parentId, id: e.id, state: e.state };
+    case 'agent.paused':
+    case 'agent.failed':
+      return { type: e.type, agentId: e.agentId, state: e.state, failure: { code: e.failure.code, file: e.failure.file, pauses: e.failure.pauses }, totalCostUsd: e.totalCostUsd };
+    case 'print':
+      return { type: e.type, agentId: e.agentId };
+    case 'warning':
+    case 'detail':
+      return { type: e.type };
+    case 'run.finished':
+      return { ...e, error: e.error === undefined ? undefined : '(kept out; --inspect-full)' };
+    default:
+      return { ...e };
+  }
 }

@@ -78,7 +78,7 @@ export function parseStateSource(text: string, file: string): StateSource {
   const warnings: string[] = [];
   for (const [key, value] of Object.entries(data as Record<string, unknown>)) {
     if (!KNOWN_KEYS.has(key)) {
-      warnings.push(`${file}: unknown frontmatter key "${key}" (known: ${[...KNOWN_KEYS].join(', ')})`);
+      warnings.push(`unknown frontmatter key "${key}" (known: ${[...KNOWN_KEYS].join(', ')})`);
       continue;
     }
     if (key === 'allowed_transitions') policy.allowed = parseAllowed(value, file);

@@ -35,7 +35,6 @@ export interface Interpretation {
 }
 
 export type LanguageTask = PrepareTask | InterpretTask;
-export type LanguageResult<T extends LanguageTask> = T extends PrepareTask ? Prepared : Interpretation;
 
 /**
  * Runs one parsing or rendering task. Used by the pool worker and by the

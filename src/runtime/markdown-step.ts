@@ -1,15 +1,13 @@
-import type { StepResult } from '../../machines/agent.machine.js';
-import type { AgentRecord } from '../../machines/types.js';
-import { EFFORTS, MODELS, parentSession, type SessionPlan } from '../claude/claude-argv.js';
-import { RaymondError } from '../errors.js';
+import type { StepInput, StepResult } from '../../machines/agent.machine.js';
+import { EFFORTS, MODELS, parentSession } from '../claude/claude-argv.js';
+import { RaymondError, formatError, type SpentDetails } from '../errors.js';
+import type { Execution, SessionPlan } from '../executors/executor.js';
+import type { AllowedTransition } from '../language/frontmatter.js';
 import { formatAllowed, reminder } from '../language/policy.js';
 import { templateVariables } from '../language/render.js';
-import { freshSessions, stepDebug, type StepDependencies } from './run-step.js';
-import { REMINDABLE, resolveDecision } from './resolve-decision.js';
-
-/** Reminder re-prompts after a reply that broke the rules, and retries after Claude Code failed. */
-export const MAX_REMINDERS = 3;
-export const MAX_RETRIES = 3;
+import { MAX_REMINDERS, MAX_RETRIES, REMINDABLE, nextTurn, startTurns, type TurnAction, type TurnState } from './markdown-turns.js';
+import { resolveDecision } from './resolve-decision.js';
+import { freshSessions, stepDebug, type StepDependencies } from './step-context.js';
 
 function checkChoice(value: string | undefined, choices: readonly string[], what: string, where: string): void {
   if (value !== undefined && !choices.includes(value)) {
@@ -17,97 +15,97 @@ function checkChoice(value: string | undefined, choices: readonly string[], what
   }
 }
 
-function startPlan(agent: AgentRecord): SessionPlan {
-  if (agent.session && !agent.branchFrom) return { kind: 'resume', session: agent.session };
-  if (agent.branchFrom) return { kind: 'branch', from: agent.branchFrom, id: agent.next_session };
-  return { kind: 'fresh', id: agent.next_session };
-}
+/** What the step's turns cost so far, and each session's last known total. */
+class Spending {
+  costUsd = 0;
+  private readonly totals = new Map<string, number>();
+  constructor(private readonly known: Record<string, number>) {}
 
-function spentOf(err: RaymondError): { costUsd: number; session: string | null; sessionTotal: number | null } {
-  const d = err.details as { costUsd?: number; session?: string | null; sessionTotal?: number | null };
-  return { costUsd: d.costUsd ?? 0, session: d.session ?? null, sessionTotal: d.sessionTotal ?? null };
+  /** The session total a plan's turn is charged from. */
+  base(plan: SessionPlan): number | undefined {
+    const sid = parentSession(plan);
+    return sid === undefined ? undefined : (this.totals.get(sid) ?? this.known[sid]);
+  }
+
+  add(costUsd: number, session: string | null | undefined, total: number | null | undefined): void {
+    this.costUsd += costUsd;
+    if (session && total !== null && total !== undefined) this.totals.set(session, total);
+  }
+
+  get sessionCosts(): Record<string, number> {
+    return Object.fromEntries(this.totals);
+  }
+
+  /** Attaches what was spent to a failing step's error, so the supervisor still charges it. */
+  attach(err: unknown): unknown {
+    if (err instanceof RaymondError) Object.assign(err.details, { spentUsd: this.costUsd, sessionCosts: this.sessionCosts } satisfies SpentDetails);
+    return err;
+  }
 }
 
 /**
  * Runs a markdown state: renders the prompt, runs Claude Code turns, and
- * reads the transition. A reply that breaks `allowed_transitions` gets a
- * reminder in the same session; a failed turn is retried from the state's
- * starting session; each turn is charged only its own cost.
+ * reads the transition. Which turn comes next (a retry, a reminder, the
+ * reserved session resumed) is decided by the pure policy in
+ * markdown-turns.ts; this function only carries it out and keeps the costs.
  */
-export async function runMarkdownStep(deps: StepDependencies, agent: AgentRecord, where: string, signal: AbortSignal): Promise<StepResult> {
+export async function runMarkdownStep(deps: StepDependencies, input: StepInput, where: string, signal: AbortSignal): Promise<StepResult> {
+  const agent = input.record;
   const markdown = deps.markdown;
   if (!markdown) throw new RaymondError('ERR_STATE_UNSUPPORTED', 'markdown states need the Claude Code executor', { file: where });
   const text = await deps.scope.readText(agent.state);
   const variables = templateVariables({ workflowId: deps.workflowId, agentId: agent.id, input: agent.input, attributes: agent.attributes, worktree: agent.worktree });
   const prepared = await deps.language.prepare({ text, file: where, variables }, signal);
-  for (const w of prepared.warnings) deps.warnOnce(w);
+  for (const w of prepared.warnings) deps.warnOnce(`${where}: ${w}`);
   checkChoice(prepared.policy.model, MODELS, 'model', where);
   checkChoice(prepared.policy.effort, EFFORTS, 'effort', where);
   const allowed = prepared.policy.allowed;
-  let first = startPlan(agent);
-  const totals = new Map<string, number>();
-  const base = (plan: SessionPlan) => {
-    const sid = parentSession(plan);
-    return sid === undefined ? undefined : (totals.get(sid) ?? deps.sessionCost(sid));
+  const spending = new Spending(input.sessionCosts);
+  let state: TurnState = startTurns(agent);
+  const follow = (action: TurnAction, err: RaymondError): TurnState => {
+    if (action.next === 'give-up') throw spending.attach(giveUp(action.reason, err, state, allowed));
+    if (action.why === 'resume-reserved') deps.emit({ type: 'detail', text: `[${agent.id}] session ${(state.plan as { id: string }).id} already exists; resuming it` });
+    if (action.why === 'retry') deps.emit({ type: 'warning', text: `[${agent.id}] ${formatError(err)}; retrying (${action.state.retries}/${MAX_RETRIES})` });
+    if (action.why === 'remind') deps.emit({ type: 'warning', text: `[${agent.id}] ${where}: ${err.message}; reminding (${action.state.reminders}/${MAX_REMINDERS})` });
+    return action.state;
   };
-  let plan = first;
-  let prompt = prepared.prompt;
-  let costUsd = 0;
-  let retries = 0;
-  let reminders = 0;
   for (;;) {
-    let execution;
+    let execution: Execution;
     try {
       execution = await markdown.execute({
-        workflowId: deps.workflowId, agent, file: agent.state, scope: deps.scope, prompt, signal, timeoutMs: deps.timeoutMs,
-        session: plan, costBase: base(plan), model: prepared.policy.model ?? deps.model, effort: prepared.policy.effort ?? deps.effort, debug: stepDebug(deps, agent),
+        workflowId: deps.workflowId, agent, file: agent.state, scope: deps.scope, signal, timeoutMs: deps.timeoutMs, debug: stepDebug(deps, agent),
+        prompt: state.remind === undefined ? prepared.prompt : prepared.prompt + reminder(allowed!, state.remind),
+        session: state.plan, costBase: spending.base(state.plan), model: prepared.policy.model ?? deps.model, effort: prepared.policy.effort ?? deps.effort,
       });
     } catch (err) {
       if (!(err instanceof RaymondError) || (err.code !== 'ERR_CLAUDE_FAILED' && err.code !== 'ERR_USAGE_LIMIT')) throw err;
-      if ((err.details as { sessionInUse?: boolean }).sessionInUse && plan.kind !== 'resume' && plan.id) {
-        // The reserved session exists: a killed run or a failed attempt began it. Continue it.
-        deps.reporter.debug(`[${agent.id}] session ${plan.id} already exists; resuming it`);
-        first = { kind: 'resume', session: plan.id };
-        plan = first;
-        continue;
-      }
-      const spent = spentOf(err);
-      costUsd += spent.costUsd;
-      if (spent.session && spent.sessionTotal !== null) totals.set(spent.session, spent.sessionTotal);
-      const paid = { ...err.details, spentUsd: costUsd, sessionCosts: Object.fromEntries(totals) };
-      if (err.code === 'ERR_USAGE_LIMIT' || signal.aborted || retries >= MAX_RETRIES) {
-        const message = err.code === 'ERR_CLAUDE_FAILED' && !signal.aborted ? `${err.message.slice(where.length + 2)} (failed ${retries + 1} times; the agent is paused)` : err.message.slice(where.length + 2);
-        throw new RaymondError(err.code, message, { file: where, details: paid });
-      }
-      retries++;
-      deps.reporter.warn(`[${agent.id}] ${err.message}; retrying (${retries}/${MAX_RETRIES})`);
-      plan = first;
-      prompt = prepared.prompt;
+      const details = err.details as { sessionInUse?: boolean; costUsd?: number; session?: string | null; sessionTotal?: number | null };
+      spending.add(details.costUsd ?? 0, details.session, details.sessionTotal);
+      state = follow(nextTurn(state, { type: 'turn.failed', usageLimit: err.code === 'ERR_USAGE_LIMIT', aborted: signal.aborted, sessionInUse: details.sessionInUse === true }), err);
       continue;
     }
-    costUsd += execution.costUsd;
-    if (execution.session && execution.sessionTotal !== undefined) totals.set(execution.session, execution.sessionTotal);
+    spending.add(execution.costUsd, execution.session, execution.sessionTotal);
     try {
       const interpretation = await deps.language.interpret({ output: execution.output, file: where, allowed }, signal);
-      for (const t of interpretation.prints) deps.reporter.print(agent.id, t);
-      const decision = await resolveDecision(interpretation.decision, agent, deps.scope, where, deps);
-      return { decision, session: execution.session, costUsd, sessionCosts: Object.fromEntries(totals), freshSessions: freshSessions(decision) };
+      for (const t of interpretation.prints) deps.emit({ type: 'print', agentId: agent.id, text: t });
+      const decision = await resolveDecision(interpretation.decision, input, deps.scope, where, deps.workflowId);
+      return { decision, session: execution.session, costUsd: spending.costUsd, sessionCosts: spending.sessionCosts, freshSessions: freshSessions(decision) };
     } catch (err) {
-      if (!(err instanceof RaymondError) || !allowed || !REMINDABLE.has(err.code)) throw withCost(err, costUsd, totals);
-      const problem = err.message.slice(where.length + 2);
-      if (reminders >= MAX_REMINDERS) {
-        throw withCost(new RaymondError('ERR_POLICY', `still no usable transition after ${MAX_REMINDERS} reminders: ${problem}; allowed: ${allowed.map(formatAllowed).join(', ')}`, { file: where }), costUsd, totals);
-      }
-      reminders++;
-      deps.reporter.warn(`[${agent.id}] ${where}: ${problem}; reminding (${reminders}/${MAX_REMINDERS})`);
-      prompt = prepared.prompt + reminder(allowed, problem);
-      plan = execution.session ? { kind: 'resume', session: execution.session } : first;
+      if (!(err instanceof RaymondError)) throw err;
+      state = follow(nextTurn(state, { type: 'reply.unusable', session: execution.session, problem: err.message, remindable: !!allowed && REMINDABLE.has(err.code) }), err);
     }
   }
 }
 
-/** Attaches what a failing step already cost, so the supervisor still charges it. */
-function withCost(err: unknown, costUsd: number, totals: Map<string, number>): unknown {
-  if (err instanceof RaymondError) Object.assign(err.details, { spentUsd: costUsd, sessionCosts: Object.fromEntries(totals) });
-  return err;
+/** The error a step gives up with: the turn's own, with how many tries it took. */
+function giveUp(reason: Extract<TurnAction, { next: 'give-up' }>['reason'], err: RaymondError, state: TurnState, allowed: AllowedTransition[] | undefined): RaymondError {
+  const details = { ...err.details };
+  switch (reason) {
+    case 'retries':
+      return new RaymondError(err.code, `${err.message} (failed ${state.retries + 1} times; the agent is paused)`, { file: err.file, details });
+    case 'reminders':
+      return new RaymondError('ERR_POLICY', `still no usable transition after ${MAX_REMINDERS} reminders: ${err.message}; allowed: ${allowed!.map(formatAllowed).join(', ')}`, { file: err.file });
+    default:
+      return err.code === 'ERR_USAGE_LIMIT' || reason === 'aborted' ? new RaymondError(err.code, err.message, { file: err.file, details }) : err;
+  }
 }

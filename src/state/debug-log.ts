@@ -1,6 +1,8 @@
 import { createWriteStream, mkdirSync, readdirSync, type WriteStream } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { RunEvent } from '../../machines/run-events.js';
+import { failureText } from '../../machines/step-failure.js';
 
 /** Where one step writes its raw output. */
 export interface StepDebug {
@@ -80,8 +82,14 @@ export class DebugLog {
     };
   }
 
+  /** Records a run event: steps and failures go to transitions.log. */
+  event(e: RunEvent): void {
+    const line = transitionLine(e);
+    if (line !== undefined) this.transition(line);
+  }
+
   /** Appends one line to transitions.log. */
-  transition(line: string): void {
+  private transition(line: string): void {
     this.guard(() => {
       if (!this.transitions) {
         this.transitions = createWriteStream(join(this.dir, 'transitions.log'), { flags: 'a' });
@@ -94,5 +102,18 @@ export class DebugLog {
   async close(): Promise<void> {
     const t = this.transitions;
     if (t) await new Promise<void>((ok) => t.end(ok));
+  }
+}
+
+/** The transitions.log line of an event, if it has one. */
+export function transitionLine(e: RunEvent): string | undefined {
+  switch (e.type) {
+    case 'step.done':
+      return `[${e.agentId}] ${e.from} -> ${e.to ?? '(terminated)'} (${e.decision.kind}) cost=$${e.costUsd.toFixed(6)} total=$${e.totalCostUsd.toFixed(6)} session=${e.session ?? '-'} depth=${e.depth}`;
+    case 'agent.paused':
+    case 'agent.failed':
+      return `[${e.agentId}] ${e.state} ${e.type === 'agent.paused' ? 'paused' : 'failed'}: ${failureText(e.failure)}`;
+    default:
+      return undefined;
   }
 }

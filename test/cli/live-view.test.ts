@@ -1,16 +1,22 @@
 import assert from 'node:assert/strict';
 import { afterEach, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { createLiveView, type LiveSnapshot, type LiveView } from '../../src/cli/live-view.js';
+import type { RunEvent } from '../../machines/run-events.js';
+import type { Decision } from '../../machines/types.js';
+import { createLiveView, type LiveView } from '../../src/cli/live-view.js';
+import type { RunProgress } from '../../src/runtime/run-progress.js';
+
+const started = (agentId: string, state: string): RunEvent => ({ type: 'step.started', agentId, state });
+const done = (agentId: string, from: string, decision: Decision, to: string): RunEvent => ({ type: 'step.done', agentId, from, decision, to, session: null, depth: 0, costUsd: 0, totalCostUsd: 0, workers: [] });
 
 const strip = (s: string) => s.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '');
 const T0 = 1_700_000_000_000;
 
-function setup(over: { snapshot?: Partial<LiveSnapshot>; verbose?: boolean; rows?: number; columns?: number } = {}) {
+function setup(over: { snapshot?: Partial<RunProgress>; verbose?: boolean; rows?: number; columns?: number } = {}) {
   const writes: string[] = [];
   const stream = { columns: over.columns ?? 60, rows: over.rows, write: (s: string) => (writes.push(s), true) };
   const clock = { t: T0 };
-  const snap: LiveSnapshot = {
+  const snap: RunProgress = {
     counts: { idle: 140, invoking: 12, 'awaiting-child': 3, terminated: 857, paused: 0 },
     costUsd: 1.2345,
     budgetUsd: 10,
@@ -69,10 +75,10 @@ describe('createLiveView', () => {
     const { view, writes, lastWrite } = setup({ verbose: true });
     await sleep(20);
     const drawn = strip(lastWrite()).split('\n').length - 1;
-    view.started('main', 'START.md');
-    view.step('[main] START.md -> goto REVIEW.md');
-    view.print('main', 'hello');
-    view.debug('detail');
+    view.event(started('main', 'START.md'));
+    view.event(done('main', 'START.md', { kind: 'goto', target: 'REVIEW.md' }, 'REVIEW.md'));
+    view.event({ type: 'print', agentId: 'main', text: 'hello' });
+    view.event({ type: 'detail', text: 'detail' });
     const before = writes.length;
     await sleep(20);
     const batch = writes.slice(before).find((w) => w.includes('hello'))!;
@@ -85,8 +91,8 @@ describe('createLiveView', () => {
 
   it('skips debug lines unless verbose', async () => {
     const { view, all } = setup();
-    view.debug('secret detail');
-    view.print('a', 'shown');
+    view.event({ type: 'detail', text: 'secret detail' });
+    view.event({ type: 'print', agentId: 'a', text: 'shown' });
     await sleep(20);
     assert.ok(all().includes('[a] shown'));
     assert.ok(!all().includes('secret detail'));
@@ -95,10 +101,10 @@ describe('createLiveView', () => {
   it('lists the most recent agents, newest first, with what they do and their age', async () => {
     const { view, clock, lastWrite } = setup();
     for (let i = 1; i <= 7; i++) {
-      view.started(`w${i}`, `S${i}.md`);
+      view.event(started(`w${i}`, `S${i}.md`));
       clock.t += 1000;
     }
-    view.step('[w7] S7.md -> call CHILD.md, returning to BACK.md (input: x)');
+    view.event(done('w7', 'S7.md', { kind: 'call', target: 'CHILD.md', returnTo: 'BACK.md', input: 'x' }, 'CHILD.md'));
     await sleep(20);
     const lines = strip(lastWrite()).split('\n').filter((l) => l.startsWith('  '));
     assert.deepEqual(lines, ['  w7  call CHILD.md  S7.md  0s', '  w6  invoking       S6.md  2s', '  w5  invoking       S5.md  3s', '  w4  invoking       S4.md  4s', '  w3  invoking       S3.md  5s']);
@@ -106,7 +112,7 @@ describe('createLiveView', () => {
 
   it('truncates every status line to the columns', async () => {
     const { view, lastWrite } = setup();
-    view.started(`main_${'x'.repeat(100)}`, 'A_VERY_LONG_STATE_NAME.md');
+    view.event(started(`main_${'x'.repeat(100)}`, 'A_VERY_LONG_STATE_NAME.md'));
     await sleep(20);
     const lines = strip(lastWrite()).split('\n').slice(0, -1);
     assert.ok(lines.length >= 2);
@@ -117,7 +123,7 @@ describe('createLiveView', () => {
     const { view, writes, all } = setup();
     await sleep(20);
     const before = writes.length;
-    for (let i = 0; i < 5000; i++) view.started(`w${i}`, 'WORK.md');
+    for (let i = 0; i < 5000; i++) view.event(started(`w${i}`, 'WORK.md'));
     assert.equal(writes.length, before, 'nothing written synchronously');
     await sleep(20);
     assert.ok(writes.length - before <= 5, `${writes.length - before} writes`);
@@ -130,8 +136,8 @@ describe('createLiveView', () => {
 
   it('flushes warnings at once, after the lines queued before them, and never drops them', () => {
     const { view, writes, lastWrite } = setup();
-    for (let i = 0; i < 300; i++) view.started(`w${i}`, 'WORK.md');
-    view.warn('budget nearly spent');
+    for (let i = 0; i < 300; i++) view.event(started(`w${i}`, 'WORK.md'));
+    view.event({ type: 'warning', text: 'budget nearly spent' });
     assert.equal(writes.length, 1);
     const lines = strip(lastWrite()).split('\n');
     const warnAt = lines.indexOf('warning: budget nearly spent');
@@ -144,7 +150,7 @@ describe('createLiveView', () => {
     const { view, writes, clock, lastWrite } = setup();
     await sleep(20);
     const drawn = strip(lastWrite()).split('\n').length - 1;
-    view.print('main', 'last words');
+    view.event({ type: 'print', agentId: 'main', text: 'last words' });
     view.stop();
     const out = lastWrite();
     assert.ok(out.startsWith(`\x1b[${drawn}F\x1b[J`));
@@ -155,8 +161,8 @@ describe('createLiveView', () => {
     clock.t += 5000;
     await sleep(30);
     assert.equal(writes.length, count);
-    view.warn('late');
-    view.debug('ignored');
+    view.event({ type: 'warning', text: 'late' });
+    view.event({ type: 'detail', text: 'ignored' });
     assert.deepEqual(writes.slice(count), ['warning: late\n']);
   });
 
@@ -173,7 +179,7 @@ describe('createLiveView', () => {
 
   it('keeps the area within the terminal rows', async () => {
     const { view, lastWrite } = setup({ rows: 3 });
-    for (let i = 0; i < 5; i++) view.started(`w${i}`, 'S.md');
+    for (let i = 0; i < 5; i++) view.event(started(`w${i}`, 'S.md'));
     await sleep(20);
     assert.equal(strip(lastWrite()).split('\n').filter((l) => l.startsWith('raymond') || l.startsWith('  ')).length, 2);
   });

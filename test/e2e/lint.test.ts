@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { readdirSync, writeFileSync } from 'node:fs';
 import { after, describe, it } from 'node:test';
 import { join } from 'node:path';
-import { CHECKS, type CheckId } from '../../src/analysis/lint-workflow.js';
+import { CHECKS, type CheckId } from '../../src/analysis/lint-checks-table.js';
 import { ROOT, Sandbox, sh, type CliResult } from '../helpers/cli.js';
 import { makeZip } from '../helpers/make-zip.js';
 

@@ -1,5 +1,6 @@
 import { createActor, fromCallback, fromPromise, waitFor, type AnyActorLogic } from 'xstate';
 import { agentMachine, type StepInput, type StepResult } from '../../machines/agent.machine.js';
+import { nameWorkers } from '../../machines/worker-names.js';
 import { storeFromState, stateFromStore, type RunStore } from '../../machines/run-store.js';
 import { supervisorMachine, type PersisterEvent, type SupervisorEmitted, type SupervisorOutput } from '../../machines/supervisor.machine.js';
 import type { AgentRecord, Decision, WorkflowState } from '../../machines/types.js';
@@ -35,6 +36,13 @@ export function freshState(entry = 'START', overrides: Partial<AgentRecord> = {}
   };
 }
 
+/** Names a fork's workers the way the real step does when it resolves a decision. */
+function named(decision: Decision, input: StepInput): Decision {
+  if (decision.kind !== 'fork') return decision;
+  const ids = nameWorkers(input.record.id, input.forkCount, decision.workers.map((w) => w.target));
+  return { ...decision, workers: decision.workers.map((w, i) => ({ ...w, id: ids[i] })) };
+}
+
 /**
  * Runs the real supervisor and agent machines with a fake step actor that
  * follows `script`, and a persister that records each write in memory.
@@ -57,7 +65,7 @@ export async function runFake(script: FakeScript, opts: { state?: WorkflowState;
       if (entry === undefined) throw new Error(`no script for ${input.record.state}`);
       const n = (calls.get(input.record.state) ?? 0) + 1;
       calls.set(input.record.state, n);
-      const decision = typeof entry === 'function' ? await entry(input.record, n) : entry;
+      const decision = named(typeof entry === 'function' ? await entry(input.record, n) : entry, input);
       return { decision, session: opts.session?.(input.record) ?? null, costUsd: opts.cost ?? 0 };
     } finally {
       running--;

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { parseStateSource } from '../../src/language/frontmatter.js';
-import { RaymondError } from '../../src/errors.js';
+import { RaymondError, formatError } from '../../src/errors.js';
 
 const F = 'wf/REVIEW.md';
 
@@ -32,7 +32,7 @@ describe('parseStateSource', () => {
 
   it('warns about unknown keys, naming the file and the key', () => {
     const src = parseStateSource('---\nmodle: opus\n---\nx', F);
-    assert.deepEqual(src.warnings, [`${F}: unknown frontmatter key "modle" (known: allowed_transitions, model, effort)`]);
+    assert.deepEqual(src.warnings, [`unknown frontmatter key "modle" (known: allowed_transitions, model, effort)`]);
   });
 
   const errors: Array<[string, string, RegExp]> = [
@@ -47,9 +47,9 @@ describe('parseStateSource', () => {
     it(`refuses ${name}, naming the file`, () => {
       assert.throws(() => parseStateSource(text, F), (err: unknown) => {
         assert.ok(err instanceof RaymondError);
-        assert.ok(err.message.startsWith(`${F}: `), err.message);
-        assert.match(err.message, pattern);
-        assert.ok(!err.message.includes('\n'), 'one line');
+        assert.ok(formatError(err).startsWith(`${F}: `), formatError(err));
+        assert.match(formatError(err), pattern);
+        assert.ok(!formatError(err).includes('\n'), 'one line');
         return true;
       });
     });

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { decide } from '../../src/language/decide.js';
 import { parseOutput } from '../../src/language/parse-output.js';
-import { RaymondError } from '../../src/errors.js';
+import { RaymondError, formatError } from '../../src/errors.js';
 import type { Decision } from '../../machines/types.js';
 
 const F = 'wf/STATE.md';
@@ -15,8 +15,8 @@ function fails(text: string, code: string, pattern?: RegExp): void {
   assert.throws(() => decision(text), (err: unknown) => {
     assert.ok(err instanceof RaymondError, `expected RaymondError, got ${String(err)}`);
     assert.equal(err.code, code);
-    assert.ok(err.message.startsWith(`${F}: `), err.message);
-    if (pattern) assert.match(err.message, pattern);
+    assert.ok(formatError(err).startsWith(`${F}: `), formatError(err));
+    if (pattern) assert.match(formatError(err), pattern);
     return true;
   });
 }

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { RaymondError } from '../../src/errors.js';
+import { RaymondError, formatError } from '../../src/errors.js';
 import { runLanguageTask } from '../../src/language/language-tasks.js';
 import type { AllowedTransition } from '../../src/language/frontmatter.js';
 
@@ -31,7 +31,7 @@ describe('allowed_transitions', () => {
       assert.equal(r.ok, false);
       if (!r.ok) {
         assert.equal(r.error.code, 'ERR_POLICY');
-        assert.match(RaymondError.fromJSON(r.error).message, pattern);
+        assert.match(formatError(RaymondError.fromJSON(r.error)), pattern);
       }
     });
   }

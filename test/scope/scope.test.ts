@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { RaymondError } from '../../src/errors.js';
+import { RaymondError, formatError } from '../../src/errors.js';
 import { openScope } from '../../src/scope/scope.js';
 import { makeZip } from '../helpers/make-zip.js';
 
@@ -29,7 +29,7 @@ describe('state resolution', async () => {
   });
 
   it('calls NAME ambiguous when NAME.md and NAME.sh both exist', () => {
-    assert.throws(() => scope.resolve('BOTH', 'wf/X.md'), (e) => code(e) === 'ERR_STATE_AMBIGUOUS' && /^wf\/X\.md: target "BOTH" is ambiguous/.test((e as Error).message));
+    assert.throws(() => scope.resolve('BOTH', 'wf/X.md'), (e) => code(e) === 'ERR_STATE_AMBIGUOUS' && /^wf\/X\.md: target "BOTH" is ambiguous/.test(formatError(e)));
   });
 
   it('refuses names that are not states, paths and scripts of another platform', () => {

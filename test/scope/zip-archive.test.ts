@@ -4,7 +4,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { RaymondError } from '../../src/errors.js';
+import { RaymondError, formatError } from '../../src/errors.js';
 import { readZipArchive } from '../../src/scope/zip-archive.js';
 import { makeZip } from '../helpers/make-zip.js';
 
@@ -21,9 +21,9 @@ function assertRefused(fn: () => unknown, pattern: RegExp): void {
   assert.throws(fn, (err: unknown) => {
     assert.ok(err instanceof RaymondError, `expected a RaymondError, got ${String(err)}`);
     assert.equal(err.code, 'ERR_ZIP_INVALID');
-    assert.ok(err.message.startsWith(`${FILE}: `), err.message);
-    assert.ok(!err.message.includes('\n'), 'message is one line');
-    assert.match(err.message, pattern);
+    assert.ok(formatError(err).startsWith(`${FILE}: `), formatError(err));
+    assert.ok(!formatError(err).includes('\n'), 'message is one line');
+    assert.match(formatError(err), pattern);
     return true;
   });
 }

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { putAgent, putResult, storeFromState, takeDirty } from '../../machines/run-store.js';
-import { RaymondError } from '../../src/errors.js';
+import { RaymondError, formatError } from '../../src/errors.js';
 import { applyJournal, journalLine } from '../../src/state/journal.js';
 import { freshState } from '../helpers/fake-actors.js';
 
@@ -45,6 +45,6 @@ describe('journal', () => {
 
   it('refuses damage before the last line', () => {
     const { first, second } = twoBatches();
-    assert.throws(() => applyJournal(freshState(), `{"seq": 1, broken\n${first}${second}`, 'wf.journal'), (e) => e instanceof RaymondError && /wf\.journal: the journal is damaged at line 1/.test(e.message));
+    assert.throws(() => applyJournal(freshState(), `{"seq": 1, broken\n${first}${second}`, 'wf.journal'), (e) => e instanceof RaymondError && /wf\.journal: the journal is damaged at line 1/.test(formatError(e)));
   });
 });

@@ -4,7 +4,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:
 import { tmpdir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { RaymondError } from '../../src/errors.js';
+import { RaymondError, formatError } from '../../src/errors.js';
 import { createWorktree, finishWorktree, pruneWorktree, summarizeWorktree } from '../../src/worktrees/git-worktrees.js';
 
 const temps: string[] = [];
@@ -52,8 +52,8 @@ async function worktreeError(promise: Promise<unknown>, cwd: string): Promise<Ra
   } catch (err) {
     assert.ok(err instanceof RaymondError, `expected RaymondError, got ${String(err)}`);
     assert.equal(err.code, 'ERR_WORKTREE');
-    assert.ok(err.message.startsWith(`${cwd}: `), err.message);
-    assert.ok(!err.message.includes('\n'), `message should be one line: ${err.message}`);
+    assert.ok(formatError(err).startsWith(`${cwd}: `), formatError(err));
+    assert.ok(!formatError(err).includes('\n'), `message should be one line: ${formatError(err)}`);
     return err;
   }
   assert.fail('expected a RaymondError');

@@ -1,0 +1,29 @@
+import { putSessionCosts, type RunStore } from './run-store.js';
+
+/**
+ * Adds what a step cost to the run and remembers its sessions' totals (the
+ * next turn of a session is charged only its delta). Returns true when this
+ * charge spent the budget: from then on no new step may start.
+ */
+export function charge(store: RunStore, costUsd: number, sessionCosts: Record<string, number> | undefined): boolean {
+  const meta = store.meta;
+  meta.total_cost_usd += costUsd;
+  putSessionCosts(store, sessionCosts);
+  const budget = meta.options.budget_usd;
+  if (budget > 0 && meta.total_cost_usd > budget && meta.status === 'running') {
+    meta.status = 'budget_exceeded';
+    meta.error = `the budget of $${budget.toFixed(2)} is spent ($${meta.total_cost_usd.toFixed(4)}); no new step was started`;
+    return true;
+  }
+  return false;
+}
+
+/** Last known totals of the sessions a step may continue: what its first turn's cost is a delta from. */
+export function sessionCostsFor(store: RunStore, sessions: ReadonlyArray<string | null | undefined>): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const s of sessions) {
+    const total = s ? store.meta.session_costs[s] : undefined;
+    if (s && total !== undefined) out[s] = total;
+  }
+  return out;
+}

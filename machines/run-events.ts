@@ -1,0 +1,57 @@
+import type { StepFailure } from './step-failure.js';
+import type { Decision, RunStatus } from './types.js';
+
+/** Agent machine frames per state: top frames idle or invoking, callers awaiting their callee. */
+export interface FrameCounts {
+  idle: number;
+  invoking: number;
+  'awaiting-child': number;
+  /** Agents that ended (with a result or a failure). */
+  terminated: number;
+  paused: number;
+}
+
+/** A worker created by a `<fork>`. */
+export interface ForkedWorker {
+  id: string;
+  state: string;
+  attributes: Record<string, string>;
+}
+
+/**
+ * The one typed stream of what happens in a run. The supervisor emits the
+ * step and agent events, the runtime the rest; the terminal, the debug log,
+ * the trace and the server all read this stream, and text is made from it
+ * only where it is shown.
+ */
+export type RunEvent =
+  | { type: 'run.started'; workflowId: string; resumed: boolean; at: number; budgetUsd: number; totalCostUsd: number; counts: FrameCounts }
+  | { type: 'step.started'; agentId: string; state: string }
+  | {
+      type: 'step.done';
+      agentId: string;
+      /** The state that ran. */
+      from: string;
+      decision: Decision;
+      /** The agent's next state; null once it terminated. */
+      to: string | null;
+      /** The agent's session after the step. */
+      session: string | null;
+      /** Return frames on the agent's stack after the step. */
+      depth: number;
+      costUsd: number;
+      totalCostUsd: number;
+      /** The workers a `<fork>` created, in order. */
+      workers: ForkedWorker[];
+    }
+  | ({ type: 'agent.forked'; parentId: string } & ForkedWorker)
+  | { type: 'agent.paused'; agentId: string; state: string; failure: StepFailure; totalCostUsd: number }
+  | { type: 'agent.failed'; agentId: string; state: string; failure: StepFailure; totalCostUsd: number }
+  | { type: 'print'; agentId: string; text: string }
+  | { type: 'warning'; text: string }
+  /** Extra detail, shown with --verbose. */
+  | { type: 'detail'; text: string }
+  | { type: 'run.finished'; workflowId: string; status: RunStatus; error?: string | undefined; totalCostUsd: number; steps: number; elapsedMs: number };
+
+/** Where a run's events go. */
+export type RunEventSink = (event: RunEvent) => void;

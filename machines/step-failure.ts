@@ -1,0 +1,42 @@
+/**
+ * Why a step failed, as plain JSON: it travels from the step actor to the
+ * supervisor, into events and into the state file. Whether the agent pauses
+ * (resumable) or the run fails is decided once, where the failure is made,
+ * and read only by the supervisor.
+ */
+export interface StepFailure {
+  kind: 'step-failure';
+  /** The error's permanent code (`ERR_SCRIPT_FAILED`, ...). */
+  code: string;
+  /** The raw message, without the file prefix. */
+  message: string;
+  /** The state file the failure is about, as shown to the user. */
+  file?: string | undefined;
+  /** True: pause this agent and let the others go on; false: fail the run. */
+  pauses: boolean;
+  /** What the step cost before it failed: still charged. */
+  spentUsd: number;
+  /** Last known total cost of each Claude Code session the step used. */
+  sessionCosts: Record<string, number>;
+  /** A usage limit's reset time (epoch ms), when known. */
+  resetsAt?: number | undefined;
+  /** Extra detail for --verbose (a stack trace for internal errors). */
+  detail?: string | undefined;
+}
+
+/** The one-line text of a failure: `file: message`. */
+export function failureText(failure: Pick<StepFailure, 'file' | 'message'>): string {
+  return failure.file ? `${failure.file}: ${failure.message}` : failure.message;
+}
+
+/**
+ * Whatever a step actor rejected with, as a failure. The runtime rejects with
+ * a StepFailure; anything else is a bug of ours and fails the run.
+ */
+export function asStepFailure(error: unknown): StepFailure {
+  if (typeof error === 'object' && error !== null && (error as { kind?: unknown }).kind === 'step-failure') return error as StepFailure;
+  const message = error instanceof Error ? error.message : String(error);
+  const failure: StepFailure = { kind: 'step-failure', code: 'ERR_INTERNAL', message, pauses: false, spentUsd: 0, sessionCosts: {} };
+  if (error instanceof Error && error.stack) failure.detail = error.stack;
+  return failure;
+}

@@ -1,0 +1,86 @@
+#!/usr/bin/env node
+// The import rules of the house, checked on every `npm test` (and so in CI):
+//  1. no import cycle between files;
+//  2. folders are layered: a file imports only from its own folder or from a
+//     lower layer, so no import runs back up and no two folders lean on each other;
+//  3. machines/ is pure: no node:* module and nothing outside machines/ but xstate.
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+
+// An optional argument names another tree to check (the script's own tests use one).
+const root = resolve(process.argv[2] ?? new URL('..', import.meta.url).pathname);
+/** Lowest first. Folders of the same layer may not import each other. */
+const LAYERS = [
+  ['machines'],
+  ['src'],
+  ['src/language'],
+  ['src/scope', 'src/state', 'src/worktrees', 'src/inspect'],
+  ['src/executors'],
+  ['src/claude'],
+  ['src/config', 'src/analysis', 'src/runtime'],
+  ['src/cli'],
+];
+const layerOf = new Map(LAYERS.flatMap((folders, i) => folders.map((f) => [f, i])));
+
+function sources(dir) {
+  return readdirSync(join(root, dir)).flatMap((name) => {
+    const path = join(dir, name);
+    if (statSync(join(root, path)).isDirectory()) return sources(path);
+    return name.endsWith('.ts') && !name.endsWith('.d.ts') ? [path] : [];
+  });
+}
+
+const IMPORT = /(?:^|\n)\s*(?:import|export)\s[^'";]*?from\s*'([^']+)'|import\(\s*'([^']+)'\s*\)|(?:^|\n)\s*import\s*'([^']+)'/g;
+
+function importsOf(file) {
+  const text = readFileSync(join(root, file), 'utf8');
+  return [...text.matchAll(IMPORT)].map((m) => m[1] ?? m[2] ?? m[3]);
+}
+
+const files = [...sources('machines'), ...sources('src')];
+const known = new Set(files);
+const graph = new Map();
+const problems = [];
+for (const file of files) {
+  const folder = dirname(file);
+  const edges = [];
+  for (const spec of importsOf(file)) {
+    if (!spec.startsWith('.')) {
+      if (folder === 'machines' && spec !== 'xstate') problems.push(`${file}: machines/ must stay pure, but imports '${spec}'`);
+      continue;
+    }
+    const target = relative(root, resolve(root, folder, spec)).replace(/\.js$/, '.ts');
+    if (!known.has(target)) {
+      problems.push(`${file}: imports '${spec}', which is not a source file`);
+      continue;
+    }
+    edges.push(target);
+    const to = dirname(target);
+    if (to === folder) continue;
+    const [a, b] = [layerOf.get(folder), layerOf.get(to)];
+    if (a === undefined || b === undefined) problems.push(`${file}: folder ${a === undefined ? folder : to} has no layer in scripts/check-imports.mjs`);
+    else if (b >= a) problems.push(`${file}: imports ${target}, but ${to}/ is ${b === a ? 'beside' : 'above'} ${folder}/ in the layers`);
+  }
+  graph.set(file, edges);
+}
+
+// Cycles between files: depth-first search, reporting each cycle once by its path.
+const state = new Map();
+const stack = [];
+function visit(file) {
+  state.set(file, 'open');
+  stack.push(file);
+  for (const next of graph.get(file)) {
+    if (state.get(next) === 'open') problems.push(`import cycle: ${[...stack.slice(stack.indexOf(next)), next].join(' -> ')}`);
+    else if (!state.has(next)) visit(next);
+  }
+  stack.pop();
+  state.set(file, 'done');
+}
+for (const file of files) if (!state.has(file)) visit(file);
+
+if (problems.length > 0) {
+  for (const p of problems) console.error(`check-imports: ${p}`);
+  process.exit(1);
+}
+console.log(`check-imports: ${files.length} files, ${[...graph.values()].reduce((n, e) => n + e.length, 0)} imports: no cycle, every import goes down the layers, machines/ is pure`);

@@ -1,0 +1,66 @@
+import type { RunEvent } from '../../machines/run-events.js';
+import { failureText } from '../../machines/step-failure.js';
+
+/** Shortens a payload to one line for progress output. */
+export function preview(text: string, max = 100): string {
+  const line = text.trim().replace(/\s+/g, ' ');
+  return line.length > max ? `${line.slice(0, max - 3)}...` : line;
+}
+
+function attrs(a: Record<string, string>): string {
+  const parts = Object.entries(a).map(([k, v]) => `${k}=${JSON.stringify(v)}`);
+  return parts.length ? ` ${parts.join(' ')}` : '';
+}
+
+/** One progress line for a completed step. */
+export function describeStep(e: Extract<RunEvent, { type: 'step.done' }>): string {
+  const d = e.decision;
+  const head = `[${e.agentId}] ${e.from} ->`;
+  const input = (i: string | undefined) => (i === undefined ? '' : ` (input: ${preview(i, 60)})`);
+  switch (d.kind) {
+    case 'goto':
+      return `${head} goto ${d.target}${input(d.input)}`;
+    case 'reset':
+      return `${head} reset ${d.target}${d.cd ? ` in ${d.cd}` : ''}${input(d.input)}`;
+    case 'call':
+    case 'function':
+      return `${head} ${d.kind} ${d.target}, returning to ${d.returnTo}${input(d.input)}`;
+    case 'fork': {
+      const workers = e.workers.map((w) => `${w.id} (${w.state}${attrs(w.attributes)})`).join(', ');
+      return `${head} fork ${workers}; continues at ${d.next}`;
+    }
+    case 'result':
+      return e.to === null ? `${head} result: ${preview(d.payload)}` : `${head} result to ${e.to}: ${preview(d.payload)}`;
+  }
+}
+
+/** What the short activity column of the live view says a step did: `goto X`, `fork`, `result`. */
+export function shortStep(e: Extract<RunEvent, { type: 'step.done' }>): string {
+  const d = e.decision;
+  return d.kind === 'fork' || d.kind === 'result' ? d.kind : `${d.kind} ${d.target}`;
+}
+
+/**
+ * The line an event is shown as on a terminal, or undefined for events shown
+ * only another way. `verbose` adds details and failures' traces.
+ */
+export function eventLine(e: RunEvent, verbose: boolean): { text: string; warning?: boolean } | undefined {
+  switch (e.type) {
+    case 'step.started':
+      return { text: `[${e.agentId}] running ${e.state}` };
+    case 'step.done':
+      return { text: describeStep(e) };
+    case 'print':
+      return { text: `[${e.agentId}] ${e.text}` };
+    case 'warning':
+      return { text: `warning: ${e.text}`, warning: true };
+    case 'agent.paused':
+      return { text: `warning: [${e.agentId}] paused: ${failureText(e.failure)}`, warning: true };
+    case 'agent.failed':
+      return verbose ? { text: `[${e.agentId}] ${e.state} failed: ${e.failure.detail ?? failureText(e.failure)}` } : undefined;
+    case 'detail':
+      return verbose ? { text: e.text } : undefined;
+    default:
+      return undefined;
+  }
+}

@@ -1,0 +1,137 @@
+import { dirname, join } from 'node:path';
+import { createActor, toPromise, type InspectionEvent } from 'xstate';
+import { agentMachine } from '../../machines/agent.machine.js';
+import type { FrameCounts, RunEvent, RunEventSink } from '../../machines/run-events.js';
+import { storeFromState, type RunStore } from '../../machines/run-store.js';
+import { supervisorMachine } from '../../machines/supervisor.machine.js';
+import type { RunStatus, WorkflowState, WorktreeRef } from '../../machines/types.js';
+import { createClaudeExecutor } from '../claude/claude-executor.js';
+import type { StateExecutor } from '../executors/executor.js';
+import { createScriptExecutor } from '../executors/script-executor.js';
+import { createInlineLanguageService, createPoolLanguageService } from '../language/language-service.js';
+import type { Scope } from '../scope/scope.js';
+import { DebugLog } from '../state/debug-log.js';
+import { createPersister, type PersisterStats } from '../state/persister.js';
+import { markdownSlots, type RunSettings } from './run-settings.js';
+import { createRunStep } from './step-actor.js';
+
+/** What a run is given besides its workflow and settings: where its events go and how it is stopped. */
+export interface RunHooks {
+  /** Receives every event of the run, in order. */
+  onEvent: RunEventSink;
+  /** `pool` (default) runs parsing and rendering on worker threads. */
+  language?: 'pool' | 'inline';
+  /** Aborted: start no new step, let running ones finish. */
+  drain?: AbortSignal;
+  /** Aborted: stop every step now. Either way the run stays resumable. */
+  kill?: AbortSignal;
+  /** Replaces the Claude Code executor (benchmarks, tests). */
+  markdown?: StateExecutor;
+  stats?: PersisterStats;
+  /** Receives every inspection event of the actor system (`--inspect`, `--trace`). */
+  inspect?: ((event: InspectionEvent) => void) | undefined;
+}
+
+export interface RunOutcome {
+  workflowId: string;
+  status: RunStatus;
+  totalCostUsd: number;
+  results: Record<string, string>;
+  error?: string;
+  stateFile: string;
+  /** Agents paused on a usage limit with a known reset time, if that is all that is left. */
+  waitUntil?: number;
+  /** Every agent's worktree, as it stands at the end of the run. */
+  worktrees: Array<WorktreeRef & { agent: string }>;
+  /** What this process wrote to the state folder. */
+  stateWrites: { writes: number; bytes: number; snapshots: number };
+}
+
+/** Frames per machine state when a run (re)starts. */
+function frameCounts(store: RunStore): FrameCounts {
+  const counts: FrameCounts = { idle: 0, invoking: 0, 'awaiting-child': 0, terminated: 0, paused: 0 };
+  for (const a of store.agents.values()) {
+    if (a.status === 'active') {
+      counts.idle++;
+      counts['awaiting-child'] += a.stack.length;
+    } else if (a.status === 'paused') counts.paused++;
+    else counts.terminated++;
+  }
+  return counts;
+}
+
+/**
+ * The composition root: provides the side-effecting actors (step runner,
+ * persister) to the pure statecharts, joins the supervisor's events and the
+ * steps' into one stream, and runs the supervisor until every agent has
+ * terminated or paused, one failed, or the run was stopped.
+ */
+export async function composeRun(state: WorkflowState, scope: Scope, stateFile: string, settings: RunSettings, hooks: RunHooks, resumed: boolean): Promise<RunOutcome> {
+  const workflowId = state.workflow_id;
+  const startedAt = Date.now();
+  let steps = 0;
+  let debug: DebugLog | undefined;
+  const emit = (e: RunEvent) => {
+    if (e.type === 'step.done') steps++;
+    debug?.event(e);
+    hooks.onEvent(e);
+  };
+  const language = hooks.language === 'inline' ? createInlineLanguageService() : createPoolLanguageService();
+  if (settings.debug) debug = new DebugLog(join(dirname(dirname(stateFile)), 'debug', workflowId), (text) => emit({ type: 'warning', text }));
+  try {
+    const store = storeFromState(state);
+    const stats = hooks.stats ?? { writes: 0, bytes: 0, snapshots: 0 };
+    const warned = new Set<string>();
+    const runStep = createRunStep({
+      workflowId,
+      scope,
+      language,
+      script: createScriptExecutor(),
+      markdown: hooks.markdown ?? createClaudeExecutor({ bin: settings.claudeBin, skipPermissions: settings.skipPermissions, emit }),
+      timeoutMs: settings.timeoutSeconds * 1000,
+      emit,
+      model: settings.model,
+      effort: settings.effort,
+      warnOnce: (text) => {
+        if (!warned.has(text)) emit({ type: 'warning', text });
+        warned.add(text);
+      },
+      debug,
+    });
+    const machine = supervisorMachine.provide({
+      actors: { agent: agentMachine.provide({ actors: { runStep } }), persister: createPersister(stateFile, stats) },
+    });
+    const actor = createActor(machine, {
+      input: { store, maxParallel: settings.maxParallel, maxMarkdown: markdownSlots() },
+      id: 'supervisor',
+      systemId: 'supervisor',
+      ...(hooks.inspect ? { inspect: hooks.inspect } : {}),
+    });
+    actor.on('*', (e) => emit(e as RunEvent));
+    emit({ type: 'run.started', workflowId, resumed, at: startedAt, budgetUsd: settings.budgetUsd, totalCostUsd: store.meta.total_cost_usd, counts: frameCounts(store) });
+    const drain = () => actor.send({ type: 'run.drain' });
+    const kill = () => actor.send({ type: 'run.interrupt' });
+    hooks.drain?.addEventListener('abort', drain, { once: true });
+    hooks.kill?.addEventListener('abort', kill, { once: true });
+    actor.start();
+    if (hooks.drain?.aborted) drain();
+    if (hooks.kill?.aborted) kill();
+    const output = await toPromise(actor).finally(() => {
+      hooks.drain?.removeEventListener('abort', drain);
+      hooks.kill?.removeEventListener('abort', kill);
+    });
+    const agents = [...store.agents.values()];
+    const worktrees = agents.filter((a) => a.worktree).map((a) => ({ agent: a.id, ...a.worktree! }));
+    const outcome: RunOutcome = { workflowId, status: output.status, totalCostUsd: store.meta.total_cost_usd, results: { ...store.meta.results }, stateFile, worktrees, stateWrites: { ...stats } };
+    if (output.error !== undefined) outcome.error = output.error;
+    const left = agents.filter((a) => a.status === 'active' || a.status === 'paused');
+    if (output.status === 'paused' && left.length > 0 && left.every((a) => a.status === 'paused' && a.resets_at !== undefined)) {
+      outcome.waitUntil = Math.max(...left.map((a) => a.resets_at!));
+    }
+    emit({ type: 'run.finished', workflowId, status: outcome.status, error: outcome.error, totalCostUsd: outcome.totalCostUsd, steps, elapsedMs: Date.now() - startedAt });
+    return outcome;
+  } finally {
+    await language.close();
+    await debug?.close();
+  }
+}

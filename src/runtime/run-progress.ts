@@ -1,0 +1,64 @@
+import type { FrameCounts, RunEvent } from '../../machines/run-events.js';
+
+/** Live figures of a run, for the terminal view (and the server). */
+export interface RunProgress {
+  counts: FrameCounts;
+  costUsd: number;
+  /** 0 = unlimited */
+  budgetUsd: number;
+  /** epoch ms when the run started (or resumed) */
+  startedAt: number;
+  /** steps completed since startedAt */
+  steps: number;
+}
+
+/** Progress before a run has said anything. */
+export function emptyProgress(now = Date.now()): RunProgress {
+  return { counts: { idle: 0, invoking: 0, 'awaiting-child': 0, terminated: 0, paused: 0 }, costUsd: 0, budgetUsd: 0, startedAt: now, steps: 0 };
+}
+
+/**
+ * Keeps a run's figures from its events, O(1) per event: a view that reads
+ * them never walks the agents. Frames: each live agent's top frame is idle or
+ * invoking, and each return frame on its stack is a caller awaiting its callee.
+ */
+export function trackProgress(progress: RunProgress, e: RunEvent): void {
+  const c = progress.counts;
+  switch (e.type) {
+    case 'run.started':
+      Object.assign(c, e.counts);
+      progress.startedAt = e.at;
+      progress.budgetUsd = e.budgetUsd;
+      progress.costUsd = e.totalCostUsd;
+      progress.steps = 0;
+      break;
+    case 'step.started':
+      c.idle--;
+      c.invoking++;
+      break;
+    case 'step.done': {
+      c.invoking--;
+      progress.steps++;
+      progress.costUsd = e.totalCostUsd;
+      const kind = e.decision.kind;
+      if (kind === 'call' || kind === 'function') c['awaiting-child']++;
+      if (kind === 'result' && e.to === null) c.terminated++;
+      else c.idle++;
+      if (kind === 'result' && e.to !== null) c['awaiting-child']--;
+      c.idle += e.workers.length;
+      break;
+    }
+    case 'agent.paused':
+      c.invoking--;
+      c.paused++;
+      progress.costUsd = e.totalCostUsd;
+      break;
+    case 'agent.failed':
+      c.invoking--;
+      c.terminated++;
+      progress.costUsd = e.totalCostUsd;
+      break;
+    default:
+      break;
+  }
+}

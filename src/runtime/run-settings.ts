@@ -1,0 +1,35 @@
+import { freemem } from 'node:os';
+import type { RunOptions } from '../../machines/types.js';
+
+/** How a run behaves; stored in the state file (but `debug` and `claudeBin`). */
+export interface RunSettings {
+  maxParallel: number;
+  timeoutSeconds: number;
+  /** USD; 0 means unlimited. */
+  budgetUsd: number;
+  model?: string | undefined;
+  effort?: string | undefined;
+  skipPermissions: boolean;
+  /** `--claude-bin`: the Claude Code executable; default `claude` on PATH. */
+  claudeBin?: string | undefined;
+  /** Write `.raymond/debug/<id>/`. */
+  debug: boolean;
+}
+
+/** The settings as the state file stores them. */
+export function toOptions(s: RunSettings): RunOptions {
+  return { timeout_seconds: s.timeoutSeconds, max_parallel: s.maxParallel, budget_usd: s.budgetUsd, model: s.model ?? null, effort: s.effort ?? null, dangerously_skip_permissions: s.skipPermissions };
+}
+
+/** The settings a state file stored, for a resume. */
+export function fromOptions(o: RunOptions): Omit<RunSettings, 'debug' | 'claudeBin'> {
+  return { timeoutSeconds: o.timeout_seconds, maxParallel: o.max_parallel, budgetUsd: o.budget_usd, model: o.model ?? undefined, effort: o.effort ?? undefined, skipPermissions: o.dangerously_skip_permissions };
+}
+
+/** Each Claude Code process takes ~230 MB: allow a markdown step per ~300 MB of free memory. */
+const MARKDOWN_STEP_BYTES = 300 * 2 ** 20;
+
+/** Most markdown steps at once on this machine right now. */
+export function markdownSlots(): number {
+  return Math.max(1, Math.floor(freemem() / MARKDOWN_STEP_BYTES));
+}

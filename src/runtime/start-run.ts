@@ -1,0 +1,131 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { WorkflowState } from '../../machines/types.js';
+import { findClaude } from '../claude/find-claude.js';
+import { RaymondError, formatError } from '../errors.js';
+import type { StateExecutor } from '../executors/executor.js';
+import { isMarkdown } from '../scope/extensions.js';
+import { openScope, type Scope } from '../scope/scope.js';
+import { acquireLock } from '../state/run-lock.js';
+import { checkWorkflowId, lockFilePath, prepareStateFile, readStateFile, stateFilePath } from '../state/state-file.js';
+import { composeRun, type RunHooks, type RunOutcome } from './compose-run.js';
+import { fromOptions, toOptions, type RunSettings } from './run-settings.js';
+
+interface CommonRequest extends RunHooks {
+  /** Folder of state files (`.raymond/state` by default). */
+  stateDir: string;
+}
+
+export interface StartRequest extends CommonRequest {
+  path: string;
+  input?: string | undefined;
+  workflowId?: string | undefined;
+  /** Working directory of the main agent. */
+  cwd: string;
+  settings: RunSettings;
+}
+
+export interface ResumeRequest extends CommonRequest {
+  workflowId: string;
+  /** Settings given again on the command line; the rest come from the state file. */
+  overrides: Partial<RunSettings>;
+  /** Resume even though state files changed since the run started. */
+  allowChanges?: boolean;
+}
+
+/**
+ * A run that begins with a markdown state needs Claude Code: say so before
+ * anything is written. (A folder may hold markdown files no state reaches,
+ * a README say, so other runs find out at their first markdown step.)
+ */
+function checkClaude(first: string[], settings: RunSettings, markdown: StateExecutor | undefined): void {
+  if (!markdown && first.some(isMarkdown)) findClaude(settings.claudeBin);
+}
+
+/** Starts a new run of the workflow at `req.path`. */
+export async function startWorkflow(req: StartRequest): Promise<RunOutcome> {
+  const scope = await openScope(req.path);
+  try {
+    const fingerprints = await scope.fingerprints();
+    checkClaude([scope.ref.entry], req.settings, req.markdown);
+    const workflowId = req.workflowId ?? `${scope.name}-${randomBytes(4).toString('hex')}`;
+    checkWorkflowId(workflowId);
+    const stateFile = await prepareStateFile(req.stateDir, workflowId);
+    const release = acquireLock(lockFilePath(req.stateDir, workflowId), workflowId);
+    try {
+      const now = new Date().toISOString();
+      const state: WorkflowState = {
+        version: 1,
+        workflow_id: workflowId,
+        status: 'running',
+        scope: { ...scope.ref, fingerprints },
+        started_at: now,
+        updated_at: now,
+        options: toOptions(req.settings),
+        total_cost_usd: 0,
+        fork_counters: {},
+        session_costs: {},
+        agents: [{ id: 'main', state: scope.ref.entry, session: null, branchFrom: null, next_session: randomUUID(), stack: [], cwd: req.cwd, attributes: {}, input: req.input ?? null, status: 'active' }],
+        results: {},
+      };
+      return await composeRun(state, scope, stateFile, req.settings, req, false);
+    } finally {
+      release();
+    }
+  } finally {
+    await scope.dispose();
+  }
+}
+
+/** Continues a run from its state file: every live agent re-runs its current state. */
+export async function resumeWorkflow(req: ResumeRequest): Promise<RunOutcome> {
+  checkWorkflowId(req.workflowId);
+  const stateFile = stateFilePath(req.stateDir, req.workflowId);
+  const state = await readStateFile(stateFile, req.workflowId);
+  const release = acquireLock(lockFilePath(req.stateDir, req.workflowId), req.workflowId);
+  try {
+    const live = state.agents.filter((a) => a.status !== 'terminated');
+    if (live.length === 0) {
+      throw new RaymondError('ERR_STATE_FILE', `run ${req.workflowId} has ${state.status === 'completed' ? 'completed' : 'no live agent'}; nothing to resume`, { file: stateFile });
+    }
+    const scope = await openScope(state.scope.path).catch((err: unknown) => {
+      throw new RaymondError('ERR_WORKFLOW_CHANGED', `the workflow of run ${req.workflowId} is gone (${formatError(err)}); restore it to resume`, { file: stateFile });
+    });
+    try {
+      if (!req.allowChanges) await checkUnchanged(scope, state);
+      const settings: RunSettings = { ...fromOptions(state.options), debug: true, ...stripUndefined(req.overrides) };
+      checkClaude(live.map((a) => a.state), settings, req.markdown);
+      const resumed: WorkflowState = {
+        ...state,
+        status: 'running',
+        options: toOptions(settings),
+        agents: state.agents.map((a) => {
+          if (a.status === 'terminated') return a;
+          const { error: _e, resets_at: _r, ...rest } = a;
+          return { ...rest, status: 'active' as const };
+        }),
+      };
+      delete resumed.error;
+      return await composeRun(resumed, scope, stateFile, settings, req, true);
+    } finally {
+      await scope.dispose();
+    }
+  } finally {
+    release();
+  }
+}
+
+function stripUndefined<T extends object>(o: T): Partial<T> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
+async function checkUnchanged(scope: Scope, state: WorkflowState): Promise<void> {
+  const before = state.scope.fingerprints;
+  if (!before) return;
+  const now = await scope.fingerprints();
+  for (const [file, hash] of Object.entries(before)) {
+    const what = now[file] === undefined ? 'was removed' : now[file] !== hash ? 'was edited' : undefined;
+    if (what) {
+      throw new RaymondError('ERR_WORKFLOW_CHANGED', `${file} ${what} since run ${state.workflow_id} started; restore it, or resume with --allow-changes to use the workflow as it is now`, { file: scope.display(file) });
+    }
+  }
+}

@@ -1,0 +1,38 @@
+import { randomUUID } from 'node:crypto';
+import type { RunEventSink } from '../../machines/run-events.js';
+import type { AgentRecord, Decision } from '../../machines/types.js';
+import type { StateExecutor } from '../executors/executor.js';
+import type { LanguageService } from '../language/language-service.js';
+import { isMarkdown } from '../scope/extensions.js';
+import type { Scope } from '../scope/scope.js';
+import type { DebugLog, StepDebug } from '../state/debug-log.js';
+
+/** What running a step needs from the run; given once, at the composition root. */
+export interface StepDependencies {
+  workflowId: string;
+  scope: Scope;
+  language: LanguageService;
+  script: StateExecutor;
+  markdown: StateExecutor | undefined;
+  timeoutMs: number;
+  /** The run's event stream: prints, warnings, details. */
+  emit: RunEventSink;
+  /** `--model` / `--effort`: used when a state's frontmatter says nothing. */
+  model?: string | undefined;
+  effort?: string | undefined;
+  /** Shows a warning once per run. */
+  warnOnce: (text: string) => void;
+  /** Debug logs, unless --no-debug. */
+  debug?: DebugLog | undefined;
+}
+
+/** The debug-file opener for one step, if debug logs are on. */
+export function stepDebug(deps: StepDependencies, agent: AgentRecord): (() => StepDebug) | undefined {
+  const debug = deps.debug;
+  return debug && (() => debug.step(agent.id, agent.state, isMarkdown(agent.state) ? 'markdown' : 'script'));
+}
+
+/** New session ids to reserve after a step: the agent's own, then one per forked worker. */
+export function freshSessions(decision: Decision): string[] {
+  return Array.from({ length: 1 + (decision.kind === 'fork' ? decision.workers.length : 0) }, () => randomUUID());
+}

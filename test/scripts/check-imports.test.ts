@@ -1,0 +1,51 @@
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { after, describe, it } from 'node:test';
+
+const script = new URL('../../scripts/check-imports.mjs', import.meta.url).pathname;
+const dirs: string[] = [];
+after(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+
+function tree(files: Record<string, string>): string {
+  const dir = mkdtempSync(join(tmpdir(), 'raymond-imports-'));
+  dirs.push(dir);
+  for (const [path, text] of Object.entries(files)) {
+    mkdirSync(dirname(join(dir, path)), { recursive: true });
+    writeFileSync(join(dir, path), text);
+  }
+  return dir;
+}
+
+function check(files: Record<string, string>) {
+  const r = spawnSync(process.execPath, [script, tree(files)], { encoding: 'utf8' });
+  return { code: r.status, out: r.stdout + r.stderr };
+}
+
+describe('scripts/check-imports.mjs', () => {
+  it('passes a tree whose imports go down the layers', () => {
+    const r = check({ 'machines/a.ts': "import { x } from 'xstate';\n", 'src/errors.ts': "import type { A } from '../machines/a.js';\n", 'src/cli/main.ts': "import { e } from '../errors.js';\n" });
+    assert.equal(r.code, 0, r.out);
+  });
+
+  it('refuses an import that runs back up the layers', () => {
+    const r = check({ 'machines/a.ts': '', 'src/errors.ts': '', 'src/claude/x.ts': "import type { R } from '../runtime/y.js';\n", 'src/runtime/y.ts': '' });
+    assert.equal(r.code, 1);
+    assert.match(r.out, /src\/claude\/x\.ts: imports src\/runtime\/y\.ts, but src\/runtime\/ is above src\/claude\//);
+  });
+
+  it('refuses a cycle between files of one folder', () => {
+    const r = check({ 'machines/a.ts': '', 'src/errors.ts': '', 'src/runtime/a.ts': "import { b } from './b.js';\n", 'src/runtime/b.ts': "export { a } from './a.js';\n" });
+    assert.equal(r.code, 1);
+    assert.match(r.out, /import cycle: src\/runtime\/a\.ts -> src\/runtime\/b\.ts -> src\/runtime\/a\.ts/);
+  });
+
+  it('refuses node:* and outside imports in machines/', () => {
+    const r = check({ 'machines/a.ts': "import { readFileSync } from 'node:fs';\nimport { e } from '../src/errors.js';\n", 'src/errors.ts': '' });
+    assert.equal(r.code, 1);
+    assert.match(r.out, /machines\/a\.ts: machines\/ must stay pure, but imports 'node:fs'/);
+    assert.match(r.out, /machines\/a\.ts: imports src\/errors\.ts, but src\/ is above machines\//);
+  });
+});
