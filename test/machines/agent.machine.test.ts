@@ -1,9 +1,5 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { createPersister } from '../../src/state/persister.js';
 import { freshState, runFake } from '../helpers/fake-actors.js';
 import type { AgentRecord, WorkflowState } from '../../machines/types.js';
 
@@ -134,53 +130,6 @@ describe('agent machine: the effect of each tag', () => {
     assert.deepEqual(Object.keys(run.store.meta.results).sort(), ['main', 'main_w1', 'main_w1_proces1']);
   });
 
-  it('a failed step ends the run as failed and records the error on the agent', async () => {
-    const run = await runFake({
-      START: { kind: 'goto', target: 'BOOM' },
-      BOOM: () => {
-        throw new Error('script exited with code 3');
-      },
-    });
-    assert.equal(run.output.status, 'failed');
-    assert.match(run.output.error!, /code 3/);
-    const last = JSON.parse(run.writes.at(-1)!) as WorkflowState;
-    assert.equal(last.status, 'failed');
-    assert.equal(agent(last, 'main').status, 'failed');
-    assert.equal(agent(last, 'main').state, 'BOOM', 'the agent stays at the state that failed');
-  });
-
-  it('never runs more than maxParallel steps at once, and queues the rest', async () => {
-    const workers = Array.from({ length: 20 }, (_, i) => ({ target: 'W', attributes: { n: String(i) } }));
-    const run = await runFake(
-      { START: { kind: 'fork', next: 'END', workers }, W: (r) => new Promise((ok) => setTimeout(() => ok({ kind: 'result', payload: r.attributes.n! }), 5)), END: { kind: 'result', payload: 'x' } },
-      { maxParallel: 3 },
-    );
-    assert.equal(run.output.status, 'completed');
-    assert.equal(Object.keys(run.store.meta.results).length, 21);
-    assert.ok(run.maxRunning <= 3, `at most 3 at once, saw ${run.maxRunning}`);
-    assert.equal(run.maxRunning, 3);
-  });
-
-  it('coalesces state writes under fan-out, and the file ends complete', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'raymond-persist-'));
-    const path = join(dir, 'wf.json');
-    const stats = { writes: 0, bytes: 0, snapshots: 0 };
-    const workers = Array.from({ length: 200 }, () => ({ target: 'W', attributes: {} }));
-    const run = await runFake(
-      { START: { kind: 'fork', next: 'END', workers }, W: { kind: 'result', payload: 'r' }, END: { kind: 'result', payload: 'x' } },
-      { maxParallel: 50, persister: createPersister(path, stats) },
-    );
-    assert.equal(Object.keys(run.store.meta.results).length, 201);
-    // 202 versions are produced (start + 201 steps + final status); one write each would be 202.
-    assert.ok(stats.writes < 150, `writes: ${stats.writes}`);
-    assert.equal(stats.snapshots, 2, 'a snapshot at the start and one at the end; journal lines between');
-    assert.equal(existsSync(path.replace(/\.json$/, '.journal')), false, 'the journal is folded in at the end');
-    const onDisk = JSON.parse(readFileSync(path, 'utf8')) as WorkflowState;
-    assert.equal(onDisk.status, 'completed');
-    assert.equal(Object.keys(onDisk.results).length, 201);
-    rmSync(dir, { recursive: true, force: true });
-  });
-
   it('resumes an agent below the top of its stack in awaiting-child', async () => {
     const state = freshState('CHILD', { stack: [{ state: 'AFTER', session: 'caller' }], input: 'resumed' });
     const run = await runFake({
@@ -201,43 +150,5 @@ describe('agent machine: the effect of each tag', () => {
     const during = snapshots.find((a) => a.state === 'CHILD');
     assert.ok(during, 'a snapshot taken while the callee was current');
     assert.deepEqual(during.stack, [{ state: 'AFTER', session: null }]);
-  });
-});
-
-describe('scheduling', () => {
-  it('caps markdown steps separately without holding scripts behind them', async () => {
-    let markdownNow = 0;
-    let markdownPeak = 0;
-    const slowMarkdown = async (r: AgentRecord) => {
-      markdownNow++;
-      markdownPeak = Math.max(markdownPeak, markdownNow);
-      await new Promise((ok) => setTimeout(ok, 20));
-      markdownNow--;
-      return { kind: 'result' as const, payload: r.id };
-    };
-    const workers = [...Array.from({ length: 6 }, () => ({ target: 'ASK.md', attributes: {} })), ...Array.from({ length: 6 }, () => ({ target: 'RUN.sh', attributes: {} }))];
-    const run = await runFake({ START: { kind: 'fork', next: 'END', workers }, 'ASK.md': slowMarkdown, 'RUN.sh': { kind: 'result', payload: 's' }, END: { kind: 'result', payload: 'e' } }, { maxParallel: 4, maxMarkdown: 1 });
-    assert.equal(Object.keys(run.store.meta.results).length, 13);
-    assert.equal(markdownPeak, 1, 'one markdown step at a time');
-    const order = run.started.slice(1);
-    const lastScript = order.findLastIndex((s) => s.endsWith('RUN.sh'));
-    const lastMarkdown = order.findLastIndex((s) => s.endsWith('ASK.md'));
-    assert.ok(lastScript < lastMarkdown, `scripts did not wait behind the markdown queue: ${order.join(' ')}`);
-  });
-
-  it('a dispatcher forking one worker per step keeps getting turns among a thousand queued workers', async () => {
-    let dispatched = 0;
-    const run = await runFake(
-      {
-        START: () => (++dispatched <= 1000 ? { kind: 'fork', next: 'START', workers: [{ target: 'W', attributes: {} }] } : { kind: 'result', payload: 'dispatched' }),
-        W: { kind: 'result', payload: 'w' },
-      },
-      { maxParallel: 2, delayMs: 0 },
-    );
-    assert.equal(Object.keys(run.store.meta.results).length, 1001);
-    // FIFO: between two dispatcher steps, at most the workers queued before it ran.
-    const positions = run.started.flatMap((s, i) => (s === 'main:START' ? [i] : []));
-    const gaps = positions.slice(1).map((p, i) => p - positions[i]! - 1);
-    assert.ok(Math.max(...gaps) <= 2, `largest gap between dispatcher turns: ${Math.max(...gaps)}`);
   });
 });

@@ -1,0 +1,59 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { clearSlots, createSlots, enqueue, grant, release } from '../../machines/scheduler.js';
+
+const wait = (agentId: string, readyAt = 0, markdown = false) => ({ agentId, ref: agentId, readyAt, markdown });
+
+describe('scheduler', () => {
+  it('grants first come first served up to maxParallel, and more as slots are released', () => {
+    const slots = createSlots<string>(2);
+    for (const id of ['a', 'b', 'c']) enqueue(slots, wait(id));
+    assert.deepEqual(grant(slots, 0).map((w) => w.agentId), ['a', 'b']);
+    assert.deepEqual(grant(slots, 0), []);
+    release(slots, 'a');
+    assert.deepEqual(grant(slots, 0).map((w) => w.agentId), ['c']);
+    assert.equal(slots.running, 2);
+  });
+
+  it('starts an agent only once the write holding its last step is on disk', () => {
+    const slots = createSlots<string>(4);
+    enqueue(slots, wait('a', 3));
+    enqueue(slots, wait('b', 1));
+    assert.deepEqual(grant(slots, 2), [], 'FIFO: b does not overtake a');
+    assert.deepEqual(grant(slots, 3).map((w) => w.agentId), ['a', 'b']);
+  });
+
+  it('skips a markdown step held by the markdown cap to serve scripts, keeping its place', () => {
+    const slots = createSlots<string>(4, 1);
+    enqueue(slots, wait('m1', 0, true));
+    enqueue(slots, wait('m2', 0, true));
+    enqueue(slots, wait('s1'));
+    enqueue(slots, wait('s2'));
+    assert.deepEqual(grant(slots, 0).map((w) => w.agentId), ['m1', 's1', 's2']);
+    release(slots, 'm1');
+    assert.deepEqual(grant(slots, 0).map((w) => w.agentId), ['m2']);
+    assert.deepEqual([...slots.runningMarkdown], ['m2']);
+  });
+
+  it('drops the consumed prefix of a long queue', () => {
+    const slots = createSlots<string>(1);
+    for (let i = 0; i < 3000; i++) enqueue(slots, wait(`w${i}`));
+    for (let i = 0; i < 2000; i++) {
+      assert.equal(grant(slots, 0)[0]!.agentId, `w${i}`);
+      release(slots, `w${i}`);
+    }
+    assert.ok(slots.queue.length < 3000, `queue kept ${slots.queue.length}`);
+    assert.equal(slots.queue[slots.head]!.agentId, 'w2000');
+  });
+
+  it('clearSlots forgets every waiting and running step', () => {
+    const slots = createSlots<string>(1, 1);
+    enqueue(slots, wait('m', 0, true));
+    enqueue(slots, wait('n'));
+    grant(slots, 0);
+    clearSlots(slots);
+    assert.equal(slots.running, 0);
+    assert.equal(slots.runningMarkdown.size, 0);
+    assert.deepEqual(grant(slots, 0), []);
+  });
+});

@@ -1,0 +1,37 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { RunEvent } from '../../machines/run-events.js';
+import type { Decision } from '../../machines/types.js';
+import { emptyProgress, trackProgress } from '../../src/runtime/run-progress.js';
+
+const done = (agentId: string, decision: Decision, to: string | null, workers: string[] = [], total = 0): RunEvent => ({
+  type: 'step.done', agentId, from: 'X', decision, to, session: null, depth: 0, costUsd: 0, totalCostUsd: total, workers: workers.map((id) => ({ id, state: 'W', attributes: {} })),
+});
+
+describe('run progress from events', () => {
+  it('counts frames per machine state through fork, call, result and failures', () => {
+    const p = emptyProgress();
+    const events: RunEvent[] = [
+      { type: 'run.started', workflowId: 'wf', resumed: false, at: 5, budgetUsd: 2, totalCostUsd: 0, counts: { idle: 1, invoking: 0, 'awaiting-child': 0, terminated: 0, paused: 0 } },
+      { type: 'step.started', agentId: 'main', state: 'START' },
+      done('main', { kind: 'fork', next: 'END', workers: [] }, 'END', ['w1', 'w2']),
+      { type: 'step.started', agentId: 'w1', state: 'W' },
+      done('w1', { kind: 'call', target: 'C', returnTo: 'B' }, 'C'),
+      { type: 'step.started', agentId: 'w1', state: 'C' },
+    ];
+    for (const e of events) trackProgress(p, e);
+    assert.deepEqual(p.counts, { idle: 2, invoking: 1, 'awaiting-child': 1, terminated: 0, paused: 0 });
+    for (const e of [
+      done('w1', { kind: 'result', payload: 'r' }, 'B', [], 0.5),
+      { type: 'step.started', agentId: 'w2', state: 'W' },
+      { type: 'agent.paused', agentId: 'w2', state: 'W', failure: { kind: 'step-failure', code: 'ERR_USAGE_LIMIT', message: 'x', pauses: true, spentUsd: 0, sessionCosts: {} }, totalCostUsd: 0.75 },
+      { type: 'step.started', agentId: 'main', state: 'END' },
+      done('main', { kind: 'result', payload: 'done' }, null, [], 1),
+    ] satisfies RunEvent[]) trackProgress(p, e);
+    assert.deepEqual(p.counts, { idle: 1, invoking: 0, 'awaiting-child': 0, terminated: 1, paused: 1 });
+    assert.equal(p.steps, 4);
+    assert.equal(p.costUsd, 1);
+    assert.equal(p.budgetUsd, 2);
+    assert.equal(p.startedAt, 5);
+  });
+});
