@@ -96,6 +96,8 @@ export function startSpawner(options: {
       for (const handle of handles) (busy ? handle.ref : handle.unref)?.call(handle);
     },
     async close() {
+      // Held while waiting, or an idle, unreferenced spawner would let the process end before its exit is seen.
+      for (const handle of handles) handle.ref?.call(handle);
       child.stdin.end();
       await exited;
     },
