@@ -40,7 +40,9 @@ async function userFolder(): Promise<string> {
     if (err.code !== 'EEXIST') throw new RaymondError('ERR_SCOPE', `cannot create a folder to extract the archive into: ${err.code ?? err.message}`, { file: parent });
   });
   const info = await lstat(parent);
-  if (!info.isDirectory() || (uid !== undefined && info.uid !== uid) || (info.mode & 0o077) !== 0) {
+  // Owners and modes are POSIX notions; on Windows the folder lives in the user's own profile.
+  const shared = uid !== undefined && (info.uid !== uid || (info.mode & 0o077) !== 0);
+  if (!info.isDirectory() || shared) {
     throw new RaymondError('ERR_SCOPE', 'is not a private folder of this user (a symlink, another owner, or open to others); remove it or set TMPDIR', { file: parent });
   }
   return parent;
