@@ -20,12 +20,12 @@ export interface SpawnerFigures {
   spawnerRssMb: number[];
 }
 
-type PoolModule = typeof import('../src/spawner/spawner-pool.js');
+type PoolModule = typeof import('../src/executors/spawner-pool.js');
 
 /** The built pool when there is one: its spawners then run compiled, without tsx, as users run them. */
 async function loadPool(): Promise<PoolModule> {
-  const built = new URL('../dist/src/spawner/spawner-pool.js', import.meta.url);
-  return existsSync(built) ? ((await import(built.href)) as PoolModule) : import('../src/spawner/spawner-pool.js');
+  const built = new URL('../dist/src/executors/spawner-pool.js', import.meta.url);
+  return existsSync(built) ? ((await import(built.href)) as PoolModule) : import('../src/executors/spawner-pool.js');
 }
 
 async function inLanes(n: number, parallel: number, step: (i: number) => Promise<void>): Promise<number> {

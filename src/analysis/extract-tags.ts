@@ -1,5 +1,6 @@
 import { RaymondError } from '../errors.js';
-import { TAG_NAME_PATTERN, parseOutput, type ParsedTag } from '../language/parse-output.js';
+import { parseOutput, type ParsedTag } from '../language/parse-output.js';
+import { nextOpenTag, type OpenTag } from '../language/tag-scanner.js';
 
 /** A transition tag found in a state's text, with its run-time parts kept as written. */
 export interface FoundTag extends ParsedTag {
@@ -33,7 +34,6 @@ const SHELL_EXPANSION = new RegExp(
 
 // Comment lines describe tags ("# <call> pushes a frame") without printing them.
 const COMMENT_LINE = /^[ \t]*#.*$/gm;
-const OPEN_TAG = new RegExp(`<(${TAG_NAME_PATTERN})(?:\\s[^<>]*)?>`, 'g');
 // Masked expansions become \0N\0: no character of a state name or of the tag syntax.
 const MASK = /\u0000(\d+)\u0000/g;
 
@@ -61,23 +61,22 @@ function scan(text: string, expansion: RegExp): TextScan {
   const masked = text.replace(expansion, (m) => `\u0000${saved.push(m) - 1}\u0000`);
   const restore = (s: string) => s.replace(MASK, (_, i: string) => saved[Number(i)]!);
   const out: TextScan = { tags: [], errors: [] };
-  const open = new RegExp(OPEN_TAG.source, 'g');
-  let m: RegExpExecArray | null;
-  while ((m = open.exec(masked)) !== null) {
-    const name = m[1]!;
+  const find = forwardFinder(masked);
+  let open: OpenTag | undefined;
+  let pos = 0;
+  while ((open = nextOpenTag(masked, pos)) !== undefined) {
+    pos = open.end;
+    const name = open.name;
     const close = `</${name}>`;
-    const end = masked.indexOf(close, open.lastIndex);
+    const end = find(close, open.end);
     if (end < 0) continue;
-    const inner = masked.slice(open.lastIndex, end);
-    const opaque = name === 'result' || name === 'print';
     // Prose that mentions a tag ("the <goto> tag", "a <result> ends it") has a target spanning
     // lines or holding markup, or the same tag opening again before the close.
-    if (opaque ? inner.includes(`<${name}`) : /[<>\n]/.test(inner)) continue;
-    const fragment = masked.slice(m.index, end + close.length);
-    open.lastIndex = end + close.length;
+    if (name === 'result' || name === 'print' ? isBefore(find(`<${name}`, open.end), end) : isBefore(firstMarkup(masked, open.end), end)) continue;
+    pos = end + close.length;
     if (name === 'print') continue;
     try {
-      for (const tag of parseOutput(fragment, '').tags) out.tags.push(unmask(tag, restore));
+      for (const tag of parseOutput(masked.slice(open.start, pos), '').tags) out.tags.push(unmask(tag, restore));
     } catch (err) {
       if (!(err instanceof RaymondError)) throw err;
       out.errors.push(restore(err.message));
@@ -86,10 +85,37 @@ function scan(text: string, expansion: RegExp): TextScan {
   return out;
 }
 
+function isBefore(index: number, end: number): boolean {
+  return index >= 0 && index < end;
+}
+
+const MARKUP = /[<>\n]/g;
+
+function firstMarkup(text: string, from: number): number {
+  MARKUP.lastIndex = from;
+  return MARKUP.exec(text)?.index ?? -1;
+}
+
+/**
+ * `text.indexOf(needle, from)` for calls whose `from` never decreases, remembering
+ * each needle's last answer: a text with thousands of unclosed `<goto>` is then
+ * searched once, not once per tag.
+ */
+function forwardFinder(text: string): (needle: string, from: number) => number {
+  const last = new Map<string, { from: number; at: number }>();
+  return (needle, from) => {
+    const known = last.get(needle);
+    if (known && from >= known.from && (known.at < 0 || from <= known.at)) return known.at;
+    const at = text.indexOf(needle, from);
+    last.set(needle, { from, at });
+    return at;
+  };
+}
+
 function unmask(tag: ParsedTag, restore: (s: string) => string): FoundTag {
   const masked = (s: string) => new RegExp(MASK.source).test(s);
   const dynamic = masked(tag.body) && tag.tag !== 'result' ? ['body'] : [];
-  const attributes: Record<string, string> = {};
+  const attributes: Record<string, string> = Object.create(null) as Record<string, string>;
   for (const [k, v] of Object.entries(tag.attributes)) {
     if (masked(v)) dynamic.push(k);
     attributes[k] = restore(v);

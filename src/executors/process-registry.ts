@@ -32,3 +32,8 @@ export function unregisterGroup(pid: number): void {
 export function killAllGroups(signal: NodeJS.Signals): void {
   for (const pid of groups) killGroup(pid, signal);
 }
+
+/** Number of groups still running (the spawner tests wait on it). */
+export function liveGroupCount(): number {
+  return groups.size;
+}

@@ -74,8 +74,8 @@ function forkDecision(forks: ParsedTag[], goto: ParsedTag | undefined, source: s
     throw new RaymondError('ERR_TAG_PARSE', `the forks' next states and the <goto> disagree (${[...nexts].join(', ')}); the parent can continue in only one state`, { file: source });
   }
   const workers: ForkSpawn[] = forks.map((f) => {
-    const attributes: Record<string, string> = {};
-    for (const [k, v] of Object.entries(f.attributes)) if (!RESERVED_FORK_ATTRIBUTES.has(k)) attributes[k] = v;
+    // fromEntries defines keys, so a `__proto__` attribute stays an ordinary variable of the worker.
+    const attributes = Object.fromEntries(Object.entries(f.attributes).filter(([k]) => !RESERVED_FORK_ATTRIBUTES.has(k)));
     return { target: f.body, attributes, cd: optional(f.attributes.cd), input: optional(f.attributes.input), worktree: worktreeOf(f.attributes, 'fork', source) };
   });
   return { kind: 'fork', next: [...nexts][0]!, nextInput: optional(goto?.attributes.input), workers };

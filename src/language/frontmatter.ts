@@ -52,7 +52,8 @@ function parseAllowed(value: unknown, file: string): AllowedTransition[] {
     } else if (tag !== 'result') {
       fail(file, `${where} (${tag}) needs a target`);
     }
-    for (const [k, v] of Object.entries(rest)) out.attributes[k] = scalar(v, file, `${where}.${k}`);
+    // fromEntries defines keys, so an attribute named `__proto__` is kept as one, never a prototype.
+    out.attributes = Object.fromEntries(Object.entries(rest).map(([k, v]) => [k, scalar(v, file, `${where}.${k}`)]));
     return out;
   });
 }

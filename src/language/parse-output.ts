@@ -1,14 +1,14 @@
 import { RaymondError } from '../errors.js';
+import { nextOpenTag, type OpenTag, type TagName } from './tag-scanner.js';
 
-/** The six transition tags of the workflow language. */
-export const TRANSITION_TAGS = ['goto', 'reset', 'call', 'function', 'fork', 'result'] as const;
-export type TagName = (typeof TRANSITION_TAGS)[number];
+export { TRANSITION_TAGS, type TagName } from './tag-scanner.js';
 
 /** One transition tag as written in an output. */
 export interface ParsedTag {
   tag: TagName;
   /** The tag body: a state name, or the payload of `<result>` exactly as written. */
   body: string;
+  /** A null-prototype object: attribute names are only ever its own keys. */
   attributes: Record<string, string>;
 }
 
@@ -19,39 +19,12 @@ export interface ParsedOutput {
   prints: string[];
 }
 
-/** The names of every tag Raymond reads (the transitions and `<print>`), as a regex alternation. */
-export const TAG_NAME_PATTERN = [...TRANSITION_TAGS, 'print'].join('|');
-
-// One opening tag of the language (or <print>), with its raw attribute text.
-const OPEN_TAG = new RegExp(`<(${TAG_NAME_PATTERN})((?:\\s[^<>]*?)?)\\s*>`, 'g');
-const ATTRIBUTE = /\s*([A-Za-z_][\w.-]*)\s*=\s*(?:"([^"]*)"|'([^']*)')/y;
-
 /** Attributes whose values name states, so they get the same path check as a target. */
 const STATE_ATTRIBUTES: Partial<Record<TagName, string[]>> = {
   call: ['return'],
   function: ['return'],
   fork: ['next'],
 };
-
-function parseAttributes(raw: string, tag: string, source: string): Record<string, string> {
-  const attributes: Record<string, string> = {};
-  ATTRIBUTE.lastIndex = 0;
-  let rest = raw;
-  while (rest.trim() !== '') {
-    ATTRIBUTE.lastIndex = 0;
-    const m = ATTRIBUTE.exec(rest);
-    if (!m) {
-      throw new RaymondError('ERR_TAG_PARSE', `malformed attributes in <${tag}${raw}>: write name="value" or name='value'`, { file: source });
-    }
-    const name = m[1]!;
-    if (name in attributes) {
-      throw new RaymondError('ERR_TAG_PARSE', `attribute "${name}" given twice in <${tag}>`, { file: source });
-    }
-    attributes[name] = m[2] ?? m[3] ?? '';
-    rest = rest.slice(ATTRIBUTE.lastIndex);
-  }
-  return attributes;
-}
 
 /**
  * Checks that a state reference is a bare file name. Runs before any file is
@@ -74,23 +47,23 @@ export function checkStateName(name: string, what: string, source: string): void
 export function parseOutput(text: string, source: string): ParsedOutput {
   const tags: ParsedTag[] = [];
   const prints: string[] = [];
-  OPEN_TAG.lastIndex = 0;
-  let m: RegExpExecArray | null;
-  while ((m = OPEN_TAG.exec(text)) !== null) {
-    const name = m[1] as TagName | 'print';
+  let open: OpenTag | undefined;
+  let pos = 0;
+  while ((open = nextOpenTag(text, pos)) !== undefined) {
+    const name = open.name;
     const close = `</${name}>`;
-    const bodyStart = m.index + m[0].length;
-    const end = text.indexOf(close, bodyStart);
-    if (end < bodyStart) {
+    const end = text.indexOf(close, open.end);
+    if (end < 0) {
       throw new RaymondError('ERR_TAG_PARSE', `<${name}> is never closed with ${close}`, { file: source });
     }
-    const body = text.slice(bodyStart, end);
-    OPEN_TAG.lastIndex = end + close.length;
+    const body = text.slice(open.end, end);
+    pos = end + close.length;
     if (name === 'print') {
       prints.push(body.trim());
       continue;
     }
-    const attributes = parseAttributes(m[2] ?? '', name, source);
+    if (open.error !== undefined) throw new RaymondError('ERR_TAG_PARSE', open.error, { file: source });
+    const attributes = open.attributes;
     if (name === 'result') {
       tags.push({ tag: name, body, attributes });
       continue;
@@ -98,7 +71,7 @@ export function parseOutput(text: string, source: string): ParsedOutput {
     const target = body.trim();
     checkStateName(target, `<${name}> target`, source);
     for (const attr of STATE_ATTRIBUTES[name] ?? []) {
-      if (attr in attributes) checkStateName(attributes[attr]!, `<${name}> ${attr}="..."`, source);
+      if (Object.hasOwn(attributes, attr)) checkStateName(attributes[attr]!, `<${name}> ${attr}="..."`, source);
     }
     tags.push({ tag: name, body: target, attributes });
   }

@@ -41,7 +41,7 @@ export function formatTag(tag: ParsedTag): string {
 export function implicitTag(allowed: AllowedTransition[]): ParsedTag | undefined {
   if (allowed.length !== 1 || allowed[0]!.tag === 'result') return undefined;
   const only = allowed[0]!;
-  return { tag: only.tag, body: only.target!, attributes: { ...only.attributes } };
+  return { tag: only.tag, body: only.target!, attributes: Object.assign(Object.create(null) as Record<string, string>, only.attributes) };
 }
 
 /** Refuses any emitted tag that no allowed entry matches. */

@@ -1,12 +1,12 @@
-import { mkdtemp, readFile, readdir, rm, stat, writeFile, chmod } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, readdir, stat } from 'node:fs/promises';
 import { basename, dirname, join, resolve as resolvePath } from 'node:path';
 import { RaymondError } from '../errors.js';
 import { checkStateName } from '../language/parse-output.js';
 import type { ScopeRef } from '../../machines/types.js';
 import { STATE_EXTENSIONS, extensionOf, isMarkdown } from './extensions.js';
 import { createHash } from 'node:crypto';
-import { zipScopeFiles } from './zip-scope.js';
+import { extractStates } from './zip-extract.js';
+import { MAX_ARCHIVE_BYTES, zipScopeFiles } from './zip-scope.js';
 
 /**
  * The set of state files a workflow may use: the folder of a state file, a
@@ -39,17 +39,18 @@ class FileScope implements Scope {
   readonly ref: ScopeRef;
   readonly name: string;
   private readonly texts = new Map<string, Promise<string>>();
-  private extracted: Promise<string> | undefined;
 
   constructor(
     kind: ScopeRef['kind'],
     path: string,
     entry: string | undefined,
     private readonly files: ReadonlySet<string>,
-    /** Reads a state file's bytes; folders read the disk, archives their entries. */
+    /** Reads a state file's bytes from `dir`. */
     private readonly readBytes: (file: string) => Promise<Buffer>,
-    /** Directory holding the files on disk, when they are on disk. */
-    private readonly dir: string | undefined,
+    /** Directory holding the state files: the folder, or where an archive's were extracted. */
+    private readonly dir: string,
+    /** Removes what was extracted, for an archive. */
+    private readonly cleanup?: () => Promise<void>,
   ) {
     this.name = sanitizeName(kind === 'dir' ? basename(path) : basename(path).replace(/\.[^.]*$/, ''));
     this.ref = { kind, path, entry: entry ?? findEntry(files, path) };
@@ -86,14 +87,7 @@ class FileScope implements Scope {
   }
 
   async scriptPath(file: string): Promise<string> {
-    if (this.dir !== undefined) return join(this.dir, file);
-    // Archive scripts are extracted once to a private folder so a shell can run them.
-    this.extracted ??= mkdtemp(join(tmpdir(), 'raymond-zip-'));
-    const dir = await this.extracted;
-    const path = join(dir, file);
-    await writeFile(path, await this.readBytes(file), { flag: 'w' });
-    await chmod(path, 0o700);
-    return path;
+    return join(this.dir, file);
   }
 
   stateFiles(): string[] {
@@ -110,11 +104,11 @@ class FileScope implements Scope {
   }
 
   display(file: string): string {
-    return this.ref.kind === 'zip' ? `${this.ref.path}:${file}` : join(this.dir!, file);
+    return this.ref.kind === 'zip' ? `${this.ref.path}:${file}` : join(this.dir, file);
   }
 
   async dispose(): Promise<void> {
-    if (this.extracted) await rm(await this.extracted, { recursive: true, force: true });
+    await this.cleanup?.();
   }
 }
 
@@ -159,10 +153,7 @@ export async function openScope(input: string): Promise<Scope> {
     const files = await readDirFiles(path);
     return new FileScope('dir', path, undefined, files, (f) => readFile(join(path, f)).catch(readError(join(path, f))), path);
   }
-  if (path.toLowerCase().endsWith('.zip')) {
-    const files = zipScopeFiles(await readFile(path), input);
-    return new FileScope('zip', path, undefined, new Set(files.keys()), async (f) => files.get(f)!(), undefined);
-  }
+  if (path.toLowerCase().endsWith('.zip')) return openZip(path, input, info.size);
   const name = basename(path);
   const ext = extensionOf(name);
   if (ext === undefined || !STATE_EXTENSIONS.includes(ext)) {
@@ -170,6 +161,25 @@ export async function openScope(input: string): Promise<Scope> {
   }
   const dir = dirname(path);
   return new FileScope('file', path, name, await readDirFiles(dir), (f) => readFile(join(dir, f)).catch(readError(join(dir, f))), dir);
+}
+
+/**
+ * An archive's state files are checked (layout, names, size caps) and then
+ * extracted once into a private folder, where every step reads them.
+ */
+async function openZip(path: string, input: string, size: number): Promise<Scope> {
+  if (size > MAX_ARCHIVE_BYTES) {
+    throw new RaymondError('ERR_ZIP_INVALID', `the archive is ${Math.ceil(size / 2 ** 20)} MiB; archives of more than ${MAX_ARCHIVE_BYTES / 2 ** 20} MiB are refused`, { file: input });
+  }
+  const files = zipScopeFiles(await readFile(path), input);
+  const folder = await extractStates(files, input);
+  try {
+    const read = (f: string) => readFile(join(folder.path, f)).catch(readError(`${path}:${f}`));
+    return new FileScope('zip', path, undefined, new Set(files.keys()), read, folder.path, folder.remove);
+  } catch (err) {
+    await folder.remove();
+    throw err;
+  }
 }
 
 function readError(file: string) {

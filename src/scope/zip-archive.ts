@@ -1,4 +1,5 @@
-import { crc32, inflateRawSync } from 'node:zlib';
+import { Readable, Transform, type TransformCallback } from 'node:stream';
+import { createInflateRaw, crc32 } from 'node:zlib';
 import { RaymondError } from '../errors.js';
 
 /** One entry of a ZIP archive, named exactly as the archive names it. */
@@ -9,9 +10,17 @@ export interface ZipEntry {
   isDirectory: boolean;
   /** Uncompressed size in bytes, as the central directory declares it. */
   size: number;
-  /** Decompresses the entry and verifies its size and CRC-32; throws ERR_ZIP_INVALID if either is wrong. */
-  read(): Buffer;
+  /**
+   * The entry's bytes, decompressed as they are read. The stream fails with
+   * ERR_ZIP_INVALID as soon as the data outgrows the declared size (so a lying
+   * header never costs more than `size` bytes), and at its end when the size
+   * or the CRC-32 is wrong or the deflate data is corrupt.
+   */
+  stream(): Readable;
 }
+
+// Compressed data is fed in slices so that inflating one slice buffers little.
+const SLICE = 64 * 1024;
 
 const EOCD_SIG = 0x06054b50;
 const EOCD_SIZE = 22;
@@ -29,8 +38,9 @@ const MAX_COMMENT = 0xffff;
  * message prefixed by `file`. Entry names are not judged here.
  */
 export function readZipArchive(data: Buffer, file: string): ZipEntry[] {
+  const invalid = (message: string) => new RaymondError('ERR_ZIP_INVALID', message, { file });
   const fail = (message: string): never => {
-    throw new RaymondError('ERR_ZIP_INVALID', message, { file });
+    throw invalid(message);
   };
 
   const eocd = findEndOfCentralDirectory(data);
@@ -96,29 +106,51 @@ export function readZipArchive(data: Buffer, file: string): ZipEntry[] {
       name,
       isDirectory: name.endsWith('/'),
       size,
-      read: () => {
+      stream: () => {
         const raw = data.subarray(dataStart, dataEnd);
-        let out: Buffer;
-        if (method === 0) {
-          // Copy so the caller never holds a view that pins or aliases the whole archive.
-          out = Buffer.from(raw);
-        } else {
-          try {
-            // Capping the output makes a lying size header fail fast instead of inflating a zip bomb.
-            out = inflateRawSync(raw, { maxOutputLength: Math.max(1, size) });
-          } catch (err) {
-            const code = (err as { code?: string }).code;
-            if (code === 'ERR_BUFFER_TOO_LARGE') return fail(`entry "${name}" is larger than its declared size of ${size} bytes`);
-            return fail(`entry "${name}" has corrupt deflate data (${(err as Error).message})`);
-          }
-        }
-        if (out.length !== size) fail(`entry "${name}" is ${out.length} bytes but the archive declares ${size}`);
-        if (crc32(out) !== crc) fail(`entry "${name}" fails its CRC-32 check; the archive is corrupt`);
-        return out;
+        const check = new EntryCheck(name, size, crc, invalid);
+        const source = Readable.from(slices(raw), { objectMode: false });
+        if (method === 0) return source.pipe(check);
+        const inflate = createInflateRaw();
+        inflate.on('error', (err) => check.destroy(invalid(`entry "${name}" has corrupt deflate data (${err.message})`)));
+        check.on('close', () => inflate.destroy());
+        return source.pipe(inflate).pipe(check);
       },
     });
   }
   return entries;
+}
+
+function* slices(raw: Buffer): Generator<Buffer> {
+  for (let at = 0; at < raw.length; at += SLICE) yield raw.subarray(at, at + SLICE);
+}
+
+/** Passes an entry's bytes through, counting them and computing their CRC-32. */
+class EntryCheck extends Transform {
+  private seen = 0;
+  private crc = 0;
+
+  constructor(
+    private readonly name: string,
+    private readonly size: number,
+    private readonly expectedCrc: number,
+    private readonly invalid: (message: string) => RaymondError,
+  ) {
+    super();
+  }
+
+  override _transform(chunk: Buffer, _encoding: BufferEncoding, done: TransformCallback): void {
+    this.seen += chunk.length;
+    if (this.seen > this.size) return done(this.invalid(`entry "${this.name}" is larger than its declared size of ${this.size} bytes`));
+    this.crc = crc32(chunk, this.crc);
+    done(null, chunk);
+  }
+
+  override _flush(done: TransformCallback): void {
+    if (this.seen !== this.size) return done(this.invalid(`entry "${this.name}" is ${this.seen} bytes but the archive declares ${this.size}`));
+    if (this.crc !== this.expectedCrc) return done(this.invalid(`entry "${this.name}" fails its CRC-32 check; the archive is corrupt`));
+    done();
+  }
 }
 
 /**

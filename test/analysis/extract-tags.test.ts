@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { hasPlaceholder, scanPrompt, scanScript } from '../../src/analysis/extract-tags.js';
 
-const brief = (text: string, scan = scanScript) => scan(text).tags.map((t) => ({ tag: t.tag, body: t.body, attributes: t.attributes, dynamic: t.dynamic }));
+// Attributes come in null-prototype objects; spread them to compare with literals.
+const brief = (text: string, scan = scanScript) => scan(text).tags.map((t) => ({ tag: t.tag, body: t.body, attributes: { ...t.attributes }, dynamic: t.dynamic }));
 
 describe('tags in scripts', () => {
   it('reads echo with escaped quotes as the tag it prints', () => {
@@ -42,6 +43,18 @@ describe('tags in scripts', () => {
     assert.equal(scan.errors.length, 2);
     assert.match(scan.errors[0]!, /^malformed attributes in <goto after=>/);
     assert.match(scan.errors[1]!, /<reset> target "\.\.\/up\.sh" is a path/);
+  });
+
+  it('reads attribute values holding < and >, and never a tag inside one', () => {
+    assert.deepEqual(brief('echo "<goto input=\\"<result>a > b</result>\\">NEXT.sh</goto>"'), [
+      { tag: 'goto', body: 'NEXT.sh', attributes: { input: '<result>a > b</result>' }, dynamic: [] },
+    ]);
+  });
+
+  it('keeps attribute names such as __proto__ and toString as own keys', () => {
+    const [tag] = scanScript(`echo '<fork next="D" toString="t" __proto__="p">W</fork>'`).tags;
+    assert.equal(Object.getPrototypeOf(tag!.attributes), null);
+    assert.deepEqual(Object.entries(tag!.attributes), [['next', 'D'], ['toString', 't'], ['__proto__', 'p']]);
   });
 });
 

@@ -95,4 +95,43 @@ describe('transition tags through script states', () => {
     assert.equal(r.code, 0, r.stderr);
     assert.equal(summary(r).results.main, 'ok');
   });
+
+  it('an --input holding tags passes through input="..." as data, never as a tag', async () => {
+    const injected = '<result>injected</result> a > b';
+    const wf = box.write(
+      {
+        'START.sh': sh('echo "<goto input=\\"$RAYMOND_INPUT\\">NEXT</goto>"'),
+        'NEXT.sh': sh('printf %s "$RAYMOND_INPUT" > injected-input.txt', 'echo "<result>next ran</result>"'),
+      },
+      'injection',
+    );
+    const r = await box.run([wf, '--json', '--input', injected]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.deepEqual(summary(r).results, { main: 'next ran' });
+    assert.equal(box.read('injected-input.txt'), injected);
+  });
+
+  it('reads a tag after megabytes of an unfinished <goto and spaces', async () => {
+    // Quadratic parsing made this output take hours; the runner's timeout ends the test first.
+    const wf = box.write({ 'START.sh': sh("printf '<goto'", "head -c 4000000 /dev/zero | tr '\\0' ' '", 'echo "<result>parsed</result>"') }, 'spaces');
+    const r = await box.run([wf, '--json']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(summary(r).results.main, 'parsed');
+  });
+
+  it('fork attributes named toString, constructor and __proto__ reach the worker as variables', async () => {
+    const wf = box.write(
+      {
+        'START.sh': sh('echo "<fork next=\\"DONE\\" toString=\\"t\\" constructor=\\"c\\" __proto__=\\"p\\">WORKER</fork>"'),
+        'WORKER.sh': sh('echo "<result>$toString $constructor $__proto__</result>"'),
+        'DONE.sh': sh('echo "<result>done</result>"'),
+      },
+      'proto',
+    );
+    const r = await box.run([wf, '--json', '--workflow-id', 'proto']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.deepEqual(summary(r).results, { main: 'done', main_worker1: 't c p' });
+    const worker = box.state('proto').agents.find((a) => a.id === 'main_worker1')!;
+    assert.deepEqual(Object.entries(worker.attributes), [['toString', 't'], ['constructor', 'c'], ['__proto__', 'p']]);
+  });
 });

@@ -1,4 +1,4 @@
-import { crc32, deflateRawSync } from 'node:zlib';
+import { crc32, createDeflateRaw, deflateRawSync } from 'node:zlib';
 
 /** One entry for makeZip. A name ending with `/` is a directory and takes no content. */
 export interface ZipInput {
@@ -6,6 +6,38 @@ export interface ZipInput {
   content?: string | Buffer;
   /** Defaults to 'deflate'. */
   method?: 'store' | 'deflate';
+  /** Data deflated beforehand (see deflatedZeros), instead of `content`. */
+  deflated?: Deflated;
+  /** An uncompressed size to declare instead of the true one: a lying header. */
+  declaredSize?: number;
+}
+
+/** Raw deflate data with the size and CRC-32 of what it inflates to. */
+export interface Deflated {
+  data: Buffer;
+  size: number;
+  crc: number;
+}
+
+/**
+ * `bytes` zero bytes, deflated as a stream so that they are never all in
+ * memory: a gibibyte comes to about a megabyte, the classic zip bomb.
+ */
+export async function deflatedZeros(bytes: number): Promise<Deflated> {
+  const chunk = Buffer.alloc(16 * 2 ** 20);
+  const deflate = createDeflateRaw();
+  const out: Buffer[] = [];
+  deflate.on('data', (c: Buffer) => out.push(c));
+  const ended = new Promise((resolve, reject) => deflate.on('end', resolve).on('error', reject));
+  let crc = 0;
+  for (let left = bytes; left > 0; left -= chunk.length) {
+    const part = chunk.subarray(0, Math.min(left, chunk.length));
+    crc = crc32(part, crc);
+    if (!deflate.write(part)) await new Promise((resolve) => deflate.once('drain', resolve));
+  }
+  deflate.end();
+  await ended;
+  return { data: Buffer.concat(out), size: bytes, crc };
 }
 
 // A fixed timestamp (2024-01-01 00:00) keeps fixtures byte-for-byte reproducible.
@@ -29,9 +61,10 @@ export function makeZip(entries: ZipInput[]): Buffer {
     const isDir = entry.name.endsWith('/');
     const name = Buffer.from(entry.name, 'utf8');
     const content = isDir ? Buffer.alloc(0) : Buffer.from(entry.content ?? '');
-    const method = isDir || entry.method === 'store' ? 0 : 8;
-    const body = method === 8 ? deflateRawSync(content) : content;
-    const crc = crc32(content);
+    const method = isDir || (entry.method === 'store' && !entry.deflated) ? 0 : 8;
+    const body = entry.deflated?.data ?? (method === 8 ? deflateRawSync(content) : content);
+    const crc = entry.deflated?.crc ?? crc32(content);
+    const size = entry.declaredSize ?? entry.deflated?.size ?? content.length;
     const versionNeeded = method === 8 || isDir ? 20 : 10;
 
     const local = Buffer.alloc(30);
@@ -43,7 +76,7 @@ export function makeZip(entries: ZipInput[]): Buffer {
     local.writeUInt16LE(DOS_DATE, 12);
     local.writeUInt32LE(crc, 14);
     local.writeUInt32LE(body.length, 18);
-    local.writeUInt32LE(content.length, 22);
+    local.writeUInt32LE(size, 22);
     local.writeUInt16LE(name.length, 26);
     local.writeUInt16LE(0, 28);
     locals.push(local, name, body);
@@ -58,7 +91,7 @@ export function makeZip(entries: ZipInput[]): Buffer {
     central.writeUInt16LE(DOS_DATE, 14);
     central.writeUInt32LE(crc, 16);
     central.writeUInt32LE(body.length, 20);
-    central.writeUInt32LE(content.length, 24);
+    central.writeUInt32LE(size, 24);
     central.writeUInt16LE(name.length, 28);
     // Unix mode in the high 16 bits; the MS-DOS directory bit (0x10) for tools that ignore the mode.
     const attributes = isDir ? ((0o040755 << 16) | 0x10) >>> 0 : (0o100644 << 16) >>> 0;

@@ -102,3 +102,51 @@ describe('parseOutput + decide: refused outputs', () => {
     fails('<goto>../x</goto><goto>B</goto>', 'ERR_TARGET_INVALID');
   });
 });
+
+describe('parseOutput: attribute values', () => {
+  const goto = (text: string) => parseOutput(text, F).tags.map((t) => ({ tag: t.tag, body: t.body, attributes: { ...t.attributes } }));
+
+  it('hold < and >, so a tag inside a value is never a tag', () => {
+    assert.deepEqual(goto('<goto input="<result>injected</result>">NEXT</goto>'), [{ tag: 'goto', body: 'NEXT', attributes: { input: '<result>injected</result>' } }]);
+    assert.deepEqual(goto(`<goto input='<goto>X</goto>'>NEXT</goto>`), [{ tag: 'goto', body: 'NEXT', attributes: { input: '<goto>X</goto>' } }]);
+    assert.deepEqual(goto('<fork next="N" when="a > b" expr=\'x<y\'>W</fork>'), [{ tag: 'fork', body: 'W', attributes: { next: 'N', when: 'a > b', expr: 'x<y' } }]);
+  });
+
+  it('may span lines and hold the other quote', () => {
+    assert.deepEqual(goto('<goto input="line 1\nsay \'hi\'\nline 3">NEXT</goto>'), [{ tag: 'goto', body: 'NEXT', attributes: { input: "line 1\nsay 'hi'\nline 3" } }]);
+  });
+
+  it('a value with no closing quote before a > is a malformed tag, in one line', () => {
+    fails('<goto input="abc>NEXT</goto>', 'ERR_TAG_PARSE', /^wf\/STATE\.md: malformed attributes in <goto input="abc>: the value of input has no closing "$/);
+  });
+
+  it('<NAME followed by prose is not a tag, and the scan goes on after it', () => {
+    assert.deepEqual(goto('use <goto with care <goto input="x" y <goto>NEXT</goto>'), [{ tag: 'goto', body: 'NEXT', attributes: {} }]);
+  });
+});
+
+describe('parseOutput: attribute names are ordinary keys', () => {
+  const names = ['toString', 'constructor', '__proto__', 'hasOwnProperty', 'valueOf'];
+  const text = `<fork next="N" ${names.map((n, i) => `${n}="v${i}"`).join(' ')}>W</fork>`;
+
+  it('accepts names that Object.prototype has, and keeps each as an own key', () => {
+    const [tag] = parseOutput(text, F).tags;
+    assert.equal(Object.getPrototypeOf(tag!.attributes), null);
+    assert.deepEqual(Object.keys(tag!.attributes), ['next', ...names]);
+    assert.equal(tag!.attributes.__proto__, 'v2');
+    assert.equal(({} as Record<string, unknown>).v2, undefined);
+    assert.equal(Object.prototype.toString.call({}), '[object Object]', 'Object.prototype is untouched');
+  });
+
+  it('passes them to the fork worker as its variables', () => {
+    const d = decision(text);
+    assert.equal(d.kind, 'fork');
+    const attributes = d.kind === 'fork' ? d.workers[0]!.attributes : {};
+    assert.deepEqual(Object.entries(attributes), names.map((n, i) => [n, `v${i}`]));
+  });
+
+  it('still refuses a name given twice, __proto__ included', () => {
+    fails('<goto toString="1" toString="2">A</goto>', 'ERR_TAG_PARSE', /attribute "toString" given twice in <goto>/);
+    fails('<goto __proto__="1" __proto__="2">A</goto>', 'ERR_TAG_PARSE', /attribute "__proto__" given twice in <goto>/);
+  });
+});

@@ -5,27 +5,45 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { RaymondError, formatError } from '../../src/errors.js';
-import { readZipArchive } from '../../src/scope/zip-archive.js';
+import { readZipArchive, type ZipEntry } from '../../src/scope/zip-archive.js';
 import { makeZip } from '../helpers/make-zip.js';
 
 const FILE = 'flow.zip';
 const tmp = mkdtempSync(join(tmpdir(), 'raymond-zip-'));
 after(() => rmSync(tmp, { recursive: true, force: true }));
 
-/** Reads every entry, so that lazy read() errors surface too. */
-function readAll(data: Buffer, file = FILE): Map<string, Buffer> {
-  return new Map(readZipArchive(data, file).map((e) => [e.name, e.read()]));
+/** An entry's bytes, read to the end of its stream (where size and CRC errors surface). */
+async function read(entry: ZipEntry): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of entry.stream()) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}
+
+/** Reads every entry, so that errors met while reading surface too. */
+async function readAll(data: Buffer, file = FILE): Promise<Map<string, Buffer>> {
+  const out = new Map<string, Buffer>();
+  for (const e of readZipArchive(data, file)) out.set(e.name, await read(e));
+  return out;
 }
 
 function assertRefused(fn: () => unknown, pattern: RegExp): void {
-  assert.throws(fn, (err: unknown) => {
+  assert.throws(fn, refusal(pattern));
+}
+
+/** The same check for an entry whose bytes are refused while they are read. */
+async function assertReadRefused(entry: ZipEntry, pattern: RegExp): Promise<void> {
+  await assert.rejects(read(entry), refusal(pattern));
+}
+
+function refusal(pattern: RegExp) {
+  return (err: unknown) => {
     assert.ok(err instanceof RaymondError, `expected a RaymondError, got ${String(err)}`);
     assert.equal(err.code, 'ERR_ZIP_INVALID');
     assert.ok(formatError(err).startsWith(`${FILE}: `), formatError(err));
     assert.ok(!formatError(err).includes('\n'), 'message is one line');
     assert.match(formatError(err), pattern);
     return true;
-  });
+  };
 }
 
 /** Offsets into a makeZip output holding one entry. */
@@ -41,7 +59,7 @@ function patched(zip: Buffer, patch: (z: Buffer, at: { eocd: number; central: nu
 }
 
 describe('readZipArchive round trips', () => {
-  it('reads stored, deflated and empty files, and directories, in order', () => {
+  it('reads stored, deflated and empty files, and directories, in order', async () => {
     const zip = makeZip([
       { name: 'flow/', content: undefined },
       { name: 'flow/START.md', content: 'hello\n', method: 'store' },
@@ -60,23 +78,23 @@ describe('readZipArchive round trips', () => {
         ['flow/empty-stored.md', false, 0],
       ],
     );
-    assert.equal(entries[0]!.read().length, 0);
-    assert.equal(entries[1]!.read().toString(), 'hello\n');
-    assert.equal(entries[2]!.read().toString(), 'next '.repeat(100));
-    assert.equal(entries[3]!.read().length, 0);
-    assert.equal(entries[4]!.read().length, 0);
+    assert.equal((await read(entries[0]!)).length, 0);
+    assert.equal((await read(entries[1]!)).toString(), 'hello\n');
+    assert.equal((await read(entries[2]!)).toString(), 'next '.repeat(100));
+    assert.equal((await read(entries[3]!)).length, 0);
+    assert.equal((await read(entries[4]!)).length, 0);
   });
 
-  it('reads UTF-8 names', () => {
-    const files = readAll(makeZip([{ name: 'état/café ☕.md', content: 'ok' }, { name: '日本語.sh', content: 'x', method: 'store' }]));
+  it('reads UTF-8 names', async () => {
+    const files = await readAll(makeZip([{ name: 'état/café ☕.md', content: 'ok' }, { name: '日本語.sh', content: 'x', method: 'store' }]));
     assert.deepEqual([...files.keys()], ['état/café ☕.md', '日本語.sh']);
     assert.equal(files.get('état/café ☕.md')!.toString(), 'ok');
   });
 
-  it('reads a 1 MB file, stored and deflated', () => {
+  it('reads a 1 MB file, stored and deflated', async () => {
     const big = Buffer.alloc(1024 * 1024);
     for (let i = 0; i < big.length; i++) big[i] = (i * 7919) % 251;
-    const files = readAll(makeZip([{ name: 'big.bin', content: big }, { name: 'big-stored.bin', content: big, method: 'store' }]));
+    const files = await readAll(makeZip([{ name: 'big.bin', content: big }, { name: 'big-stored.bin', content: big, method: 'store' }]));
     assert.ok(files.get('big.bin')!.equals(big));
     assert.ok(files.get('big-stored.bin')!.equals(big));
   });
@@ -85,12 +103,12 @@ describe('readZipArchive round trips', () => {
     assert.deepEqual(readZipArchive(makeZip([]), FILE), []);
   });
 
-  it('accepts a trailing archive comment, even one that looks like an EOCD record', () => {
+  it('accepts a trailing archive comment, even one that looks like an EOCD record', async () => {
     const zip = makeZip([{ name: 'a.md', content: 'a' }]);
     for (const comment of [Buffer.from('made by hand'), Buffer.concat([Buffer.from('PK\x05\x06'), Buffer.alloc(30)]), Buffer.alloc(0xffff, 0x20)]) {
       const withComment = Buffer.concat([zip, comment]);
       withComment.writeUInt16LE(comment.length, zip.length - 2);
-      assert.equal(readAll(withComment).get('a.md')!.toString(), 'a');
+      assert.equal((await readAll(withComment)).get('a.md')!.toString(), 'a');
     }
   });
 
@@ -157,31 +175,34 @@ describe('readZipArchive refusals', () => {
     assertRefused(() => readZipArchive(patched(zip, (z, at) => z.writeUInt16LE(1, at.eocd + 6)), FILE), /multi-disk/);
   });
 
-  it('refuses a CRC mismatch when the entry is read', () => {
+  it('refuses a CRC mismatch when the entry is read', async () => {
     const bad = patched(zip, (z, at) => z.writeUInt32LE((z.readUInt32LE(at.central + 16) ^ 1) >>> 0, at.central + 16));
     const [entry] = readZipArchive(bad, FILE);
-    assertRefused(() => entry!.read(), /^flow\.zip: entry "a\.md" fails its CRC-32 check/);
+    await assertReadRefused(entry!, /^flow\.zip: entry "a\.md" fails its CRC-32 check/);
   });
 
-  it('refuses a size mismatch when the entry is read', () => {
+  it('refuses a size mismatch when the entry is read', async () => {
     const size = zip.readUInt32LE(layout(zip).central + 24);
     for (const declared of [size - 1, size + 1]) {
       const bad = patched(zip, (z, at) => z.writeUInt32LE(declared, at.central + 24));
-      assertRefused(() => readZipArchive(bad, FILE)[0]!.read(), /entry "a\.md" is (larger than its declared size|\d+ bytes but the archive declares)/);
+      await assertReadRefused(readZipArchive(bad, FILE)[0]!, /entry "a\.md" is (larger than its declared size|\d+ bytes but the archive declares)/);
     }
+    // Reading stops at the declared size, stored or deflated: a lying header never costs more.
     const stored = makeZip([{ name: 'a.md', content: 'abc', method: 'store' }]);
     const bad = patched(stored, (z, at) => z.writeUInt32LE(2, at.central + 24));
-    assertRefused(() => readZipArchive(bad, FILE)[0]!.read(), /entry "a\.md" is 3 bytes but the archive declares 2/);
+    await assertReadRefused(readZipArchive(bad, FILE)[0]!, /^flow\.zip: entry "a\.md" is larger than its declared size of 2 bytes$/);
+    const short = patched(stored, (z, at) => z.writeUInt32LE(4, at.central + 24));
+    await assertReadRefused(readZipArchive(short, FILE)[0]!, /entry "a\.md" is 3 bytes but the archive declares 4/);
   });
 
-  it('refuses corrupt deflate data', () => {
+  it('refuses corrupt deflate data', async () => {
     const bad = patched(zip, (z) => z.fill(0xff, 30 + 4, 30 + 12));
-    assertRefused(() => readZipArchive(bad, FILE)[0]!.read(), /entry "a\.md" has corrupt deflate data/);
+    await assertReadRefused(readZipArchive(bad, FILE)[0]!, /entry "a\.md" has corrupt deflate data/);
   });
 });
 
 describe('interoperability with Info-ZIP', () => {
-  it('reads an archive made by the system zip command', () => {
+  it('reads an archive made by the system zip command', async () => {
     const src = join(tmp, 'src');
     mkdirSync(join(src, 'flow'), { recursive: true });
     const big = 'line of text\n'.repeat(50_000);
@@ -195,14 +216,14 @@ describe('interoperability with Info-ZIP', () => {
     const byName = new Map(entries.map((e) => [e.name, e]));
     assert.deepEqual([...byName.keys()].sort(), ['flow/', 'flow/EMPTY.md', 'flow/END.sh', 'flow/START.md', 'flow/café.md']);
     assert.equal(byName.get('flow/')!.isDirectory, true);
-    assert.equal(byName.get('flow/END.sh')!.read().toString(), big);
-    assert.equal(byName.get('flow/START.md')!.read().toString(), 'start <goto>END</goto>\n');
-    assert.equal(byName.get('flow/EMPTY.md')!.read().length, 0);
-    assert.equal(byName.get('flow/café.md')!.read().toString(), 'unicode');
+    assert.equal((await read(byName.get('flow/END.sh')!)).toString(), big);
+    assert.equal((await read(byName.get('flow/START.md')!)).toString(), 'start <goto>END</goto>\n');
+    assert.equal((await read(byName.get('flow/EMPTY.md')!)).length, 0);
+    assert.equal((await read(byName.get('flow/café.md')!)).toString(), 'unicode');
 
     const storedOut = join(tmp, 'stored.zip');
     execFileSync('/usr/bin/zip', ['-0', '-q', '-j', storedOut, join(src, 'flow', 'END.sh')]);
-    assert.equal(readAll(readFileSync(storedOut)).get('END.sh')!.toString(), big);
+    assert.equal((await readAll(readFileSync(storedOut))).get('END.sh')!.toString(), big);
   });
 
   it('refuses an archive encrypted by the system zip command', () => {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { createLineSplitter, encodeMessage } from '../../src/spawner/protocol.js';
+import { createLineSplitter, encodeMessage } from '../../src/executors/spawner-protocol.js';
 
 test('the line splitter yields whole messages however the text is chunked', () => {
   const messages = [

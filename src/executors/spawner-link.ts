@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
-import { createLineSplitter, encodeMessage, type ReadyReply, type SpawnerReply, type SpawnerRequest } from './protocol.js';
+import { createLineSplitter, encodeMessage, type ReadyReply, type SpawnerReply, type SpawnerRequest } from './spawner-protocol.js';
 
 // Under tsx (tests, development) the spawner is the .ts source and needs tsx's loader; once built, the compiled .js.
 const FROM_SOURCE = import.meta.url.endsWith('.ts');

@@ -1,8 +1,8 @@
 import { availableParallelism } from 'node:os';
 import { RaymondError } from '../errors.js';
-import type { ProcessRequest, ProcessResult } from '../executors/run-process.js';
-import { killGroup, registerGroup, unregisterGroup } from '../executors/process-registry.js';
-import type { ExitReply, RunMessage } from './protocol.js';
+import type { ProcessRequest, ProcessResult } from './run-process.js';
+import { killGroup, registerGroup, unregisterGroup } from './process-registry.js';
+import type { ExitReply, RunMessage } from './spawner-protocol.js';
 import { DEFAULT_SPAWNER_FLAGS, startSpawner, type SpawnerExit, type SpawnerLink, type StepReply } from './spawner-link.js';
 
 /** A step for the pool: runProcess's request, plus a cap on the stdout kept. */

@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import { execa } from 'execa';
 import { RaymondError } from '../../src/errors.js';
 import { liveGroupCount } from '../../src/executors/process-registry.js';
-import { createSpawnerPool } from '../../src/spawner/spawner-pool.js';
+import { createSpawnerPool } from '../../src/executors/spawner-pool.js';
 import { isRunning, pidFromFile, waitUntil } from '../helpers/processes.js';
 
 const POOL_OWNER = fileURLToPath(new URL('../fixtures/spawner/pool-owner.ts', import.meta.url));

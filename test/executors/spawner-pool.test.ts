@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import { createSpawnerPool, type SpawnRequest } from '../../src/spawner/spawner-pool.js';
+import { createSpawnerPool, type SpawnRequest } from '../../src/executors/spawner-pool.js';
 import { isRunning, killQuietly, pidFromFile, waitUntil } from '../helpers/processes.js';
 
 // Spawners take the environment as it is when they start; requests carry only changes.

@@ -10,7 +10,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readlinkSync } from 'node:fs';
 import type { Readable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
-import { createLineSplitter, encodeMessage, type RunMessage, type SpawnerReply, type SpawnerRequest } from './protocol.js';
+import { createLineSplitter, encodeMessage, type RunMessage, type SpawnerReply, type SpawnerRequest } from './spawner-protocol.js';
 
 const STDERR_TAIL = 4096;
 const KILL_GRACE_MS = 2000;
