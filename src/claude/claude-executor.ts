@@ -47,7 +47,7 @@ export function createClaudeExecutor(options: ClaudeOptions): StateExecutor {
         inactivityMs: req.timeoutMs,
         onStdout: (text) => {
           reader.write(text);
-          debug?.stdout(text);
+          debug?.stream(text);
         },
       });
       debug?.finish();

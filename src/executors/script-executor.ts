@@ -1,6 +1,6 @@
 import { RaymondError } from '../errors.js';
 import type { Execution, ExecutionRequest, StateExecutor } from './executor.js';
-import { runProcess } from './run-process.js';
+import type { SpawnerPool } from './spawner-pool.js';
 
 /** The interpreter for a script state on this platform. */
 function interpreter(path: string): { file: string; args: string[] } {
@@ -26,8 +26,15 @@ function lastLines(text: string, n: number): string {
   return text.trimEnd().split(/\r?\n/).slice(-n).join(' | ');
 }
 
-/** Runs `.sh` states with bash (`.bat`/`.ps1` on Windows) and returns their stdout. */
-export function createScriptExecutor(): StateExecutor {
+/** How much stderr a debug log keeps of a script step. */
+const DEBUG_STDERR_BYTES = 1 << 20;
+
+/**
+ * Runs `.sh` states with bash (`.bat`/`.ps1` on Windows) through the spawner
+ * processes and returns their stdout. The orchestrator never forks itself
+ * per step: a fork's cost grows with the forking process's memory.
+ */
+export function createScriptExecutor(spawners: SpawnerPool): StateExecutor {
   return {
     async execute(req: ExecutionRequest): Promise<Execution> {
       const where = req.scope.display(req.file);
@@ -36,12 +43,8 @@ export function createScriptExecutor(): StateExecutor {
       const env = scriptEnvironment(req);
       const debug = req.debug?.();
       const started = Date.now();
-      const result = await runProcess({
-        file, args, cwd: req.agent.cwd, env, signal: req.signal, inactivityMs: req.timeoutMs,
-        onStdout: debug && ((t) => debug.stdout(t)),
-        onStderr: debug && ((t) => debug.stderr(t)),
-      });
-      debug?.finish({ script: where, argv: [file, ...args], cwd: req.agent.cwd, exit_code: result.exitCode, signal: result.signal, timed_out: result.timedOut, duration_ms: Date.now() - started, env });
+      const result = await spawners.run({ file, args, cwd: req.agent.cwd, env, signal: req.signal, inactivityMs: req.timeoutMs, ...(debug ? { stderrBytes: DEBUG_STDERR_BYTES } : {}) });
+      debug?.script({ script: where, argv: [file, ...args], cwd: req.agent.cwd, exit_code: result.exitCode, signal: result.signal, timed_out: result.timedOut, duration_ms: Date.now() - started, env, stdout: result.stdout, stderr: result.stderrTail });
       if (result.aborted) throw new RaymondError('ERR_SCRIPT_FAILED', 'stopped', { file: where });
       if (result.spawnError) throw new RaymondError('ERR_SCRIPT_START', `could not start ${file}: ${result.spawnError}`, { file: where });
       if (result.timedOut) {
@@ -50,7 +53,7 @@ export function createScriptExecutor(): StateExecutor {
       if (result.exitCode !== 0) {
         const how = result.exitCode === null ? `was killed by ${result.signal}` : `exited with code ${result.exitCode}`;
         const tail = result.stderrTail.trim() ? `; stderr: ${lastLines(result.stderrTail, 3)}` : '';
-        throw new RaymondError('ERR_SCRIPT_FAILED', `${how}${tail}`, { file: where, details: { exitCode: result.exitCode, stderr: result.stderrTail } });
+        throw new RaymondError('ERR_SCRIPT_FAILED', `${how}${tail}`, { file: where, details: { exitCode: result.exitCode, stderr: result.stderrTail.slice(-4096) } });
       }
       return { output: result.stdout, session: null, costUsd: 0 };
     },

@@ -9,6 +9,8 @@ import { DEFAULT_SPAWNER_FLAGS, startSpawner, type SpawnerExit, type SpawnerLink
 export type SpawnRequest = ProcessRequest & {
   /** Keep only the last this many bytes of stdout. */
   maxOutputBytes?: number;
+  /** Keep the last this many bytes of stderr (default 4 KB). */
+  stderrBytes?: number;
 };
 
 /** runProcess's result, plus what the spawner can tell beyond it. */
@@ -188,10 +190,12 @@ export function createSpawnerPool(options: { size?: number; nodeFlags?: readonly
     run(req) {
       if (closed) return Promise.reject(new RaymondError('ERR_INTERNAL', 'the spawner pool is closed'));
       if (req.signal.aborted) return Promise.resolve(abortedResult());
-      const env: Record<string, string | null> = {};
+      // No prototype: a variable named __proto__ (a fork attribute may be) is an ordinary key.
+      const env = Object.create(null) as Record<string, string | null>;
       for (const [key, value] of Object.entries(req.env)) env[key] = value ?? null;
       const wire: RunMessage = { type: 'run', id: nextId++, file: req.file, args: req.args, cwd: req.cwd, env, inactivityMs: req.inactivityMs, stream: Boolean(req.onStdout || req.onStderr) };
       if (req.maxOutputBytes !== undefined) wire.maxOutputBytes = req.maxOutputBytes;
+      if (req.stderrBytes !== undefined) wire.stderrBytes = req.stderrBytes;
       return new Promise<SpawnResult>((resolve, reject) => {
         const p: Pending = { req, wire, slot: undefined, pid: undefined, aborted: false, attempts: 0, resolve, reject, onAbort: () => {
           p.aborted = true;

@@ -20,6 +20,8 @@ export interface RunMessage {
   stream: boolean;
   /** Keep only the last this many bytes of stdout; absent keeps everything. */
   maxOutputBytes?: number;
+  /** Keep the last this many bytes of stderr (default 4 KB); debug logs want more. */
+  stderrBytes?: number;
 }
 
 /** Stops a running program's group: `signal` now, SIGKILL after a grace period. */

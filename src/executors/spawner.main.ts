@@ -126,13 +126,14 @@ function holdersOf(ends: string[]): number[] {
 
 /** Runs one step: the same rules as runProcess, except that the step ends when the script exits. */
 function run(msg: RunMessage): void {
-  const env = { ...baseEnv };
+  // No prototype: a variable named __proto__ (a fork attribute may be) is an ordinary key.
+  const env: Record<string, string | undefined> = Object.assign(Object.create(null) as Record<string, string | undefined>, baseEnv);
   for (const [key, value] of Object.entries(msg.env)) {
     if (value === null) delete env[key];
     else env[key] = value;
   }
   const out = new Tail(msg.maxOutputBytes ?? Infinity);
-  const err = new Tail(STDERR_TAIL);
+  const err = new Tail(msg.stderrBytes ?? STDERR_TAIL);
   let child: ChildProcess;
   try {
     child = spawn(msg.file, msg.args, { cwd: msg.cwd, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });

@@ -2,7 +2,8 @@ import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
 import { RaymondError, type Outcome } from '../errors.js';
-import type { InterpretTask, Interpretation, LanguageTask, PrepareTask, Prepared } from './language-tasks.js';
+import type { Interpretation, InterpretTask } from './interpret.js';
+import type { LanguageTask, PrepareTask, Prepared } from './language-tasks.js';
 
 /**
  * Parsing and rendering, behind one small interface so the runtime does not
@@ -52,5 +53,32 @@ export function createPoolLanguageService(options: { threads?: number } = {}): L
     prepare: (task, signal) => run({ op: 'prepare', ...task }, signal),
     interpret: (task, signal) => run({ op: 'interpret', ...task }, signal),
     close: () => pool.destroy(),
+  };
+}
+
+/** Outputs smaller than this are parsed on the calling thread (see createLanguageService). */
+export const INLINE_BELOW_BYTES = 64 * 1024;
+
+/**
+ * The service a run uses. Message passing to a worker thread costs more than
+ * parsing a small output (README, Benchmarks: ~0.1 ms inline, ~0.4 ms on the
+ * pool), so outputs under `inlineBelow` characters are interpreted on the
+ * calling thread, with a parser that loads no YAML; large ones (a dispatcher
+ * printing thousands of forks) and every markdown prompt (frontmatter is
+ * YAML) go to the pool, off the thread that schedules every agent.
+ */
+export function createLanguageService(options: { inlineBelow?: number } = {}): LanguageService {
+  const inlineBelow = options.inlineBelow ?? INLINE_BELOW_BYTES;
+  let pool: LanguageService | undefined;
+  let interpret: Promise<typeof import('./interpret.js')> | undefined;
+  const pooled = () => (pool ??= createPoolLanguageService());
+  const inline = async (task: Omit<InterpretTask, 'op'>): Promise<Interpretation> => {
+    const { interpretOutput } = await (interpret ??= import('./interpret.js'));
+    return interpretOutput(task);
+  };
+  return {
+    prepare: (task, signal) => pooled().prepare(task, signal),
+    interpret: (task, signal) => (task.output.length < inlineBelow ? inline(task) : pooled().interpret(task, signal)),
+    close: async () => pool?.close(),
   };
 }

@@ -1,9 +1,7 @@
 import { RaymondError, errorMessage, type Outcome } from '../errors.js';
 import type { Decision } from '../../machines/types.js';
-import { decide } from './decide.js';
 import { parseStateSource, type AllowedTransition, type Policy } from './frontmatter.js';
-import { checkPolicy, implicitTag } from './policy.js';
-import { parseOutput } from './parse-output.js';
+import { interpretOutput, type Interpretation, type InterpretTask } from './interpret.js';
 import { renderTemplate } from './render.js';
 
 /** Split a markdown state into policy and rendered prompt. */
@@ -20,19 +18,6 @@ export interface Prepared {
   warnings: string[];
 }
 
-/** Read the transition out of a state's output. */
-export interface InterpretTask {
-  op: 'interpret';
-  output: string;
-  file: string;
-  /** `allowed_transitions` of a markdown state, enforced when present. */
-  allowed?: AllowedTransition[] | undefined;
-}
-
-export interface Interpretation {
-  decision: Decision;
-  prints: string[];
-}
 
 export type LanguageTask = PrepareTask | InterpretTask;
 
@@ -47,14 +32,7 @@ export function runLanguageTask(task: LanguageTask): Outcome<Prepared | Interpre
       const source = parseStateSource(task.text, task.file);
       return { ok: true, value: { policy: source.policy, prompt: renderTemplate(source.body, task.variables), warnings: source.warnings } };
     }
-    const parsed = parseOutput(task.output, task.file);
-    let tags = parsed.tags;
-    if (task.allowed) {
-      const implicit = tags.length === 0 ? implicitTag(task.allowed) : undefined;
-      if (implicit) tags = [implicit];
-      checkPolicy(tags, task.allowed, task.file);
-    }
-    return { ok: true, value: { decision: decide(tags, task.file), prints: parsed.prints } };
+    return { ok: true, value: interpretOutput(task) };
   } catch (err) {
     if (err instanceof RaymondError) return { ok: false, error: err.toJSON() };
     return { ok: false, error: { code: 'ERR_INTERNAL', message: errorMessage(err) } };

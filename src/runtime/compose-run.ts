@@ -8,7 +8,8 @@ import type { RunStatus, WorkflowState, WorktreeRef } from '../../machines/types
 import { createClaudeExecutor } from '../claude/claude-executor.js';
 import type { StateExecutor } from '../executors/executor.js';
 import { createScriptExecutor } from '../executors/script-executor.js';
-import { createInlineLanguageService, createPoolLanguageService } from '../language/language-service.js';
+import { createSpawnerPool } from '../executors/spawner-pool.js';
+import { createInlineLanguageService, createLanguageService, createPoolLanguageService } from '../language/language-service.js';
 import type { Scope } from '../scope/scope.js';
 import { DebugLog } from '../state/debug-log.js';
 import { createPersister, type PersisterStats } from '../state/persister.js';
@@ -19,7 +20,7 @@ import { createRunStep } from './step-actor.js';
 export interface RunHooks {
   /** Receives every event of the run, in order. */
   onEvent: RunEventSink;
-  /** `pool` (default) runs parsing and rendering on worker threads. */
+  /** Where parsing and rendering run: by default small outputs inline, the rest on worker threads; or all `pool`, or all `inline` (benchmarks). */
   language?: 'pool' | 'inline';
   /** Aborted: start no new step, let running ones finish. */
   drain?: AbortSignal;
@@ -76,7 +77,8 @@ export async function composeRun(state: WorkflowState, scope: Scope, stateFile: 
     debug?.event(e);
     hooks.onEvent(e);
   };
-  const language = hooks.language === 'inline' ? createInlineLanguageService() : createPoolLanguageService();
+  const spawners = createSpawnerPool();
+  const language = hooks.language === 'inline' ? createInlineLanguageService() : hooks.language === 'pool' ? createPoolLanguageService() : createLanguageService();
   if (settings.debug) debug = new DebugLog(join(dirname(dirname(stateFile)), 'debug', workflowId), (text) => emit({ type: 'warning', text }));
   try {
     const store = storeFromState(state);
@@ -86,7 +88,7 @@ export async function composeRun(state: WorkflowState, scope: Scope, stateFile: 
       workflowId,
       scope,
       language,
-      script: createScriptExecutor(),
+      script: createScriptExecutor(spawners),
       markdown: hooks.markdown ?? createClaudeExecutor({ bin: settings.claudeBin, skipPermissions: settings.skipPermissions, emit }),
       timeoutMs: settings.timeoutSeconds * 1000,
       emit,
@@ -131,6 +133,7 @@ export async function composeRun(state: WorkflowState, scope: Scope, stateFile: 
     emit({ type: 'run.finished', workflowId, status: outcome.status, error: outcome.error, totalCostUsd: outcome.totalCostUsd, steps, elapsedMs: Date.now() - startedAt });
     return outcome;
   } finally {
+    await spawners.close();
     await language.close();
     await debug?.close();
   }

@@ -1,31 +1,53 @@
-import { createWriteStream, mkdirSync, readdirSync, type WriteStream } from 'node:fs';
-import { writeFile } from 'node:fs/promises';
+import { closeSync, createWriteStream, mkdirSync, openSync, readSync, readdirSync, statSync, type WriteStream } from 'node:fs';
 import { join } from 'node:path';
 import type { RunEvent } from '../../machines/run-events.js';
 import { failureText } from '../../machines/step-failure.js';
 
-/** Where one step writes its raw output. */
-export interface StepDebug {
-  /** Raw stdout as it arrives (Claude Code's stream, a script's output). */
-  stdout(chunk: string): void;
-  stderr(chunk: string): void;
-  /** Closes the step's files; `meta` is written beside a script's output. */
-  finish(meta?: Record<string, unknown>): void;
+/** What a script step leaves in `scripts.jsonl`. */
+export interface ScriptRecord {
+  script: string;
+  argv: string[];
+  cwd: string;
+  exit_code: number | null;
+  signal: string | null;
+  timed_out: boolean;
+  duration_ms: number;
+  /** The variables Raymond set or unset for it (the rest is Raymond's own environment). */
+  env: Record<string, string | undefined>;
+  stdout: string;
+  stderr: string;
+  /** Bytes of output left out, when a cap cut it. */
+  dropped_bytes?: number;
 }
 
-const NOOP: StepDebug = { stdout() {}, stderr() {}, finish() {} };
+/** Where one step writes its raw output. */
+export interface StepDebug {
+  /** Claude Code's raw stream, as it arrives. */
+  stream(chunk: string): void;
+  /** A script step's record, once it ended. */
+  script(record: ScriptRecord): void;
+  /** The step is over: its stream file is closed. */
+  finish(): void;
+}
+
+const NOOP: StepDebug = { stream() {}, script() {}, finish() {} };
+const SCRIPTS = 'scripts.jsonl';
+/** How much of scripts.jsonl is read back to continue the step numbers after a resume. */
+const TAIL_BYTES = 1 << 20;
 
 /**
- * `.raymond/debug/<workflow_id>/`: one file set per step and a
- * `transitions.log`. Step numbers count the run's steps and continue across
- * resumes (read back from the folder): agent ids and state names both hold
- * underscores, so a per-agent count could not be read back from file names. A write that fails is reported once and never
- * fails the run.
+ * `.raymond/debug/<workflow_id>/`: Claude Code's raw stream per markdown
+ * step (`<agent>_<state>_<NNN>.jsonl`), one line per script step in
+ * `scripts.jsonl`, and `transitions.log`. Scripts are many and short, so
+ * their records share one append stream instead of opening files per step.
+ * Step numbers count the run's steps and continue across resumes. A write
+ * that fails is reported once and never fails the run.
  */
 export class DebugLog {
   /** Last step number used in this run's folder. */
   private last = 0;
   private transitions: WriteStream | undefined;
+  private scripts: WriteStream | undefined;
   private broken = false;
 
   constructor(
@@ -38,6 +60,7 @@ export class DebugLog {
         const m = /_(\d{3,})\.(jsonl|stdout|stderr|meta\.json)$/.exec(name);
         if (m) this.last = Math.max(this.last, Number(m[1]));
       }
+      this.last = Math.max(this.last, lastScriptStep(join(dir, SCRIPTS)));
     });
   }
 
@@ -56,53 +79,69 @@ export class DebugLog {
     this.warn(`debug logs disabled: cannot write to ${this.dir}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
   }
 
-  /** Opens the files of an agent's next step of `state`. */
+  private append(name: string, current: WriteStream | undefined): WriteStream {
+    if (current) return current;
+    const stream = createWriteStream(join(this.dir, name), { flags: 'a' });
+    stream.on('error', (err) => this.fail(err));
+    return stream;
+  }
+
+  /** Opens the debug record of an agent's next step of `state`. */
   step(agentId: string, state: string, kind: 'markdown' | 'script'): StepDebug {
     if (this.broken) return NOOP;
     const n = ++this.last;
-    const base = join(this.dir, `${agentId}_${state.replace(/\.[^.]+$/, '')}_${String(n).padStart(3, '0')}`);
-    if (kind === 'markdown') {
-      let stream: WriteStream | undefined;
-      this.guard(() => {
-        stream = createWriteStream(`${base}.jsonl`);
-        stream.on('error', (err) => this.fail(err));
-      });
-      return { stdout: (c) => stream?.write(c), stderr() {}, finish: () => stream?.end() };
+    if (kind === 'script') {
+      return {
+        stream() {},
+        script: (record) => this.guard(() => {
+          this.scripts = this.append(SCRIPTS, this.scripts);
+          this.scripts.write(`${JSON.stringify({ step: n, agent: agentId, state, ...record })}\n`);
+        }),
+        finish() {},
+      };
     }
-    let out = '';
-    let err = '';
-    return {
-      stdout: (c) => (out += c),
-      stderr: (c) => (err += c),
-      finish: (meta) => {
-        if (this.broken) return;
-        const writes = [writeFile(`${base}.stdout`, out), writeFile(`${base}.stderr`, err), writeFile(`${base}.meta.json`, `${JSON.stringify(meta ?? {}, null, 2)}\n`)];
-        Promise.all(writes).catch((e: unknown) => this.fail(e));
-      },
-    };
+    let file: WriteStream | undefined;
+    this.guard(() => {
+      file = createWriteStream(join(this.dir, `${agentId}_${state.replace(/\.[^.]+$/, '')}_${String(n).padStart(3, '0')}.jsonl`));
+      file.on('error', (err) => this.fail(err));
+    });
+    return { stream: (c) => file?.write(c), script() {}, finish: () => file?.end() };
   }
 
   /** Records a run event: steps and failures go to transitions.log. */
   event(e: RunEvent): void {
     const line = transitionLine(e);
-    if (line !== undefined) this.transition(line);
-  }
-
-  /** Appends one line to transitions.log. */
-  private transition(line: string): void {
+    if (line === undefined) return;
     this.guard(() => {
-      if (!this.transitions) {
-        this.transitions = createWriteStream(join(this.dir, 'transitions.log'), { flags: 'a' });
-        this.transitions.on('error', (err) => this.fail(err));
-      }
+      this.transitions = this.append('transitions.log', this.transitions);
       this.transitions.write(`${new Date().toISOString()} ${line}\n`);
     });
   }
 
   async close(): Promise<void> {
-    const t = this.transitions;
-    if (t) await new Promise<void>((ok) => t.end(ok));
+    await Promise.all([this.transitions, this.scripts].map((s) => (s ? new Promise<void>((ok) => s.end(ok)) : undefined)));
   }
+}
+
+/** The highest step number in the last megabyte of scripts.jsonl (0 if none). */
+function lastScriptStep(path: string): number {
+  let size: number;
+  try {
+    size = statSync(path).size;
+  } catch {
+    return 0;
+  }
+  const length = Math.min(size, TAIL_BYTES);
+  const buffer = Buffer.alloc(length);
+  const fd = openSync(path, 'r');
+  try {
+    readSync(fd, buffer, 0, length, size - length);
+  } finally {
+    closeSync(fd);
+  }
+  let last = 0;
+  for (const m of buffer.toString('utf8').matchAll(/^\{"step":(\d+),/gm)) last = Math.max(last, Number(m[1]));
+  return last;
 }
 
 /** The transitions.log line of an event, if it has one. */

@@ -20,16 +20,13 @@ describe('debug logs', () => {
     assert.equal((await box.run(['--resume', 'dbg', '--claude-bin', FAKE], env)).code, 0);
     const dir = join(box.dir, '.raymond/debug/dbg');
     const files = readdirSync(dir).sort();
-    assert.deepEqual(files, [
-      'main_ASK_002.jsonl',
-      'main_END_003.meta.json', 'main_END_003.stderr', 'main_END_003.stdout',
-      'main_END_004.meta.json', 'main_END_004.stderr', 'main_END_004.stdout',
-      'main_START_001.meta.json', 'main_START_001.stderr', 'main_START_001.stdout',
-      'transitions.log',
-    ]);
-    assert.equal(readFileSync(join(dir, 'main_START_001.stderr'), 'utf8'), 'to stderr\n');
-    assert.equal(readFileSync(join(dir, 'main_START_001.stdout'), 'utf8'), '<goto>ASK</goto>\n');
-    const meta = JSON.parse(readFileSync(join(dir, 'main_END_003.meta.json'), 'utf8')) as { exit_code: number; duration_ms: number; env: Record<string, string> };
+    assert.deepEqual(files, ['main_ASK_002.jsonl', 'scripts.jsonl', 'transitions.log']);
+    type ScriptLine = { step: number; agent: string; state: string; stdout: string; stderr: string; exit_code: number; duration_ms: number; env: Record<string, string> };
+    const scripts = readFileSync(join(dir, 'scripts.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as ScriptLine);
+    assert.deepEqual(scripts.map((s) => [s.step, s.agent, s.state]), [[1, 'main', 'START.sh'], [3, 'main', 'END.sh'], [4, 'main', 'END.sh']]);
+    assert.equal(scripts[0]!.stderr, 'to stderr\n');
+    assert.equal(scripts[0]!.stdout, '<goto>ASK</goto>\n');
+    const meta = scripts[1]!;
     assert.equal(meta.exit_code, 4);
     assert.equal(meta.env.RAYMOND_WORKFLOW_ID, 'dbg');
     assert.ok(meta.duration_ms >= 0);

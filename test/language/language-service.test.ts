@@ -1,14 +1,16 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { RaymondError, formatError } from '../../src/errors.js';
-import { createInlineLanguageService, createPoolLanguageService } from '../../src/language/language-service.js';
+import { createInlineLanguageService, createLanguageService, createPoolLanguageService } from '../../src/language/language-service.js';
 
 const pool = createPoolLanguageService({ threads: 1 });
 const inline = createInlineLanguageService();
-after(() => pool.close());
+// The run's own service: small outputs inline, large ones on the pool (a tiny threshold sends the big ones there).
+const hybrid = createLanguageService({ inlineBelow: 32 });
+after(() => Promise.all([pool.close(), hybrid.close()]));
 
-describe('language service: pool and inline agree', () => {
-  for (const [name, service] of [['pool', pool], ['inline', inline]] as const) {
+describe('language service: pool, inline and the run\'s mix agree', () => {
+  for (const [name, service] of [['pool', pool], ['inline', inline], ['mixed', hybrid]] as const) {
     it(`${name}: prepares a markdown state`, async () => {
       const prepared = await service.prepare({ text: '---\nmodel: haiku\nfoo: 1\n---\nHi {{agent_id}} {{x}}', file: 'wf/A.md', variables: { agent_id: 'main' } });
       assert.deepEqual(prepared, { policy: { model: 'haiku' }, prompt: 'Hi main {{x}}', warnings: ['unknown frontmatter key "foo" (known: allowed_transitions, model, effort)'] });
@@ -29,6 +31,11 @@ describe('language service: pool and inline agree', () => {
       });
     });
   }
+
+  it('mixed: a large output goes through the pool and reads the same', async () => {
+    const output = `${' '.repeat(100)}<fork next="B" item="1">W</fork><fork next="B" item="2">W</fork>`;
+    assert.deepEqual(await hybrid.interpret({ output, file: 'f' }), await inline.interpret({ output, file: 'f' }));
+  });
 
   it('pool: an aborted task rejects', async () => {
     const controller = new AbortController();

@@ -1,0 +1,35 @@
+import { decide } from './decide.js';
+import type { Decision } from '../../machines/types.js';
+import type { AllowedTransition } from './frontmatter.js';
+import { parseOutput } from './parse-output.js';
+import { checkPolicy, implicitTag } from './policy.js';
+
+/** Read the transition out of a state's output. */
+export interface InterpretTask {
+  op: 'interpret';
+  output: string;
+  file: string;
+  /** `allowed_transitions` of a markdown state, enforced when present. */
+  allowed?: AllowedTransition[] | undefined;
+}
+
+export interface Interpretation {
+  decision: Decision;
+  prints: string[];
+}
+
+/**
+ * Reads the transition out of a state's output: the tags, the policy of a
+ * markdown state (an implicit transition when there is no tag), the
+ * decision. Loads no YAML, so it may run on the main thread at no memory cost.
+ */
+export function interpretOutput(task: Omit<InterpretTask, 'op'>): Interpretation {
+  const parsed = parseOutput(task.output, task.file);
+  let tags = parsed.tags;
+  if (task.allowed) {
+    const implicit = tags.length === 0 ? implicitTag(task.allowed) : undefined;
+    if (implicit) tags = [implicit];
+    checkPolicy(tags, task.allowed, task.file);
+  }
+  return { decision: decide(tags, task.file), prints: parsed.prints };
+}
