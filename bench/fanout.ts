@@ -1,75 +1,59 @@
-import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { FanoutShape } from './fanout-shapes.js';
 import { runCli } from './measure-cli.js';
-import { writeScripts } from './write-scripts.js';
+import type { MemoryPeaks } from './memory-sampler.js';
+import { runPlainLoop } from './plain-loop.js';
+import { tailOf } from './tail.js';
 
+/** One shape's figures: Raymond's run and the plain loop's, same run, same machine. */
 export interface FanoutFigures {
-  workers: number;
-  stepsPerWorker: number;
+  shape: FanoutShape;
   parallel: number;
+  /** Script runs, dispatcher steps included: the same number in both runs. */
   steps: number;
-  wallMs: number;
-  baselineMs: number;
-  overheadPerStepMs: number;
-  peakRssMb: number;
+  raymond: { wallMs: number; memory: MemoryPeaks };
+  plain: { wallMs: number; loopMs: number; peakRssMb: number };
+  /**
+   * Raymond's wall time over the plain loop's, both from spawn to exit as
+   * the bench sees them: each pays its Node start-up, as a user would.
+   */
+  ratio: number;
+  /** What the CLI (--verbose) reports having written to its state folder, per step. */
   stateBytesPerStep: number;
 }
 
-/** A dispatcher forking `n` workers in one output; each worker runs `k` script steps. */
-function writeWorkflow(dir: string, n: number, k: number): void {
-  const files: Record<string, string> = {
-    'START.sh': `#!/usr/bin/env bash\nfor i in $(seq 1 ${n}); do printf '<fork next="END" i="%s">W1</fork>' "$i"; done\n`,
-    'END.sh': '#!/usr/bin/env bash\necho "<result>dispatched</result>"\n',
-  };
-  for (let s = 1; s <= k; s++) files[`W${s}.sh`] = s < k ? `#!/usr/bin/env bash\necho "<goto>W${s + 1}</goto>"\n` : '#!/usr/bin/env bash\necho "<result>$i</result>"\n';
-  writeScripts(dir, files);
-}
-
-/** Runs the same worker script `n` times with `parallel` at once, without an orchestrator. */
-export async function plainLoop(script: string, n: number, parallel: number): Promise<number> {
-  const started = performance.now();
-  let next = 0;
-  const lane = async () => {
-    while (next < n) {
-      const i = ++next;
-      await new Promise<void>((ok, fail) => {
-        const child = spawn('bash', [script], { env: { ...process.env, i: String(i) }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-        child.stdout.resume();
-        child.stderr.resume();
-        child.on('error', fail);
-        child.on('close', () => ok());
-      });
-    }
-  };
-  await Promise.all(Array.from({ length: parallel }, lane));
-  return performance.now() - started;
-}
+/** Generous: a stuck run must not stall the bench, a slow machine must not fail it. */
+const timeoutMs = (steps: number) => 60_000 + steps * 20;
 
 /**
- * Fan-out through the built CLI against the same scripts in a plain loop,
- * at the same parallelism, in the same run. State bytes are what the CLI
- * reports (--verbose) having written to its state folder.
+ * One shape through the built CLI with default options (debug logs on),
+ * and the same script runs in the plain loop, at the same parallelism, in
+ * the same run. Throws, with the end of stderr, when either run fails.
  */
-export async function benchFanout(workers: number, parallel: number, stepsPerWorker = 1): Promise<FanoutFigures> {
+export async function benchFanout(shape: FanoutShape, parallel: number): Promise<FanoutFigures> {
   const dir = mkdtempSync(join(tmpdir(), 'raymond-bench-'));
+  // The workflow in a folder of its own: the run's cwd holds .raymond/ (state, debug logs).
+  const workflow = join(dir, 'workflow');
+  mkdirSync(workflow);
   try {
-    writeWorkflow(dir, workers, stepsPerWorker);
-    const steps = 2 + workers * stepsPerWorker;
-    const baselineMs = await plainLoop(join(dir, 'W1.sh'), steps, parallel);
-    const run = await runCli([dir, '--max-parallel', String(parallel), '--no-debug', '--quiet', '--verbose', '--workflow-id', 'bench', '--state-dir', join(dir, 'state')], { cwd: dir });
-    if (run.code !== 0) throw new Error(`bench run failed: ${run.stderr}`);
+    const jobs = shape.write(workflow);
+    const steps = jobs.reduce((n, job) => n + job.runs, 0);
+    const plain = await runPlainLoop(jobs, parallel, { cwd: dir, timeoutMs: timeoutMs(steps) });
+    shape.write(workflow);
+    const run = await runCli([workflow, '--max-parallel', String(parallel), '--quiet', '--verbose'], { cwd: dir, timeoutMs: timeoutMs(steps) });
+    if (run.code !== 0 || run.timedOut) {
+      throw new Error(`raymond ${run.timedOut ? `timed out after ${(timeoutMs(steps) / 1000).toFixed(0)} s` : `exited with ${run.code ?? run.signal}`}: ${tailOf(run.stderr)}`);
+    }
     const bytes = Number(/writes \(\d+ snapshots\), (\d+) bytes/.exec(run.stderr)?.[1] ?? NaN);
     return {
-      workers,
-      stepsPerWorker,
+      shape,
       parallel,
       steps,
-      wallMs: run.wallMs,
-      baselineMs,
-      overheadPerStepMs: (run.wallMs - baselineMs) / steps,
-      peakRssMb: run.peakRssMb,
+      raymond: { wallMs: run.wallMs, memory: run.memory },
+      plain: { wallMs: plain.wallMs, loopMs: plain.loopMs, peakRssMb: plain.peakRssMb },
+      ratio: run.wallMs / plain.wallMs,
       stateBytesPerStep: bytes / steps,
     };
   } finally {

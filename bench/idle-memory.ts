@@ -2,14 +2,17 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCli } from './measure-cli.js';
+import type { MemoryPeaks } from './memory-sampler.js';
+import { tailOf } from './tail.js';
 import { writeScripts } from './write-scripts.js';
 
 /**
- * Peak RSS of the orchestrator (not its children) holding `n` live idle
- * agents: a dispatcher forks them all, one step runs at a time and never
- * ends, and the run is stopped a second after every agent is persisted.
+ * Peak RSS of the orchestrator (alone, and with its spawners; never the
+ * scripts) holding `n` live idle agents: a dispatcher forks them all, one
+ * step runs at a time and never ends, and the run is stopped a second after
+ * every agent is persisted. Default options otherwise (debug logs on).
  */
-export async function benchIdleMemory(n: number): Promise<{ agents: number; peakRssMb: number }> {
+export async function benchIdleMemory(n: number): Promise<{ agents: number; memory: MemoryPeaks }> {
   const dir = mkdtempSync(join(tmpdir(), 'raymond-idle-'));
   try {
     // The first step after the fork starts only once every forked agent is
@@ -22,16 +25,17 @@ export async function benchIdleMemory(n: number): Promise<{ agents: number; peak
       'W.sh': wait,
     });
     let settledAt = 0;
-    const run = await runCli([dir, '--max-parallel', '1', '--no-debug', '--quiet', '--workflow-id', 'idle', '--state-dir', join(dir, 'state')], {
+    const run = await runCli([dir, '--max-parallel', '1', '--quiet', '--workflow-id', 'idle', '--state-dir', join(dir, 'state')], {
       cwd: dir,
+      timeoutMs: 180_000,
       until: (_rss, elapsed) => {
         if (!settledAt && existsSync(marker)) settledAt = elapsed;
         // Give it a second with everyone spawned, then stop the run.
         return settledAt > 0 && elapsed - settledAt > 1000;
       },
     });
-    if (!settledAt) throw new Error(`idle bench never saw ${n} agents: ${run.stderr}`);
-    return { agents: n, peakRssMb: run.peakRssMb };
+    if (!settledAt) throw new Error(`idle bench never saw ${n} agents (exit ${run.code ?? run.signal}): ${tailOf(run.stderr)}`);
+    return { agents: n, memory: run.memory };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

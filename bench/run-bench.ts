@@ -1,30 +1,47 @@
 import { availableParallelism, cpus, totalmem } from 'node:os';
 import { benchFanout } from './fanout.js';
+import { fanoutLines, fanoutTable, rssText, type FanoutOutcome } from './fanout-report.js';
+import { FANOUT_SHAPES } from './fanout-shapes.js';
 import { benchIdleMemory } from './idle-memory.js';
 import { benchLanguage } from './language.js';
 import { benchMarkdown } from './markdown.js';
+import { IDLE_TARGET_MB, verdict } from './targets.js';
 
 /**
- * `npm run bench`: prints figures and asserts nothing. The targets and the
- * last recorded figures are in the README.
+ * `npm run bench`: prints figures against the targets (targets.ts) and
+ * asserts nothing. A failed fanout shape or idle run is reported with the
+ * end of its stderr, and the others still run.
  */
 const parallel = Math.max(2, availableParallelism());
 const only = process.argv.slice(2);
 const want = (name: string) => only.length === 0 || only.includes(name);
 const ms = (x: number) => `${x.toFixed(0)} ms`;
+const failure = (err: unknown) => (err instanceof Error ? err.message : String(err));
+const summary: string[] = [];
 console.log(`machine: ${cpus()[0]?.model ?? 'unknown cpu'}, ${availableParallelism()} cores, ${Math.round(totalmem() / 2 ** 30)} GiB, node ${process.version}`);
 
 if (want('fanout')) {
-  for (const [workers, steps] of [[1000, 1], [10000, 1], [1000, 5]] as const) {
-    const f = await benchFanout(workers, parallel, steps);
-    console.log(`fan-out: ${f.workers} script workers x ${f.stepsPerWorker} step(s), parallel ${f.parallel} (${f.steps} steps)`);
-    console.log(`  wall ${ms(f.wallMs)} vs plain loop ${ms(f.baselineMs)}: overhead ${f.overheadPerStepMs.toFixed(3)} ms/step`);
-    console.log(`  orchestrator peak RSS ${f.peakRssMb.toFixed(0)} MB; state written ${f.stateBytesPerStep.toFixed(0)} bytes/step`);
+  const outcomes: FanoutOutcome[] = [];
+  for (const shape of FANOUT_SHAPES) {
+    const outcome = await benchFanout(shape, parallel).then(
+      (figures): FanoutOutcome => ({ shape, figures }),
+      (err: unknown): FanoutOutcome => ({ shape, error: failure(err) }),
+    );
+    outcomes.push(outcome);
+    console.log(fanoutLines(outcome, parallel).join('\n'));
   }
+  summary.push(...fanoutTable(outcomes));
 }
 if (want('idle')) {
-  const m = await benchIdleMemory(10000);
-  console.log(`idle: ${m.agents} live idle agents: orchestrator peak RSS ${m.peakRssMb.toFixed(0)} MB`);
+  try {
+    const m = await benchIdleMemory(10000);
+    const line = `idle: ${m.agents.toLocaleString('en')} live idle agents: orchestrator peak RSS ${m.memory.aloneMb.toFixed(0)} MB, target ${IDLE_TARGET_MB} MB ${verdict(m.memory.aloneMb <= IDLE_TARGET_MB)}; with spawners ${rssText(m.memory)}`;
+    console.log(line);
+    summary.push('', line);
+  } catch (err) {
+    console.log(`idle: FAILED: ${failure(err)}`);
+    summary.push('', 'idle: failed');
+  }
 }
 if (want('markdown')) {
   const m = await benchMarkdown(50, parallel);
@@ -34,3 +51,4 @@ if (want('language')) {
   const l = await benchLanguage(5000);
   console.log(`language: parse + render per step: pool ${l.poolUs.toFixed(0)} us, inline ${l.inlineUs.toFixed(0)} us (wall, 8 concurrent)`);
 }
+if (summary.length > 0) console.log(['', 'summary:', ...summary].join('\n'));

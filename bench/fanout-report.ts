@@ -1,0 +1,57 @@
+import type { FanoutShape } from './fanout-shapes.js';
+import type { FanoutFigures } from './fanout.js';
+import type { MemoryPeaks } from './memory-sampler.js';
+import { memoryTargetMb, verdict, WALL_RATIO_TARGET } from './targets.js';
+
+/** A shape's figures, or why it has none. */
+export type FanoutOutcome = { shape: FanoutShape; figures: FanoutFigures } | { shape: FanoutShape; error: string };
+
+const s = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+const mb = (x: number) => `${x.toFixed(0)} MB`;
+const perStep = (ms: number, steps: number) => `${(ms / steps).toFixed(2)} ms/step`;
+
+/** "90 MB (orchestrator alone 90 MB, 0 spawners)" */
+export function rssText(m: MemoryPeaks): string {
+  return `${mb(m.withSpawnersMb)} (orchestrator alone ${mb(m.aloneMb)}, ${m.spawners} spawner${m.spawners === 1 ? '' : 's'})`;
+}
+
+/** The lines printed for one shape as soon as it is measured. */
+export function fanoutLines(o: FanoutOutcome, parallel: number): string[] {
+  const head = `fanout (${o.shape.id}) ${o.shape.title}, --max-parallel ${parallel}`;
+  if ('error' in o) return [head, `  FAILED: ${o.error}`];
+  const f = o.figures;
+  const memTarget = memoryTargetMb(o.shape.workers);
+  return [
+    `${head}: ${f.steps.toLocaleString('en')} script runs`,
+    `  wall: raymond ${s(f.raymond.wallMs)} (${perStep(f.raymond.wallMs, f.steps)}), plain loop ${s(f.plain.wallMs)} (${perStep(f.plain.wallMs, f.steps)}; its loop alone ${s(f.plain.loopMs)})`,
+    `  ratio ${f.ratio.toFixed(2)}x: target ${WALL_RATIO_TARGET}x ${verdict(f.ratio <= WALL_RATIO_TARGET)}`,
+    `  peak RSS orchestrator + spawners ${rssText(f.raymond.memory)}: target ${memTarget} MB ${verdict(f.raymond.memory.withSpawnersMb <= memTarget)}; plain-loop process ${mb(f.plain.peakRssMb)}`,
+    `  state written ${Number.isFinite(f.stateBytesPerStep) ? f.stateBytesPerStep.toFixed(0) : 'n/a'} bytes/step`,
+  ];
+}
+
+/** The summary at the end: one row per shape, as a Markdown table. */
+export function fanoutTable(outcomes: FanoutOutcome[]): string[] {
+  const rows = outcomes.map((o) => {
+    const name = `(${o.shape.id}) ${o.shape.title}`;
+    if ('error' in o) return `| ${name} | failed | | | | | |`;
+    const f = o.figures;
+    const memTarget = memoryTargetMb(o.shape.workers);
+    const m = f.raymond.memory;
+    const cells = [
+      name,
+      f.steps.toLocaleString('en'),
+      `${s(f.raymond.wallMs)} / ${s(f.plain.wallMs)}`,
+      `${(f.raymond.wallMs / f.steps).toFixed(2)} / ${(f.plain.wallMs / f.steps).toFixed(2)}`,
+      `**${f.ratio.toFixed(2)}x** ${verdict(f.ratio <= WALL_RATIO_TARGET)}`,
+      `**${mb(m.withSpawnersMb)}** (${mb(m.aloneMb)}) of ${memTarget} MB ${verdict(m.withSpawnersMb <= memTarget)}`,
+      Number.isFinite(f.stateBytesPerStep) ? f.stateBytesPerStep.toFixed(0) : 'n/a',
+    ];
+    return `| ${cells.join(' | ')} |`;
+  });
+  return [
+    `| Shape | Steps | Wall raymond / plain | ms/step raymond / plain | Ratio (target ${WALL_RATIO_TARGET}x) | Peak RSS orch.+spawners (orch.) | State B/step |`,
+    '|---|---|---|---|---|---|---|',
+    ...rows,
+  ];
+}

@@ -1,0 +1,18 @@
+/**
+ * The issue's targets, in one place so the report and the summary agree.
+ * Raymond's wall time against the plain loop's, same run, same machine.
+ */
+export const WALL_RATIO_TARGET = 1.3;
+
+/** Peak RSS of the orchestrator and its spawners together, by the run's worker count. */
+export function memoryTargetMb(workers: number): number {
+  return workers >= 10000 ? 200 : 120;
+}
+
+/** Peak RSS of the orchestrator alone holding 10,000 live idle agents. */
+export const IDLE_TARGET_MB = 100;
+
+/** "met" or "NOT met", in capitals so a miss stands out in the output. */
+export function verdict(met: boolean): string {
+  return met ? 'met' : 'NOT met';
+}
