@@ -12,7 +12,7 @@ const perStep = (ms: number, steps: number) => `${(ms / steps).toFixed(2)} ms/st
 
 /** "90 MB (orchestrator alone 90 MB, 0 spawners)" */
 export function rssText(m: MemoryPeaks): string {
-  return `${mb(m.withSpawnersMb)} (orchestrator alone ${mb(m.aloneMb)}, ${m.spawners} spawner${m.spawners === 1 ? '' : 's'})`;
+  return `${mb(m.withSpawnersMb)} PSS (RSS summed ${mb(m.withSpawnersRssMb)}; orchestrator alone ${mb(m.aloneMb)} RSS, ${m.spawners} spawner${m.spawners === 1 ? '' : 's'})`;
 }
 
 /** The lines printed for one shape as soon as it is measured. */
@@ -25,7 +25,7 @@ export function fanoutLines(o: FanoutOutcome, parallel: number): string[] {
     `${head}: ${f.steps.toLocaleString('en')} script runs`,
     `  wall: raymond ${s(f.raymond.wallMs)} (${perStep(f.raymond.wallMs, f.steps)}), plain loop ${s(f.plain.wallMs)} (${perStep(f.plain.wallMs, f.steps)}; its loop alone ${s(f.plain.loopMs)})`,
     `  ratio ${f.ratio.toFixed(2)}x: target ${WALL_RATIO_TARGET}x ${verdict(f.ratio <= WALL_RATIO_TARGET)}`,
-    `  peak RSS orchestrator + spawners ${rssText(f.raymond.memory)}: target ${memTarget} MB ${verdict(f.raymond.memory.withSpawnersMb <= memTarget)}; plain-loop process ${mb(f.plain.peakRssMb)}`,
+    `  peak memory orchestrator + spawners ${rssText(f.raymond.memory)}: target ${memTarget} MB ${verdict(f.raymond.memory.withSpawnersMb <= memTarget)}; plain-loop process ${mb(f.plain.peakRssMb)}`,
     `  state written ${Number.isFinite(f.stateBytesPerStep) ? f.stateBytesPerStep.toFixed(0) : 'n/a'} bytes/step`,
   ];
 }

@@ -59,7 +59,7 @@ export function measureProcess(file: string, args: string[], opts: MeasureOption
     child.on('close', (code, signal) => {
       const wallMs = performance.now() - t0;
       clearTimeout(deadline);
-      const memory = sampler?.stop() ?? { withSpawnersMb: 0, aloneMb: 0, spawners: 0 };
+      const memory = sampler?.stop() ?? { withSpawnersMb: 0, withSpawnersRssMb: 0, aloneMb: 0, spawners: 0 };
       resolve({ wallMs, memory, code, signal, timedOut, stdout, stderr: spawnError ? `${stderr}\n${spawnError}` : stderr });
     });
   });

@@ -1,9 +1,14 @@
-import { descendants, isSpawner, residentKb } from './process-tree.js';
+import { descendants, isSpawner, proportionalKb, residentKb } from './process-tree.js';
 
 /** Peaks seen while sampling one process and its spawners, in MB. */
 export interface MemoryPeaks {
-  /** Highest sum of the process's VmRSS and its spawners' VmRSS in one sample. */
+  /**
+   * Highest sum of the process's and its spawners' proportional set sizes in
+   * one sample: their memory together, pages they share counted once.
+   */
   withSpawnersMb: number;
+  /** The same as a sum of VmRSS, which counts the shared node binary once per process. */
+  withSpawnersRssMb: number;
   /** The process alone: the kernel's own peak (VmHWM), so nothing between samples is missed. */
   aloneMb: number;
   /** Most spawner processes alive in one sample. */
@@ -27,6 +32,7 @@ export const SAMPLE_MS = 20;
  */
 export function sampleMemory(pid: number, onSample?: () => void): MemorySampler {
   let withSpawnersKb = 0;
+  let withSpawnersRssKb = 0;
   let aloneKb = 0;
   let nowKb = 0;
   let spawners = 0;
@@ -36,12 +42,13 @@ export function sampleMemory(pid: number, onSample?: () => void): MemorySampler 
     if (own.rss === 0) return;
     const found = descendants(pid).filter(isSpawner);
     const sum = found.reduce((kb, child) => kb + residentKb(child).rss, own.rss);
-    withSpawnersKb = Math.max(withSpawnersKb, sum);
+    withSpawnersRssKb = Math.max(withSpawnersRssKb, sum);
+    withSpawnersKb = Math.max(withSpawnersKb, found.reduce((kb, child) => kb + proportionalKb(child), proportionalKb(pid)));
     aloneKb = Math.max(aloneKb, own.hwm);
     nowKb = own.rss;
     spawners = Math.max(spawners, found.length);
   };
-  const peaks = (): MemoryPeaks => ({ withSpawnersMb: withSpawnersKb / 1024, aloneMb: aloneKb / 1024, spawners });
+  const peaks = (): MemoryPeaks => ({ withSpawnersMb: withSpawnersKb / 1024, withSpawnersRssMb: withSpawnersRssKb / 1024, aloneMb: aloneKb / 1024, spawners });
   const timer = setInterval(() => {
     sample();
     onSample?.();

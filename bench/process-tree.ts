@@ -27,6 +27,15 @@ export function residentKb(pid: number): { rss: number; hwm: number } {
   return { rss: kb('VmRSS'), hwm: kb('VmHWM') };
 }
 
+/**
+ * Proportional set size in KB: resident pages, those shared with other
+ * processes (the node binary's code, mapped by the orchestrator and every
+ * spawner) divided among them, so a sum over processes counts them once.
+ */
+export function proportionalKb(pid: number): number {
+  return Number(/^Pss:\s+(\d+)/m.exec(read(`/proc/${pid}/smaps_rollup`))?.[1] ?? 0);
+}
+
 /** True when the process's command line names the spawner entry point. */
 export function isSpawner(pid: number): boolean {
   // cmdline separates arguments with NUL; the mark is looked for anywhere in it.
