@@ -51,4 +51,9 @@ if (want('language')) {
   const l = await benchLanguage(5000);
   console.log(`language: parse + render per step: pool ${l.poolUs.toFixed(0)} us, inline ${l.inlineUs.toFixed(0)} us (wall, 8 concurrent)`);
 }
+if (want('spawner')) {
+  const { benchSpawner } = await import('./spawner.js');
+  const s = await benchSpawner(2000, parallel);
+  console.log(`spawner: ${s.steps} steps from a ${s.benchRssMb.toFixed(0)} MB process, ${s.parallel} lanes: plain spawn ${s.plainMsPerStep.toFixed(2)} ms/step, spawner pool ${s.poolMsPerStep.toFixed(2)}, execa ${s.execaMsPerStep.toFixed(2)}; spawner RSS ${s.spawnerRssMb.map((m) => m.toFixed(0)).join(' + ')} MB`);
+}
 if (summary.length > 0) console.log(['', 'summary:', ...summary].join('\n'));

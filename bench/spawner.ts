@@ -1,9 +1,9 @@
+import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { runProcess } from '../src/executors/run-process.js';
-import { plainLoop } from './fanout.js';
 import { writeScripts } from './write-scripts.js';
 
 export interface SpawnerFigures {
@@ -66,7 +66,14 @@ export async function benchSpawner(n: number, parallel: number): Promise<Spawner
     const poolFirstStepMs = performance.now() - first;
     // Warm every lane: all spawners started, every code path compiled.
     await inLanes(4 * parallel, parallel, async (i) => check(await pool.run(request(i))));
-    const plainMs = await plainLoop(script, n, parallel);
+    // A plain spawn from this (big) process: what the orchestrator paid per step before the spawners.
+    const plainMs = await inLanes(n, parallel, (i) => new Promise<void>((ok, fail) => {
+      const child = spawn('bash', [script], { env: { ...process.env, i: String(i) }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+      child.stdout.resume();
+      child.stderr.resume();
+      child.on('error', fail);
+      child.on('close', () => ok());
+    }));
     const poolMs = await inLanes(n, parallel, async (i) => check(await pool.run(request(i))));
     const execaMs = await inLanes(n, parallel, async (i) => check(await runProcess(request(i))));
     return {

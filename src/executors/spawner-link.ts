@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
-import { createLineSplitter, encodeMessage, type ReadyReply, type SpawnerReply, type SpawnerRequest } from './spawner-protocol.js';
+import { createLineSplitter, encodeMessage, tickBatchedWriter, type ReadyReply, type SpawnerReply, type SpawnerRequest } from './spawner-protocol.js';
 
 // Under tsx (tests, development) the spawner is the .ts source and needs tsx's loader; once built, the compiled .js.
 const FROM_SOURCE = import.meta.url.endsWith('.ts');
@@ -76,21 +76,12 @@ export function startSpawner(options: {
   );
   const exited = child.then((result) => options.onExit({ wasReady, exitCode: result.exitCode ?? null, signal: result.signal ?? null }));
 
-  let corked = false;
+  const write = tickBatchedWriter(child.stdin);
   const handles = [child, child.stdin, child.stdout] as Refable[];
   return {
     pid: child.pid,
     send(message) {
-      // Requests of one tick go out in one write.
-      if (!corked) {
-        corked = true;
-        child.stdin.cork();
-        process.nextTick(() => {
-          corked = false;
-          child.stdin.uncork();
-        });
-      }
-      child.stdin.write(encodeMessage(message));
+      write(encodeMessage(message));
     },
     setBusy(busy) {
       for (const handle of handles) (busy ? handle.ref : handle.unref)?.call(handle);

@@ -78,6 +78,25 @@ export function encodeMessage(message: SpawnerRequest | SpawnerReply): string {
 }
 
 /**
+ * A writer that sends everything written in one tick in one write: at
+ * fan-out, many messages a tick would otherwise each be a system call.
+ */
+export function tickBatchedWriter(stream: { cork(): void; uncork(): void; write(text: string): unknown }): (text: string) => void {
+  let corked = false;
+  return (text) => {
+    if (!corked) {
+      corked = true;
+      stream.cork();
+      process.nextTick(() => {
+        corked = false;
+        stream.uncork();
+      });
+    }
+    stream.write(text);
+  };
+}
+
+/**
  * Splits a stream of text into lines and hands each complete line to `onLine`.
  * Each chunk is scanned once: a long line arriving in many chunks is joined
  * once it is complete, never rescanned, so the cost stays linear in the bytes.

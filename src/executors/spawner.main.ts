@@ -10,7 +10,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readlinkSync } from 'node:fs';
 import type { Readable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
-import { createLineSplitter, encodeMessage, type RunMessage, type SpawnerReply, type SpawnerRequest } from './spawner-protocol.js';
+import { createLineSplitter, encodeMessage, tickBatchedWriter, type RunMessage, type SpawnerReply, type SpawnerRequest } from './spawner-protocol.js';
 
 const STDERR_TAIL = 4096;
 const KILL_GRACE_MS = 2000;
@@ -24,18 +24,10 @@ const baseEnv = { ...process.env };
 /** Running steps by request id: the targets of `kill`, and what shutdown must not leave behind. */
 const jobs = new Map<number, { pid: number | undefined; stop: (signal: NodeJS.Signals) => void }>();
 
-let corked = false;
+const write = tickBatchedWriter(process.stdout);
 /** Writes a reply; replies of one tick go out in one write. */
 function send(reply: SpawnerReply): void {
-  if (!corked) {
-    corked = true;
-    process.stdout.cork();
-    process.nextTick(() => {
-      corked = false;
-      process.stdout.uncork();
-    });
-  }
-  process.stdout.write(encodeMessage(reply));
+  write(encodeMessage(reply));
 }
 
 function killGroup(pid: number, signal: NodeJS.Signals): void {

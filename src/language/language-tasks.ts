@@ -1,6 +1,5 @@
 import { RaymondError, errorMessage, type Outcome } from '../errors.js';
-import type { Decision } from '../../machines/types.js';
-import { parseStateSource, type AllowedTransition, type Policy } from './frontmatter.js';
+import { parseStateSource, type Policy } from './frontmatter.js';
 import { interpretOutput, type Interpretation, type InterpretTask } from './interpret.js';
 import { renderTemplate } from './render.js';
 

@@ -19,6 +19,13 @@ export interface FakeRun {
   maxRunning: number;
 }
 
+/** An agent of a state file, which must be there. */
+export function agentIn(state: WorkflowState, id: string): AgentRecord {
+  const a = state.agents.find((x) => x.id === id);
+  if (!a) throw new Error(`agent ${id} is not in the state file`);
+  return a;
+}
+
 export function freshState(entry = 'START', overrides: Partial<AgentRecord> = {}): WorkflowState {
   return {
     version: 1,

@@ -1,13 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { freshState, runFake } from '../helpers/fake-actors.js';
+import { agentIn as agent, freshState, runFake } from '../helpers/fake-actors.js';
 import type { AgentRecord, WorkflowState } from '../../machines/types.js';
 
-function agent(state: WorkflowState, id: string): AgentRecord {
-  const a = state.agents.find((x) => x.id === id);
-  assert.ok(a, `agent ${id} in state file`);
-  return a;
-}
 
 describe('agent machine: the effect of each tag', () => {
   it('goto moves on in the same session and carries input for one state', async () => {

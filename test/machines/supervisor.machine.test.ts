@@ -1,13 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { runFake } from '../helpers/fake-actors.js';
+import { agentIn as agent, runFake } from '../helpers/fake-actors.js';
 import type { AgentRecord, WorkflowState } from '../../machines/types.js';
 
-function agent(state: WorkflowState, id: string): AgentRecord {
-  const a = state.agents.find((x) => x.id === id);
-  assert.ok(a, `agent ${id} in state file`);
-  return a;
-}
 
 describe('supervisor: failures, slots and scheduling', () => {
   it('a failed step ends the run as failed and records the error on the agent', async () => {
