@@ -29,14 +29,18 @@ export function failureText(failure: Pick<StepFailure, 'file' | 'message'>): str
   return failure.file ? `${failure.file}: ${failure.message}` : failure.message;
 }
 
+/** The message of anything thrown (machines/ cannot import src/errors.ts). */
+export function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
 /**
  * Whatever a step actor rejected with, as a failure. The runtime rejects with
  * a StepFailure; anything else is a bug of ours and fails the run.
  */
 export function asStepFailure(error: unknown): StepFailure {
   if (typeof error === 'object' && error !== null && (error as { kind?: unknown }).kind === 'step-failure') return error as StepFailure;
-  const message = error instanceof Error ? error.message : String(error);
-  const failure: StepFailure = { kind: 'step-failure', code: 'ERR_INTERNAL', message, pauses: false, spentUsd: 0, sessionCosts: {} };
+  const failure: StepFailure = { kind: 'step-failure', code: 'ERR_INTERNAL', message: errorText(error), pauses: false, spentUsd: 0, sessionCosts: {} };
   if (error instanceof Error && error.stack) failure.detail = error.stack;
   return failure;
 }

@@ -4,7 +4,7 @@ import { charge, sessionCostsFor } from './cost-ledger.js';
 import type { RunEvent } from './run-events.js';
 import { advanceForkCounter, putAgent, putResult, setRunStatus, settleStatus, type RunStore } from './run-store.js';
 import { clearSlots, createSlots, enqueue, grant, release, type Slots } from './scheduler.js';
-import { failureText } from './step-failure.js';
+import { errorText, failureText } from './step-failure.js';
 import type { AgentRecord, RunStatus } from './types.js';
 
 export interface SupervisorInput {
@@ -62,10 +62,6 @@ export type PersisterEvent = { type: 'state.changed'; version: number; compact?:
 export interface SupervisorOutput {
   status: RunStatus;
   error?: string;
-}
-
-function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 function newWorker(spawn: Extract<AgentToSupervisorEvent, { type: 'step.done' }>['spawns'][number]): AgentRecord {

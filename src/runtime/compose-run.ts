@@ -1,8 +1,8 @@
 import { dirname, join } from 'node:path';
 import { createActor, toPromise, type InspectionEvent } from 'xstate';
 import { agentMachine } from '../../machines/agent.machine.js';
-import type { FrameCounts, RunEvent, RunEventSink } from '../../machines/run-events.js';
-import { storeFromState, type RunStore } from '../../machines/run-store.js';
+import type { RunEvent, RunEventSink } from '../../machines/run-events.js';
+import { storeFromState } from '../../machines/run-store.js';
 import { supervisorMachine } from '../../machines/supervisor.machine.js';
 import type { RunStatus, WorkflowState, WorktreeRef } from '../../machines/types.js';
 import { createClaudeExecutor } from '../claude/claude-executor.js';
@@ -13,6 +13,7 @@ import { createInlineLanguageService, createLanguageService, createPoolLanguageS
 import type { Scope } from '../scope/scope.js';
 import { DebugLog } from '../state/debug-log.js';
 import { createPersister, type PersisterStats } from '../state/persister.js';
+import { frameCounts } from './run-progress.js';
 import { markdownSlots, type RunSettings } from './run-settings.js';
 import { createRunStep } from './step-actor.js';
 
@@ -46,19 +47,6 @@ export interface RunOutcome {
   worktrees: Array<WorktreeRef & { agent: string }>;
   /** What this process wrote to the state folder. */
   stateWrites: { writes: number; bytes: number; snapshots: number };
-}
-
-/** Frames per machine state when a run (re)starts. */
-function frameCounts(store: RunStore): FrameCounts {
-  const counts: FrameCounts = { idle: 0, invoking: 0, 'awaiting-child': 0, terminated: 0, paused: 0 };
-  for (const a of store.agents.values()) {
-    if (a.status === 'active') {
-      counts.idle++;
-      counts['awaiting-child'] += a.stack.length;
-    } else if (a.status === 'paused') counts.paused++;
-    else counts.terminated++;
-  }
-  return counts;
 }
 
 /**
@@ -110,7 +98,7 @@ export async function composeRun(state: WorkflowState, scope: Scope, stateFile: 
       ...(hooks.inspect ? { inspect: hooks.inspect } : {}),
     });
     actor.on('*', (e) => emit(e as RunEvent));
-    emit({ type: 'run.started', workflowId, resumed, at: startedAt, budgetUsd: settings.budgetUsd, totalCostUsd: store.meta.total_cost_usd, counts: frameCounts(store) });
+    emit({ type: 'run.started', workflowId, resumed, at: startedAt, budgetUsd: settings.budgetUsd, totalCostUsd: store.meta.total_cost_usd, counts: frameCounts(store.agents.values()) });
     const drain = () => actor.send({ type: 'run.drain' });
     const kill = () => actor.send({ type: 'run.interrupt' });
     hooks.drain?.addEventListener('abort', drain, { once: true });

@@ -106,6 +106,6 @@ function giveUp(reason: Extract<TurnAction, { next: 'give-up' }>['reason'], err:
     case 'reminders':
       return new RaymondError('ERR_POLICY', `still no usable transition after ${MAX_REMINDERS} reminders: ${err.message}; allowed: ${allowed!.map(formatAllowed).join(', ')}`, { file: err.file });
     default:
-      return err.code === 'ERR_USAGE_LIMIT' || reason === 'aborted' ? new RaymondError(err.code, err.message, { file: err.file, details }) : err;
+      return err;
   }
 }

@@ -1,4 +1,5 @@
 import type { FrameCounts, RunEvent } from '../../machines/run-events.js';
+import type { AgentRecord } from '../../machines/types.js';
 
 /** Live figures of a run, for the terminal view (and the server). */
 export interface RunProgress {
@@ -15,6 +16,19 @@ export interface RunProgress {
 /** Progress before a run has said anything. */
 export function emptyProgress(now = Date.now()): RunProgress {
   return { counts: { idle: 0, invoking: 0, 'awaiting-child': 0, terminated: 0, paused: 0 }, costUsd: 0, budgetUsd: 0, startedAt: now, steps: 0 };
+}
+
+/** Frames per machine state when a run (re)starts; trackProgress keeps them from then on. */
+export function frameCounts(agents: Iterable<AgentRecord>): FrameCounts {
+  const counts: FrameCounts = { idle: 0, invoking: 0, 'awaiting-child': 0, terminated: 0, paused: 0 };
+  for (const a of agents) {
+    if (a.status === 'active') {
+      counts.idle++;
+      counts['awaiting-child'] += a.stack.length;
+    } else if (a.status === 'paused') counts.paused++;
+    else counts.terminated++;
+  }
+  return counts;
 }
 
 /**

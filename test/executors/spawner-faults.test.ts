@@ -8,7 +8,8 @@ import { execa } from 'execa';
 import { RaymondError } from '../../src/errors.js';
 import { liveGroupCount } from '../../src/executors/process-registry.js';
 import { createSpawnerPool } from '../../src/executors/spawner-pool.js';
-import { isRunning, pidFromFile, waitUntil } from '../helpers/processes.js';
+import { pidFromFile, waitUntil } from '../helpers/processes.js';
+import { alive } from '../helpers/cli.js';
 
 const POOL_OWNER = fileURLToPath(new URL('../fixtures/spawner/pool-owner.ts', import.meta.url));
 
@@ -39,7 +40,7 @@ test('steps in flight on a spawner killed with SIGKILL run again and complete on
   const rerun = [...attempts].filter(([, pids]) => pids.length === 2);
   assert.equal(rerun.length, victim.inFlight);
   // The first attempts died with their spawner's groups: none runs next to its rerun.
-  for (const [, [first]] of rerun) await waitUntil(() => !isRunning(first!), `first attempt ${first} to be killed`);
+  for (const [, [first]] of rerun) await waitUntil(() => !alive(first!), `first attempt ${first} to be killed`);
   writeFileSync(join(dir, 'go'), '');
   const results = await Promise.all(runs);
   assert.deepEqual(results.map((r) => [r.exitCode, r.stdout]), ids.map((id) => [0, `<result>${id}</result>\n`]));
@@ -65,7 +66,7 @@ test('close() kills the steps still running, resolves them as aborted and ends t
   const spawner = pool.stats().spawners[0]!.pid!;
   await pool.close();
   assert.equal((await running).aborted, true);
-  await waitUntil(() => !isRunning(child) && !isRunning(spawner), 'the step and the spawner to be gone');
+  await waitUntil(() => !alive(child) && !alive(spawner), 'the step and the spawner to be gone');
   await assert.rejects(pool.run({ file: 'true', args: [], cwd: dir, env: {}, signal: new AbortController().signal, inactivityMs: 1000 }), RaymondError);
 });
 
@@ -75,8 +76,8 @@ test('a SIGKILLed orchestrator leaves no spawner and no script running', async (
   const script = await pidFromFile(join(dir, 'script.pid'));
   const spawners = JSON.parse(readFileSync(join(dir, 'spawners.json'), 'utf8')) as number[];
   assert.equal(spawners.length, 1);
-  assert.ok(isRunning(script) && isRunning(spawners[0]!));
+  assert.ok(alive(script) && alive(spawners[0]!));
   owner.kill('SIGKILL');
   await owner;
-  await waitUntil(() => !isRunning(script) && !spawners.some(isRunning), 'the script and the spawner to be gone');
+  await waitUntil(() => !alive(script) && !spawners.some(alive), 'the script and the spawner to be gone');
 });

@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { createSpawnerPool, type SpawnRequest } from '../../src/executors/spawner-pool.js';
-import { isRunning, killQuietly, pidFromFile, waitUntil } from '../helpers/processes.js';
+import { killQuietly, pidFromFile, waitUntil } from '../helpers/processes.js';
+import { alive } from '../helpers/cli.js';
 
 // Spawners take the environment as it is when they start; requests carry only changes.
 process.env.RAYMOND_SPAWNER_TEST_INHERITED = 'inherited';
@@ -60,14 +61,14 @@ test('a grandchild in the group is killed when the script exits', async () => {
   const r = await bash(`sleep 300 & echo $! > ${dir}/grandchild.pid; echo done`);
   assert.equal(r.exitCode, 0);
   const pid = await pidFromFile(`${dir}/grandchild.pid`);
-  await waitUntil(() => !isRunning(pid), 'the grandchild to be killed');
+  await waitUntil(() => !alive(pid), 'the grandchild to be killed');
 });
 
 test('a background child holding stdout does not turn a success into a timeout', async () => {
   const r = await bash(`(sleep 313 & echo $! > ${dir}/bg.pid); echo "<result>ok</result>"`, { inactivityMs: 3000 });
   assert.deepEqual([r.exitCode, r.timedOut, r.stdout], [0, false, '<result>ok</result>\n']);
   const pid = await pidFromFile(`${dir}/bg.pid`);
-  await waitUntil(() => !isRunning(pid), 'the background child to be killed');
+  await waitUntil(() => !alive(pid), 'the background child to be killed');
 });
 
 test('an escapee in its own session ends the step and is reported', { skip: process.platform !== 'linux' }, async (t) => {
@@ -79,14 +80,14 @@ test('an escapee in its own session ends the step and is reported', { skip: proc
   t.after(() => killQuietly(pid));
   assert.deepEqual([r.exitCode, r.timedOut, r.stdout], [4, false, 'bye\n']);
   assert.deepEqual(r.leftRunning, [pid]);
-  assert.ok(isRunning(pid));
+  assert.ok(alive(pid));
 });
 
 test('inactivity stops the whole group with SIGTERM', async () => {
   const r = await bash(`echo started; sleep 300 & echo $! > ${dir}/idle.pid; wait`, { inactivityMs: 300 });
   assert.deepEqual([r.timedOut, r.exitCode, r.signal, r.stdout], [true, null, 'SIGTERM', 'started\n']);
   const pid = await pidFromFile(`${dir}/idle.pid`);
-  await waitUntil(() => !isRunning(pid), 'the sleeping child to be killed');
+  await waitUntil(() => !alive(pid), 'the sleeping child to be killed');
 });
 
 test('a --timeout beyond the range of Node timers does not fire at once', async () => {
@@ -101,7 +102,7 @@ test('abort kills the group and resolves as aborted', async () => {
   controller.abort();
   const r = await running;
   assert.deepEqual([r.aborted, r.exitCode, r.signal], [true, null, 'SIGTERM']);
-  await waitUntil(() => !isRunning(pid), 'the aborted group to be gone');
+  await waitUntil(() => !alive(pid), 'the aborted group to be gone');
 });
 
 test('maxOutputBytes keeps the tail on a character boundary and counts what it dropped', async () => {

@@ -2,28 +2,6 @@ import { existsSync, readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 /**
- * Whether a process runs. A zombie does not: in containers whose init never
- * reaps, killed orphans stay zombies, and `kill(pid, 0)` still finds them.
- */
-export function isRunning(pid: number): boolean {
-  if (process.platform === 'linux') {
-    try {
-      // The state follows the parenthesised command name, which may itself hold spaces.
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
-    } catch {
-      return false;
-    }
-  }
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/**
  * Polls until `condition` holds. The deadline only stops a test that would
  * otherwise hang; it is far above how long the awaited thing takes.
  */
