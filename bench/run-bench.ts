@@ -13,7 +13,9 @@ import { IDLE_TARGET_MB, verdict } from './targets.js';
  * end of its stderr, and the others still run.
  */
 const parallel = Math.max(2, availableParallelism());
-const only = process.argv.slice(2);
+// `fanout:ad` runs shapes (a) and (d) only.
+const only = process.argv.slice(2).map((a) => a.split(':')[0]!);
+const shapes = process.argv.slice(2).find((a) => a.startsWith('fanout:'))?.slice('fanout:'.length);
 const want = (name: string) => only.length === 0 || only.includes(name);
 const ms = (x: number) => `${x.toFixed(0)} ms`;
 const failure = (err: unknown) => (err instanceof Error ? err.message : String(err));
@@ -22,7 +24,7 @@ console.log(`machine: ${cpus()[0]?.model ?? 'unknown cpu'}, ${availableParalleli
 
 if (want('fanout')) {
   const outcomes: FanoutOutcome[] = [];
-  for (const shape of FANOUT_SHAPES) {
+  for (const shape of FANOUT_SHAPES.filter((s) => !shapes || shapes.includes(s.id))) {
     const outcome = await benchFanout(shape, parallel).then(
       (figures): FanoutOutcome => ({ shape, figures }),
       (err: unknown): FanoutOutcome => ({ shape, error: failure(err) }),

@@ -123,6 +123,6 @@ export async function composeRun(state: WorkflowState, scope: Scope, stateFile: 
   } finally {
     await spawners.close();
     await language.close();
-    await debug?.close();
+    debug?.close();
   }
 }

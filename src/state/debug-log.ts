@@ -2,6 +2,7 @@ import { closeSync, createWriteStream, mkdirSync, openSync, readSync, readdirSyn
 import { join } from 'node:path';
 import type { RunEvent } from '../../machines/run-events.js';
 import { failureText } from '../../machines/step-failure.js';
+import { AppendFile } from './append-file.js';
 
 /** What a script step leaves in `scripts.jsonl`. */
 export interface ScriptRecord {
@@ -41,19 +42,23 @@ const TAIL_BYTES = 1 << 20;
  * `scripts.jsonl`, and `transitions.log`. Scripts are many and short, so
  * their records share one append stream instead of opening files per step.
  * Step numbers count the run's steps and continue across resumes. A write
- * that fails is reported once and never fails the run.
+ * that fails is reported once and never fails the run. The shared files
+ * are written in batches (append-file.ts): a record reaches the disk within
+ * 50 ms of its step, or when the run ends.
  */
 export class DebugLog {
   /** Last step number used in this run's folder. */
   private last = 0;
-  private transitions: WriteStream | undefined;
-  private scripts: WriteStream | undefined;
+  private readonly transitions: AppendFile;
+  private readonly scripts: AppendFile;
   private broken = false;
 
   constructor(
     readonly dir: string,
     private readonly warn: (text: string) => void,
   ) {
+    this.transitions = new AppendFile(join(dir, 'transitions.log'), (err) => this.fail(err));
+    this.scripts = new AppendFile(join(dir, SCRIPTS), (err) => this.fail(err));
     this.guard(() => {
       mkdirSync(dir, { recursive: true });
       for (const name of readdirSync(dir)) {
@@ -79,13 +84,6 @@ export class DebugLog {
     this.warn(`debug logs disabled: cannot write to ${this.dir}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
   }
 
-  private append(name: string, current: WriteStream | undefined): WriteStream {
-    if (current) return current;
-    const stream = createWriteStream(join(this.dir, name), { flags: 'a' });
-    stream.on('error', (err) => this.fail(err));
-    return stream;
-  }
-
   /** Opens the debug record of an agent's next step of `state`. */
   step(agentId: string, state: string, kind: 'markdown' | 'script'): StepDebug {
     if (this.broken) return NOOP;
@@ -93,10 +91,9 @@ export class DebugLog {
     if (kind === 'script') {
       return {
         stream() {},
-        script: (record) => this.guard(() => {
-          this.scripts = this.append(SCRIPTS, this.scripts);
-          this.scripts.write(`${JSON.stringify({ step: n, agent: agentId, state, ...record })}\n`);
-        }),
+        script: (record) => {
+          if (!this.broken) this.scripts.write(`${JSON.stringify({ step: n, agent: agentId, state, ...record })}\n`);
+        },
         finish() {},
       };
     }
@@ -112,14 +109,13 @@ export class DebugLog {
   event(e: RunEvent): void {
     const line = transitionLine(e);
     if (line === undefined) return;
-    this.guard(() => {
-      this.transitions = this.append('transitions.log', this.transitions);
-      this.transitions.write(`${new Date().toISOString()} ${line}\n`);
-    });
+    if (!this.broken) this.transitions.write(`${new Date().toISOString()} ${line}\n`);
   }
 
-  async close(): Promise<void> {
-    await Promise.all([this.transitions, this.scripts].map((s) => (s ? new Promise<void>((ok) => s.end(ok)) : undefined)));
+  /** Writes what waits and closes the files. */
+  close(): void {
+    this.transitions.close();
+    this.scripts.close();
   }
 }
 

@@ -1,7 +1,7 @@
-import { open, unlink, type FileHandle } from 'node:fs/promises';
+import { closeSync, fdatasync, ftruncateSync, openSync, unlinkSync, writeSync } from 'node:fs';
 import writeFileAtomic from 'write-file-atomic';
 import { fromCallback } from 'xstate';
-import { cleanDirty, stateFromStore, takeDirty, type RunStore } from '../../machines/run-store.js';
+import { cleanDirty, stateFromStore, takeDirty, type Dirty, type RunStore } from '../../machines/run-store.js';
 import type { PersisterEvent, SupervisorEvent } from '../../machines/supervisor.machine.js';
 import { journalLine } from './journal.js';
 import { journalFilePath } from './state-file.js';
@@ -15,14 +15,27 @@ export interface PersisterStats {
 
 /** A journal smaller than this is never worth compacting. */
 const MIN_COMPACT_BYTES = 1 << 20;
+/** Most time between a journal line's write and the fdatasync that makes it survive a power cut. */
+const SYNC_MS = 25;
+
+/** Puts changes taken for a write that did not happen back, so the next write carries them. */
+function restoreDirty(store: RunStore, dirty: Dirty): void {
+  for (const k of Object.keys(dirty) as Array<keyof Dirty>) dirty[k].forEach((v) => store.dirty[k].add(v));
+}
 
 /**
- * The persister actor. At most one write is in flight; versions that arrive
- * meanwhile are coalesced into the next one (group commit). A write appends
- * the changed records to `<id>.journal` and fsyncs it, so its size does not
- * grow with the number of agents; when the journal outgrows twice the
- * snapshot, and when the run ends, the whole state is written atomically to
- * `<id>.json` (temporary file, fsync, rename) and the journal is removed.
+ * The persister actor. Versions that arrive in one turn of the event loop
+ * are written together (group commit): the changed records are appended to
+ * `<id>.journal` as one line with a synchronous write, so the line is in the
+ * file, where a killed Raymond cannot lose it, before `state.persisted` lets
+ * any agent go on; its size does not grow with the number of agents. The
+ * journal is flushed to the disk (fdatasync) in the background at most 25 ms
+ * after a write, so a power cut loses at most that much, which runs again on
+ * resume. A write that fails or is cut short is cut off the journal again,
+ * so no later line can land on a torn one. When the journal outgrows twice
+ * the snapshot, and when the run ends, the whole state is written
+ * atomically to `<id>.json` (temporary file, fsync, rename) and the journal
+ * is removed.
  */
 export function createPersister(path: string, stats: PersisterStats = { writes: 0, bytes: 0, snapshots: 0 }) {
   const journalPath = journalFilePath(path);
@@ -30,12 +43,44 @@ export function createPersister(path: string, stats: PersisterStats = { writes: 
     const store = input.store;
     let wanted = 0;
     let compact = true; // The first write is a snapshot: it may be a fresh run or a resume.
-    let writing = false;
+    let scheduled = false;
+    let snapshotting = false;
     let stopped = false;
+    let failed = false;
     let seq = store.meta.journal_seq ?? 0;
     let snapshotBytes = 0;
     let journalBytes = 0;
-    let journal: FileHandle | undefined;
+    let journal: number | undefined;
+    let syncTimer: NodeJS.Timeout | undefined;
+    let syncing = false;
+
+    const closeJournal = () => {
+      clearTimeout(syncTimer);
+      syncTimer = undefined;
+      if (journal !== undefined && !syncing) closeSync(journal);
+      journal = undefined;
+    };
+
+    const fail = (error: unknown) => {
+      if (failed) return;
+      failed = true;
+      if (!stopped) sendBack({ type: 'state.write_failed', error } satisfies SupervisorEvent);
+    };
+
+    /** One fdatasync at a time, covering every line written before it began. */
+    const syncSoon = () => {
+      syncTimer ??= setTimeout(() => {
+        syncTimer = undefined;
+        const fd = journal;
+        if (fd === undefined || syncing) return;
+        syncing = true;
+        fdatasync(fd, (error) => {
+          syncing = false;
+          if (journal !== fd) closeSync(fd); // Compacted away meanwhile.
+          if (error) fail(error);
+        });
+      }, SYNC_MS);
+    };
 
     const snapshot = async () => {
       takeDirty(store);
@@ -43,58 +88,73 @@ export function createPersister(path: string, stats: PersisterStats = { writes: 
       const text = `${JSON.stringify(stateFromStore(store), null, 1)}\n`;
       await writeFileAtomic(path, text, { fsync: true });
       // Only once the snapshot is durable may the journal it absorbed go.
-      await journal?.close();
-      journal = undefined;
-      await unlink(journalPath).catch(() => {});
+      closeJournal();
+      try {
+        unlinkSync(journalPath);
+      } catch {
+        // There was none yet.
+      }
       snapshotBytes = Buffer.byteLength(text);
       journalBytes = 0;
       stats.snapshots++;
       return snapshotBytes;
     };
 
-    const append = async () => {
+    const append = () => {
       const dirty = takeDirty(store);
+      const bytes = Buffer.from(journalLine(store, dirty, ++seq), 'utf8');
       try {
-        const line = journalLine(store, dirty, ++seq);
-        journal ??= await open(journalPath, 'a');
-        await journal.write(line);
-        await journal.datasync();
-        journalBytes += Buffer.byteLength(line);
-        return Buffer.byteLength(line);
+        journal ??= openSync(journalPath, 'a');
+        for (let off = 0; off < bytes.length; ) off += writeSync(journal, bytes, off);
       } catch (error) {
-        // Nothing written is acknowledged; the next write must carry these changes again.
-        for (const k of Object.keys(dirty) as Array<keyof typeof dirty>) dirty[k].forEach((v) => store.dirty[k].add(v));
+        // Nothing written is acknowledged: cut a torn line off, and let the next write carry these changes again.
+        seq--;
+        restoreDirty(store, dirty);
+        try {
+          if (journal !== undefined) ftruncateSync(journal, journalBytes);
+        } catch {
+          // The torn line stays, but nothing is appended after it: the run stops here, and a resume drops it.
+        }
         throw error;
       }
+      journalBytes += bytes.length;
+      syncSoon();
+      return bytes.length;
     };
 
-    const pump = async () => {
-      writing = true;
-      while (!stopped && wanted > 0) {
+    const flush = async () => {
+      scheduled = false;
+      while (!stopped && !failed && wanted > 0 && !snapshotting) {
         const version = wanted;
         wanted = 0;
         const full = compact || journalBytes > Math.max(MIN_COMPACT_BYTES, 2 * snapshotBytes);
         compact = false;
         try {
-          stats.bytes += full ? await snapshot() : await append();
+          if (full) {
+            snapshotting = true;
+            stats.bytes += await snapshot().finally(() => (snapshotting = false));
+          } else stats.bytes += append();
         } catch (error) {
-          sendBack({ type: 'state.write_failed', error } satisfies SupervisorEvent);
-          break;
+          fail(error);
+          return;
         }
         stats.writes++;
         if (!stopped) sendBack({ type: 'state.persisted', version } satisfies SupervisorEvent);
       }
-      writing = false;
     };
+
     receive((event) => {
       wanted = Math.max(wanted, event.version);
       if (event.compact) compact = true;
-      if (!writing) void pump();
+      if (scheduled || snapshotting) return;
+      scheduled = true;
+      // The rest of this turn's steps are recorded before the write.
+      setImmediate(() => void flush());
     });
     store.dirty = cleanDirty();
     return () => {
       stopped = true;
-      void journal?.close();
+      closeJournal();
     };
   });
 }
