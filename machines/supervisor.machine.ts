@@ -45,6 +45,7 @@ export interface SupervisorContext {
 export type SupervisorEvent =
   | AgentToSupervisorEvent
   | { type: 'state.persisted'; version: number }
+  /** The persister could not write; its error's message names the file and says what failed. */
   | { type: 'state.write_failed'; error: unknown }
   | { type: 'run.interrupt' }
   | { type: 'run.drain' }
@@ -216,7 +217,7 @@ export const supervisorMachine = setup({
     'state.persisted': { actions: [assign({ persisted: ({ context, event }) => Math.max(context.persisted, event.version) }), 'dispatch'] },
     'state.write_failed': {
       target: '.done',
-      actions: [{ type: 'failRun', params: ({ event }) => ({ error: `cannot write the state file: ${errorText(event.error)}` }) }, 'halt'],
+      actions: [{ type: 'failRun', params: ({ event }) => ({ error: errorText(event.error) }) }, 'halt'],
     },
   },
   initial: 'running',

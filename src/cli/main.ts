@@ -29,4 +29,6 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
+// A write past the file-size limit (ulimit -f) must fail like a full disk, not kill the run mid-write.
+process.on('SIGXFSZ', () => {});
 process.exitCode = await main(process.argv);

@@ -89,7 +89,7 @@ export async function composeRun(state: WorkflowState, scope: Scope, stateFile: 
       debug,
     });
     const machine = supervisorMachine.provide({
-      actors: { agent: agentMachine.provide({ actors: { runStep } }), persister: createPersister(stateFile, stats) },
+      actors: { agent: agentMachine.provide({ actors: { runStep } }), persister: createPersister(stateFile, stats, (text) => emit({ type: 'warning', text })) },
     });
     const actor = createActor(machine, {
       input: { store, maxParallel: settings.maxParallel, maxMarkdown: markdownSlots() },

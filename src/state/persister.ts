@@ -1,6 +1,7 @@
 import { closeSync, fdatasync, ftruncateSync, openSync, unlinkSync, writeSync } from 'node:fs';
 import writeFileAtomic from 'write-file-atomic';
 import { fromCallback } from 'xstate';
+import { errorText } from '../../machines/step-failure.js';
 import { cleanDirty, stateFromStore, takeDirty, type Dirty, type RunStore } from '../../machines/run-store.js';
 import type { PersisterEvent, SupervisorEvent } from '../../machines/supervisor.machine.js';
 import { journalLine } from './journal.js';
@@ -32,12 +33,14 @@ function restoreDirty(store: RunStore, dirty: Dirty): void {
  * journal is flushed to the disk (fdatasync) in the background at most 25 ms
  * after a write, so a power cut loses at most that much, which runs again on
  * resume. A write that fails or is cut short is cut off the journal again,
- * so no later line can land on a torn one. When the journal outgrows twice
- * the snapshot, and when the run ends, the whole state is written
+ * so no later line can land on a torn one, and the run stops, resumable.
+ * When the journal outgrows twice the snapshot, and when the run ends, the
+ * changes first go to the journal and then the whole state is written
  * atomically to `<id>.json` (temporary file, fsync, rename) and the journal
- * is removed.
+ * is removed; so a run whose last snapshot cannot be written still ends
+ * with what it did on disk, and says so.
  */
-export function createPersister(path: string, stats: PersisterStats = { writes: 0, bytes: 0, snapshots: 0 }) {
+export function createPersister(path: string, stats: PersisterStats = { writes: 0, bytes: 0, snapshots: 0 }, warn: (text: string) => void = () => {}) {
   const journalPath = journalFilePath(path);
   return fromCallback<PersisterEvent, { store: RunStore }>(({ receive, sendBack, input }) => {
     const store = input.store;
@@ -49,6 +52,8 @@ export function createPersister(path: string, stats: PersisterStats = { writes: 
     let failed = false;
     let seq = store.meta.journal_seq ?? 0;
     let snapshotBytes = 0;
+    /** Journal size past which the next compaction is tried, after one failed. */
+    let retryCompactAt = 0;
     let journalBytes = 0;
     let journal: number | undefined;
     let syncTimer: NodeJS.Timeout | undefined;
@@ -61,10 +66,12 @@ export function createPersister(path: string, stats: PersisterStats = { writes: 
       journal = undefined;
     };
 
-    const fail = (error: unknown) => {
+    const fail = (error: unknown, file: string) => {
       if (failed) return;
       failed = true;
-      if (!stopped) sendBack({ type: 'state.write_failed', error } satisfies SupervisorEvent);
+      const code = (error as NodeJS.ErrnoException).code;
+      const text = `${file}: cannot write the state file: ${code ? `${code}: ` : ''}${errorText(error).replace(/^\w+: /, '')}; make room, then resume`;
+      if (!stopped) sendBack({ type: 'state.write_failed', error: new Error(text) } satisfies SupervisorEvent);
     };
 
     /** One fdatasync at a time, covering every line written before it began. */
@@ -77,7 +84,7 @@ export function createPersister(path: string, stats: PersisterStats = { writes: 
         fdatasync(fd, (error) => {
           syncing = false;
           if (journal !== fd) closeSync(fd); // Compacted away meanwhile.
-          if (error) fail(error);
+          if (error) fail(error, journalPath);
         });
       }, SYNC_MS);
     };
@@ -96,6 +103,7 @@ export function createPersister(path: string, stats: PersisterStats = { writes: 
       }
       snapshotBytes = Buffer.byteLength(text);
       journalBytes = 0;
+      retryCompactAt = 0;
       stats.snapshots++;
       return snapshotBytes;
     };
@@ -122,22 +130,42 @@ export function createPersister(path: string, stats: PersisterStats = { writes: 
       return bytes.length;
     };
 
+    /**
+     * Folds the journal into a new snapshot, once the changes are safe in the
+     * journal: a snapshot that cannot be written (a full disk) costs a
+     * warning, not the run, and is tried again once the journal has doubled.
+     */
+    const compactNow = async () => {
+      snapshotting = true;
+      try {
+        stats.bytes += await snapshot();
+      } catch (error) {
+        retryCompactAt = 2 * journalBytes;
+        warn(`${path}: cannot compact the state file (${errorText(error)}); its journal keeps every step`);
+      } finally {
+        snapshotting = false;
+      }
+    };
+
     const flush = async () => {
       scheduled = false;
       while (!stopped && !failed && wanted > 0 && !snapshotting) {
         const version = wanted;
         wanted = 0;
-        const full = compact || journalBytes > Math.max(MIN_COMPACT_BYTES, 2 * snapshotBytes);
+        // There is no snapshot to append to yet (a fresh run), or a resume must first fold the old journal in.
+        const first = stats.snapshots === 0 && snapshotBytes === 0;
+        const full = compact || journalBytes > Math.max(MIN_COMPACT_BYTES, 2 * snapshotBytes, retryCompactAt);
         compact = false;
         try {
-          if (full) {
+          if (first) {
             snapshotting = true;
             stats.bytes += await snapshot().finally(() => (snapshotting = false));
           } else stats.bytes += append();
         } catch (error) {
-          fail(error);
+          fail(error, first ? path : journalPath);
           return;
         }
+        if (full && !first) await compactNow();
         stats.writes++;
         if (!stopped) sendBack({ type: 'state.persisted', version } satisfies SupervisorEvent);
       }
