@@ -22,6 +22,7 @@ export const CHECKS = {
   'fork-without-next': 'error',
   'tag-not-allowed': 'warning',
   'unused-allowed-transition': 'warning',
+  'attribute-not-in-env': 'warning',
   'unreachable-state': 'warning',
   'no-way-out': 'error',
   'callee-without-result': 'error',

@@ -1,5 +1,8 @@
 import { EFFORTS, MODELS } from '../claude/claude-argv.js';
+import { ATTRIBUTE_ENV_PREFIX, exportedAsIs } from '../executors/attribute-env.js';
+import { RESERVED_FORK_ATTRIBUTES } from '../language/decide.js';
 import { formatAllowed, formatTag, implicitTag, matches } from '../language/policy.js';
+import { isMarkdown } from '../scope/extensions.js';
 import type { Problem } from './lint-checks-table.js';
 import { refKey, type StateRef, type Transition, type WorkflowNode } from './workflow-graph.js';
 
@@ -24,6 +27,7 @@ export function stateChecks(node: WorkflowNode): Problem[] {
     report('fork-without-next', `<fork>${forks[0]!.target.written}</fork> has no next="STATE" and the state has no <goto>: the parent has nowhere to continue`);
   }
   policyChecks(node, report);
+  attributeEnvChecks(node, report);
   return out;
 }
 
@@ -68,5 +72,28 @@ function policyChecks(node: WorkflowNode, report: Report): void {
   for (const entry of allowed) {
     const mentioned = node.textTags.some((tag) => matches(tag, entry) || (tag.tag === entry.tag && tag.dynamic.length > 0));
     if (!mentioned) report('unused-allowed-transition', `allowed_transitions lists ${formatAllowed(entry)} but the prompt never asks for it`);
+  }
+}
+
+/**
+ * A `<fork>` to a script that sets an attribute whose name does not reach
+ * the environment as written (`ITEM`, `a.b`): a `ray` workflow reading `$ITEM`
+ * would silently read nothing.
+ */
+function attributeEnvChecks(node: WorkflowNode, report: Report): void {
+  const forks = [
+    ...node.textTags.filter((t) => t.tag === 'fork').map((t) => ({ target: t.body, names: Object.keys(t.attributes) })),
+    ...(node.policy.allowed ?? []).filter((e) => e.tag === 'fork').map((e) => ({ target: e.target!, names: [...Object.keys(e.attributes), ...(e.allowedAttributes ?? [])] })),
+  ];
+  const seen = new Set<string>();
+  for (const fork of forks) {
+    const script = node.transitions.find((t) => t.tag === 'fork' && t.target.written === fork.target)?.target.files.find((f) => !isMarkdown(f));
+    if (script === undefined) continue;
+    for (const name of fork.names) {
+      const key = `${fork.target}\u0000${name}`;
+      if (RESERVED_FORK_ATTRIBUTES.has(name) || exportedAsIs(name) || seen.has(key)) continue;
+      seen.add(key);
+      report('attribute-not-in-env', `<fork> sets ${name}="..." for ${fork.target}, a script, which gets it only as $${ATTRIBUTE_ENV_PREFIX}${name}: an attribute reaches scripts under its own name only when that is lower case and not read by tools`);
+    }
   }
 }

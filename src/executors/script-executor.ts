@@ -1,4 +1,5 @@
 import { RaymondError } from '../errors.js';
+import { attributeEnvironment } from './attribute-env.js';
 import type { Execution, ExecutionRequest, StateExecutor } from './executor.js';
 import type { SpawnerPool } from './spawner-pool.js';
 
@@ -9,9 +10,13 @@ function interpreter(path: string): { file: string; args: string[] } {
   return { file: 'bash', args: [path] };
 }
 
-/** Environment of a script: the agent's identity, its input and its fork attributes. */
-export function scriptEnvironment(req: Pick<ExecutionRequest, 'workflowId' | 'agent'>): Record<string, string | undefined> {
-  const env: Record<string, string | undefined> = { ...req.agent.attributes };
+/**
+ * Environment of a script: its fork attributes (under safe names only:
+ * attribute-env.ts), then the agent's identity and input, which no attribute
+ * can override.
+ */
+export function scriptEnvironment(req: Pick<ExecutionRequest, 'workflowId' | 'agent'>, platform: NodeJS.Platform = process.platform): Record<string, string | undefined> {
+  const env = attributeEnvironment(req.agent.attributes, platform);
   env.RAYMOND_WORKFLOW_ID = req.workflowId;
   env.RAYMOND_AGENT_ID = req.agent.id;
   // Unset rather than inherited: a nested raymond must not leak its input into ours.

@@ -1,6 +1,7 @@
 import { parseDocument } from 'yaml';
 import { RaymondError } from '../errors.js';
 import { TRANSITION_TAGS, type TagName, checkStateName } from './parse-output.js';
+import { isAttributeName } from './tag-scanner.js';
 
 /** One entry of `allowed_transitions`. */
 export interface AllowedTransition {
@@ -8,6 +9,12 @@ export interface AllowedTransition {
   target?: string;
   /** Other keys of the entry (`return`, `next`, ...) that the emitted tag must match. */
   attributes: Record<string, string>;
+  /**
+   * The entry's `attributes: [...]` list: the only attribute names the
+   * emitted tag may carry besides those fixed above and the one it needs
+   * (`next` of `<fork>`, `return` of `<call>`/`<function>`). Absent: any.
+   */
+  allowedAttributes?: string[];
 }
 
 /** A markdown state's policy, read from its YAML frontmatter. */
@@ -41,7 +48,7 @@ function parseAllowed(value: unknown, file: string): AllowedTransition[] {
   return value.map((entry, i) => {
     const where = `allowed_transitions[${i}]`;
     if (entry === null || typeof entry !== 'object' || Array.isArray(entry)) fail(file, `${where} must be a mapping like { tag: goto, target: NEXT.md }`);
-    const { tag, target, ...rest } = entry as Record<string, unknown>;
+    const { tag, target, attributes, ...rest } = entry as Record<string, unknown>;
     if (typeof tag !== 'string' || !(TRANSITION_TAGS as readonly string[]).includes(tag)) {
       fail(file, `${where} has tag ${JSON.stringify(tag)}; expected one of ${TRANSITION_TAGS.join(', ')}`);
     }
@@ -54,7 +61,18 @@ function parseAllowed(value: unknown, file: string): AllowedTransition[] {
     }
     // fromEntries defines keys, so an attribute named `__proto__` is kept as one, never a prototype.
     out.attributes = Object.fromEntries(Object.entries(rest).map(([k, v]) => [k, scalar(v, file, `${where}.${k}`)]));
+    if (attributes !== undefined) out.allowedAttributes = attributeList(attributes, file, `${where}.attributes`);
     return out;
+  });
+}
+
+/** An entry's `attributes:` list: attribute names, as a tag would write them. */
+function attributeList(value: unknown, file: string, where: string): string[] {
+  const usage = `${where} must be a list of attribute names, like [item, input]`;
+  if (!Array.isArray(value)) fail(file, usage);
+  return value.map((name) => {
+    if (typeof name !== 'string' || !isAttributeName(name)) fail(file, `${usage}; ${JSON.stringify(name)} is not one`);
+    return name;
   });
 }
 

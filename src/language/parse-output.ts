@@ -19,8 +19,8 @@ export interface ParsedOutput {
   prints: string[];
 }
 
-/** Attributes whose values name states, so they get the same path check as a target. */
-const STATE_ATTRIBUTES: Partial<Record<TagName, string[]>> = {
+/** Attributes whose values name states, so they get the same path check as a target; each tag needs its own to work. */
+export const STATE_ATTRIBUTES: Partial<Record<TagName, string[]>> = {
   call: ['return'],
   function: ['return'],
   fork: ['next'],

@@ -1,6 +1,6 @@
 import { RaymondError } from '../errors.js';
 import type { AllowedTransition } from './frontmatter.js';
-import type { ParsedTag } from './parse-output.js';
+import { STATE_ATTRIBUTES, type ParsedTag } from './parse-output.js';
 
 const STATE_EXT = /\.(md|sh|bat|ps1)$/;
 /** Attributes that name states, compared with the same extension leniency as targets. */
@@ -14,8 +14,8 @@ function sameState(emitted: string, allowed: string): boolean {
   return false;
 }
 
-/** Whether an emitted tag is what an `allowed_transitions` entry allows. */
-export function matches(tag: ParsedTag, entry: AllowedTransition): boolean {
+/** Whether an emitted tag has an entry's tag, target and fixed attribute values. */
+function sameShape(tag: ParsedTag, entry: AllowedTransition): boolean {
   if (tag.tag !== entry.tag) return false;
   if (entry.target !== undefined && tag.tag !== 'result' && !sameState(tag.body, entry.target)) return false;
   return Object.entries(entry.attributes).every(([k, v]) => {
@@ -24,9 +24,27 @@ export function matches(tag: ParsedTag, entry: AllowedTransition): boolean {
   });
 }
 
-/** How an allowed entry is written as a tag, for reminders and messages. */
+/**
+ * The attributes of an emitted tag that an entry's `attributes:` list does
+ * not let through: not listed, not fixed by the entry, and not the one the
+ * tag needs (`next`, `return`). None when the entry has no list.
+ */
+export function unlistedAttributes(tag: ParsedTag, entry: AllowedTransition): string[] {
+  const listed = entry.allowedAttributes;
+  if (listed === undefined) return [];
+  const needed = STATE_ATTRIBUTES[tag.tag] ?? [];
+  return Object.keys(tag.attributes).filter((k) => !listed.includes(k) && !Object.hasOwn(entry.attributes, k) && !needed.includes(k));
+}
+
+/** Whether an emitted tag is what an `allowed_transitions` entry allows. */
+export function matches(tag: ParsedTag, entry: AllowedTransition): boolean {
+  return sameShape(tag, entry) && unlistedAttributes(tag, entry).length === 0;
+}
+
+/** How an allowed entry is written as a tag, for reminders and messages; listed attributes as `name="..."`. */
 export function formatAllowed(entry: AllowedTransition): string {
-  const attrs = Object.entries(entry.attributes).map(([k, v]) => ` ${k}="${v}"`).join('');
+  const listed = (entry.allowedAttributes ?? []).filter((k) => !Object.hasOwn(entry.attributes, k));
+  const attrs = [...Object.entries(entry.attributes), ...listed.map((k) => [k, '...'])].map(([k, v]) => ` ${k}="${v}"`).join('');
   if (entry.tag === 'result') return `<result${attrs}>...</result>`;
   return `<${entry.tag}${attrs}>${entry.target}</${entry.tag}>`;
 }
@@ -44,12 +62,16 @@ export function implicitTag(allowed: AllowedTransition[]): ParsedTag | undefined
   return { tag: only.tag, body: only.target!, attributes: Object.assign(Object.create(null) as Record<string, string>, only.attributes) };
 }
 
-/** Refuses any emitted tag that no allowed entry matches. */
+/**
+ * Refuses any emitted tag that no allowed entry matches, saying which
+ * attributes were too many when that is all that kept it out.
+ */
 export function checkPolicy(tags: ParsedTag[], allowed: AllowedTransition[], file: string): void {
   for (const tag of tags) {
-    if (!allowed.some((entry) => matches(tag, entry))) {
-      throw new RaymondError('ERR_POLICY', `emitted ${formatTag(tag)}, which allowed_transitions does not allow (allowed: ${allowed.map(formatAllowed).join(', ')})`, { file });
-    }
+    if (allowed.some((entry) => matches(tag, entry))) continue;
+    const near = allowed.find((entry) => sameShape(tag, entry));
+    const why = near ? `: attributes not in the entry's attributes list: ${unlistedAttributes(tag, near).join(', ')}` : '';
+    throw new RaymondError('ERR_POLICY', `emitted ${formatTag(tag)}, which allowed_transitions does not allow${why} (allowed: ${allowed.map(formatAllowed).join(', ')})`, { file });
   }
 }
 

@@ -22,6 +22,12 @@ export interface OpenTag {
 }
 
 const ATTRIBUTE_NAME = /[A-Za-z_][\w.-]*/y;
+const WHOLE_ATTRIBUTE_NAME = new RegExp(`^(?:${ATTRIBUTE_NAME.source})$`);
+
+/** Whether a string is an attribute name as a tag may write it. */
+export function isAttributeName(name: string): boolean {
+  return WHOLE_ATTRIBUTE_NAME.test(name);
+}
 const SPACE = /\s*/y;
 // The nearest `<` or `>` decides what a malformed attribute list was: prose (`<`) or a broken tag (`>`).
 const ANGLE = /[<>]/g;

@@ -70,6 +70,20 @@ describe('lint rules', () => {
     assert.deepEqual(await lint({ 'START.md': start, 'W.md': '<result>w</result>', 'DONE.md': '<result>d</result>' }), ['START.md tag-not-allowed']);
   });
 
+  it("reads a policy entry's attributes: list, and refuses a prompt tag with an attribute it does not list", async () => {
+    const policy = '---\nallowed_transitions:\n  - { tag: fork, target: W, next: DONE, attributes: [item] }\n---\n';
+    const files = { 'W.md': '<result>w</result>', 'DONE.md': '<result>d</result>' };
+    assert.deepEqual(await lint({ ...files, 'START.md': `${policy}Reply with <fork next="DONE" item="{{x}}">W</fork>` }), []);
+    assert.deepEqual(await lint({ ...files, 'START.md': `${policy}Reply with <fork next="DONE" item="a" input="b">W</fork>` }), ['START.md tag-not-allowed']);
+  });
+
+  it('warns when a fork gives a script an attribute it cannot read under its own name, not a prompt', async () => {
+    const policy = '---\nallowed_transitions:\n  - { tag: fork, target: W, next: DONE, attributes: [item, Priority] }\n---\n';
+    const prompt = `${policy}Reply with <fork next="DONE" item="a" Priority="high">W</fork>`;
+    assert.deepEqual(await lint({ 'START.md': prompt, 'W.sh': result(), 'DONE.md': '<result>d</result>' }), ['START.md attribute-not-in-env']);
+    assert.deepEqual(await lint({ 'START.md': prompt, 'W.md': '{{Priority}} <result>w</result>', 'DONE.md': '<result>d</result>' }), []);
+  });
+
   it('reports ambiguous return and next states as ambiguous targets', async () => {
     const files = {
       'START.sh': sh('echo "<call return=\\"B\\">C.sh</call>"', 'echo "<fork next=\\"B\\">C.sh</fork>"'),

@@ -30,6 +30,14 @@ describe('parseStateSource', () => {
     assert.equal(src.body, 'Body');
   });
 
+  it("reads an entry's attributes: list apart from the values it fixes", () => {
+    const src = parseStateSource('---\nallowed_transitions:\n  - { tag: fork, target: W.md, next: D, attributes: [item, input, __proto__] }\n  - { tag: goto, target: N, attributes: [] }\n---\nx', F);
+    assert.deepEqual(src.policy.allowed, [
+      { tag: 'fork', target: 'W.md', attributes: { next: 'D' }, allowedAttributes: ['item', 'input', '__proto__'] },
+      { tag: 'goto', target: 'N', attributes: {}, allowedAttributes: [] },
+    ]);
+  });
+
   it('warns about unknown keys, naming the file and the key', () => {
     const src = parseStateSource('---\nmodle: opus\n---\nx', F);
     assert.deepEqual(src.warnings, [`unknown frontmatter key "modle" (known: allowed_transitions, model, effort)`]);
@@ -42,6 +50,9 @@ describe('parseStateSource', () => {
     ['unknown tag', '---\nallowed_transitions:\n  - { tag: jump, target: X }\n---\nx', /tag "jump"/],
     ['goto without target', '---\nallowed_transitions:\n  - { tag: goto }\n---\nx', /needs a target/],
     ['target with a path', '---\nallowed_transitions:\n  - { tag: goto, target: ../X.md }\n---\nx', /is a path/],
+    ['attributes not a list', '---\nallowed_transitions:\n  - { tag: fork, target: W, attributes: item }\n---\nx', /allowed_transitions\[0\]\.attributes must be a list of attribute names, like \[item, input\]$/],
+    ['attributes listing a non-name', '---\nallowed_transitions:\n  - { tag: fork, target: W, attributes: [item, "a b"] }\n---\nx', /must be a list of attribute names, like \[item, input\]; "a b" is not one$/],
+    ['attributes listing a number', '---\nallowed_transitions:\n  - { tag: fork, target: W, attributes: [1] }\n---\nx', /; 1 is not one$/],
   ];
   for (const [name, text, pattern] of errors) {
     it(`refuses ${name}, naming the file`, () => {

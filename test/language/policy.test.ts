@@ -45,4 +45,38 @@ describe('allowed_transitions', () => {
     assert.equal((interpret('no tag', [{ tag: 'result', attributes: {} }]) as { ok: false; error: { code: string } }).error.code, 'ERR_TAG_MISSING');
     assert.equal((interpret('no tag') as { ok: false; error: { code: string } }).error.code, 'ERR_TAG_MISSING');
   });
+
+  describe('an entry with an attributes: list', () => {
+    const pinned: AllowedTransition[] = [
+      { tag: 'fork', target: 'W', attributes: {}, allowedAttributes: ['item'] },
+      { tag: 'call', target: 'C', attributes: { return: 'AFTER' }, allowedAttributes: [] },
+      { tag: 'goto', target: 'N', attributes: {}, allowedAttributes: ['input'] },
+      { tag: 'result', attributes: {}, allowedAttributes: [] },
+    ];
+    const ok = ['<fork next="D" item="x">W</fork>', '<fork next="D">W</fork>', '<call return="AFTER">C</call>', '<goto input="i">N</goto>', '<goto>N</goto>', '<result>r</result>'];
+    for (const output of ok) it(`allows ${output}`, () => assert.equal(interpret(output, pinned).ok, true));
+
+    const refused: Array<[string, RegExp]> = [
+      ['<fork next="D" item="x" BASH_ENV="/p.sh">W</fork>', /emitted <fork next="D" item="x" BASH_ENV="\/p\.sh">W<\/fork>, which allowed_transitions does not allow: attributes not in the entry's attributes list: BASH_ENV \(allowed: <fork item="\.\.\.">W<\/fork>, <call return="AFTER">C<\/call>, <goto input="\.\.\.">N<\/goto>, <result>\.\.\.<\/result>\)/],
+      ['<fork next="D" cd="/tmp" input="i">W</fork>', /attributes list: cd, input \(/],
+      ['<call return="AFTER" input="i">C</call>', /attributes list: input \(/],
+      ['<goto cd="x">N</goto>', /attributes list: cd \(/],
+      ['<result extra="1">r</result>', /attributes list: extra \(/],
+    ];
+    for (const [output, pattern] of refused) {
+      it(`refuses ${output}`, () => {
+        const r = interpret(output, pinned);
+        assert.equal(r.ok, false);
+        if (!r.ok) {
+          assert.equal(r.error.code, 'ERR_POLICY');
+          assert.match(formatError(RaymondError.fromJSON(r.error)), pattern);
+        }
+      });
+    }
+
+    it('lets a tag through on another entry of the same tag that has no list', () => {
+      const both: AllowedTransition[] = [pinned[0]!, { tag: 'fork', target: 'W', attributes: {} }];
+      assert.equal(interpret('<fork next="D" PATH="/x">W</fork>', both).ok, true);
+    });
+  });
 });

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { summary } from '../../helpers/cli.js';
+import { sh, summary } from '../../helpers/cli.js';
 import { ClaudeSandbox } from '../../helpers/claude-sandbox.js';
 
 const box = new ClaudeSandbox();
@@ -66,5 +68,31 @@ describe('allowed_transitions, reminders and implicit transitions', () => {
     const r = await box.run([wf, '--json']);
     assert.equal(r.code, 0, r.stderr);
     assert.equal(summary(r).results.main, 'same session');
+  });
+
+  it('a fork carrying an attribute its entry does not list is refused and reminded, and the worker never gets it', async () => {
+    const s = box.server;
+    const payload = join(box.dir, 'payload.sh');
+    s.on('PINNED-FORK', (_r, n) => ({ text: n === 1 ? `<fork next="DONE" item="a" BASH_ENV="${payload}">WORKER</fork>` : '<fork next="DONE" item="a">WORKER</fork>' }));
+    const policy = '---\nallowed_transitions:\n  - { tag: fork, target: WORKER, next: DONE, attributes: [item] }\n---\n';
+    const wf = box.write(
+      {
+        'START.md': `${policy}PINNED-FORK`,
+        'WORKER.sh': sh('echo "<result>item=$item bash_env=${RAYMOND_ATTR_BASH_ENV-unset}</result>"'),
+        'DONE.sh': sh('echo "<result>done</result>"'),
+      },
+      'pinned',
+    );
+    box.write({ 'payload.sh': `touch "${join(box.dir, 'pwned')}"\n` });
+    const r = await box.run([wf, '--json', '--workflow-id', 'pinned']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.deepEqual(summary(r).results, { main: 'done', main_worker1: 'item=a bash_env=unset' });
+    const asks = s.requestsFor('PINNED-FORK');
+    assert.equal(asks.length, 2);
+    assert.match(asks[1]!.prompt, /emitted <fork next="DONE" item="a" BASH_ENV="[^"]*payload\.sh">WORKER<\/fork>, which allowed_transitions does not allow: attributes not in the entry's attributes list: BASH_ENV/);
+    assert.match(asks[1]!.prompt, /- <fork next="DONE" item="\.\.\.">WORKER<\/fork>$/);
+    assert.match(r.stderr, /reminding \(1\/3\)/);
+    assert.deepEqual(box.state('pinned').agents.find((a) => a.id === 'main_worker1')!.attributes, { item: 'a' });
+    assert.equal(existsSync(join(box.dir, 'pwned')), false);
   });
 });
