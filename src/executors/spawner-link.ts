@@ -4,7 +4,8 @@ import { createLineSplitter, encodeMessage, tickBatchedWriter, type ReadyReply, 
 
 // Under tsx (tests, development) the spawner is the .ts source and needs tsx's loader; once built, the compiled .js.
 const FROM_SOURCE = import.meta.url.endsWith('.ts');
-const MAIN_FILE = fileURLToPath(new URL(FROM_SOURCE ? './spawner.main.ts' : './spawner.main.js', import.meta.url));
+// Written from the parent folder so that it also holds in the bundled CLI (dist/src/cli/), see scripts/bundle.mjs.
+const MAIN_FILE = fileURLToPath(new URL(FROM_SOURCE ? '../executors/spawner.main.ts' : '../executors/spawner.main.js', import.meta.url));
 const LOADER_FLAGS = FROM_SOURCE ? ['--import', import.meta.resolve('tsx')] : [];
 
 /** A spawner needs little heap: it holds only the output of the steps it runs. */

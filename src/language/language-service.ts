@@ -36,7 +36,8 @@ export function createInlineLanguageService(): LanguageService {
 }
 
 // Under tsx (tests, development) the worker is the .ts source; once built, the compiled .js.
-const WORKER_FILE = fileURLToPath(new URL(import.meta.url.endsWith('.ts') ? './language.worker.ts' : './language.worker.js', import.meta.url));
+// Written from the parent folder so that it also holds in the bundled CLI (dist/src/cli/), see scripts/bundle.mjs.
+const WORKER_FILE = fileURLToPath(new URL(import.meta.url.endsWith('.ts') ? '../language/language.worker.ts' : '../language/language.worker.js', import.meta.url));
 
 /** Runs tasks on a Piscina pool of worker threads. */
 export function createPoolLanguageService(options: { threads?: number } = {}): LanguageService {

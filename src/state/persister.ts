@@ -70,7 +70,8 @@ export function createPersister(path: string, stats: PersisterStats = { writes: 
       if (failed) return;
       failed = true;
       const code = (error as NodeJS.ErrnoException).code;
-      const text = `${file}: cannot write the state file: ${code ? `${code}: ` : ''}${errorText(error).replace(/^\w+: /, '')}; make room, then resume`;
+      const full = code === 'ENOSPC' || code === 'EFBIG' || code === 'EDQUOT';
+      const text = `${file}: cannot write the state file: ${code ? `${code}: ` : ''}${errorText(error).replace(/^\w+: /, '')}${full ? '; make room, then resume' : ''}`;
       if (!stopped) sendBack({ type: 'state.write_failed', error: new Error(text) } satisfies SupervisorEvent);
     };
 
