@@ -29,6 +29,7 @@ export type ErrorCode =
   | 'ERR_MODEL'
   | 'ERR_CLAUDE_NOT_FOUND'
   | 'ERR_CLAUDE_FAILED'
+  | 'ERR_CLAUDE_REFUSED'
   | 'ERR_USAGE_LIMIT'
   | 'ERR_CONFIG'
   | 'ERR_LOCKED'

@@ -21,9 +21,16 @@ function oneLine(text: string, max = 300): string {
 }
 
 /**
+ * Claude Code's refusal, as root, of --dangerously-skip-permissions without
+ * IS_SANDBOX=1: it refuses every turn the same way, so retrying is useless.
+ */
+const ROOT_REFUSAL = /--dangerously-skip-permissions cannot be used with root\/sudo privileges/;
+
+/**
  * Runs one Claude Code turn for a markdown state. Failures that a retry may
  * cure throw ERR_CLAUDE_FAILED; a usage limit throws ERR_USAGE_LIMIT; both
- * carry what the turn cost so far in `details`.
+ * carry what the turn cost so far in `details`. A refusal that no retry can
+ * cure throws ERR_CLAUDE_REFUSED.
  */
 export function createClaudeExecutor(options: ClaudeOptions): StateExecutor {
   let bin: string | undefined;
@@ -57,6 +64,13 @@ export function createClaudeExecutor(options: ClaudeOptions): StateExecutor {
       if (result.aborted) throw new RaymondError('ERR_CLAUDE_FAILED', 'stopped', { file: where, details: spent });
       // The binary was found before; a start failure now (EAGAIN, ENOMEM) may pass, so it is retried.
       if (result.spawnError) throw new RaymondError('ERR_CLAUDE_FAILED', `could not start ${bin}: ${result.spawnError}`, { file: where, details: spent });
+      if (ROOT_REFUSAL.test(result.stderrTail)) {
+        throw new RaymondError(
+          'ERR_CLAUDE_REFUSED',
+          `Claude Code refuses --dangerously-skip-permissions when run as root ("${oneLine(result.stderrTail, 200)}"); in a sandbox (a container or a VM) set IS_SANDBOX=1 in Raymond's environment, else run as another user or without --dangerously-skip-permissions`,
+          { file: where, details: spent },
+        );
+      }
       if (s.usageLimit) {
         const when = s.usageLimit.resetsAt ? `; resets at ${new Date(s.usageLimit.resetsAt).toISOString()}` : '';
         throw new RaymondError('ERR_USAGE_LIMIT', `Claude usage limit reached (${oneLine(s.usageLimit.message, 120)})${when}`, { file: where, details: { ...spent, resetsAt: s.usageLimit.resetsAt ?? null } });

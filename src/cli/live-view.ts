@@ -1,6 +1,7 @@
 import type { RunEvent } from '../../machines/run-events.js';
 import type { RunProgress } from '../runtime/run-progress.js';
 import { eventLine, shortStep } from './describe-event.js';
+import { duration, keepEnd, wrapItems } from './text-layout.js';
 
 /** A view of a run's events that keeps a status area at the bottom of a terminal and scrolls events above it. */
 export interface LiveView {
@@ -26,18 +27,6 @@ interface Activity {
   doing: string;
   state: string;
   at: number;
-}
-
-/** `3m07s`, `1h02m03s`, `7s`. */
-function duration(ms: number): string {
-  const total = Math.max(0, Math.floor(ms / 1000));
-  const h = Math.floor(total / 3600);
-  const m = Math.floor((total % 3600) / 60);
-  const s = total % 60;
-  const pad = (n: number) => String(n).padStart(2, '0');
-  if (h > 0) return `${h}h${pad(m)}m${pad(s)}s`;
-  if (m > 0) return `${m}m${pad(s)}s`;
-  return `${s}s`;
 }
 
 /**
@@ -101,20 +90,30 @@ export function createLiveView(opts: {
     const c = last.counts;
     const budget = last.budgetUsd > 0 ? `$${last.budgetUsd.toFixed(2)}` : 'unlimited';
     const rate = stepsPerSecond(last, t).toFixed(1);
-    const lines = [
-      `raymond  ${c.invoking} running · ${c.idle} idle · ${c['awaiting-child']} awaiting · ${c.terminated} done · ${c.paused} paused` +
-        `   $${last.costUsd.toFixed(4)} / ${budget}   ${duration(t - last.startedAt)}   ${rate} steps/s`,
-    ];
+    const columns = stream.columns && stream.columns > 0 ? stream.columns : 80;
+    const lines = wrapItems(
+      [
+        ['', 'raymond'],
+        ['  ', `${c.invoking} running`],
+        [' · ', `${c.idle} idle`],
+        [' · ', `${c['awaiting-child']} awaiting`],
+        [' · ', `${c.terminated} done`],
+        [' · ', `${c.paused} paused`],
+        ['   ', `$${last.costUsd.toFixed(4)} / ${budget}`],
+        ['   ', duration(t - last.startedAt)],
+        ['   ', `${rate} steps/s`],
+      ],
+      columns,
+    );
     const recent = [...agents.values()].slice(-MAX_AGENTS).reverse();
     const idWidth = Math.max(0, ...recent.map((a) => a.id.length));
     const doingWidth = Math.max(0, ...recent.map((a) => a.doing.length));
     for (const a of recent) {
-      lines.push(`  ${a.id.padEnd(idWidth)}  ${a.doing.padEnd(doingWidth)}  ${a.state}  ${duration(t - a.at)}`);
+      lines.push(keepEnd(`  ${a.id.padEnd(idWidth)}  ${a.doing.padEnd(doingWidth)}  ${a.state}`, `  ${duration(t - a.at)}`, columns));
     }
-    const columns = stream.columns && stream.columns > 0 ? stream.columns : 80;
     // Keep one row free so the area never scrolls its own first line off screen, which would break erasing.
     const maxRows = stream.rows && stream.rows > 1 ? stream.rows - 1 : lines.length;
-    return lines.slice(0, maxRows).map((l) => l.replace(/[\r\n\t]/g, ' ').slice(0, columns));
+    return lines.slice(0, maxRows);
   };
 
   const erase = () => (drawnLines > 0 ? `\x1b[${drawnLines}F\x1b[J` : '');

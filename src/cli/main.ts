@@ -2,28 +2,32 @@
 import { CommanderError } from 'commander';
 import { RaymondError, formatError } from '../errors.js';
 import { EXIT } from './exit-codes.js';
-import { buildProgram, normalizeArgv } from './program.js';
+import { buildProgram, jsonError, normalizeArgv, type CliResult } from './program.js';
 
 /**
- * The one place that turns errors into messages and sets the exit code. User
- * mistakes get one line; a stack trace only with --verbose or for our own bugs.
+ * The one place that turns errors into messages and sets the exit code. Every
+ * error is one `raymond: ` line on stderr (with --json, also a JSON object on
+ * stdout); a stack trace only with --verbose or for our own bugs.
  */
 async function main(argv: string[]): Promise<number> {
-  const result = { exitCode: EXIT.completed as number };
-  const program = buildProgram(result).exitOverride();
+  const result: CliResult = { exitCode: EXIT.completed };
+  const program = buildProgram(result);
   try {
     await program.parseAsync(normalizeArgv(argv));
     return result.exitCode;
   } catch (err) {
-    if (err instanceof CommanderError) {
-      return err.exitCode === 0 ? EXIT.completed : EXIT.invalid;
-    }
+    // Help and --version, which commander ends by throwing.
+    if (err instanceof CommanderError) return err.exitCode === 0 ? EXIT.completed : EXIT.invalid;
+    // Before a command has read its options (a usage mistake), --json is looked for as written.
+    const json = result.jsonError === undefined ? (argv.includes('--json') ? jsonError : null) : result.jsonError;
     const verbose = argv.includes('--verbose');
     if (err instanceof RaymondError && err.code !== 'ERR_INTERNAL') {
+      if (json) process.stdout.write(`${json(formatError(err), err.code)}\n`);
       process.stderr.write(`raymond: ${formatError(err)}\n`);
       if (verbose && err.stack) process.stderr.write(`${err.stack}\n`);
       return err.kind === 'invalid' ? EXIT.invalid : EXIT.failed;
     }
+    if (json) process.stdout.write(`${json(`internal error: ${err instanceof Error ? err.message : String(err)}`, 'ERR_INTERNAL')}\n`);
     process.stderr.write(`raymond: internal error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
     return EXIT.failed;
   }

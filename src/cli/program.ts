@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { Command, Option } from 'commander';
+import { Command, CommanderError, Option } from 'commander';
 import { EFFORTS, MODELS } from '../claude/claude-argv.js';
 import { initConfig } from '../config/config-file.js';
 import { RaymondError } from '../errors.js';
@@ -7,7 +7,7 @@ import { DEFAULT_BUDGET_USD, DEFAULT_INSPECT_PORT, DEFAULT_MAX_PARALLEL, DEFAULT
 import type { DiagramOptions } from './diagram-command.js';
 import { listRuns, runStatus, runWorktrees } from './runs-command.js';
 import { EXIT } from './exit-codes.js';
-import { runCommand } from './run-command.js';
+import { jsonSummary, runCommand } from './run-command.js';
 import type { CliFlags } from './settings.js';
 
 /** The package's version, read from package.json both from `src/` (tsx) and from `dist/src/`. */
@@ -27,8 +27,39 @@ function usage(message: string): never {
   throw new RaymondError('ERR_USAGE', `${message} (run raymond --help for usage)`);
 }
 
+/** What the command line ends with: the exit code, and how an error is shown on stdout. */
+export interface CliResult {
+  exitCode: number;
+  /**
+   * Set by a command once its options are read: how it shows an error as
+   * JSON on stdout (given --json), or null (not given). Undefined while the
+   * options are still being read.
+   */
+  jsonError?: ((error: string, code: string) => string) | null;
+}
+
+/** The JSON object a command given --json prints on stdout when it fails. */
+export function jsonError(error: string, code: string): string {
+  return JSON.stringify({ error, code });
+}
+
+/**
+ * Commander's own mistakes (an unknown option, a missing argument) become
+ * Raymond's usage errors, shown by main.ts like any other: one `raymond:`
+ * line saying where help is, exit 2. Help and --version end with exit 0.
+ */
+function usageErrors(command: Command, name: string): Command {
+  return command.exitOverride((err: CommanderError) => {
+    if (err.exitCode === 0) throw err;
+    throw new RaymondError('ERR_USAGE', `${err.message.replace(/^error: /, '')} (run ${name} --help for usage)`);
+  });
+}
+
 /** Runs the action the flags ask for and returns the exit code. */
-async function dispatch(path: string | undefined, flags: CliFlags): Promise<number> {
+async function dispatch(path: string | undefined, flags: CliFlags, result: CliResult): Promise<number> {
+  const running = !flags.list && !flags.status && !flags.recover && !flags.initConfig;
+  // A run that fails before it starts still answers with its summary's shape.
+  result.jsonError = !flags.json ? null : running ? (error) => jsonSummary({ status: 'failed', error }) : jsonError;
   const modes = [flags.resume && '--resume', flags.list && '--list', flags.status && '--status', flags.recover && '--recover', flags.initConfig && '--init-config'].filter(Boolean);
   if (modes.length > 1) usage(`${modes.join(' and ')} cannot be combined`);
   if (modes.length === 1 && path) usage(`${modes[0]} takes no workflow path`);
@@ -65,11 +96,13 @@ export function normalizeArgv(argv: string[]): string[] {
  * Builds the command line. The action stores its exit code in `result`, so
  * that only the entry point sets the process exit code.
  */
-export function buildProgram(result: { exitCode: number }): Command {
-  // Subcommands copy exitOverride when they are created, so it is set before them: a usage
-  // mistake then reaches main.ts (exit 2). Positional options let `lint PATH --json` mean the
-  // subcommand's --json rather than the root's.
-  const program = new Command().exitOverride().enablePositionalOptions();
+export function buildProgram(result: CliResult): Command {
+  // Commander prints nothing itself: its errors reach main.ts as usage errors, shown in Raymond's
+  // one style. Subcommands copy the output settings when they are created, so they come first.
+  // Positional options let `lint PATH --json` mean the subcommand's --json rather than the root's.
+  const program = usageErrors(new Command(), 'raymond')
+    .configureOutput({ outputError: () => {} })
+    .enablePositionalOptions();
   program
     .name('raymond')
     .usage('PATH [options]  |  --resume ID  |  --list  |  --status ID  |  --recover  |  --init-config  |  worktrees ID [--prune]  |  lint PATH  |  diagram PATH  |  replay TRACE')
@@ -102,9 +135,8 @@ export function buildProgram(result: { exitCode: number }): Command {
     .option('--inspect-agents <glob>', 'with --inspect or --trace: only agents whose id matches (e.g. "main_worker1*")')
     .option('--inspect-wait', 'with --inspect: start the run once the inspector page is open')
     .option('--trace <file>', 'write every inspection event (actors, snapshots, events) to this file as JSON lines')
-    .showHelpAfterError('(run raymond --help for usage)')
     .action(async (path: string | undefined, flags: CliFlags) => {
-      result.exitCode = await dispatch(path, flags);
+      result.exitCode = await dispatch(path, flags, result);
     });
   program
     .command('worktrees')
@@ -114,6 +146,7 @@ export function buildProgram(result: { exitCode: number }): Command {
     .option('--state-dir <dir>', 'folder of state files', '.raymond/state')
     .option('--json', 'machine-readable output')
     .action(async (id: string, opts: { prune?: boolean; stateDir: string; json?: boolean }) => {
+      result.jsonError = opts.json ? jsonError : null;
       process.stdout.write(`${await runWorktrees(opts.stateDir, id, { prune: !!opts.prune, json: !!opts.json })}\n`);
       result.exitCode = EXIT.completed;
     });
@@ -123,6 +156,7 @@ export function buildProgram(result: { exitCode: number }): Command {
     .argument('<path>', 'a state file, a workflow folder or a .zip')
     .option('--json', 'machine-readable output')
     .action(async (path: string, opts: { json?: boolean }) => {
+      result.jsonError = opts.json ? jsonError : null;
       const { lintCommand } = await import('./lint-command.js');
       result.exitCode = await lintCommand(path, { json: !!opts.json });
     });
@@ -147,5 +181,17 @@ export function buildProgram(result: { exitCode: number }): Command {
       await replayTrace(trace, { port: opts.port ?? DEFAULT_INSPECT_PORT, speed: opts.speed ?? 0, say: (line) => process.stderr.write(`raymond: ${line}\n`) });
       result.exitCode = EXIT.completed;
     });
+  // `raymond help lint`: commander offers a help command only to a program without an action of its own.
+  program
+    .command('help')
+    .description('show the help of raymond, or of one of its commands')
+    .argument('[command]', 'worktrees, lint, diagram or replay')
+    .action((name: string | undefined) => {
+      const command = name === undefined ? program : program.commands.find((c) => c.name() === name);
+      if (!command) usage(`unknown command "${name}"`);
+      command.outputHelp();
+      result.exitCode = EXIT.completed;
+    });
+  for (const command of program.commands) usageErrors(command, `raymond ${command.name()}`);
   return program;
 }

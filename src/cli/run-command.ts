@@ -2,7 +2,6 @@ import { resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { findConfigFile, readConfigFile, type ConfigValues } from '../config/config-file.js';
 import type { RunEvent } from '../../machines/run-events.js';
-import { RaymondError, formatError } from '../errors.js';
 import type { Inspection } from '../inspect/inspection.js';
 import type { RunOutcome } from '../runtime/compose-run.js';
 import { emptyProgress, trackProgress } from '../runtime/run-progress.js';
@@ -11,6 +10,7 @@ import { EXIT } from './exit-codes.js';
 import { createLiveView } from './live-view.js';
 import { DEFAULT_INSPECT_PORT } from './options.js';
 import { createPlainReporter } from './progress.js';
+import { joinFinished, summaryLine, type RunFinished } from './run-summary.js';
 import { newRunSettings, resumeOverrides, waitForLimits, type CliFlags } from './settings.js';
 
 /** JSON printed by `--json`. */
@@ -100,12 +100,14 @@ export async function runCommand(path: string | undefined, flags: CliFlags): Pro
   const stateDir = resolve(flags.stateDir);
   // Before the status area takes over the terminal; Ctrl-C while waiting for a viewer just ends the process.
   const inspection = await startInspection(flags);
-  // On a terminal, a status area that never looks frozen; elsewhere (or --quiet) plain lines.
+  // On a terminal that can move its cursor, a status area that never looks frozen; elsewhere (or --quiet) plain lines.
   const progress = emptyProgress();
-  const live = process.stderr.isTTY && !flags.quiet ? createLiveView({ stream: process.stderr, snapshot: () => progress, verbose: !!flags.verbose }) : undefined;
+  const live = process.stderr.isTTY && process.env.TERM !== 'dumb' && !flags.quiet ? createLiveView({ stream: process.stderr, snapshot: () => progress, verbose: !!flags.verbose }) : undefined;
   const show = live ? (e: RunEvent) => live.event(e) : createPlainReporter({ quiet: !!flags.quiet, verbose: !!flags.verbose });
+  let finished: RunFinished | undefined;
   const onEvent = (e: RunEvent) => {
     trackProgress(progress, e);
+    if (e.type === 'run.finished') finished = joinFinished(finished, e);
     show(e);
     inspection?.event(e);
   };
@@ -123,10 +125,6 @@ export async function runCommand(path: string | undefined, flags: CliFlags): Pro
       if (signals.drain.aborted) break;
       outcome = await resumeWorkflow({ ...common, workflowId: outcome.workflowId, overrides: resumeOverrides(flags, config), allowChanges: !!flags.allowChanges });
     }
-  } catch (err) {
-    // Errors before the run starts (bad path, bad id) are still reported as JSON when asked.
-    if (flags.json && err instanceof RaymondError) process.stdout.write(`${jsonSummary({ status: 'failed', error: formatError(err) })}\n`);
-    throw err;
   } finally {
     live?.stop();
     await inspection?.close();
@@ -136,6 +134,8 @@ export async function runCommand(path: string | undefined, flags: CliFlags): Pro
   else if (outcome.status === 'completed' && outcome.results.main !== undefined) process.stdout.write(`${outcome.results.main}\n`);
   if (outcome.worktrees.length > 0 && !flags.quiet) process.stderr.write(`worktrees:\n${worktreeLines(outcome.worktrees).join('\n')}\n`);
   if (outcome.error !== undefined) process.stderr.write(`raymond: ${outcome.error}\n`);
+  const interrupted = signals.drain.aborted || signals.kill.aborted;
+  if (finished && !flags.quiet) process.stderr.write(`${summaryLine(finished, progress, interrupted)}\n`);
   if (outcome.status !== 'completed') {
     process.stderr.write(`resume with: raymond --resume ${outcome.workflowId}${flags.stateDir !== '.raymond/state' ? ` --state-dir ${flags.stateDir}` : ''}\n`);
   }
@@ -143,7 +143,7 @@ export async function runCommand(path: string | undefined, flags: CliFlags): Pro
     const w = outcome.stateWrites;
     process.stderr.write(`state file ${outcome.stateFile}: ${w.writes} writes (${w.snapshots} snapshots), ${w.bytes} bytes\n`);
   }
-  if (signals.drain.aborted || signals.kill.aborted) return EXIT.interrupted;
+  if (interrupted) return EXIT.interrupted;
   if (outcome.status === 'budget_exceeded') return EXIT.budgetExceeded;
   if (outcome.status === 'paused') return EXIT.paused;
   return outcome.status === 'completed' ? EXIT.completed : EXIT.failed;

@@ -9,6 +9,7 @@ import { lockFilePath, readStateFile, stateFilePath } from '../state/state-file.
 
 interface RunSummary {
   workflow_id: string;
+  /** The state file's status, or `interrupted` for a run left `running` by a process that is gone. */
   status: string;
   live_agents: number;
   total_cost_usd: number;
@@ -31,13 +32,16 @@ async function allRuns(stateDir: string, warn: (t: string) => void): Promise<Wor
 }
 
 function summarize(stateDir: string, s: WorkflowState): RunSummary {
+  const runningPid = lockHolder(lockFilePath(stateDir, s.workflow_id))?.pid ?? null;
   return {
     workflow_id: s.workflow_id,
-    status: s.status,
+    // A state file says running until its run ends; when no live process holds the lock, the run was
+    // killed or stopped (Ctrl-C, SIGKILL, a crash) and waits for --resume.
+    status: s.status === 'running' && runningPid === null ? 'interrupted' : s.status,
     live_agents: s.agents.filter((a) => a.status !== 'terminated').length,
     total_cost_usd: s.total_cost_usd,
     started_at: s.started_at,
-    running_pid: lockHolder(lockFilePath(stateDir, s.workflow_id))?.pid ?? null,
+    running_pid: runningPid,
   };
 }
 
@@ -65,10 +69,10 @@ export async function listRuns(stateDir: string, opts: { json: boolean; recover:
 export async function runStatus(stateDir: string, id: string, json: boolean): Promise<string> {
   const state = await readStateFile(stateFilePath(stateDir, id), id);
   const summary = summarize(stateDir, state);
-  if (json) return JSON.stringify({ ...state, running_pid: summary.running_pid });
+  if (json) return JSON.stringify({ ...state, status: summary.status, running_pid: summary.running_pid });
   const budget = state.options.budget_usd > 0 ? `$${state.options.budget_usd.toFixed(2)}` : 'unlimited';
   const out = [
-    `run ${state.workflow_id}: ${state.status}${summary.running_pid !== null ? ` (running, pid ${summary.running_pid})` : ''}`,
+    `run ${state.workflow_id}: ${summary.status}${summary.running_pid !== null ? ` (running, pid ${summary.running_pid})` : ''}${summary.status === 'interrupted' ? ` (its process is gone; resume with raymond --resume ${state.workflow_id})` : ''}`,
     `scope: ${state.scope.path} (${state.scope.kind}, entry ${state.scope.entry})`,
     `cost: $${state.total_cost_usd.toFixed(4)} of ${budget}; started ${state.started_at}, updated ${state.updated_at}`,
   ];

@@ -4,6 +4,7 @@ import { dirname, join, resolve } from 'node:path';
 import { parse } from 'smol-toml';
 import { EFFORTS, MODELS } from '../claude/claude-argv.js';
 import { RaymondError, errorMessage } from '../errors.js';
+import { ignoreRaymondFolder } from '../raymond-folder.js';
 
 /** Run options a config file may set (the same names as the flags, in snake case). */
 export interface ConfigValues {
@@ -79,6 +80,7 @@ export function configTemplate(): string {
 export async function initConfig(dir: string): Promise<string> {
   const path = join(resolve(dir), '.raymond', 'config.toml');
   await mkdir(dirname(path), { recursive: true });
+  await ignoreRaymondFolder(dirname(path));
   await writeFile(path, configTemplate(), { flag: 'wx' }).catch((err: NodeJS.ErrnoException) => {
     if (err.code === 'EEXIST') throw new RaymondError('ERR_CONFIG', 'already exists; edit it, or remove it first to get a fresh template', { file: path });
     throw new RaymondError('ERR_CONFIG', `cannot write: ${err.code ?? err.message}`, { file: path });

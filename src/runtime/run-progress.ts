@@ -11,11 +11,13 @@ export interface RunProgress {
   startedAt: number;
   /** steps completed since startedAt */
   steps: number;
+  /** Agents that failed since startedAt; they are counted in `counts.terminated` too. */
+  failed: number;
 }
 
 /** Progress before a run has said anything. */
 export function emptyProgress(now = Date.now()): RunProgress {
-  return { counts: { idle: 0, invoking: 0, 'awaiting-child': 0, terminated: 0, paused: 0 }, costUsd: 0, budgetUsd: 0, startedAt: now, steps: 0 };
+  return { counts: { idle: 0, invoking: 0, 'awaiting-child': 0, terminated: 0, paused: 0 }, costUsd: 0, budgetUsd: 0, startedAt: now, steps: 0, failed: 0 };
 }
 
 /** Frames per machine state when a run (re)starts; trackProgress keeps them from then on. */
@@ -45,6 +47,8 @@ export function trackProgress(progress: RunProgress, e: RunEvent): void {
       progress.budgetUsd = e.budgetUsd;
       progress.costUsd = e.totalCostUsd;
       progress.steps = 0;
+      // A resume runs failed agents again, so only this run's failures count.
+      progress.failed = 0;
       break;
     case 'step.started':
       c.idle--;
@@ -70,6 +74,7 @@ export function trackProgress(progress: RunProgress, e: RunEvent): void {
     case 'agent.failed':
       c.invoking--;
       c.terminated++;
+      progress.failed++;
       progress.costUsd = e.totalCostUsd;
       break;
     default:

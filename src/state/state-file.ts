@@ -1,6 +1,7 @@
 import { mkdir, readFile, stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { RaymondError } from '../errors.js';
+import { ignoreRaymondFolder } from '../raymond-folder.js';
 import type { WorkflowState } from '../../machines/types.js';
 import { applyJournal } from './journal.js';
 
@@ -28,11 +29,12 @@ export function checkWorkflowId(id: string): void {
   }
 }
 
-/** Makes the state directory and refuses to reuse an existing run's id. */
+/** Makes the state directory (keeping `.raymond/` out of git) and refuses to reuse an existing run's id. */
 export async function prepareStateFile(stateDir: string, workflowId: string): Promise<string> {
   await mkdir(stateDir, { recursive: true }).catch((err: NodeJS.ErrnoException) => {
     throw new RaymondError('ERR_STATE_FILE', `cannot create the state directory: ${err.code ?? err.message}`, { file: stateDir });
   });
+  await ignoreRaymondFolder(dirname(stateDir));
   const path = stateFilePath(stateDir, workflowId);
   if (await stat(path).then(() => true, () => false)) {
     throw new RaymondError('ERR_WORKFLOW_ID', `a run with id "${workflowId}" already exists; choose another --workflow-id`, { file: path });

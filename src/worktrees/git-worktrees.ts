@@ -3,6 +3,7 @@ import { mkdir, rmdir } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { execa } from 'execa';
 import { RaymondError } from '../errors.js';
+import { ignoreRaymondFolder } from '../raymond-folder.js';
 
 /** A branch checked out in its own folder for one agent. */
 export interface Worktree {
@@ -99,6 +100,7 @@ export function createWorktree(opts: { cwd: string; workflowId: string; agentId:
     const branch = `raymond/${opts.workflowId}/${opts.agentId}`;
     const path = join(repo, '.raymond', 'worktrees', opts.workflowId, opts.agentId);
     await mkdir(dirname(path), { recursive: true });
+    await ignoreRaymondFolder(join(repo, '.raymond'));
 
     // A step killed after creating its worktree runs again on resume: take the worktree back.
     if (existsSync(path)) {

@@ -81,6 +81,43 @@ describe('user mistakes before the run', () => {
   });
 });
 
+describe('the command line', () => {
+  it("every mistake, commander's or Raymond's, is one `raymond:` line with the way to help, exit 2", async () => {
+    const cases: Array<[string[], RegExp]> = [
+      [['--frobnicate'], /^raymond: unknown option '--frobnicate' \(run raymond --help for usage\)$/],
+      [['--budget', 'x'], /^raymond: option '--budget <usd>' argument 'x' is invalid\. expected an amount in USD, 0 or more \(0 = unlimited\) \(run raymond --help for usage\)$/],
+      [['a', 'b'], /^raymond: too many arguments\. Expected 1 argument but got 2\. \(run raymond --help for usage\)$/],
+      [['lint'], /^raymond: missing required argument 'path' \(run raymond lint --help for usage\)$/],
+      [['--list', '--recover'], /^raymond: --list and --recover cannot be combined \(run raymond --help for usage\)$/],
+    ];
+    for (const [args, pattern] of cases) {
+      const r = await box.run(args);
+      assert.equal(r.code, 2, args.join(' '));
+      assert.equal(r.stderr.split('\n').length, 2, `one line for ${args.join(' ')}:\n${r.stderr}`);
+      assert.match(r.stderr.trimEnd(), pattern);
+    }
+  });
+
+  it('raymond help lint shows the lint command\'s help', async () => {
+    const r = await box.run(['help', 'lint']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /^Usage: raymond lint \[options\] <path>$/m);
+  });
+
+  it('with --json, an error is a JSON object on stdout too, and the exit code stays 2', async () => {
+    const status = await box.run(['--status', 'nope', '--json']);
+    assert.equal(status.code, 2);
+    assert.deepEqual(JSON.parse(status.stdout), { error: '.raymond/state/nope.json: no run with id "nope" here (see raymond --list, or give --state-dir)', code: 'ERR_STATE_FILE' });
+    assertOneLineError(status, 2, /no run with id "nope" here/);
+    const lint = await box.run(['lint', 'nope', '--json']);
+    assert.equal(lint.code, 2);
+    assert.deepEqual(JSON.parse(lint.stdout), { error: 'nope: no such file or directory', code: 'ERR_SCOPE' });
+    const usage = await box.run(['--frobnicate', '--json']);
+    assert.equal(usage.code, 2);
+    assert.deepEqual(JSON.parse(usage.stdout), { error: "unknown option '--frobnicate' (run raymond --help for usage)", code: 'ERR_USAGE' });
+  });
+});
+
 describe('failures during the run', () => {
   async function failing(name: string, files: Record<string, string>, pattern: RegExp, extra: string[] = []): Promise<CliResult> {
     const wf = box.write(files, name);

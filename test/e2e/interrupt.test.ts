@@ -83,3 +83,25 @@ describe('interrupting a run', () => {
     assert.equal(box.state('term').status, 'running');
   });
 });
+
+describe('a run whose orchestrator is gone', () => {
+  it('is listed as interrupted, not running, by --list, --status and --recover', async () => {
+    const box = new Sandbox();
+    boxes.push(box);
+    const child = execa(process.execPath, [CLI, sleepers(box, 60), '--workflow-id', 'killed'], { cwd: box.dir, reject: false, stdin: 'ignore' });
+    const pids = [Number(await waitFor(pidFile(box, 'main'), 'main')), Number(await waitFor(pidFile(box, 'main_sleep1'), 'worker'))];
+    child.kill('SIGKILL');
+    await child;
+    for (const pid of pids) if (alive(pid)) process.kill(pid, 'SIGKILL');
+    assert.equal(box.state('killed').status, 'running', 'the state file still says running');
+    const list = await box.run(['--list']);
+    assert.equal(list.code, 0, list.stderr);
+    assert.match(list.stdout, /^killed {2}interrupted {2}2 live /m);
+    const json = JSON.parse((await box.run(['--list', '--json'])).stdout) as Array<{ workflow_id: string; status: string; running_pid: number | null }>;
+    assert.deepEqual(json.map((r) => [r.workflow_id, r.status, r.running_pid]), [['killed', 'interrupted', null]]);
+    const status = await box.run(['--status', 'killed']);
+    assert.match(status.stdout, /^run killed: interrupted \(its process is gone; resume with raymond --resume killed\)$/m);
+    assert.equal(JSON.parse((await box.run(['--status', 'killed', '--json'])).stdout).status, 'interrupted');
+    assert.match((await box.run(['--recover'])).stdout, /^killed {2}interrupted {2}2 live .*\n {2}raymond --resume killed$/m);
+  });
+});

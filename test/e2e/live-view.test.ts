@@ -18,7 +18,30 @@ describe('the live view on a terminal', () => {
     assert.match(text, /\[main_w1\] W\.sh -> result: 0/);
     assert.ok(r.stdout.includes('\x1b[?25l'), 'the cursor is hidden while drawing');
     assert.ok(r.stdout.lastIndexOf('\x1b[?25h') > r.stdout.lastIndexOf('\x1b[?25l'), 'and shown again at the end');
-    assert.match(text.trimEnd(), /end$/, 'the result comes last, after the status area is gone');
+    assert.match(text.trimEnd(), /\nend\r?\nrun \S+ completed: [^\n]*$/, 'the result, then the summary, come last, after the status area is gone');
+  });
+
+  it('lays the status area out for 80 columns: no figure is cut', async () => {
+    const forks = Array.from({ length: 6 }, (_, i) => `<fork next=\\"END\\" i=\\"${i}\\">W</fork>`).join('');
+    const wf = box.write({ 'START.sh': sh(`echo "${forks}"`), 'W.sh': sh('sleep 0.4', 'echo "<result>$i</result>"'), 'END.sh': sh('echo "<result>end</result>"') }, 'narrow');
+    const r = await execa('script', ['-qfec', `stty cols 80 rows 30; ${process.execPath} ${CLI} ${wf} --max-parallel 2 --budget 0`, '/dev/null'], { cwd: box.dir, reject: false });
+    assert.equal(r.exitCode, 0, r.stdout);
+    const lines = r.stdout.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '').split(/\r?\n/);
+    const counts = lines.filter((l) => l.startsWith('raymond  '));
+    const figures = lines.filter((l) => l.startsWith('$'));
+    assert.ok(counts.length > 0 && figures.length > 0, r.stdout);
+    for (const l of counts) assert.match(l, /^raymond {2}\d+ running · \d+ idle · 0 awaiting · \d+ done · 0 paused$/);
+    for (const l of figures) assert.match(l, /^\$0\.0000 \/ unlimited {3}\d+s {3}[\d.]+ steps\/s$/);
+    for (const l of [...counts, ...figures]) assert.ok(l.length <= 80, l);
+  });
+
+  it('prints plain lines on a terminal that says TERM=dumb', async () => {
+    const wf = box.write({ 'START.sh': sh('echo "<goto>END</goto>"'), 'END.sh': sh('echo "<result>dumb</result>"') }, 'dumb');
+    const r = await execa('script', ['-qfec', `stty cols 80 rows 30; ${process.execPath} ${CLI} ${wf}`, '/dev/null'], { cwd: box.dir, reject: false, env: { TERM: 'dumb' } });
+    assert.equal(r.exitCode, 0, r.stdout);
+    assert.doesNotMatch(r.stdout, /\x1b\[/, 'no escape sequences');
+    assert.match(r.stdout, /^\[main\] running START\.sh\r?$/m);
+    assert.match(r.stdout, /^\[main\] START\.sh -> goto END\.sh\r?$/m);
   });
 
   it('prints plain lines when stderr is not a terminal', async () => {

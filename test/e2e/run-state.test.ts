@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, describe, it } from 'node:test';
 import { join } from 'node:path';
+import { execa } from 'execa';
 import { Sandbox, sh, summary } from '../helpers/cli.js';
 
 const box = new Sandbox();
@@ -53,5 +54,21 @@ describe('the state file and scheduling', () => {
     assert.equal(r.code, 0);
     assert.equal(r.stdout, 'multi\nline\n');
     assert.equal(r.stderr, '');
+  });
+
+  it('keeps .raymond/ out of git: its .gitignore ignores everything there but config.toml', async () => {
+    const own = new Sandbox();
+    try {
+      await execa('git', ['init', '-q'], { cwd: own.dir });
+      const wf = own.write({ 'START.sh': sh('echo "<result>x</result>"') }, 'wf');
+      const untracked = async () => (await execa('git', ['status', '--porcelain', '--untracked-files=all'], { cwd: own.dir })).stdout.split('\n').filter((l) => l.includes('.raymond'));
+      assert.equal((await own.run([wf])).code, 0);
+      assert.match(own.read('.raymond/.gitignore'), /^\*$/m);
+      assert.deepEqual(await untracked(), [], 'state files and debug logs are not offered to git');
+      assert.equal((await own.run(['--init-config'])).code, 0);
+      assert.deepEqual(await untracked(), ['?? .raymond/config.toml'], 'the config file is meant to be committed');
+    } finally {
+      own.remove();
+    }
   });
 });

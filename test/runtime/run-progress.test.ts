@@ -34,4 +34,15 @@ describe('run progress from events', () => {
     assert.equal(p.budgetUsd, 2);
     assert.equal(p.startedAt, 5);
   });
+
+  it('counts failed agents among the terminated, and starts over on a resume', () => {
+    const p = emptyProgress();
+    const failure = { kind: 'step-failure', code: 'ERR_SCRIPT_FAILED', message: 'x', pauses: false, spentUsd: 0, sessionCosts: {} } as const;
+    const start = (resumed: boolean): RunEvent => ({ type: 'run.started', workflowId: 'wf', resumed, at: 1, budgetUsd: 0, totalCostUsd: 0, counts: { idle: 1, invoking: 0, 'awaiting-child': 0, terminated: 2, paused: 0 } });
+    for (const e of [start(false), { type: 'step.started', agentId: 'main', state: 'S' }, { type: 'agent.failed', agentId: 'main', state: 'S', failure, totalCostUsd: 0 }] satisfies RunEvent[]) trackProgress(p, e);
+    assert.equal(p.failed, 1);
+    assert.equal(p.counts.terminated, 3);
+    trackProgress(p, start(true));
+    assert.equal(p.failed, 0, 'a resume runs the failed agent again');
+  });
 });

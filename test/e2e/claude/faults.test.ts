@@ -69,6 +69,18 @@ describe('Claude Code failures (fake claude)', () => {
     assert.equal(state.agents[0]!.state, 'START.md');
   });
 
+  it('Claude Code refusing --dangerously-skip-permissions as root fails the run at once and suggests IS_SANDBOX=1', async () => {
+    const { r, log } = await runFake('root', { 'START.md': 'x' }, { FAKE_CLAUDE_MODE: 'root-refusal' }, ['--dangerously-skip-permissions']);
+    assert.equal(r.code, 1, r.stderr);
+    assert.equal(log.length, 1, 'not retried: it would refuse again');
+    assert.doesNotMatch(r.stderr, /retrying/);
+    const s = summary(r);
+    assert.equal(s.status, 'failed');
+    assert.match(s.error!, /START\.md: Claude Code refuses --dangerously-skip-permissions when run as root .*IS_SANDBOX=1/);
+    assert.match(r.stderr, /^raymond: .*IS_SANDBOX=1.*$/m);
+    assert.equal(box.state('root').status, 'failed');
+  });
+
   it('no output for --timeout seconds kills the process group and retries', async () => {
     const { r, log, dir } = await runFake('hang', { 'START.md': 'x' }, { FAKE_CLAUDE_MODE: 'hang', FAKE_CLAUDE_FAILS: '1' }, ['--timeout', '1']);
     assert.equal(r.code, 0, r.stderr);

@@ -66,11 +66,12 @@ describe('cost, budget and tools', () => {
     assert.match(r.stderr, /\[main\] \[Bash\] echo made-by-claude > tool-output\.txt/);
   });
 
-  it("Claude Code's refusal of --dangerously-skip-permissions as root reaches the user in one line", { skip: process.getuid?.() !== 0 && 'needs root' }, async () => {
+  it("Claude Code's refusal of --dangerously-skip-permissions as root fails the run at once, in one line suggesting IS_SANDBOX=1", { skip: process.getuid?.() !== 0 && 'needs root' }, async () => {
     const r = await box.run([box.write({ 'START.md': 'ROOT-REFUSAL' }, 'root'), '--dangerously-skip-permissions', '--json'], { IS_SANDBOX: '' });
-    assert.equal(r.code, 4, r.stderr);
-    assert.match(summary(r).error!, /--dangerously-skip-permissions cannot be used with root\/sudo privileges for security reasons/);
-    assert.equal(summary(r).status, 'paused');
+    assert.equal(r.code, 1, r.stderr);
+    assert.match(summary(r).error!, /--dangerously-skip-permissions cannot be used with root\/sudo privileges for security reasons.*set IS_SANDBOX=1/);
+    assert.equal(summary(r).status, 'failed');
+    assert.doesNotMatch(r.stderr, /retrying/);
     assert.equal(existsSync(join(box.dir, 'never')), false);
   });
 });
