@@ -34,7 +34,7 @@ describe('a full disk', () => {
     for (const line of lines) assert.doesNotThrow(() => JSON.parse(line), `a torn line: ${line.slice(0, 80)}`);
     const status = await execa(process.execPath, [CLI, '--status', 'full', '--json'], { cwd: box.dir, reject: false });
     assert.equal(status.exitCode, 0, status.stderr);
-    assert.equal((JSON.parse(status.stdout) as { status: string }).status, 'running', 'the disk says the run can go on');
+    assert.equal((JSON.parse(status.stdout) as { status: string }).status, 'interrupted', 'the disk says the run can go on');
     const resumed = await box.run(['--resume', 'full', '--json']);
     assert.equal(resumed.code, 0, resumed.stderr);
     assert.deepEqual(summary(resumed).results, { main: 'counted 150' });
