@@ -34,6 +34,7 @@ export type ErrorCode =
   | 'ERR_LOCKED'
   | 'ERR_WORKFLOW_CHANGED'
   | 'ERR_WORKTREE'
+  | 'ERR_WORKER_ID'
   | 'ERR_INSPECT'
   | 'ERR_INTERNAL';
 
