@@ -29,7 +29,8 @@ function usage(message: string): never {
 
 /** Runs the action the flags ask for and returns the exit code. */
 async function dispatch(path: string | undefined, flags: CliFlags): Promise<number> {
-  const modes = [flags.resume && '--resume', flags.list && '--list', flags.status && '--status', flags.recover && '--recover', flags.initConfig && '--init-config'].filter(Boolean);
+  // An empty id is still the mode it names, and is refused as an id.
+  const modes = [flags.resume !== undefined && '--resume', flags.list && '--list', flags.status !== undefined && '--status', flags.recover && '--recover', flags.initConfig && '--init-config'].filter(Boolean);
   if (modes.length > 1) usage(`${modes.join(' and ')} cannot be combined`);
   if (modes.length === 1 && path) usage(`${modes[0]} takes no workflow path`);
   const print = (text: string) => process.stdout.write(`${text}\n`);
@@ -41,11 +42,11 @@ async function dispatch(path: string | undefined, flags: CliFlags): Promise<numb
     print(await listRuns(flags.stateDir, { json: !!flags.json, recover: !!flags.recover }));
     return EXIT.completed;
   }
-  if (flags.status) {
+  if (flags.status !== undefined) {
     print(await runStatus(flags.stateDir, flags.status, !!flags.json));
     return EXIT.completed;
   }
-  if (!flags.resume && !path) usage('give a workflow (a state file, a folder or a .zip), or --resume ID');
+  if (flags.resume === undefined && !path) usage('give a workflow (a state file, a folder or a .zip), or --resume ID');
   const inspecting = flags.inspect !== undefined || flags.trace !== undefined;
   if (!inspecting && (flags.inspectFull || flags.inspectAgents !== undefined)) usage('--inspect-full and --inspect-agents need --inspect or --trace');
   if (flags.inspectWait && flags.inspect === undefined) usage('--inspect-wait needs --inspect');

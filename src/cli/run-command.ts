@@ -113,7 +113,7 @@ export async function runCommand(path: string | undefined, flags: CliFlags): Pro
   const common = { stateDir, onEvent, drain: signals.drain, kill: signals.kill, inspect: inspection?.observer };
   let outcome: RunOutcome;
   try {
-    outcome = flags.resume
+    outcome = flags.resume !== undefined
       ? await resumeWorkflow({ ...common, workflowId: flags.resume, overrides: resumeOverrides(flags, config), allowChanges: !!flags.allowChanges })
       : await startWorkflow({ ...common, path: path!, input: flags.input, workflowId: flags.workflowId, cwd: process.cwd(), settings: newRunSettings(flags, config) });
     while (outcome.waitUntil !== undefined && waitForLimits(flags, config) && !signals.drain.aborted) {

@@ -78,7 +78,6 @@ export async function startWorkflow(req: StartRequest): Promise<RunOutcome> {
 
 /** Continues a run from its state file: every live agent re-runs its current state. */
 export async function resumeWorkflow(req: ResumeRequest): Promise<RunOutcome> {
-  checkWorkflowId(req.workflowId);
   const stateFile = stateFilePath(req.stateDir, req.workflowId);
   const state = await readStateFile(stateFile, req.workflowId);
   const release = acquireLock(lockFilePath(req.stateDir, req.workflowId), req.workflowId);

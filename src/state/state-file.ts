@@ -4,8 +4,22 @@ import { RaymondError } from '../errors.js';
 import type { WorkflowState } from '../../machines/types.js';
 import { applyJournal } from './journal.js';
 
+const WORKFLOW_ID = /^[A-Za-z0-9_-]{1,128}$/;
+
+/**
+ * Checks a run id: letters, digits, `-` and `_`. Every path made from an id
+ * goes through here, so an id such as `../x` never names a file outside the
+ * state folder.
+ */
+export function checkWorkflowId(id: string): void {
+  if (!WORKFLOW_ID.test(id)) {
+    throw new RaymondError('ERR_WORKFLOW_ID', `invalid workflow id ${JSON.stringify(id)}: use 1-128 letters, digits, - or _`);
+  }
+}
+
 /** Where a run's state file lives. */
 export function stateFilePath(stateDir: string, workflowId: string): string {
+  checkWorkflowId(workflowId);
   return join(stateDir, `${workflowId}.json`);
 }
 
@@ -16,16 +30,8 @@ export function journalFilePath(statePath: string): string {
 
 /** The lock file beside a run's state file. */
 export function lockFilePath(stateDir: string, workflowId: string): string {
+  checkWorkflowId(workflowId);
   return join(stateDir, `${workflowId}.lock`);
-}
-
-const WORKFLOW_ID = /^[A-Za-z0-9_-]{1,128}$/;
-
-/** Checks a user-given workflow id: letters, digits, `-` and `_`. */
-export function checkWorkflowId(id: string): void {
-  if (!WORKFLOW_ID.test(id)) {
-    throw new RaymondError('ERR_WORKFLOW_ID', `invalid workflow id "${id}": use 1-128 letters, digits, - or _`);
-  }
 }
 
 /** Makes the state directory and refuses to reuse an existing run's id. */
@@ -66,7 +72,7 @@ export async function readStateFile(path: string, id?: string): Promise<Workflow
 
 function checkShape(state: WorkflowState, path: string): WorkflowState {
   const broken = state.agents.find((a) => !a || typeof a.id !== 'string' || typeof a.state !== 'string' || !Array.isArray(a.stack) || typeof a.cwd !== 'string');
-  if (broken !== undefined || typeof state.scope?.path !== 'string' || typeof state.options !== 'object') {
+  if (broken !== undefined || typeof state.scope?.path !== 'string' || typeof state.options !== 'object' || !WORKFLOW_ID.test(state.workflow_id)) {
     throw new RaymondError('ERR_STATE_FILE', 'the state file is damaged (an agent or the scope is malformed)', { file: path });
   }
   return state as WorkflowState;

@@ -143,6 +143,29 @@ describe('--list, --status, --recover', () => {
   });
 });
 
+describe('run ids on the command line', () => {
+  it('--status, worktrees and --resume take plain ids only and read nothing outside the state folder', async () => {
+    const own = new Sandbox();
+    try {
+      const wf = own.write({ 'START.sh': sh('echo "<result>x</result>"') }, 'wf');
+      await own.run([wf, '--workflow-id', 'outside']);
+      // A run's files where an id with a path would reach them: beside the state folder and above it.
+      const state = readFileSync(join(own.dir, '.raymond/state/outside.json'), 'utf8');
+      writeFileSync(join(own.dir, '.raymond/x.json'), state);
+      writeFileSync(join(own.dir, 'x.json'), state);
+      const cases = [['--status', '../../x'], ['--status', '../x', '--json'], ['worktrees', '../x'], ['--resume', '../../x'], ['--status', 'a/b'], ['--status', '']];
+      for (const args of cases) {
+        const r = await own.run(args);
+        assert.equal(r.code, 2, `${args.join(' ')}: ${r.stdout}${r.stderr}`);
+        assert.equal(r.stdout, '', args.join(' '));
+        assert.equal(r.stderr, `raymond: invalid workflow id ${JSON.stringify(args[1])}: use 1-128 letters, digits, - or _\n`);
+      }
+    } finally {
+      own.remove();
+    }
+  });
+});
+
 function readFileSafe(path: string): string | undefined {
   try {
     return readFileSync(path, 'utf8');
