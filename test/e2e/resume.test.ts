@@ -103,6 +103,29 @@ describe('raymond --resume', () => {
     assert.match(missing.stderr, /no run with id "nosuchrun" here \(see raymond --list, or give --state-dir\)/);
   });
 
+  it('a journal line that is JSON but not a record gives one line naming the journal and line, exit 2, and no change', async () => {
+    const wf = flaky('badjournal');
+    assert.equal((await box.run([wf, '--workflow-id', 'bj'])).code, 1);
+    const snapshot = join(box.dir, '.raymond/state/bj.json');
+    const journal = join(box.dir, '.raymond/state/bj.journal');
+    const before = readFileSync(snapshot, 'utf8');
+    const seq = (JSON.parse(before) as { journal_seq?: number }).journal_seq ?? 0;
+    const good = JSON.stringify({ seq: seq + 1, meta: { status: 'failed', total_cost_usd: 0, updated_at: '2026-01-01T00:00:00.000Z', options: {} } });
+    for (const bad of ['5', 'null', '[]', '{}', `{"seq": ${seq + 2}}`, `{"seq": ${seq + 2}, "meta": {"status": 1}}`, `{"seq": ${seq + 2}, "meta": ${JSON.stringify(JSON.parse(good).meta)}, "agents": [7]}`]) {
+      const text = `${good}\n${bad}\n`;
+      writeFileSync(journal, text);
+      for (const args of [['--resume', 'bj'], ['--status', 'bj'], ['--list']]) {
+        const r = await box.run(args);
+        const line = /\S*\.raymond\/state\/bj\.journal: the journal is damaged at line 2: valid JSON, but not a journal record\n/.source;
+        // --list goes on with the other runs (this sandbox holds broken ones of other tests too).
+        assert.match(r.stderr, args[0] === '--list' ? new RegExp(`^warning: skipped ${line}`, 'm') : new RegExp(`^raymond: ${line}$`), `${args[0]} ${bad}: ${r.stderr}`);
+        assert.equal(r.code, args[0] === '--list' ? 0 : 2, `${args[0]} ${bad}`);
+        assert.equal(readFileSync(journal, 'utf8'), text, 'the journal is untouched');
+        assert.equal(readFileSync(snapshot, 'utf8'), before, 'the snapshot is untouched');
+      }
+    }
+  });
+
   it('a completed run has nothing to resume', async () => {
     const wf = box.write({ 'START.sh': sh('echo "<result>x</result>"') }, 'doneflow');
     await box.run([wf, '--workflow-id', 'done1']);
