@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, describe, it } from 'node:test';
@@ -67,6 +68,42 @@ describe('raymond --resume', () => {
     const again = await box.run(['--resume', 'held', '--allow-changes', '--json']);
     assert.equal(again.code, 0, again.stderr);
     assert.equal(readFileSafe(lock), undefined, 'the lock is released at the end');
+  });
+
+  it('takes over a lock whose pid now belongs to another process', { skip: !existsSync('/proc/self/stat') }, async () => {
+    const wf = flaky('reused');
+    assert.equal((await box.run([wf, '--workflow-id', 'reused'])).code, 1);
+    writeFileSync(join(box.dir, 'reused.ok'), '');
+    // The pid is alive (this test process), but it is not the process that took the lock.
+    const lock = join(box.dir, '.raymond/state/reused.lock');
+    writeFileSync(lock, JSON.stringify({ pid: process.pid, host: hostname(), started_at: '2026-01-01T00:00:00.000Z', process_start: 'another-boot/12345' }));
+    const r = await box.run(['--resume', 'reused', '--json']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(summary(r).results.main, 'end fine');
+    assert.equal(readFileSafe(lock), undefined, 'the lock is released at the end');
+  });
+
+  it('refuses a lock of another host, naming it and how to override, and changes nothing', async () => {
+    const wf = flaky('foreign');
+    assert.equal((await box.run([wf, '--workflow-id', 'foreign'])).code, 1);
+    writeFileSync(join(box.dir, 'foreign.ok'), '');
+    const lock = join(box.dir, '.raymond/state/foreign.lock');
+    const text = JSON.stringify({ pid: 4242, host: 'build-07.example', started_at: '2026-01-01T00:00:00.000Z' });
+    writeFileSync(lock, text);
+    const before = readFileSync(join(box.dir, '.raymond/state/foreign.json'), 'utf8');
+    const r = await box.run(['--resume', 'foreign']);
+    assert.equal(r.code, 2);
+    assert.equal(
+      r.stderr,
+      `raymond: ${lock}: run foreign is locked by process 4242 on host "build-07.example" (since 2026-01-01T00:00:00.000Z); Raymond cannot see that host's processes: if the run no longer runs there, delete this lock file and try again\n`,
+    );
+    assert.equal(readFileSync(lock, 'utf8'), text, 'the lock is kept');
+    assert.equal(readFileSync(join(box.dir, '.raymond/state/foreign.json'), 'utf8'), before, 'no change to the state file');
+    const list = await box.run(['--list']);
+    assert.match(list.stdout, /^foreign {2}failed \(locked by pid 4242 on host build-07\.example\) /m);
+    assert.doesNotMatch((await box.run(['--recover'])).stdout, /foreign/, 'not offered for resume');
+    rmSync(lock);
+    assert.equal((await box.run(['--resume', 'foreign'])).code, 0);
   });
 
   it('refuses to resume a workflow edited or removed since the run started, unless --allow-changes', async () => {
