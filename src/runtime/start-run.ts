@@ -6,7 +6,7 @@ import type { StateExecutor } from '../executors/executor.js';
 import { isMarkdown } from '../scope/extensions.js';
 import { openScope, type Scope } from '../scope/scope.js';
 import { acquireLock } from '../state/run-lock.js';
-import { checkWorkflowId, lockFilePath, prepareStateFile, readStateFile, stateFilePath } from '../state/state-file.js';
+import { checkWorkflowId, lockFilePath, prepareStateFile, readStateFile, removeLeftoverTemps, stateFilePath } from '../state/state-file.js';
 import { composeRun, type RunHooks, type RunOutcome } from './compose-run.js';
 import { fromOptions, toOptions, type RunSettings } from './run-settings.js';
 
@@ -67,6 +67,7 @@ export async function startWorkflow(req: StartRequest): Promise<RunOutcome> {
         agents: [{ id: 'main', state: scope.ref.entry, session: null, branchFrom: null, next_session: randomUUID(), stack: [], cwd: req.cwd, attributes: {}, input: req.input ?? null, status: 'active' }],
         results: {},
       };
+      await removeLeftoverTemps(stateFile);
       return await composeRun(state, scope, stateFile, req.settings, req, false);
     } finally {
       release();
@@ -104,6 +105,7 @@ export async function resumeWorkflow(req: ResumeRequest): Promise<RunOutcome> {
         }),
       };
       delete resumed.error;
+      await removeLeftoverTemps(stateFile);
       return await composeRun(resumed, scope, stateFile, settings, req, true);
     } finally {
       await scope.dispose();

@@ -1,5 +1,5 @@
-import { mkdir, readFile, stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { mkdir, readFile, readdir, stat, unlink } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
 import { RaymondError } from '../errors.js';
 import type { WorkflowState } from '../../machines/types.js';
 import { applyJournal } from './journal.js';
@@ -44,6 +44,24 @@ export async function prepareStateFile(stateDir: string, workflowId: string): Pr
     throw new RaymondError('ERR_WORKFLOW_ID', `a run with id "${workflowId}" already exists; choose another --workflow-id`, { file: path });
   }
   return path;
+}
+
+/**
+ * Removes the temporary files a writer left beside a run's state file when it
+ * died mid-write (`<id>.json.<digits>`, write-file-atomic's names). Call it
+ * holding the run's lock: the run's one writer is then this process, which
+ * has not written yet, so every such file is a dead writer's. Ids hold no
+ * `.`, so no other run's files match.
+ */
+export async function removeLeftoverTemps(statePath: string): Promise<void> {
+  const prefix = `${basename(statePath)}.`;
+  const names = await readdir(dirname(statePath)).catch(() => [] as string[]);
+  for (const name of names) {
+    if (!name.startsWith(prefix) || !/^\d+$/.test(name.slice(prefix.length))) continue;
+    await unlink(join(dirname(statePath), name)).catch(() => {
+      // Gone already, or not ours to remove: it costs disk space, not correctness.
+    });
+  }
 }
 
 /** Reads and checks a state file; `id` names the run in the message when there is none. */

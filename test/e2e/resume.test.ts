@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -104,6 +104,24 @@ describe('raymond --resume', () => {
     assert.doesNotMatch((await box.run(['--recover'])).stdout, /foreign/, 'not offered for resume');
     rmSync(lock);
     assert.equal((await box.run(['--resume', 'foreign'])).code, 0);
+  });
+
+  it('removes the temporary files a dead writer left beside the state file, and no other file', async () => {
+    const wf = flaky('temps');
+    const dir = join(box.dir, '.raymond/state');
+    // A run that died writing its first snapshot leaves no state file, so its id may be taken again.
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'temps.json.999'), '{"half');
+    assert.equal((await box.run([wf, '--workflow-id', 'temps'])).code, 1);
+    assert.equal(existsSync(join(dir, 'temps.json.999')), false, 'removed by a new run of that id');
+    writeFileSync(join(box.dir, 'temps.ok'), '');
+    const leftovers = ['temps.json.12345', 'temps.json.4294967295'];
+    const others = ['temps.json.bak', 'temps.json.12a', 'temps2.json.12345', 'other.json.77'];
+    for (const name of [...leftovers, ...others]) writeFileSync(join(dir, name), '{"half": "written');
+    const r = await box.run(['--resume', 'temps']);
+    assert.equal(r.code, 0, r.stderr);
+    for (const name of leftovers) assert.equal(existsSync(join(dir, name)), false, `${name} removed`);
+    for (const name of others) assert.equal(existsSync(join(dir, name)), true, `${name} kept`);
   });
 
   it('refuses to resume a workflow edited or removed since the run started, unless --allow-changes', async () => {
