@@ -1,4 +1,5 @@
 import type { AgentRecord, WorkflowState } from './types.js';
+import { forkCounterFloors } from './worker-names.js';
 
 /**
  * The supervisor's working copy of the run. It is mutated in place by the
@@ -33,16 +34,26 @@ export function takeDirty(store: RunStore): Dirty {
   return d;
 }
 
-/** Builds a store from a state snapshot (a fresh run or a resumed one). */
+/**
+ * Builds a store from a state snapshot (a fresh run or a resumed one). Fork
+ * counters are raised above every number the run's ids already end with, so
+ * new workers never take an id the run holds (machines/worker-names.ts).
+ */
 export function storeFromState(state: WorkflowState): RunStore {
   const { agents, journal_seq: _seq, ...meta } = state;
   const map = new Map(agents.map((a) => [a.id, a]));
-  return {
+  const store: RunStore = {
     meta: { ...meta, results: { ...meta.results }, fork_counters: { ...meta.fork_counters }, session_costs: { ...meta.session_costs } },
     agents: map,
     live: agents.filter((a) => a.status === 'active').length,
     dirty: cleanDirty(),
   };
+  for (const [parentId, floor] of forkCounterFloors([...map.keys(), ...Object.keys(meta.results)])) {
+    if ((store.meta.fork_counters[parentId] ?? 0) >= floor) continue;
+    store.meta.fork_counters[parentId] = floor;
+    store.dirty.forkCounters.add(parentId);
+  }
+  return store;
 }
 
 /** The JSON document the state file holds. */
@@ -63,6 +74,19 @@ export function putAgent(store: RunStore, record: AgentRecord): void {
 export function putResult(store: RunStore, agentId: string, payload: string): void {
   store.meta.results[agentId] = payload;
   store.dirty.results.add(agentId);
+}
+
+/**
+ * The first of a fork's worker ids that the run already holds, or that the
+ * fork names twice: such a worker would overwrite an agent's record.
+ */
+export function reusedId(store: RunStore, ids: readonly string[]): string | undefined {
+  const seen = new Set<string>();
+  for (const id of ids) {
+    if (store.agents.has(id) || seen.has(id)) return id;
+    seen.add(id);
+  }
+  return undefined;
 }
 
 /** Counts `n` more workers forked by a parent (their ids were made from the count before). */

@@ -2,9 +2,9 @@ import { assign, createActor, enqueueActions, fromCallback, setup, stopChild, ty
 import { agentMachine, type AgentToSupervisorEvent, type StepGrant } from './agent.machine.js';
 import { charge, sessionCostsFor } from './cost-ledger.js';
 import type { RunEvent } from './run-events.js';
-import { advanceForkCounter, putAgent, putResult, setRunStatus, settleStatus, type RunStore } from './run-store.js';
+import { advanceForkCounter, putAgent, putResult, reusedId, setRunStatus, settleStatus, type RunStore } from './run-store.js';
 import { clearSlots, createSlots, enqueue, grant, release, type Slots } from './scheduler.js';
-import { errorText, failureText } from './step-failure.js';
+import { errorText, failureText, type StepFailure } from './step-failure.js';
 import type { AgentRecord, RunStatus } from './types.js';
 
 export interface SupervisorInput {
@@ -152,6 +152,25 @@ export const supervisorMachine = setup({
       setRunStatus(store, 'failed', failureText(failure));
       enqueue.emit({ type: 'agent.failed', agentId: event.agentId, state: event.state, failure, totalCostUsd: store.meta.total_cost_usd });
     }),
+    refuseStep: enqueueActions(({ context, event, enqueue }) => {
+      if (event.type !== 'step.done') return;
+      const { store } = context.work;
+      const id = reusedId(store, event.spawns.map((s) => s.id))!;
+      // Worker names are unique by construction; if that ever breaks, fail the run rather than overwrite an agent.
+      const failure: StepFailure = {
+        kind: 'step-failure',
+        code: 'ERR_WORKER_ID',
+        message: `<fork> named a worker "${id}", an id this run already has; no agent was overwritten and the step is not recorded`,
+        file: event.from,
+        pauses: false,
+        spentUsd: event.costUsd,
+        sessionCosts: event.sessionCosts ?? {},
+      };
+      putAgent(store, { ...store.agents.get(event.agentId)!, status: 'failed', error: failureText(failure) });
+      charge(store, failure.spentUsd, failure.sessionCosts);
+      setRunStatus(store, 'failed', failureText(failure));
+      enqueue.emit({ type: 'agent.failed', agentId: event.agentId, state: event.from, failure, totalCostUsd: store.meta.total_cost_usd });
+    }),
     failRun: ({ context }, params: { error: string }) => setRunStatus(context.work.store, 'failed', params.error),
     /**
      * Agents are actors of the supervisor's system with the supervisor as
@@ -194,6 +213,7 @@ export const supervisorMachine = setup({
   guards: {
     finished: ({ context }) => context.work.store.live === 0 || context.halted || (context.draining && context.work.slots.running === 0),
     flushed: ({ context }) => context.persisted >= context.version,
+    reusesId: ({ context, event }) => event.type === 'step.done' && event.spawns.length > 0 && reusedId(context.work.store, event.spawns.map((s) => s.id)) !== undefined,
     pauses: ({ event }) => event.type === 'step.failed' && event.failure.pauses,
   },
 }).createMachine({
@@ -213,7 +233,10 @@ export const supervisorMachine = setup({
   invoke: { id: 'persister', src: 'persister', input: ({ context }) => ({ store: context.work.store }) },
   on: {
     // Handled at the top level so a step that completed while the run was halting is still recorded.
-    'step.done': { actions: ['recordStep', 'spawnAgents', 'changed', 'dispatch'] },
+    'step.done': [
+      { guard: 'reusesId', actions: ['refuseStep', 'halt', 'changed'] },
+      { actions: ['recordStep', 'spawnAgents', 'changed', 'dispatch'] },
+    ],
     'state.persisted': { actions: [assign({ persisted: ({ context, event }) => Math.max(context.persisted, event.version) }), 'dispatch'] },
     'state.write_failed': {
       target: '.done',

@@ -35,6 +35,7 @@ export type ErrorCode =
   | 'ERR_LOCKED'
   | 'ERR_WORKFLOW_CHANGED'
   | 'ERR_WORKTREE'
+  | 'ERR_WORKER_ID'
   | 'ERR_INSPECT'
   | 'ERR_INTERNAL';
 

@@ -57,10 +57,11 @@ function usageErrors(command: Command, name: string): Command {
 
 /** Runs the action the flags ask for and returns the exit code. */
 async function dispatch(path: string | undefined, flags: CliFlags, result: CliResult): Promise<number> {
-  const running = !flags.list && !flags.status && !flags.recover && !flags.initConfig;
+  const running = !flags.list && flags.status === undefined && !flags.recover && !flags.initConfig;
   // A run that fails before it starts still answers with its summary's shape.
   result.jsonError = !flags.json ? null : running ? (error) => jsonSummary({ status: 'failed', error }) : jsonError;
-  const modes = [flags.resume && '--resume', flags.list && '--list', flags.status && '--status', flags.recover && '--recover', flags.initConfig && '--init-config'].filter(Boolean);
+  // An empty id is still the mode it names, and is refused as an id.
+  const modes = [flags.resume !== undefined && '--resume', flags.list && '--list', flags.status !== undefined && '--status', flags.recover && '--recover', flags.initConfig && '--init-config'].filter(Boolean);
   if (modes.length > 1) usage(`${modes.join(' and ')} cannot be combined`);
   if (modes.length === 1 && path) usage(`${modes[0]} takes no workflow path`);
   const print = (text: string) => process.stdout.write(`${text}\n`);
@@ -72,11 +73,11 @@ async function dispatch(path: string | undefined, flags: CliFlags, result: CliRe
     print(await listRuns(flags.stateDir, { json: !!flags.json, recover: !!flags.recover }));
     return EXIT.completed;
   }
-  if (flags.status) {
+  if (flags.status !== undefined) {
     print(await runStatus(flags.stateDir, flags.status, !!flags.json));
     return EXIT.completed;
   }
-  if (!flags.resume && !path) usage('give a workflow (a state file, a folder or a .zip), or --resume ID');
+  if (flags.resume === undefined && !path) usage('give a workflow (a state file, a folder or a .zip), or --resume ID');
   const inspecting = flags.inspect !== undefined || flags.trace !== undefined;
   if (!inspecting && (flags.inspectFull || flags.inspectAgents !== undefined)) usage('--inspect-full and --inspect-agents need --inspect or --trace');
   if (flags.inspectWait && flags.inspect === undefined) usage('--inspect-wait needs --inspect');

@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { findConfigFile, readConfigFile, type ConfigValues } from '../config/config-file.js';
 import type { RunEvent } from '../../machines/run-events.js';
+import { timerDelay } from '../timer-delay.js';
 import type { Inspection } from '../inspect/inspection.js';
 import type { RunOutcome } from '../runtime/compose-run.js';
 import { emptyProgress, trackProgress } from '../runtime/run-progress.js';
@@ -115,13 +116,16 @@ export async function runCommand(path: string | undefined, flags: CliFlags): Pro
   const common = { stateDir, onEvent, drain: signals.drain, kill: signals.kill, inspect: inspection?.observer };
   let outcome: RunOutcome;
   try {
-    outcome = flags.resume
+    outcome = flags.resume !== undefined
       ? await resumeWorkflow({ ...common, workflowId: flags.resume, overrides: resumeOverrides(flags, config), allowChanges: !!flags.allowChanges })
       : await startWorkflow({ ...common, path: path!, input: flags.input, workflowId: flags.workflowId, cwd: process.cwd(), settings: newRunSettings(flags, config) });
     while (outcome.waitUntil !== undefined && waitForLimits(flags, config) && !signals.drain.aborted) {
       const until = new Date(outcome.waitUntil);
       process.stderr.write(`raymond: every live agent hit a usage limit; waiting until ${until.toLocaleString()} (${until.toISOString()}) to continue. Ctrl-C stops waiting; --no-wait ends the run as paused instead.\n`);
-      await sleep(Math.max(0, outcome.waitUntil - Date.now()), undefined, { signal: signals.drain }).catch(() => {});
+      // In steps Node's timers can hold: a reset weeks away must not wake the run at once.
+      while (Date.now() < outcome.waitUntil && !signals.drain.aborted) {
+        await sleep(timerDelay(outcome.waitUntil - Date.now()), undefined, { signal: signals.drain }).catch(() => {});
+      }
       if (signals.drain.aborted) break;
       outcome = await resumeWorkflow({ ...common, workflowId: outcome.workflowId, overrides: resumeOverrides(flags, config), allowChanges: !!flags.allowChanges });
     }

@@ -16,6 +16,8 @@ interface RunSummary {
   started_at: string;
   /** Pid of the process running it now, if any. */
   running_pid: number | null;
+  /** Host of that process when it is another host (Raymond cannot see whether it still runs). */
+  running_host?: string;
 }
 
 async function allRuns(stateDir: string, warn: (t: string) => void): Promise<WorkflowState[]> {
@@ -32,7 +34,8 @@ async function allRuns(stateDir: string, warn: (t: string) => void): Promise<Wor
 }
 
 function summarize(stateDir: string, s: WorkflowState): RunSummary {
-  const runningPid = lockHolder(lockFilePath(stateDir, s.workflow_id))?.pid ?? null;
+  const holder = lockHolder(lockFilePath(stateDir, s.workflow_id));
+  const runningPid = holder?.pid ?? null;
   return {
     workflow_id: s.workflow_id,
     // A state file says running until its run ends; when no live process holds the lock, the run was
@@ -42,11 +45,18 @@ function summarize(stateDir: string, s: WorkflowState): RunSummary {
     total_cost_usd: s.total_cost_usd,
     started_at: s.started_at,
     running_pid: runningPid,
+    ...(holder?.foreign ? { running_host: holder.host } : {}),
   };
 }
 
+/** ` (running, pid N)`, ` (locked by pid N on host H)`, or nothing. */
+function holderText(r: RunSummary): string {
+  if (r.running_pid === null) return '';
+  return r.running_host === undefined ? ` (running, pid ${r.running_pid})` : ` (locked by pid ${r.running_pid} on host ${r.running_host})`;
+}
+
 function line(r: RunSummary): string {
-  const running = r.running_pid !== null ? ` (running, pid ${r.running_pid})` : '';
+  const running = holderText(r);
   return `${r.workflow_id}  ${r.status}${running}  ${r.live_agents} live  $${r.total_cost_usd.toFixed(4)}  ${r.started_at}`;
 }
 
@@ -69,10 +79,10 @@ export async function listRuns(stateDir: string, opts: { json: boolean; recover:
 export async function runStatus(stateDir: string, id: string, json: boolean): Promise<string> {
   const state = await readStateFile(stateFilePath(stateDir, id), id);
   const summary = summarize(stateDir, state);
-  if (json) return JSON.stringify({ ...state, status: summary.status, running_pid: summary.running_pid });
+  if (json) return JSON.stringify({ ...state, status: summary.status, running_pid: summary.running_pid, ...(summary.running_host ? { running_host: summary.running_host } : {}) });
   const budget = state.options.budget_usd > 0 ? `$${state.options.budget_usd.toFixed(2)}` : 'unlimited';
   const out = [
-    `run ${state.workflow_id}: ${summary.status}${summary.running_pid !== null ? ` (running, pid ${summary.running_pid})` : ''}${summary.status === 'interrupted' ? ` (its process is gone; resume with raymond --resume ${state.workflow_id})` : ''}`,
+    `run ${state.workflow_id}: ${summary.status}${holderText(summary)}${summary.status === 'interrupted' ? ` (its process is gone; resume with raymond --resume ${state.workflow_id})` : ''}`,
     `scope: ${state.scope.path} (${state.scope.kind}, entry ${state.scope.entry})`,
     `cost: $${state.total_cost_usd.toFixed(4)} of ${budget}; started ${state.started_at}, updated ${state.updated_at}`,
   ];

@@ -46,6 +46,23 @@ export function findConfigFile(cwd: string): string | undefined {
   }
 }
 
+/** A TOML table as parsed: a plain object (dates are objects too, arrays are not tables). */
+function isTable(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof Date);
+}
+
+/** A key as written in TOML: bare when it can be, quoted otherwise (so a message stays one line). */
+function keyName(key: string): string {
+  return /^[A-Za-z0-9_-]+$/.test(key) ? key : JSON.stringify(key);
+}
+
+/** A value as the user wrote it, near enough: `inf` is not JSON's `null`. */
+function shown(v: unknown): string {
+  if (typeof v === 'number') return String(v);
+  if (v instanceof Date) return v.toISOString();
+  return JSON.stringify(v);
+}
+
 /** Reads and checks a config file; errors name the file, the key and what was expected. */
 export function readConfigFile(path: string): ConfigValues {
   let data: Record<string, unknown>;
@@ -55,15 +72,17 @@ export function readConfigFile(path: string): ConfigValues {
     const first = errorMessage(err).split('\n')[0];
     throw new RaymondError('ERR_CONFIG', `not valid TOML: ${first}`, { file: path });
   }
-  const table = (data.raymond ?? {}) as Record<string, unknown>;
   for (const key of Object.keys(data)) {
-    if (key !== 'raymond') throw new RaymondError('ERR_CONFIG', `unknown section or key "${key}": put the options under [raymond]`, { file: path });
+    if (key !== 'raymond') throw new RaymondError('ERR_CONFIG', `unknown section or key ${JSON.stringify(key)}: put the options under [raymond]`, { file: path });
   }
+  const table = data.raymond ?? {};
+  if (!isTable(table)) throw new RaymondError('ERR_CONFIG', `raymond = ${shown(table)}: expected the table [raymond], with the options under it`, { file: path });
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(table)) {
-    const spec = KEYS[key as keyof ConfigValues];
-    if (!spec) throw new RaymondError('ERR_CONFIG', `unknown key raymond.${key} (known: ${Object.keys(KEYS).join(', ')})`, { file: path });
-    if (!spec.check(value)) throw new RaymondError('ERR_CONFIG', `raymond.${key} = ${JSON.stringify(value)}: expected ${spec.expected}`, { file: path });
+    // Own keys only: `toString` or `__proto__` in the file are unknown keys, not Object's.
+    const spec = Object.hasOwn(KEYS, key) ? KEYS[key as keyof ConfigValues] : undefined;
+    if (!spec) throw new RaymondError('ERR_CONFIG', `unknown key raymond.${keyName(key)} (known: ${Object.keys(KEYS).join(', ')})`, { file: path });
+    if (!spec.check(value)) throw new RaymondError('ERR_CONFIG', `raymond.${key} = ${shown(value)}: expected ${spec.expected}`, { file: path });
     out[key] = value;
   }
   return out as ConfigValues;

@@ -1,5 +1,6 @@
 import { StringDecoder } from 'node:string_decoder';
 import { execa } from 'execa';
+import { timerDelay } from '../timer-delay.js';
 import { killGroup, registerGroup, unregisterGroup } from './process-registry.js';
 
 export interface ProcessRequest {
@@ -61,14 +62,14 @@ export async function runProcess(req: ProcessRequest): Promise<ProcessResult> {
     killGroup(pid, 'SIGTERM');
     killTimer = setTimeout(() => killGroup(pid, 'SIGKILL'), KILL_GRACE_MS);
   };
-  let idle = setTimeout(onIdle, req.inactivityMs);
+  let idle = setTimeout(onIdle, timerDelay(req.inactivityMs));
   function onIdle() {
     timedOut = true;
     stop();
   }
   const touch = () => {
     clearTimeout(idle);
-    idle = setTimeout(onIdle, req.inactivityMs);
+    idle = setTimeout(onIdle, timerDelay(req.inactivityMs));
   };
   const onAbort = () => {
     aborted = true;

@@ -3,21 +3,21 @@
  * script steps for the orchestrator. Forking from a process this small is
  * cheap, where forking from the big orchestrator copies its page tables on
  * every step. Requests arrive as JSON lines on stdin, replies leave as JSON
- * lines on stdout (see protocol.ts). Only `node:*` modules are imported, to
- * keep the process small and its start fast.
+ * lines on stdout (see protocol.ts). Only `node:*` modules and two small
+ * dependency-free files are imported, to keep the process small and its
+ * start fast.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readlinkSync } from 'node:fs';
 import type { Readable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
+import { timerDelay } from '../timer-delay.js';
 import { createLineSplitter, encodeMessage, tickBatchedWriter, type RunMessage, type SpawnerReply, type SpawnerRequest } from './spawner-protocol.js';
 
 const STDERR_TAIL = 4096;
 const KILL_GRACE_MS = 2000;
 /** How long pipes may stay open after the script exited before they count as held by an escapee. */
 const DRAIN_MS = 150;
-/** Node fires longer timers at once; a huge --timeout must mean "practically never". */
-const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /** Requests only carry changes to this: the environment as it was when the orchestrator started us. */
 const baseEnv = { ...process.env };
@@ -36,10 +36,6 @@ function killGroup(pid: number, signal: NodeJS.Signals): void {
   } catch {
     // ESRCH: the group is already gone.
   }
-}
-
-function clampDelay(ms: unknown): number {
-  return typeof ms === 'number' && ms < MAX_TIMER_MS ? Math.max(0, ms) : MAX_TIMER_MS;
 }
 
 /** The last `limit` bytes of a stream, and how many bytes came before them. */
@@ -151,7 +147,7 @@ function run(msg: RunMessage): void {
   const idle = setTimeout(() => {
     timedOut = true;
     stop('SIGTERM');
-  }, clampDelay(msg.inactivityMs));
+  }, timerDelay(msg.inactivityMs));
   jobs.set(msg.id, { pid, stop });
   if (pid !== undefined) send({ type: 'started', id: msg.id, pid });
   const ends = pid === undefined ? [] : outputEnds(pid);

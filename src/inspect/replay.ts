@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createWebSocketInspector, type StatelyInspectionEvent } from '@statelyai/inspect';
 import { RaymondError } from '../errors.js';
+import { timerDelay } from '../timer-delay.js';
 import { startRelay, type RelayClient } from './relay.js';
 
 /** Reads a `--trace` file: the inspection events, one per line (the run's own `@raymond.*` lines are skipped). */
@@ -47,7 +48,7 @@ export async function replayTrace(file: string, opts: { port: number; speed: num
     let previous: number | undefined;
     for (const event of events) {
       const at = Number(event.createdAt);
-      if (opts.speed > 0 && previous !== undefined && at > previous) await sleep((at - previous) / opts.speed);
+      if (opts.speed > 0 && previous !== undefined && at > previous) await sleep(timerDelay((at - previous) / opts.speed));
       if (Number.isFinite(at)) previous = at;
       adapter.send(event);
     }

@@ -6,7 +6,7 @@ import type { StateExecutor } from '../executors/executor.js';
 import { isMarkdown } from '../scope/extensions.js';
 import { openScope, type Scope } from '../scope/scope.js';
 import { acquireLock } from '../state/run-lock.js';
-import { checkWorkflowId, lockFilePath, prepareStateFile, readStateFile, stateFilePath } from '../state/state-file.js';
+import { checkWorkflowId, lockFilePath, prepareStateFile, readStateFile, removeLeftoverTemps, stateFilePath } from '../state/state-file.js';
 import { composeRun, type RunHooks, type RunOutcome } from './compose-run.js';
 import { fromOptions, toOptions, type RunSettings } from './run-settings.js';
 
@@ -67,6 +67,7 @@ export async function startWorkflow(req: StartRequest): Promise<RunOutcome> {
         agents: [{ id: 'main', state: scope.ref.entry, session: null, branchFrom: null, next_session: randomUUID(), stack: [], cwd: req.cwd, attributes: {}, input: req.input ?? null, status: 'active' }],
         results: {},
       };
+      await removeLeftoverTemps(stateFile);
       return await composeRun(state, scope, stateFile, req.settings, req, false);
     } finally {
       release();
@@ -78,7 +79,6 @@ export async function startWorkflow(req: StartRequest): Promise<RunOutcome> {
 
 /** Continues a run from its state file: every live agent re-runs its current state. */
 export async function resumeWorkflow(req: ResumeRequest): Promise<RunOutcome> {
-  checkWorkflowId(req.workflowId);
   const stateFile = stateFilePath(req.stateDir, req.workflowId);
   const state = await readStateFile(stateFile, req.workflowId);
   const release = acquireLock(lockFilePath(req.stateDir, req.workflowId), req.workflowId);
@@ -105,6 +105,7 @@ export async function resumeWorkflow(req: ResumeRequest): Promise<RunOutcome> {
         }),
       };
       delete resumed.error;
+      await removeLeftoverTemps(stateFile);
       return await composeRun(resumed, scope, stateFile, settings, req, true);
     } finally {
       await scope.dispose();

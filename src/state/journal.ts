@@ -36,6 +36,24 @@ export function journalLine(store: RunStore, dirty: Dirty, seq: number): string 
   return `${JSON.stringify(batch)}\n`;
 }
 
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function recordOf(v: unknown, type: 'string' | 'number'): boolean {
+  return v === undefined || (isObject(v) && Object.values(v).every((x) => typeof x === type));
+}
+
+/** Whether a parsed line has the shape journalLine writes (agents are checked with the folded state). */
+function isBatch(v: unknown): v is JournalBatch {
+  if (!isObject(v) || !Number.isSafeInteger(v.seq) || !isObject(v.meta)) return false;
+  const m = v.meta;
+  if (typeof m.status !== 'string' || typeof m.total_cost_usd !== 'number' || typeof m.updated_at !== 'string' || !isObject(m.options)) return false;
+  if (m.error !== undefined && m.error !== null && typeof m.error !== 'string') return false;
+  if (v.agents !== undefined && !(Array.isArray(v.agents) && v.agents.every((a) => isObject(a) && typeof a.id === 'string'))) return false;
+  return recordOf(v.results, 'string') && recordOf(v.fork_counters, 'number') && recordOf(v.session_costs, 'number');
+}
+
 /**
  * Folds a journal into its snapshot. Batches already in the snapshot (by
  * `journal_seq`) are skipped; a torn last line is a batch whose write never
@@ -48,13 +66,16 @@ export function applyJournal(state: WorkflowState, text: string, file: string): 
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i]!;
     if (line.trim() === '') continue;
-    let batch: JournalBatch;
+    let data: unknown;
     try {
-      batch = JSON.parse(line) as JournalBatch;
+      data = JSON.parse(line);
     } catch {
       if (lines.slice(i + 1).every((l) => l.trim() === '')) break;
       throw new RaymondError('ERR_STATE_FILE', `the journal is damaged at line ${i + 1}`, { file });
     }
+    // A torn write never parses (it lacks the closing brace), so valid JSON of another shape is damage, wherever it is.
+    if (!isBatch(data)) throw new RaymondError('ERR_STATE_FILE', `the journal is damaged at line ${i + 1}: valid JSON, but not a journal record`, { file });
+    const batch = data;
     if (batch.seq <= (out.journal_seq ?? 0)) continue;
     const { error, ...meta } = batch.meta;
     Object.assign(out, meta);

@@ -2,10 +2,45 @@ import { readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { RaymondError } from '../errors.js';
 
-interface LockInfo {
+/** What a lock file holds. */
+export interface LockInfo {
   pid: number;
   host: string;
   started_at: string;
+  /**
+   * Which process the pid was when the lock was taken (boot id and start
+   * time, from /proc): a pid reused by another process does not match.
+   * Absent where /proc is not (and in locks of older versions).
+   */
+  process_start?: string;
+}
+
+/** A live holder of a lock, or one on another host whose liveness Raymond cannot see. */
+export interface LockHolder extends LockInfo {
+  /** True when the holder is on another host. */
+  foreign: boolean;
+}
+
+function readText(path: string): string | undefined {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch {
+    return undefined;
+  }
+}
+
+/** Fields of /proc/PID/stat after the command name, which may itself hold spaces and parentheses. */
+function procStat(pid: number): string[] | undefined {
+  const stat = readText(`/proc/${pid}/stat`);
+  return stat === undefined ? undefined : stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+}
+
+/** The identity of the process that has `pid` now: boot id and start time (clock ticks since boot). */
+function processStart(pid: number): string | undefined {
+  const boot = readText('/proc/sys/kernel/random/boot_id')?.trim();
+  // Field 22 of stat, the 20th after the name.
+  const start = procStat(pid)?.[19];
+  return boot && start ? `${boot}/${start}` : undefined;
 }
 
 function running(pid: number): boolean {
@@ -15,34 +50,45 @@ function running(pid: number): boolean {
     return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
   // A zombie has exited: its lock is stale.
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
-  } catch {
-    return true;
-  }
+  const stat = procStat(pid);
+  return stat === undefined || stat[0] !== 'Z';
 }
 
+/** A lock file's content, or undefined when it is unreadable or not a lock (a crash mid-write): stale. */
 function readLock(path: string): LockInfo | undefined {
   try {
-    return JSON.parse(readFileSync(path, 'utf8')) as LockInfo;
+    const info = JSON.parse(readFileSync(path, 'utf8')) as Partial<LockInfo> | null;
+    return info && Number.isSafeInteger(info.pid) && typeof info.host === 'string' ? (info as LockInfo) : undefined;
   } catch {
     return undefined;
   }
 }
 
-/** Who holds a run's lock, if a live process does. */
-export function lockHolder(path: string): LockInfo | undefined {
+/**
+ * Who holds a run's lock: a live process of this host that is still the
+ * process that took it, or any process of another host (whose processes
+ * Raymond cannot see). Undefined when the lock is free or stale.
+ */
+export function lockHolder(path: string): LockHolder | undefined {
   const info = readLock(path);
-  return info && info.host === hostname() && running(info.pid) ? info : undefined;
+  if (!info) return undefined;
+  if (info.host !== hostname()) return { ...info, foreign: true };
+  if (!running(info.pid)) return undefined;
+  const now = info.process_start === undefined ? undefined : processStart(info.pid);
+  if (now !== undefined && now !== info.process_start) return undefined;
+  return { ...info, foreign: false };
 }
 
 /**
- * One orchestrator per state file. The lock file holds the owner's pid; a
- * lock left by a dead process is taken over. Returns the release function.
+ * One orchestrator per state file. The lock file holds the owner's pid,
+ * host and process identity; a lock whose process is gone (or whose pid now
+ * belongs to another process) is taken over, a lock of another host is
+ * refused. Returns the release function.
  */
 export function acquireLock(path: string, workflowId: string): () => void {
   const mine: LockInfo = { pid: process.pid, host: hostname(), started_at: new Date().toISOString() };
+  const start = processStart(process.pid);
+  if (start !== undefined) mine.process_start = start;
   for (let attempt = 0; attempt < 3; attempt++) {
     try {
       writeFileSync(path, JSON.stringify(mine), { flag: 'wx' });
@@ -51,6 +97,9 @@ export function acquireLock(path: string, workflowId: string): () => void {
         throw new RaymondError('ERR_STATE_FILE', `cannot create the lock: ${(err as NodeJS.ErrnoException).code}`, { file: path });
       }
       const holder = lockHolder(path);
+      if (holder?.foreign) {
+        throw new RaymondError('ERR_LOCKED', `run ${workflowId} is locked by process ${holder.pid} on host ${JSON.stringify(holder.host)} (since ${holder.started_at}); Raymond cannot see that host's processes: if the run no longer runs there, delete this lock file and try again`, { file: path });
+      }
       if (holder) {
         throw new RaymondError('ERR_LOCKED', `run ${workflowId} is in use by process ${holder.pid} (since ${holder.started_at}); wait for it or stop it first`, { file: path });
       }

@@ -1,12 +1,26 @@
-import { mkdir, readFile, stat } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { mkdir, readFile, readdir, stat, unlink } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
 import { RaymondError } from '../errors.js';
 import { ignoreRaymondFolder } from '../raymond-folder.js';
 import type { WorkflowState } from '../../machines/types.js';
 import { applyJournal } from './journal.js';
 
+const WORKFLOW_ID = /^[A-Za-z0-9_-]{1,128}$/;
+
+/**
+ * Checks a run id: letters, digits, `-` and `_`. Every path made from an id
+ * goes through here, so an id such as `../x` never names a file outside the
+ * state folder.
+ */
+export function checkWorkflowId(id: string): void {
+  if (!WORKFLOW_ID.test(id)) {
+    throw new RaymondError('ERR_WORKFLOW_ID', `invalid workflow id ${JSON.stringify(id)}: use 1-128 letters, digits, - or _`);
+  }
+}
+
 /** Where a run's state file lives. */
 export function stateFilePath(stateDir: string, workflowId: string): string {
+  checkWorkflowId(workflowId);
   return join(stateDir, `${workflowId}.json`);
 }
 
@@ -17,16 +31,8 @@ export function journalFilePath(statePath: string): string {
 
 /** The lock file beside a run's state file. */
 export function lockFilePath(stateDir: string, workflowId: string): string {
+  checkWorkflowId(workflowId);
   return join(stateDir, `${workflowId}.lock`);
-}
-
-const WORKFLOW_ID = /^[A-Za-z0-9_-]{1,128}$/;
-
-/** Checks a user-given workflow id: letters, digits, `-` and `_`. */
-export function checkWorkflowId(id: string): void {
-  if (!WORKFLOW_ID.test(id)) {
-    throw new RaymondError('ERR_WORKFLOW_ID', `invalid workflow id "${id}": use 1-128 letters, digits, - or _`);
-  }
 }
 
 /** Makes the state directory (keeping `.raymond/` out of git) and refuses to reuse an existing run's id. */
@@ -40,6 +46,24 @@ export async function prepareStateFile(stateDir: string, workflowId: string): Pr
     throw new RaymondError('ERR_WORKFLOW_ID', `a run with id "${workflowId}" already exists; choose another --workflow-id`, { file: path });
   }
   return path;
+}
+
+/**
+ * Removes the temporary files a writer left beside a run's state file when it
+ * died mid-write (`<id>.json.<digits>`, write-file-atomic's names). Call it
+ * holding the run's lock: the run's one writer is then this process, which
+ * has not written yet, so every such file is a dead writer's. Ids hold no
+ * `.`, so no other run's files match.
+ */
+export async function removeLeftoverTemps(statePath: string): Promise<void> {
+  const prefix = `${basename(statePath)}.`;
+  const names = await readdir(dirname(statePath)).catch(() => [] as string[]);
+  for (const name of names) {
+    if (!name.startsWith(prefix) || !/^\d+$/.test(name.slice(prefix.length))) continue;
+    await unlink(join(dirname(statePath), name)).catch(() => {
+      // Gone already, or not ours to remove: it costs disk space, not correctness.
+    });
+  }
 }
 
 /** Reads and checks a state file; `id` names the run in the message when there is none. */
@@ -68,7 +92,7 @@ export async function readStateFile(path: string, id?: string): Promise<Workflow
 
 function checkShape(state: WorkflowState, path: string): WorkflowState {
   const broken = state.agents.find((a) => !a || typeof a.id !== 'string' || typeof a.state !== 'string' || !Array.isArray(a.stack) || typeof a.cwd !== 'string');
-  if (broken !== undefined || typeof state.scope?.path !== 'string' || typeof state.options !== 'object') {
+  if (broken !== undefined || typeof state.scope?.path !== 'string' || typeof state.options !== 'object' || !WORKFLOW_ID.test(state.workflow_id)) {
     throw new RaymondError('ERR_STATE_FILE', 'the state file is damaged (an agent or the scope is malformed)', { file: path });
   }
   return state as WorkflowState;

@@ -79,6 +79,13 @@ describe('.raymond/config.toml', () => {
       ['[raymond]\nmax_paralel = 2\n', /unknown key raymond\.max_paralel/],
       ['[raymond\nbudget = 1\n', /config\.toml: not valid TOML/],
       ['budget = 1\n', /unknown section or key "budget": put the options under \[raymond\]/],
+      ['raymond = 5\n', /config\.toml: raymond = 5: expected the table \[raymond\], with the options under it$/m],
+      ['raymond = 1979-05-27\n', /config\.toml: raymond = 1979-05-27: expected the table \[raymond\]/],
+      ['raymond = [1]\n', /config\.toml: raymond = \[1\]: expected the table \[raymond\]/],
+      ['[raymond]\ntoString = 1\n', /config\.toml: unknown key raymond\.toString \(known: /],
+      ['[raymond]\n"__proto__" = 1\n', /config\.toml: unknown key raymond\.__proto__ \(known: /],
+      ['[raymond]\n"a b" = 1\n', /config\.toml: unknown key raymond\."a b" \(known: /],
+      ['[raymond]\ntimeout = inf\n', /config\.toml: raymond\.timeout = Infinity: expected a whole number of seconds/],
     ];
     const wf = box.write({ 'START.sh': sh('echo "<result>x</result>"') }, 'cfg/wf');
     mkdirSync(join(box.dir, 'cfg/.git'), { recursive: true });

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, describe, it } from 'node:test';
@@ -69,6 +70,60 @@ describe('raymond --resume', () => {
     assert.equal(readFileSafe(lock), undefined, 'the lock is released at the end');
   });
 
+  it('takes over a lock whose pid now belongs to another process', { skip: !existsSync('/proc/self/stat') }, async () => {
+    const wf = flaky('reused');
+    assert.equal((await box.run([wf, '--workflow-id', 'reused'])).code, 1);
+    writeFileSync(join(box.dir, 'reused.ok'), '');
+    // The pid is alive (this test process), but it is not the process that took the lock.
+    const lock = join(box.dir, '.raymond/state/reused.lock');
+    writeFileSync(lock, JSON.stringify({ pid: process.pid, host: hostname(), started_at: '2026-01-01T00:00:00.000Z', process_start: 'another-boot/12345' }));
+    const r = await box.run(['--resume', 'reused', '--json']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(summary(r).results.main, 'end fine');
+    assert.equal(readFileSafe(lock), undefined, 'the lock is released at the end');
+  });
+
+  it('refuses a lock of another host, naming it and how to override, and changes nothing', async () => {
+    const wf = flaky('foreign');
+    assert.equal((await box.run([wf, '--workflow-id', 'foreign'])).code, 1);
+    writeFileSync(join(box.dir, 'foreign.ok'), '');
+    const lock = join(box.dir, '.raymond/state/foreign.lock');
+    const text = JSON.stringify({ pid: 4242, host: 'build-07.example', started_at: '2026-01-01T00:00:00.000Z' });
+    writeFileSync(lock, text);
+    const before = readFileSync(join(box.dir, '.raymond/state/foreign.json'), 'utf8');
+    const r = await box.run(['--resume', 'foreign']);
+    assert.equal(r.code, 2);
+    assert.equal(
+      r.stderr,
+      `raymond: ${lock}: run foreign is locked by process 4242 on host "build-07.example" (since 2026-01-01T00:00:00.000Z); Raymond cannot see that host's processes: if the run no longer runs there, delete this lock file and try again\n`,
+    );
+    assert.equal(readFileSync(lock, 'utf8'), text, 'the lock is kept');
+    assert.equal(readFileSync(join(box.dir, '.raymond/state/foreign.json'), 'utf8'), before, 'no change to the state file');
+    const list = await box.run(['--list']);
+    assert.match(list.stdout, /^foreign {2}failed \(locked by pid 4242 on host build-07\.example\) /m);
+    assert.doesNotMatch((await box.run(['--recover'])).stdout, /foreign/, 'not offered for resume');
+    rmSync(lock);
+    assert.equal((await box.run(['--resume', 'foreign'])).code, 0);
+  });
+
+  it('removes the temporary files a dead writer left beside the state file, and no other file', async () => {
+    const wf = flaky('temps');
+    const dir = join(box.dir, '.raymond/state');
+    // A run that died writing its first snapshot leaves no state file, so its id may be taken again.
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'temps.json.999'), '{"half');
+    assert.equal((await box.run([wf, '--workflow-id', 'temps'])).code, 1);
+    assert.equal(existsSync(join(dir, 'temps.json.999')), false, 'removed by a new run of that id');
+    writeFileSync(join(box.dir, 'temps.ok'), '');
+    const leftovers = ['temps.json.12345', 'temps.json.4294967295'];
+    const others = ['temps.json.bak', 'temps.json.12a', 'temps2.json.12345', 'other.json.77'];
+    for (const name of [...leftovers, ...others]) writeFileSync(join(dir, name), '{"half": "written');
+    const r = await box.run(['--resume', 'temps']);
+    assert.equal(r.code, 0, r.stderr);
+    for (const name of leftovers) assert.equal(existsSync(join(dir, name)), false, `${name} removed`);
+    for (const name of others) assert.equal(existsSync(join(dir, name)), true, `${name} kept`);
+  });
+
   it('refuses to resume a workflow edited or removed since the run started, unless --allow-changes', async () => {
     const wf = flaky('edited');
     assert.equal((await box.run([wf, '--workflow-id', 'ed'])).code, 1);
@@ -101,6 +156,29 @@ describe('raymond --resume', () => {
     const missing = await box.run(['--resume', 'nosuchrun']);
     assert.equal(missing.code, 2);
     assert.match(missing.stderr, /no run with id "nosuchrun" here \(see raymond --list, or give --state-dir\)/);
+  });
+
+  it('a journal line that is JSON but not a record gives one line naming the journal and line, exit 2, and no change', async () => {
+    const wf = flaky('badjournal');
+    assert.equal((await box.run([wf, '--workflow-id', 'bj'])).code, 1);
+    const snapshot = join(box.dir, '.raymond/state/bj.json');
+    const journal = join(box.dir, '.raymond/state/bj.journal');
+    const before = readFileSync(snapshot, 'utf8');
+    const seq = (JSON.parse(before) as { journal_seq?: number }).journal_seq ?? 0;
+    const good = JSON.stringify({ seq: seq + 1, meta: { status: 'failed', total_cost_usd: 0, updated_at: '2026-01-01T00:00:00.000Z', options: {} } });
+    for (const bad of ['5', 'null', '[]', '{}', `{"seq": ${seq + 2}}`, `{"seq": ${seq + 2}, "meta": {"status": 1}}`, `{"seq": ${seq + 2}, "meta": ${JSON.stringify(JSON.parse(good).meta)}, "agents": [7]}`]) {
+      const text = `${good}\n${bad}\n`;
+      writeFileSync(journal, text);
+      for (const args of [['--resume', 'bj'], ['--status', 'bj'], ['--list']]) {
+        const r = await box.run(args);
+        const line = /\S*\.raymond\/state\/bj\.journal: the journal is damaged at line 2: valid JSON, but not a journal record\n/.source;
+        // --list goes on with the other runs (this sandbox holds broken ones of other tests too).
+        assert.match(r.stderr, args[0] === '--list' ? new RegExp(`^warning: skipped ${line}`, 'm') : new RegExp(`^raymond: ${line}$`), `${args[0]} ${bad}: ${r.stderr}`);
+        assert.equal(r.code, args[0] === '--list' ? 0 : 2, `${args[0]} ${bad}`);
+        assert.equal(readFileSync(journal, 'utf8'), text, 'the journal is untouched');
+        assert.equal(readFileSync(snapshot, 'utf8'), before, 'the snapshot is untouched');
+      }
+    }
   });
 
   it('a completed run has nothing to resume', async () => {
@@ -137,6 +215,29 @@ describe('--list, --status, --recover', () => {
       assert.equal(JSON.parse((await own.run(['--status', 'good', '--json'])).stdout).results.main, 'fine');
       const recover = await own.run(['--recover']);
       assert.equal(recover.stdout.trim(), `${lines[1]}\n  raymond --resume broken`);
+    } finally {
+      own.remove();
+    }
+  });
+});
+
+describe('run ids on the command line', () => {
+  it('--status, worktrees and --resume take plain ids only and read nothing outside the state folder', async () => {
+    const own = new Sandbox();
+    try {
+      const wf = own.write({ 'START.sh': sh('echo "<result>x</result>"') }, 'wf');
+      await own.run([wf, '--workflow-id', 'outside']);
+      // A run's files where an id with a path would reach them: beside the state folder and above it.
+      const state = readFileSync(join(own.dir, '.raymond/state/outside.json'), 'utf8');
+      writeFileSync(join(own.dir, '.raymond/x.json'), state);
+      writeFileSync(join(own.dir, 'x.json'), state);
+      const cases = [['--status', '../../x'], ['--status', '../x', '--json'], ['worktrees', '../x'], ['--resume', '../../x'], ['--status', 'a/b'], ['--status', '']];
+      for (const args of cases) {
+        const r = await own.run(args);
+        assert.equal(r.code, 2, `${args.join(' ')}: ${r.stdout}${r.stderr}`);
+        assert.equal(r.stdout, '', args.join(' '));
+        assert.equal(r.stderr, `raymond: invalid workflow id ${JSON.stringify(args[1])}: use 1-128 letters, digits, - or _\n`);
+      }
     } finally {
       own.remove();
     }

@@ -43,11 +43,11 @@ export function freshState(entry = 'START', overrides: Partial<AgentRecord> = {}
   };
 }
 
-/** Names a fork's workers the way the real step does when it resolves a decision. */
+/** Names a fork's workers the way the real step does when it resolves a decision; a script may name them itself. */
 function named(decision: Decision, input: StepInput): Decision {
   if (decision.kind !== 'fork') return decision;
   const ids = nameWorkers(input.record.id, input.forkCount, decision.workers.map((w) => w.target));
-  return { ...decision, workers: decision.workers.map((w, i) => ({ ...w, id: ids[i] })) };
+  return { ...decision, workers: decision.workers.map((w, i) => ({ ...w, id: w.id ?? ids[i] })) };
 }
 
 /**

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { agentIn as agent, runFake } from '../helpers/fake-actors.js';
+import { agentIn as agent, freshState, runFake } from '../helpers/fake-actors.js';
 import type { AgentRecord, WorkflowState } from '../../machines/types.js';
 
 
@@ -66,5 +66,28 @@ describe('supervisor: failures, slots and scheduling', () => {
     const positions = run.started.flatMap((s, i) => (s === 'main:START' ? [i] : []));
     const gaps = positions.slice(1).map((p, i) => p - positions[i]! - 1);
     assert.ok(Math.max(...gaps) <= 2, `largest gap between dispatcher turns: ${Math.max(...gaps)}`);
+  });
+});
+
+describe('supervisor: worker ids', () => {
+  it('fails the run instead of letting a worker take an id the run holds', async () => {
+    const state = freshState();
+    state.agents.push({ id: 'main_w1', state: 'W', session: null, branchFrom: null, stack: [], cwd: '/wf', attributes: {}, input: null, status: 'terminated', result: 'first' });
+    state.results = { main_w1: 'first' };
+    const run = await runFake({ START: { kind: 'fork', next: 'END', workers: [{ id: 'main_w1', target: 'W', attributes: {} }] }, W: { kind: 'result', payload: 'second' }, END: { kind: 'result', payload: 'e' } }, { state });
+    assert.equal(run.output.status, 'failed');
+    assert.match(run.output.error!, /^START: <fork> named a worker "main_w1", an id this run already has/);
+    const last = JSON.parse(run.writes.at(-1)!) as WorkflowState;
+    assert.equal(last.results.main_w1, 'first', 'the first worker\'s result is kept');
+    assert.equal(agent(last, 'main_w1').result, 'first');
+    assert.equal(agent(last, 'main').state, 'START', 'the fork is not recorded: a resume runs it again');
+    assert.equal(agent(last, 'main').status, 'failed');
+  });
+
+  it('fails the run when one fork names two workers alike, without a crash', async () => {
+    const run = await runFake({ START: { kind: 'fork', next: 'END', workers: [{ id: 'main_x1', target: 'W', attributes: {} }, { id: 'main_x1', target: 'W', attributes: {} }] }, W: { kind: 'result', payload: 'w' }, END: { kind: 'result', payload: 'e' } });
+    assert.equal(run.output.status, 'failed');
+    assert.match(run.output.error!, /"main_x1"/);
+    assert.equal(run.store.agents.has('main_x1'), false);
   });
 });

@@ -43,6 +43,13 @@ describe('journal', () => {
     assert.equal(state.journal_seq, 1);
   });
 
+  it('refuses a line that is JSON but not a record, even the last one', () => {
+    const { first } = twoBatches();
+    for (const bad of ['5', 'null', '{"seq": 2}', '{"seq": 2, "meta": {}}']) {
+      assert.throws(() => applyJournal(freshState(), `${first}${bad}\n`, 'wf.journal'), (e) => e instanceof RaymondError && formatError(e) === 'wf.journal: the journal is damaged at line 2: valid JSON, but not a journal record', bad);
+    }
+  });
+
   it('refuses damage before the last line', () => {
     const { first, second } = twoBatches();
     assert.throws(() => applyJournal(freshState(), `{"seq": 1, broken\n${first}${second}`, 'wf.journal'), (e) => e instanceof RaymondError && /wf\.journal: the journal is damaged at line 1/.test(formatError(e)));

@@ -90,6 +90,19 @@ describe('Claude Code failures (fake claude)', () => {
     assert.equal(alive(pid), false, 'the hung claude’s child was killed with its group');
   });
 
+  it('a --timeout longer than Node\'s timers hold (24.8 days) kills no step, markdown or script', async () => {
+    const { r, log } = await runFake(
+      'longtimeout',
+      { 'START.md': 'x', 'NEXT.sh': '#!/usr/bin/env bash\nsleep 0.2\necho "<result>done</result>"\n' },
+      { FAKE_CLAUDE_REPLY: '<goto>NEXT.sh</goto>', FAKE_CLAUDE_FAILS: '0' },
+      ['--timeout', '2147484'],
+    );
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(summary(r).results.main, 'done');
+    assert.equal(log.length, 1, 'Claude Code ran once, without a retry');
+    assert.doesNotMatch(r.stderr, /killed|TimeoutOverflowWarning/);
+  });
+
   it('garbage lines are skipped and multi-megabyte lines are read', async () => {
     const { r } = await runFake('garbage', { 'START.md': 'x' }, { FAKE_CLAUDE_MODE: 'garbage', FAKE_CLAUDE_REPLY: '<result>survived</result>' }, ['--verbose']);
     assert.equal(r.code, 0, r.stderr);
