@@ -235,8 +235,10 @@ describe('run ids on the command line', () => {
       for (const args of cases) {
         const r = await own.run(args);
         assert.equal(r.code, 2, `${args.join(' ')}: ${r.stdout}${r.stderr}`);
-        assert.equal(r.stdout, '', args.join(' '));
-        assert.equal(r.stderr, `raymond: invalid workflow id ${JSON.stringify(args[1])}: use 1-128 letters, digits, - or _\n`);
+        const message = `invalid workflow id ${JSON.stringify(args[1])}: use 1-128 letters, digits, - or _`;
+        // With --json the error is also the JSON object on stdout; nothing else is printed.
+        assert.equal(r.stdout, args.includes('--json') ? `${JSON.stringify({ error: message, code: 'ERR_WORKFLOW_ID' })}\n` : '', args.join(' '));
+        assert.equal(r.stderr, `raymond: ${message}\n`);
       }
     } finally {
       own.remove();
