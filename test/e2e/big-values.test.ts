@@ -3,7 +3,8 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { Sandbox, sh, summary } from '../helpers/cli.js';
+import { execa } from 'execa';
+import { CLI, Sandbox, sh, summary } from '../helpers/cli.js';
 
 const box = new Sandbox();
 after(() => box.remove());
@@ -73,5 +74,34 @@ describe('values too large for the environment reach scripts through files', () 
     assert.equal(second.code, 0, second.stderr);
     writeFileSync(join(out, 'expected'), readFileSync(join(out, 'expected'), 'utf8').replace(/\n$/, ''));
     assert.equal(sha(join(out, 'got')), sha(join(out, 'expected')));
+  });
+});
+
+describe('output too large to keep', () => {
+  it('a script printing 600 MB completes with its result, says its output was cut, and the orchestrator stays under 300 MB', { skip: process.platform !== 'linux' }, async () => {
+    const out = join(box.dir, 'out4');
+    const wf = box.write({
+      'START.sh': sh('mkdir -p "$OUT"', "head -c 600000000 /dev/zero | tr '\\0' x", "echo '<goto>MEASURE</goto>'"),
+      // The step after the big one reads the orchestrator's peak: its script's parent is a spawner, whose parent is the orchestrator.
+      'MEASURE.sh': sh('o=$(awk \'/^PPid:/ {print $2}\' /proc/$PPID/status)', 'awk \'/^VmHWM:/ {print $2}\' /proc/$o/status > "$OUT/peak-kb"', 'echo "<result>ok</result>"'),
+    }, 'huge');
+    // Run as users run it: the bin, with the Node flags of its #! line.
+    const r = await execa(CLI, [wf, '--json', '--workflow-id', 'huge'], { cwd: box.dir, env: { OUT: out }, reject: false, stdin: 'ignore', timeout: 180_000 });
+    const stderr = String(r.stderr);
+    assert.equal(r.exitCode, 0, stderr);
+    assert.equal((JSON.parse(String(r.stdout)) as { results: Record<string, string> }).results.main, 'ok');
+    assert.match(stderr, /warning: \[main\] \S*START\.sh: output was cut: only the last 16 MiB of 572\.2 MiB were kept/);
+    assert.doesNotMatch(stderr, /\n\s+at |RangeError|FATAL|Invalid string length/, 'no stack trace');
+    const peakMb = Number(readFileSync(join(out, 'peak-kb'), 'utf8')) / 1024;
+    assert.ok(peakMb > 10 && peakMb < 300, `orchestrator peak RSS ${peakMb.toFixed(0)} MB`);
+    const record = readFileSync(join(box.dir, '.raymond/debug/huge/scripts.jsonl'), 'utf8').split('\n').find((l) => l.includes('"state":"START.sh"'))!;
+    assert.equal((JSON.parse(record) as { dropped_bytes: number }).dropped_bytes, 600_000_000 + '<goto>MEASURE</goto>\n'.length - 16 * 2 ** 20, 'the debug log says how much was cut');
+  });
+
+  it('a tag whose start was cut off is reported as such', async () => {
+    const wf = box.write({ 'START.sh': sh("printf '<result>'", "head -c 20000000 /dev/zero | tr '\\0' x", "printf '</result>'") }, 'cut-tag');
+    const r = await box.run([wf, '--workflow-id', 'cut-tag']);
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /START\.sh: output has no transition tag .*; output was cut: only the last 16 MiB of 19\.1 MiB were kept/);
   });
 });
