@@ -60,6 +60,16 @@ describe('values too large for the environment reach scripts through files', () 
     assert.equal(readFileSync(join(out, 'end'), 'utf8'), 'input=short input_file=unset\n');
   });
 
+  it('a value holding a NUL character, which no variable can, reaches the script through a file', async () => {
+    const wf = box.write({
+      'START.sh': sh('printf \'<goto input="a\\0b">NEXT</goto>\''),
+      'NEXT.sh': sh('echo "<result>${RAYMOND_INPUT-unset} $(od -An -c < "$RAYMOND_INPUT_FILE" | tr -s \' \')</result>"'),
+    }, 'nul');
+    const r = await box.run([wf, '--json', '--workflow-id', 'nul']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(summary(r).results.main, 'unset  a \\0 b');
+  });
+
   it('a run that stopped at a step holding a large input resumes and completes with it', async () => {
     const out = join(box.dir, 'out3');
     const wf = box.write({
