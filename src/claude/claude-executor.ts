@@ -1,6 +1,7 @@
 import type { RunEventSink } from '../../machines/run-events.js';
 import { RaymondError } from '../errors.js';
 import type { Execution, ExecutionRequest, StateExecutor } from '../executors/executor.js';
+import { mib } from '../executors/output-cut.js';
 import { runProcess } from '../executors/run-process.js';
 import { claudeArgs, promptOnStdin } from './claude-argv.js';
 import { invocationCost } from './cost.js';
@@ -13,12 +14,6 @@ export interface ClaudeOptions {
   skipPermissions: boolean;
   /** The run's event stream: Claude's messages are shown as they arrive. */
   emit: RunEventSink;
-}
-
-/** Characters (of mostly ASCII JSON: about bytes) as MiB. */
-function mib(chars: number): string {
-  const n = chars / 2 ** 20;
-  return `${Number.isInteger(n) ? n : n.toFixed(1)} MiB`;
 }
 
 function oneLine(text: string, max = 300): string {

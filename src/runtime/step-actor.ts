@@ -2,6 +2,7 @@ import { fromPromise } from 'xstate';
 import type { StepInput, StepResult } from '../../machines/agent.machine.js';
 import { RaymondError, toStepFailure } from '../errors.js';
 import type { Execution } from '../executors/executor.js';
+import { cutNote } from '../executors/output-cut.js';
 import { isMarkdown } from '../scope/extensions.js';
 import { runMarkdownStep } from './markdown-step.js';
 import { resolveDecision } from './resolve-decision.js';
@@ -12,23 +13,18 @@ function tail(text: string, max = 300): string {
   return t.length > max ? `...${t.slice(-max)}` : t;
 }
 
-function mib(bytes: number): string {
-  const n = bytes / 2 ** 20;
-  return `${Number.isInteger(n) ? n : n.toFixed(1)} MiB`;
-}
-
 /** Says how much of a script's output was kept, when a cap cut it; tags were read from what was kept. */
-function cutNote(execution: Execution): string | undefined {
+function outputCut(execution: Execution): string | undefined {
   if (!execution.droppedBytes) return undefined;
   const kept = Buffer.byteLength(execution.output);
-  return `output was cut: only the last ${mib(kept)} of ${mib(kept + execution.droppedBytes)} were kept`;
+  return cutNote(kept, kept + execution.droppedBytes);
 }
 
 /** Runs a script state and reads its transition from what it printed. */
 async function runScriptStep(deps: StepDependencies, input: StepInput, where: string, signal: AbortSignal): Promise<StepResult> {
   const agent = input.record;
   const execution = await deps.script.execute({ workflowId: deps.workflowId, agent, file: agent.state, scope: deps.scope, signal, timeoutMs: deps.timeoutMs, debug: stepDebug(deps, agent) });
-  const cut = cutNote(execution);
+  const cut = outputCut(execution);
   if (cut) deps.emit({ type: 'warning', text: `[${agent.id}] ${where}: ${cut}` });
   let interpretation;
   try {
