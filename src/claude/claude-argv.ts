@@ -9,8 +9,22 @@ export interface ClaudeInvocation {
 }
 
 /**
+ * Prompts larger than this go to Claude Code on stdin instead of in argv:
+ * Linux takes at most 128 KiB in one argument (and about 2 MB in argv and
+ * the environment together), Windows 32,767 characters in a command line.
+ */
+export const MAX_ARGV_PROMPT_BYTES = process.platform === 'win32' ? 16 * 1024 : 64 * 1024;
+
+/** Whether a prompt is too large for argv and goes on stdin. */
+export function promptOnStdin(prompt: string): boolean {
+  // Up to three bytes a character: most prompts are known to fit without counting.
+  return prompt.length * 3 > MAX_ARGV_PROMPT_BYTES && Buffer.byteLength(prompt) > MAX_ARGV_PROMPT_BYTES;
+}
+
+/**
  * The argv of one `claude` turn. The prompt is one argument after `--`, so no
- * prompt text can ever be read as a flag, and nothing goes through a shell.
+ * prompt text can ever be read as a flag, and nothing goes through a shell;
+ * a prompt too large for argv is left out, for stdin (see promptOnStdin).
  */
 export function claudeArgs(inv: ClaudeInvocation): string[] {
   const args = ['-p', '--output-format', 'stream-json', '--verbose'];
@@ -20,7 +34,7 @@ export function claudeArgs(inv: ClaudeInvocation): string[] {
   if (inv.session.kind === 'resume') args.push('--resume', inv.session.session);
   if (inv.session.kind === 'branch') args.push('--resume', inv.session.from, '--fork-session');
   if (inv.session.kind !== 'resume' && inv.session.id) args.push('--session-id', inv.session.id);
-  args.push('--', inv.prompt);
+  if (!promptOnStdin(inv.prompt)) args.push('--', inv.prompt);
   return args;
 }
 

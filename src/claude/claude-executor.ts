@@ -1,11 +1,12 @@
 import type { RunEventSink } from '../../machines/run-events.js';
 import { RaymondError } from '../errors.js';
 import type { Execution, ExecutionRequest, StateExecutor } from '../executors/executor.js';
+import { mib } from '../executors/output-cut.js';
 import { runProcess } from '../executors/run-process.js';
-import { claudeArgs } from './claude-argv.js';
+import { claudeArgs, promptOnStdin } from './claude-argv.js';
 import { invocationCost } from './cost.js';
 import { findClaude } from './find-claude.js';
-import { StreamReader } from './stream-reader.js';
+import { MAX_LINE_CHARS, StreamReader } from './stream-reader.js';
 
 export interface ClaudeOptions {
   /** `--claude-bin`; else `claude` on PATH. */
@@ -41,12 +42,15 @@ export function createClaudeExecutor(options: ClaudeOptions): StateExecutor {
       const agentId = req.agent.id;
       const reader = new StreamReader((p) => {
         if (p.kind === 'bad-line') options.emit({ type: 'detail', text: `[${agentId}] skipped a line that is not JSON: ${p.text}` });
+        else if (p.kind === 'cut') options.emit({ type: 'warning', text: `[${agentId}] ${where}: output was cut: skipped a line of ${mib(p.chars)} from Claude Code (at most ${mib(MAX_LINE_CHARS)} are read)` });
         else options.emit({ type: 'print', agentId, text: p.text });
       });
       const debug = req.debug?.();
+      const prompt = req.prompt ?? '';
       const result = await runProcess({
         file: bin,
-        args: claudeArgs({ prompt: req.prompt ?? '', session: req.session ?? { kind: 'fresh' }, model: req.model, effort: req.effort, skipPermissions: options.skipPermissions }),
+        args: claudeArgs({ prompt, session: req.session ?? { kind: 'fresh' }, model: req.model, effort: req.effort, skipPermissions: options.skipPermissions }),
+        ...(promptOnStdin(prompt) ? { input: prompt } : {}),
         cwd: req.agent.cwd,
         // A Raymond run inside a Claude Code session must not look nested to the child.
         env: { CLAUDECODE: undefined },
@@ -84,9 +88,10 @@ export function createClaudeExecutor(options: ClaudeOptions): StateExecutor {
       if (s.resultText === null || s.sessionId === null) {
         const how = result.exitCode === null ? `was killed by ${result.signal}` : `exited with code ${result.exitCode}`;
         const stderr = result.stderrTail.trim() ? `: ${oneLine(result.stderrTail)}` : ' without a result';
+        const cut = s.cutLines > 0 ? `; ${s.cutLines} line(s) over ${mib(MAX_LINE_CHARS)} were skipped` : '';
         // The reserved id exists already: an earlier attempt (or a killed run) began that session.
         const sessionInUse = /Session ID \S+ is already in use/.test(result.stderrTail);
-        throw new RaymondError('ERR_CLAUDE_FAILED', `Claude Code ${how}${stderr}`, { file: where, details: { ...spent, sessionInUse } });
+        throw new RaymondError('ERR_CLAUDE_FAILED', `Claude Code ${how}${stderr}${cut}`, { file: where, details: { ...spent, sessionInUse } });
       }
       const out: Execution = { output: s.resultText, session: s.sessionId, costUsd };
       if (s.totalCostUsd !== null) out.sessionTotal = s.totalCostUsd;

@@ -13,10 +13,20 @@ export interface StreamSummary {
   usageLimit: { resetsAt?: number | undefined; message: string } | null;
   /** Lines that were not JSON (logged, skipped). */
   badLines: number;
+  /** Lines longer than MAX_LINE_CHARS (skipped unread). */
+  cutLines: number;
 }
 
-/** Progress events surfaced while the turn runs. */
-export type StreamProgress = { kind: 'text'; text: string } | { kind: 'tool'; text: string } | { kind: 'bad-line'; text: string };
+/** Progress events surfaced while the turn runs; `cut`: a line of `chars` characters was skipped unread. */
+export type StreamProgress = { kind: 'text'; text: string } | { kind: 'tool'; text: string } | { kind: 'bad-line'; text: string } | { kind: 'cut'; chars: number };
+
+/**
+ * The longest stream line read: 16 Mi characters. Claude Code's lines are
+ * far shorter (a final text is bounded by the model's output); a longer one
+ * is skipped as it streams by, so no output can exhaust memory or a string's
+ * maximum length.
+ */
+export const MAX_LINE_CHARS = 16 * 2 ** 20;
 
 type Json = Record<string, unknown>;
 
@@ -48,28 +58,62 @@ function toEpochMs(v: unknown): number | undefined {
 
 /**
  * Reads a stream-json output as it arrives. Lines may be several MB long;
- * a line that is not JSON is reported and skipped, never fatal.
+ * a line that is not JSON is reported and skipped, never fatal. Each chunk
+ * is scanned once, so the cost stays linear in the output however it is cut.
  */
 export class StreamReader {
-  private buffer = '';
-  readonly summary: StreamSummary = { sessionId: null, resultText: null, isError: false, totalCostUsd: null, invocationTokens: 0, reportedTokens: 0, usageLimit: null, badLines: 0 };
+  /** The pieces of the line being read, and their length. */
+  private parts: string[] = [];
+  private length = 0;
+  /** Characters of an overlong line skipped so far (0: none). */
+  private skipped = 0;
+  readonly summary: StreamSummary = { sessionId: null, resultText: null, isError: false, totalCostUsd: null, invocationTokens: 0, reportedTokens: 0, usageLimit: null, badLines: 0, cutLines: 0 };
 
   constructor(private readonly onProgress: (p: StreamProgress) => void = () => {}) {}
 
   write(chunk: string): void {
-    this.buffer += chunk;
-    let nl: number;
-    while ((nl = this.buffer.indexOf('\n')) >= 0) {
-      const line = this.buffer.slice(0, nl);
-      this.buffer = this.buffer.slice(nl + 1);
-      this.line(line);
+    let start = 0;
+    let nl = chunk.indexOf('\n');
+    while (nl !== -1) {
+      this.take(chunk.slice(start, nl));
+      this.endLine();
+      start = nl + 1;
+      nl = chunk.indexOf('\n', start);
     }
+    if (start < chunk.length) this.take(chunk.slice(start));
   }
 
   end(): StreamSummary {
-    if (this.buffer.trim()) this.line(this.buffer);
-    this.buffer = '';
+    this.endLine();
     return this.summary;
+  }
+
+  /** Adds a piece to the current line, or counts it once the line is too long to keep. */
+  private take(piece: string): void {
+    if (this.skipped > 0) {
+      this.skipped += piece.length;
+      return;
+    }
+    this.parts.push(piece);
+    this.length += piece.length;
+    if (this.length > MAX_LINE_CHARS) {
+      this.skipped = this.length;
+      this.parts = [];
+      this.length = 0;
+    }
+  }
+
+  private endLine(): void {
+    if (this.skipped > 0) {
+      this.summary.cutLines++;
+      this.onProgress({ kind: 'cut', chars: this.skipped });
+      this.skipped = 0;
+      return;
+    }
+    const line = this.parts.length === 1 ? this.parts[0]! : this.parts.join('');
+    this.parts = [];
+    this.length = 0;
+    this.line(line);
   }
 
   private line(raw: string): void {

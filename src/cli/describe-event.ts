@@ -7,8 +7,9 @@ export function preview(text: string, max = 100): string {
   return line.length > max ? `${line.slice(0, max - 3)}...` : line;
 }
 
+/** Fork attributes as a progress line shows them: each value shortened like an input, since one may be megabytes. */
 function attrs(a: Record<string, string>): string {
-  const parts = Object.entries(a).map(([k, v]) => `${k}=${JSON.stringify(v)}`);
+  const parts = Object.entries(a).map(([k, v]) => `${k}=${JSON.stringify(preview(v, 60))}`);
   return parts.length ? ` ${parts.join(' ')}` : '';
 }
 

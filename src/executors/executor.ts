@@ -41,6 +41,8 @@ export interface Execution {
   costUsd: number;
   /** The session's total as the tool reports it, for the next delta. */
   sessionTotal?: number;
+  /** Bytes at the start of the output that a cap left out: `output` is its tail. */
+  droppedBytes?: number;
 }
 
 /**

@@ -12,7 +12,9 @@ export interface ProcessRequest {
   signal: AbortSignal;
   /** Kill the process when it prints nothing for this long. */
   inactivityMs: number;
-  /** Called with each decoded chunk of stdout, as it arrives. */
+  /** Written to the program's stdin, which is then closed; without it stdin is closed from the start. */
+  input?: string;
+  /** Called with each decoded chunk of stdout, as it arrives; stdout is then not kept. */
   onStdout?: (text: string) => void;
   onStderr?: (text: string) => void;
 }
@@ -20,6 +22,7 @@ export interface ProcessRequest {
 export interface ProcessResult {
   exitCode: number | null;
   signal: string | null;
+  /** Everything the program printed, unless `onStdout` took it as it came. */
   stdout: string;
   /** The last few kilobytes of stderr. */
   stderrTail: string;
@@ -42,7 +45,7 @@ export async function runProcess(req: ProcessRequest): Promise<ProcessResult> {
     cwd: req.cwd,
     env: req.env,
     extendEnv: true,
-    stdin: 'ignore',
+    ...(req.input === undefined ? { stdin: 'ignore' as const } : { input: req.input }),
     detached: true,
     buffer: false,
     reject: false,
@@ -81,8 +84,9 @@ export async function runProcess(req: ProcessRequest): Promise<ProcessResult> {
   subprocess.stdout?.on('data', (chunk: Buffer) => {
     touch();
     const text = outDecoder.write(chunk);
-    stdout += text;
-    req.onStdout?.(text);
+    // Whoever streams the output keeps what it needs: Claude Code may print more than a string can hold.
+    if (req.onStdout) req.onStdout(text);
+    else stdout += text;
   });
   subprocess.stderr?.on('data', (chunk: Buffer) => {
     touch();
@@ -99,7 +103,10 @@ export async function runProcess(req: ProcessRequest): Promise<ProcessResult> {
     killGroup(pid, 'SIGKILL');
     unregisterGroup(pid);
   }
-  stdout += outDecoder.end();
+  const rest = outDecoder.end();
+  if (req.onStdout) {
+    if (rest) req.onStdout(rest);
+  } else stdout += rest;
   stderr = (stderr + errDecoder.end()).slice(-STDERR_TAIL);
   const out: ProcessResult = {
     exitCode: result.exitCode ?? null,
@@ -110,7 +117,8 @@ export async function runProcess(req: ProcessRequest): Promise<ProcessResult> {
     aborted,
   };
   if (result.failed && result.exitCode === undefined && result.signal === undefined && !timedOut && !aborted) {
-    out.spawnError = result.shortMessage ?? result.message;
+    // Not the short message: it quotes the command line, and with it the whole prompt.
+    out.spawnError = result.originalMessage || result.shortMessage;
   }
   return out;
 }

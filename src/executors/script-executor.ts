@@ -2,6 +2,7 @@ import { RaymondError } from '../errors.js';
 import { attributeEnvironment } from './attribute-env.js';
 import type { Execution, ExecutionRequest, StateExecutor } from './executor.js';
 import type { SpawnerPool } from './spawner-pool.js';
+import type { ValueFiles } from './value-files.js';
 
 /** The interpreter for a script state on this platform. */
 function interpreter(path: string): { file: string; args: string[] } {
@@ -35,21 +36,34 @@ function lastLines(text: string, n: number): string {
 const DEBUG_STDERR_BYTES = 1 << 20;
 
 /**
+ * How much of a script's stdout is kept: the last 16 MiB. Tags are read from
+ * that tail; the rest is counted and dropped as it streams by, so no output
+ * can exhaust the orchestrator's memory or a string's maximum length.
+ */
+export const MAX_SCRIPT_OUTPUT_BYTES = 16 * 2 ** 20;
+
+/**
  * Runs `.sh` states with bash (`.bat`/`.ps1` on Windows) through the spawner
  * processes and returns their stdout. The orchestrator never forks itself
- * per step: a fork's cost grows with the forking process's memory.
+ * per step: a fork's cost grows with the forking process's memory. Values
+ * too large for the environment reach the script through files (value-files.ts).
  */
-export function createScriptExecutor(spawners: SpawnerPool): StateExecutor {
+export function createScriptExecutor(spawners: SpawnerPool, values: ValueFiles): StateExecutor {
   return {
     async execute(req: ExecutionRequest): Promise<Execution> {
       const where = req.scope.display(req.file);
       const path = await req.scope.scriptPath(req.file);
       const { file, args } = interpreter(path);
-      const env = scriptEnvironment(req);
+      const { env, release } = await values.place(scriptEnvironment(req));
       const debug = req.debug?.();
       const started = Date.now();
-      const result = await spawners.run({ file, args, cwd: req.agent.cwd, env, signal: req.signal, inactivityMs: req.timeoutMs, ...(debug ? { stderrBytes: DEBUG_STDERR_BYTES } : {}) });
-      debug?.script({ script: where, argv: [file, ...args], cwd: req.agent.cwd, exit_code: result.exitCode, signal: result.signal, timed_out: result.timedOut, duration_ms: Date.now() - started, env, stdout: result.stdout, stderr: result.stderrTail });
+      const result = await spawners
+        .run({ file, args, cwd: req.agent.cwd, env, signal: req.signal, inactivityMs: req.timeoutMs, maxOutputBytes: MAX_SCRIPT_OUTPUT_BYTES, ...(debug ? { stderrBytes: DEBUG_STDERR_BYTES } : {}) })
+        .finally(release);
+      debug?.script({
+        script: where, argv: [file, ...args], cwd: req.agent.cwd, exit_code: result.exitCode, signal: result.signal, timed_out: result.timedOut, duration_ms: Date.now() - started, env, stdout: result.stdout, stderr: result.stderrTail,
+        ...(result.droppedBytes > 0 ? { dropped_bytes: result.droppedBytes } : {}),
+      });
       if (result.aborted) throw new RaymondError('ERR_SCRIPT_FAILED', 'stopped', { file: where });
       if (result.spawnError) throw new RaymondError('ERR_SCRIPT_START', `could not start ${file}: ${result.spawnError}`, { file: where });
       if (result.timedOut) {
@@ -60,7 +74,9 @@ export function createScriptExecutor(spawners: SpawnerPool): StateExecutor {
         const tail = result.stderrTail.trim() ? `; stderr: ${lastLines(result.stderrTail, 3)}` : '';
         throw new RaymondError('ERR_SCRIPT_FAILED', `${how}${tail}`, { file: where, details: { exitCode: result.exitCode, stderr: result.stderrTail.slice(-4096) } });
       }
-      return { output: result.stdout, session: null, costUsd: 0 };
+      const execution: Execution = { output: result.stdout, session: null, costUsd: 0 };
+      if (result.droppedBytes > 0) execution.droppedBytes = result.droppedBytes;
+      return execution;
     },
   };
 }

@@ -55,6 +55,8 @@ interface Pending {
   pid: number | undefined;
   aborted: boolean;
   attempts: number;
+  /** `output` pieces of the current attempt's stdout, joined when it exits. */
+  output: string[];
   onAbort: () => void;
   resolve: (result: SpawnResult) => void;
   reject: (err: Error) => void;
@@ -116,6 +118,7 @@ export function createSpawnerPool(options: { size?: number; nodeFlags?: readonly
     const slot = pick();
     p.slot = slot;
     p.pid = undefined;
+    p.output = [];
     p.attempts++;
     slot.pending.add(p);
     slot.link.setBusy(true);
@@ -137,7 +140,7 @@ export function createSpawnerPool(options: { size?: number; nodeFlags?: readonly
     const result: SpawnResult = {
       exitCode: reply.exitCode,
       signal: reply.signal,
-      stdout: reply.stdout,
+      stdout: p.output.length > 0 ? p.output.join('') + reply.stdout : reply.stdout,
       stderrTail: reply.stderrTail,
       timedOut: reply.timedOut,
       aborted: p.aborted,
@@ -157,6 +160,8 @@ export function createSpawnerPool(options: { size?: number; nodeFlags?: readonly
       registerGroup(reply.pid);
     } else if (reply.type === 'chunk') {
       (reply.stream === 'stdout' ? p.req.onStdout : p.req.onStderr)?.(reply.text);
+    } else if (reply.type === 'output') {
+      p.output.push(reply.text);
     } else if (reply.type === 'exit') {
       finish(p, reply);
     }
@@ -197,7 +202,7 @@ export function createSpawnerPool(options: { size?: number; nodeFlags?: readonly
       if (req.maxOutputBytes !== undefined) wire.maxOutputBytes = req.maxOutputBytes;
       if (req.stderrBytes !== undefined) wire.stderrBytes = req.stderrBytes;
       return new Promise<SpawnResult>((resolve, reject) => {
-        const p: Pending = { req, wire, slot: undefined, pid: undefined, aborted: false, attempts: 0, resolve, reject, onAbort: () => {
+        const p: Pending = { req, wire, slot: undefined, pid: undefined, aborted: false, attempts: 0, output: [], resolve, reject, onAbort: () => {
           p.aborted = true;
           p.slot?.link.send({ type: 'kill', id: wire.id, signal: 'SIGTERM' });
         } };

@@ -53,12 +53,23 @@ export interface ChunkReply {
   text: string;
 }
 
+/**
+ * A piece of the kept stdout, sent before `exit` when there is more than
+ * fits one message: a spawner's heap is small, and one JSON line of 16 MiB
+ * (six times that for control characters) would not fit it.
+ */
+export interface OutputReply {
+  type: 'output';
+  id: number;
+  text: string;
+}
+
 export interface ExitReply {
   type: 'exit';
   id: number;
   exitCode: number | null;
   signal: string | null;
-  /** The whole stdout, or its tail when `maxOutputBytes` was set. */
+  /** The whole stdout, or its tail when `maxOutputBytes` was set; after `output` pieces, the rest of it. */
   stdout: string;
   stderrTail: string;
   timedOut: boolean;
@@ -70,7 +81,7 @@ export interface ExitReply {
   leftRunning: number[];
 }
 
-export type SpawnerReply = ReadyReply | StartedReply | ChunkReply | ExitReply;
+export type SpawnerReply = ReadyReply | StartedReply | ChunkReply | OutputReply | ExitReply;
 
 /** One message as one line. JSON escapes newlines inside strings, so a line is a message. */
 export function encodeMessage(message: SpawnerRequest | SpawnerReply): string {
@@ -81,9 +92,9 @@ export function encodeMessage(message: SpawnerRequest | SpawnerReply): string {
  * A writer that sends everything written in one tick in one write: at
  * fan-out, many messages a tick would otherwise each be a system call.
  */
-export function tickBatchedWriter(stream: { cork(): void; uncork(): void; write(text: string): unknown }): (text: string) => void {
+export function tickBatchedWriter(stream: { cork(): void; uncork(): void; write(data: string | Uint8Array): unknown }): (data: string | Uint8Array) => void {
   let corked = false;
-  return (text) => {
+  return (data) => {
     if (!corked) {
       corked = true;
       stream.cork();
@@ -92,7 +103,7 @@ export function tickBatchedWriter(stream: { cork(): void; uncork(): void; write(
         stream.uncork();
       });
     }
-    stream.write(text);
+    stream.write(data);
   };
 }
 

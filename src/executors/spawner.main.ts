@@ -15,6 +15,8 @@ import { timerDelay } from '../timer-delay.js';
 import { createLineSplitter, encodeMessage, tickBatchedWriter, type RunMessage, type SpawnerReply, type SpawnerRequest } from './spawner-protocol.js';
 
 const STDERR_TAIL = 4096;
+/** Stdout longer than this leaves in several messages (see sendOutput). */
+const OUTPUT_PIECE_BYTES = 1 << 20;
 const KILL_GRACE_MS = 2000;
 /** How long pipes may stay open after the script exited before they count as held by an escapee. */
 const DRAIN_MS = 150;
@@ -58,15 +60,30 @@ class Tail {
     }
   }
 
-  /** Decoded in one piece, so characters split across chunks come out whole. */
-  finish(): { text: string; dropped: number } {
-    let bytes = Buffer.concat(this.chunks, this.size);
+  /** The bytes kept, starting on a whole character, and how many came before them. */
+  finish(): { bytes: Buffer; dropped: number } {
+    const bytes = Buffer.concat(this.chunks, this.size);
     let skip = 0;
     // A cut inside a character would decode as garbage: start at the next whole one.
     if (this.dropped > 0) while (skip < 3 && skip < bytes.length && (bytes[skip]! & 0xc0) === 0x80) skip++;
-    bytes = bytes.subarray(skip);
-    return { text: bytes.toString('utf8'), dropped: this.dropped + skip };
+    return { bytes: bytes.subarray(skip), dropped: this.dropped + skip };
   }
+}
+
+/**
+ * Sends all but the last piece of a step's stdout as `output` replies and
+ * returns the last piece, for the `exit` reply. Each piece is turned into
+ * bytes as it is sent, so the heap holds one piece at a time however much
+ * output was kept; the decoder carries characters split between pieces.
+ */
+function sendOutput(id: number, bytes: Buffer): string {
+  const decoder = new StringDecoder('utf8');
+  let at = 0;
+  for (; bytes.length - at > OUTPUT_PIECE_BYTES; at += OUTPUT_PIECE_BYTES) {
+    const text = decoder.write(bytes.subarray(at, at + OUTPUT_PIECE_BYTES));
+    write(Buffer.from(encodeMessage({ type: 'output', id, text })));
+  }
+  return decoder.write(bytes.subarray(at)) + decoder.end();
 }
 
 /**
@@ -160,7 +177,8 @@ function run(msg: RunMessage): void {
     clearTimeout(drainTimer);
     jobs.delete(msg.id);
     const stdout = out.finish();
-    const reply: SpawnerReply = { type: 'exit', id: msg.id, exitCode, signal: exitSignal, stdout: stdout.text, stderrTail: err.finish().text, timedOut, droppedBytes: stdout.dropped, leftRunning };
+    const stderr = err.finish().bytes.toString('utf8');
+    const reply: SpawnerReply = { type: 'exit', id: msg.id, exitCode, signal: exitSignal, stdout: sendOutput(msg.id, stdout.bytes), stderrTail: stderr, timedOut, droppedBytes: stdout.dropped, leftRunning };
     if (spawnError !== undefined) reply.spawnError = spawnError;
     send(reply);
   };

@@ -9,6 +9,7 @@ import { createClaudeExecutor } from '../claude/claude-executor.js';
 import type { StateExecutor } from '../executors/executor.js';
 import { createScriptExecutor } from '../executors/script-executor.js';
 import { createSpawnerPool } from '../executors/spawner-pool.js';
+import { createValueFiles } from '../executors/value-files.js';
 import { createInlineLanguageService, createLanguageService, createPoolLanguageService } from '../language/language-service.js';
 import type { Scope } from '../scope/scope.js';
 import { DebugLog } from '../state/debug-log.js';
@@ -66,6 +67,7 @@ export async function composeRun(state: WorkflowState, scope: Scope, stateFile: 
     hooks.onEvent(e);
   };
   const spawners = createSpawnerPool();
+  const values = createValueFiles();
   const language = hooks.language === 'inline' ? createInlineLanguageService() : hooks.language === 'pool' ? createPoolLanguageService() : createLanguageService();
   if (settings.debug) debug = new DebugLog(join(dirname(dirname(stateFile)), 'debug', workflowId), (text) => emit({ type: 'warning', text }));
   try {
@@ -76,7 +78,7 @@ export async function composeRun(state: WorkflowState, scope: Scope, stateFile: 
       workflowId,
       scope,
       language,
-      script: createScriptExecutor(spawners),
+      script: createScriptExecutor(spawners, values),
       markdown: hooks.markdown ?? createClaudeExecutor({ bin: settings.claudeBin, skipPermissions: settings.skipPermissions, emit }),
       timeoutMs: settings.timeoutSeconds * 1000,
       emit,
@@ -122,6 +124,7 @@ export async function composeRun(state: WorkflowState, scope: Scope, stateFile: 
     return outcome;
   } finally {
     await spawners.close();
+    await values.close();
     await language.close();
     debug?.close();
   }

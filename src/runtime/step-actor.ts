@@ -1,6 +1,8 @@
 import { fromPromise } from 'xstate';
 import type { StepInput, StepResult } from '../../machines/agent.machine.js';
 import { RaymondError, toStepFailure } from '../errors.js';
+import type { Execution } from '../executors/executor.js';
+import { cutNote } from '../executors/output-cut.js';
 import { isMarkdown } from '../scope/extensions.js';
 import { runMarkdownStep } from './markdown-step.js';
 import { resolveDecision } from './resolve-decision.js';
@@ -11,17 +13,26 @@ function tail(text: string, max = 300): string {
   return t.length > max ? `...${t.slice(-max)}` : t;
 }
 
+/** Says how much of a script's output was kept, when a cap cut it; tags were read from what was kept. */
+function outputCut(execution: Execution): string | undefined {
+  if (!execution.droppedBytes) return undefined;
+  const kept = Buffer.byteLength(execution.output);
+  return cutNote(kept, kept + execution.droppedBytes);
+}
+
 /** Runs a script state and reads its transition from what it printed. */
 async function runScriptStep(deps: StepDependencies, input: StepInput, where: string, signal: AbortSignal): Promise<StepResult> {
   const agent = input.record;
   const execution = await deps.script.execute({ workflowId: deps.workflowId, agent, file: agent.state, scope: deps.scope, signal, timeoutMs: deps.timeoutMs, debug: stepDebug(deps, agent) });
+  const cut = outputCut(execution);
+  if (cut) deps.emit({ type: 'warning', text: `[${agent.id}] ${where}: ${cut}` });
   let interpretation;
   try {
     interpretation = await deps.language.interpret({ output: execution.output, file: where }, signal);
   } catch (err) {
     if (err instanceof RaymondError && (err.code === 'ERR_TAG_MISSING' || err.code === 'ERR_TAG_MULTIPLE')) {
       const shown = execution.output.trim() ? `; its output ended with: ${tail(execution.output)}` : '; it printed nothing';
-      throw new RaymondError(err.code, `${err.message}${shown}`, { file: where });
+      throw new RaymondError(err.code, `${err.message}${shown}${cut ? `; ${cut}` : ''}`, { file: where });
     }
     throw err;
   }

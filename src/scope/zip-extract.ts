@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { RaymondError } from '../errors.js';
 import { isMarkdown } from './extensions.js';
-import { createExtractFolder, type ExtractFolder } from './extract-folder.js';
+import { ZIP_FOLDER, createPrivateFolder, type PrivateFolder } from './private-folder.js';
 import { isStateFile } from './zip-scope.js';
 import type { ZipEntry } from './zip-archive.js';
 
@@ -15,8 +15,8 @@ import type { ZipEntry } from './zip-archive.js';
  * one file system holds as one (case-insensitive ones) fail instead of
  * overwriting each other. On any error the folder is removed.
  */
-export async function extractStates(files: ReadonlyMap<string, ZipEntry>, archive: string): Promise<ExtractFolder> {
-  const folder = await createExtractFolder();
+export async function extractStates(files: ReadonlyMap<string, ZipEntry>, archive: string): Promise<PrivateFolder> {
+  const folder = await createPrivateFolder(ZIP_FOLDER);
   try {
     for (const [name, entry] of files) {
       if (!isStateFile(name)) continue;

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { claudeArgs } from '../../src/claude/claude-argv.js';
+import { MAX_ARGV_PROMPT_BYTES, claudeArgs, promptOnStdin } from '../../src/claude/claude-argv.js';
 import { invocationCost } from '../../src/claude/cost.js';
-import { StreamReader, type StreamProgress } from '../../src/claude/stream-reader.js';
+import { MAX_LINE_CHARS, StreamReader, type StreamProgress } from '../../src/claude/stream-reader.js';
 
 const line = (o: unknown) => `${JSON.stringify(o)}\n`;
 const result = (extra: Record<string, unknown>) => line({ type: 'result', is_error: false, result: 'done <goto>X</goto>', session_id: 's2', total_cost_usd: 0.5, usage: { input_tokens: 100, output_tokens: 10 }, ...extra });
@@ -35,6 +35,22 @@ describe('StreamReader', () => {
     assert.equal(r.end().resultText!.length, 5_000_000);
   });
 
+  it('skips a line longer than MAX_LINE_CHARS as it streams by, says so, and reads the lines after it', () => {
+    const progress: StreamProgress[] = [];
+    const r = new StreamReader((p) => progress.push(p));
+    const piece = 'x'.repeat(2 ** 20);
+    r.write(line({ type: 'system', subtype: 'init', session_id: 's1' }));
+    for (let i = 0; i < 20; i++) r.write(piece);
+    r.write(`\n${result({})}`);
+    const s = r.end();
+    assert.deepEqual(progress, [{ kind: 'cut', chars: 20 * 2 ** 20 }]);
+    assert.equal(s.cutLines, 1);
+    assert.equal(s.resultText, 'done <goto>X</goto>');
+    const last = new StreamReader((p) => progress.push(p));
+    last.write('y'.repeat(MAX_LINE_CHARS + 1));
+    assert.equal(last.end().cutLines, 1, 'a last line without newline too');
+  });
+
   it('detects usage limits from events, assistant errors and the final text', () => {
     const a = new StreamReader();
     a.write(line({ type: 'rate_limit_event', rate_limit_info: { status: 'rejected', resetsAt: 1893456000 } }));
@@ -55,7 +71,7 @@ describe('StreamReader', () => {
 });
 
 describe('invocationCost', () => {
-  const summary = (total: number, invocation: number, reported: number) => ({ sessionId: 's', resultText: '', isError: false, totalCostUsd: total, invocationTokens: invocation, reportedTokens: reported, usageLimit: null, badLines: 0 });
+  const summary = (total: number, invocation: number, reported: number) => ({ sessionId: 's', resultText: '', isError: false, totalCostUsd: total, invocationTokens: invocation, reportedTokens: reported, usageLimit: null, badLines: 0, cutLines: 0 });
   it('charges a fresh session its total', () => assert.equal(invocationCost(summary(0.3, 10, 10), undefined), 0.3));
   it('charges a cumulative resumed session the delta', () => assert.ok(Math.abs(invocationCost(summary(0.5, 10, 30), 0.3) - 0.2) < 1e-12));
   it('charges a per-invocation total in full', () => assert.equal(invocationCost(summary(0.3, 10, 10), 0.3), 0.3));
@@ -67,6 +83,14 @@ describe('claudeArgs', () => {
     assert.deepEqual(claudeArgs({ prompt: 'p', session: { kind: 'fresh', id: 'X' }, skipPermissions: false }).slice(4), ['--permission-mode', 'acceptEdits', '--session-id', 'X', '--', 'p']);
     assert.deepEqual(claudeArgs({ prompt: 'p', session: { kind: 'branch', from: 'A', id: 'Y' }, skipPermissions: false }).slice(6), ['--resume', 'A', '--fork-session', '--session-id', 'Y', '--', 'p']);
     assert.deepEqual(claudeArgs({ prompt: 'p', session: { kind: 'resume', session: 'S' }, skipPermissions: false }).slice(6), ['--resume', 'S', '--', 'p']);
+  });
+
+  it('leaves a prompt too large for argv out, for stdin; counting bytes, not characters', () => {
+    const fits = 'a'.repeat(MAX_ARGV_PROMPT_BYTES);
+    assert.equal(claudeArgs({ prompt: fits, session: { kind: 'resume', session: 'S' }, skipPermissions: false }).at(-1), fits);
+    assert.deepEqual(claudeArgs({ prompt: `${fits}a`, session: { kind: 'resume', session: 'S' }, skipPermissions: false }).slice(6), ['--resume', 'S']);
+    assert.equal(promptOnStdin('é'.repeat(MAX_ARGV_PROMPT_BYTES / 2)), false);
+    assert.equal(promptOnStdin('é'.repeat(MAX_ARGV_PROMPT_BYTES / 2 + 1)), true);
   });
 
   it('orders flags as documented and keeps the prompt one argument after --', () => {

@@ -13,6 +13,8 @@ describe('events as text', () => {
     assert.equal(describeStep(done({ kind: 'goto', target: 'B.sh', input: 'x' }, 'B.sh')), '[main] A.sh -> goto B.sh (input: x)');
     assert.equal(describeStep(done({ kind: 'call', target: 'C.md', returnTo: 'D.sh' }, 'C.md')), '[main] A.sh -> call C.md, returning to D.sh');
     assert.equal(describeStep(done({ kind: 'fork', next: 'E.sh', workers: [] }, 'E.sh', [{ id: 'main_w1', state: 'W.sh', attributes: { i: '1' } }])), '[main] A.sh -> fork main_w1 (W.sh i="1"); continues at E.sh');
+    const big = describeStep(done({ kind: 'fork', next: 'E.sh', workers: [] }, 'E.sh', [{ id: 'main_w1', state: 'W.sh', attributes: { blob: 'line\n'.repeat(100_000) } }]));
+    assert.equal(big, `[main] A.sh -> fork main_w1 (W.sh blob="${'line '.repeat(11)}li..."); continues at E.sh`, 'a large attribute is shortened like an input');
     assert.equal(describeStep(done({ kind: 'result', payload: 'ok' }, null)), '[main] A.sh -> result: ok');
     assert.equal(describeStep(done({ kind: 'result', payload: 'ok' }, 'BACK.sh')), '[main] A.sh -> result to BACK.sh: ok');
   });

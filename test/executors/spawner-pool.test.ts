@@ -130,3 +130,16 @@ test('maxOutputBytes bounds the memory of a spawner under huge output', { skip: 
     await own.close();
   }
 });
+
+test('a kept stdout far larger than a spawner\'s heap comes back whole, even when its JSON is six times its size', { skip: process.platform !== 'linux' }, async () => {
+  const kept = 16 * 2 ** 20;
+  // NUL bytes are six characters each in JSON: one reply of them would need ~100 MB of a 32 MB heap.
+  for (const [what, gen] of [['x', "head -c 40000000 /dev/zero | tr '\\0' x"], ['NUL', 'head -c 40000000 /dev/zero']] as const) {
+    const r = await bash(`${gen}; printf END`, { maxOutputBytes: kept });
+    assert.equal(r.spawnError, undefined, what);
+    assert.equal(r.stdout.length, kept, what);
+    assert.ok(r.stdout.endsWith('END'), what);
+    assert.equal(r.droppedBytes, 40_000_003 - kept, what);
+  }
+  assert.equal(pool.stats().deaths, 0, 'no spawner died');
+});
