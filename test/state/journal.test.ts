@@ -10,11 +10,11 @@ function twoBatches() {
   takeDirty(store);
   const main = store.agents.get('main')!;
   putAgent(store, { ...main, state: 'B' });
-  const first = journalLine(store, takeDirty(store), 1);
+  const first = journalLine(store, takeDirty(store), 1, new Map());
   putAgent(store, { ...main, state: 'C', status: 'terminated', result: 'r' });
   putResult(store, 'main', 'r');
   store.meta.status = 'completed';
-  const second = journalLine(store, takeDirty(store), 2);
+  const second = journalLine(store, takeDirty(store), 2, new Map());
   return { first, second };
 }
 
