@@ -3,9 +3,10 @@ import type { Frame, FrameNode, FrameStack } from './types.js';
 /**
  * The most return frames an agent may have. A `<call>` or `<function>` that
  * would push one more fails the agent (src/runtime/resolve-decision.ts).
- * Every step costs the same at any depth, so the bound is there for the
- * memory a runaway recursion would take (about 300 bytes a frame, in memory
- * and in the snapshot), not for speed.
+ * Every step costs the same at any depth, so the bound is not for speed: it
+ * stops a recursion that never ends before it fills memory and the snapshot
+ * (some 100 bytes a frame in each), and keeps the snapshot of a legitimately
+ * deep run around 1 MB.
  */
 export const MAX_STACK_DEPTH = 10_000;
 

@@ -157,7 +157,7 @@ describe('agent machine: deep return stacks', () => {
     BACK: (r) => ({ kind: 'result', payload: String(Number(r.input) + 1) }),
   });
 
-  it('a 3,000-deep recursion completes with at most two frame actors alive per agent: the bottom frame and the top', async () => {
+  it('a 2,000-deep recursion completes with at most two frame actors alive per agent: the bottom frame and the top', async () => {
     const frames = new Set<AnyActorRef>();
     let most = 0;
     const inspect = (e: InspectionEvent) => {
@@ -167,17 +167,17 @@ describe('agent machine: deep return stacks', () => {
       frames.add(ref);
       most = Math.max(most, frames.size);
     };
-    const run = await runFake(recursion(3000), { delayMs: 0, inspect, timeoutMs: 60_000 });
+    const run = await runFake(recursion(2000), { delayMs: 0, inspect, timeoutMs: 60_000 });
     assert.equal(run.output.status, 'completed');
-    assert.equal(run.store.meta.results.main, '3000');
+    assert.equal(run.store.meta.results.main, '2000');
     assert.equal(most, 2);
   });
 
-  it('resumes an agent 5,000 frames deep (one frame actor, not 5,000 nested ones) and unwinds it', async () => {
-    const stack = Array.from({ length: 5000 }, () => ({ state: 'BACK', session: null }));
-    const run = await runFake(recursion(5000), { state: freshState('START', { stack }), delayMs: 0, timeoutMs: 60_000 });
+  it('resumes an agent 2,000 frames deep as two frame actors, not 2,001 nested ones, and unwinds it', async () => {
+    const stack = Array.from({ length: 2000 }, () => ({ state: 'BACK', session: null }));
+    const run = await runFake(recursion(2000), { state: freshState('START', { stack }), delayMs: 0, timeoutMs: 60_000 });
     assert.equal(run.output.status, 'completed');
-    assert.equal(run.store.meta.results.main, '5000');
-    assert.equal(run.started.length, 5001, 'the callee, then one step per frame on the way back');
+    assert.equal(run.store.meta.results.main, '2000');
+    assert.equal(run.started.length, 2001, 'the callee, then one step per frame on the way back');
   });
 });
