@@ -87,7 +87,7 @@ const NO_GRANT: StepGrant = { forkCount: 0, sessionCosts: {} };
 
 type Done = DoneActorEvent<AgentOutput>;
 
-/** The top frame an agent's bottom frame hands control to once a callee frame ended. */
+/** Whether an ended callee frame handed the agent back to its bottom frame (it called or returned) rather than ending it. */
 const handedBack = ({ event }: { event: unknown }) => ['called', 'returned'].includes((event as Done).output.kind);
 
 /**
