@@ -1,9 +1,14 @@
-import { assign, enqueueActions, fromPromise, setup, type AnyActorLogic, type AnyActorRef, type DoneActorEvent, type ErrorActorEvent } from 'xstate';
+import { assign, enqueueActions, fromPromise, setup, stopChild, type AnyActorLogic, type AnyActorRef, type DoneActorEvent, type ErrorActorEvent } from 'xstate';
 import { applyDecision, outcomeOf, type SpawnRequest, type StepOutcome } from './apply-decision.js';
+import { stackDepth } from './frame-stack.js';
 import { asStepFailure, type StepFailure } from './step-failure.js';
 import type { AgentRecord, Decision } from './types.js';
 
-/** Input of one agent frame. Depth 0 is the agent's bottom frame; each `<call>` adds one. */
+/**
+ * Input of one frame actor. Depth 0 is the agent's bottom frame, the actor
+ * the supervisor holds; a callee frame's depth is the number of return
+ * frames below it.
+ */
 export interface AgentInput {
   record: AgentRecord;
   depth: number;
@@ -42,9 +47,14 @@ export interface AgentContext {
   grant: StepGrant;
 }
 
-/** How a frame ended, handed to its caller frame (or to the supervisor). */
+/**
+ * How a frame actor ended, handed to the agent's bottom frame (or, for the
+ * bottom frame, to the supervisor): it `called` (its callee is the new top
+ * frame), `returned` (the frame below it is), the agent `terminated`, or it
+ * `failed`.
+ */
 export interface AgentOutput {
-  kind: 'returned' | 'terminated' | 'failed';
+  kind: 'called' | 'returned' | 'terminated' | 'failed';
   record: AgentRecord;
 }
 
@@ -75,10 +85,19 @@ const supervisorRef = ({ system }: { system: { get: (id: string) => AnyActorRef 
 
 const NO_GRANT: StepGrant = { forkCount: 0, sessionCosts: {} };
 
+type Done = DoneActorEvent<AgentOutput>;
+
+/** Whether an ended callee frame handed the agent back to its bottom frame (it called or returned) rather than ending it. */
+const handedBack = ({ event }: { event: unknown }) => ['called', 'returned'].includes((event as Done).output.kind);
+
 /**
  * One frame of an agent. It waits in `idle` for the supervisor to grant a
- * slot, runs one state in `invoking`, and on `<call>`/`<function>` spawns its
- * callee frame and waits in `awaiting-child` until the callee returns.
+ * slot and runs one state in `invoking`. The agent's bottom frame (depth 0)
+ * waits in `awaiting-child` while anything is on its return stack, with the
+ * top frame, and only that one, running as its child actor: a callee frame
+ * actor ends when it calls or returns, and the bottom frame spawns the new
+ * top frame. So an agent is at most two actors, and a step costs the same at
+ * any depth; the frames in between are data (the record's stack).
  */
 export const agentMachine = setup({
   types: {
@@ -94,7 +113,7 @@ export const agentMachine = setup({
     }),
   },
   guards: {
-    hasCallee: ({ context }) => context.depth < context.record.stack.length,
+    hasCallee: ({ context }) => context.depth < stackDepth(context.record.stack),
   },
   actions: {
     recordStep: enqueueActions(({ context, event, enqueue }) => {
@@ -113,6 +132,7 @@ export const agentMachine = setup({
         outcome: applied.outcome,
       } satisfies AgentToSupervisorEvent);
     }),
+    takeRecord: assign({ record: ({ event }) => (event as unknown as Done).output.record }),
     reportFailure: enqueueActions(({ context, event, enqueue }) => {
       const failure = asStepFailure('error' in event ? event.error : undefined);
       enqueue.sendTo(supervisorRef, { type: 'step.failed', agentId: context.record.id, state: context.record.state, failure } satisfies AgentToSupervisorEvent);
@@ -125,10 +145,10 @@ export const agentMachine = setup({
   initial: 'idle',
   states: {
     idle: {
-      description: 'Waiting for the supervisor to grant a step slot. A frame resumed below the top of its stack goes straight on to wait for its callee.',
+      description: 'Waiting for the supervisor to grant a step slot. A bottom frame resumed with frames on its stack goes straight on to wait for its top frame.',
       always: { guard: 'hasCallee', target: 'awaiting-child' },
       entry: enqueueActions(({ context, self, enqueue }) => {
-        if (context.depth < context.record.stack.length) return;
+        if (context.depth < stackDepth(context.record.stack)) return;
         enqueue.sendTo(supervisorRef, { type: 'agent.ready', agentId: context.record.id, ref: self } satisfies AgentToSupervisorEvent);
       }),
       on: {
@@ -142,18 +162,28 @@ export const agentMachine = setup({
         src: 'runStep',
         input: ({ context }) => ({ record: context.record, ...context.grant }),
         onDone: [
-          { guard: ({ context, event }) => outcomeOf(context.record, event.output.decision) === 'call', target: 'awaiting-child', actions: 'recordStep' },
-          { guard: ({ context, event }) => outcomeOf(context.record, event.output.decision) !== 'continue', target: 'terminated', actions: 'recordStep' },
+          {
+            description: 'The bottom frame called: it waits for its callee.',
+            guard: ({ context, event }) => context.depth === 0 && outcomeOf(context.record, event.output.decision) === 'call',
+            target: 'awaiting-child',
+            actions: 'recordStep',
+          },
+          {
+            description: 'A callee frame called or returned, or the agent terminated: this frame actor is done; the bottom frame goes on with the new top.',
+            guard: ({ context, event }) => outcomeOf(context.record, event.output.decision) !== 'continue',
+            target: 'terminated',
+            actions: 'recordStep',
+          },
           { target: 'idle', actions: 'recordStep' },
         ],
         onError: { target: 'terminated', actions: 'reportFailure' },
       },
     },
     'awaiting-child': {
-      description: 'A <call> or <function> pushed a frame: the callee frame runs as a child actor until its <result> pops it.',
+      description: 'The bottom frame has frames on its stack: the top frame runs as its child actor until it calls or returns.',
       entry: assign({
         callee: ({ context, spawn, self }) => {
-          const depth = context.depth + 1;
+          const depth = stackDepth(context.record.stack);
           const id = frameId(context.record.id, depth);
           // The callee runs this frame's own logic, with whatever was provided to it.
           // xstate's types forbid an `id` for inline logic, but its runtime honours it,
@@ -163,22 +193,27 @@ export const agentMachine = setup({
           return spawnInline(logic, { id, systemId: `agent:${id}`, input: { record: context.record, depth } });
         },
       }),
+      // A finished child stays in xstate's children map until stopped, and every spawn copies that map.
+      exit: [stopChild(({ context }) => context.callee!), assign({ callee: null })],
       on: {
         'xstate.done.actor.*': [
           {
-            guard: ({ event }) => (event as DoneActorEvent<AgentOutput>).output.kind === 'returned',
-            target: 'idle',
-            actions: assign({ record: ({ event }) => (event as DoneActorEvent<AgentOutput>).output.record, callee: null }),
+            guard: ({ event }) => handedBack({ event }) && stackDepth((event as Done).output.record.stack) > 0,
+            target: 'awaiting-child',
+            reenter: true,
+            actions: 'takeRecord',
           },
-          { target: 'terminated', actions: assign({ record: ({ event }) => (event as DoneActorEvent<AgentOutput>).output.record, callee: null }) },
+          { guard: handedBack, target: 'idle', actions: 'takeRecord' },
+          { target: 'terminated', actions: 'takeRecord' },
         ],
         'xstate.error.actor.*': { target: 'terminated', actions: 'reportFailure' },
       },
     },
     terminated: { type: 'final' },
   },
-  output: ({ context }) => ({
-    kind: context.record.status === 'failed' ? 'failed' : context.record.status === 'terminated' ? 'terminated' : 'returned',
-    record: context.record,
-  }),
+  output: ({ context }) => {
+    const { status, stack } = context.record;
+    const kind = status === 'failed' ? 'failed' : status === 'terminated' ? 'terminated' : stackDepth(stack) > context.depth ? 'called' : 'returned';
+    return { kind, record: context.record };
+  },
 });

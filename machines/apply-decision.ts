@@ -1,3 +1,4 @@
+import { pushFrame } from './frame-stack.js';
 import type { AgentRecord, Decision, ForkSpawn, WorktreeRef } from './types.js';
 
 /** What the agent's own machine does after a step. */
@@ -31,7 +32,7 @@ export interface Applied {
 /** What a decision does to the agent's frames, without applying it. */
 export function outcomeOf(record: AgentRecord, decision: Decision): StepOutcome {
   if (decision.kind === 'call' || decision.kind === 'function') return 'call';
-  if (decision.kind === 'result') return record.stack.length > 0 ? 'return' : 'terminate';
+  if (decision.kind === 'result') return record.stack !== null ? 'return' : 'terminate';
   return 'continue';
 }
 
@@ -83,7 +84,7 @@ function apply(record: AgentRecord, decision: Decision, session: string | null):
           session: null,
           // A <call> branches from the caller on its first markdown turn; a <function> starts clean.
           branchFrom: decision.kind === 'call' ? (after.branchFrom ?? current) : null,
-          stack: [...record.stack, { state: decision.returnTo, session: current }],
+          stack: pushFrame(record.stack, { state: decision.returnTo, session: current }),
           input: decision.input ?? null,
         },
       };
@@ -94,15 +95,15 @@ function apply(record: AgentRecord, decision: Decision, session: string | null):
         record: { ...record, ...after, state: decision.next, input: decision.nextInput ?? null },
       };
     case 'result': {
-      const frame = record.stack.at(-1);
-      if (!frame) {
+      const top = record.stack;
+      if (top === null) {
         const finished = decision.worktree ? { worktree: decision.worktree } : {};
         return { outcome: 'terminate', spawns: [], record: { ...record, ...after, ...finished, status: 'terminated', result: decision.payload, input: null } };
       }
       return {
         outcome: 'return',
         spawns: [],
-        record: { ...record, state: frame.state, session: frame.session, branchFrom: null, stack: record.stack.slice(0, -1), input: decision.payload },
+        record: { ...record, state: top.frame.state, session: top.frame.session, branchFrom: null, stack: top.below, input: decision.payload },
       };
     }
   }

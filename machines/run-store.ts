@@ -1,4 +1,5 @@
-import type { AgentRecord, WorkflowState } from './types.js';
+import { stackFromArray, stackToArray } from './frame-stack.js';
+import type { AgentRecord, StoredAgent, WorkflowState } from './types.js';
 import { forkCounterFloors } from './worker-names.js';
 
 /**
@@ -41,7 +42,7 @@ export function takeDirty(store: RunStore): Dirty {
  */
 export function storeFromState(state: WorkflowState): RunStore {
   const { agents, journal_seq: _seq, ...meta } = state;
-  const map = new Map(agents.map((a) => [a.id, a]));
+  const map = new Map(agents.map((a) => [a.id, agentFromStored(a)]));
   const store: RunStore = {
     meta: { ...meta, results: { ...meta.results }, fork_counters: { ...meta.fork_counters }, session_costs: { ...meta.session_costs } },
     agents: map,
@@ -58,7 +59,17 @@ export function storeFromState(state: WorkflowState): RunStore {
 
 /** The JSON document the state file holds. */
 export function stateFromStore(store: RunStore): WorkflowState {
-  return { ...store.meta, agents: [...store.agents.values()] };
+  return { ...store.meta, agents: [...store.agents.values()].map(storedAgent) };
+}
+
+/** An agent as the state file holds it. */
+export function storedAgent(record: AgentRecord): StoredAgent {
+  return { ...record, stack: stackToArray(record.stack) };
+}
+
+/** An agent of the state file, as memory holds it. */
+export function agentFromStored(agent: StoredAgent): AgentRecord {
+  return { ...agent, stack: stackFromArray(agent.stack) };
 }
 
 /** Replaces an agent's record, keeping the live count right. */

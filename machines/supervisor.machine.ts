@@ -1,6 +1,7 @@
 import { assign, createActor, enqueueActions, fromCallback, setup, stopChild, type AnyActorLogic, type AnyActorRef, type ErrorActorEvent } from 'xstate';
 import { agentMachine, type AgentToSupervisorEvent, type StepGrant } from './agent.machine.js';
 import { charge, sessionCostsFor } from './cost-ledger.js';
+import { stackDepth } from './frame-stack.js';
 import type { RunEvent } from './run-events.js';
 import { advanceForkCounter, putAgent, putResult, reusedId, setRunStatus, settleStatus, type RunStore } from './run-store.js';
 import { clearSlots, createSlots, enqueue, grant, release, type Slots } from './scheduler.js';
@@ -66,7 +67,7 @@ export interface SupervisorOutput {
 }
 
 function newWorker(spawn: Extract<AgentToSupervisorEvent, { type: 'step.done' }>['spawns'][number]): AgentRecord {
-  const record: AgentRecord = { id: spawn.id, state: spawn.target, session: null, branchFrom: null, stack: [], cwd: spawn.cwd, attributes: spawn.attributes, input: spawn.input ?? null, status: 'active' };
+  const record: AgentRecord = { id: spawn.id, state: spawn.target, session: null, branchFrom: null, stack: null, cwd: spawn.cwd, attributes: spawn.attributes, input: spawn.input ?? null, status: 'active' };
   if (spawn.nextSession !== undefined) record.next_session = spawn.nextSession;
   if (spawn.worktree !== undefined) record.worktree = spawn.worktree;
   return record;
@@ -124,7 +125,7 @@ export const supervisorMachine = setup({
         decision: event.decision,
         to: event.record.status === 'terminated' ? null : event.record.state,
         session: event.record.session,
-        depth: event.record.stack.length,
+        depth: stackDepth(event.record.stack),
         costUsd: event.costUsd,
         totalCostUsd: store.meta.total_cost_usd,
         workers: workers.map((w) => ({ id: w.id, state: w.state, attributes: w.attributes })),

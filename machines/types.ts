@@ -1,6 +1,7 @@
 /**
  * Data shared by the statecharts and the runtime. Everything here is plain
- * JSON: it is what the state file stores.
+ * JSON, what the state file stores, but for the return stack, which memory
+ * holds as a FrameStack and the state file as an array.
  */
 
 /** `worktree="NAME"` (and `base="REV"`) on a `<fork>` or `<reset>`. */
@@ -55,11 +56,27 @@ export interface Frame {
   session: string | null;
 }
 
+/**
+ * A return stack in memory: an immutable linked list, top first, whose nodes
+ * are shared by an agent's records before and after a step, so that a push
+ * or a pop costs the same at any depth (machines/frame-stack.ts). `null` is
+ * the empty stack.
+ */
+export type FrameStack = FrameNode | null;
+
+/** One frame of a FrameStack and everything below it. */
+export interface FrameNode {
+  readonly frame: Frame;
+  readonly below: FrameStack;
+  /** Frames from the bottom up to this one: 1 for the bottom frame. */
+  readonly depth: number;
+}
+
 /** Lifecycle of an agent as recorded in the state file. */
 export type AgentStatus = 'active' | 'terminated' | 'failed' | 'paused';
 
-/** One agent: a logical thread with a current state and a return stack. */
-export interface AgentRecord {
+/** Everything the state file and the runtime keep of an agent but its return stack. */
+export interface AgentFields {
   id: string;
   /** Current state file name, with its extension. */
   state: string;
@@ -73,7 +90,6 @@ export interface AgentRecord {
    * the very session it was building.
    */
   next_session?: string;
-  stack: Frame[];
   /** Absolute working directory. */
   cwd: string;
   /** Fork attributes, kept for the worker's whole life. */
@@ -88,6 +104,16 @@ export interface AgentRecord {
   resets_at?: number;
   /** The git worktree the agent works in, from `worktree="..."`. */
   worktree?: WorktreeRef;
+}
+
+/** One agent in memory: a logical thread with a current state and a return stack. */
+export interface AgentRecord extends AgentFields {
+  stack: FrameStack;
+}
+
+/** One agent as the state file stores it: the return stack as an array, bottom frame first. */
+export interface StoredAgent extends AgentFields {
+  stack: Frame[];
 }
 
 /** The final status of a run, as in the state file and `--json`. */
@@ -117,7 +143,7 @@ export interface WorkflowState {
   fork_counters: Record<string, number>;
   /** Last known total cost of each Claude Code session, to charge each turn only its delta. */
   session_costs: Record<string, number>;
-  agents: AgentRecord[];
+  agents: StoredAgent[];
   results: Record<string, string>;
   error?: string;
   /** Last journal batch folded into this snapshot (see src/state/journal.ts). */

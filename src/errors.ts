@@ -25,6 +25,7 @@ export type ErrorCode =
   | 'ERR_STATE_FILE'
   | 'ERR_WORKFLOW_ID'
   | 'ERR_CD'
+  | 'ERR_STACK_DEPTH'
   | 'ERR_POLICY'
   | 'ERR_MODEL'
   | 'ERR_CLAUDE_NOT_FOUND'

@@ -1,4 +1,4 @@
-import type { AgentRecord } from '../../machines/types.js';
+import type { AgentFields } from '../../machines/types.js';
 import type { StepDebug } from '../state/debug-log.js';
 import type { Scope } from '../scope/scope.js';
 
@@ -13,7 +13,7 @@ export type SessionPlan =
 /** Everything an executor needs to run one state for one agent. */
 export interface ExecutionRequest {
   workflowId: string;
-  agent: AgentRecord;
+  agent: AgentFields;
   /** The state file to run (resolved, with extension). */
   file: string;
   scope: Scope;

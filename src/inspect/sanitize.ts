@@ -1,3 +1,4 @@
+import { stackDepth } from '../../machines/frame-stack.js';
 import type { RunEvent } from '../../machines/run-events.js';
 import type { SupervisorContext } from '../../machines/supervisor.machine.js';
 import type { AgentRecord, Decision } from '../../machines/types.js';
@@ -32,12 +33,13 @@ export function summarizeDecision(d: Decision): Plain {
   }
 }
 
+/** A return stack is shown as its depth and top frame: all of it would cost its depth on every snapshot. */
 function summarizeRecord(r: AgentRecord): Plain {
-  return { agent: r.id, state: r.state, status: r.status, stack: r.stack.map((f) => f.state), session: r.session, cwd: r.cwd, ...(r.worktree ? { branch: r.worktree.branch } : {}) };
+  return { agent: r.id, state: r.state, status: r.status, stack: stackDepth(r.stack), returnTo: r.stack?.frame.state ?? null, session: r.session, cwd: r.cwd, ...(r.worktree ? { branch: r.worktree.branch } : {}) };
 }
 
 function fullRecord(r: AgentRecord): Plain {
-  return JSON.parse(JSON.stringify(r)) as Plain;
+  return JSON.parse(JSON.stringify({ ...r, stack: { depth: stackDepth(r.stack), top: r.stack?.frame ?? null } })) as Plain;
 }
 
 /** The inspected context of an agent frame or of the supervisor; anything else passes as is, so it may run twice. */

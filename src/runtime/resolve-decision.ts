@@ -1,6 +1,7 @@
 import { stat } from 'node:fs/promises';
 import { resolve as resolvePath } from 'node:path';
 import type { StepInput } from '../../machines/agent.machine.js';
+import { MAX_STACK_DEPTH, stackDepth } from '../../machines/frame-stack.js';
 import { nameWorkers } from '../../machines/worker-names.js';
 import type { AgentRecord, Decision, WorktreeRef, WorktreeRequest } from '../../machines/types.js';
 import { createWorktree, finishWorktree } from '../worktrees/git-worktrees.js';
@@ -23,7 +24,8 @@ async function makeWorktree(workflowId: string, agent: AgentRecord, agentId: str
 
 /**
  * Resolves every state name and directory in a decision before it is
- * applied, names forked workers, creates the worktrees it asks for, and
+ * applied, refuses a call past the deepest return stack, names forked
+ * workers, creates the worktrees it asks for, and
  * settles the worktree of an agent that terminates (removed when untouched,
  * kept for review otherwise).
  */
@@ -40,6 +42,9 @@ export async function resolveDecision(decision: Decision, input: StepInput, scop
     }
     case 'call':
     case 'function':
+      if (stackDepth(agent.stack) >= MAX_STACK_DEPTH) {
+        throw new RaymondError('ERR_STACK_DEPTH', `<${decision.kind}> would make the return stack ${stackDepth(agent.stack) + 1} frames deep; at most ${MAX_STACK_DEPTH} are allowed (a recursion that never ends?)`, { file: where });
+      }
       return { ...decision, target: r(decision.target), returnTo: r(decision.returnTo) };
     case 'fork': {
       const next = r(decision.next);
@@ -53,7 +58,7 @@ export async function resolveDecision(decision: Decision, input: StepInput, scop
       return { ...decision, next, workers };
     }
     case 'result': {
-      if (agent.stack.length > 0 || !agent.worktree || agent.worktree.removed !== undefined) return decision;
+      if (agent.stack !== null || !agent.worktree || agent.worktree.removed !== undefined) return decision;
       const summary = await finishWorktree(agent.worktree);
       return { ...decision, worktree: { ...agent.worktree, commits: summary.commits, diffstat: summary.diffstat, dirty: summary.dirty, removed: summary.removed } };
     }

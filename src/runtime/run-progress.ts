@@ -1,3 +1,4 @@
+import { stackDepth } from '../../machines/frame-stack.js';
 import type { FrameCounts, RunEvent } from '../../machines/run-events.js';
 import type { AgentRecord } from '../../machines/types.js';
 
@@ -26,7 +27,7 @@ export function frameCounts(agents: Iterable<AgentRecord>): FrameCounts {
   for (const a of agents) {
     if (a.status === 'active') {
       counts.idle++;
-      counts['awaiting-child'] += a.stack.length;
+      counts['awaiting-child'] += stackDepth(a.stack);
     } else if (a.status === 'paused') counts.paused++;
     else counts.terminated++;
   }

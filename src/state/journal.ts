@@ -1,18 +1,42 @@
+import { stackChange } from '../../machines/frame-stack.js';
 import type { Dirty, RunStore } from '../../machines/run-store.js';
-import type { AgentRecord, WorkflowState } from '../../machines/types.js';
+import type { AgentFields, Frame, FrameStack, StoredAgent, WorkflowState } from '../../machines/types.js';
 import { RaymondError } from '../errors.js';
 
 /**
+ * An agent in a journal line. Its return stack is written as a change to
+ * the one the state file had before the line: keep the bottom `stack_keep`
+ * frames, then push `stack_push` (bottom first; absent when empty). A step
+ * pushes or pops one frame, so the line does not grow with the depth. Lines
+ * written before this format hold the whole `stack` instead; both fold.
+ */
+export type JournalAgent = AgentFields & ({ stack: Frame[] } | { stack_keep: number; stack_push?: Frame[] });
+
+/**
  * One group-committed batch of changes, a line of `<id>.journal`. Its size
- * depends on what changed, not on how many agents the run has.
+ * depends on what changed, not on how many agents the run has nor on how
+ * deep their stacks are.
  */
 export interface JournalBatch {
   seq: number;
   meta: Pick<WorkflowState, 'status' | 'total_cost_usd' | 'updated_at' | 'options'> & { error?: string | null };
-  agents?: AgentRecord[];
+  agents?: JournalAgent[];
   results?: Record<string, string>;
   fork_counters?: Record<string, number>;
   session_costs?: Record<string, number>;
+}
+
+/**
+ * Each agent's return stack as the state file on disk has it (snapshot and
+ * journal folded), the base of the next line's stack changes. Agents whose
+ * stack is empty are left out.
+ */
+export type WrittenStacks = Map<string, FrameStack>;
+
+/** Notes that the state file now holds `stack` for agent `id`. */
+export function noteWritten(written: WrittenStacks, id: string, stack: FrameStack): void {
+  if (stack === null) written.delete(id);
+  else written.set(id, stack);
 }
 
 function pick<T>(keys: Set<string>, from: Record<string, T>): Record<string, T> | undefined {
@@ -22,11 +46,19 @@ function pick<T>(keys: Set<string>, from: Record<string, T>): Record<string, T> 
   return out;
 }
 
-/** The journal line for the changes in `dirty`. */
-export function journalLine(store: RunStore, dirty: Dirty, seq: number): string {
+/** The journal line for the changes in `dirty`; `written` holds the stacks the state file has so far. */
+export function journalLine(store: RunStore, dirty: Dirty, seq: number, written: WrittenStacks): string {
   const m = store.meta;
   const batch: JournalBatch = { seq, meta: { status: m.status, total_cost_usd: m.total_cost_usd, updated_at: m.updated_at, options: m.options, error: m.error ?? null } };
-  if (dirty.agents.size > 0) batch.agents = [...dirty.agents].map((id) => store.agents.get(id)!).filter(Boolean);
+  const agents: JournalAgent[] = [];
+  for (const id of dirty.agents) {
+    const record = store.agents.get(id);
+    if (!record) continue;
+    const { stack, ...fields } = record;
+    const change = stackChange(written.get(id) ?? null, stack);
+    agents.push({ ...fields, stack_keep: change.keep, ...(change.push.length > 0 ? { stack_push: change.push } : {}) });
+  }
+  if (agents.length > 0) batch.agents = agents;
   const results = pick(dirty.results, m.results);
   if (results) batch.results = results;
   const counters = pick(dirty.forkCounters, m.fork_counters);
@@ -55,6 +87,23 @@ function isBatch(v: unknown): v is JournalBatch {
 }
 
 /**
+ * An agent of a journal line applied to the agent as it was. `owned` holds
+ * the stack arrays this fold made itself: those it changes in place, so a
+ * line costs what it changed, and the snapshot's arrays are copied once.
+ */
+function foldAgent(before: StoredAgent | undefined, entry: JournalAgent, owned: Set<Frame[]>): StoredAgent | undefined {
+  if ('stack' in entry) return entry;
+  const { stack_keep: keep, stack_push: push = [], ...fields } = entry;
+  const old = before?.stack ?? [];
+  if (!Number.isInteger(keep) || keep < 0 || keep > old.length || !Array.isArray(push)) return undefined;
+  let stack = old;
+  if (owned.has(stack)) stack.length = keep;
+  else owned.add((stack = old.slice(0, keep)));
+  for (const frame of push) stack.push(frame);
+  return { ...fields, stack };
+}
+
+/**
  * Folds a journal into its snapshot. Batches already in the snapshot (by
  * `journal_seq`) are skipped; a torn last line is a batch whose write never
  * completed, and so was never acknowledged: it is dropped.
@@ -62,7 +111,9 @@ function isBatch(v: unknown): v is JournalBatch {
 export function applyJournal(state: WorkflowState, text: string, file: string): WorkflowState {
   const lines = text.split('\n');
   const agents = new Map(state.agents.map((a) => [a.id, a]));
+  const owned = new Set<Frame[]>();
   const out: WorkflowState = { ...state, results: { ...state.results }, fork_counters: { ...state.fork_counters }, session_costs: { ...state.session_costs } };
+  const damaged = (i: number) => new RaymondError('ERR_STATE_FILE', `the journal is damaged at line ${i + 1}`, { file });
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i]!;
     if (line.trim() === '') continue;
@@ -71,7 +122,7 @@ export function applyJournal(state: WorkflowState, text: string, file: string): 
       data = JSON.parse(line);
     } catch {
       if (lines.slice(i + 1).every((l) => l.trim() === '')) break;
-      throw new RaymondError('ERR_STATE_FILE', `the journal is damaged at line ${i + 1}`, { file });
+      throw damaged(i);
     }
     // A torn write never parses (it lacks the closing brace), so valid JSON of another shape is damage, wherever it is.
     if (!isBatch(data)) throw new RaymondError('ERR_STATE_FILE', `the journal is damaged at line ${i + 1}: valid JSON, but not a journal record`, { file });
@@ -81,7 +132,11 @@ export function applyJournal(state: WorkflowState, text: string, file: string): 
     Object.assign(out, meta);
     if (error === null || error === undefined) delete out.error;
     else out.error = error;
-    for (const a of batch.agents ?? []) agents.set(a.id, a);
+    for (const a of batch.agents ?? []) {
+      const folded = foldAgent(agents.get(a.id), a, owned);
+      if (!folded) throw damaged(i);
+      agents.set(a.id, folded);
+    }
     Object.assign(out.results, batch.results);
     Object.assign(out.fork_counters, batch.fork_counters);
     Object.assign(out.session_costs, batch.session_costs);

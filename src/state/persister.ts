@@ -4,7 +4,7 @@ import { fromCallback } from 'xstate';
 import { errorText } from '../../machines/step-failure.js';
 import { cleanDirty, stateFromStore, takeDirty, type Dirty, type RunStore } from '../../machines/run-store.js';
 import type { PersisterEvent, SupervisorEvent } from '../../machines/supervisor.machine.js';
-import { journalLine } from './journal.js';
+import { journalLine, noteWritten, type WrittenStacks } from './journal.js';
 import { journalFilePath } from './state-file.js';
 
 /** Counts for the benchmark and tests. */
@@ -29,7 +29,9 @@ function restoreDirty(store: RunStore, dirty: Dirty): void {
  * are written together (group commit): the changed records are appended to
  * `<id>.journal` as one line with a synchronous write, so the line is in the
  * file, where a killed Raymond cannot lose it, before `state.persisted` lets
- * any agent go on; its size does not grow with the number of agents. The
+ * any agent go on; its size does not grow with the number of agents, nor
+ * with the depth of their return stacks (only the frames pushed or popped
+ * since the last write are in it: src/state/journal.ts). The
  * journal is flushed to the disk (fdatasync) in the background at most 25 ms
  * after a write, so a power cut loses at most that much, which runs again on
  * resume. A write that fails or is cut short is cut off the journal again,
@@ -58,6 +60,7 @@ export function createPersister(path: string, stats: PersisterStats = { writes: 
     let journal: number | undefined;
     let syncTimer: NodeJS.Timeout | undefined;
     let syncing = false;
+    const written: WrittenStacks = new Map();
 
     const closeJournal = () => {
       clearTimeout(syncTimer);
@@ -94,6 +97,9 @@ export function createPersister(path: string, stats: PersisterStats = { writes: 
       takeDirty(store);
       store.meta.journal_seq = seq;
       const text = `${JSON.stringify(stateFromStore(store), null, 1)}\n`;
+      // A failed snapshot fails the run, so nothing is ever written on top of these.
+      written.clear();
+      for (const a of store.agents.values()) noteWritten(written, a.id, a.stack);
       await writeFileAtomic(path, text, { fsync: true });
       // Only once the snapshot is durable may the journal it absorbed go.
       closeJournal();
@@ -111,7 +117,7 @@ export function createPersister(path: string, stats: PersisterStats = { writes: 
 
     const append = () => {
       const dirty = takeDirty(store);
-      const bytes = Buffer.from(journalLine(store, dirty, ++seq), 'utf8');
+      const bytes = Buffer.from(journalLine(store, dirty, ++seq, written), 'utf8');
       try {
         journal ??= openSync(journalPath, 'a');
         for (let off = 0; off < bytes.length; ) off += writeSync(journal, bytes, off);
@@ -127,6 +133,7 @@ export function createPersister(path: string, stats: PersisterStats = { writes: 
         throw error;
       }
       journalBytes += bytes.length;
+      for (const id of dirty.agents) noteWritten(written, id, store.agents.get(id)?.stack ?? null);
       syncSoon();
       return bytes.length;
     };

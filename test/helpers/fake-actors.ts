@@ -1,9 +1,9 @@
-import { createActor, fromCallback, fromPromise, waitFor, type AnyActorLogic } from 'xstate';
+import { createActor, fromCallback, fromPromise, waitFor, type AnyActorLogic, type InspectionEvent } from 'xstate';
 import { agentMachine, type StepInput, type StepResult } from '../../machines/agent.machine.js';
 import { nameWorkers } from '../../machines/worker-names.js';
 import { storeFromState, stateFromStore, type RunStore } from '../../machines/run-store.js';
 import { supervisorMachine, type PersisterEvent, type SupervisorEmitted, type SupervisorOutput } from '../../machines/supervisor.machine.js';
-import type { AgentRecord, Decision, WorkflowState } from '../../machines/types.js';
+import type { AgentRecord, Decision, StoredAgent, WorkflowState } from '../../machines/types.js';
 
 /** A scripted workflow: for each state name, what the step decides. */
 export type FakeScript = Record<string, Decision | ((record: AgentRecord, call: number) => Decision | Promise<Decision>)>;
@@ -20,13 +20,13 @@ export interface FakeRun {
 }
 
 /** An agent of a state file, which must be there. */
-export function agentIn(state: WorkflowState, id: string): AgentRecord {
+export function agentIn(state: WorkflowState, id: string): StoredAgent {
   const a = state.agents.find((x) => x.id === id);
   if (!a) throw new Error(`agent ${id} is not in the state file`);
   return a;
 }
 
-export function freshState(entry = 'START', overrides: Partial<AgentRecord> = {}): WorkflowState {
+export function freshState(entry = 'START', overrides: Partial<StoredAgent> = {}): WorkflowState {
   return {
     version: 1,
     workflow_id: 'wf-test',
@@ -54,7 +54,7 @@ function named(decision: Decision, input: StepInput): Decision {
  * Runs the real supervisor and agent machines with a fake step actor that
  * follows `script`, and a persister that records each write in memory.
  */
-export async function runFake(script: FakeScript, opts: { state?: WorkflowState; maxParallel?: number; session?: (r: AgentRecord) => string | null; cost?: number; persister?: AnyActorLogic; delayMs?: number; maxMarkdown?: number } = {}): Promise<FakeRun> {
+export async function runFake(script: FakeScript, opts: { state?: WorkflowState; maxParallel?: number; session?: (r: AgentRecord) => string | null; cost?: number; persister?: AnyActorLogic; delayMs?: number; maxMarkdown?: number; inspect?: (e: InspectionEvent) => void; timeoutMs?: number } = {}): Promise<FakeRun> {
   const store = storeFromState(opts.state ?? freshState());
   const writes: string[] = [];
   const reports: SupervisorEmitted[] = [];
@@ -85,10 +85,10 @@ export async function runFake(script: FakeScript, opts: { state?: WorkflowState;
     });
   });
   const machine = supervisorMachine.provide({ actors: { agent: agentMachine.provide({ actors: { runStep } }), persister: (opts.persister as typeof persister | undefined) ?? persister } });
-  const actor = createActor(machine, { input: { store, maxParallel: opts.maxParallel ?? 4, ...(opts.maxMarkdown ? { maxMarkdown: opts.maxMarkdown } : {}) }, systemId: 'supervisor' });
+  const actor = createActor(machine, { input: { store, maxParallel: opts.maxParallel ?? 4, ...(opts.maxMarkdown ? { maxMarkdown: opts.maxMarkdown } : {}) }, systemId: 'supervisor', ...(opts.inspect ? { inspect: opts.inspect } : {}) });
   actor.on('*', (e) => reports.push(e as SupervisorEmitted));
   actor.start();
-  const snap = await waitFor(actor, (s) => s.status !== 'active', { timeout: 10_000 });
+  const snap = await waitFor(actor, (s) => s.status !== 'active', { timeout: opts.timeoutMs ?? 10_000 });
   if (snap.status === 'error') throw snap.error;
   return { output: snap.output!, store, writes, reports, started, maxRunning };
 }

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { pushFrame } from '../../machines/frame-stack.js';
 import type { AgentRecord } from '../../machines/types.js';
 import { globToRegExp } from '../../src/inspect/glob.js';
 import { sanitizeContext, sanitizeEvent, sanitizeOutput } from '../../src/inspect/sanitize.js';
@@ -9,7 +10,7 @@ const record: AgentRecord = {
   state: 'WORK.md',
   session: 's-1',
   branchFrom: null,
-  stack: [{ state: 'AFTER.md', session: 's-0' }],
+  stack: pushFrame(pushFrame(null, { state: 'END.md', session: null }), { state: 'AFTER.md', session: 's-0' }),
   cwd: '/repo',
   attributes: { secret: 'api key 123' },
   input: 'the secret prompt input',
@@ -19,9 +20,17 @@ const secret = /secret|api key/;
 
 describe('sanitizeContext', () => {
   it('reduces an agent frame to ids, states and session, and keeps everything with full', () => {
-    const ctx = { record, depth: 1, callee: null };
-    assert.deepEqual(sanitizeContext(ctx, false), { agent: 'main_worker2', state: 'WORK.md', status: 'active', stack: ['AFTER.md'], session: 's-1', cwd: '/repo', depth: 1 });
-    assert.deepEqual((sanitizeContext(ctx, true) as { record: AgentRecord }).record, record);
+    const ctx = { record, depth: 2, callee: null };
+    assert.deepEqual(sanitizeContext(ctx, false), { agent: 'main_worker2', state: 'WORK.md', status: 'active', stack: 2, returnTo: 'AFTER.md', session: 's-1', cwd: '/repo', depth: 2 });
+    assert.deepEqual((sanitizeContext(ctx, true) as { record: unknown }).record, { ...record, stack: { depth: 2, top: { state: 'AFTER.md', session: 's-0' } } });
+  });
+
+  it('shows a deep return stack by its depth and top frame, in both modes', () => {
+    let stack: AgentRecord['stack'] = null;
+    for (let i = 0; i < 20_000; i++) stack = pushFrame(stack, { state: `R${i}.sh`, session: null });
+    const ctx = { record: { ...record, stack }, depth: 20_000, callee: null };
+    assert.equal(JSON.stringify(sanitizeContext(ctx, false)).includes('R19999.sh'), true);
+    assert.equal(JSON.stringify(sanitizeContext(ctx, true)).includes('R19998.sh'), false, 'not the frames below the top');
   });
 
   it('summarizes the supervisor, whose store holds Maps, with results only when full', () => {

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { agentIn as agent, freshState, runFake } from '../helpers/fake-actors.js';
+import type { AnyActorRef, InspectionEvent } from 'xstate';
+import { agentIn as agent, freshState, runFake, type FakeScript } from '../helpers/fake-actors.js';
+import { stackDepth, stackToArray } from '../../machines/frame-stack.js';
 import type { AgentRecord, WorkflowState } from '../../machines/types.js';
 
 
@@ -32,9 +34,9 @@ describe('agent machine: the effect of each tag', () => {
     );
     assert.equal(run.output.status, 'completed');
     const [sub1, sub2, back] = seen;
-    assert.equal(sub1!.stack.length, 1);
+    assert.equal(stackDepth(sub1!.stack), 1);
     assert.equal(sub2!.session, null, 'reset starts fresh');
-    assert.equal(sub2!.stack.length, 1, 'reset keeps the return frame');
+    assert.equal(stackDepth(sub2!.stack), 1, 'reset keeps the return frame');
     assert.equal(sub2!.cwd, '/elsewhere');
     assert.equal(back!.input, 'from sub');
     assert.equal(back!.session, 'session-of-START', 'return resumes the caller session');
@@ -54,13 +56,13 @@ describe('agent machine: the effect of each tag', () => {
     );
     assert.equal(run.output.status, 'completed');
     const [child, child2, after] = seen;
-    assert.deepEqual(child!.stack, [{ state: 'AFTER', session: 'caller' }]);
+    assert.deepEqual(stackToArray(child!.stack), [{ state: 'AFTER', session: 'caller' }]);
     assert.equal(child!.branchFrom, 'caller');
     assert.equal(child!.session, null);
     assert.equal(child!.input, 'task');
     assert.equal(child2!.session, 'branch', 'goto inside the callee stays in its branch');
     assert.equal(child2!.branchFrom, null, 'the branch is used up by the first markdown turn');
-    assert.deepEqual(after!.stack, []);
+    assert.equal(after!.stack, null);
     assert.equal(after!.session, 'caller');
     assert.equal(after!.input, 'child says hi');
   });
@@ -84,9 +86,9 @@ describe('agent machine: the effect of each tag', () => {
     const depths: number[] = [];
     const run = await runFake({
       START: { kind: 'call', target: 'A', returnTo: 'END' },
-      A: (r) => (depths.push(r.stack.length), { kind: 'call', target: 'B', returnTo: 'A2' }),
-      B: (r) => (depths.push(r.stack.length), { kind: 'result', payload: 'b' }),
-      A2: (r) => (depths.push(r.stack.length), { kind: 'result', payload: `a+${r.input}` }),
+      A: (r) => (depths.push(stackDepth(r.stack)), { kind: 'call', target: 'B', returnTo: 'A2' }),
+      B: (r) => (depths.push(stackDepth(r.stack)), { kind: 'result', payload: 'b' }),
+      A2: (r) => (depths.push(stackDepth(r.stack)), { kind: 'result', payload: `a+${r.input}` }),
       END: (r) => ({ kind: 'result', payload: `end:${r.input}` }),
     });
     assert.deepEqual(depths, [1, 2, 1]);
@@ -102,7 +104,7 @@ describe('agent machine: the effect of each tag', () => {
           ? { kind: 'fork', next: 'START', workers: [{ target: 'WORKER.sh', attributes: { item: `i${dispatches}` }, input: 'in' }] }
           : { kind: 'fork', next: 'DONE', workers: [{ target: 'ANALYZE.md', attributes: {}, cd: '/w' }] };
       },
-      'WORKER.sh': (r) => ({ kind: 'result', payload: `${r.id}:${r.attributes.item}:${r.input}:${r.stack.length}` }),
+      'WORKER.sh': (r) => ({ kind: 'result', payload: `${r.id}:${r.attributes.item}:${r.input}:${stackDepth(r.stack)}` }),
       'ANALYZE.md': (r) => ({ kind: 'result', payload: `${r.id}@${r.cwd}` }),
       DONE: { kind: 'result', payload: 'main done' },
     });
@@ -145,5 +147,37 @@ describe('agent machine: the effect of each tag', () => {
     const during = snapshots.find((a) => a.state === 'CHILD');
     assert.ok(during, 'a snapshot taken while the callee was current');
     assert.deepEqual(during.stack, [{ state: 'AFTER', session: null }]);
+  });
+});
+
+describe('agent machine: deep return stacks', () => {
+  /** A script that calls itself `depth` times, then counts the returns on the way back. */
+  const recursion = (depth: number): FakeScript => ({
+    START: (r) => (stackDepth(r.stack) < depth ? { kind: 'call', target: 'START', returnTo: 'BACK' } : { kind: 'result', payload: '0' }),
+    BACK: (r) => ({ kind: 'result', payload: String(Number(r.input) + 1) }),
+  });
+
+  it('a 2,000-deep recursion completes with at most two frame actors alive per agent: the bottom frame and the top', async () => {
+    const frames = new Set<AnyActorRef>();
+    let most = 0;
+    const inspect = (e: InspectionEvent) => {
+      const ref = e.actorRef as AnyActorRef;
+      if (e.type !== '@xstate.actor' || !/^main(@\d+)?$/.test(ref.id)) return;
+      for (const f of frames) if (f.getSnapshot().status !== 'active') frames.delete(f);
+      frames.add(ref);
+      most = Math.max(most, frames.size);
+    };
+    const run = await runFake(recursion(2000), { delayMs: 0, inspect, timeoutMs: 60_000 });
+    assert.equal(run.output.status, 'completed');
+    assert.equal(run.store.meta.results.main, '2000');
+    assert.equal(most, 2);
+  });
+
+  it('resumes an agent 2,000 frames deep as two frame actors, not 2,001 nested ones, and unwinds it', async () => {
+    const stack = Array.from({ length: 2000 }, () => ({ state: 'BACK', session: null }));
+    const run = await runFake(recursion(2000), { state: freshState('START', { stack }), delayMs: 0, timeoutMs: 60_000 });
+    assert.equal(run.output.status, 'completed');
+    assert.equal(run.store.meta.results.main, '2000');
+    assert.equal(run.started.length, 2001, 'the callee, then one step per frame on the way back');
   });
 });

@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { reusedId, storeFromState } from '../../machines/run-store.js';
 import { freshState } from '../helpers/fake-actors.js';
-import type { AgentRecord } from '../../machines/types.js';
+import type { StoredAgent } from '../../machines/types.js';
 
-function worker(id: string): AgentRecord {
+function worker(id: string): StoredAgent {
   return { id, state: 'W', session: null, branchFrom: null, stack: [], cwd: '/wf', attributes: {}, input: null, status: 'terminated', result: id };
 }
 

@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { pushFrame } from '../../machines/frame-stack.js';
 import { putAgent, putResult, storeFromState, takeDirty } from '../../machines/run-store.js';
+import type { Frame } from '../../machines/types.js';
 import { RaymondError, formatError } from '../../src/errors.js';
-import { applyJournal, journalLine } from '../../src/state/journal.js';
+import { applyJournal, journalLine, noteWritten, type WrittenStacks } from '../../src/state/journal.js';
 import { freshState } from '../helpers/fake-actors.js';
 
 function twoBatches() {
@@ -10,11 +12,11 @@ function twoBatches() {
   takeDirty(store);
   const main = store.agents.get('main')!;
   putAgent(store, { ...main, state: 'B' });
-  const first = journalLine(store, takeDirty(store), 1);
+  const first = journalLine(store, takeDirty(store), 1, new Map());
   putAgent(store, { ...main, state: 'C', status: 'terminated', result: 'r' });
   putResult(store, 'main', 'r');
   store.meta.status = 'completed';
-  const second = journalLine(store, takeDirty(store), 2);
+  const second = journalLine(store, takeDirty(store), 2, new Map());
   return { first, second };
 }
 
@@ -53,5 +55,53 @@ describe('journal', () => {
   it('refuses damage before the last line', () => {
     const { first, second } = twoBatches();
     assert.throws(() => applyJournal(freshState(), `{"seq": 1, broken\n${first}${second}`, 'wf.journal'), (e) => e instanceof RaymondError && /wf\.journal: the journal is damaged at line 1/.test(formatError(e)));
+  });
+});
+
+describe('journal: return stacks', () => {
+  const frame = (state: string): Frame => ({ state, session: null });
+
+  /** A store 500 frames deep whose stack is on disk, as after a snapshot. */
+  function deepStore() {
+    const frames = Array.from({ length: 500 }, (_, i) => frame(`R${i}`));
+    const store = storeFromState(freshState('START', { stack: frames }));
+    takeDirty(store);
+    const written: WrittenStacks = new Map();
+    noteWritten(written, 'main', store.agents.get('main')!.stack);
+    return { store, written, frames };
+  }
+
+  it('writes a push or a pop as the frames kept and pushed, not the whole stack, and folds it back', () => {
+    const { store, written, frames } = deepStore();
+    const main = store.agents.get('main')!;
+    putAgent(store, { ...main, state: 'CALLEE', stack: pushFrame(main.stack, frame('AFTER')) });
+    const push = journalLine(store, takeDirty(store), 1, written);
+    noteWritten(written, 'main', store.agents.get('main')!.stack);
+    putAgent(store, { ...main, state: 'R499', stack: main.stack!.below });
+    const pop = journalLine(store, takeDirty(store), 2, written);
+    assert.deepEqual(JSON.parse(push).agents[0].stack_keep, 500);
+    assert.deepEqual(JSON.parse(push).agents[0].stack_push, [frame('AFTER')]);
+    assert.equal(JSON.parse(pop).agents[0].stack_keep, 499);
+    assert.equal(JSON.parse(pop).agents[0].stack_push, undefined);
+    assert.ok(Buffer.byteLength(push) < 600, `${Buffer.byteLength(push)} bytes at depth 500`);
+
+    const snapshot = freshState('START', { stack: frames });
+    const afterPush = applyJournal(snapshot, push, 'j');
+    assert.deepEqual(afterPush.agents[0]!.stack, [...frames, frame('AFTER')]);
+    assert.equal(afterPush.agents[0]!.state, 'CALLEE');
+    assert.deepEqual(applyJournal(snapshot, push + pop, 'j').agents[0]!.stack, frames.slice(0, 499));
+    assert.equal(snapshot.agents[0]!.stack.length, 500, 'folding leaves the snapshot it was given as it was');
+  });
+
+  it('folds lines of the older format, which hold the whole stack', () => {
+    const old = `${JSON.stringify({ seq: 1, meta: { status: 'running', total_cost_usd: 0, updated_at: 'x', options: freshState().options, error: null }, agents: [{ ...freshState().agents[0]!, state: 'CALLEE', stack: [frame('AFTER')] }] })}\n`;
+    assert.deepEqual(applyJournal(freshState(), old, 'j').agents[0]!.stack, [frame('AFTER')]);
+  });
+
+  it('calls a change that does not fit the stack before it damage, naming the line', () => {
+    const { store, written } = deepStore();
+    putAgent(store, { ...store.agents.get('main')!, state: 'X' });
+    const line = journalLine(store, takeDirty(store), 1, written);
+    assert.throws(() => applyJournal(freshState(), line, 'wf.journal'), (e) => e instanceof RaymondError && /wf\.journal: the journal is damaged at line 1/.test(formatError(e)));
   });
 });

@@ -4,8 +4,10 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createPersister } from '../../src/state/persister.js';
-import { runFake } from '../helpers/fake-actors.js';
-import type { WorkflowState } from '../../machines/types.js';
+import { stackDepth, stackToArray } from '../../machines/frame-stack.js';
+import { readStateFile } from '../../src/state/state-file.js';
+import { agentIn, freshState, runFake } from '../helpers/fake-actors.js';
+import type { AgentRecord, WorkflowState } from '../../machines/types.js';
 
 
 describe('persister', () => {
@@ -51,6 +53,32 @@ describe('persister', () => {
     const lines = readFileSync(join(dir, 'wf.journal'), 'utf8').trim().split('\n');
     const last = JSON.parse(lines.at(-1)!) as { meta: { status: string }; results?: Record<string, string> };
     assert.equal(last.meta.status, 'completed', 'the disk says what the run says');
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('journals a deep stack one frame per step: before every step the state file holds the agent exactly as the step gets it', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'raymond-persist-'));
+    const path = join(dir, 'wf.json');
+    const stats = { writes: 0, bytes: 0, snapshots: 0 };
+    // Resumed 100 frames deep: the first write is a snapshot, the lines after it change that stack.
+    const state = freshState('START', { stack: Array.from({ length: 100 }, (_, i) => ({ state: 'BACK', session: `s${i}` })) });
+    let checked = 0;
+    const onDisk = async (r: AgentRecord) => {
+      const main = agentIn(await readStateFile(path), 'main');
+      assert.deepEqual([main.state, main.input, main.stack], [r.state, r.input, stackToArray(r.stack)]);
+      checked++;
+    };
+    const run = await runFake(
+      {
+        START: async (r) => (await onDisk(r), stackDepth(r.stack) < 200 ? { kind: 'call', target: 'START', returnTo: 'BACK' } : { kind: 'result', payload: '0' }),
+        BACK: async (r) => (await onDisk(r), { kind: 'result', payload: String(Number(r.input) + 1) }),
+      },
+      { state, persister: createPersister(path, stats), delayMs: 0 },
+    );
+    assert.equal(run.store.meta.results.main, '200');
+    assert.equal(checked, 301);
+    // A line holding the stack would be 5-10 KB here (100 to 200 frames).
+    assert.ok(stats.bytes / stats.writes < 1000, `${Math.round(stats.bytes / stats.writes)} bytes per write`);
     rmSync(dir, { recursive: true, force: true });
   });
 });
