@@ -66,6 +66,8 @@ export type AgentToSupervisorEvent =
   | {
       type: 'step.done';
       agentId: string;
+      /** The frame that ran the step: the supervisor queues it again when it goes on. */
+      ref: AnyActorRef;
       from: string;
       decision: Decision;
       record: AgentRecord;
@@ -116,13 +118,14 @@ export const agentMachine = setup({
     hasCallee: ({ context }) => context.depth < stackDepth(context.record.stack),
   },
   actions: {
-    recordStep: enqueueActions(({ context, event, enqueue }) => {
+    recordStep: enqueueActions(({ context, event, enqueue, self }) => {
       const output = (event as unknown as DoneActorEvent<StepResult>).output;
       const applied = applyDecision(context.record, output.decision, output.session, output.freshSessions);
       enqueue.assign({ record: applied.record });
       enqueue.sendTo(supervisorRef, {
         type: 'step.done',
         agentId: context.record.id,
+        ref: self,
         from: context.record.state,
         decision: output.decision,
         record: applied.record,
@@ -133,6 +136,20 @@ export const agentMachine = setup({
       } satisfies AgentToSupervisorEvent);
     }),
     takeRecord: assign({ record: ({ event }) => (event as unknown as Done).output.record }),
+    /**
+     * Tells the supervisor of a frame waiting for a slot that it does not
+     * know of: a callee frame's first step, or a bottom frame its callee
+     * handed back to. The supervisor queues the bottom frames it creates and
+     * every frame whose step goes on in it (step.done) itself: one event
+     * fewer per step.
+     */
+    announce: enqueueActions(({ context, event, self, enqueue }) => {
+      if (context.depth < stackDepth(context.record.stack)) return;
+      // xstate enters the initial state with its own init event, which the event type does not list.
+      const type = event.type as string;
+      const unknown = type === 'xstate.init' ? context.depth > 0 : type !== 'xstate.done.actor.step';
+      if (unknown) enqueue.sendTo(supervisorRef, { type: 'agent.ready', agentId: context.record.id, ref: self } satisfies AgentToSupervisorEvent);
+    }),
     reportFailure: enqueueActions(({ context, event, enqueue }) => {
       const failure = asStepFailure('error' in event ? event.error : undefined);
       enqueue.sendTo(supervisorRef, { type: 'step.failed', agentId: context.record.id, state: context.record.state, failure } satisfies AgentToSupervisorEvent);
@@ -147,10 +164,7 @@ export const agentMachine = setup({
     idle: {
       description: 'Waiting for the supervisor to grant a step slot. A bottom frame resumed with frames on its stack goes straight on to wait for its top frame.',
       always: { guard: 'hasCallee', target: 'awaiting-child' },
-      entry: enqueueActions(({ context, self, enqueue }) => {
-        if (context.depth < stackDepth(context.record.stack)) return;
-        enqueue.sendTo(supervisorRef, { type: 'agent.ready', agentId: context.record.id, ref: self } satisfies AgentToSupervisorEvent);
-      }),
+      entry: 'announce',
       on: {
         'step.start': { target: 'invoking', actions: assign({ grant: ({ event }) => ({ forkCount: event.forkCount, sessionCosts: event.sessionCosts }) }) },
       },

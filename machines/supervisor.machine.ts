@@ -66,6 +66,15 @@ export interface SupervisorOutput {
   error?: string;
 }
 
+/**
+ * Queues an agent for a slot once the version being recorded is on disk.
+ * Called from actions that run before `changed` bumps the version.
+ */
+function waitForSlot(context: SupervisorContext, agentId: string, ref: AnyActorRef): void {
+  const record = context.work.store.agents.get(agentId)!;
+  enqueue(context.work.slots, { agentId, ref, readyAt: context.version + 1, markdown: record.state.endsWith('.md') });
+}
+
 function newWorker(spawn: Extract<AgentToSupervisorEvent, { type: 'step.done' }>['spawns'][number]): AgentRecord {
   const record: AgentRecord = { id: spawn.id, state: spawn.target, session: null, branchFrom: null, stack: null, cwd: spawn.cwd, attributes: spawn.attributes, input: spawn.input ?? null, status: 'active' };
   if (spawn.nextSession !== undefined) record.next_session = spawn.nextSession;
@@ -118,6 +127,8 @@ export const supervisorMachine = setup({
         enqueue.emit({ type: 'agent.forked', parentId: event.agentId, id: w.id, state: w.state, attributes: w.attributes });
       }
       release(slots, event.agentId);
+      // Queued here rather than by an event from the agent: one event fewer per step.
+      if (event.outcome === 'continue') waitForSlot(context, event.agentId, event.ref);
       enqueue.emit({
         type: 'step.done',
         agentId: event.agentId,
@@ -186,6 +197,8 @@ export const supervisorMachine = setup({
         const ref = createActor(logic, { parent: self, id: record.id, systemId: `agent:${record.id}`, input: { record, depth: 0 } });
         context.work.actors.set(record.id, ref);
         ref.start();
+        // A frame resumed with a callee waits for it; the callee announces itself.
+        if (stackDepth(record.stack) === 0) waitForSlot(context, record.id, ref);
       }
     },
     queue: ({ context, event }) => {
