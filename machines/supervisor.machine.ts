@@ -127,8 +127,6 @@ export const supervisorMachine = setup({
         enqueue.emit({ type: 'agent.forked', parentId: event.agentId, id: w.id, state: w.state, attributes: w.attributes });
       }
       release(slots, event.agentId);
-      // Queued here rather than by an event from the agent: one event fewer per step.
-      if (event.outcome === 'continue') waitForSlot(context, event.agentId, event.ref);
       enqueue.emit({
         type: 'step.done',
         agentId: event.agentId,
@@ -201,6 +199,14 @@ export const supervisorMachine = setup({
         if (stackDepth(record.stack) === 0) waitForSlot(context, record.id, ref);
       }
     },
+    /**
+     * The agent of a step that goes on waits for its next slot, behind the
+     * workers the step forked: queued here rather than by an event from the
+     * agent, one event fewer per step.
+     */
+    queueContinuing: ({ context, event }) => {
+      if (event.type === 'step.done' && event.outcome === 'continue') waitForSlot(context, event.agentId, event.ref);
+    },
     queue: ({ context, event }) => {
       if (event.type !== 'agent.ready') return;
       const record = context.work.store.agents.get(event.agentId)!;
@@ -249,7 +255,7 @@ export const supervisorMachine = setup({
     // Handled at the top level so a step that completed while the run was halting is still recorded.
     'step.done': [
       { guard: 'reusesId', actions: ['refuseStep', 'halt', 'changed'] },
-      { actions: ['recordStep', 'spawnAgents', 'changed', 'dispatch'] },
+      { actions: ['recordStep', 'spawnAgents', 'queueContinuing', 'changed', 'dispatch'] },
     ],
     'state.persisted': { actions: [assign({ persisted: ({ context, event }) => Math.max(context.persisted, event.version) }), 'dispatch'] },
     'state.write_failed': {

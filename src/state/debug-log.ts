@@ -33,6 +33,8 @@ export interface StepDebug {
 
 const NOOP: StepDebug = { stream() {}, script() {}, finish() {} };
 const SCRIPTS = 'scripts.jsonl';
+/** Most bytes of a Claude Code stream waiting for the disk before more are left out of its debug file. */
+const MAX_PENDING_BYTES = 16 << 20;
 /** How much of scripts.jsonl is read back to continue the step numbers after a resume. */
 const TAIL_BYTES = 1 << 20;
 
@@ -102,7 +104,18 @@ export class DebugLog {
       file = createWriteStream(join(this.dir, `${agentId}_${state.replace(/\.[^.]+$/, '')}_${String(n).padStart(3, '0')}.jsonl`));
       file.on('error', (err) => this.fail(err));
     });
-    return { stream: (c) => file?.write(c), script() {}, finish: () => file?.end() };
+    // A stream that outruns the disk would otherwise wait in memory: past the bound, chunks are left out and counted.
+    let dropped = 0;
+    const stream = (c: string) => {
+      if (!file) return;
+      if (file.writableLength > MAX_PENDING_BYTES) dropped += Buffer.byteLength(c);
+      else file.write(c);
+    };
+    const finish = () => {
+      if (dropped > 0) file?.write(`{"raymond_debug":"${dropped} bytes of the stream were left out while the disk was behind"}\n`);
+      file?.end();
+    };
+    return { stream, script() {}, finish };
   }
 
   /** Records a run event: steps and failures go to transitions.log. */
