@@ -79,16 +79,20 @@ export function startSpawner(options: {
 
   const write = tickBatchedWriter(child.stdin);
   const handles = [child, child.stdin, child.stdout] as Refable[];
+  let closing = false;
   return {
     pid: child.pid,
     send(message) {
       write(encodeMessage(message));
     },
     setBusy(busy) {
+      // Once closing, a step that ends (an aborted one, say) must not unreference it again.
+      if (closing) return;
       for (const handle of handles) (busy ? handle.ref : handle.unref)?.call(handle);
     },
     async close() {
       // Held while waiting, or an idle, unreferenced spawner would let the process end before its exit is seen.
+      closing = true;
       for (const handle of handles) handle.ref?.call(handle);
       child.stdin.end();
       await exited;
