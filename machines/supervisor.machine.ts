@@ -24,10 +24,11 @@ export interface SupervisorInput {
  */
 export interface RunWork {
   store: RunStore;
-  slots: Slots<AnyActorRef>;
-  /** Bottom frames of the live agents, by agent id. */
+  /** Agents waiting for a slot; an agent that has not run yet has no actor (undefined) until it gets one. */
+  slots: Slots<AnyActorRef | undefined>;
+  /** Bottom frames of the live agents that have an actor, by agent id. */
   actors: Map<string, AnyActorRef>;
-  /** Agent records waiting for their actor. */
+  /** Agent records new to the supervisor (forked, or live when the run started). */
   toSpawn: AgentRecord[];
 }
 
@@ -70,9 +71,23 @@ export interface SupervisorOutput {
  * Queues an agent for a slot once the version being recorded is on disk.
  * Called from actions that run before `changed` bumps the version.
  */
-function waitForSlot(context: SupervisorContext, agentId: string, ref: AnyActorRef): void {
+function waitForSlot(context: SupervisorContext, agentId: string, ref: AnyActorRef | undefined): void {
   const record = context.work.store.agents.get(agentId)!;
   enqueue(context.work.slots, { agentId, ref, readyAt: context.version + 1, markdown: record.state.endsWith('.md') });
+}
+
+/**
+ * Makes and starts an agent's bottom-frame actor. Agents are actors of the
+ * supervisor's system with the supervisor as parent, but not snapshot
+ * children: xstate copies a parent's children map on every spawn and stop,
+ * which would make each agent cost O(n).
+ */
+function startAgent(context: SupervisorContext, self: AnyActorRef, record: AgentRecord): AnyActorRef {
+  const logic = (self as unknown as { logic: { implementations: { actors: Record<string, AnyActorLogic> } } }).logic.implementations.actors.agent!;
+  const ref = createActor(logic, { parent: self, id: record.id, systemId: `agent:${record.id}`, input: { record, depth: 0 } });
+  context.work.actors.set(record.id, ref);
+  ref.start();
+  return ref;
 }
 
 function newWorker(spawn: Extract<AgentToSupervisorEvent, { type: 'step.done' }>['spawns'][number]): AgentRecord {
@@ -183,20 +198,18 @@ export const supervisorMachine = setup({
     }),
     failRun: ({ context }, params: { error: string }) => setRunStatus(context.work.store, 'failed', params.error),
     /**
-     * Agents are actors of the supervisor's system with the supervisor as
-     * parent, but not snapshot children: xstate copies a parent's children
-     * map on every spawn and stop, which would make each agent cost O(n).
+     * Queues new agents for a slot. An agent's actor is made when it first
+     * gets one (startAgent): at fan-out thousands of agents wait, and an
+     * actor each would cost their memory and the collector's time for
+     * nothing. An agent resumed below the top of its stack gets its actor now:
+     * its bottom frame waits for its callee, which announces itself.
      */
     spawnAgents: ({ context, self }) => {
       const pending = context.work.toSpawn.splice(0);
       if (context.halted) return;
-      const logic = (self as unknown as { logic: { implementations: { actors: Record<string, AnyActorLogic> } } }).logic.implementations.actors.agent!;
       for (const record of pending) {
-        const ref = createActor(logic, { parent: self, id: record.id, systemId: `agent:${record.id}`, input: { record, depth: 0 } });
-        context.work.actors.set(record.id, ref);
-        ref.start();
-        // A frame resumed with a callee waits for it; the callee announces itself.
-        if (stackDepth(record.stack) === 0) waitForSlot(context, record.id, ref);
+        if (stackDepth(record.stack) === 0) waitForSlot(context, record.id, undefined);
+        else startAgent(context, self, record);
       }
     },
     /**
@@ -212,13 +225,13 @@ export const supervisorMachine = setup({
       const record = context.work.store.agents.get(event.agentId)!;
       enqueue(context.work.slots, { agentId: event.agentId, ref: event.ref, readyAt: context.version, markdown: record.state.endsWith('.md') });
     },
-    dispatch: enqueueActions(({ context, enqueue }) => {
+    dispatch: enqueueActions(({ context, enqueue, self }) => {
       if (context.halted || context.draining) return;
       const { store, slots } = context.work;
       for (const w of grant(slots, context.persisted)) {
         const record = store.agents.get(w.agentId)!;
         const granted: StepGrant = { forkCount: store.meta.fork_counters[w.agentId] ?? 0, sessionCosts: sessionCostsFor(store, [record.session, record.branchFrom, record.next_session]) };
-        enqueue.sendTo(w.ref, { type: 'step.start', ...granted });
+        enqueue.sendTo(w.ref ?? startAgent(context, self, record), { type: 'step.start', ...granted });
         enqueue.emit({ type: 'step.started', agentId: w.agentId, state: record.state });
       }
     }),
