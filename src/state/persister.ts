@@ -117,10 +117,13 @@ export function createPersister(path: string, stats: PersisterStats = { writes: 
 
     const append = () => {
       const dirty = takeDirty(store);
-      const bytes = Buffer.from(journalLine(store, dirty, ++seq, written), 'utf8');
+      const line = journalLine(store, dirty, ++seq, written);
+      const size = Buffer.byteLength(line);
       try {
         journal ??= openSync(journalPath, 'a');
-        for (let off = 0; off < bytes.length; ) off += writeSync(journal, bytes, off);
+        // The text is written as it is: a copy as bytes would double a big fork's line in memory. Only a short write needs the bytes, to go on.
+        let off = writeSync(journal, line);
+        if (off < size) for (const bytes = Buffer.from(line, 'utf8'); off < size; ) off += writeSync(journal, bytes, off);
       } catch (error) {
         // Nothing written is acknowledged: cut a torn line off, and let the next write carry these changes again.
         seq--;
@@ -132,10 +135,10 @@ export function createPersister(path: string, stats: PersisterStats = { writes: 
         }
         throw error;
       }
-      journalBytes += bytes.length;
+      journalBytes += size;
       for (const id of dirty.agents) noteWritten(written, id, store.agents.get(id)?.stack ?? null);
       syncSoon();
-      return bytes.length;
+      return size;
     };
 
     /**
