@@ -57,16 +57,22 @@ export function createPoolLanguageService(options: { threads?: number } = {}): L
   };
 }
 
-/** Outputs smaller than this are parsed on the calling thread (see createLanguageService). */
-export const INLINE_BELOW_BYTES = 64 * 1024;
+/**
+ * Outputs smaller than this are parsed on the calling thread (see
+ * createLanguageService). A dispatcher forking 10,000 workers prints ~340 KB,
+ * parsed inline in ~30 ms; on the pool it would also start a worker thread,
+ * whose heap kept ~12 MB of the orchestrator's memory for the rest of the run.
+ */
+export const INLINE_BELOW_BYTES = 1024 * 1024;
 
 /**
  * The service a run uses. Message passing to a worker thread costs more than
  * parsing a small output (README, Benchmarks: ~0.1 ms inline, ~0.4 ms on the
  * pool), so outputs under `inlineBelow` characters are interpreted on the
- * calling thread, with a parser that loads no YAML; large ones (a dispatcher
- * printing thousands of forks) and every markdown prompt (frontmatter is
- * YAML) go to the pool, off the thread that schedules every agent.
+ * calling thread, with a parser that loads no YAML; larger ones (over a
+ * megabyte: tens of thousands of forks) and every markdown prompt
+ * (frontmatter is YAML) go to the pool, off the thread that schedules every
+ * agent.
  */
 export function createLanguageService(options: { inlineBelow?: number } = {}): LanguageService {
   const inlineBelow = options.inlineBelow ?? INLINE_BELOW_BYTES;
