@@ -7,11 +7,11 @@
 // parse/render worker keep their own unbundled entries (tsc's output), as
 // does piscina, which finds its worker file beside itself.
 import { build } from 'esbuild';
-import { chmodSync, rmSync } from 'node:fs';
+import { chmodSync, readdirSync, rmSync } from 'node:fs';
 
 const cli = new URL('../dist/src/cli/', import.meta.url).pathname;
 // The chunks of an earlier bundle; tsc's own files in this folder are the input.
-for (const name of (await import('node:fs')).readdirSync(cli)) if (name.startsWith('chunk-')) rmSync(cli + name);
+for (const name of readdirSync(cli)) if (name.startsWith('chunk-')) rmSync(cli + name);
 await build({
   entryPoints: { main: `${cli}main.js` },
   outdir: cli,
@@ -36,3 +36,5 @@ await build({
   logLevel: 'warning',
 });
 chmodSync(`${cli}main.js`, 0o755);
+// tsc's map describes the file the bundle replaced.
+rmSync(`${cli}main.js.map`, { force: true });
