@@ -87,11 +87,11 @@ describe('crash safety', () => {
   });
 
   it('a run killed while its state file is being compacted resumes with every result exactly once', async () => {
-    // Inputs of 60 KB make every journal line big, so the journal is folded into a new snapshot every few steps.
+    // Inputs of 100 KB make every journal line big, so the journal is folded into a new snapshot every ten steps or so.
     const wf = box.write(
       {
         'START.sh': sh('echo "<fork next=\\"END\\" i=\\"1\\">W</fork><fork next=\\"END\\" i=\\"2\\">W</fork><fork next=\\"END\\" i=\\"3\\">W</fork>"'),
-        'W.sh': sh('n=${RAYMOND_INPUT%%:*}; n=${n:-0}', 'if (( n < 12 )); then printf \'<goto input="%s:%s">W</goto>\' $((n + 1)) "$(head -c 60000 /dev/zero | tr \'\\0\' a)"; else echo "<result>w$i counted $n</result>"; fi'),
+        'W.sh': sh('n=${RAYMOND_INPUT%%:*}; n=${n:-0}', 'if (( n < 30 )); then printf \'<goto input="%s:%s">W</goto>\' $((n + 1)) "$(head -c 100000 /dev/zero | tr \'\\0\' a)"; else echo "<result>w$i counted $n</result>"; fi'),
         'END.sh': sh('echo "<result>end</result>"'),
       },
       'compact',
@@ -107,9 +107,11 @@ describe('crash safety', () => {
       void child.then(() => (exited = true));
       const temps = () => (existsSync(stateDir) ? readdirSync(stateDir).filter((f) => /^compact\.json\.\S+$/.test(f)) : []);
       const leftBefore = new Set(temps());
-      // Kill the moment a new snapshot is being written (its temporary file exists), three times over.
+      // Kill the moment a new snapshot is being written over a journal (its temporary file exists
+      // beside the journal it folds in), three times over.
+      const journal = join(stateDir, 'compact.journal');
       while (!exited && duringCompaction < 3) {
-        if (temps().some((f) => !leftBefore.has(f))) {
+        if (existsSync(journal) && temps().some((f) => !leftBefore.has(f))) {
           child.kill('SIGKILL');
           duringCompaction++;
           break;
@@ -126,7 +128,7 @@ describe('crash safety', () => {
     assert.ok(duringCompaction >= 3, `killed ${duringCompaction} times during a compaction`);
     const final = JSON.parse(readFileSync(stateFile, 'utf8')) as WorkflowState;
     assert.equal(final.status, 'completed');
-    assert.deepEqual(final.results, { main: 'end', main_w1: 'w1 counted 12', main_w2: 'w2 counted 12', main_w3: 'w3 counted 12' });
+    assert.deepEqual(final.results, { main: 'end', main_w1: 'w1 counted 30', main_w2: 'w2 counted 30', main_w3: 'w3 counted 30' });
     assert.deepEqual(final.fork_counters, { main: 3 });
   });
 });
