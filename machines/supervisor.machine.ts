@@ -68,12 +68,21 @@ export interface SupervisorOutput {
 }
 
 /**
- * Queues an agent for a slot once the version being recorded is on disk.
- * Called from actions that run before `changed` bumps the version.
+ * Queues an agent for a slot once the store version `readyAt` is on disk: by
+ * default the version being recorded, for actions that run before `changed`
+ * bumps it.
  */
-function waitForSlot(context: SupervisorContext, agentId: string, ref: AnyActorRef | undefined): void {
+function waitForSlot(context: SupervisorContext, agentId: string, ref: AnyActorRef | undefined, readyAt = context.version + 1): void {
   const record = context.work.store.agents.get(agentId)!;
-  enqueue(context.work.slots, { agentId, ref, readyAt: context.version + 1, markdown: record.state.endsWith('.md') });
+  enqueue(context.work.slots, { agentId, ref, readyAt, markdown: record.state.endsWith('.md') });
+}
+
+/** Records an agent's failure, which fails the run, and returns the event that says so. */
+function failAgentAndRun(store: RunStore, agentId: string, state: string, failure: StepFailure): SupervisorEmitted {
+  putAgent(store, { ...store.agents.get(agentId)!, status: 'failed', error: failureText(failure) });
+  charge(store, failure.spentUsd, failure.sessionCosts);
+  setRunStatus(store, 'failed', failureText(failure));
+  return { type: 'agent.failed', agentId, state, failure, totalCostUsd: store.meta.total_cost_usd };
 }
 
 /**
@@ -170,12 +179,7 @@ export const supervisorMachine = setup({
     }),
     failAgent: enqueueActions(({ context, event, enqueue }) => {
       if (event.type !== 'step.failed') return;
-      const { store } = context.work;
-      const { failure } = event;
-      putAgent(store, { ...store.agents.get(event.agentId)!, status: 'failed', error: failureText(failure) });
-      charge(store, failure.spentUsd, failure.sessionCosts);
-      setRunStatus(store, 'failed', failureText(failure));
-      enqueue.emit({ type: 'agent.failed', agentId: event.agentId, state: event.state, failure, totalCostUsd: store.meta.total_cost_usd });
+      enqueue.emit(failAgentAndRun(context.work.store, event.agentId, event.state, event.failure));
     }),
     refuseStep: enqueueActions(({ context, event, enqueue }) => {
       if (event.type !== 'step.done') return;
@@ -191,10 +195,7 @@ export const supervisorMachine = setup({
         spentUsd: event.costUsd,
         sessionCosts: event.sessionCosts ?? {},
       };
-      putAgent(store, { ...store.agents.get(event.agentId)!, status: 'failed', error: failureText(failure) });
-      charge(store, failure.spentUsd, failure.sessionCosts);
-      setRunStatus(store, 'failed', failureText(failure));
-      enqueue.emit({ type: 'agent.failed', agentId: event.agentId, state: event.from, failure, totalCostUsd: store.meta.total_cost_usd });
+      enqueue.emit(failAgentAndRun(store, event.agentId, event.from, failure));
     }),
     failRun: ({ context }, params: { error: string }) => setRunStatus(context.work.store, 'failed', params.error),
     /**
@@ -221,9 +222,7 @@ export const supervisorMachine = setup({
       if (event.type === 'step.done' && event.outcome === 'continue') waitForSlot(context, event.agentId, event.ref);
     },
     queue: ({ context, event }) => {
-      if (event.type !== 'agent.ready') return;
-      const record = context.work.store.agents.get(event.agentId)!;
-      enqueue(context.work.slots, { agentId: event.agentId, ref: event.ref, readyAt: context.version, markdown: record.state.endsWith('.md') });
+      if (event.type === 'agent.ready') waitForSlot(context, event.agentId, event.ref, context.version);
     },
     dispatch: enqueueActions(({ context, enqueue, self }) => {
       if (context.halted || context.draining) return;

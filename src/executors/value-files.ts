@@ -34,16 +34,15 @@ const NO_FILES = async () => {};
 export function createValueFiles(options: { limits?: EnvLimits; inherited?: Readonly<Record<string, string | undefined>> } = {}): ValueFiles {
   const limits = options.limits ?? ENV_LIMITS;
   const inherited = options.inherited ?? process.env;
+  // Found once, not per step: Raymond's own environment does not change during a run.
+  const inheritedFiles = Object.keys(inherited).filter((k) => k.endsWith('_FILE') && inherited[k] !== undefined);
   let folder: Promise<PrivateFolder> | undefined;
   let count = 0;
   return {
     async place(env) {
       // No prototype: a variable named __proto__ (a fork attribute may be) is an ordinary key.
       const out: Record<string, string | undefined> = Object.assign(Object.create(null) as Record<string, string | undefined>, env);
-      for (const name of Object.keys(env)) {
-        const file = `${name}_FILE`;
-        if (!(file in env) && inherited[file] !== undefined) out[file] = undefined;
-      }
+      for (const file of inheritedFiles) if (Object.hasOwn(env, file.slice(0, -'_FILE'.length)) && !(file in env)) out[file] = undefined;
       const names = valuesForFiles(env, limits);
       if (names.size === 0) return { env: out, release: NO_FILES };
       const dir = (await (folder ??= createPrivateFolder(VALUES_FOLDER))).path;

@@ -6,6 +6,18 @@ const FLUSH_MS = 50;
 const FLUSH_BYTES = 1 << 16;
 
 /**
+ * Writes all of `text` at the file's current end. It is written as text:
+ * a copy as bytes would double a big line in memory; only a short write (a
+ * nearly full disk) needs the bytes, to go on from where it stopped. Throws
+ * what the system call throws, with part of the text possibly written.
+ */
+export function writeAllSync(fd: number, text: string): void {
+  const size = Buffer.byteLength(text);
+  let off = writeSync(fd, text);
+  if (off < size) for (const bytes = Buffer.from(text, 'utf8'); off < size; ) off += writeSync(fd, bytes, off);
+}
+
+/**
  * A file that lines are appended to, in batches: text waits in memory and is
  * written with one system call every 50 ms (or once 64 KB wait), instead of
  * one asynchronous write per line. At fan-out a run appends a few lines per
@@ -45,8 +57,7 @@ export class AppendFile {
     this.pendingBytes = 0;
     try {
       this.fd ??= openSync(this.path, 'a');
-      const bytes = Buffer.from(text, 'utf8');
-      for (let off = 0; off < bytes.length; ) off += writeSync(this.fd, bytes, off);
+      writeAllSync(this.fd, text);
     } catch (err) {
       this.done = true;
       this.onError(err);

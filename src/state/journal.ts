@@ -113,7 +113,7 @@ export function applyJournal(state: WorkflowState, text: string, file: string): 
   const agents = new Map(state.agents.map((a) => [a.id, a]));
   const owned = new Set<Frame[]>();
   const out: WorkflowState = { ...state, results: { ...state.results }, fork_counters: { ...state.fork_counters }, session_costs: { ...state.session_costs } };
-  const damaged = (i: number) => new RaymondError('ERR_STATE_FILE', `the journal is damaged at line ${i + 1}`, { file });
+  const damaged = (i: number, why?: string) => new RaymondError('ERR_STATE_FILE', `the journal is damaged at line ${i + 1}${why ? `: ${why}` : ''}`, { file });
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i]!;
     if (line.trim() === '') continue;
@@ -125,7 +125,7 @@ export function applyJournal(state: WorkflowState, text: string, file: string): 
       throw damaged(i);
     }
     // A torn write never parses (it lacks the closing brace), so valid JSON of another shape is damage, wherever it is.
-    if (!isBatch(data)) throw new RaymondError('ERR_STATE_FILE', `the journal is damaged at line ${i + 1}: valid JSON, but not a journal record`, { file });
+    if (!isBatch(data)) throw damaged(i, 'valid JSON, but not a journal record');
     const batch = data;
     if (batch.seq <= (out.journal_seq ?? 0)) continue;
     const { error, ...meta } = batch.meta;

@@ -1,9 +1,10 @@
-import { closeSync, fdatasync, ftruncateSync, openSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, fdatasync, ftruncateSync, openSync, unlinkSync } from 'node:fs';
 import writeFileAtomic from 'write-file-atomic';
 import { fromCallback } from 'xstate';
 import { errorText } from '../../machines/step-failure.js';
 import { cleanDirty, stateFromStore, takeDirty, type Dirty, type RunStore } from '../../machines/run-store.js';
 import type { PersisterEvent, SupervisorEvent } from '../../machines/supervisor.machine.js';
+import { writeAllSync } from './append-file.js';
 import { journalLine, noteWritten, type WrittenStacks } from './journal.js';
 import { journalFilePath } from './state-file.js';
 
@@ -47,7 +48,7 @@ export function createPersister(path: string, stats: PersisterStats = { writes: 
   return fromCallback<PersisterEvent, { store: RunStore }>(({ receive, sendBack, input }) => {
     const store = input.store;
     let wanted = 0;
-    let compact = true; // The first write is a snapshot: it may be a fresh run or a resume.
+    let compact = false;
     let scheduled = false;
     let snapshotting = false;
     let stopped = false;
@@ -121,9 +122,7 @@ export function createPersister(path: string, stats: PersisterStats = { writes: 
       const size = Buffer.byteLength(line);
       try {
         journal ??= openSync(journalPath, 'a');
-        // The text is written as it is: a copy as bytes would double a big fork's line in memory. Only a short write needs the bytes, to go on.
-        let off = writeSync(journal, line);
-        if (off < size) for (const bytes = Buffer.from(line, 'utf8'); off < size; ) off += writeSync(journal, bytes, off);
+        writeAllSync(journal, line);
       } catch (error) {
         // Nothing written is acknowledged: cut a torn line off, and let the next write carry these changes again.
         seq--;
@@ -163,8 +162,8 @@ export function createPersister(path: string, stats: PersisterStats = { writes: 
       while (!stopped && !failed && wanted > 0 && !snapshotting) {
         const version = wanted;
         wanted = 0;
-        // There is no snapshot to append to yet (a fresh run), or a resume must first fold the old journal in.
-        const first = stats.snapshots === 0 && snapshotBytes === 0;
+        // The first write is a snapshot: there is none to append to yet (a fresh run), or a resume must first fold the old journal in.
+        const first = snapshotBytes === 0;
         const full = compact || journalBytes > Math.max(MIN_COMPACT_BYTES, 2 * snapshotBytes, retryCompactAt);
         compact = false;
         try {
