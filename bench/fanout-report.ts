@@ -25,6 +25,7 @@ export function fanoutLines(o: FanoutOutcome, parallel: number): string[] {
     `${head}: ${f.steps.toLocaleString('en')} script runs`,
     `  wall: raymond ${s(f.raymond.wallMs)} (${perStep(f.raymond.wallMs, f.steps)}), plain loop ${s(f.plain.wallMs)} (${perStep(f.plain.wallMs, f.steps)}; its loop alone ${s(f.plain.loopMs)})`,
     `  ratio ${f.ratio.toFixed(2)}x: target ${WALL_RATIO_TARGET}x ${verdict(f.ratio <= WALL_RATIO_TARGET)}`,
+    `  floor (the same runs through Raymond's spawners from a bare loop that journals each): ${s(f.floor.wallMs)}, ${(f.floor.wallMs / f.plain.wallMs).toFixed(2)}x the plain loop`,
     `  peak memory orchestrator + spawners ${rssText(f.raymond.memory)}: target ${memTarget} MB ${verdict(f.raymond.memory.withSpawnersMb <= memTarget)}; plain-loop process ${mb(f.plain.peakRssMb)}`,
     `  state written ${Number.isFinite(f.stateBytesPerStep) ? f.stateBytesPerStep.toFixed(0) : 'n/a'} bytes/step`,
   ];
@@ -34,7 +35,7 @@ export function fanoutLines(o: FanoutOutcome, parallel: number): string[] {
 export function fanoutTable(outcomes: FanoutOutcome[]): string[] {
   const rows = outcomes.map((o) => {
     const name = `(${o.shape.id}) ${o.shape.title}`;
-    if ('error' in o) return `| ${name} | failed | | | | | |`;
+    if ('error' in o) return `| ${name} | failed | | | | | | |`;
     const f = o.figures;
     const memTarget = memoryTargetMb(o.shape.workers);
     const m = f.raymond.memory;
@@ -44,14 +45,15 @@ export function fanoutTable(outcomes: FanoutOutcome[]): string[] {
       `${s(f.raymond.wallMs)} / ${s(f.plain.wallMs)}`,
       `${(f.raymond.wallMs / f.steps).toFixed(2)} / ${(f.plain.wallMs / f.steps).toFixed(2)}`,
       `**${f.ratio.toFixed(2)}x** ${verdict(f.ratio <= WALL_RATIO_TARGET)}`,
+      `${(f.floor.wallMs / f.plain.wallMs).toFixed(2)}x`,
       `**${mb(m.withSpawnersMb)}** (${mb(m.aloneMb)}) of ${memTarget} MB ${verdict(m.withSpawnersMb <= memTarget)}`,
       Number.isFinite(f.stateBytesPerStep) ? f.stateBytesPerStep.toFixed(0) : 'n/a',
     ];
     return `| ${cells.join(' | ')} |`;
   });
   return [
-    `| Shape | Steps | Wall raymond / plain | ms/step raymond / plain | Ratio (target ${WALL_RATIO_TARGET}x) | Peak RSS orch.+spawners (orch.) | State B/step |`,
-    '|---|---|---|---|---|---|---|',
+    `| Shape | Steps | Wall raymond / plain | ms/step raymond / plain | Ratio (target ${WALL_RATIO_TARGET}x) | Floor / plain | Peak RSS orch.+spawners (orch.) | State B/step |`,
+    '|---|---|---|---|---|---|---|---|',
     ...rows,
   ];
 }

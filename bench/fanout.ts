@@ -15,6 +15,8 @@ export interface FanoutFigures {
   steps: number;
   raymond: { wallMs: number; memory: MemoryPeaks };
   plain: { wallMs: number; loopMs: number; peakRssMb: number };
+  /** The same runs through Raymond's spawners from a minimal loop that journals each (plain-loop.mjs). */
+  floor: { wallMs: number };
   /**
    * Raymond's wall time over the plain loop's, both from spawn to exit as
    * the bench sees them: each pays its Node start-up, as a user would.
@@ -42,6 +44,8 @@ export async function benchFanout(shape: FanoutShape, parallel: number): Promise
     const steps = jobs.reduce((n, job) => n + job.runs, 0);
     const plain = await runPlainLoop(jobs, parallel, { cwd: dir, timeoutMs: timeoutMs(steps) });
     shape.write(workflow);
+    const floor = await runPlainLoop(jobs, parallel, { cwd: dir, timeoutMs: timeoutMs(steps), floor: true });
+    shape.write(workflow);
     const run = await runCli([workflow, '--max-parallel', String(parallel), '--quiet', '--verbose'], { cwd: dir, timeoutMs: timeoutMs(steps) });
     if (run.code !== 0 || run.timedOut) {
       throw new Error(`raymond ${run.timedOut ? `timed out after ${(timeoutMs(steps) / 1000).toFixed(0)} s` : `exited with ${run.code ?? run.signal}`}: ${tailOf(run.stderr)}`);
@@ -53,6 +57,7 @@ export async function benchFanout(shape: FanoutShape, parallel: number): Promise
       steps,
       raymond: { wallMs: run.wallMs, memory: run.memory },
       plain: { wallMs: plain.wallMs, loopMs: plain.loopMs, peakRssMb: plain.peakRssMb },
+      floor: { wallMs: floor.wallMs },
       ratio: run.wallMs / plain.wallMs,
       stateBytesPerStep: bytes / steps,
     };
