@@ -2,7 +2,7 @@ import { assign, enqueueActions, fromPromise, setup, stopChild, type AnyActorLog
 import { applyDecision, outcomeOf, type SpawnRequest, type StepOutcome } from './apply-decision.js';
 import { stackDepth } from './frame-stack.js';
 import { asStepFailure, type StepFailure } from './step-failure.js';
-import type { AgentRecord, Decision } from './types.js';
+import type { AgentRecord, Decision, WorktreeRef } from './types.js';
 
 /**
  * Input of one frame actor. Depth 0 is the agent's bottom frame, the actor
@@ -33,6 +33,8 @@ export interface StepResult {
   sessionCosts?: Record<string, number>;
   /** New session ids to reserve: the agent's own, then one per forked worker. */
   freshSessions?: string[];
+  /** The agent's worktree folder, when the step got it one (its first run): the record takes it before the decision applies. */
+  acquired?: { cwd: string; worktree: WorktreeRef };
 }
 
 /** Input of the step actor: the agent as it stands, and its grant. */
@@ -120,7 +122,8 @@ export const agentMachine = setup({
   actions: {
     recordStep: enqueueActions(({ context, event, enqueue, self }) => {
       const output = (event as unknown as DoneActorEvent<StepResult>).output;
-      const applied = applyDecision(context.record, output.decision, output.session, output.freshSessions);
+      const record = output.acquired ? { ...context.record, ...output.acquired } : context.record;
+      const applied = applyDecision(record, output.decision, output.session, output.freshSessions);
       enqueue.assign({ record: applied.record });
       enqueue.sendTo(supervisorRef, {
         type: 'step.done',

@@ -1,9 +1,12 @@
 /**
  * Step slots: at most `maxParallel` steps at once, first come first served,
  * and at most `maxMarkdown` of them Claude Code turns (each takes ~300 MB).
- * An agent may start only once the state write holding its last step is on
- * disk. Mutated in place: the queue holds every waiting agent, thousands at
- * fan-out, and copying it per step would make each step cost O(agents).
+ * Agents that hold a worktree folder go before agents that would need a new
+ * one, so the folders alive stay near `maxParallel` however many agents
+ * wait. An agent may start only once the state write holding its last step
+ * is on disk. Mutated in place: the queues hold every waiting agent,
+ * thousands at fan-out, and copying them per step would make each step cost
+ * O(agents).
  */
 export interface Slots<R> {
   readonly maxParallel: number;
@@ -11,7 +14,15 @@ export interface Slots<R> {
   running: number;
   /** Agents whose running step is a markdown state. */
   readonly runningMarkdown: Set<string>;
-  queue: Array<Waiting<R>>;
+  /** Agents holding a worktree folder: served first. */
+  holders: Queue<R>;
+  /** Everyone else, in arrival order. */
+  others: Queue<R>;
+}
+
+/** A first-in first-out queue whose consumed prefix is dropped now and then. */
+export interface Queue<R> {
+  items: Array<Waiting<R>>;
   head: number;
 }
 
@@ -22,48 +33,62 @@ export interface Waiting<R> {
   /** Store version that holds the agent's last step; it may start once that is on disk. */
   readyAt: number;
   markdown: boolean;
+  /** It holds a worktree folder, which it gives back only when it ends. */
+  holder?: boolean;
 }
 
+const emptyQueue = <R>(): Queue<R> => ({ items: [], head: 0 });
+
 export function createSlots<R>(maxParallel: number, maxMarkdown = Number.POSITIVE_INFINITY): Slots<R> {
-  return { maxParallel: Math.max(1, maxParallel), maxMarkdown: Math.max(1, maxMarkdown), running: 0, runningMarkdown: new Set(), queue: [], head: 0 };
+  return { maxParallel: Math.max(1, maxParallel), maxMarkdown: Math.max(1, maxMarkdown), running: 0, runningMarkdown: new Set(), holders: emptyQueue(), others: emptyQueue() };
 }
 
 export function enqueue<R>(slots: Slots<R>, waiting: Waiting<R>): void {
-  slots.queue.push(waiting);
+  (waiting.holder ? slots.holders : slots.others).items.push(waiting);
+}
+
+/** Agents waiting for a slot. */
+export function waitingCount<R>(slots: Slots<R>): number {
+  return slots.holders.items.length - slots.holders.head + slots.others.items.length - slots.others.head;
 }
 
 /**
- * Grants every slot it can, given the highest store version on disk. A
- * markdown step that must wait for the markdown cap is skipped over, not
- * waited behind, so scripts keep flowing; it keeps its place at the front.
+ * Grants every slot it can, given the highest store version on disk,
+ * holders first. A markdown step that must wait for the markdown cap is
+ * skipped over, not waited behind, so scripts keep flowing; it keeps its
+ * place at the front.
  */
 export function grant<R>(slots: Slots<R>, persisted: number): Array<Waiting<R>> {
   const granted: Array<Waiting<R>> = [];
-  const { queue } = slots;
+  for (const queue of [slots.holders, slots.others]) grantFrom(slots, queue, persisted, granted);
+  return granted;
+}
+
+function grantFrom<R>(slots: Slots<R>, queue: Queue<R>, persisted: number, granted: Array<Waiting<R>>): void {
+  const { items } = queue;
   const take = (w: Waiting<R>) => {
     slots.running++;
     if (w.markdown) slots.runningMarkdown.add(w.agentId);
     granted.push(w);
   };
-  while (slots.running < slots.maxParallel && slots.head < queue.length) {
-    const head = queue[slots.head]!;
+  while (slots.running < slots.maxParallel && queue.head < items.length) {
+    const head = items[queue.head]!;
     if (head.readyAt > persisted) break;
     if (!head.markdown || slots.runningMarkdown.size < slots.maxMarkdown) {
-      slots.head++;
+      queue.head++;
       take(head);
       continue;
     }
-    let i = slots.head + 1;
-    while (i < queue.length && (queue[i]!.readyAt > persisted || queue[i]!.markdown)) i++;
-    if (i >= queue.length) break;
-    take(queue.splice(i, 1)[0]!);
+    let i = queue.head + 1;
+    while (i < items.length && (items[i]!.readyAt > persisted || items[i]!.markdown)) i++;
+    if (i >= items.length) break;
+    take(items.splice(i, 1)[0]!);
   }
   // Drop the consumed prefix now and then, so the queue does not grow forever.
-  if (slots.head > 1024 && slots.head * 2 > queue.length) {
-    queue.splice(0, slots.head);
-    slots.head = 0;
+  if (queue.head > 1024 && queue.head * 2 > items.length) {
+    items.splice(0, queue.head);
+    queue.head = 0;
   }
-  return granted;
 }
 
 /** A granted step ended (done, failed or paused). */
@@ -74,8 +99,8 @@ export function release<R>(slots: Slots<R>, agentId: string): void {
 
 /** Forgets every waiting agent and running step: the run is halting. */
 export function clearSlots<R>(slots: Slots<R>): void {
-  slots.queue = [];
-  slots.head = 0;
+  slots.holders = emptyQueue();
+  slots.others = emptyQueue();
   slots.running = 0;
   slots.runningMarkdown.clear();
 }

@@ -74,7 +74,8 @@ export interface SupervisorOutput {
  */
 function waitForSlot(context: SupervisorContext, agentId: string, ref: AnyActorRef | undefined, readyAt = context.version + 1): void {
   const record = context.work.store.agents.get(agentId)!;
-  enqueue(context.work.slots, { agentId, ref, readyAt, markdown: record.state.endsWith('.md') });
+  const holder = record.worktree?.path !== undefined && record.worktree.removed === undefined;
+  enqueue(context.work.slots, { agentId, ref, readyAt, markdown: record.state.endsWith('.md'), holder });
 }
 
 /** Records an agent's failure, which fails the run, and returns the event that says so. */

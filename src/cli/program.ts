@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError, Option } from 'commander';
+import { WORKTREE_MODES } from '../../machines/types.js';
 import { EFFORTS, MODELS } from '../claude/claude-argv.js';
 import { initConfig } from '../config/config-file.js';
 import { RaymondError } from '../errors.js';
@@ -120,6 +121,7 @@ export function buildProgram(result: CliResult): Command {
     .addOption(new Option('--effort <level>', 'effort for markdown states whose frontmatter names none').choices(EFFORTS))
     .option('--dangerously-skip-permissions', 'let Claude Code run any tool without asking (trusted workflows only)')
     .option('--claude-bin <path>', 'the Claude Code executable (default: claude on PATH)')
+    .addOption(new Option('--worktrees <mode>', 'how agents with worktree="..." get folders: keep-ignored (a pool sized to --max-parallel, the default), clean, or off (one per agent)').choices(WORKTREE_MODES))
     .option('--no-debug', 'do not write debug logs under .raymond/debug/')
     .option('--no-wait', 'when every agent hit a usage limit, end the run as paused instead of waiting')
     .option('--resume <id>', 'continue a run from its state file')

@@ -23,21 +23,40 @@ export function jsonSummary(outcome: Partial<RunOutcome> & { status: string; err
     results: outcome.results ?? {},
   };
   if (outcome.error !== undefined) out.error = outcome.error;
-  if (outcome.worktrees?.length) out.worktrees = outcome.worktrees.map(worktreeJson);
+  if (outcome.worktrees?.length) {
+    out.worktrees = outcome.worktrees.map(worktreeJson);
+    const pool = outcome.worktreePool;
+    if (pool) out.worktree_pool = { created: pool.created, reused: pool.reused, peak_alive: pool.peakAlive };
+  }
   return JSON.stringify(out);
 }
 
 function worktreeJson(w: RunOutcome['worktrees'][number]) {
-  return { agent: w.agent, branch: w.branch, path: w.path, commits: w.commits ?? null, diffstat: w.diffstat ?? null, removed: w.removed ?? false };
+  return {
+    agent: w.agent, branch: w.branch, base: w.base, mode: w.mode ?? 'off', sparse: w.sparse ?? null, path: w.path ?? null,
+    commits: w.commits ?? null, diffstat: w.diffstat ?? null, dirty: w.dirty ?? null, saved: w.saved ?? null, removed: w.removed ?? false,
+  };
+}
+
+const pooledRef = (w: RunOutcome['worktrees'][number]) => w.mode === 'keep-ignored' || w.mode === 'clean';
+
+/** The head of the worktree summary: what the pool cost, when there was one. */
+export function worktreeHeader(outcome: Pick<RunOutcome, 'worktrees' | 'worktreePool'>): string {
+  const pool = outcome.worktreePool;
+  if (!outcome.worktrees.some(pooledRef) || pool.peakAlive === 0) return 'worktrees:';
+  return `worktrees (${outcome.worktrees.length} branches; pooled folders: at most ${pool.peakAlive} alive, ${pool.created} checked out, reused ${pool.reused} times):`;
 }
 
 /** One line per worktree: branch, commits and diffstat, or what became of it. */
 export function worktreeLines(worktrees: RunOutcome['worktrees']): string[] {
   return worktrees.map((w) => {
-    if (w.removed) return `  ${w.agent}: ${w.branch} had no changes; worktree and branch removed`;
-    if (w.commits === undefined) return `  ${w.agent}: ${w.branch} (still working) at ${w.path}`;
+    if (w.removed) return `  ${w.agent}: ${w.branch} had no changes; ${pooledRef(w) ? 'branch deleted' : 'worktree and branch removed'}`;
+    if (w.commits === undefined) return `  ${w.agent}: ${w.branch} ${w.path === undefined ? '(not started)' : `(still working) at ${w.path}`}`;
     const changes = w.diffstat ? `, ${w.diffstat}` : '';
-    return `  ${w.agent}: ${w.branch}: ${w.commits} commit${w.commits === 1 ? '' : 's'}${changes}${w.dirty ? ', uncommitted changes' : ''} at ${w.path}`;
+    const left = w.saved ? `; it left uncommitted work, saved as commit ${w.saved.slice(0, 10)}` : w.dirty ? ', uncommitted changes' : '';
+    // A pooled folder went on to another agent: the branch is where the work is.
+    const where = pooledRef(w) ? '' : ` at ${w.path}`;
+    return `  ${w.agent}: ${w.branch}: ${w.commits} commit${w.commits === 1 ? '' : 's'}${changes}${left}${where}`;
   });
 }
 
@@ -136,7 +155,7 @@ export async function runCommand(path: string | undefined, flags: CliFlags): Pro
   }
   if (flags.json) process.stdout.write(`${jsonSummary(outcome)}\n`);
   else if (outcome.status === 'completed' && outcome.results.main !== undefined) process.stdout.write(`${outcome.results.main}\n`);
-  if (outcome.worktrees.length > 0 && !flags.quiet) process.stderr.write(`worktrees:\n${worktreeLines(outcome.worktrees).join('\n')}\n`);
+  if (outcome.worktrees.length > 0 && !flags.quiet) process.stderr.write(`${worktreeHeader(outcome)}\n${worktreeLines(outcome.worktrees).join('\n')}\n`);
   if (outcome.error !== undefined) process.stderr.write(`raymond: ${outcome.error}\n`);
   const interrupted = signals.drain.aborted || signals.kill.aborted;
   if (finished && !flags.quiet) process.stderr.write(`${summaryLine(finished, progress, interrupted)}\n`);

@@ -1,9 +1,9 @@
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { existsSync } from 'node:fs';
-import type { WorkflowState } from '../../machines/types.js';
+import type { WorkflowState, WorktreeRef } from '../../machines/types.js';
 import { formatError } from '../errors.js';
-import { pruneWorktree, summarizeWorktree } from '../worktrees/git-worktrees.js';
+import { branchExists, checkedOut, removeFolder, summarizeWorktree, worktreesDir } from '../worktrees/git-worktrees.js';
 import { lockHolder } from '../state/run-lock.js';
 import { lockFilePath, readStateFile, stateFilePath } from '../state/state-file.js';
 
@@ -99,24 +99,46 @@ export async function runStatus(stateDir: string, id: string, json: boolean): Pr
 }
 
 
-/** `raymond worktrees ID [--prune]`: a run's worktrees, live from git; prune removes folders, keeps branches. */
+/**
+ * `raymond worktrees ID [--prune]`: every branch of a run's agents, its
+ * commits and where it is checked out now, live from git. `--prune` removes
+ * the run's worktree folders (its pool and any agent's own), keeping the
+ * branches, so committed work stays reachable.
+ */
 export async function runWorktrees(stateDir: string, id: string, opts: { prune: boolean; json: boolean }): Promise<string> {
   const state = await readStateFile(stateFilePath(stateDir, id), id);
+  const refs = state.agents.filter((a) => a.worktree).map((a) => ({ agent: a.id, w: a.worktree! }));
+  const repos = [...new Set(refs.map((r) => r.w.repo))];
+  if (opts.prune) await pruneRun(repos, id, refs.map((r) => r.w));
+  const checkouts = new Map<string, Map<string, string>>();
+  for (const repo of repos) checkouts.set(repo, existsSync(repo) ? await checkedOut(repo) : new Map());
   const rows = [];
-  for (const a of state.agents.filter((x) => x.worktree)) {
-    const w = a.worktree!;
-    if (opts.prune && !w.removed) await pruneWorktree(w);
-    const present = !w.removed && existsSync(w.path);
-    const live = w.removed ? { commits: 0, diffstat: '', dirty: false } : await summarizeWorktree(w);
-    rows.push({ agent: a.id, branch: w.branch, path: w.path, present, removed: !!w.removed, commits: live.commits, diffstat: live.diffstat, dirty: live.dirty });
+  for (const { agent, w } of refs) {
+    const removed = w.removed === true;
+    const exists = !removed && (await branchExists(w.repo, w.branch));
+    const at = checkouts.get(w.repo)?.get(w.branch) ?? null;
+    const live = exists ? await summarizeWorktree(w, at ?? undefined) : { commits: 0, diffstat: '', dirty: false };
+    rows.push({ agent, branch: w.branch, exists, checked_out_at: at, removed, commits: live.commits, diffstat: live.diffstat, dirty: live.dirty, saved: w.saved ?? null });
   }
   if (opts.json) return JSON.stringify(rows);
   if (rows.length === 0) return `run ${id} has no worktrees`;
   return rows
     .map((r) => {
-      if (r.removed) return `${r.agent}  ${r.branch}  removed (no changes)`;
-      const where = r.present ? r.path : '(folder pruned; branch kept)';
+      if (r.removed) return `${r.agent}  ${r.branch}  deleted (no changes)`;
+      if (!r.exists) return `${r.agent}  ${r.branch}  not created yet`;
+      const where = r.checked_out_at ? `checked out at ${r.checked_out_at}` : 'not checked out';
       return `${r.agent}  ${r.branch}  ${r.commits} commit${r.commits === 1 ? '' : 's'}${r.diffstat ? `, ${r.diffstat}` : ''}${r.dirty ? ', uncommitted changes' : ''}  ${where}`;
     })
     .join('\n');
+}
+
+/** Removes every folder of the run: its pool folders and the agents' own, wherever the state file says they are. */
+async function pruneRun(repos: string[], id: string, refs: WorktreeRef[]): Promise<void> {
+  const paths = new Map<string, string>();
+  for (const w of refs) if (w.path !== undefined && !w.removed) paths.set(w.path, w.repo);
+  for (const repo of repos) {
+    const dir = worktreesDir(repo, id);
+    for (const name of await readdir(dir).catch(() => [] as string[])) paths.set(join(dir, name), repo);
+  }
+  for (const [path, repo] of paths) if (existsSync(repo)) await removeFolder(repo, path);
 }

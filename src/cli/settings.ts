@@ -1,5 +1,6 @@
 import type { ConfigValues } from '../config/config-file.js';
 import type { RunSettings } from '../runtime/run-settings.js';
+import { DEFAULT_WORKTREE_MODE, type WorktreeMode } from '../../machines/types.js';
 import { DEFAULT_BUDGET_USD, DEFAULT_MAX_PARALLEL, DEFAULT_TIMEOUT_SECONDS } from './options.js';
 
 /** Flags as commander parses them; run settings are undefined unless given. */
@@ -14,6 +15,7 @@ export interface CliFlags {
   effort?: string;
   dangerouslySkipPermissions?: boolean;
   claudeBin?: string;
+  worktrees?: WorktreeMode;
   /** From `--no-debug` / `--no-wait`: false only when given. */
   debug?: boolean;
   wait?: boolean;
@@ -45,6 +47,7 @@ export function newRunSettings(flags: CliFlags, config: ConfigValues): RunSettin
     skipPermissions: flags.dangerouslySkipPermissions ?? config.dangerously_skip_permissions ?? false,
     claudeBin: flags.claudeBin ?? config.claude_bin,
     debug: flags.debug === false ? false : !(config.no_debug ?? false),
+    worktreeMode: flags.worktrees ?? config.worktrees ?? DEFAULT_WORKTREE_MODE,
   };
 }
 
@@ -62,6 +65,7 @@ export function resumeOverrides(flags: CliFlags, config: ConfigValues): Partial<
     skipPermissions: flags.dangerouslySkipPermissions,
     claudeBin: flags.claudeBin ?? config.claude_bin,
     debug: flags.debug === false ? false : !(config.no_debug ?? false),
+    worktreeMode: flags.worktrees,
   };
 }
 

@@ -5,6 +5,7 @@ import { parse } from 'smol-toml';
 import { EFFORTS, MODELS } from '../claude/claude-argv.js';
 import { RaymondError, errorMessage } from '../errors.js';
 import { ignoreRaymondFolder } from '../raymond-folder.js';
+import { WORKTREE_MODES, type WorktreeMode } from '../../machines/types.js';
 
 /** Run options a config file may set (the same names as the flags, in snake case). */
 export interface ConfigValues {
@@ -17,6 +18,7 @@ export interface ConfigValues {
   no_debug?: boolean;
   no_wait?: boolean;
   claude_bin?: string;
+  worktrees?: WorktreeMode;
 }
 
 type Check = (v: unknown) => boolean;
@@ -29,6 +31,7 @@ const KEYS: Record<keyof ConfigValues, { check: Check; expected: string; help: s
   dangerously_skip_permissions: { check: (v) => typeof v === 'boolean', expected: 'true or false', help: 'Let Claude Code run any tool without asking. Trusted workflows only.', example: 'false' },
   no_debug: { check: (v) => typeof v === 'boolean', expected: 'true or false', help: 'Do not write debug logs under .raymond/debug/.', example: 'false' },
   no_wait: { check: (v) => typeof v === 'boolean', expected: 'true or false', help: 'When every agent hit a usage limit, end the run as paused instead of waiting for the reset.', example: 'false' },
+  worktrees: { check: (v) => WORKTREE_MODES.includes(v as never), expected: `one of ${WORKTREE_MODES.map((m) => `"${m}"`).join(', ')}`, help: 'How agents with worktree="..." get their folders: "keep-ignored" (a pool sized to --max-parallel; ignored files such as node_modules stay between agents), "clean" (the pool, ignored files removed too) or "off" (one folder per agent, kept until it ends).', example: '"keep-ignored"' },
   claude_bin: { check: (v) => typeof v === 'string' && v !== '', expected: 'a path', help: 'The Claude Code executable. Default: claude on PATH.', example: '"/usr/local/bin/claude"' },
 };
 

@@ -1,6 +1,7 @@
 import { stackDepth } from '../../machines/frame-stack.js';
 import type { RunEvent } from '../../machines/run-events.js';
 import type { SupervisorContext } from '../../machines/supervisor.machine.js';
+import { waitingCount } from '../../machines/scheduler.js';
 import type { AgentRecord, Decision } from '../../machines/types.js';
 import { errorMessage } from '../errors.js';
 
@@ -57,7 +58,7 @@ export function sanitizeContext(context: unknown, full: boolean): unknown {
       total_cost_usd: store.meta.total_cost_usd,
       agents: store.agents.size,
       running: slots.running,
-      queued: slots.queue.length - slots.head,
+      queued: waitingCount(slots),
       version: context.version,
       persisted: context.persisted,
     };

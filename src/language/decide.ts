@@ -1,18 +1,38 @@
 import { RaymondError } from '../errors.js';
 import type { ParsedTag } from './parse-output.js';
-import type { Decision, ForkSpawn } from '../../machines/types.js';
+import type { Decision, ForkSpawn, WorktreeRequest } from '../../machines/types.js';
 
 /** Attributes the runtime consumes on a fork; the rest become the worker's variables. */
-export const RESERVED_FORK_ATTRIBUTES = new Set(['next', 'cd', 'input', 'worktree', 'base']);
+export const RESERVED_FORK_ATTRIBUTES = new Set(['next', 'cd', 'input', 'worktree', 'base', 'sparse']);
 
-function worktreeOf(a: Record<string, string>, tag: string, source: string) {
+function worktreeOf(a: Record<string, string>, tag: string, source: string): WorktreeRequest | undefined {
   if (a.worktree === undefined) {
-    if (a.base !== undefined) throw new RaymondError('ERR_TAG_PARSE', `<${tag}> has base="${a.base}" but no worktree="NAME"`, { file: source });
+    for (const key of ['base', 'sparse']) {
+      if (a[key] !== undefined) throw new RaymondError('ERR_TAG_PARSE', `<${tag}> has ${key}="${a[key]}" but no worktree="NAME"`, { file: source });
+    }
     return undefined;
   }
   if (a.worktree.trim() === '') throw new RaymondError('ERR_TAG_PARSE', `<${tag}> worktree="" needs a name`, { file: source });
   if (a.cd !== undefined) throw new RaymondError('ERR_TAG_PARSE', `<${tag}> cannot have both cd and worktree: the worktree is the directory`, { file: source });
-  return { name: a.worktree, base: optional(a.base) };
+  const request: WorktreeRequest = { name: a.worktree, base: optional(a.base) };
+  if (a.sparse !== undefined) request.sparse = sparsePaths(a.sparse, tag, source);
+  return request;
+}
+
+/**
+ * The folders of `sparse="a/b c"`, as git's cone mode wants them: relative
+ * to the repository's top, inside it, no option-like or glob names.
+ */
+function sparsePaths(value: string, tag: string, source: string): string[] {
+  const paths = value.split(/\s+/).filter((p) => p !== '').map((p) => p.replace(/\/+$/, ''));
+  const bad = (why: string) => new RaymondError('ERR_TAG_PARSE', `<${tag}> sparse="${value}": ${why}`, { file: source });
+  if (paths.length === 0) throw bad('needs at least one folder of the repository');
+  for (const p of paths) {
+    if (p.startsWith('/') || /^[A-Za-z]:/.test(p)) throw bad(`"${p}" must be relative to the repository's top`);
+    if (p.split('/').some((part) => part === '..' || part === '.' || part === '')) throw bad(`"${p}" must be a plain folder path inside the repository (no "..", "." or "//")`);
+    if (p.startsWith('-') || /[*?[\]\\!]/.test(p)) throw bad(`"${p}" is not a folder name git's cone mode takes`);
+  }
+  return [...new Set(paths)];
 }
 
 function describe(tags: ParsedTag[]): string {

@@ -14,11 +14,11 @@ export function templateVariables(opts: {
   agentId: string;
   input: string | null;
   attributes: Record<string, string>;
-  worktree?: { path: string; branch: string } | undefined;
+  worktree?: { path?: string | undefined; branch: string } | undefined;
 }): Record<string, string> {
   const vars: Record<string, string> = { ...opts.attributes, workflow_id: opts.workflowId, agent_id: opts.agentId };
   if (opts.worktree) {
-    vars.worktree = opts.worktree.path;
+    vars.worktree = opts.worktree.path ?? '';
     vars.branch = opts.worktree.branch;
   }
   if (opts.input !== null) {

@@ -17,6 +17,8 @@ import { createPersister, type PersisterStats } from '../state/persister.js';
 import { frameCounts } from './run-progress.js';
 import { markdownSlots, type RunSettings } from './run-settings.js';
 import { createRunStep } from './step-actor.js';
+import { createWorktreePool, type WorktreePoolStats } from '../worktrees/worktree-pool.js';
+import { errorMessage } from '../errors.js';
 
 /** What a run is given besides its workflow and settings: where its events go and how it is stopped. */
 export interface RunHooks {
@@ -46,6 +48,8 @@ export interface RunOutcome {
   waitUntil?: number;
   /** Every agent's worktree, as it stands at the end of the run. */
   worktrees: Array<WorktreeRef & { agent: string }>;
+  /** What the worktree pool did: folders made, reused, most alive at once. */
+  worktreePool: WorktreePoolStats;
   /** What this process wrote to the state folder. */
   stateWrites: { writes: number; bytes: number; snapshots: number };
 }
@@ -68,6 +72,7 @@ export async function composeRun(state: WorkflowState, scope: Scope, stateFile: 
   };
   const spawners = createSpawnerPool();
   const values = createValueFiles();
+  const worktrees = createWorktreePool(workflowId);
   const language = hooks.language === 'inline' ? createInlineLanguageService() : hooks.language === 'pool' ? createPoolLanguageService() : createLanguageService();
   if (settings.debug) debug = new DebugLog(join(dirname(dirname(stateFile)), 'debug', workflowId), (text) => emit({ type: 'warning', text }));
   try {
@@ -89,6 +94,8 @@ export async function composeRun(state: WorkflowState, scope: Scope, stateFile: 
         warned.add(text);
       },
       debug,
+      worktrees,
+      worktreeMode: settings.worktreeMode,
     });
     const machine = supervisorMachine.provide({
       actors: { agent: agentMachine.provide({ actors: { runStep } }), persister: createPersister(stateFile, stats, (text) => emit({ type: 'warning', text })) },
@@ -113,8 +120,12 @@ export async function composeRun(state: WorkflowState, scope: Scope, stateFile: 
       hooks.kill?.removeEventListener('abort', kill);
     });
     const agents = [...store.agents.values()];
-    const worktrees = agents.filter((a) => a.worktree).map((a) => ({ agent: a.id, ...a.worktree! }));
-    const outcome: RunOutcome = { workflowId, status: output.status, totalCostUsd: store.meta.total_cost_usd, results: { ...store.meta.results }, stateFile, worktrees, stateWrites: { ...stats } };
+    // Folders no agent holds go; the ones live agents hold stay for a resume.
+    await worktrees.close().catch((err: unknown) => emit({ type: 'warning', text: `could not remove the run's free worktree folders: ${errorMessage(err)}` }));
+    const agentWorktrees = agents.filter((a) => a.worktree).map((a) => ({ agent: a.id, ...a.worktree! }));
+    const outcome: RunOutcome = {
+      workflowId, status: output.status, totalCostUsd: store.meta.total_cost_usd, results: { ...store.meta.results }, stateFile, worktrees: agentWorktrees, worktreePool: worktrees.stats(), stateWrites: { ...stats },
+    };
     if (output.error !== undefined) outcome.error = output.error;
     const left = agents.filter((a) => a.status === 'active' || a.status === 'paused');
     if (output.status === 'paused' && left.length > 0 && left.every((a) => a.status === 'paused' && a.resets_at !== undefined)) {

@@ -88,7 +88,7 @@ export async function runMarkdownStep(deps: StepDependencies, input: StepInput, 
     try {
       const interpretation = await deps.language.interpret({ output: execution.output, file: where, allowed }, signal);
       for (const t of interpretation.prints) deps.emit({ type: 'print', agentId: agent.id, text: t });
-      const decision = await resolveDecision(interpretation.decision, input, deps.scope, where, deps.workflowId);
+      const decision = await resolveDecision(interpretation.decision, input, deps, where);
       return { decision, session: execution.session, costUsd: spending.costUsd, sessionCosts: spending.sessionCosts, freshSessions: freshSessions(decision) };
     } catch (err) {
       if (!(err instanceof RaymondError)) throw err;

@@ -3,10 +3,10 @@ import { resolve as resolvePath } from 'node:path';
 import type { StepInput } from '../../machines/agent.machine.js';
 import { MAX_STACK_DEPTH, stackDepth } from '../../machines/frame-stack.js';
 import { nameWorkers } from '../../machines/worker-names.js';
-import type { AgentRecord, Decision, WorktreeRef, WorktreeRequest } from '../../machines/types.js';
-import { createWorktree, finishWorktree } from '../worktrees/git-worktrees.js';
+import type { AgentRecord, Decision, WorktreeMode, WorktreeRef, WorktreeRequest } from '../../machines/types.js';
 import { RaymondError } from '../errors.js';
-import type { Scope } from '../scope/scope.js';
+import { pinBase, type PinnedBase } from '../worktrees/git-worktrees.js';
+import type { StepDependencies } from './step-context.js';
 
 async function resolveCd(agent: AgentRecord, cd: string, where: string): Promise<string> {
   const dir = resolvePath(agent.cwd, cd);
@@ -17,27 +17,40 @@ async function resolveCd(agent: AgentRecord, cd: string, where: string): Promise
   return dir;
 }
 
-async function makeWorktree(workflowId: string, agent: AgentRecord, agentId: string, request: WorktreeRequest): Promise<WorktreeRef> {
-  const w = await createWorktree({ cwd: agent.cwd, workflowId, agentId, name: request.name, ...(request.base ? { base: request.base } : {}) });
-  return { name: request.name, ...w };
+/**
+ * The worktree an agent will get when it first runs: its branch name and
+ * the commit it starts from, pinned now. Forks of one output that share a
+ * directory and a base ask git once.
+ */
+async function planWorktree(workflowId: string, mode: WorktreeMode, agent: AgentRecord, agentId: string, request: WorktreeRequest, pins: Map<string, Promise<PinnedBase>>): Promise<WorktreeRef> {
+  const key = `${agent.cwd}\0${request.base ?? ''}`;
+  let pin = pins.get(key);
+  if (!pin) pins.set(key, (pin = pinBase(agent.cwd, request.base, request.name)));
+  const { repo, base } = await pin;
+  return { name: request.name, repo, branch: `raymond/${workflowId}/${agentId}`, base, mode, ...(request.sparse ? { sparse: request.sparse } : {}) };
 }
 
 /**
  * Resolves every state name and directory in a decision before it is
  * applied, refuses a call past the deepest return stack, names forked
- * workers, creates the worktrees it asks for, and
- * settles the worktree of an agent that terminates (removed when untouched,
- * kept for review otherwise).
+ * workers, plans the worktrees it asks for (made when their agents first
+ * run), and settles the worktree of an agent that terminates (worktree-pool.ts).
  */
-export async function resolveDecision(decision: Decision, input: StepInput, scope: Scope, where: string, workflowId: string): Promise<Decision> {
+export async function resolveDecision(decision: Decision, input: StepInput, deps: Pick<StepDependencies, 'scope' | 'workflowId' | 'worktrees' | 'worktreeMode'>, where: string): Promise<Decision> {
   const agent = input.record;
-  const r = (name: string) => scope.resolve(name, where);
+  const r = (name: string) => deps.scope.resolve(name, where);
+  const pins = new Map<string, Promise<PinnedBase>>();
+  const plan = (agentId: string, request: WorktreeRequest) => planWorktree(deps.workflowId, deps.worktreeMode, agent, agentId, request, pins);
   switch (decision.kind) {
     case 'goto':
       return { ...decision, target: r(decision.target) };
     case 'reset': {
       const target = r(decision.target);
-      if (decision.worktree) return { ...decision, target, created: await makeWorktree(workflowId, agent, agent.id, decision.worktree) };
+      if (decision.worktree) {
+        // An agent that already has a worktree keeps it (and its branch) through a reset.
+        if (agent.worktree && agent.worktree.removed === undefined) return { ...decision, target };
+        return { ...decision, target, created: await plan(agent.id, decision.worktree) };
+      }
       return { ...decision, target, cd: decision.cd === undefined ? undefined : await resolveCd(agent, decision.cd, where) };
     }
     case 'call':
@@ -52,15 +65,14 @@ export async function resolveDecision(decision: Decision, input: StepInput, scop
       const ids = nameWorkers(agent.id, input.forkCount, targets);
       const workers = decision.workers.map((w, i) => ({ ...w, id: ids[i]!, target: targets[i]! }));
       for (const w of workers) {
-        if (w.worktree) w.created = await makeWorktree(workflowId, agent, w.id, w.worktree);
+        if (w.worktree) w.created = await plan(w.id, w.worktree);
         else if (w.cd !== undefined) w.cd = await resolveCd(agent, w.cd, where);
       }
       return { ...decision, next, workers };
     }
     case 'result': {
       if (agent.stack !== null || !agent.worktree || agent.worktree.removed !== undefined) return decision;
-      const summary = await finishWorktree(agent.worktree);
-      return { ...decision, worktree: { ...agent.worktree, commits: summary.commits, diffstat: summary.diffstat, dirty: summary.dirty, removed: summary.removed } };
+      return { ...decision, worktree: await deps.worktrees.finish(agent.worktree, agent.id) };
     }
   }
 }

@@ -1,5 +1,5 @@
 import { freemem } from 'node:os';
-import type { RunOptions } from '../../machines/types.js';
+import { DEFAULT_WORKTREE_MODE, type RunOptions, type WorktreeMode } from '../../machines/types.js';
 
 /** How a run behaves; stored in the state file (but `debug` and `claudeBin`). */
 export interface RunSettings {
@@ -14,16 +14,18 @@ export interface RunSettings {
   claudeBin?: string | undefined;
   /** Write `.raymond/debug/<id>/`. */
   debug: boolean;
+  /** `--worktrees`: how agents with `worktree=` get their folders. */
+  worktreeMode: WorktreeMode;
 }
 
 /** The settings as the state file stores them. */
 export function toOptions(s: RunSettings): RunOptions {
-  return { timeout_seconds: s.timeoutSeconds, max_parallel: s.maxParallel, budget_usd: s.budgetUsd, model: s.model ?? null, effort: s.effort ?? null, dangerously_skip_permissions: s.skipPermissions };
+  return { timeout_seconds: s.timeoutSeconds, max_parallel: s.maxParallel, budget_usd: s.budgetUsd, model: s.model ?? null, effort: s.effort ?? null, dangerously_skip_permissions: s.skipPermissions, worktrees: s.worktreeMode };
 }
 
 /** The settings a state file stored, for a resume. */
 export function fromOptions(o: RunOptions): Omit<RunSettings, 'debug' | 'claudeBin'> {
-  return { timeoutSeconds: o.timeout_seconds, maxParallel: o.max_parallel, budgetUsd: o.budget_usd, model: o.model ?? undefined, effort: o.effort ?? undefined, skipPermissions: o.dangerously_skip_permissions };
+  return { timeoutSeconds: o.timeout_seconds, maxParallel: o.max_parallel, budgetUsd: o.budget_usd, model: o.model ?? undefined, effort: o.effort ?? undefined, skipPermissions: o.dangerously_skip_permissions, worktreeMode: o.worktrees ?? DEFAULT_WORKTREE_MODE };
 }
 
 /** Each Claude Code process takes ~230 MB: allow a markdown step per ~300 MB of free memory. */

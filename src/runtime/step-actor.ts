@@ -6,6 +6,7 @@ import { cutNote } from '../executors/output-cut.js';
 import { isMarkdown } from '../scope/extensions.js';
 import { runMarkdownStep } from './markdown-step.js';
 import { resolveDecision } from './resolve-decision.js';
+import { takeWorktree } from './step-worktree.js';
 import { freshSessions, stepDebug, type StepDependencies } from './step-context.js';
 
 function tail(text: string, max = 300): string {
@@ -37,7 +38,7 @@ async function runScriptStep(deps: StepDependencies, input: StepInput, where: st
     throw err;
   }
   for (const text of interpretation.prints) deps.emit({ type: 'print', agentId: agent.id, text });
-  const decision = await resolveDecision(interpretation.decision, input, deps.scope, where, deps.workflowId);
+  const decision = await resolveDecision(interpretation.decision, input, deps, where);
   return { decision, session: null, costUsd: 0, freshSessions: freshSessions(decision) };
 }
 
@@ -51,7 +52,9 @@ export function createRunStep(deps: StepDependencies) {
   return fromPromise<StepResult, StepInput>(async ({ input, signal }) => {
     const where = deps.scope.display(input.record.state);
     try {
-      return await (isMarkdown(input.record.state) ? runMarkdownStep(deps, input, where, signal) : runScriptStep(deps, input, where, signal));
+      const { step, acquired } = await takeWorktree(deps, input);
+      const result = await (isMarkdown(step.record.state) ? runMarkdownStep(deps, step, where, signal) : runScriptStep(deps, step, where, signal));
+      return acquired ? { ...result, acquired } : result;
     } catch (err) {
       throw toStepFailure(err);
     }

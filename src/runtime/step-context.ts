@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { RunEventSink } from '../../machines/run-events.js';
-import type { AgentRecord, Decision } from '../../machines/types.js';
+import type { AgentRecord, Decision, WorktreeMode } from '../../machines/types.js';
 import type { StateExecutor } from '../executors/executor.js';
 import type { LanguageService } from '../language/language-service.js';
 import { isMarkdown } from '../scope/extensions.js';
 import type { Scope } from '../scope/scope.js';
 import type { DebugLog, StepDebug } from '../state/debug-log.js';
+import type { WorktreePool } from '../worktrees/worktree-pool.js';
 
 /** What running a step needs from the run; given once, at the composition root. */
 export interface StepDependencies {
@@ -24,6 +25,10 @@ export interface StepDependencies {
   warnOnce: (text: string) => void;
   /** Debug logs, unless --no-debug. */
   debug?: DebugLog | undefined;
+  /** Where agents with `worktree=` get their folders. */
+  worktrees: WorktreePool;
+  /** How worktrees planned by this run's steps get their folders (--worktrees). */
+  worktreeMode: WorktreeMode;
 }
 
 /** The debug-file opener for one step, if debug logs are on. */

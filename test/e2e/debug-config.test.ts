@@ -68,7 +68,7 @@ describe('.raymond/config.toml', () => {
     const { raymond } = await import('../helpers/cli.js');
     assert.equal((await raymond([wf, '--workflow-id', 'c1', '--timeout', '99'], { cwd })).code, 0);
     const state = JSON.parse(readFileSync(join(cwd, '.raymond/state/c1.json'), 'utf8')) as { options: Record<string, unknown> };
-    assert.deepEqual(state.options, { timeout_seconds: 99, max_parallel: 1, budget_usd: 2.5, model: 'haiku', effort: null, dangerously_skip_permissions: false });
+    assert.deepEqual(state.options, { timeout_seconds: 99, max_parallel: 1, budget_usd: 2.5, model: 'haiku', effort: null, dangerously_skip_permissions: false, worktrees: 'keep-ignored' });
     assert.equal(existsSync(join(cwd, '.raymond/debug')), false, 'no_debug = true');
   });
 
@@ -107,7 +107,7 @@ describe('.raymond/config.toml', () => {
     const r = await raymond(['--init-config'], { cwd: dir });
     assert.equal(r.code, 0, r.stderr);
     const text = readFileSync(join(dir, '.raymond/config.toml'), 'utf8');
-    for (const key of ['budget', 'model', 'effort', 'timeout', 'max_parallel', 'dangerously_skip_permissions', 'no_debug', 'no_wait', 'claude_bin']) assert.match(text, new RegExp(`^# ${key} = `, 'm'));
+    for (const key of ['budget', 'model', 'effort', 'timeout', 'max_parallel', 'dangerously_skip_permissions', 'no_debug', 'no_wait', 'claude_bin', 'worktrees']) assert.match(text, new RegExp(`^# ${key} = `, 'm'));
     const again = await raymond(['--init-config'], { cwd: dir });
     assert.equal(again.code, 2);
     assert.match(again.stderr, /config\.toml: already exists/);

@@ -35,7 +35,7 @@ describe('sanitizeContext', () => {
 
   it('summarizes the supervisor, whose store holds Maps, with results only when full', () => {
     const store = { meta: { status: 'running', total_cost_usd: 0.5, results: { main_worker1: 'secret result' } }, agents: new Map([['main', record]]) };
-    const ctx = { work: { store, slots: { running: 2, queue: [1, 2, 3], head: 1 } }, version: 7, persisted: 6 };
+    const ctx = { work: { store, slots: { running: 2, holders: { items: [1], head: 0 }, others: { items: [1, 2, 3], head: 2 } } }, version: 7, persisted: 6 };
     assert.deepEqual(sanitizeContext(ctx, false), { status: 'running', total_cost_usd: 0.5, agents: 1, running: 2, queued: 2, version: 7, persisted: 6 });
     assert.deepEqual((sanitizeContext(ctx, true) as { results: object }).results, { main_worker1: 'secret result' });
   });

@@ -56,6 +56,12 @@ describe('parseOutput + decide: accepted outputs', () => {
       { kind: 'fork', next: 'N', nextInput: undefined, workers: [{ target: 'W', attributes: { item: 'x' }, cd: undefined, input: undefined, worktree: { name: 'pkg-a', base: 'v1.2' } }] },
     ],
     ['reset into a worktree', '<reset worktree="w">IMPL</reset>', { kind: 'reset', target: 'IMPL', input: undefined, cd: undefined, worktree: { name: 'w', base: undefined } }],
+    [
+      'sparse worktree: folders split on spaces, trailing slashes dropped, duplicates once',
+      '<fork next="N" worktree="w" sparse="src/parser  src/shared/ src/parser" item="x">W</fork>',
+      { kind: 'fork', next: 'N', nextInput: undefined, workers: [{ target: 'W', attributes: { item: 'x' }, cd: undefined, input: undefined, worktree: { name: 'w', base: undefined, sparse: ['src/parser', 'src/shared'] } }] },
+    ],
+    ['sparse reset', '<reset worktree="w" sparse="docs">IMPL</reset>', { kind: 'reset', target: 'IMPL', input: undefined, cd: undefined, worktree: { name: 'w', base: undefined, sparse: ['docs'] } }],
     ['prints are not transitions', '<print>hello</print><print> <goto>X</goto> </print><goto>NEXT</goto>', { kind: 'goto', target: 'NEXT', input: undefined }],
   ];
   for (const [name, text, expected] of cases) {
@@ -90,6 +96,11 @@ describe('parseOutput + decide: refused outputs', () => {
     ['unclosed tag', '<goto>NEXT.md', 'ERR_TAG_PARSE', /never closed/],
     ['unquoted attribute', '<call return=AFTER>C</call>', 'ERR_TAG_PARSE', /malformed/],
     ['base without worktree', '<fork next="N" base="v1">W</fork>', 'ERR_TAG_PARSE', /base="v1" but no worktree/],
+    ['sparse without worktree', '<fork next="N" sparse="src">W</fork>', 'ERR_TAG_PARSE', /sparse="src" but no worktree/],
+    ['sparse with nothing in it', '<fork next="N" worktree="w" sparse=" ">W</fork>', 'ERR_TAG_PARSE', /sparse=" ": needs at least one folder/],
+    ['sparse outside the repository', '<fork next="N" worktree="w" sparse="../up">W</fork>', 'ERR_TAG_PARSE', /"\.\.\/up" must be a plain folder path inside the repository/],
+    ['sparse absolute', '<reset worktree="w" sparse="/etc">A</reset>', 'ERR_TAG_PARSE', /"\/etc" must be relative to the repository's top/],
+    ['sparse pattern', '<fork next="N" worktree="w" sparse="src/*">W</fork>', 'ERR_TAG_PARSE', /"src\/\*" is not a folder name git's cone mode takes/],
     ['cd and worktree together', '<reset cd="x" worktree="w">A</reset>', 'ERR_TAG_PARSE', /both cd and worktree/],
     ['duplicate attribute', '<fork next="A" next="B">W</fork>', 'ERR_TAG_PARSE', /twice/],
   ];

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { clearSlots, createSlots, enqueue, grant, release } from '../../machines/scheduler.js';
+import { clearSlots, createSlots, enqueue, grant, release, waitingCount } from '../../machines/scheduler.js';
 
 const wait = (agentId: string, readyAt = 0, markdown = false) => ({ agentId, ref: agentId, readyAt, markdown });
 
@@ -42,8 +42,21 @@ describe('scheduler', () => {
       assert.equal(grant(slots, 0)[0]!.agentId, `w${i}`);
       release(slots, `w${i}`);
     }
-    assert.ok(slots.queue.length < 3000, `queue kept ${slots.queue.length}`);
-    assert.equal(slots.queue[slots.head]!.agentId, 'w2000');
+    assert.ok(slots.others.items.length < 3000, `queue kept ${slots.others.items.length}`);
+    assert.equal(slots.others.items[slots.others.head]!.agentId, 'w2000');
+    assert.equal(waitingCount(slots), 1000);
+  });
+
+  it('serves agents holding a worktree folder before the others, each queue in arrival order', () => {
+    const slots = createSlots<string>(2);
+    enqueue(slots, wait('new1'));
+    enqueue(slots, wait('new2'));
+    enqueue(slots, { ...wait('held1'), holder: true });
+    enqueue(slots, wait('new3'));
+    enqueue(slots, { ...wait('held2'), holder: true });
+    assert.deepEqual(grant(slots, 0).map((w) => w.agentId), ['held1', 'held2']);
+    release(slots, 'held1');
+    assert.deepEqual(grant(slots, 0).map((w) => w.agentId), ['new1']);
   });
 
   it('clearSlots forgets every waiting and running step', () => {

@@ -41,32 +41,35 @@ describe('batch refactor across git worktrees (real claude, scripted API)', () =
     });
     const r = await raymond([join(ROOT, 'workflows/examples/batch-refactor'), '--input', 'a.txt b.txt c.txt', '--workflow-id', 'batch', '--json', '--dangerously-skip-permissions'], { cwd: repo, env: box.env({ IS_SANDBOX: '1' }) });
     assert.equal(r.code, 0, r.stderr);
-    const out = summary(r) as ReturnType<typeof summary> & { worktrees: Array<{ agent: string; branch: string; commits: number; diffstat: string; removed: boolean }> };
+    const out = summary(r) as ReturnType<typeof summary> & { worktrees: Array<{ agent: string; branch: string; path: string; mode: string; commits: number; diffstat: string; removed: boolean }> };
     assert.match(out.results.main!, /^3 workers done\./);
     assert.equal(out.results.main_worker1, 'a.txt: refactor: a.txt');
     assert.equal(out.results.main_worker3, 'c.txt: initial', 'c.txt needed no change');
     const byAgent = Object.fromEntries(out.worktrees.map((w) => [w.agent, w]));
-    assert.deepEqual(byAgent.main_worker1, { agent: 'main_worker1', branch: 'raymond/batch/main_worker1', path: join(repo, '.raymond/worktrees/batch/main_worker1'), commits: 1, diffstat: '1 file changed, 1 insertion(+), 1 deletion(-)', removed: false });
+    const w1 = byAgent.main_worker1!;
+    assert.deepEqual([w1.branch, w1.mode, w1.commits, w1.diffstat, w1.removed], ['raymond/batch/main_worker1', 'keep-ignored', 1, '1 file changed, 1 insertion(+), 1 deletion(-)', false]);
+    assert.match(w1.path, /\.raymond\/worktrees\/batch\/pool-\d+$/, 'a folder of the pool');
     assert.equal(byAgent.main_worker3!.removed, true);
 
     // The branches, as git sees them.
     assert.equal(await git(repo, 'show', 'raymond/batch/main_worker2:b.txt'), 'bar two');
     assert.equal(await git(repo, 'log', '-1', '--format=%s', 'raymond/batch/main_worker2'), 'refactor: b.txt');
     assert.equal(await git(repo, 'branch', '--list', 'raymond/batch/main_worker3'), '', 'the untouched branch is gone');
-    assert.equal(existsSync(join(repo, '.raymond/worktrees/batch/main_worker3')), false);
+    assert.equal(existsSync(join(repo, '.raymond/worktrees/batch')), false, "the pool's folders went with the run");
     assert.equal(await git(repo, 'show', 'main:a.txt'), 'foo one', 'main is untouched');
     // Each worker ran in its own worktree.
     const cwds = s.requestsFor('Apply the refactoring').map((q) => q.cwd).filter((c) => c && !c.endsWith('repo'));
-    assert.ok(cwds.some((c) => c!.endsWith('.raymond/worktrees/batch/main_worker1')));
-    assert.match(r.stderr, /worktrees:\n {2}main_worker1: raymond\/batch\/main_worker1: 1 commit, 1 file changed/);
+    assert.ok(cwds.length >= 3 && cwds.every((c) => /\.raymond\/worktrees\/batch\/pool-\d+$/.test(c!)), cwds.join(' '));
+    assert.match(r.stderr, /worktrees \(3 branches; pooled folders: at most \d alive, \d checked out, reused \d times\):\n {2}main_worker1: raymond\/batch\/main_worker1: 1 commit, 1 file changed/);
 
     const list = await raymond(['worktrees', 'batch'], { cwd: repo });
     assert.equal(list.code, 0, list.stderr);
-    assert.match(list.stdout, /^main_worker1 {2}raymond\/batch\/main_worker1 {2}1 commit, 1 file changed.* {2}\/.*main_worker1$/m);
-    assert.match(list.stdout, /^main_worker3 {2}raymond\/batch\/main_worker3 {2}removed \(no changes\)$/m);
+    assert.match(list.stdout, /^main_worker1 {2}raymond\/batch\/main_worker1 {2}1 commit, 1 file changed.* {2}not checked out$/m);
+    assert.match(list.stdout, /^main_worker3 {2}raymond\/batch\/main_worker3 {2}deleted \(no changes\)$/m);
+    await git(repo, 'worktree', 'add', '-q', join(box.dir, 'review'), 'raymond/batch/main_worker2');
+    assert.match((await raymond(['worktrees', 'batch'], { cwd: repo })).stdout, /^main_worker2 .* {2}checked out at .*review$/m);
     const pruned = await raymond(['worktrees', 'batch', '--prune'], { cwd: repo });
-    assert.match(pruned.stdout, /main_worker1 .*\(folder pruned; branch kept\)/);
-    assert.equal(existsSync(join(repo, '.raymond/worktrees/batch/main_worker1')), false);
+    assert.equal(pruned.code, 0, pruned.stderr);
     assert.equal(await git(repo, 'log', '-1', '--format=%s', 'raymond/batch/main_worker1'), 'refactor: a.txt', 'the branch is kept');
   });
 

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Dispatcher: one worker per target, each in its own git worktree and branch.
+# Dispatcher: one worker per target, each on its own git branch, in a worktree folder
+# from Raymond's pool (about --max-parallel folders, however many targets).
 # Targets come from --input (separated by spaces, commas or new lines) or, without
 # input, from targets.txt in the directory raymond runs in.
 set -euo pipefail
@@ -14,7 +15,13 @@ fi
 count=0
 for target in $targets; do
   count=$((count + 1))
-  echo "<fork next=\"REPORT.sh\" worktree=\"$target\" target=\"$target\">WORKER.md</fork>"
+  # A folder target (a package of a monorepo) gets a sparse checkout of that folder
+  # and the top-level files only; a file target gets the whole tree.
+  if [ -d "$target" ]; then
+    echo "<fork next=\"REPORT.sh\" worktree=\"$target\" sparse=\"${target%/}\" target=\"$target\">WORKER.md</fork>"
+  else
+    echo "<fork next=\"REPORT.sh\" worktree=\"$target\" target=\"$target\">WORKER.md</fork>"
+  fi
 done
 if [ "$count" -eq 0 ]; then
   echo "<result>no targets: nothing to do</result>"

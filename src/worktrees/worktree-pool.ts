@@ -1,0 +1,185 @@
+import { mkdir, readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { WorktreeRef } from '../../machines/types.js';
+import { RaymondError } from '../errors.js';
+import { git, serialized } from './git.js';
+import { deleteBranch, removeFolder, summarizeWorktree, worktreesDir } from './git-worktrees.js';
+import { saveWork } from './save-work.js';
+import { readFolder } from './worktree-folder.js';
+import { switchFolder, type Folder } from './worktree-switch.js';
+
+/** What the pool did in a run, for the summary and `--json`. */
+export interface WorktreePoolStats {
+  /** Folders checked out (`git worktree add`). */
+  created: number;
+  /** Agents that got a folder another agent had used. */
+  reused: number;
+  /** Most folders alive at once. */
+  peakAlive: number;
+}
+
+/** The worktree folders of one run: handed to agents when they run, taken back when they end. */
+export interface WorktreePool {
+  /** The folder the agent's branch is checked out in, getting one if it has none (first run, or the folder went). */
+  acquire(w: WorktreeRef, agentId: string): Promise<string>;
+  /** The agent terminated: counts its commits, saves what it left uncommitted (pooled), and frees or removes its folder. */
+  finish(w: WorktreeRef, agentId: string): Promise<WorktreeRef>;
+  /** Removes the folders no agent holds (the run ended); held ones stay for a resume. */
+  close(): Promise<void>;
+  stats(): WorktreePoolStats;
+}
+
+interface RepoFolders {
+  dir: string;
+  free: Folder[];
+  /** By branch: the folder each live agent's branch is checked out in. */
+  held: Map<string, Folder>;
+  next: number;
+}
+
+const POOL_PREFIX = 'pool-';
+
+/** `off` (and worktrees recorded before the pool) keep one folder per agent, named after it. */
+const pooled = (w: WorktreeRef) => w.mode === 'keep-ignored' || w.mode === 'clean';
+
+/** Creates the pool of one run. Folders live in `<repo>/.raymond/worktrees/<workflowId>/`. */
+export function createWorktreePool(workflowId: string): WorktreePool {
+  const repos = new Map<string, Promise<RepoFolders>>();
+  const figures: WorktreePoolStats = { created: 0, reused: 0, peakAlive: 0 };
+  let alive = 0;
+  const grew = () => (figures.peakAlive = Math.max(figures.peakAlive, ++alive));
+
+  /** What is on disk, read once per repository: a resumed run takes back its folders. */
+  async function scan(repo: string): Promise<RepoFolders> {
+    const dir = worktreesDir(repo, workflowId);
+    const folders: RepoFolders = { dir, free: [], held: new Map(), next: 1 };
+    for (const name of await readdir(dir).catch(() => [] as string[])) {
+      const n = name.startsWith(POOL_PREFIX) ? Number(name.slice(POOL_PREFIX.length)) : NaN;
+      if (Number.isInteger(n)) folders.next = Math.max(folders.next, n + 1);
+      const path = join(dir, name);
+      const state = readFolder(path);
+      if (!state) continue;
+      grew();
+      // Mid-switch: free, and the next switch into it redoes the checkout whole.
+      const folder: Folder = { path, sparse: undefined, fresh: false };
+      if (state.branch !== null && state.switching === null) folders.held.set(state.branch, folder);
+      else if (Number.isInteger(n)) folders.free.push(folder);
+    }
+    return folders;
+  }
+
+  const foldersOf = (repo: string) => {
+    let found = repos.get(repo);
+    if (!found) repos.set(repo, (found = scan(repo)));
+    return found;
+  };
+
+  /** A new folder, detached at `base`, with nothing checked out yet: adding to the worktree list is the only queued part. */
+  function addFolder(repo: string, path: string, base: string): Promise<Folder> {
+    return serialized(repo, async () => {
+      grew();
+      await mkdir(join(path, '..'), { recursive: true });
+      const add = await git(repo, ['worktree', 'add', '--quiet', '--no-checkout', '--detach', path, base], repo);
+      if (!add.ok) {
+        alive--;
+        throw new RaymondError('ERR_WORKTREE', `cannot create worktree ${path}: ${add.error}`, { file: repo });
+      }
+      figures.created++;
+      return { path, sparse: null, fresh: true };
+    });
+  }
+
+  async function newFolder(folders: RepoFolders, w: WorktreeRef, agentId: string): Promise<Folder> {
+    const name = pooled(w) ? `${POOL_PREFIX}${folders.next++}` : agentId;
+    return addFolder(w.repo, join(folders.dir, name), w.base);
+  }
+
+  /** Switches the folder to the agent's branch; a folder git cannot switch is removed and made again, once. */
+  async function checkOut(folders: RepoFolders, folder: Folder, w: WorktreeRef, agentId: string): Promise<Folder> {
+    try {
+      await switchFolder(folder, w);
+      return folder;
+    } catch (err) {
+      if (!(err instanceof RaymondError)) throw err;
+      await removeFolder(w.repo, folder.path);
+      alive--;
+      const again = await newFolder(folders, w, agentId);
+      await switchFolder(again, w);
+      return again;
+    }
+  }
+
+  return {
+    async acquire(w, agentId) {
+      const folders = await foldersOf(w.repo);
+      let folder = folders.held.get(w.branch);
+      if (folder) {
+        const state = readFolder(folder.path);
+        if (state?.branch === w.branch && state.switching === null) return folder.path;
+        folders.held.delete(w.branch);
+        if (!state) {
+          alive--;
+          folder = undefined;
+        }
+      }
+      if (!folder && !pooled(w)) {
+        // Its own folder, caught in the middle of a switch by a stopped run.
+        const path = join(folders.dir, agentId);
+        if (readFolder(path)) folder = { path, sparse: undefined, fresh: false };
+      }
+      if (!folder && pooled(w)) {
+        folder = folders.free.pop();
+        if (folder) figures.reused++;
+      }
+      folder ??= await newFolder(folders, w, agentId);
+      folder = await checkOut(folders, folder, w, agentId);
+      folders.held.set(w.branch, folder);
+      return folder.path;
+    },
+
+    async finish(w, agentId) {
+      const folders = await foldersOf(w.repo);
+      const folder = folders.held.get(w.branch);
+      const path = folder && readFolder(folder.path)?.branch === w.branch ? folder.path : undefined;
+      let summary = await summarizeWorktree(w, path);
+      const done: WorktreeRef = { ...w };
+      if (!pooled(w)) {
+        // One folder per agent: kept, with whatever is in it, unless the agent left nothing at all.
+        if (summary.commits > 0 || summary.dirty) return { ...done, ...summary, removed: false };
+        if (path) {
+          await removeFolder(w.repo, path);
+          alive--;
+          folders.held.delete(w.branch);
+        }
+        await deleteBranch(w);
+        return { ...done, ...summary, removed: true };
+      }
+      if (summary.dirty && path) {
+        done.saved = await saveWork({ ...w, path }, agentId);
+        summary = { ...(await summarizeWorktree(w, path)), dirty: true };
+      }
+      if (path) {
+        // Detached, the branch is checked out nowhere: it can be deleted, or checked out by the user.
+        const detach = await git(path, ['checkout', '--quiet', '--detach'], w.repo);
+        if (!detach.ok) throw new RaymondError('ERR_WORKTREE', `cannot release worktree ${path}: ${detach.error}`, { file: path });
+        folders.held.delete(w.branch);
+        folders.free.push(folder!);
+      }
+      const removed = summary.commits === 0;
+      if (removed) await deleteBranch(w);
+      return { ...done, ...summary, removed };
+    },
+
+    async close() {
+      for (const [repo, found] of repos) {
+        const folders = await found;
+        for (const folder of folders.free.splice(0)) {
+          await removeFolder(repo, folder.path);
+          alive--;
+        }
+      }
+    },
+
+    stats: () => ({ ...figures }),
+  };
+}
