@@ -143,9 +143,9 @@ export function buildProgram(result: CliResult): Command {
     });
   program
     .command('worktrees')
-    .description("list a run's git worktrees: branch, commits, diffstat")
+    .description("list a run's branches: commits, diffstat, where each is checked out now")
     .argument('<id>', 'the run')
-    .option('--prune', 'remove the worktree folders, keep the branches')
+    .option('--prune', "remove the run's worktree folders, keep the branches")
     .option('--state-dir <dir>', 'folder of state files', '.raymond/state')
     .option('--json', 'machine-readable output')
     .action(async (id: string, opts: { prune?: boolean; stateDir: string; json?: boolean }) => {
