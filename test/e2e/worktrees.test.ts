@@ -44,7 +44,9 @@ function workflow(name: string, n: number, opts: { sparse?: boolean; sleep?: str
         // Folders alive now: the run's pool folders that are worktrees.
         'alive=0; for d in ../*/; do [[ -e "$d.git" ]] && alive=$((alive + 1)); done; echo "$alive" >> "$LOG/alive"',
         'ls pkg | tr "\\n" " " >> "$LOG/seen"; echo >> "$LOG/seen"',
-        'echo "worker $n" >> "pkg/$pkg/file.txt"',
+        // Idempotent, as a step must be to run again after a crash (at least once): it redoes only what is not done.
+        'if [[ "$(git log -1 --format=%s)" == "worker $n" ]]; then echo "<result>done $n</result>"; exit 0; fi',
+        'grep -qx "worker $n" "pkg/$pkg/file.txt" || echo "worker $n" >> "pkg/$pkg/file.txt"',
         opts.sleep ? `sleep ${opts.sleep}` : 'true',
         'if [[ "$n" == 3 ]]; then echo "scratch of $n" > notes.txt; echo "<result>left it</result>"; exit 0; fi',
         'git commit -qam "worker $n" && echo "<result>done $n</result>"',
@@ -120,6 +122,10 @@ describe('worktrees sized to concurrency (real git)', () => {
     const after = commitsPerBranch(repo, 'killed');
     assert.equal(after.size, 20);
     for (const [branch, commits] of after) assert.equal(commits, 1, `${branch}: one commit, whatever the kill interrupted`);
+    for (let i = 1; i <= 20; i++) {
+      const pkg = PACKAGES[i % PACKAGES.length]!;
+      assert.equal(git(repo, 'show', `raymond/killed/main_w${i}:pkg/${pkg}/file.txt`), `${pkg}\nworker ${i}`, `worker ${i}'s work, once`);
+    }
     for (const b of before) assert.match(git(repo, 'log', '-1', '--format=%s', b), /^(worker \d+|raymond: work main_w3 left uncommitted)$/, `${b} kept its commit`);
     assert.ok(maxAlive(log) <= 7, `at most 7 folders alive, saw ${maxAlive(log)}`);
   });
