@@ -20,6 +20,7 @@ export const CHECKS = {
   'missing-return-state': 'error',
   'call-without-return': 'error',
   'fork-without-next': 'error',
+  'bad-worktree-attributes': 'error',
   'tag-not-allowed': 'warning',
   'unused-allowed-transition': 'warning',
   'attribute-not-in-env': 'warning',

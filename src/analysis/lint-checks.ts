@@ -1,6 +1,7 @@
 import { EFFORTS, MODELS } from '../claude/claude-argv.js';
 import { ATTRIBUTE_ENV_PREFIX, exportedAsIs } from '../executors/attribute-env.js';
-import { RESERVED_FORK_ATTRIBUTES } from '../language/decide.js';
+import { RESERVED_FORK_ATTRIBUTES, worktreeOf } from '../language/decide.js';
+import { RaymondError } from '../errors.js';
 import { formatAllowed, formatTag, implicitTag, matches } from '../language/policy.js';
 import { isMarkdown } from '../scope/extensions.js';
 import type { Problem } from './lint-checks-table.js';
@@ -28,7 +29,26 @@ export function stateChecks(node: WorkflowNode): Problem[] {
   }
   policyChecks(node, report);
   attributeEnvChecks(node, report);
+  worktreeChecks(node, report);
   return out;
+}
+
+/**
+ * `worktree`, `base`, `sparse` and `cd` as a run would take them. A value
+ * built at run time (`sparse="pkg/$p"`) is only checked for being there.
+ */
+function worktreeChecks(node: WorkflowNode, report: Report): void {
+  for (const t of node.textTags) {
+    if (t.tag !== 'fork' && t.tag !== 'reset') continue;
+    const attributes = { ...t.attributes };
+    for (const name of t.dynamic) if (name in attributes) attributes[name] = 'dynamic';
+    try {
+      worktreeOf(attributes, t.tag, node.file);
+    } catch (err) {
+      if (!(err instanceof RaymondError)) throw err;
+      report('bad-worktree-attributes', err.message);
+    }
+  }
 }
 
 type Report = (check: Problem['check'], message: string) => void;

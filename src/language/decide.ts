@@ -5,7 +5,11 @@ import type { Decision, ForkSpawn, WorktreeRequest } from '../../machines/types.
 /** Attributes the runtime consumes on a fork; the rest become the worker's variables. */
 export const RESERVED_FORK_ATTRIBUTES = new Set(['next', 'cd', 'input', 'worktree', 'base', 'sparse']);
 
-function worktreeOf(a: Record<string, string>, tag: string, source: string): WorktreeRequest | undefined {
+/**
+ * The worktree a `<fork>`'s or `<reset>`'s attributes ask for, if any.
+ * @throws RaymondError ERR_TAG_PARSE for `base`/`sparse` without `worktree`, `cd` with it, or a bad sparse folder.
+ */
+export function worktreeOf(a: Record<string, string>, tag: string, source: string): WorktreeRequest | undefined {
   if (a.worktree === undefined) {
     for (const key of ['base', 'sparse']) {
       if (a[key] !== undefined) throw new RaymondError('ERR_TAG_PARSE', `<${tag}> has ${key}="${a[key]}" but no worktree="NAME"`, { file: source });

@@ -84,6 +84,15 @@ describe('lint rules', () => {
     assert.deepEqual(await lint({ 'START.md': prompt, 'W.md': '{{Priority}} <result>w</result>', 'DONE.md': '<result>d</result>' }), []);
   });
 
+  it('checks worktree, base, sparse and cd as a run would, and a sparse built at run time only for being there', async () => {
+    const fork = (attrs: string) => sh(`echo "<fork next=\\"DONE.sh\\" ${attrs}>W.sh</fork>"`);
+    const files = (start: string) => ({ 'START.sh': start, 'W.sh': result(), 'DONE.sh': result() });
+    assert.deepEqual(await lint(files(fork('worktree=\\"w\\" sparse=\\"pkg/$p src\\"'))), []);
+    assert.deepEqual(await lint(files(fork('sparse=\\"src\\"'))), ['START.sh bad-worktree-attributes']);
+    assert.deepEqual(await lint(files(fork('worktree=\\"w\\" sparse=\\"../up\\"'))), ['START.sh bad-worktree-attributes']);
+    assert.deepEqual(await lint(files(fork('worktree=\\"w\\" cd=\\"x\\"'))), ['START.sh bad-worktree-attributes']);
+  });
+
   it('reports ambiguous return and next states as ambiguous targets', async () => {
     const files = {
       'START.sh': sh('echo "<call return=\\"B\\">C.sh</call>"', 'echo "<fork next=\\"B\\">C.sh</fork>"'),
