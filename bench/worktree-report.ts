@@ -24,7 +24,7 @@ export function worktreeLines(o: WorktreeOutcome, bench: WorktreeBench): string[
   if ('error' in o) return [head, `  FAILED: ${o.error}`];
   const { raymond, plain } = o.figures;
   const b = o.spec.baseline;
-  const lines = [`${head}: ${o.spec.workers} commits`];
+  const lines = [`${head}, each worker one commit`];
   if (plain && b) {
     const ratio = raymond.wallMs / plain.wallMs;
     lines.push(
@@ -32,7 +32,7 @@ export function worktreeLines(o: WorktreeOutcome, bench: WorktreeBench): string[
       `  ratio ${ratio.toFixed(2)}x: target ${b.ratioTarget}x ${raymond.stoppedAtKb ? 'NOT met (stopped)' : verdict(ratio <= b.ratioTarget)}`,
     );
   } else {
-    lines.push(`  wall: raymond ${s(raymond.wallMs)} (for information)`);
+    lines.push(`  wall: raymond ${s(raymond.wallMs)} (for information${raymond.stoppedAtKb ? ', until the bench stopped it' : ''})`);
   }
   if (raymond.stoppedAtKb) lines.push(`  STOPPED when its worktrees passed ${size(raymond.stoppedAtKb)}, the bench's cap: the peaks below are lower bounds`);
   const checkouts = (raymond.peaks.diskKb / bench.repo.checkoutKb).toFixed(1);
