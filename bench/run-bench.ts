@@ -6,6 +6,8 @@ import { benchIdleMemory } from './idle-memory.js';
 import { benchLanguage } from './language.js';
 import { benchMarkdown } from './markdown.js';
 import { IDLE_TARGET_MB, verdict } from './targets.js';
+import { worktreeHeader, worktreeLines, worktreeTable } from './worktree-report.js';
+import { benchWorktreeFigure, prepareWorktreeBench, WORKTREE_FIGURES, type WorktreeOutcome } from './worktrees.js';
 
 /**
  * `npm run bench`: prints figures against the targets (targets.ts) and
@@ -16,6 +18,8 @@ const parallel = Math.max(2, availableParallelism());
 // `fanout:ad` runs shapes (a) and (d) only.
 const only = process.argv.slice(2).map((a) => a.split(':')[0]!);
 const shapes = process.argv.slice(2).find((a) => a.startsWith('fanout:'))?.slice('fanout:'.length);
+// `worktrees:reuse,sparse` runs those figures only.
+const figures = process.argv.slice(2).find((a) => a.startsWith('worktrees:'))?.slice('worktrees:'.length).split(',');
 const want = (name: string) => only.length === 0 || only.includes(name);
 const ms = (x: number) => `${x.toFixed(0)} ms`;
 const failure = (err: unknown) => (err instanceof Error ? err.message : String(err));
@@ -57,5 +61,21 @@ if (want('spawner')) {
   const { benchSpawner } = await import('./spawner.js');
   const s = await benchSpawner(2000, parallel);
   console.log(`spawner: ${s.steps} steps from a ${s.benchRssMb.toFixed(0)} MB process, ${s.parallel} lanes: plain spawn ${s.plainMsPerStep.toFixed(2)} ms/step, spawner pool ${s.poolMsPerStep.toFixed(2)}, execa ${s.execaMsPerStep.toFixed(2)}; spawner RSS ${s.spawnerRssMb.map((m) => m.toFixed(0)).join(' + ')} MB`);
+}
+// Opt-in only (`npm run bench -- worktrees`), never in the default run: it
+// generates a 20,000-file repository and checks out gigabytes, for minutes.
+if (only.includes('worktrees')) {
+  const bench = prepareWorktreeBench();
+  try {
+    console.log(worktreeHeader(bench).join('\n'));
+    const outcomes: WorktreeOutcome[] = [];
+    for (const spec of WORKTREE_FIGURES.filter((f) => !figures || figures.includes(f.id))) {
+      outcomes.push(await benchWorktreeFigure(bench, spec));
+      console.log(worktreeLines(outcomes.at(-1)!, bench).join('\n'));
+    }
+    summary.push('', ...worktreeHeader(bench), '', ...worktreeTable(outcomes, bench));
+  } finally {
+    bench.dispose();
+  }
 }
 if (summary.length > 0) console.log(['', 'summary:', ...summary].join('\n'));

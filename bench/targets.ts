@@ -12,6 +12,18 @@ export function memoryTargetMb(workers: number): number {
 /** Peak RSS of the orchestrator alone holding 10,000 live idle agents. */
 export const IDLE_TARGET_MB = 100;
 
+/** Worktree bench: 40 workers' wall time against one reused worktree by hand. */
+export const WORKTREE_RATIO_TARGET = 1.5;
+
+/** Worktree bench: 40 sparse workers' wall time against the plain sparse loop. */
+export const SPARSE_RATIO_TARGET = 2;
+
+/**
+ * Worktree bench: worktrees alive at once may exceed `--max-parallel` by this
+ * many, and the disk under `.raymond/worktrees` that many checkouts.
+ */
+export const WORKTREE_SLACK = 4;
+
 /** "met" or "NOT met", in capitals so a miss stands out in the output. */
 export function verdict(met: boolean): string {
   return met ? 'met' : 'NOT met';
