@@ -112,7 +112,10 @@ async function runPlain(bench: WorktreeBench, dir: string, mode: string, workers
   mkdirSync(worktrees);
   const script = writeWorktreeWorkflow(workflow, workers);
   const job = { mode, repo: clone, dir: worktrees, base: bench.repo.base, script, workers };
+  // Sampled as Raymond's run is, so that both pay the same for the sampling's `du`s on a small machine.
+  const sampler = sampleWorktrees(worktrees);
   const run = await measureProcess(process.execPath, [HELPER, JSON.stringify(job)], { cwd: clone, captureStdout: true, timeoutMs: timeoutMs(workers.length) });
+  await sampler.stop();
   if (run.code !== 0 || run.timedOut) throw new Error(`plain ${mode} loop ${run.timedOut ? 'timed out' : `exited with ${run.code ?? run.signal}`}: ${tailOf(run.stderr)}`);
   const { loopMs } = JSON.parse(run.stdout) as { loopMs: number };
   return { wallMs: run.wallMs, loopMs, diskKb: diskKb(worktrees), check: checkCommits(clone, 'bench/', bench, workers.length) };

@@ -4,6 +4,7 @@ import type { WorktreeRef } from '../../machines/types.js';
 import { RaymondError } from '../errors.js';
 import { git, serialized } from './git.js';
 import { deleteBranch, removeFolder, summarizeWorktree, worktreesDir } from './git-worktrees.js';
+import { averageHold, growDelayMs } from './pool-growth.js';
 import { saveWork } from './save-work.js';
 import { readFolder } from './worktree-folder.js';
 import { switchFolder, type Folder } from './worktree-switch.js';
@@ -34,7 +35,34 @@ interface RepoFolders {
   free: Folder[];
   /** By branch: the folder each live agent's branch is checked out in. */
   held: Map<string, Folder>;
+  /** Folders on disk now, including one being handed from an agent to the next. */
+  count: number;
   next: number;
+  /** Agents waiting for a folder: a folder given back goes to the first of them. */
+  waiting: Waiter[];
+  /**
+   * New pooled folders are made one at a time, with their first (full)
+   * checkout, and only when one more pays (pool-growth.ts): a checkout of a
+   * big tree is mostly the kernel's work, and several at once on a small
+   * machine each took as long as all of them in a row.
+   */
+  growing: boolean;
+  timer?: ReturnType<typeof setTimeout>;
+  /** Figures the growth is decided on. */
+  createMs?: number;
+  holdMs?: number;
+  /** When each live agent got its folder, by branch. */
+  holdsSince: Map<string, number>;
+  /** `off` folders are made one at a time too, in the order asked. */
+  ownFolders: Promise<void>;
+}
+
+interface Waiter {
+  w: WorktreeRef;
+  agentId: string;
+  /** `ready` when it is checked out on the waiter's branch already (a new folder); else a folder given back. */
+  give: (got: { folder: Folder; ready: boolean }) => void;
+  fail: (err: unknown) => void;
 }
 
 const POOL_PREFIX = 'pool-';
@@ -47,19 +75,26 @@ export function createWorktreePool(workflowId: string): WorktreePool {
   const repos = new Map<string, Promise<RepoFolders>>();
   const figures: WorktreePoolStats = { created: 0, reused: 0, peakAlive: 0 };
   let alive = 0;
-  const grew = () => (figures.peakAlive = Math.max(figures.peakAlive, ++alive));
+  const grew = (folders: RepoFolders) => {
+    folders.count++;
+    figures.peakAlive = Math.max(figures.peakAlive, ++alive);
+  };
+  const shrank = (folders: RepoFolders) => {
+    folders.count--;
+    alive--;
+  };
 
   /** What is on disk, read once per repository: a resumed run takes back its folders. */
   async function scan(repo: string): Promise<RepoFolders> {
     const dir = worktreesDir(repo, workflowId);
-    const folders: RepoFolders = { dir, free: [], held: new Map(), next: 1 };
+    const folders: RepoFolders = { dir, free: [], held: new Map(), count: 0, next: 1, waiting: [], growing: false, holdsSince: new Map(), ownFolders: Promise.resolve() };
     for (const name of await readdir(dir).catch(() => [] as string[])) {
       const n = name.startsWith(POOL_PREFIX) ? Number(name.slice(POOL_PREFIX.length)) : NaN;
       if (Number.isInteger(n)) folders.next = Math.max(folders.next, n + 1);
       const path = join(dir, name);
       const state = readFolder(path);
       if (!state) continue;
-      grew();
+      grew(folders);
       // Mid-switch: free, and the next switch into it redoes the checkout whole.
       const folder: Folder = { path, sparse: undefined, fresh: false };
       if (state.branch !== null && state.switching === null) folders.held.set(state.branch, folder);
@@ -75,13 +110,13 @@ export function createWorktreePool(workflowId: string): WorktreePool {
   };
 
   /** A new folder, detached at `base`, with nothing checked out yet: adding to the worktree list is the only queued part. */
-  function addFolder(repo: string, path: string, base: string): Promise<Folder> {
+  function addFolder(folders: RepoFolders, repo: string, path: string, base: string): Promise<Folder> {
     return serialized(repo, async () => {
-      grew();
+      grew(folders);
       await mkdir(join(path, '..'), { recursive: true });
       const add = await git(repo, ['worktree', 'add', '--quiet', '--no-checkout', '--detach', path, base], repo);
       if (!add.ok) {
-        alive--;
+        shrank(folders);
         throw new RaymondError('ERR_WORKTREE', `cannot create worktree ${path}: ${add.error}`, { file: repo });
       }
       figures.created++;
@@ -91,7 +126,7 @@ export function createWorktreePool(workflowId: string): WorktreePool {
 
   async function newFolder(folders: RepoFolders, w: WorktreeRef, agentId: string): Promise<Folder> {
     const name = pooled(w) ? `${POOL_PREFIX}${folders.next++}` : agentId;
-    return addFolder(w.repo, join(folders.dir, name), w.base);
+    return addFolder(folders, w.repo, join(folders.dir, name), w.base);
   }
 
   /** Switches the folder to the agent's branch; a folder git cannot switch is removed and made again, once. */
@@ -102,11 +137,63 @@ export function createWorktreePool(workflowId: string): WorktreePool {
     } catch (err) {
       if (!(err instanceof RaymondError)) throw err;
       await removeFolder(w.repo, folder.path);
-      alive--;
+      shrank(folders);
       const again = await newFolder(folders, w, agentId);
       await switchFolder(again, w);
       return again;
     }
+  }
+
+  /** Makes a folder for the waiter, checked out on its branch, and times it. */
+  async function make(folders: RepoFolders, waiter: Waiter): Promise<void> {
+    const started = Date.now();
+    try {
+      const created = await newFolder(folders, waiter.w, waiter.agentId);
+      const folder = await checkOut(folders, created, waiter.w, waiter.agentId);
+      folders.createMs = Date.now() - started;
+      waiter.give({ folder, ready: true });
+    } catch (err) {
+      waiter.fail(err);
+    }
+  }
+
+  /** Makes one more pooled folder for the first waiter when it pays, or looks again when it might. */
+  function grow(folders: RepoFolders): void {
+    if (folders.growing) return;
+    clearTimeout(folders.timer);
+    const now = Date.now();
+    const since = [...folders.holdsSince.values()];
+    const delay = growDelayMs({
+      alive: folders.count,
+      waiting: folders.waiting.length,
+      createMs: folders.createMs,
+      holdMs: folders.holdMs,
+      oldestHoldMs: since.length > 0 ? now - Math.min(...since) : undefined,
+    });
+    if (delay === Number.POSITIVE_INFINITY) return;
+    // Referenced: a waiting agent's step may hold the last step slot, and only this look lets it go on.
+    if (delay > 0) return void (folders.timer = setTimeout(() => grow(folders), Math.ceil(delay)));
+    folders.growing = true;
+    void make(folders, folders.waiting.shift()!).finally(() => {
+      folders.growing = false;
+      grow(folders);
+    });
+  }
+
+  /**
+   * A folder for an agent when none is free: a pooled agent waits for one
+   * given back or made (whichever comes first); an `off` agent gets its own.
+   */
+  function nextFolder(folders: RepoFolders, w: WorktreeRef, agentId: string): Promise<{ folder: Folder; ready: boolean }> {
+    return new Promise((give, fail) => {
+      const waiter: Waiter = { w, agentId, give, fail };
+      if (!pooled(w)) {
+        folders.ownFolders = folders.ownFolders.then(() => make(folders, waiter));
+        return;
+      }
+      folders.waiting.push(waiter);
+      grow(folders);
+    });
   }
 
   return {
@@ -115,10 +202,13 @@ export function createWorktreePool(workflowId: string): WorktreePool {
       let folder = folders.held.get(w.branch);
       if (folder) {
         const state = readFolder(folder.path);
-        if (state?.branch === w.branch && state.switching === null) return folder.path;
+        if (state?.branch === w.branch && state.switching === null) {
+          if (!folders.holdsSince.has(w.branch)) folders.holdsSince.set(w.branch, Date.now());
+          return folder.path;
+        }
         folders.held.delete(w.branch);
         if (!state) {
-          alive--;
+          shrank(folders);
           folder = undefined;
         }
       }
@@ -131,9 +221,14 @@ export function createWorktreePool(workflowId: string): WorktreePool {
         folder = folders.free.pop();
         if (folder) figures.reused++;
       }
-      folder ??= await newFolder(folders, w, agentId);
-      folder = await checkOut(folders, folder, w, agentId);
+      if (!folder) {
+        const got = await nextFolder(folders, w, agentId);
+        folder = got.ready ? got.folder : await checkOut(folders, got.folder, w, agentId);
+      } else {
+        folder = await checkOut(folders, folder, w, agentId);
+      }
       folders.held.set(w.branch, folder);
+      folders.holdsSince.set(w.branch, Date.now());
       return folder.path;
     },
 
@@ -141,6 +236,9 @@ export function createWorktreePool(workflowId: string): WorktreePool {
       const folders = await foldersOf(w.repo);
       const folder = folders.held.get(w.branch);
       const path = folder && readFolder(folder.path)?.branch === w.branch ? folder.path : undefined;
+      const since = folders.holdsSince.get(w.branch);
+      if (since !== undefined) folders.holdMs = averageHold(folders.holdMs, Date.now() - since);
+      folders.holdsSince.delete(w.branch);
       let summary = await summarizeWorktree(w, path);
       const done: WorktreeRef = { ...w };
       if (!pooled(w)) {
@@ -148,7 +246,7 @@ export function createWorktreePool(workflowId: string): WorktreePool {
         if (summary.commits > 0 || summary.dirty) return { ...done, ...summary, removed: false };
         if (path) {
           await removeFolder(w.repo, path);
-          alive--;
+          shrank(folders);
           folders.held.delete(w.branch);
         }
         await deleteBranch(w);
@@ -160,10 +258,19 @@ export function createWorktreePool(workflowId: string): WorktreePool {
       }
       if (path) {
         // Detached, the branch is checked out nowhere: it can be deleted, or checked out by the user.
-        const detach = await git(path, ['checkout', '--quiet', '--detach'], w.repo);
+        // HEAD alone changes (this folder's own ref): unlike `checkout --detach`, no walk of the tree.
+        const detach = await git(path, ['update-ref', '--no-deref', '-m', 'raymond: released', 'HEAD', 'HEAD'], w.repo);
         if (!detach.ok) throw new RaymondError('ERR_WORKTREE', `cannot release worktree ${path}: ${detach.error}`, { file: path });
         folders.held.delete(w.branch);
-        folders.free.push(folder!);
+        // Everything it left is committed now: nothing untracked for the next switch to clean.
+        folder!.tidy = true;
+        const waiter = folders.waiting.shift();
+        if (waiter) {
+          figures.reused++;
+          waiter.give({ folder: folder!, ready: false });
+        } else {
+          folders.free.push(folder!);
+        }
       }
       const removed = summary.commits === 0;
       if (removed) await deleteBranch(w);
@@ -173,9 +280,10 @@ export function createWorktreePool(workflowId: string): WorktreePool {
     async close() {
       for (const [repo, found] of repos) {
         const folders = await found;
+        clearTimeout(folders.timer);
         for (const folder of folders.free.splice(0)) {
           await removeFolder(repo, folder.path);
-          alive--;
+          shrank(folders);
         }
       }
     },

@@ -11,6 +11,12 @@ export interface Folder {
   sparse: string[] | null | undefined;
   /** Just added with nothing checked out: nothing to clean. */
   fresh: boolean;
+  /**
+   * Given back by an agent that left nothing untracked (what it left was
+   * committed): only ignored files can be there, which `keep-ignored` keeps,
+   * so the walk of `git clean` over the whole tree is spared.
+   */
+  tidy?: boolean;
 }
 
 const sameCone = (a: string[] | null | undefined, b: string[] | undefined) => a !== undefined && (a ?? []).join('\n') === (b ?? []).join('\n');
@@ -42,10 +48,11 @@ export async function switchFolder(folder: Folder, w: WorktreeRef): Promise<void
   }
   await ensureBranch(w);
   await run(['checkout', '--quiet', '--force', w.branch]);
-  if (!folder.fresh) await run(['clean', '--quiet', '--force', '-d', ...(w.mode === 'clean' ? ['-x'] : [])]);
+  if (!folder.fresh && !(folder.tidy && w.mode !== 'clean')) await run(['clean', '--quiet', '--force', '-d', ...(w.mode === 'clean' ? ['-x'] : [])]);
   await done();
   folder.sparse = w.sparse ?? null;
   folder.fresh = false;
+  folder.tidy = false;
 }
 
 const configured = new Set<string>();
