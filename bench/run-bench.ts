@@ -5,7 +5,7 @@ import { FANOUT_SHAPES } from './fanout-shapes.js';
 import { benchIdleMemory } from './idle-memory.js';
 import { benchLanguage } from './language.js';
 import { benchMarkdown } from './markdown.js';
-import { IDLE_TARGET_MB, verdict } from './targets.js';
+import { IDLE_TARGET_MB, verdict, WARM_RATIO_TARGET } from './targets.js';
 import { worktreeHeader, worktreeLines, worktreeTable } from './worktree-report.js';
 import { benchWorktreeFigure, prepareWorktreeBench, WORKTREE_FIGURES, type WorktreeOutcome } from './worktrees.js';
 
@@ -52,6 +52,16 @@ if (want('idle')) {
 if (want('markdown')) {
   const m = await benchMarkdown(50, parallel);
   console.log(`markdown: ${m.workers} workers through the real claude and the scripted API: wall ${ms(m.wallMs)} (${m.perStepMs.toFixed(0)} ms/step), orchestrator peak RSS ${m.peakRssMb.toFixed(0)} MB`);
+}
+if (want('warm')) {
+  const { benchWarm } = await import('./warm.js');
+  const w = await benchWarm(8, 10, 4);
+  const s = (t: { wallMs: number; cpuMs: number }) => `wall ${(t.wallMs / 1000).toFixed(1)} s, CPU ${(t.cpuMs / 1000).toFixed(1)} s`;
+  const ratio = (a: number, b: number) => `${(a / b).toFixed(2)}x`;
+  console.log(`warm: ${w.agents} agents x ${w.steps}-step <goto> chains through the real claude and the scripted API, --max-parallel ${w.parallel}`);
+  console.log(`  raymond (warm sessions): ${s(w.warm)}; raymond --no-warm: ${s(w.cold)}; live processes fed by hand: ${s(w.byHand)}`);
+  const met = w.warm.wallMs / w.byHand.wallMs <= WARM_RATIO_TARGET && w.warm.cpuMs / w.byHand.cpuMs <= WARM_RATIO_TARGET;
+  console.log(`  ratio to by hand: wall ${ratio(w.warm.wallMs, w.byHand.wallMs)}, CPU ${ratio(w.warm.cpuMs, w.byHand.cpuMs)}: target ${WARM_RATIO_TARGET}x ${verdict(met)} (--no-warm: wall ${ratio(w.cold.wallMs, w.byHand.wallMs)}, CPU ${ratio(w.cold.cpuMs, w.byHand.cpuMs)})`);
 }
 if (want('language')) {
   const l = await benchLanguage(5000);

@@ -9,6 +9,9 @@ export function memoryTargetMb(workers: number): number {
   return workers >= 10000 ? 200 : 120;
 }
 
+/** Raymond's wall time and CPU with warm sessions against live processes fed by hand. */
+export const WARM_RATIO_TARGET = 1.5;
+
 /** Peak RSS of the orchestrator alone holding 10,000 live idle agents. */
 export const IDLE_TARGET_MB = 100;
 

@@ -1,7 +1,8 @@
 import type { SessionPlan } from '../executors/executor.js';
 
 export interface ClaudeInvocation {
-  prompt: string;
+  /** Undefined for a live process, which takes its prompts as messages on stdin. */
+  prompt: string | undefined;
   session: SessionPlan;
   model?: string | undefined;
   effort?: string | undefined;
@@ -34,7 +35,7 @@ export function claudeArgs(inv: ClaudeInvocation): string[] {
   if (inv.session.kind === 'resume') args.push('--resume', inv.session.session);
   if (inv.session.kind === 'branch') args.push('--resume', inv.session.from, '--fork-session');
   if (inv.session.kind !== 'resume' && inv.session.id) args.push('--session-id', inv.session.id);
-  if (!promptOnStdin(inv.prompt)) args.push('--', inv.prompt);
+  if (inv.prompt !== undefined && !promptOnStdin(inv.prompt)) args.push('--', inv.prompt);
   return args;
 }
 

@@ -6,7 +6,9 @@ import { runProcess } from '../executors/run-process.js';
 import { claudeArgs, promptOnStdin } from './claude-argv.js';
 import { invocationCost } from './cost.js';
 import { findClaude } from './find-claude.js';
-import { MAX_LINE_CHARS, StreamReader } from './stream-reader.js';
+import { MAX_LINE_CHARS, StreamReader, type StreamSummary } from './stream-reader.js';
+import type { WarmProcess } from './warm-process.js';
+import type { WarmSessions } from './warm-sessions.js';
 
 export interface ClaudeOptions {
   /** `--claude-bin`; else `claude` on PATH. */
@@ -14,6 +16,8 @@ export interface ClaudeOptions {
   skipPermissions: boolean;
   /** The run's event stream: Claude's messages are shown as they arrive. */
   emit: RunEventSink;
+  /** Live processes kept between an agent's turns in one session; absent with --no-warm. */
+  warm?: WarmSessions | undefined;
 }
 
 function oneLine(text: string, max = 300): string {
@@ -27,11 +31,62 @@ function oneLine(text: string, max = 300): string {
  */
 const ROOT_REFUSAL = /--dangerously-skip-permissions cannot be used with root\/sudo privileges/;
 
+/** How a turn's process ended, from a cold run or a warm process. */
+interface TurnEnd {
+  exitCode: number | null;
+  signal: string | null;
+  stderrTail: string;
+  timedOut: boolean;
+  aborted: boolean;
+  spawnError?: string | undefined;
+}
+
 /**
- * Runs one Claude Code turn for a markdown state. Failures that a retry may
- * cure throw ERR_CLAUDE_FAILED; a usage limit throws ERR_USAGE_LIMIT; both
- * carry what the turn cost so far in `details`. A refusal that no retry can
- * cure throws ERR_CLAUDE_REFUSED.
+ * Turns what a turn printed and how its process ended into the execution,
+ * or the error that says what went wrong. Failures that a retry may cure
+ * throw ERR_CLAUDE_FAILED; a usage limit throws ERR_USAGE_LIMIT; both carry
+ * what the turn cost so far in `details`. A refusal that no retry can cure
+ * throws ERR_CLAUDE_REFUSED.
+ */
+function settle(s: StreamSummary, end: TurnEnd, req: ExecutionRequest, bin: string, where: string): Execution {
+  const costUsd = invocationCost(s, req.costBase);
+  const spent = { costUsd, sessionTotal: s.totalCostUsd, session: s.sessionId };
+  if (end.aborted) throw new RaymondError('ERR_CLAUDE_FAILED', 'stopped', { file: where, details: spent });
+  // The binary was found before; a start failure now (EAGAIN, ENOMEM) may pass, so it is retried.
+  if (end.spawnError) throw new RaymondError('ERR_CLAUDE_FAILED', `could not start ${bin}: ${end.spawnError}`, { file: where, details: spent });
+  if (ROOT_REFUSAL.test(end.stderrTail)) {
+    throw new RaymondError(
+      'ERR_CLAUDE_REFUSED',
+      `Claude Code refuses --dangerously-skip-permissions when run as root ("${oneLine(end.stderrTail, 200)}"); in a sandbox (a container or a VM) set IS_SANDBOX=1 in Raymond's environment, else run as another user or without --dangerously-skip-permissions`,
+      { file: where, details: spent },
+    );
+  }
+  if (s.usageLimit) {
+    const when = s.usageLimit.resetsAt ? `; resets at ${new Date(s.usageLimit.resetsAt).toISOString()}` : '';
+    throw new RaymondError('ERR_USAGE_LIMIT', `Claude usage limit reached (${oneLine(s.usageLimit.message, 120)})${when}`, { file: where, details: { ...spent, resetsAt: s.usageLimit.resetsAt ?? null } });
+  }
+  if (end.timedOut) {
+    throw new RaymondError('ERR_CLAUDE_FAILED', `Claude Code printed nothing for ${Math.round(req.timeoutMs / 1000)} s and was killed (--timeout)`, { file: where, details: spent });
+  }
+  if (s.isError) throw new RaymondError('ERR_CLAUDE_FAILED', `Claude Code reported an error: ${oneLine(s.resultText ?? 'no text')}`, { file: where, details: spent });
+  if (s.resultText === null || s.sessionId === null) {
+    const how = end.exitCode === null ? (end.signal ? `was killed by ${end.signal}` : 'ended') : `exited with code ${end.exitCode}`;
+    const stderr = end.stderrTail.trim() ? `: ${oneLine(end.stderrTail)}` : ' without a result';
+    const cut = s.cutLines > 0 ? `; ${s.cutLines} line(s) over ${mib(MAX_LINE_CHARS)} were skipped` : '';
+    // The reserved id exists already: an earlier attempt (or a killed run) began that session.
+    const sessionInUse = /Session ID \S+ is already in use/.test(end.stderrTail);
+    throw new RaymondError('ERR_CLAUDE_FAILED', `Claude Code ${how}${stderr}${cut}`, { file: where, details: { ...spent, sessionInUse } });
+  }
+  const out: Execution = { output: s.resultText, session: s.sessionId, costUsd };
+  if (s.totalCostUsd !== null) out.sessionTotal = s.totalCostUsd;
+  return out;
+}
+
+/**
+ * Runs Claude Code turns for markdown states. With `warm`, a turn that goes
+ * on in a session whose process is still alive is one more message to that
+ * process; any other starts one (with the same flags as a cold turn), which
+ * stays for the session's next turn. Without, each turn is its own `claude -p`.
  */
 export function createClaudeExecutor(options: ClaudeOptions): StateExecutor {
   let bin: string | undefined;
@@ -40,62 +95,50 @@ export function createClaudeExecutor(options: ClaudeOptions): StateExecutor {
       bin ??= findClaude(options.bin);
       const where = req.scope.display(req.file);
       const agentId = req.agent.id;
+      let proc: WarmProcess | undefined;
       const reader = new StreamReader((p) => {
-        if (p.kind === 'bad-line') options.emit({ type: 'detail', text: `[${agentId}] skipped a line that is not JSON: ${p.text}` });
+        if (p.kind === 'result') proc?.endTurn();
+        else if (p.kind === 'bad-line') options.emit({ type: 'detail', text: `[${agentId}] skipped a line that is not JSON: ${p.text}` });
         else if (p.kind === 'cut') options.emit({ type: 'warning', text: `[${agentId}] ${where}: output was cut: skipped a line of ${mib(p.chars)} from Claude Code (at most ${mib(MAX_LINE_CHARS)} are read)` });
         else options.emit({ type: 'print', agentId, text: p.text });
       });
       const debug = req.debug?.();
+      const onStdout = (text: string) => {
+        reader.write(text);
+        debug?.stream(text);
+      };
       const prompt = req.prompt ?? '';
+      const plan = req.session ?? { kind: 'fresh' };
+      const invocation = { prompt, session: plan, model: req.model, effort: req.effort, skipPermissions: options.skipPermissions };
+      const warm = options.warm;
+      if (warm) {
+        const fit = plan.kind === 'resume' ? warm.take(plan.session, { cwd: req.agent.cwd, model: req.model, effort: req.effort }) : undefined;
+        proc = fit ?? warm.start(bin, claudeArgs({ ...invocation, prompt: undefined }), req.agent.cwd, req.model, req.effort);
+        const t = await proc.turn({ prompt, onStdout, signal: req.signal, inactivityMs: req.timeoutMs, model: req.model });
+        debug?.finish();
+        try {
+          const out = settle(reader.end(), { ...t, timedOut: t.ended === 'timeout', aborted: t.ended === 'aborted' }, req, bin, where);
+          if (t.ended === 'result') warm.keep(out.session!, proc);
+          else warm.drop(proc);
+          return out;
+        } catch (err) {
+          warm.drop(proc);
+          throw err;
+        }
+      }
       const result = await runProcess({
         file: bin,
-        args: claudeArgs({ prompt, session: req.session ?? { kind: 'fresh' }, model: req.model, effort: req.effort, skipPermissions: options.skipPermissions }),
+        args: claudeArgs(invocation),
         ...(promptOnStdin(prompt) ? { input: prompt } : {}),
         cwd: req.agent.cwd,
         // A Raymond run inside a Claude Code session must not look nested to the child.
         env: { CLAUDECODE: undefined },
         signal: req.signal,
         inactivityMs: req.timeoutMs,
-        onStdout: (text) => {
-          reader.write(text);
-          debug?.stream(text);
-        },
+        onStdout,
       });
       debug?.finish();
-      const s = reader.end();
-      const costUsd = invocationCost(s, req.costBase);
-      const spent = { costUsd, sessionTotal: s.totalCostUsd, session: s.sessionId };
-      if (result.aborted) throw new RaymondError('ERR_CLAUDE_FAILED', 'stopped', { file: where, details: spent });
-      // The binary was found before; a start failure now (EAGAIN, ENOMEM) may pass, so it is retried.
-      if (result.spawnError) throw new RaymondError('ERR_CLAUDE_FAILED', `could not start ${bin}: ${result.spawnError}`, { file: where, details: spent });
-      if (ROOT_REFUSAL.test(result.stderrTail)) {
-        throw new RaymondError(
-          'ERR_CLAUDE_REFUSED',
-          `Claude Code refuses --dangerously-skip-permissions when run as root ("${oneLine(result.stderrTail, 200)}"); in a sandbox (a container or a VM) set IS_SANDBOX=1 in Raymond's environment, else run as another user or without --dangerously-skip-permissions`,
-          { file: where, details: spent },
-        );
-      }
-      if (s.usageLimit) {
-        const when = s.usageLimit.resetsAt ? `; resets at ${new Date(s.usageLimit.resetsAt).toISOString()}` : '';
-        throw new RaymondError('ERR_USAGE_LIMIT', `Claude usage limit reached (${oneLine(s.usageLimit.message, 120)})${when}`, { file: where, details: { ...spent, resetsAt: s.usageLimit.resetsAt ?? null } });
-      }
-      if (result.timedOut) {
-        throw new RaymondError('ERR_CLAUDE_FAILED', `Claude Code printed nothing for ${Math.round(req.timeoutMs / 1000)} s and was killed (--timeout)`, { file: where, details: spent });
-      }
-      if (s.isError) {
-        throw new RaymondError('ERR_CLAUDE_FAILED', `Claude Code reported an error: ${oneLine(s.resultText ?? 'no text')}`, { file: where, details: spent });
-      }
-      if (s.resultText === null || s.sessionId === null) {
-        const how = result.exitCode === null ? `was killed by ${result.signal}` : `exited with code ${result.exitCode}`;
-        const stderr = result.stderrTail.trim() ? `: ${oneLine(result.stderrTail)}` : ' without a result';
-        const cut = s.cutLines > 0 ? `; ${s.cutLines} line(s) over ${mib(MAX_LINE_CHARS)} were skipped` : '';
-        // The reserved id exists already: an earlier attempt (or a killed run) began that session.
-        const sessionInUse = /Session ID \S+ is already in use/.test(result.stderrTail);
-        throw new RaymondError('ERR_CLAUDE_FAILED', `Claude Code ${how}${stderr}${cut}`, { file: where, details: { ...spent, sessionInUse } });
-      }
-      const out: Execution = { output: s.resultText, session: s.sessionId, costUsd };
-      if (s.totalCostUsd !== null) out.sessionTotal = s.totalCostUsd;
-      return out;
+      return settle(reader.end(), result, req, bin, where);
     },
   };
 }

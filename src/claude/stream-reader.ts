@@ -18,7 +18,7 @@ export interface StreamSummary {
 }
 
 /** Progress events surfaced while the turn runs; `cut`: a line of `chars` characters was skipped unread. */
-export type StreamProgress = { kind: 'text'; text: string } | { kind: 'tool'; text: string } | { kind: 'bad-line'; text: string } | { kind: 'cut'; chars: number };
+export type StreamProgress = { kind: 'text'; text: string } | { kind: 'tool'; text: string } | { kind: 'bad-line'; text: string } | { kind: 'cut'; chars: number } | { kind: 'result' };
 
 /**
  * The longest stream line read: 16 Mi characters. Claude Code's lines are
@@ -166,6 +166,7 @@ export class StreamReader {
       const epoch = /\|(\d{9,13})\b/.exec(s.resultText)?.[1];
       s.usageLimit ??= { message: s.resultText.split('\n')[0]!, resetsAt: epoch ? toEpochMs(Number(epoch)) : undefined };
     }
+    this.onProgress({ kind: 'result' });
   }
 
   private rateLimit(msg: Json): void {

@@ -124,6 +124,7 @@ export function buildProgram(result: CliResult): Command {
     .addOption(new Option('--worktrees <mode>', 'how agents with worktree="..." get folders: keep-ignored (a pool sized to --max-parallel, the default), clean, or off (one per agent)').choices(WORKTREE_MODES))
     .option('--no-debug', 'do not write debug logs under .raymond/debug/')
     .option('--no-wait', 'when every agent hit a usage limit, end the run as paused instead of waiting')
+    .option('--no-warm', "a new Claude Code process for every turn, instead of keeping an agent's process between turns of one session")
     .option('--resume <id>', 'continue a run from its state file')
     .option('--allow-changes', 'with --resume: accept state files edited since the run started')
     .option('--list', 'list the runs in the state folder')

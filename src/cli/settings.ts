@@ -19,6 +19,8 @@ export interface CliFlags {
   /** From `--no-debug` / `--no-wait`: false only when given. */
   debug?: boolean;
   wait?: boolean;
+  /** From `--no-warm`: false only when given. */
+  warm?: boolean;
   resume?: string;
   allowChanges?: boolean;
   list?: boolean;
@@ -47,6 +49,7 @@ export function newRunSettings(flags: CliFlags, config: ConfigValues): RunSettin
     skipPermissions: flags.dangerouslySkipPermissions ?? config.dangerously_skip_permissions ?? false,
     claudeBin: flags.claudeBin ?? config.claude_bin,
     debug: flags.debug === false ? false : !(config.no_debug ?? false),
+    warm: warmSessions(flags, config),
     worktreeMode: flags.worktrees ?? config.worktrees ?? DEFAULT_WORKTREE_MODE,
   };
 }
@@ -65,8 +68,14 @@ export function resumeOverrides(flags: CliFlags, config: ConfigValues): Partial<
     skipPermissions: flags.dangerouslySkipPermissions,
     claudeBin: flags.claudeBin ?? config.claude_bin,
     debug: flags.debug === false ? false : !(config.no_debug ?? false),
+    warm: warmSessions(flags, config),
     worktreeMode: flags.worktrees,
   };
+}
+
+/** Whether agents keep their Claude Code process between turns (`--no-warm` or `no_warm = true` say no). */
+function warmSessions(flags: CliFlags, config: ConfigValues): boolean {
+  return flags.warm === false ? false : !(config.no_warm ?? false);
 }
 
 /** Whether to wait out a usage limit (`--no-wait` or `no_wait = true` say no). */

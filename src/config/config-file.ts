@@ -17,6 +17,7 @@ export interface ConfigValues {
   dangerously_skip_permissions?: boolean;
   no_debug?: boolean;
   no_wait?: boolean;
+  no_warm?: boolean;
   claude_bin?: string;
   worktrees?: WorktreeMode;
 }
@@ -32,6 +33,7 @@ const KEYS: Record<keyof ConfigValues, { check: Check; expected: string; help: s
   no_debug: { check: (v) => typeof v === 'boolean', expected: 'true or false', help: 'Do not write debug logs under .raymond/debug/.', example: 'false' },
   no_wait: { check: (v) => typeof v === 'boolean', expected: 'true or false', help: 'When every agent hit a usage limit, end the run as paused instead of waiting for the reset.', example: 'false' },
   worktrees: { check: (v) => WORKTREE_MODES.includes(v as never), expected: `one of ${WORKTREE_MODES.map((m) => `"${m}"`).join(', ')}`, help: 'How agents with worktree="..." get their folders: "keep-ignored" (a pool sized to --max-parallel; ignored files such as node_modules stay between agents), "clean" (the pool, ignored files removed too) or "off" (one folder per agent, kept until it ends).', example: '"keep-ignored"' },
+  no_warm: { check: (v) => typeof v === 'boolean', expected: 'true or false', help: "Start a new Claude Code process for every turn, instead of keeping an agent's process alive between its turns in one session.", example: 'false' },
   claude_bin: { check: (v) => typeof v === 'string' && v !== '', expected: 'a path', help: 'The Claude Code executable. Default: claude on PATH.', example: '"/usr/local/bin/claude"' },
 };
 

@@ -18,6 +18,7 @@ import { frameCounts } from './run-progress.js';
 import { markdownSlots, type RunSettings } from './run-settings.js';
 import { createRunStep } from './step-actor.js';
 import { createWorktreePool, type WorktreePoolStats } from '../worktrees/worktree-pool.js';
+import { createWarmSessions } from '../claude/warm-sessions.js';
 import { errorMessage } from '../errors.js';
 
 /** What a run is given besides its workflow and settings: where its events go and how it is stopped. */
@@ -73,6 +74,8 @@ export async function composeRun(state: WorkflowState, scope: Scope, stateFile: 
   const spawners = createSpawnerPool();
   const values = createValueFiles();
   const worktrees = createWorktreePool(workflowId);
+  const claudeSlots = markdownSlots();
+  const warm = settings.warm ? createWarmSessions(claudeSlots) : undefined;
   const language = hooks.language === 'inline' ? createInlineLanguageService() : hooks.language === 'pool' ? createPoolLanguageService() : createLanguageService();
   if (settings.debug) debug = new DebugLog(join(dirname(dirname(stateFile)), 'debug', workflowId), (text) => emit({ type: 'warning', text }));
   try {
@@ -84,7 +87,7 @@ export async function composeRun(state: WorkflowState, scope: Scope, stateFile: 
       scope,
       language,
       script: createScriptExecutor(spawners, values),
-      markdown: hooks.markdown ?? createClaudeExecutor({ bin: settings.claudeBin, skipPermissions: settings.skipPermissions, emit }),
+      markdown: hooks.markdown ?? createClaudeExecutor({ bin: settings.claudeBin, skipPermissions: settings.skipPermissions, emit, warm }),
       timeoutMs: settings.timeoutSeconds * 1000,
       emit,
       model: settings.model,
@@ -101,7 +104,7 @@ export async function composeRun(state: WorkflowState, scope: Scope, stateFile: 
       actors: { agent: agentMachine.provide({ actors: { runStep } }), persister: createPersister(stateFile, stats, (text) => emit({ type: 'warning', text })) },
     });
     const actor = createActor(machine, {
-      input: { store, maxParallel: settings.maxParallel, maxMarkdown: markdownSlots() },
+      input: { store, maxParallel: settings.maxParallel, maxMarkdown: claudeSlots },
       id: 'supervisor',
       systemId: 'supervisor',
       ...(hooks.inspect ? { inspect: hooks.inspect } : {}),
@@ -134,6 +137,7 @@ export async function composeRun(state: WorkflowState, scope: Scope, stateFile: 
     emit({ type: 'run.finished', workflowId, status: outcome.status, error: outcome.error, totalCostUsd: outcome.totalCostUsd, steps, elapsedMs: Date.now() - startedAt });
     return outcome;
   } finally {
+    warm?.close();
     await spawners.close();
     await values.close();
     await language.close();

@@ -1,7 +1,7 @@
 import { freemem } from 'node:os';
 import { DEFAULT_WORKTREE_MODE, type RunOptions, type WorktreeMode } from '../../machines/types.js';
 
-/** How a run behaves; stored in the state file (but `debug` and `claudeBin`). */
+/** How a run behaves; stored in the state file (but `debug`, `warm` and `claudeBin`). */
 export interface RunSettings {
   maxParallel: number;
   timeoutSeconds: number;
@@ -14,6 +14,8 @@ export interface RunSettings {
   claudeBin?: string | undefined;
   /** Write `.raymond/debug/<id>/`. */
   debug: boolean;
+  /** Keep an agent's Claude Code process alive between its turns in one session (`--no-warm` says no). */
+  warm: boolean;
   /** `--worktrees`: how agents with `worktree=` get their folders. */
   worktreeMode: WorktreeMode;
 }
@@ -24,7 +26,7 @@ export function toOptions(s: RunSettings): RunOptions {
 }
 
 /** The settings a state file stored, for a resume. */
-export function fromOptions(o: RunOptions): Omit<RunSettings, 'debug' | 'claudeBin'> {
+export function fromOptions(o: RunOptions): Omit<RunSettings, 'debug' | 'warm' | 'claudeBin'> {
   return { timeoutSeconds: o.timeout_seconds, maxParallel: o.max_parallel, budgetUsd: o.budget_usd, model: o.model ?? undefined, effort: o.effort ?? undefined, skipPermissions: o.dangerously_skip_permissions, worktreeMode: o.worktrees ?? DEFAULT_WORKTREE_MODE };
 }
 

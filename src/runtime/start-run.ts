@@ -92,7 +92,7 @@ export async function resumeWorkflow(req: ResumeRequest): Promise<RunOutcome> {
     });
     try {
       if (!req.allowChanges) await checkUnchanged(scope, state);
-      const settings: RunSettings = { ...fromOptions(state.options), debug: true, ...stripUndefined(req.overrides) };
+      const settings: RunSettings = { ...fromOptions(state.options), debug: true, warm: true, ...stripUndefined(req.overrides) };
       checkClaude(live.map((a) => a.state), settings, req.markdown);
       const resumed: WorkflowState = {
         ...state,

@@ -17,7 +17,7 @@ describe('StreamReader', () => {
     assert.equal(s.sessionId, 's2');
     assert.equal(s.resultText, 'done <goto>X</goto>');
     assert.equal(s.totalCostUsd, 0.5);
-    assert.deepEqual(progress, [{ kind: 'text', text: 'First line' }, { kind: 'tool', text: '[Bash] npm test' }]);
+    assert.deepEqual(progress, [{ kind: 'text', text: 'First line' }, { kind: 'tool', text: '[Bash] npm test' }, { kind: 'result' }]);
   });
 
   it('skips lines that are not JSON and reads a last line without newline', () => {
@@ -43,7 +43,7 @@ describe('StreamReader', () => {
     for (let i = 0; i < 20; i++) r.write(piece);
     r.write(`\n${result({})}`);
     const s = r.end();
-    assert.deepEqual(progress, [{ kind: 'cut', chars: 20 * 2 ** 20 }]);
+    assert.deepEqual(progress, [{ kind: 'cut', chars: 20 * 2 ** 20 }, { kind: 'result' }]);
     assert.equal(s.cutLines, 1);
     assert.equal(s.resultText, 'done <goto>X</goto>');
     const last = new StreamReader((p) => progress.push(p));

@@ -25,12 +25,12 @@ async function runFake(name: string, files: Record<string, string>, env: Record<
 }
 
 describe('Claude Code failures (fake claude)', () => {
-  it('passes the documented argv, never through a shell, without CLAUDECODE', async () => {
+  it('passes the documented argv (--no-warm: a process per turn), never through a shell, without CLAUDECODE', async () => {
     const { r, log } = await runFake(
       'argv',
       { 'START.md': '---\nmodel: haiku\neffort: high\n---\nSay $(whoami) "quoted" --flag', 'NEXT.md': 'second', 'FN.md': 'fn' },
       { FAKE_CLAUDE_REPLY: '<goto>NEXT</goto>', FAKE_CLAUDE_FAILS: '0', CLAUDECODE: '1' },
-      ['--budget', '0.015'],
+      ['--budget', '0.015', '--no-warm'],
     );
     assert.equal(r.code, 3, r.stderr);
     const reserved = log[0]!.args[log[0]!.args.indexOf('--session-id') + 1]!;

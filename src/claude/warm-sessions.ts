@@ -1,0 +1,98 @@
+import { WarmProcess } from './warm-process.js';
+
+/**
+ * How long a live process waits, unused, for its session's next turn before
+ * it is let go: an agent going on with `<goto>` comes back within
+ * milliseconds; one waiting for a slot, for its children or for an answer
+ * gives its ~250 MB back.
+ */
+export const WARM_IDLE_MS = 2000;
+
+/**
+ * What a turn needs of a live process besides its session: the same
+ * directory and effort (fixed when Claude Code starts), and a model it can
+ * switch to (a named one; Claude Code's default cannot be asked for by name).
+ */
+export interface WarmFit {
+  cwd: string;
+  model: string | undefined;
+  effort: string | undefined;
+}
+
+/** The live Claude Code processes of one run, by session. */
+export interface WarmSessions {
+  /** The live process of `session`, idle and fit for the turn, taken for it (model changes are made in the process). */
+  take(session: string, fit: WarmFit): WarmProcess | undefined;
+  /** Starts a process for a turn; when the live ones fill the memory cap, the longest idle goes first. */
+  start(bin: string, args: string[], cwd: string, model: string | undefined, effort: string | undefined): WarmProcess;
+  /** After a good turn: kept for the session's next turn, and let go after WARM_IDLE_MS unused. */
+  keep(session: string, p: WarmProcess): void;
+  /** After a failed turn: the process goes (the retry starts cold with --resume). */
+  drop(p: WarmProcess): void;
+  /** Live processes now (busy and idle). */
+  live(): number;
+  /** The run ended: every process goes. */
+  close(): void;
+}
+
+/** `cap`: most live processes at once (the run's memory-aware cap on Claude Code turns). */
+export function createWarmSessions(cap: number): WarmSessions {
+  const bySession = new Map<string, WarmProcess>();
+  const all = new Set<WarmProcess>();
+  const timers = new Map<WarmProcess, NodeJS.Timeout>();
+
+  const forget = (p: WarmProcess) => {
+    clearTimeout(timers.get(p));
+    timers.delete(p);
+    all.delete(p);
+    for (const [session, q] of bySession) if (q === p) bySession.delete(session);
+  };
+  const drop = (p: WarmProcess) => {
+    forget(p);
+    p.kill();
+  };
+
+  return {
+    take(session, fit) {
+      const p = bySession.get(session);
+      if (!p) return undefined;
+      if (!p.alive || p.busy || p.cwd !== fit.cwd || p.effort !== fit.effort || (fit.model === undefined && p.model !== undefined)) {
+        // A live process of the session that does not fit goes: the turn starts one that does.
+        drop(p);
+        return undefined;
+      }
+      clearTimeout(timers.get(p));
+      timers.delete(p);
+      return p;
+    },
+
+    start(bin, args, cwd, model, effort) {
+      for (const p of all) if (!p.alive) forget(p);
+      while (all.size >= cap) {
+        const idle = [...all].filter((p) => !p.busy).sort((a, b) => a.idleSince - b.idleSince)[0];
+        if (!idle) break;
+        drop(idle);
+      }
+      const p = new WarmProcess(bin, args, cwd, model, effort);
+      all.add(p);
+      return p;
+    },
+
+    keep(session, p) {
+      if (!p.alive) return forget(p);
+      const other = bySession.get(session);
+      if (other && other !== p) drop(other);
+      bySession.set(session, p);
+      clearTimeout(timers.get(p));
+      // Unreferenced: an idle process must not keep a finished run waiting.
+      timers.set(p, setTimeout(() => drop(p), WARM_IDLE_MS).unref());
+    },
+
+    drop,
+    live: () => all.size,
+
+    close() {
+      for (const p of [...all]) drop(p);
+    },
+  };
+}
