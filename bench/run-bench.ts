@@ -50,8 +50,10 @@ if (want('idle')) {
   }
 }
 if (want('markdown')) {
-  const m = await benchMarkdown(50, parallel);
-  console.log(`markdown: ${m.workers} workers through the real claude and the scripted API: wall ${ms(m.wallMs)} (${m.perStepMs.toFixed(0)} ms/step), orchestrator peak RSS ${m.peakRssMb.toFixed(0)} MB`);
+  for (const extra of [[], ['--no-warm']]) {
+    const m = await benchMarkdown(50, parallel, extra);
+    console.log(`markdown${extra.length ? ' --no-warm' : ''}: ${m.workers} workers through the real claude and the scripted API: wall ${ms(m.wallMs)} (${m.perStepMs.toFixed(0)} ms/step), orchestrator peak RSS ${m.peakRssMb.toFixed(0)} MB, at most ${m.peakClaudes} claude processes alive`);
+  }
 }
 if (want('warm')) {
   const { benchWarm } = await import('./warm.js');

@@ -140,5 +140,8 @@ export function createClaudeExecutor(options: ClaudeOptions): StateExecutor {
       debug?.finish();
       return settle(reader.end(), result, req, bin, where);
     },
+    endSession(session) {
+      options.warm?.release(session);
+    },
   };
 }

@@ -29,6 +29,8 @@ export interface WarmSessions {
   keep(session: string, p: WarmProcess): void;
   /** After a failed turn: the process goes (the retry starts cold with --resume). */
   drop(p: WarmProcess): void;
+  /** The session will not be continued: its idle process goes now rather than after WARM_IDLE_MS. */
+  release(session: string): void;
   /** Live processes now (busy and idle). */
   live(): number;
   /** The run ended: every process goes. */
@@ -89,6 +91,10 @@ export function createWarmSessions(cap: number): WarmSessions {
     },
 
     drop,
+    release(session) {
+      const p = bySession.get(session);
+      if (p && !p.busy) drop(p);
+    },
     live: () => all.size,
 
     close() {

@@ -51,4 +51,6 @@ export interface Execution {
  */
 export interface StateExecutor {
   execute(request: ExecutionRequest): Promise<Execution>;
+  /** The session will not be continued (its agent ended, reset, or returned from a call): what is kept for it can go. */
+  endSession?(session: string): void;
 }

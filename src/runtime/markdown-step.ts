@@ -89,6 +89,8 @@ export async function runMarkdownStep(deps: StepDependencies, input: StepInput, 
       const interpretation = await deps.language.interpret({ output: execution.output, file: where, allowed }, signal);
       for (const t of interpretation.prints) deps.emit({ type: 'print', agentId: agent.id, text: t });
       const decision = await resolveDecision(interpretation.decision, input, deps, where);
+      // A result ends the session (the agent's, or a callee's branch), a reset leaves it: its live process is of no more use.
+      if (execution.session && (decision.kind === 'result' || decision.kind === 'reset')) markdown.endSession?.(execution.session);
       return { decision, session: execution.session, costUsd: spending.costUsd, sessionCosts: spending.sessionCosts, freshSessions: freshSessions(decision) };
     } catch (err) {
       if (!(err instanceof RaymondError)) throw err;
