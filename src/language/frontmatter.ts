@@ -15,6 +15,8 @@ export interface AllowedTransition {
    * (`next` of `<fork>`, `return` of `<call>`/`<function>`). Absent: any.
    */
   allowedAttributes?: string[];
+  /** `payload:` of a `<result>` entry: the only payload it allows (compared trimmed). */
+  payload?: string;
 }
 
 /** A markdown state's policy, read from its YAML frontmatter. */
@@ -22,6 +24,8 @@ export interface Policy {
   allowed?: AllowedTransition[];
   model?: string;
   effort?: string;
+  /** `force_implicit: true`: take the single allowed transition without reading the reply for tags. */
+  forceImplicit?: boolean;
 }
 
 /** A state file split into policy and prompt body. */
@@ -31,7 +35,7 @@ export interface StateSource {
   warnings: string[];
 }
 
-const KNOWN_KEYS = new Set(['allowed_transitions', 'model', 'effort']);
+const KNOWN_KEYS = new Set(['allowed_transitions', 'model', 'effort', 'force_implicit']);
 const FRONTMATTER = /^\uFEFF?---[ \t]*\r?\n([\s\S]*?)\r?\n?---[ \t]*(?:\r?\n|$)/;
 
 function fail(file: string, message: string): never {
@@ -49,6 +53,9 @@ function parseAllowed(value: unknown, file: string): AllowedTransition[] {
     const where = `allowed_transitions[${i}]`;
     if (entry === null || typeof entry !== 'object' || Array.isArray(entry)) fail(file, `${where} must be a mapping like { tag: goto, target: NEXT.md }`);
     const { tag, target, attributes, ...rest } = entry as Record<string, unknown>;
+    // `payload` fixes a <result>'s text (as in `ray`); on any other tag it is an attribute like the rest.
+    const payload = tag === 'result' ? rest.payload : undefined;
+    if (tag === 'result') delete rest.payload;
     if (typeof tag !== 'string' || !(TRANSITION_TAGS as readonly string[]).includes(tag)) {
       fail(file, `${where} has tag ${JSON.stringify(tag)}; expected one of ${TRANSITION_TAGS.join(', ')}`);
     }
@@ -62,6 +69,7 @@ function parseAllowed(value: unknown, file: string): AllowedTransition[] {
     // fromEntries defines keys, so an attribute named `__proto__` is kept as one, never a prototype.
     out.attributes = Object.fromEntries(Object.entries(rest).map(([k, v]) => [k, scalar(v, file, `${where}.${k}`)]));
     if (attributes !== undefined) out.allowedAttributes = attributeList(attributes, file, `${where}.attributes`);
+    if (payload !== undefined && payload !== null) out.payload = scalar(payload, file, `${where}.payload`);
     return out;
   });
 }
@@ -102,7 +110,12 @@ export function parseStateSource(text: string, file: string): StateSource {
     }
     if (key === 'allowed_transitions') policy.allowed = parseAllowed(value, file);
     else if (key === 'model') policy.model = scalar(value, file, 'model');
-    else policy.effort = scalar(value, file, 'effort');
+    else if (key === 'effort') policy.effort = scalar(value, file, 'effort');
+    else if (value === true) policy.forceImplicit = true;
+    else if (value !== false) fail(file, `force_implicit must be true or false, not ${JSON.stringify(value)}`);
+  }
+  if (policy.forceImplicit && (policy.allowed?.length !== 1 || (policy.allowed[0]!.tag === 'result' && policy.allowed[0]!.payload === undefined))) {
+    fail(file, 'force_implicit: true needs exactly one allowed transition with a fixed target (or a <result> with a fixed payload), which the reply then cannot change');
   }
   return { policy, body, warnings };
 }

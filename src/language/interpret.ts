@@ -11,6 +11,8 @@ export interface InterpretTask {
   file: string;
   /** `allowed_transitions` of a markdown state, enforced when present. */
   allowed?: AllowedTransition[] | undefined;
+  /** `force_implicit: true`: the single allowed transition, whatever the reply says. */
+  forceImplicit?: boolean | undefined;
 }
 
 export interface Interpretation {
@@ -24,6 +26,8 @@ export interface Interpretation {
  * decision. Loads no YAML, so it may run on the main thread at no memory cost.
  */
 export function interpretOutput(task: Omit<InterpretTask, 'op'>): Interpretation {
+  const forced = task.forceImplicit && task.allowed ? implicitTag(task.allowed) : undefined;
+  if (forced) return { decision: decide([forced], task.file), prints: printsOf(task.output, task.file) };
   const parsed = parseOutput(task.output, task.file);
   let tags = parsed.tags;
   if (task.allowed) {
@@ -32,4 +36,13 @@ export function interpretOutput(task: Omit<InterpretTask, 'op'>): Interpretation
     checkPolicy(tags, task.allowed, task.file);
   }
   return { decision: decide(tags, task.file), prints: parsed.prints };
+}
+
+/** The `<print>`s of a reply whose tags do not count (force_implicit): a tag that does not parse is ignored like the rest. */
+function printsOf(output: string, file: string): string[] {
+  try {
+    return parseOutput(output, file).prints;
+  } catch {
+    return [];
+  }
 }

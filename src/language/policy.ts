@@ -18,6 +18,7 @@ function sameState(emitted: string, allowed: string): boolean {
 function sameShape(tag: ParsedTag, entry: AllowedTransition): boolean {
   if (tag.tag !== entry.tag) return false;
   if (entry.target !== undefined && tag.tag !== 'result' && !sameState(tag.body, entry.target)) return false;
+  if (entry.payload !== undefined && tag.body.trim() !== entry.payload.trim()) return false;
   return Object.entries(entry.attributes).every(([k, v]) => {
     const got = tag.attributes[k];
     return got !== undefined && (STATE_ATTRS.has(k) ? sameState(got, v) : got === v);
@@ -45,7 +46,7 @@ export function matches(tag: ParsedTag, entry: AllowedTransition): boolean {
 export function formatAllowed(entry: AllowedTransition): string {
   const listed = (entry.allowedAttributes ?? []).filter((k) => !Object.hasOwn(entry.attributes, k));
   const attrs = [...Object.entries(entry.attributes), ...listed.map((k) => [k, '...'])].map(([k, v]) => ` ${k}="${v}"`).join('');
-  if (entry.tag === 'result') return `<result${attrs}>...</result>`;
+  if (entry.tag === 'result') return `<result${attrs}>${entry.payload ?? '...'}</result>`;
   return `<${entry.tag}${attrs}>${entry.target}</${entry.tag}>`;
 }
 
@@ -55,11 +56,17 @@ export function formatTag(tag: ParsedTag): string {
   return tag.tag === 'result' ? `<result${attrs}>...</result>` : `<${tag.tag}${attrs}>${tag.body}</${tag.tag}>`;
 }
 
-/** The tag to assume when none was emitted: the single allowed entry, unless it is `<result>`. */
+/**
+ * The tag to assume when none was emitted: the single allowed entry, unless
+ * it is a `<result>` whose payload the reply must give (one with a fixed
+ * `payload` is assumed too, as in `ray`).
+ */
 export function implicitTag(allowed: AllowedTransition[]): ParsedTag | undefined {
-  if (allowed.length !== 1 || allowed[0]!.tag === 'result') return undefined;
+  if (allowed.length !== 1) return undefined;
   const only = allowed[0]!;
-  return { tag: only.tag, body: only.target!, attributes: Object.assign(Object.create(null) as Record<string, string>, only.attributes) };
+  if (only.tag === 'result' && only.payload === undefined) return undefined;
+  const body = only.tag === 'result' ? only.payload! : only.target!;
+  return { tag: only.tag, body, attributes: Object.assign(Object.create(null) as Record<string, string>, only.attributes) };
 }
 
 /**

@@ -86,7 +86,7 @@ export async function runMarkdownStep(deps: StepDependencies, input: StepInput, 
     }
     spending.add(execution.costUsd, execution.session, execution.sessionTotal);
     try {
-      const interpretation = await deps.language.interpret({ output: execution.output, file: where, allowed }, signal);
+      const interpretation = await deps.language.interpret({ output: execution.output, file: where, allowed, forceImplicit: prepared.policy.forceImplicit }, signal);
       for (const t of interpretation.prints) deps.emit({ type: 'print', agentId: agent.id, text: t });
       const decision = await resolveDecision(interpretation.decision, input, deps, where);
       // A result ends the session (the agent's, or a callee's branch), a reset leaves it: its live process is of no more use.

@@ -76,7 +76,7 @@ describe('raymond lint', () => {
     const r = await box.run(['lint', wf]);
     assert.equal(r.code, 1);
     assert.deepEqual(r.stdout.trimEnd().split('\n'), [
-      `${wf}/A.md: warning unknown-frontmatter-key: unknown frontmatter key "colour" (known: allowed_transitions, model, effort)`,
+      `${wf}/A.md: warning unknown-frontmatter-key: unknown frontmatter key "colour" (known: allowed_transitions, model, effort, force_implicit)`,
       `${wf}/A.md: error invalid-model: model "gpt-4" is not one of opus, sonnet, haiku`,
       `${wf}/A.md: warning unreachable-state: no transition leads here from the entry (START.sh)`,
       `${wf}/START.sh: error unknown-target: <goto> target "NOPE" is not a state of this workflow`,

@@ -40,7 +40,7 @@ describe('parseStateSource', () => {
 
   it('warns about unknown keys, naming the file and the key', () => {
     const src = parseStateSource('---\nmodle: opus\n---\nx', F);
-    assert.deepEqual(src.warnings, [`unknown frontmatter key "modle" (known: allowed_transitions, model, effort)`]);
+    assert.deepEqual(src.warnings, [`unknown frontmatter key "modle" (known: allowed_transitions, model, effort, force_implicit)`]);
   });
 
   const errors: Array<[string, string, RegExp]> = [
@@ -65,4 +65,28 @@ describe('parseStateSource', () => {
       });
     });
   }
+});
+
+describe('payload and force_implicit', () => {
+  it("reads a <result> entry's payload apart from attributes, and payload as an attribute on other tags", () => {
+    const { policy } = parseStateSource('---\nallowed_transitions:\n  - { tag: result, payload: "YES" }\n  - { tag: goto, target: N, payload: p }\nforce_implicit: false\n---\nAsk.', F);
+    assert.deepEqual(policy.allowed, [
+      { tag: 'result', attributes: {}, payload: 'YES' },
+      { tag: 'goto', target: 'N', attributes: { payload: 'p' } },
+    ]);
+    assert.equal(policy.forceImplicit, undefined);
+  });
+
+  it('takes force_implicit on a single fixed transition, and refuses it elsewhere in one line naming the file', () => {
+    assert.equal(parseStateSource('---\nallowed_transitions:\n  - { tag: goto, target: N }\nforce_implicit: true\n---\nx', F).policy.forceImplicit, true);
+    assert.equal(parseStateSource('---\nallowed_transitions:\n  - { tag: result, payload: DONE }\nforce_implicit: true\n---\nx', F).policy.forceImplicit, true);
+    for (const [front, why] of [
+      ['allowed_transitions:\n  - { tag: goto, target: N }\n  - { tag: goto, target: M }\nforce_implicit: true', /force_implicit: true needs exactly one allowed transition/],
+      ['allowed_transitions:\n  - { tag: result }\nforce_implicit: true', /force_implicit: true needs exactly one allowed transition/],
+      ['force_implicit: true', /force_implicit: true needs exactly one allowed transition/],
+      ['allowed_transitions:\n  - { tag: goto, target: N }\nforce_implicit: "yes"', /force_implicit must be true or false/],
+    ] as const) {
+      assert.throws(() => parseStateSource(`---\n${front}\n---\nx`, F), (err: unknown) => err instanceof RaymondError && err.code === 'ERR_FRONTMATTER' && why.test(formatError(err)) && formatError(err).startsWith(`${F}: `));
+    }
+  });
 });

@@ -80,3 +80,27 @@ describe('allowed_transitions', () => {
     });
   });
 });
+
+describe('fixed-payload results and force_implicit, as in ray', () => {
+  const yesNo: AllowedTransition[] = [
+    { tag: 'result', attributes: {}, payload: 'YES' },
+    { tag: 'result', attributes: {}, payload: 'NO' },
+  ];
+
+  it('accepts only the fixed payloads, compared trimmed, and lists them when refusing', () => {
+    assert.deepEqual(interpret('Done. <result>YES</result>', yesNo), { ok: true, value: { prints: [], decision: { kind: 'result', payload: 'YES' } } });
+    assert.equal(interpret('<result>\n  NO \n</result>', yesNo).ok, true);
+    const r = interpret('<result>MAYBE</result>', yesNo);
+    assert.equal(r.ok, false);
+    if (!r.ok) assert.match(formatError(RaymondError.fromJSON(r.error)), /\(allowed: <result>YES<\/result>, <result>NO<\/result>\)/);
+  });
+
+  it('makes a single fixed-payload result implicit', () => {
+    assert.deepEqual(interpret('All processed.', [{ tag: 'result', attributes: {}, payload: 'DONE' }]), { ok: true, value: { prints: [], decision: { kind: 'result', payload: 'DONE' } } });
+  });
+
+  it('force_implicit takes the single transition whatever tags the reply shows, and keeps its prints', () => {
+    const r = runLanguageTask({ op: 'interpret', output: 'Use <goto>OTHER</goto> to move on. <print>noted</print> <result>x</result>', file: 'S.md', allowed: [{ tag: 'goto', target: 'NEXT.md', attributes: {} }], forceImplicit: true });
+    assert.deepEqual(r, { ok: true, value: { prints: ['noted'], decision: { kind: 'goto', target: 'NEXT.md', input: undefined } } });
+  });
+});

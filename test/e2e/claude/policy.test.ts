@@ -95,4 +95,36 @@ describe('allowed_transitions, reminders and implicit transitions', () => {
     assert.deepEqual(box.state('pinned').agents.find((a) => a.id === 'main_worker1')!.attributes, { item: 'a' });
     assert.equal(existsSync(join(box.dir, 'pwned')), false);
   });
+
+  it("ray's fixed-payload results: a listed payload is taken (it was refused as a policy violation), another is reminded, a single one is implicit", async () => {
+    const s = box.server;
+    s.on('FIXED-ASK', (_r, n) => ({ text: n === 1 ? 'Checked. <result>MAYBE</result>' : 'Checked. <result> YES </result>' }));
+    s.on('FIXED-DONE', { text: 'All processed, no tag needed.' });
+    const wf = box.write(
+      {
+        'START.md': '---\nallowed_transitions:\n  - { tag: result, payload: "YES" }\n  - { tag: result, payload: "NO" }\n---\nFIXED-ASK: is it complete? Reply with <result>YES</result> or <result>NO</result>',
+        'ONLY.md': '---\nallowed_transitions:\n  - { tag: result, payload: DONE }\n---\nFIXED-DONE: process the data',
+      },
+      'fixed',
+    );
+    const r = await box.run([wf, '--json']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(summary(r).results.main, ' YES ');
+    assert.match(s.requestsFor('FIXED-ASK')[1]!.prompt, /- <result>YES<\/result>\n- <result>NO<\/result>/);
+    const only = await box.run([join(wf, 'ONLY.md'), '--json']);
+    assert.equal(only.code, 0, only.stderr);
+    assert.equal(summary(only).results.main, 'DONE');
+  });
+
+  it('force_implicit takes the single transition and ignores the tags the reply talks about', async () => {
+    const s = box.server;
+    s.on('FORCED-TALK', { text: 'A <goto>ELSEWHERE</goto> tag moves an agent; <print>explained</print>' });
+    s.on('FORCED-NEXT', { text: '<result>went to next</result>' });
+    const wf = box.write({ 'START.md': '---\nallowed_transitions:\n  - { tag: goto, target: NEXT }\nforce_implicit: true\n---\nFORCED-TALK: explain goto', 'NEXT.md': 'FORCED-NEXT', 'ELSEWHERE.md': 'never' }, 'forced');
+    const r = await box.run([wf, '--json']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(summary(r).results.main, 'went to next');
+    assert.match(r.stderr, /explained/);
+    assert.equal(s.requestsFor('FORCED-TALK').length, 1, 'no reminder');
+  });
 });
