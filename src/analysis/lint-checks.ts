@@ -1,4 +1,4 @@
-import { EFFORTS, MODELS } from '../claude/claude-argv.js';
+import { EFFORTS, isModelName, MODEL_CHOICES } from '../claude/claude-argv.js';
 import { ATTRIBUTE_ENV_PREFIX, exportedAsIs } from '../executors/attribute-env.js';
 import { RESERVED_FORK_ATTRIBUTES, worktreeOf } from '../language/decide.js';
 import { RaymondError } from '../errors.js';
@@ -14,7 +14,7 @@ export function stateChecks(node: WorkflowNode): Problem[] {
   if (node.frontmatterError !== undefined) report('bad-frontmatter', node.frontmatterError);
   for (const w of node.warnings) report('unknown-frontmatter-key', w);
   const { model, effort } = node.policy;
-  if (model !== undefined && !(MODELS as readonly string[]).includes(model)) report('invalid-model', `model "${model}" is not one of ${MODELS.join(', ')}`);
+  if (model !== undefined && !isModelName(model)) report('invalid-model', `model "${model}" is not ${MODEL_CHOICES}`);
   if (effort !== undefined && !(EFFORTS as readonly string[]).includes(effort)) report('invalid-effort', `effort "${effort}" is not one of ${EFFORTS.join(', ')}`);
   for (const e of node.tagErrors) report('malformed-tag', e);
   for (const t of node.transitions) {

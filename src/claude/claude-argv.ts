@@ -45,4 +45,12 @@ export function parentSession(plan: SessionPlan): string | undefined {
 }
 
 export const MODELS = ['opus', 'sonnet', 'haiku'] as const;
+
+/** What `--model`, `model =` and a state's `model:` take, said in messages. */
+export const MODEL_CHOICES = `${MODELS.join(', ')} or a full model name (claude-...)`;
+
+/** An alias Claude Code knows, or a full model name as `ray` passes them through (`claude-sonnet-4-5-20250929`). */
+export function isModelName(name: string): boolean {
+  return (MODELS as readonly string[]).includes(name) || /^claude-[a-z0-9][a-z0-9.-]*[a-z0-9](\[[a-z0-9]+\])?$/.test(name);
+}
 export const EFFORTS = ['low', 'medium', 'high'] as const;

@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { InvalidArgumentError } from 'commander';
+import { isModelName, MODEL_CHOICES } from '../claude/claude-argv.js';
 
 /** Default step parallelism: one per core, at least two. */
 export const DEFAULT_MAX_PARALLEL = Math.max(2, availableParallelism());
@@ -26,6 +27,12 @@ function nonNegative(expected: string) {
     if (value.trim() === '' || !Number.isFinite(n) || n < 0) throw new InvalidArgumentError(`expected ${expected}`);
     return n;
   };
+}
+
+/** Commander parser for `--model`: an alias or a full model name. */
+export function modelName(value: string): string {
+  if (!isModelName(value)) throw new InvalidArgumentError(`expected ${MODEL_CHOICES}`);
+  return value;
 }
 
 /** Commander parser for a non-negative amount of dollars. */

@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError, Option } from 'commander';
 import { WORKTREE_MODES } from '../../machines/types.js';
-import { EFFORTS, MODELS } from '../claude/claude-argv.js';
+import { EFFORTS, MODEL_CHOICES } from '../claude/claude-argv.js';
 import { initConfig } from '../config/config-file.js';
 import { RaymondError } from '../errors.js';
-import { DEFAULT_BUDGET_USD, DEFAULT_INSPECT_PORT, DEFAULT_MAX_PARALLEL, DEFAULT_TIMEOUT_SECONDS, integer, money, speedFactor } from './options.js';
+import { DEFAULT_BUDGET_USD, DEFAULT_INSPECT_PORT, DEFAULT_MAX_PARALLEL, DEFAULT_TIMEOUT_SECONDS, integer, modelName, money, speedFactor } from './options.js';
 import type { DiagramOptions } from './diagram-command.js';
 import { listRuns, runStatus, runWorktrees } from './runs-command.js';
 import { EXIT } from './exit-codes.js';
@@ -117,7 +117,7 @@ export function buildProgram(result: CliResult): Command {
     .addOption(new Option('--max-parallel <n>', `most steps running at once (default: ${DEFAULT_MAX_PARALLEL}, the number of cores)`).argParser(integer(1)))
     .addOption(new Option('--timeout <seconds>', `kill a step that prints nothing for this long (default: ${DEFAULT_TIMEOUT_SECONDS})`).argParser(integer(1)))
     .addOption(new Option('--budget <usd>', `stop starting steps once the run cost more than this; 0 = unlimited (default: ${DEFAULT_BUDGET_USD})`).argParser(money))
-    .addOption(new Option('--model <model>', 'Claude model for markdown states whose frontmatter names none').choices(MODELS))
+    .addOption(new Option('--model <model>', `Claude model for markdown states whose frontmatter names none: ${MODEL_CHOICES}`).argParser(modelName))
     .addOption(new Option('--effort <level>', 'effort for markdown states whose frontmatter names none').choices(EFFORTS))
     .option('--dangerously-skip-permissions', 'let Claude Code run any tool without asking (trusted workflows only)')
     .option('--claude-bin <path>', 'the Claude Code executable (default: claude on PATH)')

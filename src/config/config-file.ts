@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { parse } from 'smol-toml';
-import { EFFORTS, MODELS } from '../claude/claude-argv.js';
+import { EFFORTS, isModelName, MODEL_CHOICES } from '../claude/claude-argv.js';
 import { RaymondError, errorMessage } from '../errors.js';
 import { ignoreRaymondFolder } from '../raymond-folder.js';
 import { WORKTREE_MODES, type WorktreeMode } from '../../machines/types.js';
@@ -25,7 +25,7 @@ export interface ConfigValues {
 type Check = (v: unknown) => boolean;
 const KEYS: Record<keyof ConfigValues, { check: Check; expected: string; help: string; example: string }> = {
   budget: { check: (v) => typeof v === 'number' && Number.isFinite(v) && v >= 0, expected: 'a number of USD, 0 or more', help: 'Stop starting steps once the run cost more than this many USD (0 = unlimited). Default 10.', example: '10.0' },
-  model: { check: (v) => MODELS.includes(v as never), expected: `one of ${MODELS.map((m) => `"${m}"`).join(', ')}`, help: 'Model for markdown states whose frontmatter names none. Default: Claude Code\'s own.', example: '"sonnet"' },
+  model: { check: (v) => typeof v === 'string' && isModelName(v), expected: MODEL_CHOICES, help: 'Model for markdown states whose frontmatter names none. Default: Claude Code\'s own.', example: '"sonnet"' },
   effort: { check: (v) => EFFORTS.includes(v as never), expected: `one of ${EFFORTS.map((m) => `"${m}"`).join(', ')}`, help: 'Effort for markdown states whose frontmatter names none.', example: '"medium"' },
   timeout: { check: (v) => Number.isInteger(v) && (v as number) >= 1, expected: 'a whole number of seconds, 1 or more', help: 'Kill a step that prints nothing for this many seconds. Default 600.', example: '600' },
   max_parallel: { check: (v) => Number.isInteger(v) && (v as number) >= 1, expected: 'a whole number, 1 or more', help: 'Most steps running at once. Default: the number of cores, at least 2.', example: '4' },

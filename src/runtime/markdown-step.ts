@@ -1,5 +1,5 @@
 import type { StepInput, StepResult } from '../../machines/agent.machine.js';
-import { EFFORTS, MODELS, parentSession } from '../claude/claude-argv.js';
+import { EFFORTS, isModelName, MODEL_CHOICES, parentSession } from '../claude/claude-argv.js';
 import { RaymondError, formatError, type SpentDetails } from '../errors.js';
 import type { Execution, SessionPlan } from '../executors/executor.js';
 import type { AllowedTransition } from '../language/frontmatter.js';
@@ -57,7 +57,9 @@ export async function runMarkdownStep(deps: StepDependencies, input: StepInput, 
   const variables = templateVariables({ workflowId: deps.workflowId, agentId: agent.id, input: agent.input, attributes: agent.attributes, worktree: agent.worktree });
   const prepared = await deps.language.prepare({ text, file: where, variables }, signal);
   for (const w of prepared.warnings) deps.warnOnce(`${where}: ${w}`);
-  checkChoice(prepared.policy.model, MODELS, 'model', where);
+  if (prepared.policy.model !== undefined && !isModelName(prepared.policy.model)) {
+    throw new RaymondError('ERR_MODEL', `model "${prepared.policy.model}" is not ${MODEL_CHOICES}`, { file: where });
+  }
   checkChoice(prepared.policy.effort, EFFORTS, 'effort', where);
   const allowed = prepared.policy.allowed;
   const spending = new Spending(input.sessionCosts);

@@ -75,7 +75,7 @@ describe('.raymond/config.toml', () => {
   it('an invalid file names the file, the key and the expected value', async () => {
     const cases: Array<[string, RegExp]> = [
       ['[raymond]\nbudget = "lots"\n', /config\.toml: raymond\.budget = "lots": expected a number of USD, 0 or more$/m],
-      ['[raymond]\nmodel = "gpt"\n', /raymond\.model = "gpt": expected one of "opus", "sonnet", "haiku"/],
+      ['[raymond]\nmodel = "gpt"\n', /raymond\.model = "gpt": expected opus, sonnet, haiku or a full model name \(claude-\.\.\.\)/],
       ['[raymond]\nmax_paralel = 2\n', /unknown key raymond\.max_paralel/],
       ['[raymond\nbudget = 1\n', /config\.toml: not valid TOML/],
       ['budget = 1\n', /unknown section or key "budget": put the options under \[raymond\]/],

@@ -77,7 +77,7 @@ describe('raymond lint', () => {
     assert.equal(r.code, 1);
     assert.deepEqual(r.stdout.trimEnd().split('\n'), [
       `${wf}/A.md: warning unknown-frontmatter-key: unknown frontmatter key "colour" (known: allowed_transitions, model, effort, force_implicit)`,
-      `${wf}/A.md: error invalid-model: model "gpt-4" is not one of opus, sonnet, haiku`,
+      `${wf}/A.md: error invalid-model: model "gpt-4" is not opus, sonnet, haiku or a full model name (claude-...)`,
       `${wf}/A.md: warning unreachable-state: no transition leads here from the entry (START.sh)`,
       `${wf}/START.sh: error unknown-target: <goto> target "NOPE" is not a state of this workflow`,
       `${wf}/START.sh: error call-without-return: <call>B.sh</call> has no return="STATE"; Raymond refuses it: name the state where the caller continues`,

@@ -108,7 +108,18 @@ describe('sessions per tag, with the real claude binary', () => {
     const wf = box.write({ 'START.md': '---\nmodel: gpt-4\n---\nhi' }, 'badmodel');
     const r = await box.run([wf]);
     assert.equal(r.code, 1);
-    assert.match(r.stderr, /raymond: .*badmodel\/START\.md: model "gpt-4" is not one of opus, sonnet, haiku/);
+    assert.match(r.stderr, /raymond: .*badmodel\/START\.md: model "gpt-4" is not opus, sonnet, haiku or a full model name \(claude-\.\.\.\)/);
+  });
+
+  it('full model names go to Claude Code as written, from frontmatter and --model, as in ray', async () => {
+    const s = box.server;
+    s.on('FULLNAME-1', { text: '<goto>TWO</goto>' });
+    s.on('FULLNAME-2', { text: '<result>ok</result>' });
+    const wf = box.write({ 'START.md': '---\nmodel: claude-haiku-4-5-20251001\n---\nFULLNAME-1', 'TWO.md': 'FULLNAME-2' }, 'fullname');
+    const r = await box.run([wf, '--model', 'claude-sonnet-4-5']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(s.requestsFor('FULLNAME-1')[0]!.model, 'claude-haiku-4-5-20251001');
+    assert.equal(s.requestsFor('FULLNAME-2')[0]!.model, 'claude-sonnet-4-5');
   });
 
   it('{{input}} comes from --input', async () => {
