@@ -1,3 +1,5 @@
+import { resetFromText } from './reset-text.js';
+
 /** What Raymond takes from one `claude -p --output-format stream-json` run. */
 export interface StreamSummary {
   sessionId: string | null;
@@ -30,7 +32,7 @@ export const MAX_LINE_CHARS = 16 * 2 ** 20;
 
 type Json = Record<string, unknown>;
 
-const LIMIT_TEXT = /usage limit|limit reached|rate limit|out of (extra )?usage|hit your limit/i;
+const LIMIT_TEXT = /usage limit|limit reached|rate limit|out of (extra )?usage|hit your (\w+ )?limit/i;
 
 function tokens(u: unknown): number {
   if (!u || typeof u !== 'object') return 0;
@@ -164,7 +166,7 @@ export class StreamReader {
     // about rate limits is long or carries a transition tag.
     if (s.resultText && s.resultText.length < 400 && !s.resultText.includes('<') && LIMIT_TEXT.test(s.resultText)) {
       const epoch = /\|(\d{9,13})\b/.exec(s.resultText)?.[1];
-      s.usageLimit ??= { message: s.resultText.split('\n')[0]!, resetsAt: epoch ? toEpochMs(Number(epoch)) : undefined };
+      s.usageLimit ??= { message: s.resultText.split('\n')[0]!, resetsAt: epoch ? toEpochMs(Number(epoch)) : resetFromText(s.resultText) };
     }
     this.onProgress({ kind: 'result' });
   }

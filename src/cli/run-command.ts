@@ -14,6 +14,9 @@ import { createPlainReporter } from './progress.js';
 import { joinFinished, summaryLine, type RunFinished } from './run-summary.js';
 import { newRunSettings, resumeOverrides, waitForLimits, type CliFlags } from './settings.js';
 
+/** How long past a usage limit's reset the run waits: a reset told to the minute may lift a few seconds late. */
+const RESET_MARGIN_MS = 5_000;
+
 /** JSON printed by `--json`. */
 export function jsonSummary(outcome: Partial<RunOutcome> & { status: string; error?: string }): string {
   const out: Record<string, unknown> = {
@@ -139,6 +142,8 @@ export async function runCommand(path: string | undefined, flags: CliFlags): Pro
       ? await resumeWorkflow({ ...common, workflowId: flags.resume, overrides: resumeOverrides(flags, config), allowChanges: !!flags.allowChanges })
       : await startWorkflow({ ...common, path: path!, input: flags.input, workflowId: flags.workflowId, cwd: process.cwd(), settings: newRunSettings(flags, config) });
     while (outcome.waitUntil !== undefined && waitForLimits(flags, config) && !signals.drain.aborted) {
+      // A little past the reset: a limit given to the minute, in words or a timestamp, may lift a little late.
+      outcome.waitUntil += RESET_MARGIN_MS;
       const until = new Date(outcome.waitUntil);
       process.stderr.write(`raymond: every live agent hit a usage limit; waiting until ${until.toLocaleString()} (${until.toISOString()}) to continue. Ctrl-C stops waiting; --no-wait ends the run as paused instead.\n`);
       // In steps Node's timers can hold: a reset weeks away must not wake the run at once.

@@ -118,6 +118,16 @@ describe('Claude Code failures (fake claude)', () => {
     assert.equal(box.state('limit').agents[0]!.resets_at, Date.parse('2030-01-01T00:00:00Z'));
   });
 
+  it('a limit whose reset is given only in words ("resets 3pm (America/Chicago)") is waited for like a timestamp', async () => {
+    const { r } = await runFake('limittext', { 'START.md': 'x' }, { FAKE_CLAUDE_MODE: 'limit-text' }, ['--no-wait']);
+    assert.equal(r.code, 4, r.stderr);
+    const reset = /resets at (\S+Z)/.exec(summary(r).error!)?.[1];
+    assert.ok(reset, summary(r).error);
+    const when = Date.parse(reset);
+    assert.ok(when > Date.now() && when <= Date.now() + 24 * 3_600_000 && [20, 21].includes(new Date(when).getUTCHours()) && new Date(when).getUTCMinutes() === 0, reset);
+    assert.equal(box.state('limittext').agents[0]!.resets_at, when);
+  });
+
   it('without --no-wait, a run whose every agent hit the limit waits for the reset and continues', async () => {
     const started = Date.now();
     const { r, log } = await runFake('wait', { 'START.md': 'x' }, { FAKE_CLAUDE_MODE: 'usage-limit', FAKE_CLAUDE_FAILS: '1', FAKE_CLAUDE_RESETS_IN: '2' });
