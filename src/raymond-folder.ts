@@ -1,5 +1,6 @@
+import { existsSync, statSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
-import { basename, join } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 
 /**
  * What `.raymond/.gitignore` says: state files, journals, locks, debug logs
@@ -7,6 +8,31 @@ import { basename, join } from 'node:path';
  * to be shared and committed.
  */
 export const RAYMOND_GITIGNORE = '# Written by Raymond: run data stays out of git; the config file may be committed.\n*\n!config.toml\n';
+
+/** Whether `path` is a directory (not a file that happens to be called so). */
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The project's `.raymond` folder, as `ray` finds it: the nearest one from
+ * `cwd` upward, looking no higher than the project's root (the folder that
+ * holds `.git`); without one, where it is to be made: at that root, or at
+ * `cwd` outside a repository. So a run started in a subfolder of a project
+ * lands in, and shows in `--list` from, the project's `.raymond`.
+ */
+export function projectRaymondDir(cwd: string): string {
+  const start = resolve(cwd);
+  for (let dir = start; ; dir = dirname(dir)) {
+    if (isDirectory(join(dir, '.raymond'))) return join(dir, '.raymond');
+    if (existsSync(join(dir, '.git'))) return join(dir, '.raymond');
+    if (dirname(dir) === dir) return join(start, '.raymond');
+  }
+}
 
 /**
  * Gives a `.raymond` folder Raymond made (or writes into) its `.gitignore`,

@@ -1,4 +1,6 @@
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { projectRaymondDir } from '../raymond-folder.js';
 import { Command, CommanderError, Option } from 'commander';
 import { WORKTREE_MODES } from '../../machines/types.js';
 import { EFFORTS, MODEL_CHOICES } from '../claude/claude-argv.js';
@@ -57,6 +59,11 @@ function usageErrors(command: Command, name: string): Command {
 }
 
 /** Runs the action the flags ask for and returns the exit code. */
+/** The project's state folder, found as `ray` finds `.raymond` (raymond-folder.ts). */
+function defaultStateDir(): string {
+  return join(projectRaymondDir(process.cwd()), 'state');
+}
+
 async function dispatch(path: string | undefined, flags: CliFlags, result: CliResult): Promise<number> {
   const running = !flags.list && flags.status === undefined && !flags.recover && !flags.initConfig;
   // A run that fails before it starts still answers with its summary's shape.
@@ -66,6 +73,8 @@ async function dispatch(path: string | undefined, flags: CliFlags, result: CliRe
   if (modes.length > 1) usage(`${modes.join(' and ')} cannot be combined`);
   if (modes.length === 1 && path) usage(`${modes[0]} takes no workflow path`);
   const print = (text: string) => process.stdout.write(`${text}\n`);
+  flags.stateDirGiven = flags.stateDir !== undefined;
+  flags.stateDir ??= defaultStateDir();
   if (flags.initConfig) {
     print(`wrote ${await initConfig(process.cwd())}`);
     return EXIT.completed;
@@ -113,7 +122,7 @@ export function buildProgram(result: CliResult): Command {
     .argument('[path]', 'a state file, a workflow folder (entry 1_START or START), or a .zip of one')
     .option('--input <text>', 'value of {{input}} (and $RAYMOND_INPUT) for the first state')
     .option('--workflow-id <id>', 'id of this run (letters, digits, - and _); default <scope>-<8 hex>')
-    .option('--state-dir <dir>', 'folder of state files', '.raymond/state')
+    .option('--state-dir <dir>', "folder of state files (default: .raymond/state of the project: the nearest .raymond upward, or the repository's top)")
     .addOption(new Option('--max-parallel <n>', `most steps running at once (default: ${DEFAULT_MAX_PARALLEL}, the number of cores)`).argParser(integer(1)))
     .addOption(new Option('--timeout <seconds>', `kill a step that prints nothing for this long (default: ${DEFAULT_TIMEOUT_SECONDS})`).argParser(integer(1)))
     .addOption(new Option('--budget <usd>', `stop starting steps once the run cost more than this; 0 = unlimited (default: ${DEFAULT_BUDGET_USD})`).argParser(money))
@@ -147,11 +156,11 @@ export function buildProgram(result: CliResult): Command {
     .description("list a run's branches: commits, diffstat, where each is checked out now")
     .argument('<id>', 'the run')
     .option('--prune', "remove the run's worktree folders, keep the branches")
-    .option('--state-dir <dir>', 'folder of state files', '.raymond/state')
+    .option('--state-dir <dir>', 'folder of state files (default: .raymond/state of the project)')
     .option('--json', 'machine-readable output')
-    .action(async (id: string, opts: { prune?: boolean; stateDir: string; json?: boolean }) => {
+    .action(async (id: string, opts: { prune?: boolean; stateDir?: string; json?: boolean }) => {
       result.jsonError = opts.json ? jsonError : null;
-      process.stdout.write(`${await runWorktrees(opts.stateDir, id, { prune: !!opts.prune, json: !!opts.json })}\n`);
+      process.stdout.write(`${await runWorktrees(opts.stateDir ?? defaultStateDir(), id, { prune: !!opts.prune, json: !!opts.json })}\n`);
       result.exitCode = EXIT.completed;
     });
   program

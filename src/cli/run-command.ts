@@ -120,7 +120,7 @@ async function startInspection(flags: CliFlags): Promise<Inspection | undefined>
 /** `raymond PATH` and `raymond --resume ID`: runs a workflow and returns the exit code. */
 export async function runCommand(path: string | undefined, flags: CliFlags): Promise<number> {
   const config = loadConfig(process.cwd());
-  const stateDir = resolve(flags.stateDir);
+  const stateDir = resolve(flags.stateDir!);
   // Before the status area takes over the terminal; Ctrl-C while waiting for a viewer just ends the process.
   const inspection = await startInspection(flags);
   // On a terminal that can move its cursor, a status area that never looks frozen; elsewhere (or --quiet) plain lines.
@@ -165,7 +165,7 @@ export async function runCommand(path: string | undefined, flags: CliFlags): Pro
   const interrupted = signals.drain.aborted || signals.kill.aborted;
   if (finished && !flags.quiet) process.stderr.write(`${summaryLine(finished, progress, interrupted)}\n`);
   if (outcome.status !== 'completed') {
-    process.stderr.write(`resume with: raymond --resume ${outcome.workflowId}${flags.stateDir !== '.raymond/state' ? ` --state-dir ${flags.stateDir}` : ''}\n`);
+    process.stderr.write(`resume with: raymond --resume ${outcome.workflowId}${flags.stateDirGiven ? ` --state-dir ${flags.stateDir}` : ''}\n`);
   }
   if (flags.verbose) {
     const w = outcome.stateWrites;

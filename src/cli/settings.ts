@@ -7,7 +7,10 @@ import { DEFAULT_BUDGET_USD, DEFAULT_MAX_PARALLEL, DEFAULT_TIMEOUT_SECONDS } fro
 export interface CliFlags {
   input?: string;
   workflowId?: string;
-  stateDir: string;
+  /** Absent: the project's (program.ts fills it in before anything reads it). */
+  stateDir?: string;
+  /** Whether --state-dir was given (a resume hint then repeats it). */
+  stateDirGiven?: boolean;
   maxParallel?: number;
   timeout?: number;
   budget?: number;

@@ -1,10 +1,10 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join } from 'node:path';
 import { parse } from 'smol-toml';
 import { EFFORTS, isModelName, MODEL_CHOICES } from '../claude/claude-argv.js';
 import { RaymondError, errorMessage } from '../errors.js';
-import { ignoreRaymondFolder } from '../raymond-folder.js';
+import { ignoreRaymondFolder, projectRaymondDir } from '../raymond-folder.js';
 import { WORKTREE_MODES, type WorktreeMode } from '../../machines/types.js';
 
 /** Run options a config file may set (the same names as the flags, in snake case). */
@@ -37,18 +37,10 @@ const KEYS: Record<keyof ConfigValues, { check: Check; expected: string; help: s
   claude_bin: { check: (v) => typeof v === 'string' && v !== '', expected: 'a path', help: 'The Claude Code executable. Default: claude on PATH.', example: '"/usr/local/bin/claude"' },
 };
 
-/**
- * Finds `.raymond/config.toml` by walking up from `cwd`, stopping at the git
- * root (the folder holding `.git`) or the file system root.
- */
+/** `config.toml` in the project's `.raymond` folder (raymond-folder.ts), if there is one. */
 export function findConfigFile(cwd: string): string | undefined {
-  let dir = resolve(cwd);
-  for (;;) {
-    const candidate = join(dir, '.raymond', 'config.toml');
-    if (existsSync(candidate)) return candidate;
-    if (existsSync(join(dir, '.git')) || dirname(dir) === dir) return undefined;
-    dir = dirname(dir);
-  }
+  const candidate = join(projectRaymondDir(cwd), 'config.toml');
+  return existsSync(candidate) ? candidate : undefined;
 }
 
 /** A TOML table as parsed: a plain object (dates are objects too, arrays are not tables). */
@@ -102,7 +94,7 @@ export function configTemplate(): string {
 
 /** Writes the template to `.raymond/config.toml` under `dir`, never over an existing file. */
 export async function initConfig(dir: string): Promise<string> {
-  const path = join(resolve(dir), '.raymond', 'config.toml');
+  const path = join(projectRaymondDir(dir), 'config.toml');
   await mkdir(dirname(path), { recursive: true });
   await ignoreRaymondFolder(dirname(path));
   await writeFile(path, configTemplate(), { flag: 'wx' }).catch((err: NodeJS.ErrnoException) => {

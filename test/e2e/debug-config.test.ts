@@ -67,9 +67,11 @@ describe('.raymond/config.toml', () => {
     const cwd = join(box.dir, 'repo/sub/deeper');
     const { raymond } = await import('../helpers/cli.js');
     assert.equal((await raymond([wf, '--workflow-id', 'c1', '--timeout', '99'], { cwd })).code, 0);
-    const state = JSON.parse(readFileSync(join(cwd, '.raymond/state/c1.json'), 'utf8')) as { options: Record<string, unknown> };
+    // The state goes to the project's .raymond, the one the config was found in, as in ray.
+    const state = JSON.parse(readFileSync(join(box.dir, 'repo/.raymond/state/c1.json'), 'utf8')) as { options: Record<string, unknown> };
     assert.deepEqual(state.options, { timeout_seconds: 99, max_parallel: 1, budget_usd: 2.5, model: 'haiku', effort: null, dangerously_skip_permissions: false, worktrees: 'keep-ignored' });
-    assert.equal(existsSync(join(cwd, '.raymond/debug')), false, 'no_debug = true');
+    assert.equal(existsSync(join(box.dir, 'repo/.raymond/debug')), false, 'no_debug = true');
+    assert.equal(existsSync(join(cwd, '.raymond')), false);
   });
 
   it('an invalid file names the file, the key and the expected value', async () => {

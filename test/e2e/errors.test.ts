@@ -107,7 +107,7 @@ describe('the command line', () => {
   it('with --json, an error is a JSON object on stdout too, and the exit code stays 2', async () => {
     const status = await box.run(['--status', 'nope', '--json']);
     assert.equal(status.code, 2);
-    assert.deepEqual(JSON.parse(status.stdout), { error: '.raymond/state/nope.json: no run with id "nope" here (see raymond --list, or give --state-dir)', code: 'ERR_STATE_FILE' });
+    assert.deepEqual(JSON.parse(status.stdout), { error: `${join(box.dir, '.raymond/state/nope.json')}: no run with id "nope" here (see raymond --list, or give --state-dir)`, code: 'ERR_STATE_FILE' });
     assertOneLineError(status, 2, /no run with id "nope" here/);
     const lint = await box.run(['lint', 'nope', '--json']);
     assert.equal(lint.code, 2);
