@@ -7,7 +7,21 @@ export interface ClaudeInvocation {
   model?: string | undefined;
   effort?: string | undefined;
   skipPermissions: boolean;
+  /** `--permission-mode` when permissions are not skipped; default acceptEdits. */
+  permissionMode?: string | undefined;
+  /** `--disallowed-tools`; none when empty. */
+  disallowedTools?: readonly string[] | undefined;
 }
+
+/**
+ * Tools a `-p` turn must not call, as `ray` denies them: each waits for a
+ * person who is not there (plan mode, a question to the user) or edits
+ * notebooks behind the workflow's back. `--disallowed-tools` replaces the list.
+ */
+export const DEFAULT_DISALLOWED_TOOLS: readonly string[] = ['EnterPlanMode', 'ExitPlanMode', 'AskUserQuestion', 'NotebookEdit'];
+
+/** Claude Code's permission modes (its `--permission-mode` choices). */
+export const PERMISSION_MODES = ['acceptEdits', 'auto', 'bypassPermissions', 'manual', 'dontAsk', 'plan', 'default'] as const;
 
 /**
  * Prompts larger than this go to Claude Code on stdin instead of in argv:
@@ -29,7 +43,8 @@ export function promptOnStdin(prompt: string): boolean {
  */
 export function claudeArgs(inv: ClaudeInvocation): string[] {
   const args = ['-p', '--output-format', 'stream-json', '--verbose'];
-  args.push(...(inv.skipPermissions ? ['--dangerously-skip-permissions'] : ['--permission-mode', 'acceptEdits']));
+  args.push(...(inv.skipPermissions ? ['--dangerously-skip-permissions'] : ['--permission-mode', inv.permissionMode ?? 'acceptEdits']));
+  if (inv.disallowedTools?.length) args.push('--disallowed-tools', inv.disallowedTools.join(','));
   if (inv.model) args.push('--model', inv.model);
   if (inv.effort) args.push('--effort', inv.effort);
   if (inv.session.kind === 'resume') args.push('--resume', inv.session.session);

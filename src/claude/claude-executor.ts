@@ -14,6 +14,8 @@ export interface ClaudeOptions {
   /** `--claude-bin`; else `claude` on PATH. */
   bin?: string | undefined;
   skipPermissions: boolean;
+  permissionMode?: string | undefined;
+  disallowedTools?: readonly string[] | undefined;
   /** The run's event stream: Claude's messages are shown as they arrive. */
   emit: RunEventSink;
   /** Live processes kept between an agent's turns in one session; absent with --no-warm. */
@@ -109,7 +111,7 @@ export function createClaudeExecutor(options: ClaudeOptions): StateExecutor {
       };
       const prompt = req.prompt ?? '';
       const plan = req.session ?? { kind: 'fresh' };
-      const invocation = { prompt, session: plan, model: req.model, effort: req.effort, skipPermissions: options.skipPermissions };
+      const invocation = { prompt, session: plan, model: req.model, effort: req.effort, skipPermissions: options.skipPermissions, permissionMode: options.permissionMode, disallowedTools: options.disallowedTools };
       const warm = options.warm;
       if (warm) {
         const fit = plan.kind === 'resume' ? warm.take(plan.session, { cwd: req.agent.cwd, model: req.model, effort: req.effort }) : undefined;

@@ -35,6 +35,11 @@ export function modelName(value: string): string {
   return value;
 }
 
+/** Commander parser for `--disallowed-tools`: names separated by commas (a name may hold spaces: `Bash(git *)`); empty: none. */
+export function toolList(value: string): string[] {
+  return value.split(',').map((t) => t.trim()).filter((t) => t !== '');
+}
+
 /** Commander parser for a non-negative amount of dollars. */
 export const money = nonNegative('an amount in USD, 0 or more (0 = unlimited)');
 

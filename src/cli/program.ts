@@ -3,10 +3,10 @@ import { join } from 'node:path';
 import { projectRaymondDir } from '../raymond-folder.js';
 import { Command, CommanderError, Option } from 'commander';
 import { WORKTREE_MODES } from '../../machines/types.js';
-import { EFFORTS, MODEL_CHOICES } from '../claude/claude-argv.js';
+import { DEFAULT_DISALLOWED_TOOLS, EFFORTS, MODEL_CHOICES, PERMISSION_MODES } from '../claude/claude-argv.js';
 import { initConfig } from '../config/config-file.js';
 import { RaymondError } from '../errors.js';
-import { DEFAULT_BUDGET_USD, DEFAULT_INSPECT_PORT, DEFAULT_MAX_PARALLEL, DEFAULT_TIMEOUT_SECONDS, integer, modelName, money, speedFactor } from './options.js';
+import { DEFAULT_BUDGET_USD, DEFAULT_INSPECT_PORT, DEFAULT_MAX_PARALLEL, DEFAULT_TIMEOUT_SECONDS, integer, modelName, money, speedFactor, toolList } from './options.js';
 import type { DiagramOptions } from './diagram-command.js';
 import { listRuns, runStatus, runWorktrees } from './runs-command.js';
 import { EXIT } from './exit-codes.js';
@@ -129,6 +129,8 @@ export function buildProgram(result: CliResult): Command {
     .addOption(new Option('--model <model>', `Claude model for markdown states whose frontmatter names none: ${MODEL_CHOICES}`).argParser(modelName))
     .addOption(new Option('--effort <level>', 'effort for markdown states whose frontmatter names none').choices(EFFORTS))
     .option('--dangerously-skip-permissions', 'let Claude Code run any tool without asking (trusted workflows only)')
+    .addOption(new Option('--permission-mode <mode>', "Claude Code's permission mode when permissions are not skipped (default: acceptEdits)").choices(PERMISSION_MODES))
+    .option('--disallowed-tools <tools>', `tools no Claude Code turn may call, separated by commas ("" for none; default: ${DEFAULT_DISALLOWED_TOOLS.join(',')})`, toolList)
     .option('--claude-bin <path>', 'the Claude Code executable (default: claude on PATH)')
     .addOption(new Option('--worktrees <mode>', 'how agents with worktree="..." get folders: keep-ignored (a pool sized to --max-parallel, the default), clean, or off (one per agent)').choices(WORKTREE_MODES))
     .option('--no-debug', 'do not write debug logs under .raymond/debug/')

@@ -1,5 +1,6 @@
 import type { ConfigValues } from '../config/config-file.js';
 import type { RunSettings } from '../runtime/run-settings.js';
+import { DEFAULT_DISALLOWED_TOOLS } from '../claude/claude-argv.js';
 import { DEFAULT_WORKTREE_MODE, type WorktreeMode } from '../../machines/types.js';
 import { DEFAULT_BUDGET_USD, DEFAULT_MAX_PARALLEL, DEFAULT_TIMEOUT_SECONDS } from './options.js';
 
@@ -19,6 +20,9 @@ export interface CliFlags {
   dangerouslySkipPermissions?: boolean;
   claudeBin?: string;
   worktrees?: WorktreeMode;
+  permissionMode?: string;
+  /** `--disallowed-tools A,B`: parsed by program.ts; an empty list allows every tool. */
+  disallowedTools?: string[];
   /** From `--no-debug` / `--no-wait`: false only when given. */
   debug?: boolean;
   wait?: boolean;
@@ -53,6 +57,8 @@ export function newRunSettings(flags: CliFlags, config: ConfigValues): RunSettin
     claudeBin: flags.claudeBin ?? config.claude_bin,
     debug: flags.debug === false ? false : !(config.no_debug ?? false),
     warm: warmSessions(flags, config),
+    permissionMode: flags.permissionMode ?? config.permission_mode,
+    disallowedTools: flags.disallowedTools ?? config.disallowed_tools ?? DEFAULT_DISALLOWED_TOOLS,
     worktreeMode: flags.worktrees ?? config.worktrees ?? DEFAULT_WORKTREE_MODE,
   };
 }
@@ -72,6 +78,8 @@ export function resumeOverrides(flags: CliFlags, config: ConfigValues): Partial<
     claudeBin: flags.claudeBin ?? config.claude_bin,
     debug: flags.debug === false ? false : !(config.no_debug ?? false),
     warm: warmSessions(flags, config),
+    permissionMode: flags.permissionMode ?? config.permission_mode,
+    disallowedTools: flags.disallowedTools ?? config.disallowed_tools ?? DEFAULT_DISALLOWED_TOOLS,
     worktreeMode: flags.worktrees,
   };
 }

@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { parse } from 'smol-toml';
-import { EFFORTS, isModelName, MODEL_CHOICES } from '../claude/claude-argv.js';
+import { EFFORTS, isModelName, MODEL_CHOICES, PERMISSION_MODES } from '../claude/claude-argv.js';
 import { RaymondError, errorMessage } from '../errors.js';
 import { ignoreRaymondFolder, projectRaymondDir } from '../raymond-folder.js';
 import { WORKTREE_MODES, type WorktreeMode } from '../../machines/types.js';
@@ -18,6 +18,8 @@ export interface ConfigValues {
   no_debug?: boolean;
   no_wait?: boolean;
   no_warm?: boolean;
+  permission_mode?: string;
+  disallowed_tools?: string[];
   claude_bin?: string;
   worktrees?: WorktreeMode;
 }
@@ -34,6 +36,8 @@ const KEYS: Record<keyof ConfigValues, { check: Check; expected: string; help: s
   no_wait: { check: (v) => typeof v === 'boolean', expected: 'true or false', help: 'When every agent hit a usage limit, end the run as paused instead of waiting for the reset.', example: 'false' },
   worktrees: { check: (v) => WORKTREE_MODES.includes(v as never), expected: `one of ${WORKTREE_MODES.map((m) => `"${m}"`).join(', ')}`, help: 'How agents with worktree="..." get their folders: "keep-ignored" (a pool sized to --max-parallel; ignored files such as node_modules stay between agents), "clean" (the pool, ignored files removed too) or "off" (one folder per agent, kept until it ends).', example: '"keep-ignored"' },
   no_warm: { check: (v) => typeof v === 'boolean', expected: 'true or false', help: "Start a new Claude Code process for every turn, instead of keeping an agent's process alive between its turns in one session.", example: 'false' },
+  permission_mode: { check: (v) => PERMISSION_MODES.includes(v as never), expected: `one of ${PERMISSION_MODES.map((m) => `"${m}"`).join(', ')}`, help: 'Claude Code\'s permission mode when permissions are not skipped. Default "acceptEdits".', example: '"acceptEdits"' },
+  disallowed_tools: { check: (v) => Array.isArray(v) && v.every((t) => typeof t === 'string' && t.trim() !== ''), expected: 'a list of tool names', help: 'Tools no Claude Code turn may call (as ray). Default: the interactive ones, which hang in -p mode. [] allows every tool.', example: '["EnterPlanMode", "ExitPlanMode", "AskUserQuestion", "NotebookEdit"]' },
   claude_bin: { check: (v) => typeof v === 'string' && v !== '', expected: 'a path', help: 'The Claude Code executable. Default: claude on PATH.', example: '"/usr/local/bin/claude"' },
 };
 

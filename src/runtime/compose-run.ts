@@ -87,7 +87,7 @@ export async function composeRun(state: WorkflowState, scope: Scope, stateFile: 
       scope,
       language,
       script: createScriptExecutor(spawners, values),
-      markdown: hooks.markdown ?? createClaudeExecutor({ bin: settings.claudeBin, skipPermissions: settings.skipPermissions, emit, warm }),
+      markdown: hooks.markdown ?? createClaudeExecutor({ bin: settings.claudeBin, skipPermissions: settings.skipPermissions, permissionMode: settings.permissionMode, disallowedTools: settings.disallowedTools, emit, warm }),
       timeoutMs: settings.timeoutSeconds * 1000,
       emit,
       model: settings.model,

@@ -10,6 +10,10 @@ export interface RunSettings {
   model?: string | undefined;
   effort?: string | undefined;
   skipPermissions: boolean;
+  /** `--permission-mode`: Claude Code's mode when permissions are not skipped (default acceptEdits); not stored. */
+  permissionMode?: string | undefined;
+  /** `--disallowed-tools`: tools no turn may call; not stored. */
+  disallowedTools: readonly string[];
   /** `--claude-bin`: the Claude Code executable; default `claude` on PATH. */
   claudeBin?: string | undefined;
   /** Write `.raymond/debug/<id>/`. */
@@ -26,7 +30,7 @@ export function toOptions(s: RunSettings): RunOptions {
 }
 
 /** The settings a state file stored, for a resume. */
-export function fromOptions(o: RunOptions): Omit<RunSettings, 'debug' | 'warm' | 'claudeBin'> {
+export function fromOptions(o: RunOptions): Omit<RunSettings, 'debug' | 'warm' | 'claudeBin' | 'permissionMode' | 'disallowedTools'> {
   return { timeoutSeconds: o.timeout_seconds, maxParallel: o.max_parallel, budgetUsd: o.budget_usd, model: o.model ?? undefined, effort: o.effort ?? undefined, skipPermissions: o.dangerously_skip_permissions, worktreeMode: o.worktrees ?? DEFAULT_WORKTREE_MODE };
 }
 

@@ -1,4 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
+import { DEFAULT_DISALLOWED_TOOLS } from '../claude/claude-argv.js';
 import type { WorkflowState } from '../../machines/types.js';
 import { findClaude } from '../claude/find-claude.js';
 import { RaymondError, formatError } from '../errors.js';
@@ -92,7 +93,7 @@ export async function resumeWorkflow(req: ResumeRequest): Promise<RunOutcome> {
     });
     try {
       if (!req.allowChanges) await checkUnchanged(scope, state);
-      const settings: RunSettings = { ...fromOptions(state.options), debug: true, warm: true, ...stripUndefined(req.overrides) };
+      const settings: RunSettings = { ...fromOptions(state.options), debug: true, warm: true, disallowedTools: DEFAULT_DISALLOWED_TOOLS, ...stripUndefined(req.overrides) };
       checkClaude(live.map((a) => a.state), settings, req.markdown);
       const resumed: WorkflowState = {
         ...state,

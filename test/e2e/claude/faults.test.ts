@@ -35,10 +35,23 @@ describe('Claude Code failures (fake claude)', () => {
     assert.equal(r.code, 3, r.stderr);
     const reserved = log[0]!.args[log[0]!.args.indexOf('--session-id') + 1]!;
     assert.match(reserved, /^[0-9a-f-]{36}$/);
-    assert.deepEqual(log[0]!.args, ['-p', '--output-format', 'stream-json', '--verbose', '--permission-mode', 'acceptEdits', '--model', 'haiku', '--effort', 'high', '--session-id', reserved, '--', 'Say $(whoami) "quoted" --flag']);
+    const denied = ['--disallowed-tools', 'EnterPlanMode,ExitPlanMode,AskUserQuestion,NotebookEdit'];
+    assert.deepEqual(log[0]!.args, ['-p', '--output-format', 'stream-json', '--verbose', '--permission-mode', 'acceptEdits', ...denied, '--model', 'haiku', '--effort', 'high', '--session-id', reserved, '--', 'Say $(whoami) "quoted" --flag']);
     const sid = log[1]!.args[log[1]!.args.indexOf('--resume') + 1];
-    assert.deepEqual(log[1]!.args, ['-p', '--output-format', 'stream-json', '--verbose', '--permission-mode', 'acceptEdits', '--resume', sid, '--', 'second']);
+    assert.deepEqual(log[1]!.args, ['-p', '--output-format', 'stream-json', '--verbose', '--permission-mode', 'acceptEdits', ...denied, '--resume', sid, '--', 'second']);
     assert.equal(log[0]!.claudecode, null, 'CLAUDECODE removed from the child environment');
+  });
+
+  it('--permission-mode and --disallowed-tools (and their config keys) reach Claude Code; "" denies nothing', async () => {
+    const { r, log } = await runFake('perm', { 'START.md': 'x' }, { FAKE_CLAUDE_FAILS: '0' }, ['--permission-mode', 'plan', '--disallowed-tools', 'Bash(git push *), WebFetch', '--no-warm']);
+    assert.equal(r.code, 0, r.stderr);
+    const args = log[0]!.args.join(' ');
+    assert.match(args, /--permission-mode plan --disallowed-tools Bash\(git push \*\),WebFetch /);
+    const none = await runFake('perm-none', { 'START.md': 'x' }, { FAKE_CLAUDE_FAILS: '0' }, ['--disallowed-tools', '', '--no-warm']);
+    assert.doesNotMatch(none.log[0]!.args.join(' '), /--disallowed-tools/);
+    const bad = await box.run(['--permission-mode', 'yolo', 'x']);
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /--permission-mode <mode>' argument 'yolo' is invalid/);
   });
 
   it('charges per-invocation totals of older Claude Code versions in full', async () => {
