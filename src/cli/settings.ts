@@ -1,6 +1,7 @@
 import type { ConfigValues } from '../config/config-file.js';
 import type { RunSettings } from '../runtime/run-settings.js';
 import { DEFAULT_WORKTREE_MODE, type WorktreeMode } from '../../machines/types.js';
+import { DEFAULT_TASK_FOLDER_PATTERN } from '../config/task-folder-pattern.js';
 import { DEFAULT_BUDGET_USD, DEFAULT_MAX_PARALLEL, DEFAULT_TIMEOUT_SECONDS } from './options.js';
 
 /** Flags as commander parses them; run settings are undefined unless given. */
@@ -51,6 +52,7 @@ export function newRunSettings(flags: CliFlags, config: ConfigValues): RunSettin
     debug: flags.debug === false ? false : !(config.no_debug ?? false),
     warm: warmSessions(flags, config),
     worktreeMode: flags.worktrees ?? config.worktrees ?? DEFAULT_WORKTREE_MODE,
+    taskFolderPattern: config.task_folder_pattern ?? DEFAULT_TASK_FOLDER_PATTERN,
   };
 }
 

@@ -6,6 +6,7 @@ import { EFFORTS, MODELS } from '../claude/claude-argv.js';
 import { RaymondError, errorMessage } from '../errors.js';
 import { ignoreRaymondFolder } from '../raymond-folder.js';
 import { WORKTREE_MODES, type WorktreeMode } from '../../machines/types.js';
+import { taskFolderPatternProblem } from './task-folder-pattern.js';
 
 /** Run options a config file may set (the same names as the flags, in snake case). */
 export interface ConfigValues {
@@ -20,10 +21,13 @@ export interface ConfigValues {
   no_warm?: boolean;
   claude_bin?: string;
   worktrees?: WorktreeMode;
+  task_folder_pattern?: string;
 }
 
 type Check = (v: unknown) => boolean;
-const KEYS: Record<keyof ConfigValues, { check: Check; expected: string; help: string; example: string }> = {
+/** Says what is wrong with a value of the right type, for keys whose values have rules of their own. */
+type Problem = (v: string) => string | undefined;
+const KEYS: Record<keyof ConfigValues, { check: Check; expected: string; help: string; example: string; problem?: Problem }> = {
   budget: { check: (v) => typeof v === 'number' && Number.isFinite(v) && v >= 0, expected: 'a number of USD, 0 or more', help: 'Stop starting steps once the run cost more than this many USD (0 = unlimited). Default 10.', example: '10.0' },
   model: { check: (v) => MODELS.includes(v as never), expected: `one of ${MODELS.map((m) => `"${m}"`).join(', ')}`, help: 'Model for markdown states whose frontmatter names none. Default: Claude Code\'s own.', example: '"sonnet"' },
   effort: { check: (v) => EFFORTS.includes(v as never), expected: `one of ${EFFORTS.map((m) => `"${m}"`).join(', ')}`, help: 'Effort for markdown states whose frontmatter names none.', example: '"medium"' },
@@ -34,6 +38,7 @@ const KEYS: Record<keyof ConfigValues, { check: Check; expected: string; help: s
   no_wait: { check: (v) => typeof v === 'boolean', expected: 'true or false', help: 'When every agent hit a usage limit, end the run as paused instead of waiting for the reset.', example: 'false' },
   worktrees: { check: (v) => WORKTREE_MODES.includes(v as never), expected: `one of ${WORKTREE_MODES.map((m) => `"${m}"`).join(', ')}`, help: 'How agents with worktree="..." get their folders: "keep-ignored" (a pool sized to --max-parallel; ignored files such as node_modules stay between agents), "clean" (the pool, ignored files removed too) or "off" (one folder per agent, kept until it ends).', example: '"keep-ignored"' },
   no_warm: { check: (v) => typeof v === 'boolean', expected: 'true or false', help: "Start a new Claude Code process for every turn, instead of keeping an agent's process alive between its turns in one session.", example: 'false' },
+  task_folder_pattern: { check: (v) => typeof v === 'string', expected: 'a path pattern', problem: taskFolderPatternProblem, help: 'Where each agent\'s task folder goes ({{task_folder}}, $RAYMOND_TASK_FOLDER), relative to the project root; {workflow_id} and {agent_id} are filled in.', example: '".raymond/tasks/{workflow_id}/{agent_id}"' },
   claude_bin: { check: (v) => typeof v === 'string' && v !== '', expected: 'a path', help: 'The Claude Code executable. Default: claude on PATH.', example: '"/usr/local/bin/claude"' },
 };
 
@@ -88,6 +93,8 @@ export function readConfigFile(path: string): ConfigValues {
     const spec = Object.hasOwn(KEYS, key) ? KEYS[key as keyof ConfigValues] : undefined;
     if (!spec) throw new RaymondError('ERR_CONFIG', `unknown key raymond.${keyName(key)} (known: ${Object.keys(KEYS).join(', ')})`, { file: path });
     if (!spec.check(value)) throw new RaymondError('ERR_CONFIG', `raymond.${key} = ${shown(value)}: expected ${spec.expected}`, { file: path });
+    const problem = spec.problem?.(value as string);
+    if (problem !== undefined) throw new RaymondError('ERR_CONFIG', `raymond.${key} = ${shown(value)}: ${problem}`, { file: path });
     out[key] = value;
   }
   return out as ConfigValues;

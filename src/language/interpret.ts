@@ -3,6 +3,7 @@ import type { Decision } from '../../machines/types.js';
 import type { AllowedTransition } from './frontmatter.js';
 import { parseOutput } from './parse-output.js';
 import { checkPolicy, implicitTag } from './policy.js';
+import { renderTemplate } from './render.js';
 
 /** Read the transition out of a state's output. */
 export interface InterpretTask {
@@ -11,6 +12,12 @@ export interface InterpretTask {
   file: string;
   /** `allowed_transitions` of a markdown state, enforced when present. */
   allowed?: AllowedTransition[] | undefined;
+  /**
+   * `{{workflow_id}}`, `{{agent_id}}`, `{{task_folder}}`: rendered in the
+   * `input` of an implicit transition, as `ray` does. A tag the reply wrote
+   * passes its `input` as written.
+   */
+  implicitVariables?: Record<string, string> | undefined;
 }
 
 export interface Interpretation {
@@ -30,6 +37,8 @@ export function interpretOutput(task: Omit<InterpretTask, 'op'>): Interpretation
     const implicit = tags.length === 0 ? implicitTag(task.allowed) : undefined;
     if (implicit) tags = [implicit];
     checkPolicy(tags, task.allowed, task.file);
+    // After the policy check, which compares the entry's input as written.
+    if (implicit?.attributes.input !== undefined && task.implicitVariables) implicit.attributes.input = renderTemplate(implicit.attributes.input, task.implicitVariables);
   }
   return { decision: decide(tags, task.file), prints: parsed.prints };
 }
