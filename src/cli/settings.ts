@@ -1,7 +1,7 @@
 import type { ConfigValues } from '../config/config-file.js';
 import type { RunSettings } from '../runtime/run-settings.js';
 import { DEFAULT_WORKTREE_MODE, type WorktreeMode } from '../../machines/types.js';
-import { DEFAULT_TASK_FOLDER_PATTERN } from '../config/task-folder-pattern.js';
+import { DEFAULT_TASK_FOLDER_PATTERN } from '../task-folder-pattern.js';
 import { DEFAULT_BUDGET_USD, DEFAULT_MAX_PARALLEL, DEFAULT_TIMEOUT_SECONDS } from './options.js';
 
 /** Flags as commander parses them; run settings are undefined unless given. */

@@ -6,7 +6,7 @@ import { EFFORTS, MODELS } from '../claude/claude-argv.js';
 import { RaymondError, errorMessage } from '../errors.js';
 import { ignoreRaymondFolder } from '../raymond-folder.js';
 import { WORKTREE_MODES, type WorktreeMode } from '../../machines/types.js';
-import { taskFolderPatternProblem } from './task-folder-pattern.js';
+import { taskFolderPatternProblem } from '../task-folder-pattern.js';
 
 /** Run options a config file may set (the same names as the flags, in snake case). */
 export interface ConfigValues {

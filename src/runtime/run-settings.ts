@@ -1,6 +1,6 @@
 import { freemem } from 'node:os';
 import { DEFAULT_WORKTREE_MODE, type RunOptions, type WorktreeMode } from '../../machines/types.js';
-import { DEFAULT_TASK_FOLDER_PATTERN } from '../config/task-folder-pattern.js';
+import { DEFAULT_TASK_FOLDER_PATTERN } from '../task-folder-pattern.js';
 
 /** How a run behaves; stored in the state file (but `debug`, `warm` and `claudeBin`). */
 export interface RunSettings {

@@ -2,7 +2,7 @@ import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { AgentRecord, StoredAgent } from '../../machines/types.js';
 import { RaymondError, errorMessage } from '../errors.js';
-import { taskFolderPath } from '../config/task-folder-pattern.js';
+import { taskFolderPath } from '../task-folder-pattern.js';
 
 /** The task folders of one run: where each goes, and making them when a step first needs one. */
 export interface TaskFolders {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { DEFAULT_TASK_FOLDER_PATTERN, taskFolderPath, taskFolderPatternProblem } from '../../src/config/task-folder-pattern.js';
+import { DEFAULT_TASK_FOLDER_PATTERN, taskFolderPath, taskFolderPatternProblem } from '../src/task-folder-pattern.js';
 
 describe('taskFolderPath', () => {
   it('fills the default layout under the project root', () => {
