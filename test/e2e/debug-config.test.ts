@@ -68,7 +68,7 @@ describe('.raymond/config.toml', () => {
     const { raymond } = await import('../helpers/cli.js');
     assert.equal((await raymond([wf, '--workflow-id', 'c1', '--timeout', '99'], { cwd })).code, 0);
     const state = JSON.parse(readFileSync(join(cwd, '.raymond/state/c1.json'), 'utf8')) as { options: Record<string, unknown> };
-    assert.deepEqual(state.options, { timeout_seconds: 99, max_parallel: 1, budget_usd: 2.5, model: 'haiku', effort: null, dangerously_skip_permissions: false, worktrees: 'keep-ignored' });
+    assert.deepEqual(state.options, { timeout_seconds: 99, max_parallel: 1, budget_usd: 2.5, model: 'haiku', effort: null, dangerously_skip_permissions: false, worktrees: 'keep-ignored', task_folder_pattern: '.raymond/tasks/{workflow_id}/{agent_id}' });
     assert.equal(existsSync(join(cwd, '.raymond/debug')), false, 'no_debug = true');
   });
 
