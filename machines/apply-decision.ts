@@ -13,7 +13,7 @@ export type StepOutcome =
   | 'terminate';
 
 /** A worker to create; the supervisor gives it a record. */
-export interface SpawnRequest extends Omit<ForkSpawn, 'id' | 'cd' | 'worktree' | 'created'> {
+export interface SpawnRequest extends Omit<ForkSpawn, 'id' | 'cd' | 'worktree' | 'created' | 'inheritTask'> {
   id: string;
   worktree?: WorktreeRef | undefined;
   /** Absolute working directory of the worker. */
@@ -71,6 +71,7 @@ function apply(record: AgentRecord, decision: Decision, session: string | null):
           cwd: decision.created?.path ?? decision.cd ?? record.cwd,
           input: decision.input ?? null,
           ...(decision.created ? { worktree: decision.created } : {}),
+          ...(decision.taskFolder ? { task_folder: decision.taskFolder.path, task_number: decision.taskFolder.number } : {}),
         },
       };
     case 'call':
@@ -91,7 +92,7 @@ function apply(record: AgentRecord, decision: Decision, session: string | null):
     case 'fork':
       return {
         outcome: 'continue',
-        spawns: decision.workers.map((w) => ({ id: named(w), target: w.target, attributes: w.attributes, input: w.input, cwd: w.created?.path ?? w.cd ?? record.cwd, worktree: w.created })),
+        spawns: decision.workers.map((w) => ({ id: named(w), target: w.target, attributes: w.attributes, input: w.input, cwd: w.created?.path ?? w.cd ?? record.cwd, worktree: w.created, taskFolder: w.taskFolder })),
         record: { ...record, ...after, state: decision.next, input: decision.nextInput ?? null },
       };
     case 'result': {

@@ -104,6 +104,10 @@ function newWorker(spawn: Extract<AgentToSupervisorEvent, { type: 'step.done' }>
   const record: AgentRecord = { id: spawn.id, state: spawn.target, session: null, branchFrom: null, stack: null, cwd: spawn.cwd, attributes: spawn.attributes, input: spawn.input ?? null, status: 'active' };
   if (spawn.nextSession !== undefined) record.next_session = spawn.nextSession;
   if (spawn.worktree !== undefined) record.worktree = spawn.worktree;
+  if (spawn.taskFolder !== undefined) {
+    record.task_folder = spawn.taskFolder.path;
+    record.task_number = spawn.taskFolder.number;
+  }
   return record;
 }
 

@@ -48,10 +48,27 @@ export interface WorktreeRef {
   saved?: string;
 }
 
+/** A task folder a step gave an agent: its absolute path and which of the agent's own folders it is. */
+export interface TaskFolderRef {
+  path: string;
+  /** 1 for the agent's first own folder, 2 after its first `task="new"`...; 0 for a folder shared with its parent. */
+  number: number;
+}
+
 /** What one state execution asked for, after parsing and validation. */
 export type Decision =
   | { kind: 'goto'; target: string; input?: string | undefined }
-  | { kind: 'reset'; target: string; input?: string | undefined; cd?: string | undefined; worktree?: WorktreeRequest | undefined; created?: WorktreeRef | undefined }
+  | {
+      kind: 'reset';
+      target: string;
+      input?: string | undefined;
+      cd?: string | undefined;
+      worktree?: WorktreeRequest | undefined;
+      created?: WorktreeRef | undefined;
+      /** `task="new"`: the agent moves to a fresh task folder, `taskFolder` once resolved. */
+      newTask?: boolean | undefined;
+      taskFolder?: TaskFolderRef | undefined;
+    }
   | { kind: 'call' | 'function'; target: string; returnTo: string; input?: string | undefined }
   | { kind: 'fork'; next: string; nextInput?: string | undefined; workers: ForkSpawn[] }
   /** `worktree`: the agent's worktree as it was left, when the agent terminates. */
@@ -68,6 +85,10 @@ export interface ForkSpawn {
   worktree?: WorktreeRequest | undefined;
   /** The worktree made for the worker, once resolved (its path is the worker's cwd). */
   created?: WorktreeRef | undefined;
+  /** `task="inherit"`: the worker shares its parent's task folder instead of getting its own. */
+  inheritTask?: boolean | undefined;
+  /** The worker's task folder, once resolved. */
+  taskFolder?: TaskFolderRef | undefined;
 }
 
 /** A return frame pushed by `<call>` or `<function>`. */
@@ -126,6 +147,10 @@ export interface AgentFields {
   resets_at?: number;
   /** The git worktree the agent works in, from `worktree="..."`. */
   worktree?: WorktreeRef;
+  /** Absolute path of the agent's task folder; absent in state files written before task folders (then the default). */
+  task_folder?: string;
+  /** Which of the agent's own task folders that is (TaskFolderRef.number); absent means 1. */
+  task_number?: number;
 }
 
 /** One agent in memory: a logical thread with a current state and a return stack. */
@@ -183,4 +208,6 @@ export interface RunOptions {
   dangerously_skip_permissions: boolean;
   /** How worktrees get their folders; absent in state files written before the pool (then `keep-ignored`). */
   worktrees?: WorktreeMode;
+  /** Where agents' task folders go, relative to the project root; absent means the default layout. */
+  task_folder_pattern?: string;
 }

@@ -37,6 +37,7 @@ export type ErrorCode =
   | 'ERR_WORKFLOW_CHANGED'
   | 'ERR_WORKTREE'
   | 'ERR_WORKER_ID'
+  | 'ERR_TASK_FOLDER'
   | 'ERR_INSPECT'
   | 'ERR_INTERNAL';
 

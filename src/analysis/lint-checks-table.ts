@@ -21,6 +21,7 @@ export const CHECKS = {
   'call-without-return': 'error',
   'fork-without-next': 'error',
   'bad-worktree-attributes': 'error',
+  'bad-task-attribute': 'error',
   'tag-not-allowed': 'warning',
   'unused-allowed-transition': 'warning',
   'attribute-not-in-env': 'warning',

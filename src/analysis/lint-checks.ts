@@ -1,6 +1,6 @@
 import { EFFORTS, isModelName, MODEL_CHOICES } from '../claude/claude-argv.js';
 import { ATTRIBUTE_ENV_PREFIX, exportedAsIs } from '../executors/attribute-env.js';
-import { RESERVED_FORK_ATTRIBUTES, worktreeOf } from '../language/decide.js';
+import { RESERVED_FORK_ATTRIBUTES, taskOf, worktreeOf } from '../language/decide.js';
 import { RaymondError } from '../errors.js';
 import { formatAllowed, formatTag, implicitTag, matches } from '../language/policy.js';
 import { isMarkdown } from '../scope/extensions.js';
@@ -30,7 +30,21 @@ export function stateChecks(node: WorkflowNode): Problem[] {
   policyChecks(node, report);
   attributeEnvChecks(node, report);
   worktreeChecks(node, report);
+  taskChecks(node, report);
   return out;
+}
+
+/** `task="..."` on `<reset>` and `<fork>`, unless built at run time. */
+function taskChecks(node: WorkflowNode, report: Report): void {
+  for (const t of node.textTags) {
+    if ((t.tag !== 'fork' && t.tag !== 'reset') || t.dynamic.includes('task')) continue;
+    try {
+      taskOf(t.attributes, t.tag, node.file);
+    } catch (err) {
+      if (!(err instanceof RaymondError)) throw err;
+      report('bad-task-attribute', err.message);
+    }
+  }
 }
 
 /**

@@ -2,6 +2,7 @@ import type { ConfigValues } from '../config/config-file.js';
 import type { RunSettings } from '../runtime/run-settings.js';
 import { DEFAULT_DISALLOWED_TOOLS } from '../claude/claude-argv.js';
 import { DEFAULT_WORKTREE_MODE, type WorktreeMode } from '../../machines/types.js';
+import { DEFAULT_TASK_FOLDER_PATTERN } from '../task-folder-pattern.js';
 import { DEFAULT_BUDGET_USD, DEFAULT_MAX_PARALLEL, DEFAULT_TIMEOUT_SECONDS } from './options.js';
 
 /** Flags as commander parses them; run settings are undefined unless given. */
@@ -60,6 +61,7 @@ export function newRunSettings(flags: CliFlags, config: ConfigValues): RunSettin
     permissionMode: flags.permissionMode ?? config.permission_mode,
     disallowedTools: flags.disallowedTools ?? config.disallowed_tools ?? DEFAULT_DISALLOWED_TOOLS,
     worktreeMode: flags.worktrees ?? config.worktrees ?? DEFAULT_WORKTREE_MODE,
+    taskFolderPattern: config.task_folder_pattern ?? DEFAULT_TASK_FOLDER_PATTERN,
   };
 }
 

@@ -6,6 +6,7 @@ import { EFFORTS, isModelName, MODEL_CHOICES, PERMISSION_MODES } from '../claude
 import { RaymondError, errorMessage } from '../errors.js';
 import { ignoreRaymondFolder, projectRaymondDir } from '../raymond-folder.js';
 import { WORKTREE_MODES, type WorktreeMode } from '../../machines/types.js';
+import { taskFolderPatternProblem } from '../task-folder-pattern.js';
 
 /** Run options a config file may set (the same names as the flags, in snake case). */
 export interface ConfigValues {
@@ -22,10 +23,13 @@ export interface ConfigValues {
   disallowed_tools?: string[];
   claude_bin?: string;
   worktrees?: WorktreeMode;
+  task_folder_pattern?: string;
 }
 
 type Check = (v: unknown) => boolean;
-const KEYS: Record<keyof ConfigValues, { check: Check; expected: string; help: string; example: string }> = {
+/** Says what is wrong with a value of the right type, for keys whose values have rules of their own. */
+type Problem = (v: string) => string | undefined;
+const KEYS: Record<keyof ConfigValues, { check: Check; expected: string; help: string; example: string; problem?: Problem }> = {
   budget: { check: (v) => typeof v === 'number' && Number.isFinite(v) && v >= 0, expected: 'a number of USD, 0 or more', help: 'Stop starting steps once the run cost more than this many USD (0 = unlimited). Default 10.', example: '10.0' },
   model: { check: (v) => typeof v === 'string' && isModelName(v), expected: MODEL_CHOICES, help: 'Model for markdown states whose frontmatter names none. Default: Claude Code\'s own.', example: '"sonnet"' },
   effort: { check: (v) => EFFORTS.includes(v as never), expected: `one of ${EFFORTS.map((m) => `"${m}"`).join(', ')}`, help: 'Effort for markdown states whose frontmatter names none.', example: '"medium"' },
@@ -38,6 +42,7 @@ const KEYS: Record<keyof ConfigValues, { check: Check; expected: string; help: s
   no_warm: { check: (v) => typeof v === 'boolean', expected: 'true or false', help: "Start a new Claude Code process for every turn, instead of keeping an agent's process alive between its turns in one session.", example: 'false' },
   permission_mode: { check: (v) => PERMISSION_MODES.includes(v as never), expected: `one of ${PERMISSION_MODES.map((m) => `"${m}"`).join(', ')}`, help: 'Claude Code\'s permission mode when permissions are not skipped. Default "acceptEdits".', example: '"acceptEdits"' },
   disallowed_tools: { check: (v) => Array.isArray(v) && v.every((t) => typeof t === 'string' && t.trim() !== ''), expected: 'a list of tool names', help: 'Tools no Claude Code turn may call (as ray). Default: the interactive ones, which hang in -p mode. [] allows every tool.', example: '["EnterPlanMode", "ExitPlanMode", "AskUserQuestion", "NotebookEdit"]' },
+  task_folder_pattern: { check: (v) => typeof v === 'string', expected: 'a path pattern', problem: taskFolderPatternProblem, help: 'Where each agent\'s task folder goes ({{task_folder}}, $RAYMOND_TASK_FOLDER), relative to the project root; {workflow_id} and {agent_id} are filled in.', example: '".raymond/tasks/{workflow_id}/{agent_id}"' },
   claude_bin: { check: (v) => typeof v === 'string' && v !== '', expected: 'a path', help: 'The Claude Code executable. Default: claude on PATH.', example: '"/usr/local/bin/claude"' },
 };
 
@@ -84,6 +89,8 @@ export function readConfigFile(path: string): ConfigValues {
     const spec = Object.hasOwn(KEYS, key) ? KEYS[key as keyof ConfigValues] : undefined;
     if (!spec) throw new RaymondError('ERR_CONFIG', `unknown key raymond.${keyName(key)} (known: ${Object.keys(KEYS).join(', ')})`, { file: path });
     if (!spec.check(value)) throw new RaymondError('ERR_CONFIG', `raymond.${key} = ${shown(value)}: expected ${spec.expected}`, { file: path });
+    const problem = spec.problem?.(value as string);
+    if (problem !== undefined) throw new RaymondError('ERR_CONFIG', `raymond.${key} = ${shown(value)}: ${problem}`, { file: path });
     out[key] = value;
   }
   return out as ConfigValues;

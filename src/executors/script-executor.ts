@@ -25,6 +25,7 @@ export function scriptEnvironment(req: Pick<ExecutionRequest, 'workflowId' | 'ag
   env.RAYMOND_RESULT = req.agent.input ?? undefined;
   env.RAYMOND_WORKTREE = req.agent.worktree?.path;
   env.RAYMOND_BRANCH = req.agent.worktree?.branch;
+  env.RAYMOND_TASK_FOLDER = req.agent.task_folder;
   return env;
 }
 

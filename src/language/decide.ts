@@ -3,7 +3,23 @@ import type { ParsedTag } from './parse-output.js';
 import type { Decision, ForkSpawn, WorktreeRequest } from '../../machines/types.js';
 
 /** Attributes the runtime consumes on a fork; the rest become the worker's variables. */
-export const RESERVED_FORK_ATTRIBUTES = new Set(['next', 'cd', 'input', 'worktree', 'base', 'sparse']);
+export const RESERVED_FORK_ATTRIBUTES = new Set(['next', 'cd', 'input', 'worktree', 'base', 'sparse', 'task']);
+
+/**
+ * The `task` attribute of a `<reset>` (`new`: a fresh task folder) or a
+ * `<fork>` (`new`, the default: the worker's own folder; `inherit`: its
+ * parent's), checked against the values that tag takes.
+ * @throws RaymondError ERR_TAG_PARSE for any other value.
+ */
+export function taskOf(a: Record<string, string>, tag: 'reset' | 'fork', source: string): 'new' | 'inherit' | undefined {
+  const value = a.task;
+  if (value === undefined) return undefined;
+  const allowed = tag === 'reset' ? ['new'] : ['new', 'inherit'];
+  if (!allowed.includes(value)) {
+    throw new RaymondError('ERR_TAG_PARSE', `<${tag}> task="${value}": expected ${allowed.map((v) => `task="${v}"`).join(' or ')}`, { file: source });
+  }
+  return value as 'new' | 'inherit';
+}
 
 /**
  * The worktree a `<fork>`'s or `<reset>`'s attributes ask for, if any.
@@ -72,7 +88,7 @@ export function decide(tags: ParsedTag[], source: string): Decision {
     case 'goto':
       return { kind: 'goto', target: tag.body, input: optional(a.input) };
     case 'reset':
-      return { kind: 'reset', target: tag.body, input: optional(a.input), cd: optional(a.cd), worktree: worktreeOf(a, 'reset', source) };
+      return { kind: 'reset', target: tag.body, input: optional(a.input), cd: optional(a.cd), worktree: worktreeOf(a, 'reset', source), ...(taskOf(a, 'reset', source) ? { newTask: true } : {}) };
     case 'call':
     case 'function': {
       if (a.return === undefined) {
@@ -100,7 +116,8 @@ function forkDecision(forks: ParsedTag[], goto: ParsedTag | undefined, source: s
   const workers: ForkSpawn[] = forks.map((f) => {
     // fromEntries defines keys, so a `__proto__` attribute stays an ordinary variable of the worker.
     const attributes = Object.fromEntries(Object.entries(f.attributes).filter(([k]) => !RESERVED_FORK_ATTRIBUTES.has(k)));
-    return { target: f.body, attributes, cd: optional(f.attributes.cd), input: optional(f.attributes.input), worktree: worktreeOf(f.attributes, 'fork', source) };
+    const inherit = taskOf(f.attributes, 'fork', source) === 'inherit';
+    return { target: f.body, attributes, cd: optional(f.attributes.cd), input: optional(f.attributes.input), worktree: worktreeOf(f.attributes, 'fork', source), ...(inherit ? { inheritTask: true } : {}) };
   });
   return { kind: 'fork', next: [...nexts][0]!, nextInput: optional(goto?.attributes.input), workers };
 }

@@ -15,8 +15,10 @@ export function templateVariables(opts: {
   input: string | null;
   attributes: Record<string, string>;
   worktree?: { path?: string | undefined; branch: string } | undefined;
+  taskFolder?: string | undefined;
 }): Record<string, string> {
   const vars: Record<string, string> = { ...opts.attributes, workflow_id: opts.workflowId, agent_id: opts.agentId };
+  if (opts.taskFolder !== undefined) vars.task_folder = opts.taskFolder;
   if (opts.worktree) {
     vars.worktree = opts.worktree.path ?? '';
     vars.branch = opts.worktree.branch;

@@ -17,6 +17,7 @@ import { createPersister, type PersisterStats } from '../state/persister.js';
 import { frameCounts } from './run-progress.js';
 import { markdownSlots, type RunSettings } from './run-settings.js';
 import { createRunStep } from './step-actor.js';
+import { createTaskFolders, projectRootOf, withTaskFolders } from './task-folders.js';
 import { createWorktreePool, type WorktreePoolStats } from '../worktrees/worktree-pool.js';
 import { createWarmSessions } from '../claude/warm-sessions.js';
 import { errorMessage } from '../errors.js';
@@ -79,7 +80,8 @@ export async function composeRun(state: WorkflowState, scope: Scope, stateFile: 
   const language = hooks.language === 'inline' ? createInlineLanguageService() : hooks.language === 'pool' ? createPoolLanguageService() : createLanguageService();
   if (settings.debug) debug = new DebugLog(join(dirname(dirname(stateFile)), 'debug', workflowId), (text) => emit({ type: 'warning', text }));
   try {
-    const store = storeFromState(state);
+    const tasks = createTaskFolders(projectRootOf(stateFile), settings.taskFolderPattern, workflowId);
+    const store = storeFromState({ ...state, agents: withTaskFolders(state.agents, tasks) });
     const stats = hooks.stats ?? { writes: 0, bytes: 0, snapshots: 0 };
     const warned = new Set<string>();
     const runStep = createRunStep({
@@ -99,6 +101,7 @@ export async function composeRun(state: WorkflowState, scope: Scope, stateFile: 
       debug,
       worktrees,
       worktreeMode: settings.worktreeMode,
+      tasks,
     });
     const machine = supervisorMachine.provide({
       actors: { agent: agentMachine.provide({ actors: { runStep } }), persister: createPersister(stateFile, stats, (text) => emit({ type: 'warning', text })) },

@@ -54,7 +54,9 @@ export async function runMarkdownStep(deps: StepDependencies, input: StepInput, 
   const markdown = deps.markdown;
   if (!markdown) throw new RaymondError('ERR_STATE_UNSUPPORTED', 'markdown states need the Claude Code executor', { file: where });
   const text = await deps.scope.readText(agent.state);
-  const variables = templateVariables({ workflowId: deps.workflowId, agentId: agent.id, input: agent.input, attributes: agent.attributes, worktree: agent.worktree });
+  const taskFolder = deps.tasks.of(agent);
+  const variables = templateVariables({ workflowId: deps.workflowId, agentId: agent.id, input: agent.input, attributes: agent.attributes, worktree: agent.worktree, taskFolder });
+  const implicitVariables = { workflow_id: deps.workflowId, agent_id: agent.id, task_folder: taskFolder };
   const prepared = await deps.language.prepare({ text, file: where, variables }, signal);
   for (const w of prepared.warnings) deps.warnOnce(`${where}: ${w}`);
   if (prepared.policy.model !== undefined && !isModelName(prepared.policy.model)) {
@@ -88,7 +90,7 @@ export async function runMarkdownStep(deps: StepDependencies, input: StepInput, 
     }
     spending.add(execution.costUsd, execution.session, execution.sessionTotal);
     try {
-      const interpretation = await deps.language.interpret({ output: execution.output, file: where, allowed, forceImplicit: prepared.policy.forceImplicit }, signal);
+      const interpretation = await deps.language.interpret({ output: execution.output, file: where, allowed, forceImplicit: prepared.policy.forceImplicit, implicitVariables }, signal);
       for (const t of interpretation.prints) deps.emit({ type: 'print', agentId: agent.id, text: t });
       const decision = await resolveDecision(interpretation.decision, input, deps, where);
       // A result ends the session (the agent's, or a callee's branch), a reset leaves it: its live process is of no more use.

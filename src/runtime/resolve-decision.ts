@@ -36,7 +36,7 @@ async function planWorktree(workflowId: string, mode: WorktreeMode, agent: Agent
  * workers, plans the worktrees it asks for (made when their agents first
  * run), and settles the worktree of an agent that terminates (worktree-pool.ts).
  */
-export async function resolveDecision(decision: Decision, input: StepInput, deps: Pick<StepDependencies, 'scope' | 'workflowId' | 'worktrees' | 'worktreeMode'>, where: string): Promise<Decision> {
+export async function resolveDecision(decision: Decision, input: StepInput, deps: Pick<StepDependencies, 'scope' | 'workflowId' | 'worktrees' | 'worktreeMode' | 'tasks'>, where: string): Promise<Decision> {
   const agent = input.record;
   const r = (name: string) => deps.scope.resolve(name, where);
   const pins = new Map<string, Promise<PinnedBase>>();
@@ -46,6 +46,11 @@ export async function resolveDecision(decision: Decision, input: StepInput, deps
       return { ...decision, target: r(decision.target) };
     case 'reset': {
       const target = r(decision.target);
+      if (decision.newTask) {
+        // The agent's next own folder; an agent that shared its parent's (number 0) gets its first.
+        const number = (agent.task_number ?? 1) + 1;
+        decision = { ...decision, taskFolder: { path: deps.tasks.path(agent.id, number), number } };
+      }
       if (decision.worktree) {
         // An agent that already has a worktree keeps it (and its branch) through a reset.
         if (agent.worktree && agent.worktree.removed === undefined) return { ...decision, target };
@@ -65,6 +70,7 @@ export async function resolveDecision(decision: Decision, input: StepInput, deps
       const ids = nameWorkers(agent.id, input.forkCount, targets);
       const workers = decision.workers.map((w, i) => ({ ...w, id: ids[i]!, target: targets[i]! }));
       for (const w of workers) {
+        w.taskFolder = w.inheritTask ? { path: deps.tasks.of(agent), number: 0 } : { path: deps.tasks.path(w.id, 1), number: 1 };
         if (w.worktree) w.created = await plan(w.id, w.worktree);
         else if (w.cd !== undefined) w.cd = await resolveCd(agent, w.cd, where);
       }

@@ -1,5 +1,6 @@
 import { freemem } from 'node:os';
 import { DEFAULT_WORKTREE_MODE, type RunOptions, type WorktreeMode } from '../../machines/types.js';
+import { DEFAULT_TASK_FOLDER_PATTERN } from '../task-folder-pattern.js';
 
 /** How a run behaves; stored in the state file (but `debug`, `warm` and `claudeBin`). */
 export interface RunSettings {
@@ -22,16 +23,18 @@ export interface RunSettings {
   warm: boolean;
   /** `--worktrees`: how agents with `worktree=` get their folders. */
   worktreeMode: WorktreeMode;
+  /** `task_folder_pattern`: where agents' task folders go. Fixed for a run's life: a resume keeps the run's own. */
+  taskFolderPattern: string;
 }
 
 /** The settings as the state file stores them. */
 export function toOptions(s: RunSettings): RunOptions {
-  return { timeout_seconds: s.timeoutSeconds, max_parallel: s.maxParallel, budget_usd: s.budgetUsd, model: s.model ?? null, effort: s.effort ?? null, dangerously_skip_permissions: s.skipPermissions, worktrees: s.worktreeMode };
+  return { timeout_seconds: s.timeoutSeconds, max_parallel: s.maxParallel, budget_usd: s.budgetUsd, model: s.model ?? null, effort: s.effort ?? null, dangerously_skip_permissions: s.skipPermissions, worktrees: s.worktreeMode, task_folder_pattern: s.taskFolderPattern };
 }
 
 /** The settings a state file stored, for a resume. */
 export function fromOptions(o: RunOptions): Omit<RunSettings, 'debug' | 'warm' | 'claudeBin' | 'permissionMode' | 'disallowedTools'> {
-  return { timeoutSeconds: o.timeout_seconds, maxParallel: o.max_parallel, budgetUsd: o.budget_usd, model: o.model ?? undefined, effort: o.effort ?? undefined, skipPermissions: o.dangerously_skip_permissions, worktreeMode: o.worktrees ?? DEFAULT_WORKTREE_MODE };
+  return { timeoutSeconds: o.timeout_seconds, maxParallel: o.max_parallel, budgetUsd: o.budget_usd, model: o.model ?? undefined, effort: o.effort ?? undefined, skipPermissions: o.dangerously_skip_permissions, worktreeMode: o.worktrees ?? DEFAULT_WORKTREE_MODE, taskFolderPattern: o.task_folder_pattern ?? DEFAULT_TASK_FOLDER_PATTERN };
 }
 
 /** Each Claude Code process takes ~230 MB: allow a markdown step per ~300 MB of free memory. */

@@ -53,6 +53,8 @@ export function createRunStep(deps: StepDependencies) {
     const where = deps.scope.display(input.record.state);
     try {
       const { step, acquired } = await takeWorktree(deps, input);
+      // Made when the agent's first step needs it (its prompt or its script's environment names it).
+      await deps.tasks.ensure(deps.tasks.of(step.record), where);
       const result = await (isMarkdown(step.record.state) ? runMarkdownStep(deps, step, where, signal) : runScriptStep(deps, step, where, signal));
       return acquired ? { ...result, acquired } : result;
     } catch (err) {

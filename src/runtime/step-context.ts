@@ -7,6 +7,7 @@ import { isMarkdown } from '../scope/extensions.js';
 import type { Scope } from '../scope/scope.js';
 import type { DebugLog, StepDebug } from '../state/debug-log.js';
 import type { WorktreePool } from '../worktrees/worktree-pool.js';
+import type { TaskFolders } from './task-folders.js';
 
 /** What running a step needs from the run; given once, at the composition root. */
 export interface StepDependencies {
@@ -29,6 +30,8 @@ export interface StepDependencies {
   worktrees: WorktreePool;
   /** How worktrees planned by this run's steps get their folders (--worktrees). */
   worktreeMode: WorktreeMode;
+  /** Where agents' task folders go. */
+  tasks: TaskFolders;
 }
 
 /** The debug-file opener for one step, if debug logs are on. */

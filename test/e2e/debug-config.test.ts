@@ -69,7 +69,7 @@ describe('.raymond/config.toml', () => {
     assert.equal((await raymond([wf, '--workflow-id', 'c1', '--timeout', '99'], { cwd })).code, 0);
     // The state goes to the project's .raymond, the one the config was found in, as in ray.
     const state = JSON.parse(readFileSync(join(box.dir, 'repo/.raymond/state/c1.json'), 'utf8')) as { options: Record<string, unknown> };
-    assert.deepEqual(state.options, { timeout_seconds: 99, max_parallel: 1, budget_usd: 2.5, model: 'haiku', effort: null, dangerously_skip_permissions: false, worktrees: 'keep-ignored' });
+    assert.deepEqual(state.options, { timeout_seconds: 99, max_parallel: 1, budget_usd: 2.5, model: 'haiku', effort: null, dangerously_skip_permissions: false, worktrees: 'keep-ignored', task_folder_pattern: '.raymond/tasks/{workflow_id}/{agent_id}' });
     assert.equal(existsSync(join(box.dir, 'repo/.raymond/debug')), false, 'no_debug = true');
     assert.equal(existsSync(join(cwd, '.raymond')), false);
   });

@@ -30,3 +30,10 @@ describe('renderTemplate', () => {
     assert.equal(renderTemplate('{{agent_id}}', vars), 'main_worker2');
   });
 });
+
+describe('templateVariables: task folder', () => {
+  it('gives {{task_folder}}, which no fork attribute overrides', () => {
+    const vars = templateVariables({ workflowId: 'wf', agentId: 'main', input: null, attributes: { task_folder: 'spoofed' }, taskFolder: '/p/.raymond/tasks/wf/main' });
+    assert.equal(renderTemplate('{{task_folder}}/report.md', vars), '/p/.raymond/tasks/wf/main/report.md');
+  });
+});

@@ -1,0 +1,46 @@
+import { mkdir } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import type { AgentRecord, StoredAgent } from '../../machines/types.js';
+import { RaymondError, errorMessage } from '../errors.js';
+import { taskFolderPath } from '../task-folder-pattern.js';
+
+/** The task folders of one run: where each goes, and making them when a step first needs one. */
+export interface TaskFolders {
+  /** Absolute path of an agent's `number`-th own task folder (1 is its first). */
+  path(agentId: string, number: number): string;
+  /** The agent's folder: the one it was given, or its first (agents of older state files have none recorded). */
+  of(agent: Pick<AgentRecord, 'id' | 'task_folder'>): string;
+  /** Makes the folder (and its parents) unless this run already made it. */
+  ensure(path: string, where: string): Promise<void>;
+}
+
+/**
+ * The project root a state folder belongs to: the folder that holds the
+ * run's `.raymond` folder (the state folder's parent), where task folder
+ * patterns start.
+ */
+export function projectRootOf(stateFile: string): string {
+  return dirname(dirname(dirname(stateFile)));
+}
+
+/** Task folders laid out by `pattern` under `root` for the run `workflowId`. */
+export function createTaskFolders(root: string, pattern: string, workflowId: string): TaskFolders {
+  const made = new Set<string>();
+  const path = (agentId: string, number: number) => taskFolderPath(root, pattern, workflowId, agentId, number);
+  return {
+    path,
+    of: (agent) => agent.task_folder ?? path(agent.id, 1),
+    async ensure(folder, where) {
+      if (made.has(folder)) return;
+      await mkdir(folder, { recursive: true }).catch((err: unknown) => {
+        throw new RaymondError('ERR_TASK_FOLDER', `cannot make the task folder ${folder}: ${errorMessage(err)}`, { file: where });
+      });
+      made.add(folder);
+    },
+  };
+}
+
+/** Gives agents of a state file written before task folders their default one, so the state file records it. */
+export function withTaskFolders(agents: StoredAgent[], folders: TaskFolders): StoredAgent[] {
+  return agents.map((a) => (a.task_folder === undefined ? { ...a, task_folder: folders.of(a) } : a));
+}

@@ -1,0 +1,34 @@
+import { resolve } from 'node:path';
+
+/** Where agents' task folders go unless `task_folder_pattern` says otherwise, relative to the project root. */
+export const DEFAULT_TASK_FOLDER_PATTERN = '.raymond/tasks/{workflow_id}/{agent_id}';
+
+const PLACEHOLDERS = ['{workflow_id}', '{agent_id}'];
+
+/**
+ * What is wrong with a `task_folder_pattern`, or undefined when it is fine.
+ * Both placeholders are required, so that no two runs and no two agents
+ * share a folder by accident (a worker shares one only with
+ * `task="inherit"`); and the pattern stays inside the project: relative,
+ * without `..`.
+ */
+export function taskFolderPatternProblem(pattern: string): string | undefined {
+  if (pattern.trim() === '') return 'must not be empty';
+  const stray = pattern.replace(/\{(workflow_id|agent_id)\}/g, '').match(/\{[^}]*\}?|\}/);
+  if (stray) return `has ${JSON.stringify(stray[0])}; the only placeholders are {workflow_id} and {agent_id}`;
+  for (const p of PLACEHOLDERS) if (!pattern.includes(p)) return `must contain ${p}, so that every run and every agent gets a folder of its own`;
+  if (pattern.startsWith('/') || pattern.startsWith('\\') || /^[A-Za-z]:/.test(pattern)) return 'must be relative to the project root (the folder that holds .raymond)';
+  if (pattern.split(/[/\\]/).includes('..')) return 'must not contain "..": task folders stay inside the project';
+  return undefined;
+}
+
+/**
+ * The absolute path of an agent's `number`-th own task folder: the pattern
+ * filled in, under `root`. The first is the pattern itself; each
+ * `task="new"` appends `.2`, `.3`, ... to the last part. Neither ids nor
+ * workflow ids hold a `.`, so these never meet another agent's folder.
+ */
+export function taskFolderPath(root: string, pattern: string, workflowId: string, agentId: string, number: number): string {
+  const filled = pattern.replaceAll('{workflow_id}', workflowId).replaceAll('{agent_id}', agentId).replace(/[/\\]+$/, '');
+  return resolve(root, number > 1 ? `${filled}.${number}` : filled);
+}
