@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { findConfigFile, readConfigFile, type ConfigValues } from '../config/config-file.js';
+import { findConfigFile, readConfig, type ConfigValues } from '../config/config-file.js';
 import type { RunEvent } from '../../machines/run-events.js';
 import { timerDelay } from '../timer-delay.js';
 import type { Inspection } from '../inspect/inspection.js';
@@ -66,7 +66,10 @@ export function worktreeLines(worktrees: RunOutcome['worktrees']): string[] {
 /** The config file that applies here, if any. */
 export function loadConfig(cwd: string): ConfigValues {
   const path = findConfigFile(cwd);
-  return path ? readConfigFile(path) : {};
+  if (!path) return {};
+  const { values, warnings } = readConfig(path);
+  for (const w of warnings) process.stderr.write(`raymond: warning: ${path}: ${w}\n`);
+  return values;
 }
 
 /**
@@ -120,6 +123,7 @@ async function startInspection(flags: CliFlags): Promise<Inspection | undefined>
 /** `raymond PATH` and `raymond --resume ID`: runs a workflow and returns the exit code. */
 export async function runCommand(path: string | undefined, flags: CliFlags): Promise<number> {
   const config = loadConfig(process.cwd());
+  flags.verbose ??= config.verbose;
   const stateDir = resolve(flags.stateDir!);
   // Before the status area takes over the terminal; Ctrl-C while waiting for a viewer just ends the process.
   const inspection = await startInspection(flags);

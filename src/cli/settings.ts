@@ -1,6 +1,7 @@
 import type { ConfigValues } from '../config/config-file.js';
 import type { RunSettings } from '../runtime/run-settings.js';
 import { DEFAULT_DISALLOWED_TOOLS } from '../claude/claude-argv.js';
+import { MAX_TIMER_MS } from '../timer-delay.js';
 import { DEFAULT_WORKTREE_MODE, type WorktreeMode } from '../../machines/types.js';
 import { DEFAULT_TASK_FOLDER_PATTERN } from '../task-folder-pattern.js';
 import { DEFAULT_BUDGET_USD, DEFAULT_MAX_PARALLEL, DEFAULT_TIMEOUT_SECONDS } from './options.js';
@@ -50,7 +51,7 @@ export interface CliFlags {
 export function newRunSettings(flags: CliFlags, config: ConfigValues): RunSettings {
   return {
     maxParallel: flags.maxParallel ?? config.max_parallel ?? DEFAULT_MAX_PARALLEL,
-    timeoutSeconds: flags.timeout ?? config.timeout ?? DEFAULT_TIMEOUT_SECONDS,
+    timeoutSeconds: flags.timeout ?? configTimeout(config.timeout) ?? DEFAULT_TIMEOUT_SECONDS,
     budgetUsd: flags.budget ?? config.budget ?? DEFAULT_BUDGET_USD,
     model: flags.model ?? config.model,
     effort: flags.effort ?? config.effort,
@@ -84,6 +85,12 @@ export function resumeOverrides(flags: CliFlags, config: ConfigValues): Partial<
     disallowedTools: flags.disallowedTools ?? config.disallowed_tools ?? DEFAULT_DISALLOWED_TOOLS,
     worktreeMode: flags.worktrees,
   };
+}
+
+/** A config file's timeout in whole seconds: `ray` writes fractions, and 0 for never (the longest timer Node keeps). */
+function configTimeout(seconds: number | undefined): number | undefined {
+  if (seconds === undefined) return undefined;
+  return seconds === 0 ? Math.floor(MAX_TIMER_MS / 1000) : Math.ceil(seconds);
 }
 
 /** Whether agents keep their Claude Code process between turns (`--no-warm` or `no_warm = true` say no). */

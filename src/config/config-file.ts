@@ -19,6 +19,8 @@ export interface ConfigValues {
   no_debug?: boolean;
   no_wait?: boolean;
   no_warm?: boolean;
+  /** `ray`'s `verbose`: as --verbose. */
+  verbose?: boolean;
   permission_mode?: string;
   disallowed_tools?: string[];
   claude_bin?: string;
@@ -33,12 +35,13 @@ const KEYS: Record<keyof ConfigValues, { check: Check; expected: string; help: s
   budget: { check: (v) => typeof v === 'number' && Number.isFinite(v) && v >= 0, expected: 'a number of USD, 0 or more', help: 'Stop starting steps once the run cost more than this many USD (0 = unlimited). Default 10.', example: '10.0' },
   model: { check: (v) => typeof v === 'string' && isModelName(v), expected: MODEL_CHOICES, help: 'Model for markdown states whose frontmatter names none. Default: Claude Code\'s own.', example: '"sonnet"' },
   effort: { check: (v) => EFFORTS.includes(v as never), expected: `one of ${EFFORTS.map((m) => `"${m}"`).join(', ')}`, help: 'Effort for markdown states whose frontmatter names none.', example: '"medium"' },
-  timeout: { check: (v) => Number.isInteger(v) && (v as number) >= 1, expected: 'a whole number of seconds, 1 or more', help: 'Kill a step that prints nothing for this many seconds. Default 600.', example: '600' },
+  timeout: { check: (v) => typeof v === 'number' && Number.isFinite(v) && v >= 0, expected: 'a number of seconds, 0 or more (0: never)', help: 'Kill a step that prints nothing for this many seconds (0: never, as in ray). Default 600.', example: '600' },
   max_parallel: { check: (v) => Number.isInteger(v) && (v as number) >= 1, expected: 'a whole number, 1 or more', help: 'Most steps running at once. Default: the number of cores, at least 2.', example: '4' },
   dangerously_skip_permissions: { check: (v) => typeof v === 'boolean', expected: 'true or false', help: 'Let Claude Code run any tool without asking. Trusted workflows only.', example: 'false' },
   no_debug: { check: (v) => typeof v === 'boolean', expected: 'true or false', help: 'Do not write debug logs under .raymond/debug/.', example: 'false' },
   no_wait: { check: (v) => typeof v === 'boolean', expected: 'true or false', help: 'When every agent hit a usage limit, end the run as paused instead of waiting for the reset.', example: 'false' },
   worktrees: { check: (v) => WORKTREE_MODES.includes(v as never), expected: `one of ${WORKTREE_MODES.map((m) => `"${m}"`).join(', ')}`, help: 'How agents with worktree="..." get their folders: "keep-ignored" (a pool sized to --max-parallel; ignored files such as node_modules stay between agents), "clean" (the pool, ignored files removed too) or "off" (one folder per agent, kept until it ends).', example: '"keep-ignored"' },
+  verbose: { check: (v) => typeof v === 'boolean', expected: 'true or false', help: 'More detail on stderr, with stack traces (as --verbose).', example: 'false' },
   no_warm: { check: (v) => typeof v === 'boolean', expected: 'true or false', help: "Start a new Claude Code process for every turn, instead of keeping an agent's process alive between its turns in one session.", example: 'false' },
   permission_mode: { check: (v) => PERMISSION_MODES.includes(v as never), expected: `one of ${PERMISSION_MODES.map((m) => `"${m}"`).join(', ')}`, help: 'Claude Code\'s permission mode when permissions are not skipped. Default "acceptEdits".', example: '"acceptEdits"' },
   disallowed_tools: { check: (v) => Array.isArray(v) && v.every((t) => typeof t === 'string' && t.trim() !== ''), expected: 'a list of tool names', help: 'Tools no Claude Code turn may call (as ray). Default: the interactive ones, which hang in -p mode. [] allows every tool.', example: '["EnterPlanMode", "ExitPlanMode", "AskUserQuestion", "NotebookEdit"]' },
@@ -69,8 +72,30 @@ function shown(v: unknown): string {
   return JSON.stringify(v);
 }
 
-/** Reads and checks a config file; errors name the file, the key and what was expected. */
+/**
+ * Keys of `ray`'s config file that Raymond takes without acting on them
+ * (`name` labels a `ray` run; the `serve` table is `ray serve`'s), so a
+ * file written for `ray` loads unchanged.
+ */
+const RAY_ONLY_KEYS = new Set(['name', 'serve']);
+
+/** What a config file gave: its values, and lines to show about keys it ignored. */
+export interface ConfigFile {
+  values: ConfigValues;
+  warnings: string[];
+}
+
+/**
+ * Reads and checks a config file; errors name the file, the key and what
+ * was expected. A key neither Raymond nor `ray` knows is a warning, not a
+ * refusal: a file may be shared by two tools, or by two versions of one.
+ */
 export function readConfigFile(path: string): ConfigValues {
+  return readConfig(path).values;
+}
+
+/** readConfigFile, with the warnings. */
+export function readConfig(path: string): ConfigFile {
   let data: Record<string, unknown>;
   try {
     data = parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
@@ -78,8 +103,9 @@ export function readConfigFile(path: string): ConfigValues {
     const first = errorMessage(err).split('\n')[0];
     throw new RaymondError('ERR_CONFIG', `not valid TOML: ${first}`, { file: path });
   }
+  const warnings: string[] = [];
   for (const key of Object.keys(data)) {
-    if (key !== 'raymond') throw new RaymondError('ERR_CONFIG', `unknown section or key ${JSON.stringify(key)}: put the options under [raymond]`, { file: path });
+    if (key !== 'raymond') warnings.push(`unknown section or key ${JSON.stringify(key)}, ignored (Raymond's options go under [raymond])`);
   }
   const table = data.raymond ?? {};
   if (!isTable(table)) throw new RaymondError('ERR_CONFIG', `raymond = ${shown(table)}: expected the table [raymond], with the options under it`, { file: path });
@@ -87,13 +113,16 @@ export function readConfigFile(path: string): ConfigValues {
   for (const [key, value] of Object.entries(table)) {
     // Own keys only: `toString` or `__proto__` in the file are unknown keys, not Object's.
     const spec = Object.hasOwn(KEYS, key) ? KEYS[key as keyof ConfigValues] : undefined;
-    if (!spec) throw new RaymondError('ERR_CONFIG', `unknown key raymond.${keyName(key)} (known: ${Object.keys(KEYS).join(', ')})`, { file: path });
+    if (!spec) {
+      if (!RAY_ONLY_KEYS.has(key)) warnings.push(`unknown key raymond.${keyName(key)}, ignored (known: ${Object.keys(KEYS).join(', ')})`);
+      continue;
+    }
     if (!spec.check(value)) throw new RaymondError('ERR_CONFIG', `raymond.${key} = ${shown(value)}: expected ${spec.expected}`, { file: path });
     const problem = spec.problem?.(value as string);
     if (problem !== undefined) throw new RaymondError('ERR_CONFIG', `raymond.${key} = ${shown(value)}: ${problem}`, { file: path });
     out[key] = value;
   }
-  return out as ConfigValues;
+  return { values: out as ConfigValues, warnings };
 }
 
 /** The template `raymond --init-config` writes: every key, commented out and explained. */

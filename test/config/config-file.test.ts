@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { configTemplate, findConfigFile, readConfigFile } from '../../src/config/config-file.js';
+import { configTemplate, findConfigFile, readConfig, readConfigFile } from '../../src/config/config-file.js';
 import { RaymondError, formatError } from '../../src/errors.js';
 
 const root = mkdtempSync(join(tmpdir(), 'raymond-config-'));
@@ -34,10 +34,14 @@ describe('config file', () => {
   });
 
   it('names the file, the key and what was expected', () => {
-    assert.match(refused('[raymond]\ntimeout = 0\n'), /config\.toml: raymond\.timeout = 0: expected a whole number of seconds, 1 or more$/);
-    assert.match(refused('[raymond]\nmodle = "opus"\n'), /unknown key raymond\.modle \(known: /);
-    assert.match(refused('budget = 3\n'), /unknown section or key "budget": put the options under \[raymond\]/);
+    assert.match(refused('[raymond]\ntimeout = -1\n'), /config\.toml: raymond\.timeout = -1: expected a number of seconds, 0 or more \(0: never\)$/);
     assert.match(refused('[raymond\n'), /not valid TOML: /);
+  });
+
+  it("warns about keys neither Raymond nor ray knows, and takes ray's own quietly", () => {
+    const { values, warnings } = readConfig(file('budget = 3\n[raymond]\nmodle = "opus"\nname = "n"\nverbose = true\ntimeout = 1.5\n[raymond.serve]\nport = 1\n'));
+    assert.deepEqual(values, { verbose: true, timeout: 1.5 });
+    assert.deepEqual(warnings.map((w) => w.split(',')[0]), ['unknown section or key "budget"', 'unknown key raymond.modle']);
   });
 
   it('is found walking up from a subfolder, but not past the git root', () => {
