@@ -49,6 +49,7 @@ export function claudeArgs(inv: ClaudeInvocation): string[] {
   if (inv.effort) args.push('--effort', inv.effort);
   if (inv.session.kind === 'resume') args.push('--resume', inv.session.session);
   if (inv.session.kind === 'branch') args.push('--resume', inv.session.from, '--fork-session');
+  if (inv.session.kind === 'continue') args.push('--continue', '--fork-session');
   if (inv.session.kind !== 'resume' && inv.session.id) args.push('--session-id', inv.session.id);
   if (inv.prompt !== undefined && !promptOnStdin(inv.prompt)) args.push('--', inv.prompt);
   return args;

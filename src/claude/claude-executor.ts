@@ -51,7 +51,7 @@ interface TurnEnd {
  * throws ERR_CLAUDE_REFUSED.
  */
 function settle(s: StreamSummary, end: TurnEnd, req: ExecutionRequest, bin: string, where: string): Execution {
-  const costUsd = invocationCost(s, req.costBase);
+  const costUsd = invocationCost(s, req.costBase, req.session?.kind === 'continue');
   const spent = { costUsd, sessionTotal: s.totalCostUsd, session: s.sessionId };
   if (end.aborted) throw new RaymondError('ERR_CLAUDE_FAILED', 'stopped', { file: where, details: spent });
   // The binary was found before; a start failure now (EAGAIN, ENOMEM) may pass, so it is retried.

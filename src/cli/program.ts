@@ -72,6 +72,7 @@ async function dispatch(path: string | undefined, flags: CliFlags, result: CliRe
   const modes = [flags.resume !== undefined && '--resume', flags.list && '--list', flags.status !== undefined && '--status', flags.recover && '--recover', flags.initConfig && '--init-config'].filter(Boolean);
   if (modes.length > 1) usage(`${modes.join(' and ')} cannot be combined`);
   if (modes.length === 1 && path) usage(`${modes[0]} takes no workflow path`);
+  if (flags.continueSession && (modes.length > 0 || !path)) usage('--continue-session starts a new run: give a workflow, not --resume');
   const print = (text: string) => process.stdout.write(`${text}\n`);
   flags.stateDirGiven = flags.stateDir !== undefined;
   flags.stateDir ??= defaultStateDir();
@@ -137,6 +138,7 @@ export function buildProgram(result: CliResult): Command {
     .option('--no-wait', 'when every agent hit a usage limit, end the run as paused instead of waiting')
     .option('--no-warm', "a new Claude Code process for every turn, instead of keeping an agent's process between turns of one session")
     .option('--resume <id>', 'continue a run from its state file')
+    .option('--continue-session', "the main agent's first markdown turn continues your newest Claude Code session in this folder (forked: yours stays as it was)")
     .option('--allow-changes', 'with --resume: accept state files edited since the run started')
     .option('--list', 'list the runs in the state folder')
     .option('--status <id>', "show a run's agents, cost and results")

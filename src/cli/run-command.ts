@@ -144,7 +144,7 @@ export async function runCommand(path: string | undefined, flags: CliFlags): Pro
   try {
     outcome = flags.resume !== undefined
       ? await resumeWorkflow({ ...common, workflowId: flags.resume, overrides: resumeOverrides(flags, config), allowChanges: !!flags.allowChanges })
-      : await startWorkflow({ ...common, path: path!, input: flags.input, workflowId: flags.workflowId, cwd: process.cwd(), settings: newRunSettings(flags, config) });
+      : await startWorkflow({ ...common, path: path!, input: flags.input, workflowId: flags.workflowId, cwd: process.cwd(), settings: newRunSettings(flags, config), continueSession: flags.continueSession });
     while (outcome.waitUntil !== undefined && waitForLimits(flags, config) && !signals.drain.aborted) {
       // A little past the reset: a limit given to the minute, in words or a timestamp, may lift a little late.
       outcome.waitUntil += RESET_MARGIN_MS;

@@ -23,6 +23,7 @@ export interface CliFlags {
   claudeBin?: string;
   worktrees?: WorktreeMode;
   permissionMode?: string;
+  continueSession?: boolean;
   /** `--disallowed-tools A,B`: parsed by program.ts; an empty list allows every tool. */
   disallowedTools?: string[];
   /** From `--no-debug` / `--no-wait`: false only when given. */

@@ -8,7 +8,16 @@ export type SessionPlan =
   | { kind: 'fresh'; id?: string | undefined }
   | { kind: 'resume'; session: string }
   /** `<call>`: branch from the caller's session; the caller's own session is left as it was. */
-  | { kind: 'branch'; from: string; id?: string | undefined };
+  | { kind: 'branch'; from: string; id?: string | undefined }
+  /** `--continue-session`: branch from the newest Claude Code session of the directory (`-c --fork-session`), the user's. */
+  | { kind: 'continue'; id?: string | undefined };
+
+/**
+ * What an agent's `branchFrom` holds to branch its first markdown turn from
+ * the user's newest session in its directory (`--continue-session`); a
+ * session id never looks like this.
+ */
+export const CONTINUE_LATEST = '@latest';
 
 /** Everything an executor needs to run one state for one agent. */
 export interface ExecutionRequest {

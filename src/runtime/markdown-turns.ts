@@ -1,4 +1,4 @@
-import type { SessionPlan } from '../executors/executor.js';
+import { CONTINUE_LATEST, type SessionPlan } from '../executors/executor.js';
 
 /** Reminder re-prompts after a reply that broke the rules, and retries after Claude Code failed. */
 export const MAX_REMINDERS = 3;
@@ -39,6 +39,7 @@ export type TurnAction =
 export function startTurns(agent: { session: string | null; branchFrom: string | null; next_session?: string | undefined }): TurnState {
   let first: SessionPlan;
   if (agent.session && !agent.branchFrom) first = { kind: 'resume', session: agent.session };
+  else if (agent.branchFrom === CONTINUE_LATEST) first = { kind: 'continue', id: agent.next_session };
   else if (agent.branchFrom) first = { kind: 'branch', from: agent.branchFrom, id: agent.next_session };
   else first = { kind: 'fresh', id: agent.next_session };
   return { first, plan: first, retries: 0, reminders: 0 };

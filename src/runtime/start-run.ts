@@ -1,4 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
+import { CONTINUE_LATEST } from '../executors/executor.js';
 import { DEFAULT_DISALLOWED_TOOLS } from '../claude/claude-argv.js';
 import type { WorkflowState } from '../../machines/types.js';
 import { findClaude } from '../claude/find-claude.js';
@@ -23,6 +24,8 @@ export interface StartRequest extends CommonRequest {
   /** Working directory of the main agent. */
   cwd: string;
   settings: RunSettings;
+  /** `--continue-session`: the main agent's first markdown turn branches from the user's newest session in `cwd`. */
+  continueSession?: boolean | undefined;
 }
 
 export interface ResumeRequest extends CommonRequest {
@@ -65,7 +68,7 @@ export async function startWorkflow(req: StartRequest): Promise<RunOutcome> {
         total_cost_usd: 0,
         fork_counters: {},
         session_costs: {},
-        agents: [{ id: 'main', state: scope.ref.entry, session: null, branchFrom: null, next_session: randomUUID(), stack: [], cwd: req.cwd, attributes: {}, input: req.input ?? null, status: 'active' }],
+        agents: [{ id: 'main', state: scope.ref.entry, session: null, branchFrom: req.continueSession ? CONTINUE_LATEST : null, next_session: randomUUID(), stack: [], cwd: req.cwd, attributes: {}, input: req.input ?? null, status: 'active' }],
         results: {},
       };
       await removeLeftoverTemps(stateFile);

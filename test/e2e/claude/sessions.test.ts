@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { mkdirSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { summary } from '../../helpers/cli.js';
+import { execa } from 'execa';
+import { raymond, summary } from '../../helpers/cli.js';
 import { ClaudeSandbox } from '../../helpers/claude-sandbox.js';
 
 const box = new ClaudeSandbox();
@@ -120,6 +121,30 @@ describe('sessions per tag, with the real claude binary', () => {
     assert.equal(r.code, 0, r.stderr);
     assert.equal(s.requestsFor('FULLNAME-1')[0]!.model, 'claude-haiku-4-5-20251001');
     assert.equal(s.requestsFor('FULLNAME-2')[0]!.model, 'claude-sonnet-4-5');
+  });
+
+  it("--continue-session: the main agent's first turn continues the user's newest session in the folder, forked, and is charged only its own share", async () => {
+    const s = box.server;
+    s.on('USER-OWN', { text: 'noted user-secret-31', usage: { input_tokens: 1000, output_tokens: 100 } });
+    s.on('CONT-FIRST', (r) => ({ text: `<goto>TWO</goto> ${r.transcript.includes('user-secret-31') ? 'I remember' : 'nothing'}`, usage: { input_tokens: 1000, output_tokens: 100 } }));
+    s.on('CONT-TWO', (r) => ({ text: `<result>${r.transcript.includes('user-secret-31') ? 'still remembers' : 'forgot'}</result>`, usage: { input_tokens: 1000, output_tokens: 100 } }));
+    const dir = join(box.dir, 'cont');
+    mkdirSync(dir);
+    // The user's own Claude Code session in that folder.
+    const own = await execa('claude', ['-p', '--dangerously-skip-permissions', '--output-format', 'json', '--', 'USER-OWN: remember this'], { cwd: dir, env: box.env({ IS_SANDBOX: '1' }), stdin: 'ignore' });
+    const user = JSON.parse(own.stdout) as { session_id: string; total_cost_usd: number };
+    const wf = box.write({ 'START.md': 'CONT-FIRST: go', 'TWO.md': 'CONT-TWO: and now' }, 'cont/wf');
+    const r = await raymond([join(wf, 'START.md'), '--json', '--workflow-id', 'cont', '--continue-session'], { cwd: dir, env: box.env() });
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(summary(r).results.main, 'still remembers');
+    const main = box.state('cont').agents[0]!;
+    assert.notEqual(main.session, user.session_id, "a fork: the user's own session stays as it was");
+    // The run's two turns, not the user's turn before them.
+    const total = summary(r).total_cost_usd;
+    assert.ok(total > 0 && total < 3 * user.total_cost_usd, `${total} against ${user.total_cost_usd} a turn`);
+    const bad = await raymond(['--resume', 'cont', '--continue-session'], { cwd: dir, env: box.env() });
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /--continue-session starts a new run/);
   });
 
   it('{{input}} comes from --input', async () => {
