@@ -9,6 +9,7 @@ import { emptyProgress, trackProgress } from '../runtime/run-progress.js';
 import { resumeWorkflow, startWorkflow } from '../runtime/start-run.js';
 import { EXIT } from './exit-codes.js';
 import { createLiveView } from './live-view.js';
+import { createTerminalTitle } from './terminal-title.js';
 import { DEFAULT_INSPECT_PORT } from './options.js';
 import { createPlainReporter } from './progress.js';
 import { joinFinished, summaryLine, type RunFinished } from './run-summary.js';
@@ -132,8 +133,11 @@ export async function runCommand(path: string | undefined, flags: CliFlags): Pro
   const live = process.stderr.isTTY && process.env.TERM !== 'dumb' && !flags.quiet ? createLiveView({ stream: process.stderr, snapshot: () => progress, verbose: !!flags.verbose }) : undefined;
   const show = live ? (e: RunEvent) => live.event(e) : createPlainReporter({ quiet: !!flags.quiet, verbose: !!flags.verbose });
   let finished: RunFinished | undefined;
+  // Only on a terminal: the sequence would be noise in a log file or a pipe.
+  const title = live ? createTerminalTitle(process.stderr) : undefined;
   const onEvent = (e: RunEvent) => {
     trackProgress(progress, e);
+    title?.(e);
     if (e.type === 'run.finished') finished = joinFinished(finished, e);
     show(e);
     inspection?.event(e);

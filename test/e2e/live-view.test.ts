@@ -19,6 +19,7 @@ describe('the live view on a terminal', () => {
     assert.ok(r.stdout.includes('\x1b[?25l'), 'the cursor is hidden while drawing');
     assert.ok(r.stdout.lastIndexOf('\x1b[?25h') > r.stdout.lastIndexOf('\x1b[?25l'), 'and shown again at the end');
     assert.match(text.trimEnd(), /\nend\r?\nrun \S+ completed: [^\n]*$/, 'the result, then the summary, come last, after the status area is gone');
+    assert.ok(r.stdout.includes('\x1b]2;ray: START\x07') && r.stdout.includes('\x1b]2;ray: W\x07'), 'the terminal title follows the state that started last, as in ray');
   });
 
   it('lays the status area out for 80 columns: no figure is cut', async () => {
@@ -39,7 +40,7 @@ describe('the live view on a terminal', () => {
     const wf = box.write({ 'START.sh': sh('echo "<goto>END</goto>"'), 'END.sh': sh('echo "<result>dumb</result>"') }, 'dumb');
     const r = await execa('script', ['-qfec', `stty cols 80 rows 30; ${process.execPath} ${CLI} ${wf}`, '/dev/null'], { cwd: box.dir, reject: false, env: { TERM: 'dumb' } });
     assert.equal(r.exitCode, 0, r.stdout);
-    assert.doesNotMatch(r.stdout, /\x1b\[/, 'no escape sequences');
+    assert.doesNotMatch(r.stdout, /\x1b[[\]]/, 'no escape sequences, no title');
     assert.match(r.stdout, /^\[main\] running START\.sh\r?$/m);
     assert.match(r.stdout, /^\[main\] START\.sh -> goto END\.sh\r?$/m);
   });
