@@ -1,6 +1,9 @@
 /** The table of lint checks and what a check reports; read by lint-workflow.ts and the checks themselves. */
 
-export type Severity = 'error' | 'warning';
+export type Severity = 'error' | 'warning' | 'info';
+
+/** Severities from the most to the least severe: `--level` shows a severity and those before it. */
+export const SEVERITIES: readonly Severity[] = ['error', 'warning', 'info'];
 
 /**
  * Every check `raymond lint` runs, with its severity. Ids are permanent:
@@ -20,6 +23,8 @@ export const CHECKS = {
   'missing-return-state': 'error',
   'call-without-return': 'error',
   'fork-without-next': 'error',
+  'fork-next-mismatch': 'warning',
+  'force-implicit-invalid': 'error',
   'bad-worktree-attributes': 'error',
   'bad-task-attribute': 'error',
   'tag-not-allowed': 'warning',
@@ -28,6 +33,8 @@ export const CHECKS = {
   'unreachable-state': 'warning',
   'no-way-out': 'error',
   'callee-without-result': 'error',
+  'implicit-transition': 'info',
+  'script-state-no-static-analysis': 'info',
 } as const satisfies Record<string, Severity>;
 
 export type CheckId = keyof typeof CHECKS;

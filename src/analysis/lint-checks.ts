@@ -3,6 +3,7 @@ import { ATTRIBUTE_ENV_PREFIX, exportedAsIs } from '../executors/attribute-env.j
 import { RESERVED_FORK_ATTRIBUTES, taskOf, worktreeOf } from '../language/decide.js';
 import { RaymondError } from '../errors.js';
 import { formatAllowed, formatTag, implicitTag, matches } from '../language/policy.js';
+import { FORCE_IMPLICIT_PROBLEM } from '../language/frontmatter.js';
 import { isMarkdown } from '../scope/extensions.js';
 import type { Problem } from './lint-checks-table.js';
 import { refKey, type StateRef, type Transition, type WorkflowNode } from './workflow-graph.js';
@@ -11,7 +12,10 @@ import { refKey, type StateRef, type Transition, type WorkflowNode } from './wor
 export function stateChecks(node: WorkflowNode): Problem[] {
   const out: Problem[] = [];
   const report = (check: Problem['check'], message: string) => out.push({ check, file: node.file, message });
-  if (node.frontmatterError !== undefined) report('bad-frontmatter', node.frontmatterError);
+  if (node.frontmatterError !== undefined) report(node.frontmatterError.startsWith(FORCE_IMPLICIT_PROBLEM) ? 'force-implicit-invalid' : 'bad-frontmatter', node.frontmatterError);
+  if (node.kind === 'script') report('script-state-no-static-analysis', `${node.file} is a script: its transitions are what it prints when it runs, which lint can read only where they are written out`);
+  const implicit = node.policy.allowed ? implicitTag(node.policy.allowed) : undefined;
+  if (implicit && !node.policy.forceImplicit) report('implicit-transition', `a reply without a tag takes ${formatTag(implicit).replace('...', implicit.body)}: the only allowed transition`);
   for (const w of node.warnings) report('unknown-frontmatter-key', w);
   const { model, effort } = node.policy;
   if (model !== undefined && !isModelName(model)) report('invalid-model', `model "${model}" is not ${MODEL_CHOICES}`);
@@ -27,6 +31,7 @@ export function stateChecks(node: WorkflowNode): Problem[] {
   if (forks.length > 0 && !forks.some((f) => f.next) && !node.transitions.some((t) => t.tag === 'goto')) {
     report('fork-without-next', `<fork>${forks[0]!.target.written}</fork> has no next="STATE" and the state has no <goto>: the parent has nowhere to continue`);
   }
+  forkNextChecks(node, report);
   policyChecks(node, report);
   attributeEnvChecks(node, report);
   worktreeChecks(node, report);
@@ -45,6 +50,12 @@ function taskChecks(node: WorkflowNode, report: Report): void {
       report('bad-task-attribute', err.message);
     }
   }
+}
+
+/** Forks of one state whose `next` differ: a run refuses an output that has them together. */
+function forkNextChecks(node: WorkflowNode, report: Report): void {
+  const nexts = new Set(node.textTags.filter((t) => t.tag === 'fork' && t.attributes.next && !t.dynamic.includes('next')).map((t) => t.attributes.next!));
+  if (nexts.size > 1) report('fork-next-mismatch', `the <fork>s send the parent to different next states (${[...nexts].join(', ')}); forks printed together must agree, or the run refuses the output`);
 }
 
 /**

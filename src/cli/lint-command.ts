@@ -1,12 +1,16 @@
 import { lintWorkflow, type Finding } from '../analysis/lint-workflow.js';
 import { loadWorkflowGraph } from '../analysis/workflow-graph.js';
 import { EXIT } from './exit-codes.js';
+import { SEVERITIES, type Severity } from '../analysis/lint-checks-table.js';
 
 /** What `raymond lint --json` prints. */
 interface LintReport {
+  /** The findings at `--level` or above. */
   findings: Finding[];
+  /** Counts of every finding, whatever `--level` shows. */
   errors: number;
   warnings: number;
+  infos: number;
 }
 
 function plural(n: number, word: string): string {
@@ -14,9 +18,10 @@ function plural(n: number, word: string): string {
 }
 
 /** The text report: one line per finding, then a summary line. */
-function formatLint(report: LintReport, path: string, states: number): string {
+function formatLint(report: LintReport, path: string, states: number, level: Severity): string {
   const lines = report.findings.map((f) => `${f.file}: ${f.severity} ${f.check}: ${f.message}`);
-  lines.push(`${path}: ${plural(report.errors, 'error')}, ${plural(report.warnings, 'warning')} in ${plural(states, 'state')}`);
+  const infos = level === 'info' ? `, ${report.infos} info` : '';
+  lines.push(`${path}: ${plural(report.errors, 'error')}, ${plural(report.warnings, 'warning')}${infos} in ${plural(states, 'state')}`);
   return lines.join('\n');
 }
 
@@ -25,14 +30,13 @@ function formatLint(report: LintReport, path: string, states: number): string {
  * findings. Returns the exit code: failed when any finding is an error.
  * A path that is no workflow throws, like a run would.
  */
-export async function lintCommand(path: string, opts: { json?: boolean }): Promise<number> {
+export async function lintCommand(path: string, opts: { json?: boolean; level?: Severity }): Promise<number> {
   const graph = await loadWorkflowGraph(path);
   const findings = lintWorkflow(graph);
-  const report: LintReport = {
-    findings,
-    errors: findings.filter((f) => f.severity === 'error').length,
-    warnings: findings.filter((f) => f.severity === 'warning').length,
-  };
-  process.stdout.write(`${opts.json ? JSON.stringify(report) : formatLint(report, path, graph.nodes.length)}\n`);
+  const level = opts.level ?? 'warning';
+  const shown = SEVERITIES.slice(0, SEVERITIES.indexOf(level) + 1);
+  const count = (s: Severity) => findings.filter((f) => f.severity === s).length;
+  const report: LintReport = { findings: findings.filter((f) => shown.includes(f.severity)), errors: count('error'), warnings: count('warning'), infos: count('info') };
+  process.stdout.write(`${opts.json ? JSON.stringify(report) : formatLint(report, path, graph.nodes.length, level)}\n`);
   return report.errors > 0 ? EXIT.failed : EXIT.completed;
 }

@@ -172,10 +172,11 @@ export function buildProgram(result: CliResult): Command {
     .description('check a workflow without running it: targets, frontmatter, reachability')
     .argument('<path>', 'a state file, a workflow folder or a .zip')
     .option('--json', 'machine-readable output')
-    .action(async (path: string, opts: { json?: boolean }) => {
+    .addOption(new Option('--level <level>', 'least severity shown (the counts are of all findings)').choices(['info', 'warning', 'error']).default('warning'))
+    .action(async (path: string, opts: { json?: boolean; level: 'info' | 'warning' | 'error' }) => {
       result.jsonError = opts.json ? jsonError : null;
       const { lintCommand } = await import('./lint-command.js');
-      result.exitCode = await lintCommand(path, { json: !!opts.json });
+      result.exitCode = await lintCommand(path, { json: !!opts.json, level: opts.level });
     });
   program
     .command('diagram')

@@ -35,6 +35,9 @@ export interface StateSource {
   warnings: string[];
 }
 
+/** How a force_implicit the policy cannot take is refused: lint tells it apart by this. */
+export const FORCE_IMPLICIT_PROBLEM = 'force_implicit: true needs exactly one allowed transition';
+
 const KNOWN_KEYS = new Set(['allowed_transitions', 'model', 'effort', 'force_implicit']);
 const FRONTMATTER = /^\uFEFF?---[ \t]*\r?\n([\s\S]*?)\r?\n?---[ \t]*(?:\r?\n|$)/;
 
@@ -115,7 +118,7 @@ export function parseStateSource(text: string, file: string): StateSource {
     else if (value !== false) fail(file, `force_implicit must be true or false, not ${JSON.stringify(value)}`);
   }
   if (policy.forceImplicit && (policy.allowed?.length !== 1 || (policy.allowed[0]!.tag === 'result' && policy.allowed[0]!.payload === undefined))) {
-    fail(file, 'force_implicit: true needs exactly one allowed transition with a fixed target (or a <result> with a fixed payload), which the reply then cannot change');
+    fail(file, `${FORCE_IMPLICIT_PROBLEM} with a fixed target (or a <result> with a fixed payload), which the reply then cannot change`);
   }
   return { policy, body, warnings };
 }

@@ -16,6 +16,7 @@ interface Report {
   findings: Array<{ check: string; severity: string; file: string; message: string }>;
   errors: number;
   warnings: number;
+  infos: number;
 }
 
 function report(r: CliResult): Report {
@@ -34,7 +35,9 @@ describe('raymond lint', () => {
   for (const check of Object.keys(CHECKS) as CheckId[]) {
     it(`${check}: the fixture triggers exactly that check, as ${CHECKS[check]}`, async () => {
       const wf = join(FIXTURES, check);
-      const json = await box.run(['lint', wf, '--json']);
+      // Info findings show only at --level info (scripts are all info findings there).
+      const level = CHECKS[check] === 'info' ? ['--level', 'info'] : [];
+      const json = await box.run(['lint', wf, '--json', ...level]);
       assert.equal(json.code, CHECKS[check] === 'error' ? 1 : 0, json.stderr);
       assert.equal(json.stderr, '');
       const r = report(json);
@@ -47,20 +50,32 @@ describe('raymond lint', () => {
       assert.equal(r.errors, CHECKS[check] === 'error' ? 1 : 0);
       assert.equal(r.warnings, CHECKS[check] === 'warning' ? 1 : 0);
 
-      const text = await box.run(['lint', wf]);
+      const text = await box.run(['lint', wf, ...level]);
       assert.equal(text.code, json.code);
       const lines = text.stdout.trimEnd().split('\n');
       assert.equal(lines.length, 2, text.stdout);
       assert.equal(lines[0], `${finding!.file}: ${finding!.severity} ${check}: ${finding!.message}`);
-      assert.match(lines[1]!, new RegExp(`^${wf}: ${r.errors} errors?, ${r.warnings} warnings? in \\d+ states?$`));
+      const infos = level.length > 0 ? `, ${r.infos} info` : '';
+      assert.match(lines[1]!, new RegExp(`^${wf}: ${r.errors} errors?, ${r.warnings} warnings?${infos} in \\d+ states?$`));
     });
   }
+
+  it('--level: error shows errors only, info shows everything; the counts are of every finding', async () => {
+    const wf = join(FIXTURES, 'fork-next-mismatch');
+    const errorsOnly = report(await box.run(['lint', wf, '--json', '--level', 'error']));
+    assert.deepEqual([errorsOnly.findings.length, errorsOnly.errors, errorsOnly.warnings, errorsOnly.infos], [0, 0, 1, 4]);
+    const all = report(await box.run(['lint', wf, '--json', '--level', 'info']));
+    assert.deepEqual(all.findings.map((f) => f.check).sort(), ['fork-next-mismatch', ...Array(4).fill('script-state-no-static-analysis')]);
+    const bad = await box.run(['lint', wf, '--level', 'debug']);
+    assert.equal(bad.code, 2);
+  });
 
   for (const example of readdirSync(EXAMPLES).sort()) {
     it(`the ${example} example lints with no finding`, async () => {
       const r = await box.run(['lint', join(EXAMPLES, example), '--json']);
       assert.equal(r.code, 0, r.stdout + r.stderr);
-      assert.deepEqual(report(r), { findings: [], errors: 0, warnings: 0 });
+      const { findings, errors, warnings } = report(r);
+      assert.deepEqual({ findings, errors, warnings }, { findings: [], errors: 0, warnings: 0 });
     });
   }
 
