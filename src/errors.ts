@@ -8,6 +8,7 @@ export type ErrorCode =
   | 'ERR_USAGE'
   | 'ERR_SCOPE'
   | 'ERR_ZIP_INVALID'
+  | 'ERR_DOWNLOAD'
   | 'ERR_ENTRY_NOT_FOUND'
   | 'ERR_ENTRY_AMBIGUOUS'
   | 'ERR_STATE_NOT_FOUND'
@@ -48,6 +49,7 @@ const INVALID_CODES = new Set<ErrorCode>([
   'ERR_USAGE',
   'ERR_SCOPE',
   'ERR_ZIP_INVALID',
+  'ERR_DOWNLOAD',
   'ERR_ENTRY_NOT_FOUND',
   'ERR_ENTRY_AMBIGUOUS',
   'ERR_WORKFLOW_ID',

@@ -120,7 +120,7 @@ export function buildProgram(result: CliResult): Command {
     .usage('PATH [options]  |  --resume ID  |  --list  |  --status ID  |  --recover  |  --init-config  |  worktrees ID [--prune]  |  lint PATH  |  diagram PATH  |  replay TRACE')
     .description('Run a workflow of markdown prompts and shell scripts linked by transition tags.')
     .version(packageVersion())
-    .argument('[path]', 'a state file, a workflow folder (entry 1_START or START), or a .zip of one')
+    .argument('[path]', 'a state file, a workflow folder (entry 1_START or START), a .zip of one, or the URL of a hashed .zip')
     .option('--input <text>', 'value of {{input}} (and $RAYMOND_INPUT) for the first state')
     .option('--workflow-id <id>', 'id of this run (letters, digits, - and _); default <scope>-<8 hex>')
     .option('--state-dir <dir>', "folder of state files (default: .raymond/state of the project: the nearest .raymond upward, or the repository's top)")
@@ -170,7 +170,7 @@ export function buildProgram(result: CliResult): Command {
   program
     .command('lint')
     .description('check a workflow without running it: targets, frontmatter, reachability')
-    .argument('<path>', 'a state file, a workflow folder or a .zip')
+    .argument('<path>', 'a state file, a workflow folder, a .zip or its URL')
     .option('--json', 'machine-readable output')
     .addOption(new Option('--level <level>', 'least severity shown (the counts are of all findings)').choices(['info', 'warning', 'error']).default('warning'))
     .action(async (path: string, opts: { json?: boolean; level: 'info' | 'warning' | 'error' }) => {
@@ -181,7 +181,7 @@ export function buildProgram(result: CliResult): Command {
   program
     .command('diagram')
     .description('draw a workflow: Mermaid on stdout, or an HTML page or an XState machine')
-    .argument('<path>', 'a state file, a workflow folder or a .zip')
+    .argument('<path>', 'a state file, a workflow folder, a .zip or its URL')
     .option('--html <file>', 'write a self-contained HTML page (click a state to see its file)')
     .option('--xstate <file>', 'write an XState machine config (JSON)')
     .action(async (path: string, opts: DiagramOptions) => {

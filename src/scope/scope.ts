@@ -6,6 +6,8 @@ import type { ScopeRef } from '../../machines/types.js';
 import { STATE_EXTENSIONS, extensionOf, isMarkdown } from './extensions.js';
 import { createHash } from 'node:crypto';
 import { extractStates } from './zip-extract.js';
+import { localWorkflowPath } from './remote-zip.js';
+import { checkZipHash } from './zip-hash.js';
 import { MAX_ARCHIVE_BYTES, zipScopeFiles } from './zip-scope.js';
 
 /**
@@ -141,10 +143,15 @@ async function readDirFiles(dir: string): Promise<Set<string>> {
 }
 
 /**
- * Opens the scope named by a path the user gave: a state file, a folder or a
- * `.zip`. Errors name the path and what is wrong with it.
+ * Opens the scope named by a specifier the user gave: a state file, a
+ * folder, a `.zip`, or the URL of a hashed `.zip` (downloaded once into the
+ * project's registry, whose copy becomes the scope's path, so a resume needs
+ * no network). Errors name the path and what is wrong with it.
  */
 export async function openScope(input: string): Promise<Scope> {
+  const local = await localWorkflowPath(input, process.cwd());
+  // A cached remote zip's problems name the cached file, which the user may have to remove.
+  if (local !== input) return openScope(local);
   const path = resolvePath(input);
   const info = await stat(path).catch(() => {
     throw new RaymondError('ERR_SCOPE', 'no such file or directory', { file: input });
@@ -171,7 +178,9 @@ async function openZip(path: string, input: string, size: number): Promise<Scope
   if (size > MAX_ARCHIVE_BYTES) {
     throw new RaymondError('ERR_ZIP_INVALID', `the archive is ${Math.ceil(size / 2 ** 20)} MiB; archives of more than ${MAX_ARCHIVE_BYTES / 2 ** 20} MiB are refused`, { file: input });
   }
-  const files = zipScopeFiles(await readFile(path), input);
+  const data = await readFile(path);
+  checkZipHash(basename(path), data, input);
+  const files = zipScopeFiles(data, input);
   const folder = await extractStates(files, input);
   try {
     const read = (f: string) => readFile(join(folder.path, f)).catch(readError(`${path}:${f}`));
