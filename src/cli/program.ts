@@ -88,7 +88,7 @@ async function dispatch(path: string | undefined, flags: CliFlags, result: CliRe
     print(await runStatus(flags.stateDir, flags.status, !!flags.json));
     return EXIT.completed;
   }
-  if (flags.resume === undefined && !path) usage('give a workflow (a state file, a folder or a .zip), or --resume ID');
+  if (flags.resume === undefined && !path) usage('give a workflow (a state file, a folder, a .zip or an https URL of a hashed .zip), or --resume ID');
   const inspecting = flags.inspect !== undefined || flags.trace !== undefined;
   if (!inspecting && (flags.inspectFull || flags.inspectAgents !== undefined)) usage('--inspect-full and --inspect-agents need --inspect or --trace');
   if (flags.inspectWait && flags.inspect === undefined) usage('--inspect-wait needs --inspect');
