@@ -79,11 +79,13 @@ export function deleteBranch(w: WorktreeRef): Promise<void> {
 
 /**
  * Counts the branch's commits since `base`, gives `git diff --shortstat` of
- * them as one line ('' when none), and says whether `path` (if given and
- * still a worktree) has uncommitted changes or untracked files; ignored
- * files do not count.
+ * them as one line ('' when none), and says whether `folder` (the one the
+ * branch is checked out in now, if any and still a worktree) has
+ * uncommitted changes or untracked files; ignored files do not count.
+ * Given no folder, it walks no tree and says clean: a pooled folder the
+ * agent once had may hold another agent's branch by now.
  */
-export async function summarizeWorktree(w: WorktreeRef, path = w.path): Promise<WorktreeSummary> {
+export async function summarizeWorktree(w: WorktreeRef, folder: string | undefined): Promise<WorktreeSummary> {
   // Refs are shared by all worktrees, so ask the main repository: this works whatever became of the folder.
   const range = `${w.base}..refs/heads/${w.branch}`;
   const fail = (why: string, file: string) => new RaymondError('ERR_WORKTREE', `cannot summarize worktree ${w.branch}: ${why}`, { file });
@@ -93,9 +95,9 @@ export async function summarizeWorktree(w: WorktreeRef, path = w.path): Promise<
   if (!stat.ok) throw fail(stat.error, w.repo);
   let dirty = false;
   // Without its .git file the folder is no worktree, and git would walk up and report the main checkout.
-  if (path !== undefined && existsSync(join(path, '.git'))) {
-    const status = await git(path, ['status', '--porcelain', '--untracked-files=all', '--ignore-submodules=none'], w.repo);
-    if (!status.ok) throw fail(status.error, path);
+  if (folder !== undefined && existsSync(join(folder, '.git'))) {
+    const status = await git(folder, ['status', '--porcelain', '--untracked-files=all', '--ignore-submodules=none'], w.repo);
+    if (!status.ok) throw fail(status.error, folder);
     dirty = status.stdout !== '';
   }
   return { commits: Number(count.stdout), diffstat: stat.stdout, dirty };

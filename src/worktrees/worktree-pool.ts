@@ -254,7 +254,8 @@ export function createWorktreePool(workflowId: string): WorktreePool {
       }
       if (summary.dirty && path) {
         done.saved = await saveWork({ ...w, path }, agentId);
-        summary = { ...(await summarizeWorktree(w, path)), dirty: true };
+        // Only the counts changed: the folder is clean now, and what is reported is that it was not.
+        summary = { ...(await summarizeWorktree(w, undefined)), dirty: true };
       }
       if (path) {
         // Detached, the branch is checked out nowhere: it can be deleted, or checked out by the user.

@@ -63,13 +63,13 @@ describe('branches, summaries and folders', () => {
     const path = join(repo, '.raymond', 'worktrees', 'wf', 'a');
     git(repo, 'worktree', 'add', '-q', '-b', 'raymond/wf/a', path, base);
     const w = { name: 'w', repo, branch: 'raymond/wf/a', base, path };
-    assert.deepEqual(await summarizeWorktree(w), { commits: 0, diffstat: '', dirty: false });
+    assert.deepEqual(await summarizeWorktree(w, path), { commits: 0, diffstat: '', dirty: false });
     commitFile(path, 'one.txt', 'one\n');
     writeFileSync(join(path, 'loose.txt'), 'loose\n');
-    assert.deepEqual(await summarizeWorktree(w), { commits: 1, diffstat: '1 file changed, 1 insertion(+)', dirty: true });
+    assert.deepEqual(await summarizeWorktree(w, path), { commits: 1, diffstat: '1 file changed, 1 insertion(+)', dirty: true });
     assert.equal((await checkedOut(repo)).get('raymond/wf/a'), path);
     await removeFolder(repo, path);
     assert.equal((await checkedOut(repo)).has('raymond/wf/a'), false);
-    assert.deepEqual(await summarizeWorktree(w), { commits: 1, diffstat: '1 file changed, 1 insertion(+)', dirty: false }, 'the branch keeps the commit');
+    assert.deepEqual(await summarizeWorktree(w, path), { commits: 1, diffstat: '1 file changed, 1 insertion(+)', dirty: false }, 'the branch keeps the commit');
   });
 });
