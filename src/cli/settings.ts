@@ -48,6 +48,21 @@ export interface CliFlags {
   trace?: string;
 }
 
+/**
+ * Settings of this process rather than of the run (the state file keeps
+ * none of them): a new run and a resume take them alike, from the flags,
+ * else the config file, else the defaults.
+ */
+function processSettings(flags: CliFlags, config: ConfigValues): Pick<RunSettings, 'claudeBin' | 'debug' | 'warm' | 'permissionMode' | 'disallowedTools'> {
+  return {
+    claudeBin: flags.claudeBin ?? config.claude_bin,
+    debug: flags.debug === false ? false : !(config.no_debug ?? false),
+    warm: flags.warm === false ? false : !(config.no_warm ?? false),
+    permissionMode: flags.permissionMode ?? config.permission_mode,
+    disallowedTools: flags.disallowedTools ?? config.disallowed_tools ?? DEFAULT_DISALLOWED_TOOLS,
+  };
+}
+
 /** Settings of a new run: flags beat the config file, which beats the defaults. */
 export function newRunSettings(flags: CliFlags, config: ConfigValues): RunSettings {
   return {
@@ -57,11 +72,7 @@ export function newRunSettings(flags: CliFlags, config: ConfigValues): RunSettin
     model: flags.model ?? config.model,
     effort: flags.effort ?? config.effort,
     skipPermissions: flags.dangerouslySkipPermissions ?? config.dangerously_skip_permissions ?? false,
-    claudeBin: flags.claudeBin ?? config.claude_bin,
-    debug: flags.debug === false ? false : !(config.no_debug ?? false),
-    warm: warmSessions(flags, config),
-    permissionMode: flags.permissionMode ?? config.permission_mode,
-    disallowedTools: flags.disallowedTools ?? config.disallowed_tools ?? DEFAULT_DISALLOWED_TOOLS,
+    ...processSettings(flags, config),
     worktreeMode: flags.worktrees ?? config.worktrees ?? DEFAULT_WORKTREE_MODE,
     taskFolderPattern: config.task_folder_pattern ?? DEFAULT_TASK_FOLDER_PATTERN,
   };
@@ -79,11 +90,7 @@ export function resumeOverrides(flags: CliFlags, config: ConfigValues): Partial<
     model: flags.model,
     effort: flags.effort,
     skipPermissions: flags.dangerouslySkipPermissions,
-    claudeBin: flags.claudeBin ?? config.claude_bin,
-    debug: flags.debug === false ? false : !(config.no_debug ?? false),
-    warm: warmSessions(flags, config),
-    permissionMode: flags.permissionMode ?? config.permission_mode,
-    disallowedTools: flags.disallowedTools ?? config.disallowed_tools ?? DEFAULT_DISALLOWED_TOOLS,
+    ...processSettings(flags, config),
     worktreeMode: flags.worktrees,
   };
 }
@@ -92,11 +99,6 @@ export function resumeOverrides(flags: CliFlags, config: ConfigValues): Partial<
 function configTimeout(seconds: number | undefined): number | undefined {
   if (seconds === undefined) return undefined;
   return seconds === 0 ? Math.floor(MAX_TIMER_MS / 1000) : Math.ceil(seconds);
-}
-
-/** Whether agents keep their Claude Code process between turns (`--no-warm` or `no_warm = true` say no). */
-function warmSessions(flags: CliFlags, config: ConfigValues): boolean {
-  return flags.warm === false ? false : !(config.no_warm ?? false);
 }
 
 /** Whether to wait out a usage limit (`--no-wait` or `no_wait = true` say no). */
