@@ -90,11 +90,6 @@ export interface ConfigFile {
  * was expected. A key neither Raymond nor `ray` knows is a warning, not a
  * refusal: a file may be shared by two tools, or by two versions of one.
  */
-export function readConfigFile(path: string): ConfigValues {
-  return readConfig(path).values;
-}
-
-/** readConfigFile, with the warnings. */
 export function readConfig(path: string): ConfigFile {
   let data: Record<string, unknown>;
   try {

@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { configTemplate, findConfigFile, readConfig, readConfigFile } from '../../src/config/config-file.js';
+import { configTemplate, findConfigFile, readConfig } from '../../src/config/config-file.js';
 import { RaymondError, formatError } from '../../src/errors.js';
 
 const root = mkdtempSync(join(tmpdir(), 'raymond-config-'));
@@ -19,7 +19,7 @@ function file(text: string): string {
 function refused(text: string): string {
   const path = file(text);
   try {
-    readConfigFile(path);
+    readConfig(path);
   } catch (err) {
     assert.ok(err instanceof RaymondError && err.code === 'ERR_CONFIG');
     assert.equal(err.file, path);
@@ -30,7 +30,7 @@ function refused(text: string): string {
 
 describe('config file', () => {
   it('reads the [raymond] table', () => {
-    assert.deepEqual(readConfigFile(file('[raymond]\nbudget = 2.5\nmodel = "haiku"\nmax_parallel = 3\nno_debug = true\n')), { budget: 2.5, model: 'haiku', max_parallel: 3, no_debug: true });
+    assert.deepEqual(readConfig(file('[raymond]\nbudget = 2.5\nmodel = "haiku"\nmax_parallel = 3\nno_debug = true\n')).values, { budget: 2.5, model: 'haiku', max_parallel: 3, no_debug: true });
   });
 
   it('names the file, the key and what was expected', () => {
@@ -54,6 +54,6 @@ describe('config file', () => {
   });
 
   it('the template parses to nothing set', () => {
-    assert.deepEqual(readConfigFile(file(configTemplate())), {});
+    assert.deepEqual(readConfig(file(configTemplate())), { values: {}, warnings: [] });
   });
 });
