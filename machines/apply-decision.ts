@@ -1,5 +1,5 @@
 import { pushFrame } from './frame-stack.js';
-import type { AgentRecord, Decision, ForkSpawn, WorktreeRef } from './types.js';
+import type { AgentRecord, Decision, ForkSpawn, Frame, WorkflowTarget, WorktreeRef } from './types.js';
 
 /** What the agent's own machine does after a step. */
 export type StepOutcome =
@@ -13,8 +13,11 @@ export type StepOutcome =
   | 'terminate';
 
 /** A worker to create; the supervisor gives it a record. */
-export interface SpawnRequest extends Omit<ForkSpawn, 'id' | 'cd' | 'worktree' | 'created' | 'inheritTask'> {
+export interface SpawnRequest extends Omit<ForkSpawn, 'id' | 'cd' | 'worktree' | 'created' | 'inheritTask' | 'workflow'> {
   id: string;
+  /** The worker's scope key (absent: the run's own) and workflow nesting depth (absent: 0). */
+  scope?: string | undefined;
+  depth?: number | undefined;
   worktree?: WorktreeRef | undefined;
   /** Absolute working directory of the worker. */
   cwd: string;
@@ -52,6 +55,21 @@ export function applyDecision(record: AgentRecord, decision: Decision, session: 
   return applied;
 }
 
+/** The record in the scope `key` (null: the run's own) at workflow depth `depth`; absent fields mean the run's own and 0. */
+function inScope(record: AgentRecord, key: string | null | undefined, depth: number): AgentRecord {
+  const { scope: _s, workflow_depth: _d, ...rest } = record;
+  const out: AgentRecord = rest;
+  if (key) out.scope = key;
+  if (depth > 0) out.workflow_depth = depth;
+  return out;
+}
+
+/** Where a cross-workflow tag leads, once resolved; a tag that is not one stays in the agent's scope. */
+function calleeScope(record: AgentRecord, workflow: WorkflowTarget | undefined): { scope: string | undefined; depth: number | undefined } {
+  if (!workflow) return { scope: record.scope, depth: record.workflow_depth };
+  return { scope: workflow.scope ?? undefined, depth: (record.workflow_depth ?? 0) + 1 };
+}
+
 function apply(record: AgentRecord, decision: Decision, session: string | null): Applied {
   // A markdown turn fixes the agent's session, and a pending <call> branch is then used up.
   const current = session ?? record.session;
@@ -59,12 +77,14 @@ function apply(record: AgentRecord, decision: Decision, session: string | null):
   switch (decision.kind) {
     case 'goto':
       return { outcome: 'continue', spawns: [], record: { ...record, ...after, state: decision.target, input: decision.input ?? null } };
-    case 'reset':
+    case 'reset': {
+      // A <reset-workflow> leaves the caller's workflow for good: no frame to return to, depth 0.
+      const base = decision.workflow ? { ...inScope(record, decision.workflow.scope, 0), stack: null } : record;
       return {
         outcome: 'continue',
         spawns: [],
         record: {
-          ...record,
+          ...base,
           state: decision.target,
           session: null,
           branchFrom: null,
@@ -74,25 +94,34 @@ function apply(record: AgentRecord, decision: Decision, session: string | null):
           ...(decision.taskFolder ? { task_folder: decision.taskFolder.path, task_number: decision.taskFolder.number } : {}),
         },
       };
+    }
     case 'call':
-    case 'function':
+    case 'function': {
+      const frame: Frame = { state: decision.returnTo, session: current };
+      // A cross-workflow frame brings the caller back to its own scope, directory and depth.
+      if (decision.workflow) frame.workflow = { scope: record.scope ?? null, cwd: record.cwd, depth: record.workflow_depth ?? 0 };
+      const callee = decision.workflow ? inScope(record, decision.workflow.scope, (record.workflow_depth ?? 0) + 1) : record;
       return {
         outcome: 'call',
         spawns: [],
         record: {
-          ...record,
+          ...callee,
           state: decision.target,
           session: null,
           // A <call> branches from the caller on its first markdown turn; a <function> starts clean.
           branchFrom: decision.kind === 'call' ? (after.branchFrom ?? current) : null,
-          stack: pushFrame(record.stack, { state: decision.returnTo, session: current }),
+          stack: pushFrame(record.stack, frame),
+          cwd: decision.cd ?? record.cwd,
           input: decision.input ?? null,
         },
       };
+    }
     case 'fork':
       return {
         outcome: 'continue',
-        spawns: decision.workers.map((w) => ({ id: named(w), target: w.target, attributes: w.attributes, input: w.input, cwd: w.created?.path ?? w.cd ?? record.cwd, worktree: w.created, taskFolder: w.taskFolder })),
+        spawns: decision.workers.map((w) => ({
+          id: named(w), target: w.target, attributes: w.attributes, input: w.input, cwd: w.created?.path ?? w.cd ?? record.cwd, worktree: w.created, taskFolder: w.taskFolder, ...calleeScope(record, w.workflow),
+        })),
         record: { ...record, ...after, state: decision.next, input: decision.nextInput ?? null },
       };
     case 'result': {
@@ -101,10 +130,12 @@ function apply(record: AgentRecord, decision: Decision, session: string | null):
         const finished = decision.worktree ? { worktree: decision.worktree } : {};
         return { outcome: 'terminate', spawns: [], record: { ...record, ...after, ...finished, status: 'terminated', result: decision.payload, input: null } };
       }
+      const caller = top.frame.workflow;
+      const back = caller ? { ...inScope(record, caller.scope, caller.depth), cwd: caller.cwd } : record;
       return {
         outcome: 'return',
         spawns: [],
-        record: { ...record, state: top.frame.state, session: top.frame.session, branchFrom: null, stack: top.below, input: decision.payload },
+        record: { ...back, state: top.frame.state, session: top.frame.session, branchFrom: null, stack: top.below, input: decision.payload },
       };
     }
   }

@@ -26,7 +26,8 @@ export interface ForkedWorker {
  */
 export type RunEvent =
   | { type: 'run.started'; workflowId: string; resumed: boolean; at: number; budgetUsd: number; totalCostUsd: number; counts: FrameCounts }
-  | { type: 'step.started'; agentId: string; state: string }
+  /** `scope`: the key of the workflow the state is in, when it is not the run's own (a cross-workflow callee). */
+  | { type: 'step.started'; agentId: string; state: string; scope?: string | undefined }
   | {
       type: 'step.done';
       agentId: string;

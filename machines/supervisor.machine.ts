@@ -104,6 +104,8 @@ function newWorker(spawn: Extract<AgentToSupervisorEvent, { type: 'step.done' }>
   const record: AgentRecord = { id: spawn.id, state: spawn.target, session: null, branchFrom: null, stack: null, cwd: spawn.cwd, attributes: spawn.attributes, input: spawn.input ?? null, status: 'active' };
   if (spawn.nextSession !== undefined) record.next_session = spawn.nextSession;
   if (spawn.worktree !== undefined) record.worktree = spawn.worktree;
+  if (spawn.scope !== undefined) record.scope = spawn.scope;
+  if (spawn.depth) record.workflow_depth = spawn.depth;
   if (spawn.taskFolder !== undefined) {
     record.task_folder = spawn.taskFolder.path;
     record.task_number = spawn.taskFolder.number;
@@ -236,7 +238,7 @@ export const supervisorMachine = setup({
         const record = store.agents.get(w.agentId)!;
         const granted: StepGrant = { forkCount: store.meta.fork_counters[w.agentId] ?? 0, sessionCosts: sessionCostsFor(store, [record.session, record.branchFrom, record.next_session]) };
         enqueue.sendTo(w.ref ?? startAgent(context, self, record), { type: 'step.start', ...granted });
-        enqueue.emit({ type: 'step.started', agentId: w.agentId, state: record.state });
+        enqueue.emit(record.scope ? { type: 'step.started', agentId: w.agentId, state: record.state, scope: record.scope } : { type: 'step.started', agentId: w.agentId, state: record.state });
       }
     }),
     halt: enqueueActions(({ context, enqueue }) => {

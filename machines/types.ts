@@ -55,6 +55,21 @@ export interface TaskFolderRef {
   number: number;
 }
 
+/**
+ * The callee of a cross-workflow tag: the specifier as written and, once
+ * resolved, the scope it opened (src/scope/scope-set.ts).
+ */
+export interface WorkflowTarget {
+  spec: string;
+  /** Key of the callee's scope; null when it is the run's own scope. Set when resolved. */
+  scope?: string | null | undefined;
+  /** Short name of the callee's scope, for worker ids. Set when resolved. */
+  name?: string | undefined;
+}
+
+/** The deepest a composition of workflows may nest (`<call-workflow>`, `<function-workflow>`, `<fork-workflow>`). */
+export const MAX_WORKFLOW_DEPTH = 4;
+
 /** What one state execution asked for, after parsing and validation. */
 export type Decision =
   | { kind: 'goto'; target: string; input?: string | undefined }
@@ -68,8 +83,19 @@ export type Decision =
       /** `task="new"`: the agent moves to a fresh task folder, `taskFolder` once resolved. */
       newTask?: boolean | undefined;
       taskFolder?: TaskFolderRef | undefined;
+      /** `<reset-workflow>`: the agent moves into another workflow, its stack cleared. */
+      workflow?: WorkflowTarget | undefined;
     }
-  | { kind: 'call' | 'function'; target: string; returnTo: string; input?: string | undefined }
+  | {
+      kind: 'call' | 'function';
+      target: string;
+      returnTo: string;
+      input?: string | undefined;
+      /** `<call-workflow>`/`<function-workflow>`: the callee runs in another workflow's scope. */
+      workflow?: WorkflowTarget | undefined;
+      /** `cd` of a `<function-workflow>`: the callee's working directory. */
+      cd?: string | undefined;
+    }
   | { kind: 'fork'; next: string; nextInput?: string | undefined; workers: ForkSpawn[] }
   /** `worktree`: the agent's worktree as it was left, when the agent terminates. */
   | { kind: 'result'; payload: string; worktree?: WorktreeRef | undefined };
@@ -89,14 +115,27 @@ export interface ForkSpawn {
   inheritTask?: boolean | undefined;
   /** The worker's task folder, once resolved. */
   taskFolder?: TaskFolderRef | undefined;
+  /** `<fork-workflow>`: the worker runs another workflow. */
+  workflow?: WorkflowTarget | undefined;
 }
 
-/** A return frame pushed by `<call>` or `<function>`. */
+/** What a cross-workflow call saves of its caller, restored when the callee returns. */
+export interface CallerScope {
+  /** The caller's scope key; null for the run's own scope. */
+  scope: string | null;
+  cwd: string;
+  /** The caller's workflow nesting depth. */
+  depth: number;
+}
+
+/** A return frame pushed by `<call>`, `<function>`, `<call-workflow>` or `<function-workflow>`. */
 export interface Frame {
   /** State the caller continues in when the callee returns. */
   state: string;
   /** The caller's session, resumed on return (null if the caller had none). */
   session: string | null;
+  /** Present on frames of cross-workflow calls: the caller's scope, directory and depth. */
+  workflow?: CallerScope;
 }
 
 /**
@@ -151,6 +190,10 @@ export interface AgentFields {
   task_folder?: string;
   /** Which of the agent's own task folders that is (TaskFolderRef.number); absent means 1. */
   task_number?: number;
+  /** Key of the scope the agent's states are in (src/scope/scope-set.ts); absent: the run's own. */
+  scope?: string;
+  /** How many cross-workflow calls and forks deep the agent is; absent means 0. */
+  workflow_depth?: number;
 }
 
 /** One agent in memory: a logical thread with a current state and a return stack. */
@@ -166,7 +209,7 @@ export interface StoredAgent extends AgentFields {
 /** The final status of a run, as in the state file and `--json`. */
 export type RunStatus = 'running' | 'paused' | 'completed' | 'failed' | 'budget_exceeded';
 
-/** Where the workflow's states come from. */
+/** Where the run's own workflow's states come from. */
 export interface ScopeRef {
   kind: 'file' | 'dir' | 'zip';
   /** Absolute path the user gave (file, folder or archive). */

@@ -27,6 +27,8 @@ export type ErrorCode =
   | 'ERR_WORKFLOW_ID'
   | 'ERR_CD'
   | 'ERR_STACK_DEPTH'
+  | 'ERR_WORKFLOW_SPEC'
+  | 'ERR_WORKFLOW_DEPTH'
   | 'ERR_POLICY'
   | 'ERR_MODEL'
   | 'ERR_CLAUDE_NOT_FOUND'

@@ -31,6 +31,8 @@ svg text { font: 13px system-ui, -apple-system, "Segoe UI", sans-serif; text-anc
 .node.result text { font-size: 11px; }
 .node.missing rect { fill: #fff0f0; stroke: #c53030; stroke-dasharray: 5 3; }
 .node.dynamic polygon { fill: #f7f7f7; stroke: #718096; stroke-dasharray: 5 3; }
+.node.workflow rect { fill: #f3ecff; stroke: #6b46c1; }
+.node.workflow path { stroke: #6b46c1; fill: none; }
 .node[data-file] { cursor: pointer; }
 .node[data-file]:hover rect, .node[data-file]:focus rect { stroke-width: 2.5; }
 .node.selected rect { stroke-width: 3; filter: drop-shadow(0 0 3px rgba(49, 130, 206, 0.6)); }

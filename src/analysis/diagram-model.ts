@@ -1,7 +1,7 @@
-import type { StateRef, WorkflowGraph } from './workflow-graph.js';
+import type { StateRef, WorkflowGraph, WorkflowRef } from './workflow-graph.js';
 
-/** What a box of a diagram stands for. */
-export type DiagramNodeKind = 'markdown' | 'script' | 'start' | 'result' | 'missing' | 'dynamic';
+/** What a box of a diagram stands for (`workflow`: another workflow a cross-workflow tag leads into). */
+export type DiagramNodeKind = 'markdown' | 'script' | 'start' | 'result' | 'missing' | 'dynamic' | 'workflow';
 
 export interface DiagramNode {
   /** Safe as a Mermaid, XState and HTML id: letters, digits and `_`. */
@@ -32,7 +32,7 @@ const START_ID = 'start';
 /** Id of the marker that `<result>` arrows end at. */
 const RESULT_ID = 'result';
 
-const DOTTED = new Set(['reset', 'fork', 'return']);
+const DOTTED = new Set(['reset', 'fork', 'return', 'fork-workflow', 'reset-workflow']);
 
 /**
  * Ids for state files: the name with every other character turned into `_`
@@ -82,12 +82,23 @@ export function diagramModel(graph: WorkflowGraph): DiagramModel {
     }
     return [extra.get(key)!.id];
   };
+  const workflow = (ref: WorkflowRef): string => {
+    const kind = ref.dynamic ? 'dynamic' : ref.problem !== undefined ? 'missing' : 'workflow';
+    const key = `workflow:${ref.written}`;
+    if (!extra.has(key)) {
+      const label = kind === 'missing' ? `${ref.written} (missing)` : kind === 'workflow' ? `workflow ${ref.written}` : ref.written || 'any workflow';
+      extra.set(key, { id: `${kind}_${extra.size + 1}`, label, kind });
+    }
+    return extra.get(key)!.id;
+  };
   if (graph.entries.length > 0) nodes.unshift({ id: START_ID, label: 'start', kind: 'start' });
   for (const entry of graph.entries) link(START_ID, ids.get(entry)!, '');
   for (const node of graph.nodes) {
     const from = ids.get(node.file)!;
     for (const t of node.transitions) {
-      for (const to of targets(t.target)) link(from, to, t.implicit && !t.inText ? `${t.tag} (implicit)` : t.tag);
+      const label = t.implicit && !t.inText ? `${t.tag} (implicit)` : t.tag;
+      if (t.workflow) link(from, workflow(t.workflow), label);
+      else for (const to of targets(t.target)) link(from, to, label);
       if (t.returnTo) for (const to of targets(t.returnTo)) link(from, to, 'return');
       if (t.next) for (const to of targets(t.next)) link(from, to, 'next');
     }

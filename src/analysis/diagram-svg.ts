@@ -69,6 +69,10 @@ function nodeGroup(placed: PlacedNode): string {
     case 'markdown':
       shape = box(16);
       break;
+    case 'workflow':
+      // A subroutine box, as Mermaid draws one: a box with an inner rule at each side.
+      shape = `${box(2)}<path class="inner" d="M${round(x - w / 2 + 6)},${round(y - h / 2)}v${round(h)}M${round(x + w / 2 - 6)},${round(y - h / 2)}v${round(h)}"/>`;
+      break;
     default:
       shape = box(2);
   }

@@ -19,6 +19,8 @@ export const CHECKS = {
   'invalid-effort': 'error',
   'malformed-tag': 'error',
   'unknown-target': 'error',
+  'unknown-workflow': 'error',
+  'call-workflow-cd': 'error',
   'ambiguous-target': 'error',
   'missing-return-state': 'error',
   'call-without-return': 'error',

@@ -23,13 +23,17 @@ export function stateChecks(node: WorkflowNode): Problem[] {
   for (const e of node.tagErrors) report('malformed-tag', e);
   for (const t of node.transitions) {
     targetProblems(t, report);
-    if ((t.tag === 'call' || t.tag === 'function') && !t.returnTo && !hasReturningTwin(t, node.transitions)) {
+    if (CALLS.has(t.tag) && !t.returnTo && !hasReturningTwin(t, node.transitions)) {
       report('call-without-return', `<${t.tag}>${t.target.written}</${t.tag}> has no return="STATE"; Raymond refuses it: name the state where the caller continues`);
     }
   }
-  const forks = node.transitions.filter((t) => t.tag === 'fork');
+  const forks = node.transitions.filter((t) => FORKS.has(t.tag));
   if (forks.length > 0 && !forks.some((f) => f.next) && !node.transitions.some((t) => t.tag === 'goto')) {
-    report('fork-without-next', `<fork>${forks[0]!.target.written}</fork> has no next="STATE" and the state has no <goto>: the parent has nowhere to continue`);
+    const first = forks[0]!;
+    report('fork-without-next', `<${first.tag}>${first.target.written}</${first.tag}> has no next="STATE" and the state has no <goto>: the parent has nowhere to continue`);
+  }
+  for (const t of node.textTags) {
+    if (t.tag === 'call-workflow' && t.attributes.cd !== undefined) report('call-workflow-cd', `<call-workflow> cannot have cd="${t.attributes.cd}": it branches the caller's session, which belongs to the caller's directory; use <function-workflow> to run a workflow elsewhere`);
   }
   forkNextChecks(node, report);
   policyChecks(node, report);
@@ -39,12 +43,18 @@ export function stateChecks(node: WorkflowNode): Problem[] {
   return out;
 }
 
-/** `task="..."` on `<reset>` and `<fork>`, unless built at run time. */
+/** Tags that push a return frame, and tags that fork workers. */
+const CALLS = new Set(['call', 'function', 'call-workflow', 'function-workflow']);
+const FORKS = new Set(['fork', 'fork-workflow']);
+/** Tags that take `task`, `worktree`, `base` and `sparse`. */
+const FOLDER_TAGS = new Set(['fork', 'reset', 'fork-workflow', 'reset-workflow']);
+
+/** `task="..."` on `<reset>` and `<fork>` (and their cross-workflow forms), unless built at run time. */
 function taskChecks(node: WorkflowNode, report: Report): void {
   for (const t of node.textTags) {
-    if ((t.tag !== 'fork' && t.tag !== 'reset') || t.dynamic.includes('task')) continue;
+    if (!FOLDER_TAGS.has(t.tag) || t.dynamic.includes('task')) continue;
     try {
-      taskOf(t.attributes, t.tag, node.file);
+      taskOf(t.attributes, t.tag as 'fork' | 'reset' | 'fork-workflow' | 'reset-workflow', node.file);
     } catch (err) {
       if (!(err instanceof RaymondError)) throw err;
       report('bad-task-attribute', err.message);
@@ -54,7 +64,7 @@ function taskChecks(node: WorkflowNode, report: Report): void {
 
 /** Forks of one state whose `next` differ: a run refuses an output that has them together. */
 function forkNextChecks(node: WorkflowNode, report: Report): void {
-  const nexts = new Set(node.textTags.filter((t) => t.tag === 'fork' && t.attributes.next && !t.dynamic.includes('next')).map((t) => t.attributes.next!));
+  const nexts = new Set(node.textTags.filter((t) => FORKS.has(t.tag) && t.attributes.next && !t.dynamic.includes('next')).map((t) => t.attributes.next!));
   if (nexts.size > 1) report('fork-next-mismatch', `the <fork>s send the parent to different next states (${[...nexts].join(', ')}); forks printed together must agree, or the run refuses the output`);
 }
 
@@ -64,7 +74,7 @@ function forkNextChecks(node: WorkflowNode, report: Report): void {
  */
 function worktreeChecks(node: WorkflowNode, report: Report): void {
   for (const t of node.textTags) {
-    if (t.tag !== 'fork' && t.tag !== 'reset') continue;
+    if (!FOLDER_TAGS.has(t.tag)) continue;
     const attributes = { ...t.attributes };
     for (const name of t.dynamic) if (name in attributes) attributes[name] = 'dynamic';
     try {
@@ -80,7 +90,11 @@ type Report = (check: Problem['check'], message: string) => void;
 
 function targetProblems(t: Transition, report: Report): void {
   refProblem(t.target, `<${t.tag}> target`, 'unknown-target', report);
-  if (t.next) refProblem(t.next, '<fork> next', 'unknown-target', report);
+  if (t.workflow?.problem !== undefined) {
+    const problem = t.workflow.problem;
+    report('unknown-workflow', problem.startsWith('workflow "') ? `<${t.tag}> ${problem}` : `<${t.tag}> workflow "${t.workflow.written}": ${problem}`);
+  }
+  if (t.next) refProblem(t.next, `<${t.tag}> next`, 'unknown-target', report);
   if (t.returnTo) refProblem(t.returnTo, `<${t.tag}> return`, 'missing-return-state', report);
 }
 

@@ -8,6 +8,7 @@ const CLASSES: Record<DiagramNode['kind'], string> = {
   result: 'fill:#e6f6ea,stroke:#2f855a,color:#123d24',
   missing: 'fill:#fff0f0,stroke:#c53030,color:#742a2a,stroke-dasharray:5 3',
   dynamic: 'fill:#f7f7f7,stroke:#777,color:#333,stroke-dasharray:5 3',
+  workflow: 'fill:#f3ecff,stroke:#6b46c1,color:#2d1b69',
 };
 
 /** A quoted Mermaid label; Mermaid spells the characters that would end or break it as `#name;`. */
@@ -30,6 +31,8 @@ function shape(node: DiagramNode): string {
       return `{{${text}}}`;
     case 'missing':
       return `[${text}]`;
+    case 'workflow':
+      return `[[${text}]]`;
   }
 }
 

@@ -2,10 +2,12 @@ import { readdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { RaymondError, type ErrorCode } from '../errors.js';
 import { parseStateSource, type Policy } from '../language/frontmatter.js';
-import type { TagName } from '../language/parse-output.js';
+import { isWorkflowTag, type TagName } from '../language/parse-output.js';
 import { implicitTag } from '../language/policy.js';
 import { STATE_EXTENSIONS, extensionOf, isMarkdown } from '../scope/extensions.js';
+import { isRemoteSpecifier } from '../scope/remote-zip.js';
 import { ENTRY_NAMES, openScope, type Scope } from '../scope/scope.js';
+import { ScopeSet } from '../scope/scope-set.js';
 import { hasPlaceholder, scanPrompt, scanScript, type FoundTag, type TextScan } from './extract-tags.js';
 
 /** A tag that moves the agent to another state (every tag but `<result>`). */
@@ -22,10 +24,22 @@ export interface StateRef {
   problem?: ErrorCode;
 }
 
+/** The workflow a cross-workflow tag names, as lint found it. */
+export interface WorkflowRef {
+  written: string;
+  /** Built at run time, or a URL (not downloaded by lint): not checked. */
+  dynamic: boolean;
+  /** Why it cannot be run: no such workflow, no entry... */
+  problem?: string;
+}
+
 /** One way out of a state, from its `allowed_transitions`, its prompt or its script. */
 export interface Transition {
   tag: EdgeTag;
+  /** The state it leads to; for a cross-workflow tag, a reference to no state of this workflow (see `workflow`). */
   target: StateRef;
+  /** The other workflow a cross-workflow tag leads into. */
+  workflow?: WorkflowRef;
   /** `return="..."` of a `<call>` or `<function>`. */
   returnTo?: StateRef;
   /** `next="..."` of a `<fork>`. */
@@ -76,12 +90,15 @@ export interface WorkflowGraph {
  */
 export async function loadWorkflowGraph(path: string): Promise<WorkflowGraph> {
   const { scope, entries, entryProblem, base } = await openForAnalysis(path);
+  const others = new ScopeSet(scope);
   try {
     const nodes: WorkflowNode[] = [];
     for (const file of scope.stateFiles()) nodes.push(await readNode(scope, file, entries.includes(file)));
+    for (const node of nodes) for (const t of node.transitions) if (t.workflow) await checkWorkflow(others, t.workflow, node.file);
     const display = (file: string) => (scope.ref.kind === 'zip' ? `${path}:${file}` : join(base, file));
     return { name: scope.name, path, entries, ...(entryProblem ? { entryProblem } : {}), nodes, display };
   } finally {
+    await others.dispose();
     await scope.dispose();
   }
 }
@@ -142,12 +159,25 @@ async function readNode(scope: Scope, file: string, entry: boolean): Promise<Wor
   for (const entry of allowed) {
     const values = Object.entries({ ...entry.attributes, body: entry.target ?? '' });
     const dynamic = values.filter(([, v]) => hasPlaceholder(v)).map(([k]) => k);
+    // A cross-workflow entry without a target lets the reply name any workflow.
+    if (entry.target === undefined && isWorkflowTag(entry.tag)) dynamic.push('body');
     add({ tag: entry.tag, body: entry.target ?? '', attributes: entry.attributes, dynamic }, true);
   }
   for (const tag of scanned.tags) add(tag, false);
   node.transitions = [...merged.values()];
   node.result = allowed.some((e) => e.tag === 'result') || scanned.tags.some((t) => t.tag === 'result');
   return node;
+}
+
+/** Opens a cross-workflow tag's workflow as a run would, noting why it cannot be run. */
+async function checkWorkflow(scopes: ScopeSet, ref: WorkflowRef, file: string): Promise<void> {
+  if (ref.dynamic) return;
+  try {
+    await scopes.open(ref.written, null, file);
+  } catch (err) {
+    if (!(err instanceof RaymondError)) throw err;
+    ref.problem = err.message;
+  }
 }
 
 /** Identity of a reference: the files it resolves to, else its text as written. */
@@ -158,9 +188,14 @@ export function refKey(ref: StateRef | undefined): string {
 
 function transition(scope: Scope, tag: FoundTag & { tag: EdgeTag }, implicit: boolean): Omit<Transition, 'inText'> {
   const ref = (field: string, written: string) => resolveRef(scope, written, tag.dynamic.includes(field));
-  const out: Omit<Transition, 'inText'> = { tag: tag.tag, target: ref('body', tag.body), implicit };
-  if ((tag.tag === 'call' || tag.tag === 'function') && tag.attributes.return !== undefined) out.returnTo = ref('return', tag.attributes.return);
-  if (tag.tag === 'fork' && tag.attributes.next !== undefined) out.next = ref('next', tag.attributes.next);
+  const workflow = isWorkflowTag(tag.tag);
+  // A workflow target leads out of this workflow: no state here, and no unknown one either.
+  const target = workflow ? { written: tag.body, files: [], dynamic: false } : ref('body', tag.body);
+  const out: Omit<Transition, 'inText'> = { tag: tag.tag, target, implicit };
+  if (workflow) out.workflow = { written: tag.body, dynamic: tag.dynamic.includes('body') || isRemoteSpecifier(tag.body) };
+  const calls = tag.tag === 'call' || tag.tag === 'function' || tag.tag === 'call-workflow' || tag.tag === 'function-workflow';
+  if (calls && tag.attributes.return !== undefined) out.returnTo = ref('return', tag.attributes.return);
+  if ((tag.tag === 'fork' || tag.tag === 'fork-workflow') && tag.attributes.next !== undefined) out.next = ref('next', tag.attributes.next);
   return out;
 }
 

@@ -1,4 +1,6 @@
+import { basename } from 'node:path';
 import type { RunEvent } from '../../machines/run-events.js';
+import type { WorkflowTarget } from '../../machines/types.js';
 import { failureText } from '../../machines/step-failure.js';
 
 /** Shortens a payload to one line for progress output. */
@@ -13,6 +15,16 @@ function attrs(a: Record<string, string>): string {
   return parts.length ? ` ${parts.join(' ')}` : '';
 }
 
+/** A state as shown: with its workflow's name when it is in another workflow than the run's (`other/START.md`). */
+export function stateLabel(state: string, scope: string | undefined): string {
+  return scope ? `${basename(scope)}/${state}` : state;
+}
+
+/** A cross-workflow tag's callee as shown: the specifier as written, and the state it starts at. */
+function callee(workflow: WorkflowTarget, entry: string): string {
+  return `${workflow.spec} (${entry})`;
+}
+
 /** One progress line for a completed step. */
 export function describeStep(e: Extract<RunEvent, { type: 'step.done' }>): string {
   const d = e.decision;
@@ -22,12 +34,17 @@ export function describeStep(e: Extract<RunEvent, { type: 'step.done' }>): strin
     case 'goto':
       return `${head} goto ${d.target}${input(d.input)}`;
     case 'reset':
+      if (d.workflow) return `${head} reset-workflow ${callee(d.workflow, d.target)}${d.cd ? ` in ${d.cd}` : ''}${input(d.input)}`;
       return `${head} reset ${d.target}${d.cd ? ` in ${d.cd}` : ''}${input(d.input)}`;
     case 'call':
     case 'function':
+      if (d.workflow) return `${head} ${d.kind}-workflow ${callee(d.workflow, d.target)}${d.cd ? ` in ${d.cd}` : ''}, returning to ${d.returnTo}${input(d.input)}`;
       return `${head} ${d.kind} ${d.target}, returning to ${d.returnTo}${input(d.input)}`;
     case 'fork': {
-      const workers = e.workers.map((w) => `${w.id} (${w.state}${attrs(w.attributes)})`).join(', ');
+      const workers = e.workers.map((w, i) => {
+        const workflow = d.workers[i]?.workflow;
+        return `${w.id} (${workflow ? `${workflow.spec}: ` : ''}${w.state}${attrs(w.attributes)})`;
+      }).join(', ');
       return `${head} fork ${workers}; continues at ${d.next}`;
     }
     case 'result':
@@ -38,7 +55,9 @@ export function describeStep(e: Extract<RunEvent, { type: 'step.done' }>): strin
 /** What the short activity column of the live view says a step did: `goto X`, `fork`, `result`. */
 export function shortStep(e: Extract<RunEvent, { type: 'step.done' }>): string {
   const d = e.decision;
-  return d.kind === 'fork' || d.kind === 'result' ? d.kind : `${d.kind} ${d.target}`;
+  if (d.kind === 'fork' || d.kind === 'result') return d.kind;
+  const workflow = d.kind === 'goto' ? undefined : d.workflow;
+  return workflow ? `${d.kind}-workflow ${workflow.spec}` : `${d.kind} ${d.target}`;
 }
 
 /**
@@ -48,7 +67,7 @@ export function shortStep(e: Extract<RunEvent, { type: 'step.done' }>): string {
 export function eventLine(e: RunEvent, verbose: boolean): { text: string; warning?: boolean } | undefined {
   switch (e.type) {
     case 'step.started':
-      return { text: `[${e.agentId}] running ${e.state}` };
+      return { text: `[${e.agentId}] running ${stateLabel(e.state, e.scope)}` };
     case 'step.done':
       return { text: describeStep(e) };
     case 'print':

@@ -1,6 +1,6 @@
 import type { RunEvent } from '../../machines/run-events.js';
 import type { RunProgress } from '../runtime/run-progress.js';
-import { eventLine, shortStep } from './describe-event.js';
+import { eventLine, shortStep, stateLabel } from './describe-event.js';
 import { duration, keepEnd, wrapItems } from './text-layout.js';
 
 /** A view of a run's events that keeps a status area at the bottom of a terminal and scrolls events above it. */
@@ -166,7 +166,7 @@ export function createLiveView(opts: {
 
   /** Which agents the recent-activity lines show, and what each last did. */
   const follow = (e: RunEvent) => {
-    if (e.type === 'step.started') touch(e.agentId, 'invoking', e.state);
+    if (e.type === 'step.started') touch(e.agentId, 'invoking', stateLabel(e.state, e.scope));
     else if (e.type === 'step.done') touch(e.agentId, shortStep(e), e.from);
     else if (e.type === 'print') touch(e.agentId, 'print');
   };

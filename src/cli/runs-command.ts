@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { existsSync } from 'node:fs';
 import type { WorkflowState, WorktreeRef } from '../../machines/types.js';
 import { formatError } from '../errors.js';
+import { stateLabel } from './describe-event.js';
 import { branchExists, checkedOut, removeFolder, summarizeWorktree, worktreesDir } from '../worktrees/git-worktrees.js';
 import { lockHolder } from '../state/run-lock.js';
 import { lockFilePath, readStateFile, stateFilePath } from '../state/state-file.js';
@@ -90,7 +91,7 @@ export async function runStatus(stateDir: string, id: string, json: boolean): Pr
   out.push(`agents (${state.agents.length}):`);
   for (const a of state.agents) {
     const extra = a.error ? `  ${a.error}` : '';
-    out.push(`  ${a.id}  ${a.status}  ${a.state}  depth ${a.stack.length}  ${a.cwd}${extra}`);
+    out.push(`  ${a.id}  ${a.status}  ${stateLabel(a.state, a.scope)}  depth ${a.stack.length}  ${a.cwd}${extra}`);
   }
   const results = Object.entries(state.results);
   out.push(`results (${results.length}):`);

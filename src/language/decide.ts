@@ -11,10 +11,10 @@ export const RESERVED_FORK_ATTRIBUTES = new Set(['next', 'cd', 'input', 'worktre
  * parent's), checked against the values that tag takes.
  * @throws RaymondError ERR_TAG_PARSE for any other value.
  */
-export function taskOf(a: Record<string, string>, tag: 'reset' | 'fork', source: string): 'new' | 'inherit' | undefined {
+export function taskOf(a: Record<string, string>, tag: 'reset' | 'fork' | 'reset-workflow' | 'fork-workflow', source: string): 'new' | 'inherit' | undefined {
   const value = a.task;
   if (value === undefined) return undefined;
-  const allowed = tag === 'reset' ? ['new'] : ['new', 'inherit'];
+  const allowed = tag === 'reset' || tag === 'reset-workflow' ? ['new'] : ['new', 'inherit'];
   if (!allowed.includes(value)) {
     throw new RaymondError('ERR_TAG_PARSE', `<${tag}> task="${value}": expected ${allowed.map((v) => `task="${v}"`).join(' or ')}`, { file: source });
   }
@@ -71,14 +71,14 @@ function optional(value: string | undefined): string | undefined {
  */
 export function decide(tags: ParsedTag[], source: string): Decision {
   if (tags.length === 0) {
-    throw new RaymondError('ERR_TAG_MISSING', 'output has no transition tag (expected one of <goto>, <reset>, <call>, <function>, <fork>, <result>)', { file: source });
+    throw new RaymondError('ERR_TAG_MISSING', 'output has no transition tag (expected one of <goto>, <reset>, <call>, <function>, <fork>, <result>, or a cross-workflow <call-workflow>, <function-workflow>, <fork-workflow>, <reset-workflow>)', { file: source });
   }
-  const forks = tags.filter((t) => t.tag === 'fork');
+  const forks = tags.filter((t) => t.tag === 'fork' || t.tag === 'fork-workflow');
   if (tags.length > 1) {
     const gotos = tags.filter((t) => t.tag === 'goto');
     const others = tags.length - forks.length - gotos.length;
     if (forks.length === 0 || others > 0 || gotos.length > 1) {
-      throw new RaymondError('ERR_TAG_MULTIPLE', `output has ${tags.length} transition tags (${describe(tags)}); exactly one is allowed, or several <fork> with at most one <goto>`, { file: source });
+      throw new RaymondError('ERR_TAG_MULTIPLE', `output has ${tags.length} transition tags (${describe(tags)}); exactly one is allowed, or several <fork>/<fork-workflow> with at most one <goto>`, { file: source });
     }
     return forkDecision(forks, gotos[0], source);
   }
@@ -97,10 +97,34 @@ export function decide(tags: ParsedTag[], source: string): Decision {
       return { kind: tag.tag, target: tag.body, returnTo: a.return, input: optional(a.input) };
     }
     case 'fork':
+    case 'fork-workflow':
       return forkDecision([tag], undefined, source);
     case 'result':
       return { kind: 'result', payload: tag.body };
+    case 'call-workflow':
+    case 'function-workflow':
+      return callWorkflow(tag, source);
+    case 'reset-workflow':
+      return { ...workflowOf(tag), kind: 'reset', input: optional(a.input), cd: optional(a.cd), worktree: worktreeOf(a, tag.tag, source), ...(taskOf(a, tag.tag, source) ? { newTask: true } : {}) };
   }
+}
+
+/** A cross-workflow tag's callee, unresolved: the decision's target is the specifier until the scope is opened. */
+function workflowOf(tag: ParsedTag): { target: string; workflow: { spec: string } } {
+  return { target: tag.body, workflow: { spec: tag.body } };
+}
+
+function callWorkflow(tag: ParsedTag, source: string): Decision {
+  const a = tag.attributes;
+  if (a.return === undefined) {
+    throw new RaymondError('ERR_TAG_PARSE', `<${tag.tag}>${tag.body}</${tag.tag}> needs a return="STATE" attribute (the caller's state to continue in)`, { file: source });
+  }
+  if (tag.tag === 'call-workflow' && a.cd !== undefined) {
+    // The callee's first turn branches the caller's session, which Claude Code keeps per directory.
+    throw new RaymondError('ERR_TAG_PARSE', `<call-workflow> cannot have cd="${a.cd}": it branches the caller's session, which belongs to the caller's directory; use <function-workflow> (a fresh session) to run a workflow elsewhere`, { file: source });
+  }
+  const kind = tag.tag === 'call-workflow' ? 'call' : 'function';
+  return { ...workflowOf(tag), kind, returnTo: a.return, input: optional(a.input), cd: optional(a.cd) };
 }
 
 function forkDecision(forks: ParsedTag[], goto: ParsedTag | undefined, source: string): Decision {
@@ -108,7 +132,8 @@ function forkDecision(forks: ParsedTag[], goto: ParsedTag | undefined, source: s
   for (const f of forks) if (f.attributes.next !== undefined) nexts.add(f.attributes.next);
   if (goto) nexts.add(goto.body);
   if (nexts.size === 0) {
-    throw new RaymondError('ERR_TAG_PARSE', `<fork>${forks[0]!.body}</fork> needs a next="STATE" attribute (where the parent continues)`, { file: source });
+    const first = forks[0]!;
+    throw new RaymondError('ERR_TAG_PARSE', `<${first.tag}>${first.body}</${first.tag}> needs a next="STATE" attribute (where the parent continues), or a <goto> beside it`, { file: source });
   }
   if (nexts.size > 1) {
     throw new RaymondError('ERR_TAG_PARSE', `the forks' next states and the <goto> disagree (${[...nexts].join(', ')}); the parent can continue in only one state`, { file: source });
@@ -116,8 +141,11 @@ function forkDecision(forks: ParsedTag[], goto: ParsedTag | undefined, source: s
   const workers: ForkSpawn[] = forks.map((f) => {
     // fromEntries defines keys, so a `__proto__` attribute stays an ordinary variable of the worker.
     const attributes = Object.fromEntries(Object.entries(f.attributes).filter(([k]) => !RESERVED_FORK_ATTRIBUTES.has(k)));
-    const inherit = taskOf(f.attributes, 'fork', source) === 'inherit';
-    return { target: f.body, attributes, cd: optional(f.attributes.cd), input: optional(f.attributes.input), worktree: worktreeOf(f.attributes, 'fork', source), ...(inherit ? { inheritTask: true } : {}) };
+    const tag = f.tag as 'fork' | 'fork-workflow';
+    const inherit = taskOf(f.attributes, tag, source) === 'inherit';
+    const worker: ForkSpawn = { target: f.body, attributes, cd: optional(f.attributes.cd), input: optional(f.attributes.input), worktree: worktreeOf(f.attributes, tag, source), ...(inherit ? { inheritTask: true } : {}) };
+    if (tag === 'fork-workflow') worker.workflow = { spec: f.body };
+    return worker;
   });
   return { kind: 'fork', next: [...nexts][0]!, nextInput: optional(goto?.attributes.input), workers };
 }

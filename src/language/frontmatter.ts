@@ -1,6 +1,6 @@
 import { parseDocument } from 'yaml';
 import { RaymondError } from '../errors.js';
-import { TRANSITION_TAGS, type TagName, checkStateName } from './parse-output.js';
+import { TRANSITION_TAGS, isWorkflowTag, type TagName, checkStateName } from './parse-output.js';
 import { isAttributeName } from './tag-scanner.js';
 
 /** One entry of `allowed_transitions`. */
@@ -65,8 +65,11 @@ function parseAllowed(value: unknown, file: string): AllowedTransition[] {
     const out: AllowedTransition = { tag: tag as TagName, attributes: {} };
     if (target !== undefined && target !== null) {
       out.target = scalar(target, file, `${where}.target`);
-      checkStateName(out.target, `${where}.target`, file);
-    } else if (tag !== 'result') {
+      // A cross-workflow entry's target is a workflow specifier, a path by design.
+      if (!isWorkflowTag(tag)) checkStateName(out.target, `${where}.target`, file);
+      else if (out.target.trim() === '') fail(file, `${where}.target is empty`);
+    } else if (tag !== 'result' && !isWorkflowTag(tag)) {
+      // A cross-workflow entry without a target allows any workflow, as in `ray`.
       fail(file, `${where} (${tag}) needs a target`);
     }
     // fromEntries defines keys, so an attribute named `__proto__` is kept as one, never a prototype.
@@ -117,7 +120,8 @@ export function parseStateSource(text: string, file: string): StateSource {
     else if (value === true) policy.forceImplicit = true;
     else if (value !== false) fail(file, `force_implicit must be true or false, not ${JSON.stringify(value)}`);
   }
-  if (policy.forceImplicit && (policy.allowed?.length !== 1 || (policy.allowed[0]!.tag === 'result' && policy.allowed[0]!.payload === undefined))) {
+  const only = policy.allowed?.length === 1 ? policy.allowed[0]! : undefined;
+  if (policy.forceImplicit && (!only || (only.tag === 'result' ? only.payload === undefined : only.target === undefined))) {
     fail(file, `${FORCE_IMPLICIT_PROBLEM} with a fixed target (or a <result> with a fixed payload), which the reply then cannot change`);
   }
   return { policy, body, warnings };

@@ -1,12 +1,12 @@
 import { RaymondError } from '../errors.js';
-import { nextOpenTag, type OpenTag, type TagName } from './tag-scanner.js';
+import { isWorkflowTag, nextOpenTag, type OpenTag, type TagName } from './tag-scanner.js';
 
-export { TRANSITION_TAGS, type TagName } from './tag-scanner.js';
+export { TRANSITION_TAGS, WORKFLOW_TAGS, isWorkflowTag, type TagName, type WorkflowTagName } from './tag-scanner.js';
 
 /** One transition tag as written in an output. */
 export interface ParsedTag {
   tag: TagName;
-  /** The tag body: a state name, or the payload of `<result>` exactly as written. */
+  /** The tag body: a state name, a workflow specifier (cross-workflow tags), or the payload of `<result>` exactly as written. */
   body: string;
   /** A null-prototype object: attribute names are only ever its own keys. */
   attributes: Record<string, string>;
@@ -24,6 +24,9 @@ export const STATE_ATTRIBUTES: Partial<Record<TagName, string[]>> = {
   call: ['return'],
   function: ['return'],
   fork: ['next'],
+  'call-workflow': ['return'],
+  'function-workflow': ['return'],
+  'fork-workflow': ['next'],
 };
 
 /**
@@ -69,7 +72,12 @@ export function parseOutput(text: string, source: string): ParsedOutput {
       continue;
     }
     const target = body.trim();
-    checkStateName(target, `<${name}> target`, source);
+    // A workflow specifier is a path by design; where it may lead is settled when it is opened.
+    if (isWorkflowTag(name)) {
+      if (target === '') throw new RaymondError('ERR_TARGET_INVALID', `<${name}> names no workflow (write a folder, file, .zip or .yaml between the tags)`, { file: source });
+    } else {
+      checkStateName(target, `<${name}> target`, source);
+    }
     for (const attr of STATE_ATTRIBUTES[name] ?? []) {
       if (Object.hasOwn(attributes, attr)) checkStateName(attributes[attr]!, `<${name}> ${attr}="..."`, source);
     }

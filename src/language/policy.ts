@@ -1,6 +1,6 @@
 import { RaymondError } from '../errors.js';
 import type { AllowedTransition } from './frontmatter.js';
-import { STATE_ATTRIBUTES, type ParsedTag } from './parse-output.js';
+import { STATE_ATTRIBUTES, isWorkflowTag, type ParsedTag } from './parse-output.js';
 
 const STATE_EXT = /\.(md|sh|bat|ps1)$/;
 /** Attributes that name states, compared with the same extension leniency as targets. */
@@ -14,10 +14,20 @@ function sameState(emitted: string, allowed: string): boolean {
   return false;
 }
 
+/** A workflow specifier as compared: `/` for `\\`, no trailing slash (`../w/` is `../w`). */
+function specKey(spec: string): string {
+  return spec.trim().replace(/\\/g, '/').replace(/(.)\/+$/, '$1');
+}
+
+/** Whether an emitted tag's body is the entry's target: a state, or for a cross-workflow tag a workflow. */
+function sameTarget(tag: ParsedTag, target: string): boolean {
+  return isWorkflowTag(tag.tag) ? specKey(tag.body) === specKey(target) : sameState(tag.body, target);
+}
+
 /** Whether an emitted tag has an entry's tag, target and fixed attribute values. */
 function sameShape(tag: ParsedTag, entry: AllowedTransition): boolean {
   if (tag.tag !== entry.tag) return false;
-  if (entry.target !== undefined && tag.tag !== 'result' && !sameState(tag.body, entry.target)) return false;
+  if (entry.target !== undefined && tag.tag !== 'result' && !sameTarget(tag, entry.target)) return false;
   if (entry.payload !== undefined && tag.body.trim() !== entry.payload.trim()) return false;
   return Object.entries(entry.attributes).every(([k, v]) => {
     const got = tag.attributes[k];
@@ -47,7 +57,7 @@ export function formatAllowed(entry: AllowedTransition): string {
   const listed = (entry.allowedAttributes ?? []).filter((k) => !Object.hasOwn(entry.attributes, k));
   const attrs = [...Object.entries(entry.attributes), ...listed.map((k) => [k, '...'])].map(([k, v]) => ` ${k}="${v}"`).join('');
   if (entry.tag === 'result') return `<result${attrs}>${entry.payload ?? '...'}</result>`;
-  return `<${entry.tag}${attrs}>${entry.target}</${entry.tag}>`;
+  return `<${entry.tag}${attrs}>${entry.target ?? '...'}</${entry.tag}>`;
 }
 
 /** How an emitted tag is shown in messages (a `<result>` payload elided). */
@@ -65,6 +75,8 @@ export function implicitTag(allowed: AllowedTransition[]): ParsedTag | undefined
   if (allowed.length !== 1) return undefined;
   const only = allowed[0]!;
   if (only.tag === 'result' && only.payload === undefined) return undefined;
+  // A cross-workflow entry without a target lets the reply name the workflow: it must write the tag.
+  if (only.tag !== 'result' && only.target === undefined) return undefined;
   const body = only.tag === 'result' ? only.payload! : only.target!;
   return { tag: only.tag, body, attributes: Object.assign(Object.create(null) as Record<string, string>, only.attributes) };
 }

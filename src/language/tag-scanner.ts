@@ -1,6 +1,15 @@
-/** The six transition tags of the workflow language. */
-export const TRANSITION_TAGS = ['goto', 'reset', 'call', 'function', 'fork', 'result'] as const;
+/** The cross-workflow tags: their body names another workflow, not a state of this one. */
+export const WORKFLOW_TAGS = ['call-workflow', 'function-workflow', 'fork-workflow', 'reset-workflow'] as const;
+export type WorkflowTagName = (typeof WORKFLOW_TAGS)[number];
+
+/** The transition tags of the workflow language: the six of one workflow, then the cross-workflow ones. */
+export const TRANSITION_TAGS = ['goto', 'reset', 'call', 'function', 'fork', 'result', ...WORKFLOW_TAGS] as const;
 export type TagName = (typeof TRANSITION_TAGS)[number];
+
+/** Whether a tag's body is a workflow specifier (a cross-workflow tag). */
+export function isWorkflowTag(tag: string): tag is WorkflowTagName {
+  return (WORKFLOW_TAGS as readonly string[]).includes(tag);
+}
 
 /** Every tag Raymond reads: the transitions and `<print>`. */
 export const TAG_NAMES: readonly (TagName | 'print')[] = [...TRANSITION_TAGS, 'print'];

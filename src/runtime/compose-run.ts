@@ -11,7 +11,7 @@ import { createScriptExecutor } from '../executors/script-executor.js';
 import { createSpawnerPool } from '../executors/spawner-pool.js';
 import { createValueFiles } from '../executors/value-files.js';
 import { createInlineLanguageService, createLanguageService, createPoolLanguageService } from '../language/language-service.js';
-import type { Scope } from '../scope/scope.js';
+import type { ScopeSet } from '../scope/scope-set.js';
 import { DebugLog } from '../state/debug-log.js';
 import { createPersister, type PersisterStats } from '../state/persister.js';
 import { frameCounts } from './run-progress.js';
@@ -62,7 +62,7 @@ export interface RunOutcome {
  * steps' into one stream, and runs the supervisor until every agent has
  * terminated or paused, one failed, or the run was stopped.
  */
-export async function composeRun(state: WorkflowState, scope: Scope, stateFile: string, settings: RunSettings, hooks: RunHooks, resumed: boolean): Promise<RunOutcome> {
+export async function composeRun(state: WorkflowState, scopes: ScopeSet, stateFile: string, settings: RunSettings, hooks: RunHooks, resumed: boolean): Promise<RunOutcome> {
   const workflowId = state.workflow_id;
   const startedAt = Date.now();
   let steps = 0;
@@ -86,7 +86,7 @@ export async function composeRun(state: WorkflowState, scope: Scope, stateFile: 
     const warned = new Set<string>();
     const runStep = createRunStep({
       workflowId,
-      scope,
+      scopes,
       language,
       script: createScriptExecutor(spawners, values),
       markdown: hooks.markdown ?? createClaudeExecutor({ bin: settings.claudeBin, skipPermissions: settings.skipPermissions, permissionMode: settings.permissionMode, disallowedTools: settings.disallowedTools, emit, warm }),

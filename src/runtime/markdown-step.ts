@@ -53,7 +53,8 @@ export async function runMarkdownStep(deps: StepDependencies, input: StepInput, 
   const agent = input.record;
   const markdown = deps.markdown;
   if (!markdown) throw new RaymondError('ERR_STATE_UNSUPPORTED', 'markdown states need the Claude Code executor', { file: where });
-  const text = await deps.scope.readText(agent.state);
+  const scope = deps.scopes.of(agent.scope);
+  const text = await scope.readText(agent.state);
   const taskFolder = deps.tasks.of(agent);
   const variables = templateVariables({ workflowId: deps.workflowId, agentId: agent.id, input: agent.input, attributes: agent.attributes, worktree: agent.worktree, taskFolder });
   const implicitVariables = { workflow_id: deps.workflowId, agent_id: agent.id, task_folder: taskFolder };
@@ -77,7 +78,7 @@ export async function runMarkdownStep(deps: StepDependencies, input: StepInput, 
     let execution: Execution;
     try {
       execution = await markdown.execute({
-        workflowId: deps.workflowId, agent, file: agent.state, scope: deps.scope, signal, timeoutMs: deps.timeoutMs, debug: stepDebug(deps, agent),
+        workflowId: deps.workflowId, agent, file: agent.state, scope, signal, timeoutMs: deps.timeoutMs, debug: stepDebug(deps, agent),
         prompt: state.remind === undefined ? prepared.prompt : prepared.prompt + reminder(allowed!, state.remind),
         session: state.plan, costBase: spending.base(state.plan), model: prepared.policy.model ?? deps.model, effort: prepared.policy.effort ?? deps.effort,
       });

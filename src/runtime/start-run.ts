@@ -1,12 +1,13 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { CONTINUE_LATEST } from '../executors/executor.js';
 import { DEFAULT_DISALLOWED_TOOLS } from '../claude/claude-argv.js';
-import type { WorkflowState } from '../../machines/types.js';
+import type { StoredAgent, WorkflowState } from '../../machines/types.js';
 import { findClaude } from '../claude/find-claude.js';
 import { RaymondError, formatError } from '../errors.js';
 import type { StateExecutor } from '../executors/executor.js';
 import { isMarkdown } from '../scope/extensions.js';
 import { openScope, type Scope } from '../scope/scope.js';
+import { ScopeSet } from '../scope/scope-set.js';
 import { acquireLock } from '../state/run-lock.js';
 import { checkWorkflowId, lockFilePath, prepareStateFile, readStateFile, removeLeftoverTemps, stateFilePath } from '../state/state-file.js';
 import { composeRun, type RunHooks, type RunOutcome } from './compose-run.js';
@@ -72,7 +73,7 @@ export async function startWorkflow(req: StartRequest): Promise<RunOutcome> {
         results: {},
       };
       await removeLeftoverTemps(stateFile);
-      return await composeRun(state, scope, stateFile, req.settings, req, false);
+      return await runInScopes(scope, (scopes) => composeRun(state, scopes, stateFile, req.settings, req, false));
     } finally {
       release();
     }
@@ -110,13 +111,38 @@ export async function resumeWorkflow(req: ResumeRequest): Promise<RunOutcome> {
       };
       delete resumed.error;
       await removeLeftoverTemps(stateFile);
-      return await composeRun(resumed, scope, stateFile, settings, req, true);
+      return await runInScopes(scope, async (scopes) => {
+        await scopes.preload(scopeKeys(live)).catch((err: unknown) => {
+          throw new RaymondError('ERR_WORKFLOW_CHANGED', `a workflow that run ${req.workflowId}'s agents are in is gone (${formatError(err)}); restore it to resume`, { file: stateFile });
+        });
+        return composeRun(resumed, scopes, stateFile, settings, req, true);
+      });
     } finally {
       await scope.dispose();
     }
   } finally {
     release();
   }
+}
+
+/** Runs with the run's scope and every scope its cross-workflow tags open, removing what those extracted after. */
+async function runInScopes<T>(main: Scope, run: (scopes: ScopeSet) => Promise<T>): Promise<T> {
+  const scopes = new ScopeSet(main);
+  try {
+    return await run(scopes);
+  } finally {
+    await scopes.dispose();
+  }
+}
+
+/** The scopes live agents and the callers on their stacks are in, other than the run's own. */
+function scopeKeys(agents: readonly StoredAgent[]): string[] {
+  const keys: string[] = [];
+  for (const a of agents) {
+    if (a.scope) keys.push(a.scope);
+    for (const f of a.stack) if (f.workflow?.scope) keys.push(f.workflow.scope);
+  }
+  return keys;
 }
 
 function stripUndefined<T extends object>(o: T): Partial<T> {

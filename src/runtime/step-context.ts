@@ -4,7 +4,7 @@ import type { AgentRecord, Decision, WorktreeMode } from '../../machines/types.j
 import type { StateExecutor } from '../executors/executor.js';
 import type { LanguageService } from '../language/language-service.js';
 import { isMarkdown } from '../scope/extensions.js';
-import type { Scope } from '../scope/scope.js';
+import type { ScopeSet } from '../scope/scope-set.js';
 import type { DebugLog, StepDebug } from '../state/debug-log.js';
 import type { WorktreePool } from '../worktrees/worktree-pool.js';
 import type { TaskFolders } from './task-folders.js';
@@ -12,7 +12,8 @@ import type { TaskFolders } from './task-folders.js';
 /** What running a step needs from the run; given once, at the composition root. */
 export interface StepDependencies {
   workflowId: string;
-  scope: Scope;
+  /** The run's workflow scopes: its own and those cross-workflow tags opened. */
+  scopes: ScopeSet;
   language: LanguageService;
   script: StateExecutor;
   markdown: StateExecutor | undefined;

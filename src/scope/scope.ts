@@ -53,9 +53,11 @@ class FileScope implements Scope {
     private readonly dir: string,
     /** Removes what was extracted, for an archive. */
     private readonly cleanup?: () => Promise<void>,
+    /** False for a scope a cross-workflow tag entered at a named state: it needs no entry of its own. */
+    requireEntry = true,
   ) {
     this.name = sanitizeName(kind === 'dir' ? basename(path) : basename(path).replace(/\.[^.]*$/, ''));
-    this.ref = { kind, path, entry: entry ?? findEntry(files, path) };
+    this.ref = { kind, path, entry: entry ?? (requireEntry ? findEntry(files, path) : '') };
   }
 
   resolve(target: string, source: string): string {
@@ -126,7 +128,12 @@ function decodeUtf8(bytes: Buffer, where: string): string {
   }
 }
 
-function findEntry(files: ReadonlySet<string>, where: string): string {
+/**
+ * The entry state among a scope's files: `1_START` or `START`, with any
+ * extension this platform runs.
+ * @throws RaymondError ERR_ENTRY_NOT_FOUND or ERR_ENTRY_AMBIGUOUS naming `where`.
+ */
+export function findEntry(files: ReadonlySet<string>, where: string): string {
   const found = ENTRY_NAMES.flatMap((stem) => STATE_EXTENSIONS.map((ext) => stem + ext)).filter((f) => files.has(f));
   if (found.length === 0) {
     throw new RaymondError('ERR_ENTRY_NOT_FOUND', `no entry state: expected 1_START or START with one of ${STATE_EXTENSIONS.join(', ')}`, { file: where });
@@ -142,25 +149,32 @@ async function readDirFiles(dir: string): Promise<Set<string>> {
   return new Set(entries.filter((e) => e.isFile() || e.isSymbolicLink()).map((e) => e.name));
 }
 
+/** How a scope is opened. */
+export interface OpenOptions {
+  /** False: a folder or archive without `1_START`/`START` opens (a cross-workflow tag names the state). Default true. */
+  requireEntry?: boolean;
+}
+
 /**
  * Opens the scope named by a specifier the user gave: a state file, a
  * folder, a `.zip`, or the URL of a hashed `.zip` (downloaded once into the
  * project's registry, whose copy becomes the scope's path, so a resume needs
  * no network). Errors name the path and what is wrong with it.
  */
-export async function openScope(input: string): Promise<Scope> {
+export async function openScope(input: string, options: OpenOptions = {}): Promise<Scope> {
+  const requireEntry = options.requireEntry ?? true;
   const local = await localWorkflowPath(input, process.cwd());
   // A cached remote zip's problems name the cached file, which the user may have to remove.
-  if (local !== input) return openScope(local);
+  if (local !== input) return openScope(local, options);
   const path = resolvePath(input);
   const info = await stat(path).catch(() => {
     throw new RaymondError('ERR_SCOPE', 'no such file or directory', { file: input });
   });
   if (info.isDirectory()) {
     const files = await readDirFiles(path);
-    return new FileScope('dir', path, undefined, files, (f) => readFile(join(path, f)).catch(readError(join(path, f))), path);
+    return new FileScope('dir', path, undefined, files, (f) => readFile(join(path, f)).catch(readError(join(path, f))), path, undefined, requireEntry);
   }
-  if (path.toLowerCase().endsWith('.zip')) return openZip(path, input, info.size);
+  if (path.toLowerCase().endsWith('.zip')) return openZip(path, input, info.size, requireEntry);
   const name = basename(path);
   const ext = extensionOf(name);
   if (ext === undefined || !STATE_EXTENSIONS.includes(ext)) {
@@ -174,7 +188,7 @@ export async function openScope(input: string): Promise<Scope> {
  * An archive's state files are checked (layout, names, size caps) and then
  * extracted once into a private folder, where every step reads them.
  */
-async function openZip(path: string, input: string, size: number): Promise<Scope> {
+async function openZip(path: string, input: string, size: number, requireEntry: boolean): Promise<Scope> {
   if (size > MAX_ARCHIVE_BYTES) {
     throw new RaymondError('ERR_ZIP_INVALID', `the archive is ${Math.ceil(size / 2 ** 20)} MiB; archives of more than ${MAX_ARCHIVE_BYTES / 2 ** 20} MiB are refused`, { file: input });
   }
@@ -184,7 +198,7 @@ async function openZip(path: string, input: string, size: number): Promise<Scope
   const folder = await extractStates(files, input);
   try {
     const read = (f: string) => readFile(join(folder.path, f)).catch(readError(`${path}:${f}`));
-    return new FileScope('zip', path, undefined, new Set(files.keys()), read, folder.path, folder.remove);
+    return new FileScope('zip', path, undefined, new Set(files.keys()), read, folder.path, folder.remove, requireEntry);
   } catch (err) {
     await folder.remove();
     throw err;

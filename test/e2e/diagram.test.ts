@@ -46,6 +46,16 @@ describe('raymond diagram', () => {
     for (const line of ['  start --> 1_START_sh', '  1_START_sh -->|call| COUNTDOWN_sh', '  COUNTDOWN_sh -.->|reset| COUNTDOWN_sh', '  DONE_sh -->|result| result']) assert.ok(lines.includes(line), line);
   });
 
+  it('draws a cross-workflow tag as an arrow to a box for the other workflow, a missing one marked', async () => {
+    const r = await box.run(['diagram', join(ROOT, 'workflows/examples/compose')]);
+    assert.equal(r.code, 0, r.stderr);
+    const lines = r.stdout.split('\n');
+    for (const line of ['  workflow_1[["workflow ../count-words/"]]', '  1_START_sh -->|"call-workflow"| workflow_1', '  1_START_sh -.->|return| REPORT_sh', '  REPORT_sh -.->|"fork-workflow"| workflow_1']) assert.ok(lines.includes(line), `${line}\n${r.stdout}`);
+    const wf = box.write({ 'START.sh': '#!/bin/sh\necho "<reset-workflow>../gone/</reset-workflow>"\n' }, 'diagram-missing');
+    const missing = await box.run(['diagram', wf]);
+    assert.ok(missing.stdout.split('\n').includes('  missing_1["../gone/ (missing)"]'), missing.stdout);
+  });
+
   it('writes the HTML page and the XState machine, and names them', async () => {
     const [html, machine] = [join(box.dir, 'tour.html'), join(box.dir, 'tour.json')];
     const r = await box.run(['diagram', TOUR, '--html', html, '--xstate', machine]);

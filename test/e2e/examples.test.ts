@@ -36,4 +36,17 @@ describe('bundled examples', () => {
     assert.deepEqual(state.results, s.results);
     assert.ok(state.agents.every((a) => a.status === 'terminated' && a.stack.length === 0));
   });
+
+  it('compose calls and forks the count-words workflow', async () => {
+    const r = await box.run([join(ROOT, 'workflows/examples/compose'), '--json', '--workflow-id', 'compose-1']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.deepEqual(summary(r).results, {
+      main: "composition done; the call counted 4 words in 'the quick brown fox' (agent main)",
+      main_countw1: "2 words in 'jumps over' (agent main_countw1)",
+      main_countw2: "3 words in 'the lazy dog' (agent main_countw2)",
+    });
+    assert.match(r.stderr, /\[main\] running count-words\/START\.sh/);
+    const agents = box.state('compose-1').agents;
+    assert.deepEqual(agents.map((a) => [a.id, a.scope ?? null]), [['main', null], ['main_countw1', join(ROOT, 'workflows/examples/count-words')], ['main_countw2', join(ROOT, 'workflows/examples/count-words')]]);
+  });
 });

@@ -48,3 +48,32 @@ describe('interpretOutput: variables in an implicit transition\'s input', () => 
     assert.deepEqual(decision, { kind: 'goto', target: 'NEXT', input: '{{task_folder}}/plan.md by {{agent_id}} of {{workflow_id}} {{item}}' });
   });
 });
+
+describe('decide: cross-workflow tags', () => {
+  it('reads each tag into the decision of its single-workflow analogue, with the specifier kept as written', () => {
+    assert.deepEqual(d('<call-workflow return="R" input="i">../other/</call-workflow>'), { kind: 'call', target: '../other/', workflow: { spec: '../other/' }, returnTo: 'R', input: 'i', cd: undefined });
+    assert.deepEqual(d('<function-workflow return="R" cd="wt">x.zip/STATE</function-workflow>'), { kind: 'function', target: 'x.zip/STATE', workflow: { spec: 'x.zip/STATE' }, returnTo: 'R', input: undefined, cd: 'wt' });
+    assert.deepEqual(d('<reset-workflow cd="/a" task="new">flow.yaml</reset-workflow>'), { kind: 'reset', target: 'flow.yaml', workflow: { spec: 'flow.yaml' }, input: undefined, cd: '/a', worktree: undefined, newTask: true });
+    const fork = d('<fork-workflow next="N" item="x">..\\w</fork-workflow><fork next="N">LOCAL</fork>');
+    assert.equal(fork.kind, 'fork');
+    if (fork.kind !== 'fork') return;
+    assert.deepEqual(fork.workers.map((w) => [w.target, w.workflow, w.attributes]), [['..\\w', { spec: '..\\w' }, { item: 'x' }], ['LOCAL', undefined, {}]]);
+  });
+
+  it('refuses cd on <call-workflow>, a missing return or next, an empty specifier, and a mix with anything but <goto> and forks', () => {
+    const cases: Array<[string, RegExp]> = [
+      ['<call-workflow return="R" cd="x">w</call-workflow>', /<call-workflow> cannot have cd="x"/],
+      ['<function-workflow>w</function-workflow>', /needs a return="STATE" attribute/],
+      ['<fork-workflow>w</fork-workflow>', /<fork-workflow>w<\/fork-workflow> needs a next="STATE" attribute \(where the parent continues\), or a <goto> beside it/],
+      ['<fork-workflow next="A">w</fork-workflow><goto>B</goto>', /disagree \(A, B\)/],
+      ['<fork-workflow next="A">w</fork-workflow><reset-workflow>v</reset-workflow>', /exactly one is allowed, or several <fork>\/<fork-workflow> with at most one <goto>/],
+      ['<call-workflow return="R">  </call-workflow>', /<call-workflow> names no workflow/],
+    ];
+    for (const [text, pattern] of cases) assert.throws(() => d(text), (err: unknown) => err instanceof RaymondError && pattern.test(err.message) && err.file === F, text);
+  });
+
+  it('checks return and next as state names, but not the specifier', () => {
+    assert.throws(() => d('<call-workflow return="../R">w</call-workflow>'), /is a path/);
+    assert.doesNotThrow(() => d('<call-workflow return="R">../../a/b.zip/C</call-workflow>'));
+  });
+});

@@ -85,8 +85,18 @@ describe('payload and force_implicit', () => {
       ['allowed_transitions:\n  - { tag: result }\nforce_implicit: true', /force_implicit: true needs exactly one allowed transition/],
       ['force_implicit: true', /force_implicit: true needs exactly one allowed transition/],
       ['allowed_transitions:\n  - { tag: goto, target: N }\nforce_implicit: "yes"', /force_implicit must be true or false/],
+      ['allowed_transitions:\n  - { tag: call-workflow, return: R }\nforce_implicit: true', /force_implicit: true needs exactly one allowed transition/],
     ] as const) {
       assert.throws(() => parseStateSource(`---\n${front}\n---\nx`, F), (err: unknown) => err instanceof RaymondError && err.code === 'ERR_FRONTMATTER' && why.test(formatError(err)) && formatError(err).startsWith(`${F}: `));
     }
+  });
+
+  it('reads cross-workflow entries: the target, a workflow path, is optional', () => {
+    const src = parseStateSource('---\nallowed_transitions:\n  - { tag: call-workflow, return: IMPL.md }\n  - { tag: fork-workflow, target: ../bs_work/, next: MONITOR.sh }\n---\nx', F);
+    assert.deepEqual(src.policy.allowed, [
+      { tag: 'call-workflow', attributes: { return: 'IMPL.md' } },
+      { tag: 'fork-workflow', target: '../bs_work/', attributes: { next: 'MONITOR.sh' } },
+    ]);
+    assert.throws(() => parseStateSource('---\nallowed_transitions:\n  - { tag: call, target: ../x, return: R }\n---\nx', F), /is a path/);
   });
 });

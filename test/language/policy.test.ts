@@ -104,3 +104,33 @@ describe('fixed-payload results and force_implicit, as in ray', () => {
     assert.deepEqual(r, { ok: true, value: { prints: ['noted'], decision: { kind: 'goto', target: 'NEXT.md', input: undefined } } });
   });
 });
+
+describe('allowed_transitions and cross-workflow tags', () => {
+  const policy: AllowedTransition[] = [
+    { tag: 'call', target: 'CHILD', attributes: { return: 'AFTER' } },
+    { tag: 'call-workflow', attributes: { return: 'AFTER' } },
+    { tag: 'fork-workflow', target: '../workers/', attributes: { next: 'MONITOR' } },
+  ];
+
+  it('allows a cross-workflow tag only through an entry for that tag; the target, when fixed, compares as a path', () => {
+    for (const output of ['<call-workflow return="AFTER.md">../anything</call-workflow>', '<fork-workflow next="MONITOR">../workers</fork-workflow>', '<fork-workflow next="MONITOR">..\\workers\\</fork-workflow>']) {
+      assert.equal(interpret(output, policy).ok, true, output);
+    }
+    for (const output of ['<function-workflow return="AFTER">../x</function-workflow>', '<fork-workflow next="MONITOR">../other</fork-workflow>', '<reset-workflow>../x</reset-workflow>']) {
+      assert.equal(interpret(output, policy).ok, false, output);
+    }
+  });
+
+  it('a state allowed only <call> cannot emit <call-workflow>', () => {
+    const r = interpret('<call-workflow return="AFTER">../x</call-workflow>', [{ tag: 'call', target: 'CHILD', attributes: { return: 'AFTER' } }]);
+    assert.equal(r.ok, false);
+    if (!r.ok) assert.match(r.error.message, /emitted <call-workflow return="AFTER">\.\.\/x<\/call-workflow>, which allowed_transitions does not allow \(allowed: <call return="AFTER">CHILD<\/call>\)/);
+  });
+
+  it('makes a single cross-workflow entry implicit only when it fixes the workflow', () => {
+    const fixed = interpret('no tag', [{ tag: 'reset-workflow', target: '../next-phase/', attributes: {} }]);
+    assert.deepEqual(fixed.ok && (fixed.value as { decision: unknown }).decision, { kind: 'reset', target: '../next-phase/', workflow: { spec: '../next-phase/' }, input: undefined, cd: undefined, worktree: undefined });
+    const open = interpret('no tag', [{ tag: 'call-workflow', attributes: { return: 'AFTER' } }]);
+    assert.equal(!open.ok && open.error.code, 'ERR_TAG_MISSING');
+  });
+});

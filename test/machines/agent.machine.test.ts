@@ -150,6 +150,49 @@ describe('agent machine: the effect of each tag', () => {
   });
 });
 
+describe('agent machine: cross-workflow tags', () => {
+  const other = { spec: '../other', scope: '/wf/other', name: 'other' };
+
+  it('a workflow call moves the agent into the callee\'s scope and directory, and the result brings back the caller\'s', async () => {
+    const seen: AgentRecord[] = [];
+    const run = await runFake(
+      {
+        START: { kind: 'function', target: 'O_START', returnTo: 'AFTER', workflow: other, cd: '/work/wt' },
+        O_START: (r) => (seen.push(r), { kind: 'call', target: 'O_SUB', returnTo: 'O_END' }),
+        O_SUB: (r) => (seen.push(r), { kind: 'result', payload: 'sub' }),
+        O_END: (r) => (seen.push(r), { kind: 'result', payload: `other: ${r.input}` }),
+        AFTER: (r) => (seen.push(r), { kind: 'result', payload: r.input ?? '' }),
+      },
+      { state: freshState('START', { cwd: '/home/project' }) },
+    );
+    assert.equal(run.output.status, 'completed');
+    const [start, sub, end, after] = seen;
+    assert.deepEqual([start!.scope, start!.workflow_depth, start!.cwd], ['/wf/other', 1, '/work/wt']);
+    assert.deepEqual(stackToArray(start!.stack), [{ state: 'AFTER', session: null, workflow: { scope: null, cwd: '/home/project', depth: 0 } }]);
+    assert.deepEqual([sub!.scope, stackToArray(sub!.stack).at(-1)], ['/wf/other', { state: 'O_END', session: null }], 'a plain call inside the callee stays in its scope');
+    assert.deepEqual([end!.scope, end!.cwd], ['/wf/other', '/work/wt']);
+    assert.deepEqual([after!.scope, after!.workflow_depth, after!.cwd, after!.input], [undefined, undefined, '/home/project', 'other: sub']);
+  });
+
+  it('a workflow fork gives the worker the callee\'s scope one level deeper; a reset-workflow clears the stack and the depth', async () => {
+    const seen: AgentRecord[] = [];
+    const run = await runFake({
+      START: { kind: 'call', target: 'MID', returnTo: 'NEVER' },
+      MID: { kind: 'fork', next: 'GO', workers: [{ id: 'main_other1', target: 'O_W', attributes: {}, workflow: other }] },
+      O_W: (r) => (seen.push(r), { kind: 'result', payload: 'worker' }),
+      GO: { kind: 'reset', target: 'O_R', workflow: other },
+      O_R: (r) => (seen.push(r), { kind: 'result', payload: 'reset done' }),
+      NEVER: { kind: 'result', payload: 'returned: wrong' },
+    });
+    assert.equal(run.output.status, 'completed');
+    const worker = seen.find((r) => r.id === 'main_other1')!;
+    assert.deepEqual([worker.scope, worker.workflow_depth, worker.stack], ['/wf/other', 1, null]);
+    const reset = seen.find((r) => r.id === 'main')!;
+    assert.deepEqual([reset.scope, reset.workflow_depth, reset.stack], ['/wf/other', undefined, null]);
+    assert.deepEqual(run.store.meta.results, { main_other1: 'worker', main: 'reset done' });
+  });
+});
+
 describe('agent machine: deep return stacks', () => {
   /** A script that calls itself `depth` times, then counts the returns on the way back. */
   const recursion = (depth: number): FakeScript => ({
