@@ -253,4 +253,6 @@ export interface RunOptions {
   worktrees?: WorktreeMode;
   /** Where agents' task folders go, relative to the project root; absent means the default layout. */
   task_folder_pattern?: string;
+  /** `--name`: a label for the run, shown in the terminal title, `--list` and `--status`. */
+  name?: string;
 }

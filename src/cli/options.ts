@@ -1,6 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { InvalidArgumentError } from 'commander';
 import { isModelName, MODEL_CHOICES } from '../claude/claude-argv.js';
+import { runNameProblem } from '../config/config-file.js';
 
 /** Default step parallelism: one per core, at least two. */
 export const DEFAULT_MAX_PARALLEL = Math.max(2, availableParallelism());
@@ -32,6 +33,13 @@ function nonNegative(expected: string) {
 /** Commander parser for `--model`: an alias or a full model name. */
 export function modelName(value: string): string {
   if (!isModelName(value)) throw new InvalidArgumentError(`expected ${MODEL_CHOICES}`);
+  return value;
+}
+
+/** Commander parser for `--name`: a one-line label. */
+export function runName(value: string): string {
+  const problem = runNameProblem(value);
+  if (problem) throw new InvalidArgumentError(`the label ${problem}`);
   return value;
 }
 

@@ -6,7 +6,7 @@ import { WORKTREE_MODES } from '../../machines/types.js';
 import { DEFAULT_DISALLOWED_TOOLS, EFFORTS, MODEL_CHOICES, PERMISSION_MODES } from '../claude/claude-argv.js';
 import { initConfig } from '../config/config-file.js';
 import { RaymondError } from '../errors.js';
-import { DEFAULT_BUDGET_USD, DEFAULT_INSPECT_PORT, DEFAULT_MAX_PARALLEL, DEFAULT_TIMEOUT_SECONDS, integer, modelName, money, speedFactor, toolList } from './options.js';
+import { DEFAULT_BUDGET_USD, DEFAULT_INSPECT_PORT, DEFAULT_MAX_PARALLEL, DEFAULT_TIMEOUT_SECONDS, integer, modelName, money, runName, speedFactor, toolList } from './options.js';
 import type { DiagramOptions } from './diagram-command.js';
 import { listRuns, runStatus, runWorktrees } from './runs-command.js';
 import { EXIT } from './exit-codes.js';
@@ -54,7 +54,9 @@ export function jsonError(error: string, code: string): string {
 function usageErrors(command: Command, name: string): Command {
   return command.exitOverride((err: CommanderError) => {
     if (err.exitCode === 0) throw err;
-    throw new RaymondError('ERR_USAGE', `${err.message.replace(/^error: /, '')} (run ${name} --help for usage)`);
+    // A value quoted back may hold a newline: escaped, the message stays one line.
+    const message = err.message.replace(/^error: /, '').replace(/[\u0000-\u001f]/g, (c) => JSON.stringify(c).slice(1, -1));
+    throw new RaymondError('ERR_USAGE', `${message} (run ${name} --help for usage)`);
   });
 }
 
@@ -123,6 +125,7 @@ export function buildProgram(result: CliResult): Command {
     .argument('[path]', 'a state file, a workflow folder (entry 1_START or START), a .zip of one, or the URL of a hashed .zip')
     .option('--input <text>', 'value of {{input}} (and $RAYMOND_INPUT) for the first state')
     .option('--workflow-id <id>', 'id of this run (letters, digits, - and _); default <scope>-<8 hex>')
+    .addOption(new Option('--name <label>', 'a label for this run, shown in the terminal title, --list and --status (with --resume: a new label)').argParser(runName))
     .option('--state-dir <dir>', "folder of state files (default: .raymond/state of the project: the nearest .raymond upward, or the repository's top)")
     .addOption(new Option('--max-parallel <n>', `most steps running at once (default: ${DEFAULT_MAX_PARALLEL}, the number of cores)`).argParser(integer(1)))
     .addOption(new Option('--timeout <seconds>', `kill a step that prints nothing for this long (default: ${DEFAULT_TIMEOUT_SECONDS})`).argParser(integer(1)))

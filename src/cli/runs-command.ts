@@ -10,6 +10,8 @@ import { lockFilePath, readStateFile, stateFilePath } from '../state/state-file.
 
 interface RunSummary {
   workflow_id: string;
+  /** The run's --name label, if it has one. */
+  name?: string;
   /** The state file's status, or `interrupted` for a run left `running` by a process that is gone. */
   status: string;
   live_agents: number;
@@ -39,6 +41,7 @@ function summarize(stateDir: string, s: WorkflowState): RunSummary {
   const runningPid = holder?.pid ?? null;
   return {
     workflow_id: s.workflow_id,
+    ...(s.options.name ? { name: s.options.name } : {}),
     // A state file says running until its run ends; when no live process holds the lock, the run was
     // killed or stopped (Ctrl-C, SIGKILL, a crash) and waits for --resume.
     status: s.status === 'running' && runningPid === null ? 'interrupted' : s.status,
@@ -58,7 +61,7 @@ function holderText(r: RunSummary): string {
 
 function line(r: RunSummary): string {
   const running = holderText(r);
-  return `${r.workflow_id}  ${r.status}${running}  ${r.live_agents} live  $${r.total_cost_usd.toFixed(4)}  ${r.started_at}`;
+  return `${r.workflow_id}${r.name ? `  "${r.name}"` : ''}  ${r.status}${running}  ${r.live_agents} live  $${r.total_cost_usd.toFixed(4)}  ${r.started_at}`;
 }
 
 /** Whether `raymond --resume` can pick a run up. */
@@ -83,7 +86,7 @@ export async function runStatus(stateDir: string, id: string, json: boolean): Pr
   if (json) return JSON.stringify({ ...state, status: summary.status, running_pid: summary.running_pid, ...(summary.running_host ? { running_host: summary.running_host } : {}) });
   const budget = state.options.budget_usd > 0 ? `$${state.options.budget_usd.toFixed(2)}` : 'unlimited';
   const out = [
-    `run ${state.workflow_id}: ${summary.status}${holderText(summary)}${summary.status === 'interrupted' ? ` (its process is gone; resume with raymond --resume ${state.workflow_id})` : ''}`,
+    `run ${state.workflow_id}${summary.name ? ` "${summary.name}"` : ''}: ${summary.status}${holderText(summary)}${summary.status === 'interrupted' ? ` (its process is gone; resume with raymond --resume ${state.workflow_id})` : ''}`,
     `scope: ${state.scope.path} (${state.scope.kind}, entry ${state.scope.entry})`,
     `cost: $${state.total_cost_usd.toFixed(4)} of ${budget}; started ${state.started_at}, updated ${state.updated_at}`,
   ];

@@ -10,6 +10,8 @@ import { DEFAULT_BUDGET_USD, DEFAULT_MAX_PARALLEL, DEFAULT_TIMEOUT_SECONDS } fro
 export interface CliFlags {
   input?: string;
   workflowId?: string;
+  /** `--name`: a label for the run. */
+  name?: string;
   /** Absent: the project's (program.ts fills it in before anything reads it). */
   stateDir?: string;
   /** Whether --state-dir was given (a resume hint then repeats it). */
@@ -75,6 +77,7 @@ export function newRunSettings(flags: CliFlags, config: ConfigValues): RunSettin
     ...processSettings(flags, config),
     worktreeMode: flags.worktrees ?? config.worktrees ?? DEFAULT_WORKTREE_MODE,
     taskFolderPattern: config.task_folder_pattern ?? DEFAULT_TASK_FOLDER_PATTERN,
+    name: flags.name ?? config.name,
   };
 }
 
@@ -92,6 +95,7 @@ export function resumeOverrides(flags: CliFlags, config: ConfigValues): Partial<
     skipPermissions: flags.dangerouslySkipPermissions,
     ...processSettings(flags, config),
     worktreeMode: flags.worktrees,
+    name: flags.name,
   };
 }
 

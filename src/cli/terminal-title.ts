@@ -15,9 +15,12 @@ export function stateStem(state: string): string {
  */
 export function createTerminalTitle(stream: { write(text: string): unknown }): (e: RunEvent) => void {
   let last = '';
+  let label = '';
   return (e) => {
+    // A run with a --name says which run it is: `ray: nightly: START`.
+    if (e.type === 'run.started') label = e.name ? `${e.name}: ` : '';
     if (e.type !== 'step.started') return;
-    const title = `ray: ${stateStem(e.state).replace(/[\u0000-\u001f\u007f-\u009f]/g, '')}`;
+    const title = `ray: ${label}${stateStem(e.state)}`.replace(/[\u0000-\u001f\u007f-\u009f]/g, '');
     if (title === last) return;
     last = title;
     stream.write(`\u001b]2;${title}\u0007`);

@@ -26,6 +26,20 @@ export interface ConfigValues {
   claude_bin?: string;
   worktrees?: WorktreeMode;
   task_folder_pattern?: string;
+  /** A label for runs started here (as --name). */
+  name?: string;
+}
+
+/** Longest `--name` label: it has to fit in a terminal title. */
+const MAX_NAME_LENGTH = 100;
+
+/** What is wrong with a run's `--name` label, if anything: it is shown on one line of a terminal. */
+export function runNameProblem(name: string): string | undefined {
+  if (name.trim() === '') return 'is empty';
+  if (name.length > MAX_NAME_LENGTH) return `is ${name.length} characters long; at most ${MAX_NAME_LENGTH}`;
+  // eslint-disable-next-line no-control-regex
+  if (/[\u0000-\u001f\u007f-\u009f]/.test(name)) return 'holds a control character (a newline, a tab, an escape...)';
+  return undefined;
 }
 
 type Check = (v: unknown) => boolean;
@@ -47,6 +61,7 @@ const KEYS: Record<keyof ConfigValues, { check: Check; expected: string; help: s
   disallowed_tools: { check: (v) => Array.isArray(v) && v.every((t) => typeof t === 'string' && t.trim() !== ''), expected: 'a list of tool names', help: 'Tools no Claude Code turn may call (as ray). Default: the interactive ones, which hang in -p mode. [] allows every tool.', example: '["EnterPlanMode", "ExitPlanMode", "AskUserQuestion", "NotebookEdit"]' },
   task_folder_pattern: { check: (v) => typeof v === 'string', expected: 'a path pattern', problem: taskFolderPatternProblem, help: 'Where each agent\'s task folder goes ({{task_folder}}, $RAYMOND_TASK_FOLDER), relative to the project root; {workflow_id} and {agent_id} are filled in.', example: '".raymond/tasks/{workflow_id}/{agent_id}"' },
   claude_bin: { check: (v) => typeof v === 'string' && v !== '', expected: 'a path', help: 'The Claude Code executable. Default: claude on PATH.', example: '"/usr/local/bin/claude"' },
+  name: { check: (v) => typeof v === 'string', expected: 'a label', problem: runNameProblem, help: 'A label for the runs started in this project (as --name): shown in the terminal title, --list and --status.', example: '"nightly refactor"' },
 };
 
 /** `config.toml` in the project's `.raymond` folder (raymond-folder.ts), if there is one. */
@@ -74,10 +89,10 @@ function shown(v: unknown): string {
 
 /**
  * Keys of `ray`'s config file that Raymond takes without acting on them
- * (`name` labels a `ray` run; the `serve` table is `ray serve`'s), so a
- * file written for `ray` loads unchanged.
+ * (the `serve` table is `ray serve`'s), so a file written for `ray` loads
+ * unchanged.
  */
-const RAY_ONLY_KEYS = new Set(['name', 'serve']);
+const RAY_ONLY_KEYS = new Set(['serve']);
 
 /** What a config file gave: its values, and lines to show about keys it ignored. */
 export interface ConfigFile {

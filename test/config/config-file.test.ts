@@ -40,7 +40,7 @@ describe('config file', () => {
 
   it("warns about keys neither Raymond nor ray knows, and takes ray's own quietly", () => {
     const { values, warnings } = readConfig(file('budget = 3\n[raymond]\nmodle = "opus"\nname = "n"\nverbose = true\ntimeout = 1.5\n[raymond.serve]\nport = 1\n'));
-    assert.deepEqual(values, { verbose: true, timeout: 1.5 });
+    assert.deepEqual(values, { name: 'n', verbose: true, timeout: 1.5 });
     assert.deepEqual(warnings.map((w) => w.split(',')[0]), ['unknown section or key "budget"', 'unknown key raymond.modle']);
   });
 

@@ -109,7 +109,8 @@ describe('.raymond/config.toml', () => {
     assert.match(r.stderr, new RegExp(`raymond: warning: ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: unknown key raymond\\.max_paralel, ignored`));
     assert.match(r.stderr, /unknown key raymond\.__proto__, ignored/);
     assert.match(r.stderr, /unknown section or key "budget", ignored/);
-    assert.doesNotMatch(r.stderr, /name|serve/, 'keys ray knows are taken quietly');
+    assert.doesNotMatch(r.stderr, /key raymond\.name|serve/, 'keys ray knows are taken quietly');
+    assert.equal((JSON.parse(readFileSync(join(box.dir, 'raycfg/.raymond/state/raycfg.json'), 'utf8')) as { options: { name?: string } }).options.name, 'nightly', 'name labels the run');
     assert.match(r.stderr, /state file .*: \d+ writes/, 'verbose = true is --verbose');
     const state = JSON.parse(readFileSync(join(box.dir, 'raycfg/.raymond/state/raycfg.json'), 'utf8')) as { options: { timeout_seconds: number } };
     assert.equal(state.options.timeout_seconds, 2147483, 'timeout = 0: never, as in ray');
