@@ -26,6 +26,8 @@ export interface Policy {
   effort?: string;
   /** `force_implicit: true`: take the single allowed transition without reading the reply for tags. */
   forceImplicit?: boolean;
+  /** `timeout:` in seconds (0: none): replaces `--timeout` for this state. */
+  timeoutSeconds?: number;
 }
 
 /** A state file split into policy and prompt body. */
@@ -38,7 +40,7 @@ export interface StateSource {
 /** How a force_implicit the policy cannot take is refused: lint tells it apart by this. */
 export const FORCE_IMPLICIT_PROBLEM = 'force_implicit: true needs exactly one allowed transition';
 
-const KNOWN_KEYS = new Set(['allowed_transitions', 'model', 'effort', 'force_implicit']);
+const KNOWN_KEYS = new Set(['allowed_transitions', 'model', 'effort', 'timeout', 'force_implicit']);
 const FRONTMATTER = /^\uFEFF?---[ \t]*\r?\n([\s\S]*?)\r?\n?---[ \t]*(?:\r?\n|$)/;
 
 function fail(file: string, message: string): never {
@@ -87,6 +89,11 @@ function attributeList(value: unknown, file: string, where: string): string[] {
   });
 }
 
+function timeoutSeconds(value: unknown, file: string): number {
+  if (typeof value === 'number' && Number.isFinite(value) && value >= 0) return value;
+  fail(file, `timeout must be a number of seconds, 0 or more (0: none), not ${JSON.stringify(value)}`);
+}
+
 /**
  * Splits a markdown state into its frontmatter policy and its prompt body.
  * Unknown keys are warnings, malformed YAML is an error naming the file.
@@ -114,6 +121,7 @@ export function parseStateSource(text: string, file: string): StateSource {
     if (key === 'allowed_transitions') policy.allowed = parseAllowed(value, file);
     else if (key === 'model') policy.model = scalar(value, file, 'model');
     else if (key === 'effort') policy.effort = scalar(value, file, 'effort');
+    else if (key === 'timeout') policy.timeoutSeconds = timeoutSeconds(value, file);
     else if (value === true) policy.forceImplicit = true;
     else if (value !== false) fail(file, `force_implicit must be true or false, not ${JSON.stringify(value)}`);
   }

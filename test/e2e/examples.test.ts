@@ -36,4 +36,11 @@ describe('bundled examples', () => {
     assert.deepEqual(state.results, s.results);
     assert.ok(state.agents.every((a) => a.status === 'terminated' && a.stack.length === 0));
   });
+
+  it('countdown.yaml runs a single-file YAML workflow', async () => {
+    const r = await box.run([join(ROOT, 'workflows/examples/countdown.yaml'), '--input', '2', '--json']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.deepEqual(summary(r).results, { main: 'The countdown returned: liftoff' });
+    for (const line of ['countdown: 2', 'countdown: 1']) assert.ok(r.stderr.includes(line), `stderr shows "${line}"`);
+  });
 });

@@ -40,7 +40,7 @@ describe('parseStateSource', () => {
 
   it('warns about unknown keys, naming the file and the key', () => {
     const src = parseStateSource('---\nmodle: opus\n---\nx', F);
-    assert.deepEqual(src.warnings, [`unknown frontmatter key "modle" (known: allowed_transitions, model, effort, force_implicit)`]);
+    assert.deepEqual(src.warnings, [`unknown frontmatter key "modle" (known: allowed_transitions, model, effort, timeout, force_implicit)`]);
   });
 
   const errors: Array<[string, string, RegExp]> = [
@@ -87,6 +87,14 @@ describe('payload and force_implicit', () => {
       ['allowed_transitions:\n  - { tag: goto, target: N }\nforce_implicit: "yes"', /force_implicit must be true or false/],
     ] as const) {
       assert.throws(() => parseStateSource(`---\n${front}\n---\nx`, F), (err: unknown) => err instanceof RaymondError && err.code === 'ERR_FRONTMATTER' && why.test(formatError(err)) && formatError(err).startsWith(`${F}: `));
+    }
+  });
+
+  it('reads timeout: seconds, 0 for none; anything else is refused', () => {
+    assert.deepEqual(parseStateSource('---\ntimeout: 90\n---\nx', F).policy, { timeoutSeconds: 90 });
+    assert.deepEqual(parseStateSource('---\ntimeout: 0\n---\nx', F).policy, { timeoutSeconds: 0 });
+    for (const bad of ['-1', '"5"', '[1]']) {
+      assert.throws(() => parseStateSource(`---\ntimeout: ${bad}\n---\nx`, F), (err: unknown) => err instanceof RaymondError && /timeout must be a number of seconds, 0 or more/.test(err.message));
     }
   });
 });
