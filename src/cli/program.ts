@@ -117,7 +117,7 @@ export function buildProgram(result: CliResult): Command {
     .enablePositionalOptions();
   program
     .name('raymond')
-    .usage('PATH [options]  |  --resume ID  |  --list  |  --status ID  |  --recover  |  --init-config  |  worktrees ID [--prune]  |  lint PATH  |  diagram PATH  |  replay TRACE')
+    .usage('PATH [options]  |  --resume ID  |  --list  |  --status ID  |  --recover  |  --init-config  |  worktrees ID [--prune]  |  lint PATH  |  diagram PATH  |  convert PATH  |  replay TRACE')
     .description('Run a workflow of markdown prompts and shell scripts linked by transition tags.')
     .version(packageVersion())
     .argument('[path]', 'a state file, a workflow folder (entry 1_START or START), a .zip of one, or the URL of a hashed .zip')
@@ -189,6 +189,15 @@ export function buildProgram(result: CliResult): Command {
       result.exitCode = await diagramCommand(path, opts);
     });
   program
+    .command('convert')
+    .description('write a folder or zip workflow as one YAML file')
+    .argument('<path>', 'a workflow folder or a .zip')
+    .option('--output <file>', 'write the YAML here instead of stdout')
+    .action(async (path: string, opts: { output?: string }) => {
+      const { convertCommand } = await import('./convert-command.js');
+      result.exitCode = await convertCommand(path, opts);
+    });
+  program
     .command('replay')
     .description('replay a --trace file into the Stately inspector')
     .argument('<trace>', 'a file written by --trace')
@@ -203,7 +212,7 @@ export function buildProgram(result: CliResult): Command {
   program
     .command('help')
     .description('show the help of raymond, or of one of its commands')
-    .argument('[command]', 'worktrees, lint, diagram or replay')
+    .argument('[command]', 'worktrees, lint, diagram, convert or replay')
     .action((name: string | undefined) => {
       const command = name === undefined ? program : program.commands.find((c) => c.name() === name);
       if (!command) usage(`unknown command "${name}"`);

@@ -95,6 +95,17 @@ function timeoutSeconds(value: unknown, file: string): number {
 }
 
 /**
+ * The frontmatter of a markdown state as YAML data, keys as written (for
+ * `raymond convert`); undefined without a frontmatter block. Call it on text
+ * parseStateSource accepted: it does not check again.
+ */
+export function frontmatterData(text: string): Record<string, unknown> | undefined {
+  const m = FRONTMATTER.exec(text);
+  const data: unknown = m ? parseDocument(m[1]!).toJS() : undefined;
+  return data !== null && typeof data === 'object' ? (data as Record<string, unknown>) : undefined;
+}
+
+/**
  * Splits a markdown state into its frontmatter policy and its prompt body.
  * Unknown keys are warnings, malformed YAML is an error naming the file.
  */

@@ -3,7 +3,7 @@ import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { EXIT } from '../../src/cli/exit-codes.js';
-import { Sandbox, summary } from '../helpers/cli.js';
+import { ROOT, Sandbox, summary } from '../helpers/cli.js';
 import { makeZip } from '../helpers/make-zip.js';
 
 const box = new Sandbox();
@@ -131,5 +131,30 @@ describe('YAML workflows', () => {
     assert.equal(diagram.code, 0, diagram.stderr);
     assert.match(diagram.stdout, /start --> START_md\n/);
     assert.match(diagram.stdout, /START_md -->\|goto\| NEXT_sh\n/);
+  });
+});
+
+describe('raymond convert', () => {
+  it('converts a folder to YAML that runs to the same results and agent history', async () => {
+    const tour = join(ROOT, 'workflows/examples/tour');
+    const converted = await box.run(['convert', tour, '--output', 'tour.yaml']);
+    assert.equal(converted.code, 0, converted.stderr);
+    assert.equal(converted.stdout, 'wrote tour.yaml (tour as YAML)\n');
+    const stdout = await box.run(['convert', tour]);
+    assert.equal(stdout.stdout, readFileSync(join(box.dir, 'tour.yaml'), 'utf8'), 'stdout without --output');
+    const history = (id: string) => box.state(id).agents.map(({ id: agent, state, status, stack, attributes, input }) => ({ agent, state, status, stack, attributes, input })).sort((a, b) => a.agent.localeCompare(b.agent));
+    const folder = await box.run([tour, '--json', '--workflow-id', 'conv-dir', '--max-parallel', '1']);
+    const yaml = await box.run(['tour.yaml', '--json', '--workflow-id', 'conv-yaml', '--max-parallel', '1']);
+    assert.equal(yaml.code, 0, yaml.stderr);
+    assert.deepEqual(summary(yaml).results, summary(folder).results);
+    assert.deepEqual(history('conv-yaml'), history('conv-dir'));
+  });
+
+  it('refuses a folder it cannot convert faithfully, in one line, writing nothing', async () => {
+    const wf = box.write({ 'START.md': 'prompt', 'START.sh': 'echo' }, 'both');
+    const r = await box.run(['convert', wf, '--output', 'both.yaml']);
+    assert.equal(r.code, EXIT.invalid);
+    assert.equal(r.stderr, `raymond: ${wf}/START.sh: state START is both START.md and START.sh; a YAML state is either a prompt or a script: rename one\n`);
+    assert.equal(existsSync(join(box.dir, 'both.yaml')), false);
   });
 });
