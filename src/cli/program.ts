@@ -173,10 +173,11 @@ export function buildProgram(result: CliResult): Command {
     .argument('<path>', 'a state file, a workflow folder, a .zip or its URL')
     .option('--json', 'machine-readable output')
     .addOption(new Option('--level <level>', 'least severity shown (the counts are of all findings)').choices(['info', 'warning', 'error']).default('warning'))
-    .action(async (path: string, opts: { json?: boolean; level: 'info' | 'warning' | 'error' }) => {
+    .option('--win', 'check the workflow as Windows runs it (.bat/.ps1 scripts)')
+    .action(async (path: string, opts: { json?: boolean; level: 'info' | 'warning' | 'error'; win?: boolean }) => {
       result.jsonError = opts.json ? jsonError : null;
       const { lintCommand } = await import('./lint-command.js');
-      result.exitCode = await lintCommand(path, { json: !!opts.json, level: opts.level });
+      result.exitCode = await lintCommand(path, { json: !!opts.json, level: opts.level, win: !!opts.win });
     });
   program
     .command('diagram')
@@ -184,6 +185,7 @@ export function buildProgram(result: CliResult): Command {
     .argument('<path>', 'a state file, a workflow folder, a .zip or its URL')
     .option('--html <file>', 'write a self-contained HTML page (click a state to see its file)')
     .option('--xstate <file>', 'write an XState machine config (JSON)')
+    .option('--win', 'draw the workflow as Windows runs it (.bat/.ps1 scripts)')
     .action(async (path: string, opts: DiagramOptions) => {
       const { diagramCommand } = await import('./diagram-command.js');
       result.exitCode = await diagramCommand(path, opts);
