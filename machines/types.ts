@@ -211,8 +211,8 @@ export type RunStatus = 'running' | 'paused' | 'completed' | 'failed' | 'budget_
 
 /** Where the run's own workflow's states come from. */
 export interface ScopeRef {
-  kind: 'file' | 'dir' | 'zip';
-  /** Absolute path the user gave (file, folder or archive). */
+  kind: 'file' | 'dir' | 'zip' | 'yaml';
+  /** Absolute path the user gave (file, folder, archive or YAML workflow). */
   path: string;
   /** Entry state file name. */
   entry: string;

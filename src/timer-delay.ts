@@ -13,3 +13,8 @@ export const MAX_TIMER_MS = 2 ** 31 - 1;
 export function timerDelay(ms: unknown): number {
   return typeof ms === 'number' && ms < MAX_TIMER_MS ? Math.max(0, ms) : MAX_TIMER_MS;
 }
+
+/** A state's `timeout:` (seconds, 0: none) as the inactivity limit of its step. */
+export function stateTimeoutMs(seconds: number): number {
+  return seconds === 0 ? MAX_TIMER_MS : seconds * 1000;
+}

@@ -15,6 +15,7 @@ export const CHECKS = {
   'ambiguous-entry': 'error',
   'bad-frontmatter': 'error',
   'unknown-frontmatter-key': 'warning',
+  'unknown-field': 'warning',
   'invalid-model': 'error',
   'invalid-effort': 'error',
   'malformed-tag': 'error',

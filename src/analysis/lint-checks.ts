@@ -17,6 +17,7 @@ export function stateChecks(node: WorkflowNode): Problem[] {
   const implicit = node.policy.allowed ? implicitTag(node.policy.allowed) : undefined;
   if (implicit && !node.policy.forceImplicit) report('implicit-transition', `a reply without a tag takes ${formatTag(implicit).replace('...', implicit.body)}: the only allowed transition`);
   for (const w of node.warnings) report('unknown-frontmatter-key', w);
+  for (const w of node.fieldWarnings) report('unknown-field', w);
   const { model, effort } = node.policy;
   if (model !== undefined && !isModelName(model)) report('invalid-model', `model "${model}" is not ${MODEL_CHOICES}`);
   if (effort !== undefined && !(EFFORTS as readonly string[]).includes(effort)) report('invalid-effort', `effort "${effort}" is not one of ${EFFORTS.join(', ')}`);

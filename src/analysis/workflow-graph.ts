@@ -4,9 +4,9 @@ import { RaymondError, type ErrorCode } from '../errors.js';
 import { parseStateSource, type Policy } from '../language/frontmatter.js';
 import { isWorkflowTag, type TagName } from '../language/parse-output.js';
 import { implicitTag } from '../language/policy.js';
-import { STATE_EXTENSIONS, extensionOf, isMarkdown } from '../scope/extensions.js';
+import { HOST_PLATFORM, extensionOf, isMarkdown, stateExtensions } from '../scope/extensions.js';
+import { ENTRY_NAMES, openScope, type OpenOptions, type Scope } from '../scope/scope.js';
 import { isRemoteSpecifier } from '../scope/remote-zip.js';
-import { ENTRY_NAMES, openScope, type Scope } from '../scope/scope.js';
 import { ScopeSet } from '../scope/scope-set.js';
 import { hasPlaceholder, scanPrompt, scanScript, type FoundTag, type TextScan } from './extract-tags.js';
 
@@ -67,6 +67,8 @@ export interface WorkflowNode {
   tagErrors: string[];
   /** Frontmatter warnings (unknown keys). */
   warnings: string[];
+  /** Warnings about the state's definition in the scope (a YAML state's unknown keys). */
+  fieldWarnings: string[];
 }
 
 /** A workflow as a graph of states, for lint and diagrams. */
@@ -86,16 +88,21 @@ export interface WorkflowGraph {
 /**
  * Reads every state of the workflow at `path` and the transitions between
  * them, without running anything. A missing or ambiguous entry is recorded
- * rather than thrown, so the rest can still be checked.
+ * rather than thrown, so the rest can still be checked. `opts.platform`
+ * reads the scripts as that platform would (`--win`).
  */
-export async function loadWorkflowGraph(path: string): Promise<WorkflowGraph> {
-  const { scope, entries, entryProblem, base } = await openForAnalysis(path);
-  const others = new ScopeSet(scope);
+export async function loadWorkflowGraph(path: string, opts: OpenOptions = {}): Promise<WorkflowGraph> {
+  const { scope, entries, entryProblem, base } = await openForAnalysis(path, opts);
+  const others = new ScopeSet(scope, opts.platform);
   try {
     const nodes: WorkflowNode[] = [];
-    for (const file of scope.stateFiles()) nodes.push(await readNode(scope, file, entries.includes(file)));
+    for (const file of scope.stateFiles()) {
+      const node = await readNode(scope, file, entries.includes(file));
+      node.fieldWarnings = scope.stateWarnings?.(file) ?? [];
+      nodes.push(node);
+    }
     for (const node of nodes) for (const t of node.transitions) if (t.workflow) await checkWorkflow(others, t.workflow, node.file);
-    const display = (file: string) => (scope.ref.kind === 'zip' ? `${path}:${file}` : join(base, file));
+    const display = (file: string) => (scope.ref.kind === 'zip' || scope.ref.kind === 'yaml' ? `${path}:${file}` : join(base, file));
     return { name: scope.name, path, entries, ...(entryProblem ? { entryProblem } : {}), nodes, display };
   } finally {
     await others.dispose();
@@ -103,18 +110,19 @@ export async function loadWorkflowGraph(path: string): Promise<WorkflowGraph> {
   }
 }
 
-async function openForAnalysis(path: string) {
+async function openForAnalysis(path: string, opts: OpenOptions) {
   try {
-    const scope = await openScope(path);
+    const scope = await openScope(path, opts);
     return { scope, entries: [scope.ref.entry], entryProblem: undefined, base: scope.ref.kind === 'file' ? dirname(path) : path };
   } catch (err) {
     if (!(err instanceof RaymondError) || (err.code !== 'ERR_ENTRY_NOT_FOUND' && err.code !== 'ERR_ENTRY_AMBIGUOUS')) throw err;
     // A folder with states but no single entry is still worth checking: open it through one of its
     // states. An archive cannot be opened that way, and stays refused like a run would refuse it.
     const listing = await readdir(path, { withFileTypes: true }).catch(() => []);
-    const names = listing.filter((e) => !e.isDirectory() && STATE_EXTENSIONS.includes(extensionOf(e.name) ?? '')).map((e) => e.name).sort();
+    const exts = stateExtensions(opts.platform ?? HOST_PLATFORM);
+    const names = listing.filter((e) => !e.isDirectory() && exts.includes(extensionOf(e.name) ?? '')).map((e) => e.name).sort();
     if (names.length === 0) throw err;
-    const scope = await openScope(join(path, names[0]!));
+    const scope = await openScope(join(path, names[0]!), opts);
     const entries = scope.stateFiles().filter((f) => ENTRY_NAMES.includes(stem(f)));
     return { scope, entries, entryProblem: { code: err.code, message: err.message }, base: path };
   }
@@ -127,7 +135,7 @@ function stem(file: string): string {
 async function readNode(scope: Scope, file: string, entry: boolean): Promise<WorkflowNode> {
   const text = await scope.readText(file);
   const kind = isMarkdown(file) ? 'markdown' : 'script';
-  const node: WorkflowNode = { file, kind, entry, text, policy: {}, transitions: [], textTags: [], result: false, tagErrors: [], warnings: [] };
+  const node: WorkflowNode = { file, kind, entry, text, policy: {}, transitions: [], textTags: [], result: false, tagErrors: [], warnings: [], fieldWarnings: [] };
   let scanned: TextScan;
   if (node.kind === 'markdown') {
     try {

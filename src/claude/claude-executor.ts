@@ -1,6 +1,6 @@
 import type { RunEventSink } from '../../machines/run-events.js';
 import { RaymondError } from '../errors.js';
-import type { Execution, ExecutionRequest, StateExecutor } from '../executors/executor.js';
+import { timeoutName, type Execution, type ExecutionRequest, type StateExecutor } from '../executors/executor.js';
 import { mib } from '../executors/output-cut.js';
 import { runProcess } from '../executors/run-process.js';
 import { claudeArgs, promptOnStdin } from './claude-argv.js';
@@ -68,7 +68,7 @@ function settle(s: StreamSummary, end: TurnEnd, req: ExecutionRequest, bin: stri
     throw new RaymondError('ERR_USAGE_LIMIT', `Claude usage limit reached (${oneLine(s.usageLimit.message, 120)})${when}`, { file: where, details: { ...spent, resetsAt: s.usageLimit.resetsAt ?? null } });
   }
   if (end.timedOut) {
-    throw new RaymondError('ERR_CLAUDE_FAILED', `Claude Code printed nothing for ${Math.round(req.timeoutMs / 1000)} s and was killed (--timeout)`, { file: where, details: spent });
+    throw new RaymondError('ERR_CLAUDE_FAILED', `Claude Code printed nothing for ${Math.round(req.timeoutMs / 1000)} s and was killed (${timeoutName(req)})`, { file: where, details: spent });
   }
   if (s.isError) throw new RaymondError('ERR_CLAUDE_FAILED', `Claude Code reported an error: ${oneLine(s.resultText ?? 'no text')}`, { file: where, details: spent });
   if (s.resultText === null || s.sessionId === null) {

@@ -13,6 +13,8 @@ export interface DiagramOptions {
   html?: string;
   /** Write an XState machine config (JSON) here. */
   xstate?: string;
+  /** Show the `.bat`/`.ps1` states, as on Windows, instead of this platform's. */
+  win?: boolean;
 }
 
 async function write(file: string, text: string): Promise<string> {
@@ -29,7 +31,7 @@ async function write(file: string, text: string): Promise<string> {
  * lint` and the picture can be read side by side.
  */
 export async function diagramCommand(path: string, opts: DiagramOptions): Promise<number> {
-  const graph = await loadWorkflowGraph(path);
+  const graph = await loadWorkflowGraph(path, opts.win ? { platform: 'win32' } : {});
   if (opts.html === undefined && opts.xstate === undefined) {
     process.stdout.write(toMermaid(diagramModel(graph)));
     return EXIT.completed;

@@ -28,10 +28,11 @@ function formatLint(report: LintReport, path: string, states: number, level: Sev
 /**
  * `raymond lint PATH`: checks a workflow without running it and prints the
  * findings. Returns the exit code: failed when any finding is an error.
- * A path that is no workflow throws, like a run would.
+ * A path that is no workflow throws, like a run would. `win` checks the
+ * workflow as Windows would run it (`.bat`/`.ps1` scripts).
  */
-export async function lintCommand(path: string, opts: { json?: boolean; level?: Severity }): Promise<number> {
-  const graph = await loadWorkflowGraph(path);
+export async function lintCommand(path: string, opts: { json?: boolean; level?: Severity; win?: boolean }): Promise<number> {
+  const graph = await loadWorkflowGraph(path, opts.win ? { platform: 'win32' } : {});
   const findings = lintWorkflow(graph);
   const level = opts.level ?? 'warning';
   const shown = SEVERITIES.slice(0, SEVERITIES.indexOf(level) + 1);

@@ -119,7 +119,7 @@ export function buildProgram(result: CliResult): Command {
     .enablePositionalOptions();
   program
     .name('raymond')
-    .usage('PATH [options]  |  --resume ID  |  --list  |  --status ID  |  --recover  |  --init-config  |  worktrees ID [--prune]  |  lint PATH  |  diagram PATH  |  replay TRACE')
+    .usage('PATH [options]  |  --resume ID  |  --list  |  --status ID  |  --recover  |  --init-config  |  worktrees ID [--prune]  |  lint PATH  |  diagram PATH  |  convert PATH  |  replay TRACE')
     .description('Run a workflow of markdown prompts and shell scripts linked by transition tags.')
     .version(packageVersion())
     .argument('[path]', 'a state file, a workflow folder (entry 1_START or START), a .zip of one, or the URL of a hashed .zip')
@@ -176,10 +176,11 @@ export function buildProgram(result: CliResult): Command {
     .argument('<path>', 'a state file, a workflow folder, a .zip or its URL')
     .option('--json', 'machine-readable output')
     .addOption(new Option('--level <level>', 'least severity shown (the counts are of all findings)').choices(['info', 'warning', 'error']).default('warning'))
-    .action(async (path: string, opts: { json?: boolean; level: 'info' | 'warning' | 'error' }) => {
+    .option('--win', 'check the workflow as Windows runs it (.bat/.ps1 scripts)')
+    .action(async (path: string, opts: { json?: boolean; level: 'info' | 'warning' | 'error'; win?: boolean }) => {
       result.jsonError = opts.json ? jsonError : null;
       const { lintCommand } = await import('./lint-command.js');
-      result.exitCode = await lintCommand(path, { json: !!opts.json, level: opts.level });
+      result.exitCode = await lintCommand(path, { json: !!opts.json, level: opts.level, win: !!opts.win });
     });
   program
     .command('diagram')
@@ -187,9 +188,19 @@ export function buildProgram(result: CliResult): Command {
     .argument('<path>', 'a state file, a workflow folder, a .zip or its URL')
     .option('--html <file>', 'write a self-contained HTML page (click a state to see its file)')
     .option('--xstate <file>', 'write an XState machine config (JSON)')
+    .option('--win', 'draw the workflow as Windows runs it (.bat/.ps1 scripts)')
     .action(async (path: string, opts: DiagramOptions) => {
       const { diagramCommand } = await import('./diagram-command.js');
       result.exitCode = await diagramCommand(path, opts);
+    });
+  program
+    .command('convert')
+    .description('write a folder or zip workflow as one YAML file')
+    .argument('<path>', 'a workflow folder or a .zip')
+    .option('--output <file>', 'write the YAML here instead of stdout')
+    .action(async (path: string, opts: { output?: string }) => {
+      const { convertCommand } = await import('./convert-command.js');
+      result.exitCode = await convertCommand(path, opts);
     });
   program
     .command('replay')
@@ -206,7 +217,7 @@ export function buildProgram(result: CliResult): Command {
   program
     .command('help')
     .description('show the help of raymond, or of one of its commands')
-    .argument('[command]', 'worktrees, lint, diagram or replay')
+    .argument('[command]', 'worktrees, lint, diagram, convert or replay')
     .action((name: string | undefined) => {
       const command = name === undefined ? program : program.commands.find((c) => c.name() === name);
       if (!command) usage(`unknown command "${name}"`);

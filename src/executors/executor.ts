@@ -36,6 +36,8 @@ export interface ExecutionRequest {
   signal: AbortSignal;
   /** Inactivity timeout in milliseconds. */
   timeoutMs: number;
+  /** Where `timeoutMs` came from, for the message when it kills the step: the state's own `timeout`, else `--timeout`. */
+  timeoutFromState?: boolean;
   /** Opens the debug files of this execution (absent with --no-debug). */
   debug?: (() => StepDebug) | undefined;
 }
@@ -62,4 +64,9 @@ export interface StateExecutor {
   execute(request: ExecutionRequest): Promise<Execution>;
   /** The session will not be continued (its agent ended, reset, or returned from a call): what is kept for it can go. */
   endSession?(session: string): void;
+}
+
+/** Which timeout killed a step, as its message names it. */
+export function timeoutName(req: Pick<ExecutionRequest, 'timeoutFromState'>): string {
+  return req.timeoutFromState ? "the state's timeout" : '--timeout';
 }

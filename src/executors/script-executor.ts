@@ -1,6 +1,6 @@
 import { RaymondError } from '../errors.js';
 import { attributeEnvironment } from './attribute-env.js';
-import type { Execution, ExecutionRequest, StateExecutor } from './executor.js';
+import { timeoutName, type Execution, type ExecutionRequest, type StateExecutor } from './executor.js';
 import type { SpawnerPool } from './spawner-pool.js';
 import type { ValueFiles } from './value-files.js';
 
@@ -68,7 +68,7 @@ export function createScriptExecutor(spawners: SpawnerPool, values: ValueFiles):
       if (result.aborted) throw new RaymondError('ERR_SCRIPT_FAILED', 'stopped', { file: where });
       if (result.spawnError) throw new RaymondError('ERR_SCRIPT_START', `could not start ${file}: ${result.spawnError}`, { file: where });
       if (result.timedOut) {
-        throw new RaymondError('ERR_SCRIPT_TIMEOUT', `printed nothing for ${Math.round(req.timeoutMs / 1000)} s and was killed (--timeout)`, { file: where });
+        throw new RaymondError('ERR_SCRIPT_TIMEOUT', `printed nothing for ${Math.round(req.timeoutMs / 1000)} s and was killed (${timeoutName(req)})`, { file: where });
       }
       if (result.exitCode !== 0) {
         const how = result.exitCode === null ? `was killed by ${result.signal}` : `exited with code ${result.exitCode}`;

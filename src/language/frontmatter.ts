@@ -26,6 +26,8 @@ export interface Policy {
   effort?: string;
   /** `force_implicit: true`: take the single allowed transition without reading the reply for tags. */
   forceImplicit?: boolean;
+  /** `timeout:` in seconds (0: none): replaces `--timeout` for this state. */
+  timeoutSeconds?: number;
 }
 
 /** A state file split into policy and prompt body. */
@@ -38,7 +40,7 @@ export interface StateSource {
 /** How a force_implicit the policy cannot take is refused: lint tells it apart by this. */
 export const FORCE_IMPLICIT_PROBLEM = 'force_implicit: true needs exactly one allowed transition';
 
-const KNOWN_KEYS = new Set(['allowed_transitions', 'model', 'effort', 'force_implicit']);
+const KNOWN_KEYS = new Set(['allowed_transitions', 'model', 'effort', 'timeout', 'force_implicit']);
 const FRONTMATTER = /^\uFEFF?---[ \t]*\r?\n([\s\S]*?)\r?\n?---[ \t]*(?:\r?\n|$)/;
 
 function fail(file: string, message: string): never {
@@ -90,6 +92,22 @@ function attributeList(value: unknown, file: string, where: string): string[] {
   });
 }
 
+function timeoutSeconds(value: unknown, file: string): number {
+  if (typeof value === 'number' && Number.isFinite(value) && value >= 0) return value;
+  fail(file, `timeout must be a number of seconds, 0 or more (0: none), not ${JSON.stringify(value)}`);
+}
+
+/**
+ * The frontmatter of a markdown state as YAML data, keys as written (for
+ * `raymond convert`); undefined without a frontmatter block. Call it on text
+ * parseStateSource accepted: it does not check again.
+ */
+export function frontmatterData(text: string): Record<string, unknown> | undefined {
+  const m = FRONTMATTER.exec(text);
+  const data: unknown = m ? parseDocument(m[1]!).toJS() : undefined;
+  return data !== null && typeof data === 'object' ? (data as Record<string, unknown>) : undefined;
+}
+
 /**
  * Splits a markdown state into its frontmatter policy and its prompt body.
  * Unknown keys are warnings, malformed YAML is an error naming the file.
@@ -98,11 +116,13 @@ export function parseStateSource(text: string, file: string): StateSource {
   const m = FRONTMATTER.exec(text);
   if (!m) return { policy: {}, body: text, warnings: [] };
   const body = text.slice(m[0].length);
-  const doc = parseDocument(m[1]!, { prettyErrors: false });
+  // prettyErrors fills in linePos (1-based in the block, whose first line is the file's second).
+  const doc = parseDocument(m[1]!, { prettyErrors: true });
   if (doc.errors.length > 0) {
     const first = doc.errors[0]!;
     const line = first.linePos?.[0]?.line;
-    fail(file, `malformed YAML frontmatter${line ? ` (line ${line + 1})` : ''}: ${first.message.split('\n')[0]}`);
+    const message = first.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '');
+    fail(file, `malformed YAML frontmatter${line ? ` (line ${line + 1})` : ''}: ${message}`);
   }
   const data: unknown = doc.toJS();
   if (data === null || data === undefined) return { policy: {}, body, warnings: [] };
@@ -117,6 +137,7 @@ export function parseStateSource(text: string, file: string): StateSource {
     if (key === 'allowed_transitions') policy.allowed = parseAllowed(value, file);
     else if (key === 'model') policy.model = scalar(value, file, 'model');
     else if (key === 'effort') policy.effort = scalar(value, file, 'effort');
+    else if (key === 'timeout') policy.timeoutSeconds = timeoutSeconds(value, file);
     else if (value === true) policy.forceImplicit = true;
     else if (value !== false) fail(file, `force_implicit must be true or false, not ${JSON.stringify(value)}`);
   }

@@ -5,6 +5,7 @@ import type { Execution, SessionPlan } from '../executors/executor.js';
 import type { AllowedTransition } from '../language/frontmatter.js';
 import { formatAllowed, reminder } from '../language/policy.js';
 import { templateVariables } from '../language/render.js';
+import { stateTimeoutMs } from '../timer-delay.js';
 import { MAX_REMINDERS, MAX_RETRIES, REMINDABLE, nextTurn, startTurns, type TurnAction, type TurnState } from './markdown-turns.js';
 import { resolveDecision } from './resolve-decision.js';
 import { freshSessions, stepDebug, type StepDependencies } from './step-context.js';
@@ -65,6 +66,7 @@ export async function runMarkdownStep(deps: StepDependencies, input: StepInput, 
   }
   checkChoice(prepared.policy.effort, EFFORTS, 'effort', where);
   const allowed = prepared.policy.allowed;
+  const timeoutMs = prepared.policy.timeoutSeconds === undefined ? deps.timeoutMs : stateTimeoutMs(prepared.policy.timeoutSeconds);
   const spending = new Spending(input.sessionCosts);
   let state: TurnState = startTurns(agent);
   const follow = (action: TurnAction, err: RaymondError): TurnState => {
@@ -78,7 +80,7 @@ export async function runMarkdownStep(deps: StepDependencies, input: StepInput, 
     let execution: Execution;
     try {
       execution = await markdown.execute({
-        workflowId: deps.workflowId, agent, file: agent.state, scope, signal, timeoutMs: deps.timeoutMs, debug: stepDebug(deps, agent),
+        workflowId: deps.workflowId, agent, file: agent.state, scope, signal, timeoutMs, timeoutFromState: prepared.policy.timeoutSeconds !== undefined, debug: stepDebug(deps, agent),
         prompt: state.remind === undefined ? prepared.prompt : prepared.prompt + reminder(allowed!, state.remind),
         session: state.plan, costBase: spending.base(state.plan), model: prepared.policy.model ?? deps.model, effort: prepared.policy.effort ?? deps.effort,
       });

@@ -6,7 +6,7 @@ import { findClaude } from '../claude/find-claude.js';
 import { RaymondError, formatError } from '../errors.js';
 import type { StateExecutor } from '../executors/executor.js';
 import { isMarkdown } from '../scope/extensions.js';
-import { openScope, type Scope } from '../scope/scope.js';
+import { openScope, resumeSpecifier, type Scope } from '../scope/scope.js';
 import { ScopeSet } from '../scope/scope-set.js';
 import { acquireLock } from '../state/run-lock.js';
 import { checkWorkflowId, lockFilePath, prepareStateFile, readStateFile, removeLeftoverTemps, stateFilePath } from '../state/state-file.js';
@@ -92,8 +92,9 @@ export async function resumeWorkflow(req: ResumeRequest): Promise<RunOutcome> {
     if (live.length === 0) {
       throw new RaymondError('ERR_STATE_FILE', `run ${req.workflowId} has ${state.status === 'completed' ? 'completed' : 'no live agent'}; nothing to resume`, { file: stateFile });
     }
-    const scope = await openScope(state.scope.path).catch((err: unknown) => {
-      throw new RaymondError('ERR_WORKFLOW_CHANGED', `the workflow of run ${req.workflowId} is gone (${formatError(err)}); restore it to resume`, { file: stateFile });
+    const scope = await openScope(resumeSpecifier(state.scope)).catch((err: unknown) => {
+      const what = err instanceof RaymondError && err.code.startsWith('ERR_YAML_') ? 'no longer valid' : 'gone';
+      throw new RaymondError('ERR_WORKFLOW_CHANGED', `the workflow of run ${req.workflowId} is ${what} (${formatError(err)}); restore it to resume`, { file: stateFile });
     });
     try {
       if (!req.allowChanges) await checkUnchanged(scope, state);

@@ -24,7 +24,9 @@ function outputCut(execution: Execution): string | undefined {
 /** Runs a script state and reads its transition from what it printed. */
 async function runScriptStep(deps: StepDependencies, input: StepInput, where: string, signal: AbortSignal): Promise<StepResult> {
   const agent = input.record;
-  const execution = await deps.script.execute({ workflowId: deps.workflowId, agent, file: agent.state, scope: deps.scopes.of(agent.scope), signal, timeoutMs: deps.timeoutMs, debug: stepDebug(deps, agent) });
+  const scope = deps.scopes.of(agent.scope);
+  const own = scope.scriptTimeoutMs?.(agent.state);
+  const execution = await deps.script.execute({ workflowId: deps.workflowId, agent, file: agent.state, scope, signal, timeoutMs: own ?? deps.timeoutMs, timeoutFromState: own !== undefined, debug: stepDebug(deps, agent) });
   const cut = outputCut(execution);
   if (cut) deps.emit({ type: 'warning', text: `[${agent.id}] ${where}: ${cut}` });
   let interpretation;
@@ -50,7 +52,9 @@ async function runScriptStep(deps: StepDependencies, input: StepInput, where: st
  */
 export function createRunStep(deps: StepDependencies) {
   return fromPromise<StepResult, StepInput>(async ({ input, signal }) => {
-    const where = deps.scopes.of(input.record.scope).display(input.record.state);
+    const scope = deps.scopes.of(input.record.scope);
+    const where = scope.display(input.record.state);
+    for (const w of scope.stateWarnings?.(input.record.state) ?? []) deps.warnOnce(`${where}: ${w}`);
     try {
       const { step, acquired } = await takeWorktree(deps, input);
       // Made when the agent's first step needs it (its prompt or its script's environment names it).

@@ -1,6 +1,8 @@
 import { basename, dirname } from 'node:path';
 import { RaymondError } from '../errors.js';
-import { findEntry, openScope, type Scope } from './scope.js';
+import { HOST_PLATFORM, stateExtensions, type ScriptPlatform } from './extensions.js';
+import { findEntry } from './resolve-target.js';
+import { openScope, type Scope } from './scope.js';
 import { locateSpec, packageKind, specBase, type SpecKind } from './workflow-spec.js';
 
 /** A callee a cross-workflow tag opened: its scope's key (null: the run's own), entry state and short name. */
@@ -34,7 +36,11 @@ export class ScopeSet {
   private readonly opened = new Map<string, Scope>();
   private readonly opening = new Map<string, Promise<Scope>>();
 
-  constructor(readonly main: Scope) {
+  /** `platform`: which script states other workflows' targets resolve to (`lint --win`); the host's by default. */
+  constructor(
+    readonly main: Scope,
+    private readonly platform: ScriptPlatform = HOST_PLATFORM,
+  ) {
     this.mainRoot = rootOf(main).root;
   }
 
@@ -59,7 +65,7 @@ export class ScopeSet {
     const target = await locateSpec(spec, specBase(caller.root, caller.kind), where);
     const key = target.root === this.mainRoot ? null : target.root;
     const scope = key === null ? this.main : await this.load(key);
-    const entry = target.state !== undefined ? scope.resolve(target.state, where) : entryOf(scope, spec, where);
+    const entry = target.state !== undefined ? scope.resolve(target.state, where) : entryOf(scope, stateExtensions(this.platform), spec, where);
     return { key, entry, name: nameOf(target.root, target.kind) };
   }
 
@@ -71,7 +77,7 @@ export class ScopeSet {
   private load(key: string): Promise<Scope> {
     let pending = this.opening.get(key);
     if (!pending) {
-      pending = openScope(key, { requireEntry: false }).then((scope) => {
+      pending = openScope(key, { requireEntry: false, platform: this.platform }).then((scope) => {
         this.opened.set(key, scope);
         return scope;
       });
@@ -90,9 +96,9 @@ export class ScopeSet {
   }
 }
 
-function entryOf(scope: Scope, spec: string, where: string): string {
+function entryOf(scope: Scope, exts: readonly string[], spec: string, where: string): string {
   try {
-    return findEntry(new Set(scope.stateFiles()), scope.ref.path);
+    return findEntry(new Set(scope.stateFiles()), exts, scope.ref.path);
   } catch (err) {
     if (!(err instanceof RaymondError)) throw err;
     throw new RaymondError(err.code, `workflow "${spec}" (${scope.ref.path}): ${err.message}`, { file: where });

@@ -1,9 +1,11 @@
 import { readFile, readdir, stat } from 'node:fs/promises';
 import { basename, dirname, join, resolve as resolvePath } from 'node:path';
 import { RaymondError } from '../errors.js';
-import { checkStateName } from '../language/parse-output.js';
 import type { ScopeRef } from '../../machines/types.js';
-import { STATE_EXTENSIONS, extensionOf, isMarkdown } from './extensions.js';
+import { HOST_PLATFORM, STATE_EXTENSIONS, extensionOf, isMarkdown, stateExtensions, type ScriptPlatform } from './extensions.js';
+import { entryOf, resolveTarget } from './resolve-target.js';
+import { decodeUtf8 } from './utf8.js';
+import { YamlScope, isYamlPath } from './yaml-scope.js';
 import { createHash } from 'node:crypto';
 import { extractStates } from './zip-extract.js';
 import { localWorkflowPath } from './remote-zip.js';
@@ -32,10 +34,22 @@ export interface Scope {
   fingerprints(): Promise<Record<string, string>>;
   /** Removes anything the scope extracted. */
   dispose(): Promise<void>;
+  /** Warnings about a state file's definition (a YAML state's unknown keys), shown once per run. */
+  stateWarnings?(file: string): string[];
+  /** A script state's own timeout in ms, which replaces `--timeout` for it (YAML `timeout:`). */
+  scriptTimeoutMs?(file: string): number | undefined;
 }
 
-/** Names (without extension) of the state a folder starts at. */
-export const ENTRY_NAMES: readonly string[] = ['1_START', 'START'];
+/** How a scope is opened. */
+export interface OpenOptions {
+  /** Resolve script states as on this platform (`diagram --win`); the host's by default. */
+  platform?: ScriptPlatform;
+  /** False: a folder or package without `1_START`/`START` opens (a cross-workflow tag names the state). Default true. */
+  requireEntry?: boolean;
+}
+
+
+export { ENTRY_NAMES } from './resolve-target.js';
 
 class FileScope implements Scope {
   readonly ref: ScopeRef;
@@ -45,40 +59,26 @@ class FileScope implements Scope {
   constructor(
     kind: ScopeRef['kind'],
     path: string,
+    /** The state to start at, as the user wrote it (resolved like a target); else 1_START or START. */
     entry: string | undefined,
     private readonly files: ReadonlySet<string>,
     /** Reads a state file's bytes from `dir`. */
     private readonly readBytes: (file: string) => Promise<Buffer>,
     /** Directory holding the state files: the folder, or where an archive's were extracted. */
     private readonly dir: string,
+    /** State file extensions of the platform the scope resolves for. */
+    private readonly exts: readonly string[],
     /** Removes what was extracted, for an archive. */
-    private readonly cleanup?: () => Promise<void>,
+    private readonly cleanup: (() => Promise<void>) | undefined,
     /** False for a scope a cross-workflow tag entered at a named state: it needs no entry of its own. */
-    requireEntry = true,
+    requireEntry: boolean,
   ) {
     this.name = sanitizeName(kind === 'dir' ? basename(path) : basename(path).replace(/\.[^.]*$/, ''));
-    this.ref = { kind, path, entry: entry ?? (requireEntry ? findEntry(files, path) : '') };
+    this.ref = { kind, path, entry: entryOf(files, exts, entry, path, requireEntry) };
   }
 
   resolve(target: string, source: string): string {
-    checkStateName(target, 'target', source);
-    if (extensionOf(target) !== undefined) {
-      if (!this.files.has(target)) {
-        throw new RaymondError('ERR_STATE_NOT_FOUND', `target "${target}" does not exist in ${this.ref.path}`, { file: source });
-      }
-      if (!STATE_EXTENSIONS.includes(extensionOf(target)!)) {
-        throw new RaymondError('ERR_STATE_UNSUPPORTED', `target "${target}" cannot run on this platform (supported: ${STATE_EXTENSIONS.join(', ')})`, { file: source });
-      }
-      return target;
-    }
-    const found = STATE_EXTENSIONS.map((ext) => target + ext).filter((f) => this.files.has(f));
-    if (found.length === 0) {
-      throw new RaymondError('ERR_STATE_NOT_FOUND', `target "${target}" matches no state in ${this.ref.path} (looked for ${STATE_EXTENSIONS.map((e) => target + e).join(', ')})`, { file: source });
-    }
-    if (found.length > 1) {
-      throw new RaymondError('ERR_STATE_AMBIGUOUS', `target "${target}" is ambiguous: ${found.join(' and ')} both exist; name the file with its extension or remove one`, { file: source });
-    }
-    return found[0]!;
+    return resolveTarget(this.files, this.exts, target, source, this.ref.path);
   }
 
   readText(file: string): Promise<string> {
@@ -95,7 +95,7 @@ class FileScope implements Scope {
   }
 
   stateFiles(): string[] {
-    return [...this.files].filter((f) => STATE_EXTENSIONS.includes(extensionOf(f) ?? '')).sort();
+    return [...this.files].filter((f) => this.exts.includes(extensionOf(f) ?? '')).sort();
   }
 
   async fingerprints(): Promise<Record<string, string>> {
@@ -120,75 +120,60 @@ function sanitizeName(name: string): string {
   return name.replace(/[^A-Za-z0-9_-]+/g, '-').replace(/^-+|-+$/g, '') || 'workflow';
 }
 
-function decodeUtf8(bytes: Buffer, where: string): string {
-  try {
-    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
-  } catch {
-    throw new RaymondError('ERR_FILE_READ', 'is not valid UTF-8 text; save it as UTF-8', { file: where });
-  }
-}
-
-/**
- * The entry state among a scope's files: `1_START` or `START`, with any
- * extension this platform runs.
- * @throws RaymondError ERR_ENTRY_NOT_FOUND or ERR_ENTRY_AMBIGUOUS naming `where`.
- */
-export function findEntry(files: ReadonlySet<string>, where: string): string {
-  const found = ENTRY_NAMES.flatMap((stem) => STATE_EXTENSIONS.map((ext) => stem + ext)).filter((f) => files.has(f));
-  if (found.length === 0) {
-    throw new RaymondError('ERR_ENTRY_NOT_FOUND', `no entry state: expected 1_START or START with one of ${STATE_EXTENSIONS.join(', ')}`, { file: where });
-  }
-  if (found.length > 1) {
-    throw new RaymondError('ERR_ENTRY_AMBIGUOUS', `several entry states (${found.join(', ')}); keep exactly one`, { file: where });
-  }
-  return found[0]!;
-}
-
 async function readDirFiles(dir: string): Promise<Set<string>> {
   const entries = await readdir(dir, { withFileTypes: true });
   return new Set(entries.filter((e) => e.isFile() || e.isSymbolicLink()).map((e) => e.name));
 }
 
-/** How a scope is opened. */
-export interface OpenOptions {
-  /** False: a folder or archive without `1_START`/`START` opens (a cross-workflow tag names the state). Default true. */
-  requireEntry?: boolean;
-}
+/** `x.yaml/STATE`, `x.yml/STATE` or `x.zip/STATE`: a single-file scope and the state to start at. */
+const SCOPE_AND_STATE = /^(.*\.(?:ya?ml|zip))[/\\]([^/\\]+)$/i;
 
 /**
  * Opens the scope named by a specifier the user gave: a state file, a
- * folder, a `.zip`, or the URL of a hashed `.zip` (downloaded once into the
- * project's registry, whose copy becomes the scope's path, so a resume needs
- * no network). Errors name the path and what is wrong with it.
+ * folder, a `.zip`, a YAML workflow (`.yaml`/`.yml`), the URL of a hashed
+ * `.zip` (downloaded once into the project's registry, whose copy becomes
+ * the scope's path, so a resume needs no network), or `x.yaml/STATE` and
+ * `x.zip/STATE` to start at STATE (split on the extension, not by looking
+ * at the disk). Errors name the path and what is wrong with it.
  */
-export async function openScope(input: string, options: OpenOptions = {}): Promise<Scope> {
-  const requireEntry = options.requireEntry ?? true;
+export async function openScope(input: string, opts: OpenOptions = {}): Promise<Scope> {
+  const exts = stateExtensions(opts.platform ?? HOST_PLATFORM);
+  const requireEntry = opts.requireEntry ?? true;
   const local = await localWorkflowPath(input, process.cwd());
   // A cached remote zip's problems name the cached file, which the user may have to remove.
-  if (local !== input) return openScope(local, options);
-  const path = resolvePath(input);
+  if (local !== input) return openScope(local, opts);
+  const split = SCOPE_AND_STATE.exec(input);
+  const scopeInput = split ? split[1]! : input;
+  const entry = split?.[2];
+  const path = resolvePath(scopeInput);
+  if (isYamlPath(path)) return YamlScope.open(path, scopeInput, entry, exts, requireEntry);
   const info = await stat(path).catch(() => {
-    throw new RaymondError('ERR_SCOPE', 'no such file or directory', { file: input });
+    throw new RaymondError('ERR_SCOPE', 'no such file or directory', { file: scopeInput });
   });
   if (info.isDirectory()) {
     const files = await readDirFiles(path);
-    return new FileScope('dir', path, undefined, files, (f) => readFile(join(path, f)).catch(readError(join(path, f))), path, undefined, requireEntry);
+    return new FileScope('dir', path, undefined, files, (f) => readFile(join(path, f)).catch(readError(join(path, f))), path, exts, undefined, requireEntry);
   }
-  if (path.toLowerCase().endsWith('.zip')) return openZip(path, input, info.size, requireEntry);
+  if (path.toLowerCase().endsWith('.zip')) return openZip(path, scopeInput, info.size, entry, requireEntry);
   const name = basename(path);
   const ext = extensionOf(name);
-  if (ext === undefined || !STATE_EXTENSIONS.includes(ext)) {
-    throw new RaymondError('ERR_SCOPE', `not a workflow: give a state file (${STATE_EXTENSIONS.join(', ')}), a folder or a .zip archive`, { file: input });
+  if (ext === undefined || !exts.includes(ext)) {
+    throw new RaymondError('ERR_SCOPE', `not a workflow: give a state file (${exts.join(', ')}), a folder, a .zip archive or a .yaml workflow`, { file: input });
   }
   const dir = dirname(path);
-  return new FileScope('file', path, name, await readDirFiles(dir), (f) => readFile(join(dir, f)).catch(readError(join(dir, f))), dir);
+  return new FileScope('file', path, name, await readDirFiles(dir), (f) => readFile(join(dir, f)).catch(readError(join(dir, f))), dir, exts, undefined, true);
+}
+
+/** The specifier that reopens a run's scope on resume: archives and YAML files with the state they started at. */
+export function resumeSpecifier(ref: ScopeRef): string {
+  return ref.kind === 'zip' || ref.kind === 'yaml' ? `${ref.path}/${ref.entry}` : ref.path;
 }
 
 /**
  * An archive's state files are checked (layout, names, size caps) and then
  * extracted once into a private folder, where every step reads them.
  */
-async function openZip(path: string, input: string, size: number, requireEntry: boolean): Promise<Scope> {
+async function openZip(path: string, input: string, size: number, entry: string | undefined, requireEntry: boolean): Promise<Scope> {
   if (size > MAX_ARCHIVE_BYTES) {
     throw new RaymondError('ERR_ZIP_INVALID', `the archive is ${Math.ceil(size / 2 ** 20)} MiB; archives of more than ${MAX_ARCHIVE_BYTES / 2 ** 20} MiB are refused`, { file: input });
   }
@@ -198,7 +183,7 @@ async function openZip(path: string, input: string, size: number, requireEntry: 
   const folder = await extractStates(files, input);
   try {
     const read = (f: string) => readFile(join(folder.path, f)).catch(readError(`${path}:${f}`));
-    return new FileScope('zip', path, undefined, new Set(files.keys()), read, folder.path, folder.remove, requireEntry);
+    return new FileScope('zip', path, entry, new Set(files.keys()), read, folder.path, STATE_EXTENSIONS, folder.remove, requireEntry);
   } catch (err) {
     await folder.remove();
     throw err;

@@ -60,7 +60,7 @@ describe('workflow graph', () => {
     const graph = await loadWorkflowGraph(wf);
     const [b, start] = graph.nodes;
     assert.match(start!.frontmatterError!, /^malformed YAML frontmatter/);
-    assert.deepEqual(b!.warnings, ['unknown frontmatter key "colour" (known: allowed_transitions, model, effort, force_implicit)']);
+    assert.deepEqual(b!.warnings, ['unknown frontmatter key "colour" (known: allowed_transitions, model, effort, timeout, force_implicit)']);
     assert.equal(b!.result, true);
   });
 

@@ -158,6 +158,20 @@ describe('cross-workflow tags (script states)', () => {
     assert.equal(summary(r).results.main, 'zip: only');
   });
 
+  it('calls into a YAML workflow at a named state, and a YAML caller resolves against a folder named after its file', async () => {
+    box.write(
+      {
+        'flow.yaml': 'states:\n  START:\n    sh: echo "<result>yaml start</result>"\n  CHECK:\n    sh: |\n      echo "<result>yaml check got $RAYMOND_INPUT</result>"\n',
+        'caller.yaml': 'states:\n  START:\n    sh: |\n      echo "<call-workflow return=\\"END\\" input=\\"x\\">../flow.yaml/CHECK</call-workflow>"\n  END:\n    sh: |\n      echo "<result>caller: $RAYMOND_INPUT</result>"\n',
+      },
+      'yamls',
+    );
+    const r = await box.run([join(box.dir, 'yamls/caller.yaml'), '--json', '--workflow-id', 'cw-yaml']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(summary(r).results.main, 'caller: yaml check got x');
+    assert.match(r.stderr, /\[main\] running flow\.yaml\/CHECK\.sh/);
+  });
+
   it('a missing callee, or a folder with no entry, fails the agent with one line naming the calling state', async () => {
     box.write({ 'NOT_START.sh': sh('echo "<result>x</result>"') }, 'bad/noentry');
     for (const [spec, why] of [

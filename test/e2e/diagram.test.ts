@@ -109,3 +109,34 @@ describe('raymond diagram', () => {
     });
   });
 });
+
+describe('raymond diagram --win and lint --win', () => {
+  const win = () =>
+    box.write(
+      {
+        'START.md': '---\nallowed_transitions:\n  - { tag: goto, target: BUILD }\n  - { tag: goto, target: CHECK.ps1 }\n---\nGo on with <goto>BUILD</goto> or <goto>CHECK.ps1</goto>\n',
+        'BUILD.bat': '@echo off\r\necho "<result>built</result>"\r\n',
+        'CHECK.ps1': 'Write-Output "<goto>BUILD</goto>"\r\n',
+      },
+      'win',
+    );
+
+  it('diagram --win shows the .bat/.ps1 states and resolves NAME to them, as Windows would', async () => {
+    const wf = win();
+    const r = await box.run(['diagram', '--win', wf]);
+    assert.equal(r.code, 0, r.stderr);
+    for (const line of ['BUILD_bat["BUILD.bat"]', 'CHECK_ps1["CHECK.ps1"]', 'START_md -->|goto| BUILD_bat', 'START_md -->|goto| CHECK_ps1', 'CHECK_ps1 -->|goto| BUILD_bat', 'BUILD_bat -->|result| result']) {
+      assert.ok(r.stdout.includes(`  ${line}\n`), `${line} in:\n${r.stdout}`);
+    }
+    const host = await box.run(['diagram', wf]);
+    assert.match(host.stdout, /missing_1\["BUILD \(missing\)"\]/, 'without --win, this platform is drawn');
+  });
+
+  it('lint --win checks the workflow as Windows runs it', async () => {
+    const wf = win();
+    const r = await box.run(['lint', '--win', wf]);
+    assert.equal(r.code, 0, r.stdout);
+    assert.equal(r.stdout, `${wf}: 0 errors, 0 warnings in 3 states\n`);
+    assert.equal((await box.run(['lint', wf])).code, 1, 'on Linux, BUILD and CHECK.ps1 do not resolve');
+  });
+});

@@ -49,4 +49,11 @@ describe('bundled examples', () => {
     const agents = box.state('compose-1').agents;
     assert.deepEqual(agents.map((a) => [a.id, a.scope ?? null]), [['main', null], ['main_countw1', join(ROOT, 'workflows/examples/count-words')], ['main_countw2', join(ROOT, 'workflows/examples/count-words')]]);
   });
+
+  it('countdown.yaml runs a single-file YAML workflow', async () => {
+    const r = await box.run([join(ROOT, 'workflows/examples/countdown.yaml'), '--input', '2', '--json']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.deepEqual(summary(r).results, { main: 'The countdown returned: liftoff' });
+    for (const line of ['countdown: 2', 'countdown: 1']) assert.ok(r.stderr.includes(line), `stderr shows "${line}"`);
+  });
 });

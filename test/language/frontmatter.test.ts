@@ -40,7 +40,7 @@ describe('parseStateSource', () => {
 
   it('warns about unknown keys, naming the file and the key', () => {
     const src = parseStateSource('---\nmodle: opus\n---\nx', F);
-    assert.deepEqual(src.warnings, [`unknown frontmatter key "modle" (known: allowed_transitions, model, effort, force_implicit)`]);
+    assert.deepEqual(src.warnings, [`unknown frontmatter key "modle" (known: allowed_transitions, model, effort, timeout, force_implicit)`]);
   });
 
   const errors: Array<[string, string, RegExp]> = [
@@ -98,5 +98,19 @@ describe('payload and force_implicit', () => {
       { tag: 'fork-workflow', target: '../bs_work/', attributes: { next: 'MONITOR.sh' } },
     ]);
     assert.throws(() => parseStateSource('---\nallowed_transitions:\n  - { tag: call, target: ../x, return: R }\n---\nx', F), /is a path/);
+  });
+
+  it('reads timeout: seconds, 0 for none; anything else is refused', () => {
+    assert.deepEqual(parseStateSource('---\ntimeout: 90\n---\nx', F).policy, { timeoutSeconds: 90 });
+    assert.deepEqual(parseStateSource('---\ntimeout: 0\n---\nx', F).policy, { timeoutSeconds: 0 });
+    for (const bad of ['-1', '"5"', '[1]']) {
+      assert.throws(() => parseStateSource(`---\ntimeout: ${bad}\n---\nx`, F), (err: unknown) => err instanceof RaymondError && /timeout must be a number of seconds, 0 or more/.test(err.message));
+    }
+  });
+});
+
+describe('parseStateSource: where malformed frontmatter is', () => {
+  it('names the line of the file the YAML error is on', () => {
+    assert.throws(() => parseStateSource('---\nmodel: haiku\neffort: [low\n---\nx', F), (err: unknown) => err instanceof RaymondError && /^malformed YAML frontmatter \(line 3\): /.test(err.message) && !/ at line \d/.test(err.message));
   });
 });
