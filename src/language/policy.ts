@@ -60,10 +60,15 @@ export function formatAllowed(entry: AllowedTransition): string {
   return `<${entry.tag}${attrs}>${entry.target ?? '...'}</${entry.tag}>`;
 }
 
-/** How an emitted tag is shown in messages (a `<result>` payload elided). */
+/** Longest `<result>` payload a message shows; a longer one (or one of several lines) is elided. */
+const SHOWN_PAYLOAD = 40;
+
+/** How an emitted tag is shown in messages: a short one-line `<result>` payload as written (it may be what a fixed payload refused), else `...`. */
 export function formatTag(tag: ParsedTag): string {
   const attrs = Object.entries(tag.attributes).map(([k, v]) => ` ${k}="${v}"`).join('');
-  return tag.tag === 'result' ? `<result${attrs}>...</result>` : `<${tag.tag}${attrs}>${tag.body}</${tag.tag}>`;
+  if (tag.tag !== 'result') return `<${tag.tag}${attrs}>${tag.body}</${tag.tag}>`;
+  const payload = tag.body.trim();
+  return `<result${attrs}>${payload.length <= SHOWN_PAYLOAD && !payload.includes('\n') ? payload : '...'}</result>`;
 }
 
 /**

@@ -92,7 +92,9 @@ describe('fixed-payload results and force_implicit, as in ray', () => {
     assert.equal(interpret('<result>\n  NO \n</result>', yesNo).ok, true);
     const r = interpret('<result>MAYBE</result>', yesNo);
     assert.equal(r.ok, false);
-    if (!r.ok) assert.match(formatError(RaymondError.fromJSON(r.error)), /\(allowed: <result>YES<\/result>, <result>NO<\/result>\)/);
+    if (!r.ok) assert.match(formatError(RaymondError.fromJSON(r.error)), /emitted <result>MAYBE<\/result>, which allowed_transitions does not allow \(allowed: <result>YES<\/result>, <result>NO<\/result>\)/);
+    const long = interpret(`<result>${'x'.repeat(41)}</result>`, yesNo);
+    if (!long.ok) assert.match(long.error.message, /emitted <result>\.\.\.<\/result>/, 'a long payload is not repeated in the message');
   });
 
   it('makes a single fixed-payload result implicit', () => {
