@@ -52,7 +52,8 @@ export async function locateSpec(spec: string, base: string, where: string): Pro
   const fail = (why: string): never => {
     throw new RaymondError('ERR_WORKFLOW_SPEC', `workflow "${spec}" ${why}`, { file: where });
   };
-  if (isRemoteSpecifier(spec)) return { root: await localWorkflowPath(spec, base), kind: 'zip' };
+  // A remote zip lands in the registry of the project the run is in, as one named on the command line does.
+  if (isRemoteSpecifier(spec)) return { root: await localWorkflowPath(spec, process.cwd()), kind: 'zip' };
   const written = spec.trim().replace(/[\\/]/g, sep);
   if (written === '') fail('is empty');
   const trailing = written.endsWith(sep);

@@ -130,4 +130,15 @@ describe('remote zips', () => {
     assert.equal(second.code, 0, second.stderr);
     assert.equal(summary(second).results.main, 'resumed');
   });
+
+  it('a cross-workflow tag may name a remote zip: it is downloaded once into the registry and called', async () => {
+    const url = `${server.url}/ok/${HASH}.zip`;
+    const before = server.requests.length;
+    const wf = box.write({ 'START.sh': sh(`echo '<call-workflow return="END">${url}</call-workflow>'`), 'END.sh': sh('echo "<result>called: $RAYMOND_INPUT</result>"') }, 'remote-caller');
+    const r = await box.run([wf, '--json']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(summary(r).results.main, 'called: remote ran');
+    assert.ok(existsSync(join(REGISTRY, `${HASH}.zip`)));
+    assert.ok(server.requests.length - before <= 1, 'downloaded at most once (not again if an earlier test cached it)');
+  });
 });
