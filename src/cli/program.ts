@@ -49,7 +49,7 @@ export function jsonError(error: string, code: string): string {
 /**
  * Commander's own mistakes (an unknown option, a missing argument) become
  * Raymond's usage errors, shown by main.ts like any other: one `raymond:`
- * line saying where help is, exit 2. Help and --version end with exit 0.
+ * line saying where help is, exit 64 (EXIT.invalid). Help and --version end with exit 0.
  */
 function usageErrors(command: Command, name: string): Command {
   return command.exitOverride((err: CommanderError) => {

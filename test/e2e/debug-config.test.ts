@@ -91,7 +91,7 @@ describe('.raymond/config.toml', () => {
     for (const [text, pattern] of cases) {
       writeFileSync(join(box.dir, 'cfg/.raymond/config.toml'), text);
       const r = await raymond([wf], { cwd: join(box.dir, 'cfg') });
-      assert.equal(r.code, 2, text);
+      assert.equal(r.code, 64, text);
       assert.match(r.stderr, pattern);
       assert.equal(r.stderr.trim().split('\n').length, 1);
     }
@@ -125,7 +125,7 @@ describe('.raymond/config.toml', () => {
     const text = readFileSync(join(dir, '.raymond/config.toml'), 'utf8');
     for (const key of ['budget', 'model', 'effort', 'timeout', 'max_parallel', 'dangerously_skip_permissions', 'no_debug', 'no_wait', 'claude_bin', 'worktrees']) assert.match(text, new RegExp(`^# ${key} = `, 'm'));
     const again = await raymond(['--init-config'], { cwd: dir });
-    assert.equal(again.code, 2);
+    assert.equal(again.code, 64);
     assert.match(again.stderr, /config\.toml: already exists/);
     // The template itself is valid: uncommenting a line gives a working file.
     writeFileSync(join(dir, '.raymond/config.toml'), text.replace('# budget = 10.0', 'budget = 10.0'));

@@ -69,12 +69,12 @@ describe('raymond diagram', () => {
     assert.deepEqual(states, [...TOUR_STATES.map((s) => s.replace('.', '_')), 'result'].sort());
   });
 
-  it('refuses a path that is no workflow, and an unwritable file, with exit 2', async () => {
+  it('refuses a path that is no workflow, and an unwritable file, with exit 64', async () => {
     const missing = await box.run(['diagram', 'nope']);
-    assert.equal(missing.code, 2);
+    assert.equal(missing.code, 64);
     assert.equal(missing.stderr, 'raymond: nope: no such file or directory\n');
     const unwritable = await box.run(['diagram', TOUR, '--html', join(box.dir, 'no/such/dir/x.html')]);
-    assert.equal(unwritable.code, 2);
+    assert.equal(unwritable.code, 64);
     assert.match(unwritable.stderr, /^raymond: .*x\.html: cannot write: ENOENT\n$/);
   });
 

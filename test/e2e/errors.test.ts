@@ -17,50 +17,50 @@ function assertOneLineError(r: CliResult, code: number, pattern: RegExp): void {
 }
 
 describe('user mistakes before the run', () => {
-  it('a missing path exits 2 and names it', async () => {
+  it('a missing path exits 64 and names it', async () => {
     const r = await box.run(['nope/missing.md']);
-    assertOneLineError(r, 2, /^raymond: nope\/missing\.md: no such file or directory$/);
+    assertOneLineError(r, 64, /^raymond: nope\/missing\.md: no such file or directory$/);
   });
 
-  it('a folder with both 1_START and START exits 2, and writes no state file', async () => {
+  it('a folder with both 1_START and START exits 64, and writes no state file', async () => {
     const wf = box.write({ '1_START.sh': sh('echo "<result>a</result>"'), 'START.md': 'x' }, 'two-entries');
     const r = await box.run([wf, '--state-dir', 'st-two']);
-    assertOneLineError(r, 2, /two-entries: several entry states \(1_START\.sh, START\.md\)/);
+    assertOneLineError(r, 64, /two-entries: several entry states \(1_START\.sh, START\.md\)/);
     assert.equal(existsSync(join(box.dir, 'st-two')) && readdirSync(join(box.dir, 'st-two')).length > 0, false);
   });
 
-  it('a folder without an entry exits 2', async () => {
+  it('a folder without an entry exits 64', async () => {
     const wf = box.write({ 'OTHER.sh': sh('echo "<result>a</result>"') }, 'no-entry');
-    assertOneLineError(await box.run([wf]), 2, /no-entry: no entry state: expected 1_START or START/);
+    assertOneLineError(await box.run([wf]), 64, /no-entry: no entry state: expected 1_START or START/);
   });
 
   it('an entry with two extensions is ambiguous', async () => {
     const wf = box.write({ 'START.sh': sh('echo "<result>a</result>"'), 'START.md': 'x' }, 'amb-entry');
-    assertOneLineError(await box.run([wf]), 2, /several entry states \(START\.md, START\.sh\)/);
+    assertOneLineError(await box.run([wf]), 64, /several entry states \(START\.md, START\.sh\)/);
   });
 
-  it('a file that is not a state exits 2', async () => {
+  it('a file that is not a state exits 64', async () => {
     box.write({ 'notes.txt': 'hi' });
-    assertOneLineError(await box.run(['notes.txt']), 2, /notes\.txt: not a workflow/);
+    assertOneLineError(await box.run(['notes.txt']), 64, /notes\.txt: not a workflow/);
   });
 
   it('a non-UTF-8 or unreadable prompt file is refused before anything is written', async () => {
     const wf = box.write({ 'START.sh': sh('echo "<goto>ASK</goto>"'), 'ASK.md': Buffer.from([0x48, 0x69, 0xff, 0xfe]) }, 'latin');
     const r = await box.run([wf, '--state-dir', 'st-latin']);
-    assertOneLineError(r, 2, /latin\/ASK\.md: is not valid UTF-8 text; save it as UTF-8$/);
+    assertOneLineError(r, 64, /latin\/ASK\.md: is not valid UTF-8 text; save it as UTF-8$/);
     assert.equal(existsSync(join(box.dir, 'st-latin')), false);
     const broken = box.write({ 'START.sh': sh('echo "<result>x</result>"') }, 'dangling');
     symlinkSync(join(broken, 'nowhere.md'), join(broken, 'GONE.md'));
     const r2 = await box.run([broken, '--state-dir', 'st-dangling']);
-    assertOneLineError(r2, 2, /dangling\/GONE\.md: cannot read: ENOENT$/);
+    assertOneLineError(r2, 64, /dangling\/GONE\.md: cannot read: ENOENT$/);
     assert.equal(existsSync(join(box.dir, 'st-dangling')), false);
   });
 
-  it('bad options exit 2', async () => {
+  it('bad options exit 64', async () => {
     const wf = box.write({ 'START.sh': sh('echo "<result>a</result>"') }, 'opts');
     for (const args of [['--max-parallel', '0'], ['--timeout', 'soon'], ['--frobnicate'], ['--workflow-id', 'bad id!']]) {
       const r = await box.run([wf, ...args]);
-      assert.equal(r.code, 2, `${args.join(' ')}: ${r.stderr}`);
+      assert.equal(r.code, 64, `${args.join(' ')}: ${r.stderr}`);
       assert.doesNotMatch(r.stderr, /\n\s+at /);
     }
   });
@@ -70,19 +70,19 @@ describe('user mistakes before the run', () => {
     assert.equal((await box.run([wf, '--workflow-id', 'same'])).code, 0);
     const before = box.read('.raymond/state/same.json');
     const r = await box.run([wf, '--workflow-id', 'same']);
-    assertOneLineError(r, 2, /a run with id "same" already exists/);
+    assertOneLineError(r, 64, /a run with id "same" already exists/);
     assert.equal(box.read('.raymond/state/same.json'), before);
   });
 
   it('--json reports a start-up error as JSON too', async () => {
     const r = await box.run(['missing-dir', '--json']);
-    assert.equal(r.code, 2);
+    assert.equal(r.code, 64);
     assert.deepEqual(summary(r), { workflow_id: null, status: 'failed', total_cost_usd: 0, results: {}, error: 'missing-dir: no such file or directory' });
   });
 });
 
 describe('the command line', () => {
-  it("every mistake, commander's or Raymond's, is one `raymond:` line with the way to help, exit 2", async () => {
+  it("every mistake, commander's or Raymond's, is one `raymond:` line with the way to help, exit 64", async () => {
     const cases: Array<[string[], RegExp]> = [
       [['--frobnicate'], /^raymond: unknown option '--frobnicate' \(run raymond --help for usage\)$/],
       [['--budget', 'x'], /^raymond: option '--budget <usd>' argument 'x' is invalid\. expected an amount in USD, 0 or more \(0 = unlimited\) \(run raymond --help for usage\)$/],
@@ -92,7 +92,7 @@ describe('the command line', () => {
     ];
     for (const [args, pattern] of cases) {
       const r = await box.run(args);
-      assert.equal(r.code, 2, args.join(' '));
+      assert.equal(r.code, 64, args.join(' '));
       assert.equal(r.stderr.split('\n').length, 2, `one line for ${args.join(' ')}:\n${r.stderr}`);
       assert.match(r.stderr.trimEnd(), pattern);
     }
@@ -104,16 +104,16 @@ describe('the command line', () => {
     assert.match(r.stdout, /^Usage: raymond lint \[options\] <path>$/m);
   });
 
-  it('with --json, an error is a JSON object on stdout too, and the exit code stays 2', async () => {
+  it('with --json, an error is a JSON object on stdout too, and the exit code stays 64', async () => {
     const status = await box.run(['--status', 'nope', '--json']);
-    assert.equal(status.code, 2);
+    assert.equal(status.code, 64);
     assert.deepEqual(JSON.parse(status.stdout), { error: `${join(box.dir, '.raymond/state/nope.json')}: no run with id "nope" here (see raymond --list, or give --state-dir)`, code: 'ERR_STATE_FILE' });
-    assertOneLineError(status, 2, /no run with id "nope" here/);
+    assertOneLineError(status, 64, /no run with id "nope" here/);
     const lint = await box.run(['lint', 'nope', '--json']);
-    assert.equal(lint.code, 2);
+    assert.equal(lint.code, 64);
     assert.deepEqual(JSON.parse(lint.stdout), { error: 'nope: no such file or directory', code: 'ERR_SCOPE' });
     const usage = await box.run(['--frobnicate', '--json']);
-    assert.equal(usage.code, 2);
+    assert.equal(usage.code, 64);
     assert.deepEqual(JSON.parse(usage.stdout), { error: "unknown option '--frobnicate' (run raymond --help for usage)", code: 'ERR_USAGE' });
   });
 });

@@ -27,20 +27,20 @@ describe('hashed zips', () => {
     }
   });
 
-  it('a hashed zip whose bytes changed is refused in one line, exit 2, before any state file', async () => {
+  it('a hashed zip whose bytes changed is refused in one line, exit 64, before any state file', async () => {
     const changed = makeZip([{ name: 'START.sh', content: sh('echo "<result>tampered</result>"') }]);
     const name = `${HASH}.zip`;
     writeFileSync(join(box.dir, name), changed);
     const before = stateFiles();
     const r = await box.run([name]);
-    assert.equal(r.code, 2);
+    assert.equal(r.code, 64);
     assert.equal(r.stderr, `raymond: ${name}: sha256 mismatch: the name says ${HASH} but the archive hashes to ${sha256Hex(changed)}; refusing it\n`);
     assert.deepEqual(stateFiles(), before, 'no state file was written');
   });
 
   it('lint refuses it the same way', async () => {
     const r = await box.run(['lint', `${HASH}.zip`]);
-    assert.equal(r.code, 2);
+    assert.equal(r.code, 64);
     assert.match(r.stderr, /^raymond: [0-9a-f]{64}\.zip: sha256 mismatch: /);
   });
 

@@ -68,7 +68,7 @@ describe('raymond lint', () => {
     const all = report(await box.run(['lint', wf, '--json', '--level', 'info']));
     assert.deepEqual(all.findings.map((f) => f.check).sort(), ['fork-next-mismatch', ...Array(4).fill('script-state-no-static-analysis')]);
     const bad = await box.run(['lint', wf, '--level', 'debug']);
-    assert.equal(bad.code, 2);
+    assert.equal(bad.code, 64);
   });
 
   for (const example of readdirSync(EXAMPLES).sort()) {
@@ -108,7 +108,7 @@ describe('raymond lint', () => {
     assert.deepEqual(r.findings, [{ check: 'unknown-target', severity: 'error', file: `${zip}:START.sh`, message: '<goto> target "GONE.sh" is not a state of this workflow' }]);
   });
 
-  it('a path that is no workflow is one error line and exit 2', async () => {
+  it('a path that is no workflow is one error line and exit 64', async () => {
     const noEntry = join(box.dir, 'no-entry.zip');
     writeFileSync(noEntry, makeZip([{ name: 'wf/OTHER.sh', content: sh('echo "<result>x</result>"') }]));
     for (const [path, pattern] of [
@@ -118,7 +118,7 @@ describe('raymond lint', () => {
       [join(box.dir, 'empty/notes.txt'), /^raymond: .*notes\.txt: not a workflow/],
     ] as const) {
       const r = await box.run(['lint', path]);
-      assert.equal(r.code, 2, r.stderr);
+      assert.equal(r.code, 64, r.stderr);
       assert.equal(r.stdout, '');
       assert.match(r.stderr, pattern);
       assert.equal(r.stderr.trimEnd().split('\n').length, 1);
@@ -127,7 +127,7 @@ describe('raymond lint', () => {
 
   it('a usage mistake exits 2', async () => {
     const r = await box.run(['lint']);
-    assert.equal(r.code, 2);
+    assert.equal(r.code, 64);
     assert.match(r.stderr, /missing required argument 'path'/);
   });
 });

@@ -38,12 +38,12 @@ function listing(dir: string): string[] {
   return existsSync(dir) ? readdirSync(dir).sort() : [];
 }
 
-/** Runs a URL that must be refused: one line, exit 2, no state file, nothing new in the registry. */
+/** Runs a URL that must be refused: one line, exit 64, no state file, nothing new in the registry. */
 async function refused(url: string): Promise<string> {
   const states = listing(join(box.dir, '.raymond/state'));
   const registry = listing(REGISTRY);
   const r = await box.run([url]);
-  assert.equal(r.code, 2, r.stderr);
+  assert.equal(r.code, 64, r.stderr);
   assert.match(r.stderr, /^raymond: [^\n]*\n$/, 'one line');
   assert.deepEqual(listing(join(box.dir, '.raymond/state')), states, 'no state file');
   assert.deepEqual(listing(REGISTRY), registry, 'nothing left in the registry');

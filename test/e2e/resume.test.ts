@@ -58,7 +58,7 @@ describe('raymond --resume', () => {
     for (let i = 0; i < 100 && !(readFileSafe(lock) && readFileSafe(stateFile)); i++) await sleep(50);
     const before = readFileSync(join(box.dir, '.raymond/state/held.json'), 'utf8');
     const r = await box.run(['--resume', 'held']);
-    assert.equal(r.code, 2);
+    assert.equal(r.code, 64);
     assert.match(r.stderr, new RegExp(`^raymond: .*held\\.lock: run held is in use by process ${holder.pid} \\(since .*\\); wait for it or stop it first$`, 'm'));
     assert.equal(readFileSync(join(box.dir, '.raymond/state/held.json'), 'utf8'), before, 'no change to the state file');
     holder.kill('SIGKILL');
@@ -92,7 +92,7 @@ describe('raymond --resume', () => {
     writeFileSync(lock, text);
     const before = readFileSync(join(box.dir, '.raymond/state/foreign.json'), 'utf8');
     const r = await box.run(['--resume', 'foreign']);
-    assert.equal(r.code, 2);
+    assert.equal(r.code, 64);
     assert.equal(
       r.stderr,
       `raymond: ${lock}: run foreign is locked by process 4242 on host "build-07.example" (since 2026-01-01T00:00:00.000Z); Raymond cannot see that host's processes: if the run no longer runs there, delete this lock file and try again\n`,
@@ -130,7 +130,7 @@ describe('raymond --resume', () => {
     writeFileSync(join(wf, 'END.sh'), sh('echo "<result>changed</result>"'));
     const before = readFileSync(join(box.dir, '.raymond/state/ed.json'), 'utf8');
     const r = await box.run(['--resume', 'ed']);
-    assert.equal(r.code, 2);
+    assert.equal(r.code, 64);
     assert.match(r.stderr, /^raymond: .*edited\/END\.sh: END\.sh was edited since run ed started; restore it, or resume with --allow-changes/m);
     assert.equal(readFileSync(join(box.dir, '.raymond/state/ed.json'), 'utf8'), before);
     writeFileSync(join(box.dir, 'ed.ok'), '');
@@ -138,7 +138,7 @@ describe('raymond --resume', () => {
     assert.equal(summary(ok).results.main, 'changed');
   });
 
-  it('bad state files give one line, exit 2, and no change', async () => {
+  it('bad state files give one line, exit 64, and no change', async () => {
     const dir = join(box.dir, '.raymond/state');
     const cases: Array<[string, string, RegExp]> = [
       ['truncated', '{"version": 1, "workflow_id": "trunc', /not valid JSON \(corrupt or truncated\)/],
@@ -148,17 +148,17 @@ describe('raymond --resume', () => {
     for (const [id, text, pattern] of cases) {
       writeFileSync(join(dir, `${id}.json`), text);
       const r = await box.run(['--resume', id]);
-      assert.equal(r.code, 2, id);
+      assert.equal(r.code, 64, id);
       assert.match(r.stderr, pattern);
       assert.equal(r.stderr.trim().split('\n').length, 1, `one line: ${r.stderr}`);
       assert.equal(readFileSync(join(dir, `${id}.json`), 'utf8'), text);
     }
     const missing = await box.run(['--resume', 'nosuchrun']);
-    assert.equal(missing.code, 2);
+    assert.equal(missing.code, 64);
     assert.match(missing.stderr, /no run with id "nosuchrun" here \(see raymond --list, or give --state-dir\)/);
   });
 
-  it('a journal line that is JSON but not a record gives one line naming the journal and line, exit 2, and no change', async () => {
+  it('a journal line that is JSON but not a record gives one line naming the journal and line, exit 64, and no change', async () => {
     const wf = flaky('badjournal');
     assert.equal((await box.run([wf, '--workflow-id', 'bj'])).code, 1);
     const snapshot = join(box.dir, '.raymond/state/bj.json');
@@ -174,7 +174,7 @@ describe('raymond --resume', () => {
         const line = /\S*\.raymond\/state\/bj\.journal: the journal is damaged at line 2: valid JSON, but not a journal record\n/.source;
         // --list goes on with the other runs (this sandbox holds broken ones of other tests too).
         assert.match(r.stderr, args[0] === '--list' ? new RegExp(`^warning: skipped ${line}`, 'm') : new RegExp(`^raymond: ${line}$`), `${args[0]} ${bad}: ${r.stderr}`);
-        assert.equal(r.code, args[0] === '--list' ? 0 : 2, `${args[0]} ${bad}`);
+        assert.equal(r.code, args[0] === '--list' ? 0 : 64, `${args[0]} ${bad}`);
         assert.equal(readFileSync(journal, 'utf8'), text, 'the journal is untouched');
         assert.equal(readFileSync(snapshot, 'utf8'), before, 'the snapshot is untouched');
       }
@@ -185,7 +185,7 @@ describe('raymond --resume', () => {
     const wf = box.write({ 'START.sh': sh('echo "<result>x</result>"') }, 'doneflow');
     await box.run([wf, '--workflow-id', 'done1']);
     const r = await box.run(['--resume', 'done1']);
-    assert.equal(r.code, 2);
+    assert.equal(r.code, 64);
     assert.match(r.stderr, /run done1 has completed; nothing to resume/);
   });
 });
@@ -237,7 +237,7 @@ describe('run ids on the command line', () => {
       const cases = [['--status', '../../x'], ['--status', '../x', '--json'], ['worktrees', '../x'], ['--resume', '../../x'], ['--status', 'a/b'], ['--status', '']];
       for (const args of cases) {
         const r = await own.run(args);
-        assert.equal(r.code, 2, `${args.join(' ')}: ${r.stdout}${r.stderr}`);
+        assert.equal(r.code, 64, `${args.join(' ')}: ${r.stdout}${r.stderr}`);
         const message = `invalid workflow id ${JSON.stringify(args[1])}: use 1-128 letters, digits, - or _`;
         // With --json the error is also the JSON object on stdout; nothing else is printed.
         assert.equal(r.stdout, args.includes('--json') ? `${JSON.stringify({ error: message, code: 'ERR_WORKFLOW_ID' })}\n` : '', args.join(' '));

@@ -44,7 +44,7 @@ describe('--name: a label for a run', () => {
     const wf = box.write({ 'START.sh': sh('echo "<result>x</result>"') }, 'badname');
     for (const [name, why] of [['', /the label is empty/], ['a\nb', /control character/], ['x'.repeat(101), /at most 100/]] as const) {
       const r = await box.run([wf, '--workflow-id', 'nm-bad', '--name', name]);
-      assert.equal(r.code, 2, r.stderr);
+      assert.equal(r.code, 64, r.stderr);
       assert.match(r.stderr, why);
       assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
     }

@@ -73,10 +73,10 @@ describe('workflow scopes', () => {
     ['no entry state', [{ name: 'OTHER.sh', content: 'x' }], /no entry state/],
   ];
   for (const [name, entries, pattern] of refused) {
-    it(`a zip with ${name} is refused with exit 2`, async () => {
+    it(`a zip with ${name} is refused with exit 64`, async () => {
       const path = zip(`${name.replace(/\W+/g, '-')}.zip`, entries);
       const r = await box.run([path]);
-      assert.equal(r.code, 2, r.stderr);
+      assert.equal(r.code, 64, r.stderr);
       assert.match(r.stderr, pattern);
       assert.ok(r.stderr.includes(path.split('/').pop()!), 'names the archive');
     });
@@ -85,7 +85,7 @@ describe('workflow scopes', () => {
   it('a file named .zip that is not a zip is refused', async () => {
     writeFileSync(join(box.dir, 'fake.zip'), 'not a zip at all');
     const r = await box.run(['fake.zip']);
-    assert.equal(r.code, 2);
+    assert.equal(r.code, 64);
     assert.match(r.stderr, /^raymond: fake\.zip: /m);
   });
 });
@@ -145,7 +145,7 @@ describe('zip workflows: extraction, caps and names', () => {
     const probe = join(box.dir, 'peak-rss.mjs');
     writeFileSync(probe, "process.on('exit', () => process.stderr.write(`peak-rss-kib=${process.resourceUsage().maxRSS}\\n`));\n");
     const r = await box.run([path, '--json'], { TMPDIR: tmp('bomb'), NODE_OPTIONS: `--import=${probe}` });
-    assert.equal(r.code, 2, r.stderr);
+    assert.equal(r.code, 64, r.stderr);
     assert.match(r.stderr, /^raymond: \S*bomb\.zip: entry "w\/BIG\.md" is 1024 MiB uncompressed; a state file may be at most 64 MiB$/m);
     const peak = Math.max(...[...r.stderr.matchAll(/peak-rss-kib=(\d+)/g)].map((m) => Number(m[1])));
     assert.ok(peak > 0 && peak < 300 * 1024, `peak RSS ${Math.round(peak / 1024)} MiB`);
@@ -156,7 +156,7 @@ describe('zip workflows: extraction, caps and names', () => {
   it('two entries with the same name are refused instead of running the last one', async () => {
     const path = zip('twice.zip', [{ name: 'START.sh', content: sh('echo "<result>first</result>"') }, { name: 'START.sh', content: sh('echo "<result>second</result>"') }]);
     const r = await box.run([path, '--json'], { TMPDIR: tmp('twice') });
-    assert.equal(r.code, 2, r.stdout + r.stderr);
+    assert.equal(r.code, 64, r.stdout + r.stderr);
     assert.match(r.stderr, /^raymond: \S*twice\.zip: entries "START\.sh" and "START\.sh" are both the file START\.sh; keep one$/m);
   });
 });

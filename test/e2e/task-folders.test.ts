@@ -106,7 +106,7 @@ describe('task folders (script states)', () => {
     ] as const) {
       writeFileSync(config, `[raymond]\ntask_folder_pattern = "${pattern}"\n`);
       const r = await raymond([wf], { cwd: project });
-      assert.equal(r.code, 2, r.stderr);
+      assert.equal(r.code, 64, r.stderr);
       assert.match(r.stderr, why);
       assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
       assert.match(r.stderr, /^raymond: .*config\.toml: raymond\.task_folder_pattern = /);

@@ -50,7 +50,7 @@ describe('YAML workflows', () => {
     assert.equal(missing.stderr, 'raymond: flow2.yml: start state "NOPE.md" does not exist in flow2.yml\n');
   });
 
-  it('refuses an invalid YAML workflow with one line naming the file and the state, exit 2, no state file', async () => {
+  it('refuses an invalid YAML workflow with one line naming the file and the state, exit 64, no state file', async () => {
     const cases: Array<[string, string]> = [
       ['START:\n  sh: echo\n', 'raymond: bad.yaml: no `states:` key; did you forget `states:`? the states go under it, indented'],
       ['states:\n  START:\n    prompt: hi\n    sh: echo\n', 'raymond: bad.yaml: state "START" has both prompt and sh; a state is either a prompt or a script'],

@@ -50,7 +50,7 @@ describe('Claude Code failures (fake claude)', () => {
     const none = await runFake('perm-none', { 'START.md': 'x' }, { FAKE_CLAUDE_FAILS: '0' }, ['--disallowed-tools', '', '--no-warm']);
     assert.doesNotMatch(none.log[0]!.args.join(' '), /--disallowed-tools/);
     const bad = await box.run(['--permission-mode', 'yolo', 'x']);
-    assert.equal(bad.code, 2);
+    assert.equal(bad.code, 64);
     assert.match(bad.stderr, /--permission-mode <mode>' argument 'yolo' is invalid/);
   });
 
@@ -167,7 +167,7 @@ describe('Claude Code failures (fake claude)', () => {
   it('a missing claude is one clear line', async () => {
     const wf = box.write({ 'START.md': 'x' }, 'noclaude');
     const r = await box.run([wf, '--state-dir', 'noclaude-state'], { PATH: '/usr/bin:/bin' });
-    assert.equal(r.code, 2, 'found before anything runs');
+    assert.equal(r.code, 64, 'found before anything runs');
     assert.equal(existsSync(join(box.dir, 'noclaude-state')), false, 'no state file was written');
     assert.match(r.stderr, /^raymond: claude \(Claude Code\) is not on PATH: install it .* or pass --claude-bin PATH$/m);
     const bad = await box.run([wf, '--claude-bin', './nope']);

@@ -152,27 +152,27 @@ describe('inspecting a run (real claude, scripted API)', () => {
     assert.deepEqual(received, recorded);
 
     const bad = await box.run(['replay', join(wf, 'START.md')]);
-    assert.equal(bad.code, 2);
+    assert.equal(bad.code, 64);
     assert.match(bad.stderr, /^raymond: .*START\.md: line 1 is not JSON: not a --trace file\n$/);
   });
 
-  it('a taken port or an unwritable trace is one line, exit 2, and no run', async () => {
+  it('a taken port or an unwritable trace is one line, exit 64, and no run', async () => {
     const wf = writeWorkflow('bad');
     const port = await freePort();
     const holder = createServer().listen(port, '127.0.0.1');
     try {
       const r = await box.run([wf, '--inspect', String(port), '--workflow-id', 'busy']);
-      assert.equal(r.code, 2);
+      assert.equal(r.code, 64);
       assert.equal(r.stderr, `raymond: --inspect: port ${port} on 127.0.0.1 is in use; pick another with --inspect=PORT\n`);
       const trace = box.write({ 'one.jsonl': '{"type":"@xstate.actor","sessionId":"x:0","name":"supervisor"}\n' }, 'traces');
       const replay = await box.run(['replay', join(trace, 'one.jsonl'), '--port', String(port)]);
-      assert.equal(replay.code, 2);
+      assert.equal(replay.code, 64);
       assert.equal(replay.stderr, `raymond: replay: port ${port} on 127.0.0.1 is in use; pick another with --port PORT\n`);
     } finally {
       holder.close();
     }
     const t = await box.run([wf, '--trace', join(box.dir, 'no/such/dir/t.jsonl'), '--workflow-id', 'notrace']);
-    assert.equal(t.code, 2);
+    assert.equal(t.code, 64);
     assert.match(t.stderr, /^raymond: .*t\.jsonl: cannot write the --trace file \(ENOENT\)\n$/);
     for (const id of ['busy', 'notrace']) assert.equal(existsSync(join(box.dir, '.raymond/state', `${id}.json`)), false);
   });

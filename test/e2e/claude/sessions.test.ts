@@ -143,7 +143,7 @@ describe('sessions per tag, with the real claude binary', () => {
     const total = summary(r).total_cost_usd;
     assert.ok(total > 0 && total < 3 * user.total_cost_usd, `${total} against ${user.total_cost_usd} a turn`);
     const bad = await raymond(['--resume', 'cont', '--continue-session'], { cwd: dir, env: box.env() });
-    assert.equal(bad.code, 2);
+    assert.equal(bad.code, 64);
     assert.match(bad.stderr, /--continue-session starts a new run/);
   });
 
