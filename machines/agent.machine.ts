@@ -60,7 +60,10 @@ export interface AgentOutput {
   record: AgentRecord;
 }
 
-export type AgentEvent = ({ type: 'step.start' } & StepGrant) | DoneActorEvent<AgentOutput> | ErrorActorEvent;
+/** The supervisor's answer to a frame waiting in `asking`: the agent's record with the answer (or the timeout) applied. */
+export type AskResolvedEvent = { type: 'ask.resolved'; record: AgentRecord };
+
+export type AgentEvent = ({ type: 'step.start' } & StepGrant) | AskResolvedEvent | DoneActorEvent<AgentOutput> | ErrorActorEvent;
 
 /** Events an agent sends to the actor registered with systemId `supervisor`. */
 export type AgentToSupervisorEvent =
@@ -78,7 +81,9 @@ export type AgentToSupervisorEvent =
       sessionCosts?: Record<string, number> | undefined;
       outcome: StepOutcome;
     }
-  | { type: 'step.failed'; agentId: string; state: string; failure: StepFailure };
+  | { type: 'step.failed'; agentId: string; state: string; failure: StepFailure }
+  /** A frame waits for the answer to its agent's ask: the supervisor sends it `ask.resolved`. */
+  | { type: 'agent.asking'; agentId: string; ref: AnyActorRef };
 
 /** Actor id of a frame: the agent id, with `@depth` for callee frames. */
 export function frameId(agentId: string, depth: number): string {
@@ -118,6 +123,7 @@ export const agentMachine = setup({
   },
   guards: {
     hasCallee: ({ context }) => context.depth < stackDepth(context.record.stack),
+    waitsForAnswer: ({ context }) => context.record.ask !== undefined,
   },
   actions: {
     recordStep: enqueueActions(({ context, event, enqueue, self }) => {
@@ -147,7 +153,7 @@ export const agentMachine = setup({
      * fewer per step.
      */
     announce: enqueueActions(({ context, event, self, enqueue }) => {
-      if (context.depth < stackDepth(context.record.stack)) return;
+      if (context.depth < stackDepth(context.record.stack) || context.record.ask) return;
       // xstate enters the initial state with its own init event, which the event type does not list.
       const type = event.type as string;
       const unknown = type === 'xstate.init' ? context.depth > 0 : type !== 'xstate.done.actor.step';
@@ -165,8 +171,11 @@ export const agentMachine = setup({
   initial: 'idle',
   states: {
     idle: {
-      description: 'Waiting for the supervisor to grant a step slot. A bottom frame resumed with frames on its stack goes straight on to wait for its top frame.',
-      always: { guard: 'hasCallee', target: 'awaiting-child' },
+      description: 'Waiting for the supervisor to grant a step slot. A bottom frame resumed with frames on its stack goes straight on to wait for its top frame; a frame resumed with a pending ask, to wait for the answer.',
+      always: [
+        { guard: 'hasCallee', target: 'awaiting-child' },
+        { guard: 'waitsForAnswer', target: 'asking' },
+      ],
       entry: 'announce',
       on: {
         'step.start': { target: 'invoking', actions: assign({ grant: ({ event }) => ({ forkCount: event.forkCount, sessionCosts: event.sessionCosts }) }) },
@@ -179,6 +188,12 @@ export const agentMachine = setup({
         src: 'runStep',
         input: ({ context }) => ({ record: context.record, ...context.grant }),
         onDone: [
+          {
+            description: 'The state asked a question (<ask>): this frame waits for the answer.',
+            guard: ({ context, event }) => outcomeOf(context.record, event.output.decision) === 'ask',
+            target: 'asking',
+            actions: 'recordStep',
+          },
           {
             description: 'The bottom frame called: it waits for its callee.',
             guard: ({ context, event }) => context.depth === 0 && outcomeOf(context.record, event.output.decision) === 'call',
@@ -224,6 +239,15 @@ export const agentMachine = setup({
           { target: 'terminated', actions: 'takeRecord' },
         ],
         'xstate.error.actor.*': { target: 'terminated', actions: 'reportFailure' },
+      },
+    },
+    asking: {
+      description: 'The agent asked a question (<ask>) and waits, taking no step slot, until the supervisor hands it the answer or the ask times out.',
+      entry: enqueueActions(({ context, self, enqueue }) => {
+        enqueue.sendTo(supervisorRef, { type: 'agent.asking', agentId: context.record.id, ref: self } satisfies AgentToSupervisorEvent);
+      }),
+      on: {
+        'ask.resolved': { target: 'idle', actions: assign({ record: ({ event }) => event.record }) },
       },
     },
     terminated: { type: 'final' },

@@ -10,7 +10,9 @@ export type StepOutcome =
   /** The top frame was popped: hand control back to the caller's frame. */
   | 'return'
   /** `<result>` with an empty stack: the agent is done. */
-  | 'terminate';
+  | 'terminate'
+  /** `<ask>`: the frame waits for an answer before it goes on. */
+  | 'ask';
 
 /** A worker to create; the supervisor gives it a record. */
 export interface SpawnRequest extends Omit<ForkSpawn, 'id' | 'cd' | 'worktree' | 'created' | 'inheritTask' | 'workflow'> {
@@ -36,6 +38,7 @@ export interface Applied {
 export function outcomeOf(record: AgentRecord, decision: Decision): StepOutcome {
   if (decision.kind === 'call' || decision.kind === 'function') return 'call';
   if (decision.kind === 'result') return record.stack !== null ? 'return' : 'terminate';
+  if (decision.kind === 'ask') return 'ask';
   return 'continue';
 }
 
@@ -46,13 +49,19 @@ export function outcomeOf(record: AgentRecord, decision: Decision): StepOutcome 
  * Targets and `cd` paths in the decision are already resolved.
  */
 export function applyDecision(record: AgentRecord, decision: Decision, session: string | null, fresh: readonly string[] = []): Applied {
-  const applied = apply(record, decision, session);
+  // `{{ask_id}}` lives for the one state an answer led to, as `{{input}}` does.
+  const applied = apply(record.answered_ask === undefined ? record : withoutAnswered(record), decision, session);
   // Every step reserves new ids for the next fresh or branched turns; unused ones cost nothing.
   if (fresh[0] !== undefined && applied.record.status === 'active') applied.record.next_session = fresh[0];
   applied.spawns.forEach((s, i) => {
     if (fresh[i + 1] !== undefined) s.nextSession = fresh[i + 1];
   });
   return applied;
+}
+
+function withoutAnswered(record: AgentRecord): AgentRecord {
+  const { answered_ask: _a, ...rest } = record;
+  return rest;
 }
 
 /** The record in the scope `key` (null: the run's own) at workflow depth `depth`; absent fields mean the run's own and 0. */
@@ -124,6 +133,9 @@ function apply(record: AgentRecord, decision: Decision, session: string | null):
         })),
         record: { ...record, ...after, state: decision.next, input: decision.nextInput ?? null },
       };
+    case 'ask':
+      // The session is kept, as for <goto>: the answer's state continues the conversation that asked.
+      return { outcome: 'ask', spawns: [], record: { ...record, ...after, input: null, ask: decision.ask! } };
     case 'result': {
       const top = record.stack;
       if (top === null) {

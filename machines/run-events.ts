@@ -1,5 +1,5 @@
 import type { StepFailure } from './step-failure.js';
-import type { Decision, RunStatus } from './types.js';
+import type { AgentAsk, Decision, OnAskMode, RunStatus } from './types.js';
 
 /** Agent machine frames per state: top frames idle or invoking, callers awaiting their callee. */
 export interface FrameCounts {
@@ -9,6 +9,8 @@ export interface FrameCounts {
   /** Agents that ended (with a result or a failure). */
   terminated: number;
   paused: number;
+  /** Agents waiting for the answer to an `<ask>`. */
+  asking: number;
 }
 
 /** A worker created by a `<fork>`. */
@@ -26,7 +28,7 @@ export interface ForkedWorker {
  */
 export type RunEvent =
   /** `name`: the run's `--name` label, if it has one. */
-  | { type: 'run.started'; workflowId: string; name?: string | undefined; resumed: boolean; at: number; budgetUsd: number; totalCostUsd: number; counts: FrameCounts }
+  | { type: 'run.started'; workflowId: string; name?: string | undefined; onAsk?: OnAskMode | undefined; resumed: boolean; at: number; budgetUsd: number; totalCostUsd: number; counts: FrameCounts }
   /** `scope`: the key of the workflow the state is in, when it is not the run's own (a cross-workflow callee). */
   | { type: 'step.started'; agentId: string; state: string; scope?: string | undefined }
   | {
@@ -49,11 +51,18 @@ export type RunEvent =
   | ({ type: 'agent.forked'; parentId: string } & ForkedWorker)
   | { type: 'agent.paused'; agentId: string; state: string; failure: StepFailure; totalCostUsd: number }
   | { type: 'agent.failed'; agentId: string; state: string; failure: StepFailure; totalCostUsd: number }
+  /** An agent asked a question (`<ask>`); it waits for an answer. */
+  | { type: 'ask.created'; ask: AgentAsk }
+  /** An ask that was already waiting when the run (re)started. */
+  | { type: 'ask.pending'; ask: AgentAsk }
+  /** An ask got its answer, or its time ran out (`expired`: the agent went to `timeout_next`, or failed). */
+  | { type: 'ask.answered'; agentId: string; askId: string; expired: boolean }
   | { type: 'print'; agentId: string; text: string }
   | { type: 'warning'; text: string }
   /** Extra detail, shown with --verbose. */
   | { type: 'detail'; text: string }
-  | { type: 'run.finished'; workflowId: string; status: RunStatus; error?: string | undefined; totalCostUsd: number; steps: number; elapsedMs: number };
+  /** `asks`: every pending ask, when the run stopped to ask (status `asking`). */
+  | { type: 'run.finished'; workflowId: string; status: RunStatus; error?: string | undefined; totalCostUsd: number; steps: number; elapsedMs: number; asks?: AgentAsk[] | undefined };
 
 /** Where a run's events go. */
 export type RunEventSink = (event: RunEvent) => void;

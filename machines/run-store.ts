@@ -12,6 +12,8 @@ export interface RunStore {
   agents: Map<string, AgentRecord>;
   /** Agents whose status is `active`. */
   live: number;
+  /** Of those, the agents waiting for an answer to an `<ask>`. */
+  asking: number;
   /** What changed since the persister last took the changes, so it can journal just that. */
   dirty: Dirty;
 }
@@ -47,6 +49,7 @@ export function storeFromState(state: WorkflowState): RunStore {
     meta: { ...meta, results: { ...meta.results }, fork_counters: { ...meta.fork_counters }, session_costs: { ...meta.session_costs } },
     agents: map,
     live: agents.filter((a) => a.status === 'active').length,
+    asking: agents.filter((a) => a.status === 'active' && a.ask !== undefined).length,
     dirty: cleanDirty(),
   };
   for (const [parentId, floor] of forkCounterFloors([...map.keys(), ...Object.keys(meta.results)])) {
@@ -75,8 +78,14 @@ export function agentFromStored(agent: StoredAgent): AgentRecord {
 /** Replaces an agent's record, keeping the live count right. */
 export function putAgent(store: RunStore, record: AgentRecord): void {
   const before = store.agents.get(record.id);
-  if (before?.status === 'active') store.live--;
-  if (record.status === 'active') store.live++;
+  if (before?.status === 'active') {
+    store.live--;
+    if (before.ask) store.asking--;
+  }
+  if (record.status === 'active') {
+    store.live++;
+    if (record.ask) store.asking++;
+  }
   store.agents.set(record.id, record);
   store.dirty.agents.add(record.id);
 }
@@ -122,12 +131,15 @@ export function setRunStatus(store: RunStore, status: WorkflowState['status'], e
 }
 
 /**
- * The status of a run in which no step runs any more: completed, or paused
- * when agents wait on a pause. A failed, budget-spent or interrupted run
- * keeps the status it has.
+ * The status of a run in which no step runs any more: completed, paused
+ * when agents wait on a pause, or asking when every live agent waits for
+ * an answer. A failed, budget-spent or interrupted run keeps the status it has.
  */
 export function settleStatus(store: RunStore): void {
-  if (store.meta.status !== 'running' || store.live > 0) return;
+  if (store.meta.status !== 'running') return;
+  // Every live agent waits for an answer: the run stops to ask (exit 2).
+  if (store.live > 0 && store.live === store.asking) return setRunStatus(store, 'asking');
+  if (store.live > 0) return;
   const paused = [...store.agents.values()].filter((a) => a.status === 'paused');
   if (paused.length === 0) return setRunStatus(store, 'completed');
   setRunStatus(store, 'paused', `${paused.length} agent(s) paused: ${paused.map((a) => `${a.id}: ${a.error}`).join('; ')}`);

@@ -1,5 +1,6 @@
 import { assign, createActor, enqueueActions, fromCallback, setup, stopChild, type AnyActorLogic, type AnyActorRef, type ErrorActorEvent } from 'xstate';
-import { agentMachine, type AgentToSupervisorEvent, type StepGrant } from './agent.machine.js';
+import { agentMachine, type AgentToSupervisorEvent, type AskResolvedEvent, type StepGrant } from './agent.machine.js';
+import { answerAsk, expireAsk } from './asks.js';
 import { charge, sessionCostsFor } from './cost-ledger.js';
 import { stackDepth } from './frame-stack.js';
 import type { RunEvent } from './run-events.js';
@@ -13,6 +14,10 @@ export interface SupervisorInput {
   maxParallel: number;
   /** Most markdown (Claude Code) steps at once, on top of maxParallel: each takes ~300 MB. */
   maxMarkdown?: number;
+  /** `--on-ask=pause`: end the run (status `asking`) once every live agent waits for an answer; else wait for answers. */
+  stopWhenAsking?: boolean;
+  /** Asks whose time ran out before the run (re)started: settled before anything else, as if they had just expired. */
+  dueAsks?: ReadonlyArray<{ agentId: string; askId: string }>;
 }
 
 /**
@@ -30,6 +35,9 @@ export interface RunWork {
   actors: Map<string, AnyActorRef>;
   /** Agent records new to the supervisor (forked, or live when the run started). */
   toSpawn: AgentRecord[];
+  /** Frames waiting in `asking`, by agent id; and answers that came before their frame said it waits. */
+  askers: Map<string, AnyActorRef>;
+  answered: Map<string, AgentRecord>;
 }
 
 export interface SupervisorContext {
@@ -42,6 +50,8 @@ export interface SupervisorContext {
   halted: boolean;
   /** Set once no new step may start but running ones may finish (the budget is spent, or a first Ctrl-C). */
   draining: boolean;
+  stopWhenAsking: boolean;
+  dueAsks: ReadonlyArray<{ agentId: string; askId: string }>;
 }
 
 export type SupervisorEvent =
@@ -51,10 +61,14 @@ export type SupervisorEvent =
   | { type: 'state.write_failed'; error: unknown }
   | { type: 'run.interrupt' }
   | { type: 'run.drain' }
+  /** An answer to a pending ask (from the terminal or another front end); unknown or answered asks are ignored. */
+  | { type: 'run.answer'; askId: string; text: string }
+  /** A pending ask's time ran out (the runtime keeps the clock). */
+  | { type: 'ask.expire'; agentId: string; askId: string }
   | ErrorActorEvent;
 
 /** The part of the run's event stream the supervisor produces. */
-export type SupervisorEmitted = Extract<RunEvent, { type: 'step.started' | 'step.done' | 'agent.forked' | 'agent.paused' | 'agent.failed' }>;
+export type SupervisorEmitted = Extract<RunEvent, { type: 'step.started' | 'step.done' | 'agent.forked' | 'agent.paused' | 'agent.failed' | 'ask.created' | 'ask.answered' }>;
 
 /**
  * The persister is told of each new version and answers with
@@ -98,6 +112,40 @@ function startAgent(context: SupervisorContext, self: AnyActorRef, record: Agent
   context.work.actors.set(record.id, ref);
   ref.start();
   return ref;
+}
+
+/** Hands an agent its record after its ask was answered or timed out: to its waiting frame, or kept until the frame says it waits. */
+function resolveAsk(work: RunWork, record: AgentRecord, enqueue: { sendTo: (ref: AnyActorRef, event: AskResolvedEvent) => void }): void {
+  const ref = work.askers.get(record.id);
+  if (ref) {
+    work.askers.delete(record.id);
+    enqueue.sendTo(ref, { type: 'ask.resolved', record });
+  } else {
+    work.answered.set(record.id, record);
+  }
+}
+
+type Enqueue = { sendTo: (ref: AnyActorRef, event: AskResolvedEvent) => void; emit: (event: SupervisorEmitted) => void };
+
+/**
+ * Settles an ask whose time ran out, if it is still pending: its agent goes
+ * on at `timeout_next`, or fails the run when it has none (returns true).
+ */
+function expireOne(work: RunWork, due: { agentId: string; askId: string }, enqueue: Enqueue): boolean {
+  const { store } = work;
+  const record = store.agents.get(due.agentId);
+  if (!record || record.status !== 'active' || record.ask?.id !== due.askId) return false;
+  const ask = record.ask;
+  const late = expireAsk(record);
+  if (late) {
+    putAgent(store, late);
+    resolveAsk(work, late, enqueue);
+    enqueue.emit({ type: 'ask.answered', agentId: record.id, askId: ask.id, expired: true });
+    return false;
+  }
+  const failure: StepFailure = { kind: 'step-failure', code: 'ERR_ASK_EXPIRED', message: `the ask ${ask.id} got no answer by ${ask.timeout_at} and has no timeout_next`, file: record.state, pauses: false, spentUsd: 0, sessionCosts: {} };
+  enqueue.emit(failAgentAndRun(store, record.id, record.state, failure));
+  return true;
 }
 
 function newWorker(spawn: Extract<AgentToSupervisorEvent, { type: 'step.done' }>['spawns'][number]): AgentRecord {
@@ -158,6 +206,7 @@ export const supervisorMachine = setup({
         enqueue.emit({ type: 'agent.forked', parentId: event.agentId, id: w.id, state: w.state, attributes: w.attributes });
       }
       release(slots, event.agentId);
+      if (event.outcome === 'ask' && event.record.ask) enqueue.emit({ type: 'ask.created', ask: { ...event.record.ask, agent_id: event.agentId } });
       enqueue.emit({
         type: 'step.done',
         agentId: event.agentId,
@@ -205,6 +254,34 @@ export const supervisorMachine = setup({
       enqueue.emit(failAgentAndRun(store, event.agentId, event.from, failure));
     }),
     failRun: ({ context }, params: { error: string }) => setRunStatus(context.work.store, 'failed', params.error),
+    registerAsker: enqueueActions(({ context, event, enqueue }) => {
+      if (event.type !== 'agent.asking') return;
+      const early = context.work.answered.get(event.agentId);
+      if (early) {
+        context.work.answered.delete(event.agentId);
+        enqueue.sendTo(event.ref, { type: 'ask.resolved', record: early } satisfies AskResolvedEvent);
+      } else {
+        context.work.askers.set(event.agentId, event.ref);
+      }
+    }),
+    applyAnswer: enqueueActions(({ context, event, enqueue }) => {
+      if (event.type !== 'run.answer') return;
+      const { store } = context.work;
+      const record = [...store.agents.values()].find((a) => a.status === 'active' && a.ask?.id === event.askId);
+      if (!record) return;
+      const answered = answerAsk(record, event.text);
+      putAgent(store, answered);
+      resolveAsk(context.work, answered, enqueue);
+      enqueue.emit({ type: 'ask.answered', agentId: record.id, askId: event.askId, expired: false });
+    }),
+    expire: enqueueActions(({ context, event, enqueue }) => {
+      if (event.type === 'ask.expire') expireOne(context.work, event, enqueue);
+    }),
+    expireDue: enqueueActions(({ context, enqueue }) => {
+      let failed = false;
+      for (const due of context.dueAsks) failed = expireOne(context.work, due, enqueue) || failed;
+      if (failed) enqueue.assign({ halted: true });
+    }),
     /**
      * Queues new agents for a slot. An agent's actor is made when it first
      * gets one (startAgent): at fan-out thousands of agents wait, and an
@@ -250,10 +327,20 @@ export const supervisorMachine = setup({
     }),
   },
   guards: {
-    finished: ({ context }) => context.work.store.live === 0 || context.halted || (context.draining && context.work.slots.running === 0),
+    finished: ({ context }) => {
+      const { store, slots } = context.work;
+      if (store.live === 0 || context.halted || (context.draining && slots.running === 0)) return true;
+      // --on-ask=pause: every live agent waits for an answer, so nothing can happen until one comes.
+      return context.stopWhenAsking && store.live === store.asking;
+    },
     flushed: ({ context }) => context.persisted >= context.version,
     reusesId: ({ context, event }) => event.type === 'step.done' && event.spawns.length > 0 && reusedId(context.work.store, event.spawns.map((s) => s.id)) !== undefined,
     pauses: ({ event }) => event.type === 'step.failed' && event.failure.pauses,
+    expiryFails: ({ context, event }) => {
+      if (event.type !== 'ask.expire') return false;
+      const record = context.work.store.agents.get(event.agentId);
+      return record?.status === 'active' && record.ask?.id === event.askId && record.ask.timeout_next === undefined;
+    },
   },
 }).createMachine({
   id: 'supervisor',
@@ -263,11 +350,15 @@ export const supervisorMachine = setup({
       slots: createSlots(input.maxParallel, input.maxMarkdown),
       actors: new Map(),
       toSpawn: [...input.store.agents.values()].filter((a) => a.status === 'active'),
+      askers: new Map(),
+      answered: new Map(),
     },
     version: 0,
     persisted: 0,
     halted: false,
     draining: false,
+    stopWhenAsking: input.stopWhenAsking ?? false,
+    dueAsks: input.dueAsks ?? [],
   }),
   invoke: { id: 'persister', src: 'persister', input: ({ context }) => ({ store: context.work.store }) },
   on: {
@@ -285,7 +376,7 @@ export const supervisorMachine = setup({
   initial: 'running',
   states: {
     running: {
-      entry: ['spawnAgents', 'changed'],
+      entry: ['expireDue', 'spawnAgents', 'changed'],
       always: { guard: 'finished', target: 'finishing' },
       on: {
         'agent.ready': { actions: ['queue', 'dispatch'] },
@@ -301,6 +392,12 @@ export const supervisorMachine = setup({
           actions: [{ type: 'failRun', params: ({ event }) => ({ error: `internal error: ${errorText(event.error)}` }) }, 'halt'],
         },
         'run.interrupt': { actions: 'halt' },
+        'agent.asking': { actions: 'registerAsker' },
+        'run.answer': { actions: ['applyAnswer', 'changed', 'dispatch'] },
+        'ask.expire': [
+          { description: 'An ask without timeout_next ran out of time: its agent fails, and the run with it.', guard: 'expiryFails', actions: ['expire', 'halt', 'changed'] },
+          { actions: ['expire', 'changed', 'dispatch'] },
+        ],
         'run.drain': { description: 'First Ctrl-C: start nothing new, let running steps finish.', actions: [assign({ draining: true }), 'changed'] },
       },
     },

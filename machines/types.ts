@@ -19,6 +19,16 @@ export interface WorktreeRequest {
  */
 export type WorktreeMode = 'keep-ignored' | 'clean' | 'off';
 
+/**
+ * How a run treats `<ask>`: `prompt` asks at the terminal while the others
+ * run on, `pause` stops the run (exit 2) once every live agent waits,
+ * `reject` pauses an agent that asks.
+ */
+export type OnAskMode = 'pause' | 'reject' | 'prompt';
+
+/** Every `--on-ask` mode. */
+export const ON_ASK_MODES: readonly OnAskMode[] = ['pause', 'reject', 'prompt'];
+
 /** Every `--worktrees` mode. */
 export const WORKTREE_MODES: readonly WorktreeMode[] = ['keep-ignored', 'clean', 'off'];
 
@@ -70,6 +80,31 @@ export interface WorkflowTarget {
 /** The deepest a composition of workflows may nest (`<call-workflow>`, `<function-workflow>`, `<fork-workflow>`). */
 export const MAX_WORKFLOW_DEPTH = 4;
 
+/**
+ * A question an agent asked with `<ask>`, waiting for an answer. It is in
+ * the state file (on its agent) from the step that made it until the answer
+ * is applied, so a crash loses no ask and an answer is applied once.
+ */
+export interface PendingAsk {
+  /** `ask_<agent id>_<epoch ms>`: unique in the run. */
+  id: string;
+  /** The question: the text between the tags. */
+  prompt: string;
+  /** ISO 8601 times: when it was asked, and when it stops waiting (absent: never). */
+  created_at: string;
+  timeout_at?: string;
+  /** The state the answer goes to (as its `{{input}}`), and the one a timeout goes to (absent: the agent fails). */
+  next: string;
+  timeout_next?: string;
+  /** The file attributes of the tag (`upload_slots`, `display_files`...), for whoever answers it. */
+  files?: Record<string, string>;
+}
+
+/** A pending ask with the agent that asked it, as reports and notifications list them. */
+export interface AgentAsk extends PendingAsk {
+  agent_id: string;
+}
+
 /** What one state execution asked for, after parsing and validation. */
 export type Decision =
   | { kind: 'goto'; target: string; input?: string | undefined }
@@ -98,7 +133,13 @@ export type Decision =
     }
   | { kind: 'fork'; next: string; nextInput?: string | undefined; workers: ForkSpawn[] }
   /** `worktree`: the agent's worktree as it was left, when the agent terminates. */
-  | { kind: 'result'; payload: string; worktree?: WorktreeRef | undefined };
+  | { kind: 'result'; payload: string; worktree?: WorktreeRef | undefined }
+  /**
+   * `<ask next="N" timeout="24h" timeout_next="L">question</ask>`: the agent
+   * waits for an answer. `ask` is filled in when the step resolves it (its id
+   * and times); `timeoutMs` is the duration as read from `timeout`.
+   */
+  | { kind: 'ask'; next: string; prompt: string; timeoutMs?: number | undefined; timeoutNext?: string | undefined; files?: Record<string, string>; ask?: PendingAsk | undefined };
 
 /** One worker requested by a `<fork>`. */
 export interface ForkSpawn {
@@ -194,6 +235,10 @@ export interface AgentFields {
   scope?: string;
   /** How many cross-workflow calls and forks deep the agent is; absent means 0. */
   workflow_depth?: number;
+  /** The question the agent waits on (`<ask>`); absent while it runs. */
+  ask?: PendingAsk;
+  /** `{{ask_id}}`: the ask whose answer is this state's `{{input}}`; lives for exactly one state, as `input` does. */
+  answered_ask?: string;
 }
 
 /** One agent in memory: a logical thread with a current state and a return stack. */
@@ -207,7 +252,7 @@ export interface StoredAgent extends AgentFields {
 }
 
 /** The final status of a run, as in the state file and `--json`. */
-export type RunStatus = 'running' | 'paused' | 'completed' | 'failed' | 'budget_exceeded';
+export type RunStatus = 'running' | 'paused' | 'completed' | 'failed' | 'budget_exceeded' | 'asking';
 
 /** Where the run's own workflow's states come from. */
 export interface ScopeRef {
@@ -255,4 +300,6 @@ export interface RunOptions {
   task_folder_pattern?: string;
   /** `--name`: a label for the run, shown in the terminal title, `--list` and `--status`. */
   name?: string;
+  /** `--on-ask`: kept so a `--resume` answers as the run was started (a skill's `run.sh resume` gives no mode); absent: `reject`. */
+  on_ask?: OnAskMode;
 }

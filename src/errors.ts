@@ -31,6 +31,9 @@ export type ErrorCode =
   | 'ERR_CD'
   | 'ERR_STACK_DEPTH'
   | 'ERR_WORKFLOW_SPEC'
+  | 'ERR_ASK_REJECTED'
+  | 'ERR_ASK_EXPIRED'
+  | 'ERR_ASK_ANSWER'
   | 'ERR_WORKFLOW_DEPTH'
   | 'ERR_POLICY'
   | 'ERR_MODEL'
@@ -68,10 +71,12 @@ const INVALID_CODES = new Set<ErrorCode>([
   'ERR_CLAUDE_NOT_FOUND',
   'ERR_FILE_READ',
   'ERR_INSPECT',
+  'ERR_ASK_ANSWER',
+  'ERR_ASK_REJECTED',
 ]);
 
 /** Errors after which the agent is paused (resumable) rather than the run failed. */
-const PAUSE_CODES = new Set<ErrorCode>(['ERR_CLAUDE_FAILED', 'ERR_USAGE_LIMIT']);
+const PAUSE_CODES = new Set<ErrorCode>(['ERR_CLAUDE_FAILED', 'ERR_USAGE_LIMIT', 'ERR_ASK_REJECTED']);
 
 /** JSON-safe shape of a RaymondError, used across worker threads and in state files. */
 export interface SerializedError {

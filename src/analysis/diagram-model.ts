@@ -32,7 +32,7 @@ const START_ID = 'start';
 /** Id of the marker that `<result>` arrows end at. */
 const RESULT_ID = 'result';
 
-const DOTTED = new Set(['reset', 'fork', 'return', 'fork-workflow', 'reset-workflow']);
+const DOTTED = new Set(['reset', 'fork', 'return', 'fork-workflow', 'reset-workflow', 'timeout']);
 
 /**
  * Ids for state files: the name with every other character turned into `_`
@@ -101,6 +101,7 @@ export function diagramModel(graph: WorkflowGraph): DiagramModel {
       else for (const to of targets(t.target)) link(from, to, label);
       if (t.returnTo) for (const to of targets(t.returnTo)) link(from, to, 'return');
       if (t.next) for (const to of targets(t.next)) link(from, to, 'next');
+      if (t.timeoutNext) for (const to of targets(t.timeoutNext)) link(from, to, 'timeout');
     }
     if (node.result) link(from, RESULT_ID, 'result');
   }

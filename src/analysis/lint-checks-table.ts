@@ -22,6 +22,8 @@ export const CHECKS = {
   'unknown-target': 'error',
   'unknown-workflow': 'error',
   'call-workflow-cd': 'error',
+  'missing-ask-next': 'error',
+  'unsupported-cd-attribute': 'error',
   'ambiguous-target': 'error',
   'missing-return-state': 'error',
   'call-without-return': 'error',

@@ -2,6 +2,7 @@ import { EFFORTS, isModelName, MODEL_CHOICES } from '../claude/claude-argv.js';
 import { ATTRIBUTE_ENV_PREFIX, exportedAsIs } from '../executors/attribute-env.js';
 import { RESERVED_FORK_ATTRIBUTES, taskOf, worktreeOf } from '../language/decide.js';
 import { RaymondError } from '../errors.js';
+import { parseDuration } from '../language/duration.js';
 import { formatAllowed, formatTag, implicitTag, matches } from '../language/policy.js';
 import { FORCE_IMPLICIT_PROBLEM } from '../language/frontmatter.js';
 import { isMarkdown } from '../scope/extensions.js';
@@ -33,6 +34,7 @@ export function stateChecks(node: WorkflowNode): Problem[] {
     const first = forks[0]!;
     report('fork-without-next', `<${first.tag}>${first.target.written}</${first.tag}> has no next="STATE" and the state has no <goto>: the parent has nowhere to continue`);
   }
+  askChecks(node, report);
   for (const t of node.textTags) {
     if (t.tag === 'call-workflow' && t.attributes.cd !== undefined) report('call-workflow-cd', `<call-workflow> cannot have cd="${t.attributes.cd}": it branches the caller's session, which belongs to the caller's directory; use <function-workflow> to run a workflow elsewhere`);
   }
@@ -42,6 +44,26 @@ export function stateChecks(node: WorkflowNode): Problem[] {
   worktreeChecks(node, report);
   taskChecks(node, report);
   return out;
+}
+
+/** `<ask>` as a run reads it: a `next`, no `cd`, a timeout it can read; and policy entries for it with a `next`. */
+function askChecks(node: WorkflowNode, report: Report): void {
+  for (const entry of node.policy.allowed ?? []) {
+    if (entry.tag === 'ask' && entry.attributes.next === undefined) report('missing-ask-next', `allowed_transitions has an ask entry without next: where the answer goes (write { tag: ask, next: STATE })`);
+  }
+  for (const t of node.textTags) {
+    if (t.tag !== 'ask') continue;
+    if (t.attributes.cd !== undefined) report('unsupported-cd-attribute', `<ask> cannot have cd="${t.attributes.cd}": the agent only waits, in its own directory`);
+    if (t.attributes.next === undefined && !t.dynamic.includes('next')) report('missing-ask-next', '<ask> has no next="STATE": where the answer goes');
+    if (t.attributes.timeout !== undefined && !t.dynamic.includes('timeout')) {
+      try {
+        parseDuration(t.attributes.timeout, '<ask> timeout', node.file);
+      } catch (err) {
+        if (!(err instanceof RaymondError)) throw err;
+        report('malformed-tag', err.message);
+      }
+    }
+  }
 }
 
 /** Tags that push a return frame, and tags that fork workers. */
@@ -96,6 +118,7 @@ function targetProblems(t: Transition, report: Report): void {
     report('unknown-workflow', problem.startsWith('workflow "') ? `<${t.tag}> ${problem}` : `<${t.tag}> workflow "${t.workflow.written}": ${problem}`);
   }
   if (t.next) refProblem(t.next, `<${t.tag}> next`, 'unknown-target', report);
+  if (t.timeoutNext) refProblem(t.timeoutNext, '<ask> timeout_next', 'unknown-target', report);
   if (t.returnTo) refProblem(t.returnTo, `<${t.tag}> return`, 'missing-return-state', report);
 }
 

@@ -84,8 +84,8 @@ function reach(byFile: Map<string, WorkflowNode>, starts: string[], walk: Walk):
 function successors(node: WorkflowNode, walk: Walk): StateRef[] {
   return node.transitions.flatMap((t) => {
     // A callee or a forked worker runs in another frame; this frame goes on at `return` or `next`.
-    const leavesFrame = t.tag !== 'goto' && t.tag !== 'reset' && t.tag !== 'reset-workflow';
-    const refs = walk === 'frame' && leavesFrame ? [t.returnTo, t.next] : [t.target, t.returnTo, t.next];
+    const leavesFrame = t.tag !== 'goto' && t.tag !== 'reset' && t.tag !== 'reset-workflow' && t.tag !== 'ask';
+    const refs = walk === 'frame' && leavesFrame ? [t.returnTo, t.next] : [t.target, t.returnTo, t.next, t.timeoutNext];
     return refs.filter((r): r is StateRef => r !== undefined);
   });
 }

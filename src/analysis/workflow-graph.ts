@@ -44,6 +44,8 @@ export interface Transition {
   returnTo?: StateRef;
   /** `next="..."` of a `<fork>`. */
   next?: StateRef;
+  /** `timeout_next="..."` of an `<ask>` (whose `target` is its `next`). */
+  timeoutNext?: StateRef;
   /** Shown in the prompt or printed by the script, not only listed in `allowed_transitions`. */
   inText: boolean;
   /** The single allowed entry of a markdown state, taken even when the reply has no tag. */
@@ -159,7 +161,7 @@ async function readNode(scope: Scope, file: string, entry: boolean): Promise<Wor
   const add = (tag: FoundTag, fromPolicy: boolean) => {
     if (tag.tag === 'result') return;
     const t = transition(scope, { ...tag, tag: tag.tag }, fromPolicy && implicit);
-    const key = [t.tag, refKey(t.target), refKey(t.returnTo), refKey(t.next)].join('\u0000');
+    const key = [t.tag, refKey(t.target), refKey(t.returnTo), refKey(t.next), refKey(t.timeoutNext)].join('\u0000');
     const seen = merged.get(key);
     if (seen) seen.inText ||= !fromPolicy;
     else merged.set(key, { ...t, inText: !fromPolicy });
@@ -197,6 +199,13 @@ export function refKey(ref: StateRef | undefined): string {
 function transition(scope: Scope, tag: FoundTag & { tag: EdgeTag }, implicit: boolean): Omit<Transition, 'inText'> {
   const ref = (field: string, written: string) => resolveRef(scope, written, tag.dynamic.includes(field));
   const workflow = isWorkflowTag(tag.tag);
+  if (tag.tag === 'ask') {
+    // An ask's body is its question: the answer leads to `next` (a missing next is lint's missing-ask-next).
+    const next = tag.attributes.next;
+    const out: Omit<Transition, 'inText'> = { tag: 'ask', target: next === undefined ? { written: '', files: [], dynamic: true } : ref('next', next), implicit };
+    if (tag.attributes.timeout_next !== undefined) out.timeoutNext = ref('timeout_next', tag.attributes.timeout_next);
+    return out;
+  }
   // A workflow target leads out of this workflow: no state here, and no unknown one either.
   const target = workflow ? { written: tag.body, files: [], dynamic: false } : ref('body', tag.body);
   const out: Omit<Transition, 'inText'> = { tag: tag.tag, target, implicit };

@@ -49,6 +49,7 @@ export function xstateMachine(graph: WorkflowGraph): XStateConfig {
       on(t.tag, t.target);
       on('return', t.returnTo);
       on('next', t.next);
+      on('timeout', t.timeoutNext);
     }
     if (node.result) events.set('result', [RESULT_STATE]);
     const state: XStateNode = {

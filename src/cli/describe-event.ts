@@ -49,13 +49,15 @@ export function describeStep(e: Extract<RunEvent, { type: 'step.done' }>): strin
     }
     case 'result':
       return e.to === null ? `${head} result: ${preview(d.payload)}` : `${head} result to ${e.to}: ${preview(d.payload)}`;
+    case 'ask':
+      return `${head} ask ${d.ask?.id ?? ''}: ${preview(d.prompt)} (the answer goes to ${d.next}${d.ask?.timeout_at ? `; after ${d.ask.timeout_at}, ${d.timeoutNext ?? 'the agent fails'}` : ''})`;
   }
 }
 
 /** What the short activity column of the live view says a step did: `goto X`, `fork`, `result`. */
 export function shortStep(e: Extract<RunEvent, { type: 'step.done' }>): string {
   const d = e.decision;
-  if (d.kind === 'fork' || d.kind === 'result') return d.kind;
+  if (d.kind === 'fork' || d.kind === 'result' || d.kind === 'ask') return d.kind;
   const workflow = d.kind === 'goto' ? undefined : d.workflow;
   return workflow ? `${d.kind}-workflow ${workflow.spec}` : `${d.kind} ${d.target}`;
 }
@@ -80,6 +82,8 @@ export function eventLine(e: RunEvent, verbose: boolean): { text: string; warnin
       return verbose ? { text: `[${e.agentId}] ${e.state} failed: ${e.failure.detail ?? failureText(e.failure)}` } : undefined;
     case 'detail':
       return verbose ? { text: e.text } : undefined;
+    case 'ask.answered':
+      return { text: e.expired ? `[${e.agentId}] ${e.askId} ran out of time without an answer` : `[${e.agentId}] ${e.askId} answered` };
     default:
       return undefined;
   }

@@ -99,6 +99,7 @@ export function createLiveView(opts: {
         [' · ', `${c['awaiting-child']} awaiting`],
         [' · ', `${c.terminated} done`],
         [' · ', `${c.paused} paused`],
+        ...(c.asking > 0 ? ([[' · ', `${c.asking} asking`]] as Array<[string, string]>) : []),
         ['   ', `$${last.costUsd.toFixed(4)} / ${budget}`],
         ['   ', duration(t - last.startedAt)],
         ['   ', `${rate} steps/s`],

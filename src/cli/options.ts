@@ -43,6 +43,13 @@ export function runName(value: string): string {
   return value;
 }
 
+/** Commander parser for `--answer ASK_ID=TEXT`, repeatable: the pairs in the order given. */
+export function answerPair(value: string, previous: Array<{ askId: string; text: string }> = []): Array<{ askId: string; text: string }> {
+  const eq = value.indexOf('=');
+  if (eq <= 0) throw new InvalidArgumentError('expected ASK_ID=TEXT (the ask id as --status or the exit-2 JSON shows it)');
+  return [...previous, { askId: value.slice(0, eq), text: value.slice(eq + 1) }];
+}
+
 /** Commander parser for `--disallowed-tools`: names separated by commas (a name may hold spaces: `Bash(git *)`); empty: none. */
 export function toolList(value: string): string[] {
   return value.split(',').map((t) => t.trim()).filter((t) => t !== '');

@@ -2,11 +2,11 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { projectRaymondDir } from '../raymond-folder.js';
 import { Command, CommanderError, Option } from 'commander';
-import { WORKTREE_MODES } from '../../machines/types.js';
+import { ON_ASK_MODES, WORKTREE_MODES } from '../../machines/types.js';
 import { DEFAULT_DISALLOWED_TOOLS, EFFORTS, MODEL_CHOICES, PERMISSION_MODES } from '../claude/claude-argv.js';
 import { initConfig } from '../config/config-file.js';
 import { RaymondError } from '../errors.js';
-import { DEFAULT_BUDGET_USD, DEFAULT_INSPECT_PORT, DEFAULT_MAX_PARALLEL, DEFAULT_TIMEOUT_SECONDS, integer, modelName, money, runName, speedFactor, toolList } from './options.js';
+import { DEFAULT_BUDGET_USD, DEFAULT_INSPECT_PORT, DEFAULT_MAX_PARALLEL, DEFAULT_TIMEOUT_SECONDS, integer, modelName, money, runName, answerPair, speedFactor, toolList } from './options.js';
 import type { DiagramOptions } from './diagram-command.js';
 import { listRuns, runStatus, runWorktrees } from './runs-command.js';
 import { EXIT } from './exit-codes.js';
@@ -75,6 +75,7 @@ async function dispatch(path: string | undefined, flags: CliFlags, result: CliRe
   if (modes.length > 1) usage(`${modes.join(' and ')} cannot be combined`);
   if (modes.length === 1 && path) usage(`${modes[0]} takes no workflow path`);
   if (flags.continueSession && (modes.length > 0 || !path)) usage('--continue-session starts a new run: give a workflow, not --resume');
+  if (flags.answer && flags.resume === undefined) usage('--answer answers a pending ask of a run: give it with --resume ID');
   const print = (text: string) => process.stdout.write(`${text}\n`);
   flags.stateDirGiven = flags.stateDir !== undefined;
   flags.stateDir ??= defaultStateDir();
@@ -125,6 +126,8 @@ export function buildProgram(result: CliResult): Command {
     .argument('[path]', 'a state file, a workflow folder (entry 1_START or START), a .zip of one, or the URL of a hashed .zip')
     .option('--input <text>', 'value of {{input}} (and $RAYMOND_INPUT) for the first state')
     .option('--workflow-id <id>', 'id of this run (letters, digits, - and _); default <scope>-<8 hex>')
+    .addOption(new Option('--on-ask <mode>', 'what a state\'s <ask> does: prompt (ask at this terminal; the default at one), pause (exit 2 with a JSON once every agent waits; answer with --resume ID --input TEXT), reject (pause an agent that asks; the default without a terminal)').choices(ON_ASK_MODES))
+    .addOption(new Option('--answer <ASK_ID=TEXT>', 'with --resume: answer that pending ask (repeatable; --input answers the oldest)').argParser(answerPair))
     .addOption(new Option('--name <label>', 'a label for this run, shown in the terminal title, --list and --status (with --resume: a new label)').argParser(runName))
     .option('--state-dir <dir>', "folder of state files (default: .raymond/state of the project: the nearest .raymond upward, or the repository's top)")
     .addOption(new Option('--max-parallel <n>', `most steps running at once (default: ${DEFAULT_MAX_PARALLEL}, the number of cores)`).argParser(integer(1)))

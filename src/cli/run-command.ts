@@ -12,11 +12,29 @@ import { createLiveView } from './live-view.js';
 import { createTerminalTitle } from './terminal-title.js';
 import { DEFAULT_INSPECT_PORT } from './options.js';
 import { createPlainReporter } from './progress.js';
+import { eventLine } from './describe-event.js';
 import { joinFinished, summaryLine, type RunFinished } from './run-summary.js';
 import { newRunSettings, resumeOverrides, waitForLimits, type CliFlags } from './settings.js';
+import { statesThatAsk } from '../analysis/ask-scan.js';
+import { RaymondError } from '../errors.js';
+import type { RunSettings } from '../runtime/run-settings.js';
+import type { RunControl } from '../runtime/compose-run.js';
+import { createAskPrompter, type AskPrompter } from './ask-prompter.js';
+import { askingObject, resumeCommand } from './ask-report.js';
 
 /** How long past a usage limit's reset the run waits: a reset told to the minute may lift a few seconds late. */
 const RESET_MARGIN_MS = 5_000;
+
+/**
+ * Refuses, before anything runs, a workflow that can ask when no answer can
+ * come (`--on-ask=reject`): it would only get as far as its first question.
+ */
+async function refuseAsking(path: string, settings: RunSettings): Promise<void> {
+  if (settings.onAsk !== 'reject') return;
+  const asking = await statesThatAsk(path).catch(() => [] as string[]);
+  if (asking.length === 0) return;
+  throw new RaymondError('ERR_ASK_REJECTED', `${asking.join(', ')} can ask a question (<ask>), and nobody can answer here (--on-ask=reject, the default without a terminal): run it with --on-ask=pause (it exits 2 when it asks; answer with --resume ID --input TEXT), or at a terminal`, { file: path });
+}
 
 /** JSON printed by `--json`. */
 export function jsonSummary(outcome: Partial<RunOutcome> & { status: string; error?: string }): string {
@@ -131,24 +149,56 @@ export async function runCommand(path: string | undefined, flags: CliFlags): Pro
   // On a terminal that can move its cursor, a status area that never looks frozen; elsewhere (or --quiet) plain lines.
   const progress = emptyProgress();
   const live = process.stderr.isTTY && process.env.TERM !== 'dumb' && !flags.quiet ? createLiveView({ stream: process.stderr, snapshot: () => progress, verbose: !!flags.verbose }) : undefined;
-  const show = live ? (e: RunEvent) => live.event(e) : createPlainReporter({ quiet: !!flags.quiet, verbose: !!flags.verbose });
+  const plain = createPlainReporter({ quiet: !!flags.quiet, verbose: !!flags.verbose });
+  // --on-ask=prompt: questions are asked here; while one is on the screen, progress goes above it as plain lines.
+  let control: RunControl | undefined;
+  let prompter: AskPrompter | undefined;
+  const asker = (): AskPrompter => {
+    live?.stop();
+    prompter ??= createAskPrompter({ input: process.stdin, output: process.stderr, answer: (askId, text) => control?.answer(askId, text) });
+    return prompter;
+  };
+  const show = (e: RunEvent) => {
+    if (prompter) {
+      const line = eventLine(e, !!flags.verbose);
+      if (line && !flags.quiet) prompter.print(line.text);
+    } else if (live) live.event(e);
+    else plain(e);
+  };
   let finished: RunFinished | undefined;
   // Only on a terminal: the sequence would be noise in a log file or a pipe.
   const title = live ? createTerminalTitle(process.stderr) : undefined;
+  let onAsk: string | undefined;
   const onEvent = (e: RunEvent) => {
+    if (e.type === 'run.started') onAsk = e.onAsk;
     trackProgress(progress, e);
     title?.(e);
+    if (onAsk === 'prompt' && (e.type === 'ask.created' || e.type === 'ask.pending')) asker().add(e.ask);
+    if (e.type === 'ask.answered' && e.expired) prompter?.withdraw(e.askId, 'ran out of time');
     if (e.type === 'run.finished') finished = joinFinished(finished, e);
     show(e);
     inspection?.event(e);
   };
   const signals = interruptHandlers(() => live?.stop());
-  const common = { stateDir, onEvent, drain: signals.drain, kill: signals.kill, inspect: inspection?.observer };
+  const common = { stateDir, onEvent, drain: signals.drain, kill: signals.kill, inspect: inspection?.observer, onControl: (c: RunControl) => (control = c) };
+  const interactive = process.stdin.isTTY === true && process.stderr.isTTY === true;
+  const resumeRequest = (workflowId: string, answers: boolean) => ({
+    ...common,
+    workflowId,
+    overrides: resumeOverrides(flags, config),
+    allowChanges: !!flags.allowChanges,
+    interactive,
+    ...(answers ? { answers: { input: flags.input, byId: flags.answer } } : {}),
+  });
   let outcome: RunOutcome;
   try {
-    outcome = flags.resume !== undefined
-      ? await resumeWorkflow({ ...common, workflowId: flags.resume, overrides: resumeOverrides(flags, config), allowChanges: !!flags.allowChanges })
-      : await startWorkflow({ ...common, path: path!, input: flags.input, workflowId: flags.workflowId, cwd: process.cwd(), settings: newRunSettings(flags, config), continueSession: flags.continueSession });
+    if (flags.resume !== undefined) {
+      outcome = await resumeWorkflow(resumeRequest(flags.resume, true));
+    } else {
+      const settings = newRunSettings(flags, config);
+      await refuseAsking(path!, settings);
+      outcome = await startWorkflow({ ...common, path: path!, input: flags.input, workflowId: flags.workflowId, cwd: process.cwd(), settings, continueSession: flags.continueSession });
+    }
     while (outcome.waitUntil !== undefined && waitForLimits(flags, config) && !signals.drain.aborted) {
       // A little past the reset: a limit given to the minute, in words or a timestamp, may lift a little late.
       outcome.waitUntil += RESET_MARGIN_MS;
@@ -159,20 +209,29 @@ export async function runCommand(path: string | undefined, flags: CliFlags): Pro
         await sleep(timerDelay(outcome.waitUntil - Date.now()), undefined, { signal: signals.drain }).catch(() => {});
       }
       if (signals.drain.aborted) break;
-      outcome = await resumeWorkflow({ ...common, workflowId: outcome.workflowId, overrides: resumeOverrides(flags, config), allowChanges: !!flags.allowChanges });
+      outcome = await resumeWorkflow(resumeRequest(outcome.workflowId, false));
     }
   } finally {
     live?.stop();
+    prompter?.close();
     await inspection?.close();
     signals.dispose();
   }
-  if (flags.json) process.stdout.write(`${jsonSummary(outcome)}\n`);
+  const asking = outcome.status === 'asking';
+  if (asking) {
+    // As ray: the question on stdout, with or without --json, for a caller's loop to read.
+    const report = { runId: outcome.workflowId, workflow: outcome.workflow, asks: outcome.asks, resume: resumeCommand(outcome.workflowId, flags.stateDirGiven ? flags.stateDir : undefined) };
+    process.stdout.write(`${JSON.stringify(askingObject(report, flags.json ? JSON.parse(jsonSummary(outcome)) as Record<string, unknown> : undefined))}\n`);
+  } else if (flags.json) process.stdout.write(`${jsonSummary(outcome)}\n`);
   else if (outcome.status === 'completed' && outcome.results.main !== undefined) process.stdout.write(`${outcome.results.main}\n`);
   if (outcome.worktrees.length > 0 && !flags.quiet) process.stderr.write(`${worktreeHeader(outcome)}\n${worktreeLines(outcome.worktrees).join('\n')}\n`);
   if (outcome.error !== undefined) process.stderr.write(`raymond: ${outcome.error}\n`);
   const interrupted = signals.drain.aborted || signals.kill.aborted;
   if (finished && !flags.quiet) process.stderr.write(`${summaryLine(finished, progress, interrupted)}\n`);
-  if (outcome.status !== 'completed') {
+  if (asking) {
+    for (const a of outcome.asks) process.stderr.write(`[${a.agent_id}] asks (${a.id}): ${a.prompt.split('\n')[0]}\n`);
+    process.stderr.write(`answer with: ${resumeCommand(outcome.workflowId, flags.stateDirGiven ? flags.stateDir : undefined)}${outcome.asks.length > 1 ? ' (the oldest ask), or --answer ASK_ID=TEXT' : ''}\n`);
+  } else if (outcome.status !== 'completed') {
     process.stderr.write(`resume with: raymond --resume ${outcome.workflowId}${flags.stateDirGiven ? ` --state-dir ${flags.stateDir}` : ''}\n`);
   }
   if (flags.verbose) {
@@ -180,6 +239,7 @@ export async function runCommand(path: string | undefined, flags: CliFlags): Pro
     process.stderr.write(`state file ${outcome.stateFile}: ${w.writes} writes (${w.snapshots} snapshots), ${w.bytes} bytes\n`);
   }
   if (interrupted) return EXIT.interrupted;
+  if (asking) return EXIT.asking;
   if (outcome.status === 'budget_exceeded') return EXIT.budgetExceeded;
   if (outcome.status === 'paused') return EXIT.paused;
   return outcome.status === 'completed' ? EXIT.completed : EXIT.failed;

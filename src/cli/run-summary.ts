@@ -32,6 +32,7 @@ export function summaryLine(finished: RunFinished, progress: RunProgress, interr
   const c = progress.counts;
   const agents = [`${c.terminated - progress.failed} done`, `${progress.failed} failed`];
   if (c.paused > 0) agents.push(`${c.paused} paused`);
+  if (c.asking > 0) agents.push(`${c.asking} asking`);
   // Each live agent has one top frame, idle or invoking; callers awaiting a callee are not agents.
   const unfinished = c.idle + c.invoking;
   if (unfinished > 0) agents.push(`${unfinished} unfinished`);

@@ -4,6 +4,7 @@ import { existsSync } from 'node:fs';
 import type { WorkflowState, WorktreeRef } from '../../machines/types.js';
 import { formatError } from '../errors.js';
 import { stateLabel } from './describe-event.js';
+import { pendingAsks } from '../../machines/asks.js';
 import { branchExists, checkedOut, removeFolder, summarizeWorktree, worktreesDir } from '../worktrees/git-worktrees.js';
 import { lockHolder } from '../state/run-lock.js';
 import { lockFilePath, readStateFile, stateFilePath } from '../state/state-file.js';
@@ -15,6 +16,8 @@ interface RunSummary {
   /** The state file's status, or `interrupted` for a run left `running` by a process that is gone. */
   status: string;
   live_agents: number;
+  /** Asks waiting for an answer. */
+  pending_asks: number;
   total_cost_usd: number;
   started_at: string;
   /** Pid of the process running it now, if any. */
@@ -46,6 +49,7 @@ function summarize(stateDir: string, s: WorkflowState): RunSummary {
     // killed or stopped (Ctrl-C, SIGKILL, a crash) and waits for --resume.
     status: s.status === 'running' && runningPid === null ? 'interrupted' : s.status,
     live_agents: s.agents.filter((a) => a.status !== 'terminated').length,
+    pending_asks: pendingAsks(s.agents).length,
     total_cost_usd: s.total_cost_usd,
     started_at: s.started_at,
     running_pid: runningPid,
@@ -61,7 +65,8 @@ function holderText(r: RunSummary): string {
 
 function line(r: RunSummary): string {
   const running = holderText(r);
-  return `${r.workflow_id}${r.name ? `  "${r.name}"` : ''}  ${r.status}${running}  ${r.live_agents} live  $${r.total_cost_usd.toFixed(4)}  ${r.started_at}`;
+  const asks = r.pending_asks > 0 ? `  ${r.pending_asks} asking` : '';
+  return `${r.workflow_id}${r.name ? `  "${r.name}"` : ''}  ${r.status}${running}  ${r.live_agents} live${asks}  $${r.total_cost_usd.toFixed(4)}  ${r.started_at}`;
 }
 
 /** Whether `raymond --resume` can pick a run up. */
@@ -94,7 +99,13 @@ export async function runStatus(stateDir: string, id: string, json: boolean): Pr
   out.push(`agents (${state.agents.length}):`);
   for (const a of state.agents) {
     const extra = a.error ? `  ${a.error}` : '';
-    out.push(`  ${a.id}  ${a.status}  ${stateLabel(a.state, a.scope)}  depth ${a.stack.length}  ${a.cwd}${extra}`);
+    const status = a.ask && a.status === 'active' ? 'asking' : a.status;
+    out.push(`  ${a.id}  ${status}  ${stateLabel(a.state, a.scope)}  depth ${a.stack.length}  ${a.cwd}${extra}`);
+  }
+  const asks = pendingAsks(state.agents);
+  if (asks.length > 0) {
+    out.push(`asks (${asks.length}), answer with --resume ${state.workflow_id} --input TEXT (the oldest) or --answer ASK_ID=TEXT:`);
+    for (const a of asks) out.push(`  ${a.id}  ${a.agent_id}  asked ${a.created_at}${a.timeout_at ? `, until ${a.timeout_at}` : ''}: ${a.prompt.trim().split('\n')[0]!.slice(0, 200)}`);
   }
   const results = Object.entries(state.results);
   out.push(`results (${results.length}):`);

@@ -2,7 +2,7 @@ import type { ConfigValues } from '../config/config-file.js';
 import type { RunSettings } from '../runtime/run-settings.js';
 import { DEFAULT_DISALLOWED_TOOLS } from '../claude/claude-argv.js';
 import { MAX_TIMER_MS } from '../timer-delay.js';
-import { DEFAULT_WORKTREE_MODE, type WorktreeMode } from '../../machines/types.js';
+import { DEFAULT_WORKTREE_MODE, type OnAskMode, type WorktreeMode } from '../../machines/types.js';
 import { DEFAULT_TASK_FOLDER_PATTERN } from '../task-folder-pattern.js';
 import { DEFAULT_BUDGET_USD, DEFAULT_MAX_PARALLEL, DEFAULT_TIMEOUT_SECONDS } from './options.js';
 
@@ -12,6 +12,10 @@ export interface CliFlags {
   workflowId?: string;
   /** `--name`: a label for the run. */
   name?: string;
+  /** `--on-ask`: what an `<ask>` does. */
+  onAsk?: OnAskMode;
+  /** `--answer ASK_ID=TEXT`, repeatable: answers given with `--resume`. */
+  answer?: Array<{ askId: string; text: string }>;
   /** Absent: the project's (program.ts fills it in before anything reads it). */
   stateDir?: string;
   /** Whether --state-dir was given (a resume hint then repeats it). */
@@ -78,6 +82,7 @@ export function newRunSettings(flags: CliFlags, config: ConfigValues): RunSettin
     worktreeMode: flags.worktrees ?? config.worktrees ?? DEFAULT_WORKTREE_MODE,
     taskFolderPattern: config.task_folder_pattern ?? DEFAULT_TASK_FOLDER_PATTERN,
     name: flags.name ?? config.name,
+    onAsk: flags.onAsk ?? config.on_ask ?? defaultOnAsk(),
   };
 }
 
@@ -96,7 +101,17 @@ export function resumeOverrides(flags: CliFlags, config: ConfigValues): Partial<
     ...processSettings(flags, config),
     worktreeMode: flags.worktrees,
     name: flags.name,
+    onAsk: flags.onAsk,
   };
+}
+
+/**
+ * `--on-ask` when neither the flag nor the config says: at a terminal
+ * (stdin and stderr both), ask there; elsewhere refuse, as `ray` does, so a
+ * run nobody watches never waits forever.
+ */
+export function defaultOnAsk(): OnAskMode {
+  return process.stdin.isTTY && process.stderr.isTTY ? 'prompt' : 'reject';
 }
 
 /** A config file's timeout in whole seconds: `ray` writes fractions, and 0 for never (the longest timer Node keeps). */

@@ -5,7 +5,7 @@ import { parse } from 'smol-toml';
 import { EFFORTS, isModelName, MODEL_CHOICES, PERMISSION_MODES } from '../claude/claude-argv.js';
 import { RaymondError, errorMessage } from '../errors.js';
 import { ignoreRaymondFolder, projectRaymondDir } from '../raymond-folder.js';
-import { WORKTREE_MODES, type WorktreeMode } from '../../machines/types.js';
+import { ON_ASK_MODES, WORKTREE_MODES, type OnAskMode, type WorktreeMode } from '../../machines/types.js';
 import { taskFolderPatternProblem } from '../task-folder-pattern.js';
 
 /** Run options a config file may set (the same names as the flags, in snake case). */
@@ -28,6 +28,8 @@ export interface ConfigValues {
   task_folder_pattern?: string;
   /** A label for runs started here (as --name). */
   name?: string;
+  /** What an `<ask>` does (as --on-ask). */
+  on_ask?: OnAskMode;
 }
 
 /** Longest `--name` label: it has to fit in a terminal title. */
@@ -61,6 +63,7 @@ const KEYS: Record<keyof ConfigValues, { check: Check; expected: string; help: s
   disallowed_tools: { check: (v) => Array.isArray(v) && v.every((t) => typeof t === 'string' && t.trim() !== ''), expected: 'a list of tool names', help: 'Tools no Claude Code turn may call (as ray). Default: the interactive ones, which hang in -p mode. [] allows every tool.', example: '["EnterPlanMode", "ExitPlanMode", "AskUserQuestion", "NotebookEdit"]' },
   task_folder_pattern: { check: (v) => typeof v === 'string', expected: 'a path pattern', problem: taskFolderPatternProblem, help: 'Where each agent\'s task folder goes ({{task_folder}}, $RAYMOND_TASK_FOLDER), relative to the project root; {workflow_id} and {agent_id} are filled in.', example: '".raymond/tasks/{workflow_id}/{agent_id}"' },
   claude_bin: { check: (v) => typeof v === 'string' && v !== '', expected: 'a path', help: 'The Claude Code executable. Default: claude on PATH.', example: '"/usr/local/bin/claude"' },
+  on_ask: { check: (v) => ON_ASK_MODES.includes(v as never), expected: `one of ${ON_ASK_MODES.map((m) => `"${m}"`).join(', ')}`, help: 'What a state\'s <ask> does: "prompt" asks at the terminal while the other agents go on, "pause" ends the run with exit 2 once every live agent waits (answer with --resume ID --input TEXT), "reject" pauses an agent that asks. Default: "prompt" at a terminal, else "reject".', example: '"pause"' },
   name: { check: (v) => typeof v === 'string', expected: 'a label', problem: runNameProblem, help: 'A label for the runs started in this project (as --name): shown in the terminal title, --list and --status.', example: '"nightly refactor"' },
 };
 

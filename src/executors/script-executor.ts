@@ -26,6 +26,8 @@ export function scriptEnvironment(req: Pick<ExecutionRequest, 'workflowId' | 'ag
   env.RAYMOND_WORKTREE = req.agent.worktree?.path;
   env.RAYMOND_BRANCH = req.agent.worktree?.branch;
   env.RAYMOND_TASK_FOLDER = req.agent.task_folder;
+  // The ask whose answer is RAYMOND_INPUT, in the state an answer led to ({{ask_id}}).
+  env.RAYMOND_ASK_ID = req.agent.answered_ask;
   return env;
 }
 

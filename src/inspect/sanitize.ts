@@ -26,6 +26,9 @@ export function summarizeDecision(d: Decision): Plain {
       return { tag: 'fork', next: d.next, workers: d.workers.map((w) => w.target) };
     case 'result':
       return { tag: 'result' };
+    case 'ask':
+      // The question may hold anything the model wrote: like a payload, it stays out.
+      return { tag: 'ask', next: d.next, ...(d.timeoutNext ? { timeout_next: d.timeoutNext } : {}) };
     case 'call':
     case 'function':
       return { tag: d.kind, target: d.target, return: d.returnTo };

@@ -1,4 +1,5 @@
 import { RaymondError } from '../errors.js';
+import { parseDuration } from './duration.js';
 import type { ParsedTag } from './parse-output.js';
 import type { Decision, ForkSpawn, WorktreeRequest } from '../../machines/types.js';
 
@@ -104,9 +105,29 @@ export function decide(tags: ParsedTag[], source: string): Decision {
     case 'call-workflow':
     case 'function-workflow':
       return callWorkflow(tag, source);
+    case 'ask':
+      return askDecision(tag, source);
     case 'reset-workflow':
       return { ...workflowOf(tag), kind: 'reset', input: optional(a.input), cd: optional(a.cd), worktree: worktreeOf(a, tag.tag, source), ...(taskOf(a, tag.tag, source) ? { newTask: true } : {}) };
   }
+}
+
+/** File attributes of an `<ask>` (`ask-file-attachments-design.md`): kept with the ask for whoever answers it. */
+export const ASK_FILE_ATTRIBUTES = new Set(['upload_slots', 'upload_bucket', 'upload_max_count', 'upload_max_size', 'upload_max_total_size', 'upload_mime', 'display_files']);
+
+function askDecision(tag: ParsedTag, source: string): Decision {
+  const a = tag.attributes;
+  const fail = (message: string): never => {
+    throw new RaymondError('ERR_TAG_PARSE', message, { file: source });
+  };
+  if (a.next === undefined) fail('<ask> needs a next="STATE" attribute: the state the answer goes to');
+  if (a.cd !== undefined) fail(`<ask> cannot have cd="${a.cd}": the agent only waits, in its own directory`);
+  if (a.timeout_next !== undefined && a.timeout === undefined) fail(`<ask> has timeout_next="${a.timeout_next}" but no timeout="..." to wait for`);
+  const prompt = tag.body.trim();
+  if (prompt === '') fail('<ask> asks nothing: write the question between <ask ...> and </ask>');
+  const timeoutMs = a.timeout === undefined ? undefined : parseDuration(a.timeout, '<ask> timeout', source);
+  const files = Object.fromEntries(Object.entries(a).filter(([k]) => ASK_FILE_ATTRIBUTES.has(k)));
+  return { kind: 'ask', next: a.next!, prompt, timeoutMs, timeoutNext: optional(a.timeout_next), ...(Object.keys(files).length > 0 ? { files } : {}) };
 }
 
 /** A cross-workflow tag's callee, unresolved: the decision's target is the specifier until the scope is opened. */

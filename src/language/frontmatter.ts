@@ -70,8 +70,8 @@ function parseAllowed(value: unknown, file: string): AllowedTransition[] {
       // A cross-workflow entry's target is a workflow specifier, a path by design.
       if (!isWorkflowTag(tag)) checkStateName(out.target, `${where}.target`, file);
       else if (out.target.trim() === '') fail(file, `${where}.target is empty`);
-    } else if (tag !== 'result' && !isWorkflowTag(tag)) {
-      // A cross-workflow entry without a target allows any workflow, as in `ray`.
+    } else if (tag !== 'result' && tag !== 'ask' && !isWorkflowTag(tag)) {
+      // A cross-workflow entry without a target allows any workflow, as in `ray`; an ask's body is its question.
       fail(file, `${where} (${tag}) needs a target`);
     }
     // fromEntries defines keys, so an attribute named `__proto__` is kept as one, never a prototype.
@@ -142,7 +142,7 @@ export function parseStateSource(text: string, file: string): StateSource {
     else if (value !== false) fail(file, `force_implicit must be true or false, not ${JSON.stringify(value)}`);
   }
   const only = policy.allowed?.length === 1 ? policy.allowed[0]! : undefined;
-  if (policy.forceImplicit && (!only || (only.tag === 'result' ? only.payload === undefined : only.target === undefined))) {
+  if (policy.forceImplicit && (!only || only.tag === 'ask' || (only.tag === 'result' ? only.payload === undefined : only.target === undefined))) {
     fail(file, `${FORCE_IMPLICIT_PROBLEM} with a fixed target (or a <result> with a fixed payload), which the reply then cannot change`);
   }
   return { policy, body, warnings };

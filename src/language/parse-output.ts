@@ -6,7 +6,7 @@ export { TRANSITION_TAGS, WORKFLOW_TAGS, isWorkflowTag, type TagName, type Workf
 /** One transition tag as written in an output. */
 export interface ParsedTag {
   tag: TagName;
-  /** The tag body: a state name, a workflow specifier (cross-workflow tags), or the payload of `<result>` exactly as written. */
+  /** The tag body: a state name, a workflow specifier (cross-workflow tags), or the payload of `<result>` or question of `<ask>` exactly as written. */
   body: string;
   /** A null-prototype object: attribute names are only ever its own keys. */
   attributes: Record<string, string>;
@@ -27,6 +27,7 @@ export const STATE_ATTRIBUTES: Partial<Record<TagName, string[]>> = {
   'call-workflow': ['return'],
   'function-workflow': ['return'],
   'fork-workflow': ['next'],
+  ask: ['next', 'timeout_next'],
 };
 
 /**
@@ -67,7 +68,11 @@ export function parseOutput(text: string, source: string): ParsedOutput {
     }
     if (open.error !== undefined) throw new RaymondError('ERR_TAG_PARSE', open.error, { file: source });
     const attributes = open.attributes;
-    if (name === 'result') {
+    // A result's payload and an ask's question are opaque: tags written inside them are text.
+    if (name === 'result' || name === 'ask') {
+      for (const attr of STATE_ATTRIBUTES[name] ?? []) {
+        if (Object.hasOwn(attributes, attr)) checkStateName(attributes[attr]!, `<${name}> ${attr}="..."`, source);
+      }
       tags.push({ tag: name, body, attributes });
       continue;
     }

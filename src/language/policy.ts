@@ -4,7 +4,7 @@ import { STATE_ATTRIBUTES, isWorkflowTag, type ParsedTag } from './parse-output.
 
 const STATE_EXT = /\.(md|sh|bat|ps1)$/;
 /** Attributes that name states, compared with the same extension leniency as targets. */
-const STATE_ATTRS = new Set(['return', 'next']);
+const STATE_ATTRS = new Set(['return', 'next', 'timeout_next']);
 
 /** A policy name without extension matches `NAME.md` or `NAME.sh`, and the other way round. */
 function sameState(emitted: string, allowed: string): boolean {
@@ -57,6 +57,7 @@ export function formatAllowed(entry: AllowedTransition): string {
   const listed = (entry.allowedAttributes ?? []).filter((k) => !Object.hasOwn(entry.attributes, k));
   const attrs = [...Object.entries(entry.attributes), ...listed.map((k) => [k, '...'])].map(([k, v]) => ` ${k}="${v}"`).join('');
   if (entry.tag === 'result') return `<result${attrs}>${entry.payload ?? '...'}</result>`;
+  if (entry.tag === 'ask') return `<ask${attrs}>...</ask>`;
   return `<${entry.tag}${attrs}>${entry.target ?? '...'}</${entry.tag}>`;
 }
 
@@ -66,6 +67,7 @@ const SHOWN_PAYLOAD = 40;
 /** How an emitted tag is shown in messages: a short one-line `<result>` payload as written (it may be what a fixed payload refused), else `...`. */
 export function formatTag(tag: ParsedTag): string {
   const attrs = Object.entries(tag.attributes).map(([k, v]) => ` ${k}="${v}"`).join('');
+  if (tag.tag === 'ask') return `<ask${attrs}>...</ask>`;
   if (tag.tag !== 'result') return `<${tag.tag}${attrs}>${tag.body}</${tag.tag}>`;
   const payload = tag.body.trim();
   return `<result${attrs}>${payload.length <= SHOWN_PAYLOAD && !payload.includes('\n') ? payload : '...'}</result>`;
@@ -79,6 +81,8 @@ export function formatTag(tag: ParsedTag): string {
 export function implicitTag(allowed: AllowedTransition[]): ParsedTag | undefined {
   if (allowed.length !== 1) return undefined;
   const only = allowed[0]!;
+  // A question cannot be implied: the reply must ask it.
+  if (only.tag === 'ask') return undefined;
   if (only.tag === 'result' && only.payload === undefined) return undefined;
   // A cross-workflow entry without a target lets the reply name the workflow: it must write the tag.
   if (only.tag !== 'result' && only.target === undefined) return undefined;

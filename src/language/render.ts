@@ -16,9 +16,12 @@ export function templateVariables(opts: {
   attributes: Record<string, string>;
   worktree?: { path?: string | undefined; branch: string } | undefined;
   taskFolder?: string | undefined;
+  /** `{{ask_id}}`: the ask an answer came to, in the state that answer led to. */
+  askId?: string | undefined;
 }): Record<string, string> {
   const vars: Record<string, string> = { ...opts.attributes, workflow_id: opts.workflowId, agent_id: opts.agentId };
   if (opts.taskFolder !== undefined) vars.task_folder = opts.taskFolder;
+  if (opts.askId !== undefined) vars.ask_id = opts.askId;
   if (opts.worktree) {
     vars.worktree = opts.worktree.path ?? '';
     vars.branch = opts.worktree.branch;

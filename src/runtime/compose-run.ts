@@ -1,10 +1,12 @@
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { createActor, toPromise, type InspectionEvent } from 'xstate';
 import { agentMachine } from '../../machines/agent.machine.js';
 import type { RunEvent, RunEventSink } from '../../machines/run-events.js';
 import { storeFromState } from '../../machines/run-store.js';
 import { supervisorMachine } from '../../machines/supervisor.machine.js';
-import type { RunStatus, WorkflowState, WorktreeRef } from '../../machines/types.js';
+import { askExpired, pendingAsks } from '../../machines/asks.js';
+import type { AgentAsk, AgentRecord, RunStatus, WorkflowState, WorktreeRef } from '../../machines/types.js';
+import { createAskClock } from './ask-clock.js';
 import { createClaudeExecutor } from '../claude/claude-executor.js';
 import type { StateExecutor } from '../executors/executor.js';
 import { createScriptExecutor } from '../executors/script-executor.js';
@@ -37,10 +39,20 @@ export interface RunHooks {
   stats?: PersisterStats;
   /** Receives every inspection event of the actor system (`--inspect`, `--trace`). */
   inspect?: ((event: InspectionEvent) => void) | undefined;
+  /** Called once the run started, with a way to answer its asks while it runs (`--on-ask=prompt`). */
+  onControl?: ((control: RunControl) => void) | undefined;
+}
+
+/** What a front end can do to a running run. */
+export interface RunControl {
+  /** Answers a pending ask; an ask already answered or timed out is left as it is. */
+  answer(askId: string, text: string): void;
 }
 
 export interface RunOutcome {
   workflowId: string;
+  /** Short name of the run's own workflow (its folder's, or its file's without extension). */
+  workflow: string;
   status: RunStatus;
   totalCostUsd: number;
   results: Record<string, string>;
@@ -54,6 +66,19 @@ export interface RunOutcome {
   worktreePool: WorktreePoolStats;
   /** What this process wrote to the state folder. */
   stateWrites: { writes: number; bytes: number; snapshots: number };
+  /** The asks still waiting for an answer, oldest first (the run's status is `asking` when nothing else is left). */
+  asks: AgentAsk[];
+}
+
+/** Asks whose time ran out while no run watched them: settled as the run starts. */
+function dueAsks(agents: Iterable<AgentRecord>): Array<{ agentId: string; askId: string }> {
+  const now = Date.now();
+  return pendingAsks(agents).filter((a) => askExpired(a, now)).map((a) => ({ agentId: a.agent_id, askId: a.id }));
+}
+
+/** A workflow's short name, as ray's JSON gives it: a folder's name (for a run started at a state file, its folder's). */
+function workflowName(scope: ScopeSet['main']): string {
+  return scope.ref.kind === 'file' ? basename(dirname(scope.ref.path)) : scope.name;
 }
 
 /**
@@ -102,26 +127,39 @@ export async function composeRun(state: WorkflowState, scopes: ScopeSet, stateFi
       worktrees,
       worktreeMode: settings.worktreeMode,
       tasks,
+      onAsk: settings.onAsk,
     });
     const machine = supervisorMachine.provide({
       actors: { agent: agentMachine.provide({ actors: { runStep } }), persister: createPersister(stateFile, stats, (text) => emit({ type: 'warning', text })) },
     });
     const actor = createActor(machine, {
-      input: { store, maxParallel: settings.maxParallel, maxMarkdown: claudeSlots },
+      input: { store, maxParallel: settings.maxParallel, maxMarkdown: claudeSlots, stopWhenAsking: settings.onAsk === 'pause', dueAsks: dueAsks(store.agents.values()) },
       id: 'supervisor',
       systemId: 'supervisor',
       ...(hooks.inspect ? { inspect: hooks.inspect } : {}),
     });
-    actor.on('*', (e) => emit(e as RunEvent));
-    emit({ type: 'run.started', workflowId, ...(settings.name ? { name: settings.name } : {}), resumed, at: startedAt, budgetUsd: settings.budgetUsd, totalCostUsd: store.meta.total_cost_usd, counts: frameCounts(store.agents.values()) });
+    const clock = createAskClock((agentId, askId) => actor.send({ type: 'ask.expire', agentId, askId }));
+    actor.on('*', (e) => {
+      const event = e as RunEvent;
+      if (event.type === 'ask.created') clock.watch(event.ask);
+      emit(event);
+    });
+    emit({ type: 'run.started', workflowId, ...(settings.name ? { name: settings.name } : {}), onAsk: settings.onAsk, resumed, at: startedAt, budgetUsd: settings.budgetUsd, totalCostUsd: store.meta.total_cost_usd, counts: frameCounts(store.agents.values()) });
     const drain = () => actor.send({ type: 'run.drain' });
     const kill = () => actor.send({ type: 'run.interrupt' });
     hooks.drain?.addEventListener('abort', drain, { once: true });
     hooks.kill?.addEventListener('abort', kill, { once: true });
     actor.start();
+    // Asks already waiting when the run (re)started: shown again, and their clocks started (a due one fires at once).
+    for (const ask of pendingAsks(store.agents.values())) {
+      emit({ type: 'ask.pending', ask });
+      clock.watch(ask);
+    }
+    hooks.onControl?.({ answer: (askId, text) => actor.send({ type: 'run.answer', askId, text }) });
     if (hooks.drain?.aborted) drain();
     if (hooks.kill?.aborted) kill();
     const output = await toPromise(actor).finally(() => {
+      clock.close();
       hooks.drain?.removeEventListener('abort', drain);
       hooks.kill?.removeEventListener('abort', kill);
     });
@@ -130,14 +168,14 @@ export async function composeRun(state: WorkflowState, scopes: ScopeSet, stateFi
     await worktrees.close().catch((err: unknown) => emit({ type: 'warning', text: `could not remove the run's free worktree folders: ${errorMessage(err)}` }));
     const agentWorktrees = agents.filter((a) => a.worktree).map((a) => ({ agent: a.id, ...a.worktree! }));
     const outcome: RunOutcome = {
-      workflowId, status: output.status, totalCostUsd: store.meta.total_cost_usd, results: { ...store.meta.results }, stateFile, worktrees: agentWorktrees, worktreePool: worktrees.stats(), stateWrites: { ...stats },
+      workflowId, workflow: workflowName(scopes.main), status: output.status, totalCostUsd: store.meta.total_cost_usd, results: { ...store.meta.results }, stateFile, worktrees: agentWorktrees, worktreePool: worktrees.stats(), stateWrites: { ...stats }, asks: pendingAsks(agents),
     };
     if (output.error !== undefined) outcome.error = output.error;
     const left = agents.filter((a) => a.status === 'active' || a.status === 'paused');
     if (output.status === 'paused' && left.length > 0 && left.every((a) => a.status === 'paused' && a.resets_at !== undefined)) {
       outcome.waitUntil = Math.max(...left.map((a) => a.resets_at!));
     }
-    emit({ type: 'run.finished', workflowId, status: outcome.status, error: outcome.error, totalCostUsd: outcome.totalCostUsd, steps, elapsedMs: Date.now() - startedAt });
+    emit({ type: 'run.finished', workflowId, status: outcome.status, error: outcome.error, totalCostUsd: outcome.totalCostUsd, steps, elapsedMs: Date.now() - startedAt, ...(outcome.status === 'asking' ? { asks: outcome.asks } : {}) });
     return outcome;
   } finally {
     warm?.close();

@@ -57,7 +57,7 @@ export async function runMarkdownStep(deps: StepDependencies, input: StepInput, 
   const scope = deps.scopes.of(agent.scope);
   const text = await scope.readText(agent.state);
   const taskFolder = deps.tasks.of(agent);
-  const variables = templateVariables({ workflowId: deps.workflowId, agentId: agent.id, input: agent.input, attributes: agent.attributes, worktree: agent.worktree, taskFolder });
+  const variables = templateVariables({ workflowId: deps.workflowId, agentId: agent.id, input: agent.input, attributes: agent.attributes, worktree: agent.worktree, taskFolder, askId: agent.answered_ask });
   const implicitVariables = { workflow_id: deps.workflowId, agent_id: agent.id, task_folder: taskFolder };
   const prepared = await deps.language.prepare({ text, file: where, variables }, signal);
   for (const w of prepared.warnings) deps.warnOnce(`${where}: ${w}`);
@@ -97,7 +97,8 @@ export async function runMarkdownStep(deps: StepDependencies, input: StepInput, 
       for (const t of interpretation.prints) deps.emit({ type: 'print', agentId: agent.id, text: t });
       const decision = await resolveDecision(interpretation.decision, input, deps, where);
       // A result ends the session (the agent's, or a callee's branch), a reset leaves it: its live process is of no more use.
-      if (execution.session && (decision.kind === 'result' || decision.kind === 'reset')) markdown.endSession?.(execution.session);
+      // An ask may wait for hours: its session's process goes too, and the answer resumes the session from disk.
+      if (execution.session && (decision.kind === 'result' || decision.kind === 'reset' || decision.kind === 'ask')) markdown.endSession?.(execution.session);
       return { decision, session: execution.session, costUsd: spending.costUsd, sessionCosts: spending.sessionCosts, freshSessions: freshSessions(decision) };
     } catch (err) {
       if (!(err instanceof RaymondError)) throw err;

@@ -3,7 +3,7 @@ import { resolve as resolvePath } from 'node:path';
 import type { StepInput } from '../../machines/agent.machine.js';
 import { MAX_STACK_DEPTH, stackDepth } from '../../machines/frame-stack.js';
 import { nameWorkers } from '../../machines/worker-names.js';
-import { MAX_WORKFLOW_DEPTH, type AgentRecord, type Decision, type WorkflowTarget, type WorktreeMode, type WorktreeRef, type WorktreeRequest } from '../../machines/types.js';
+import { MAX_WORKFLOW_DEPTH, type AgentRecord, type Decision, type PendingAsk, type WorkflowTarget, type WorktreeMode, type WorktreeRef, type WorktreeRequest } from '../../machines/types.js';
 import { RaymondError } from '../errors.js';
 import { renderTemplate } from '../language/render.js';
 import { pinBase, type PinnedBase } from '../worktrees/git-worktrees.js';
@@ -47,7 +47,7 @@ async function openCallee(workflow: WorkflowTarget, agent: AgentRecord, deps: Pi
  * workers, plans the worktrees it asks for (made when their agents first
  * run), and settles the worktree of an agent that terminates (worktree-pool.ts).
  */
-export async function resolveDecision(decision: Decision, input: StepInput, deps: Pick<StepDependencies, 'scopes' | 'workflowId' | 'worktrees' | 'worktreeMode' | 'tasks'>, where: string): Promise<Decision> {
+export async function resolveDecision(decision: Decision, input: StepInput, deps: Pick<StepDependencies, 'scopes' | 'workflowId' | 'worktrees' | 'worktreeMode' | 'tasks' | 'onAsk'>, where: string): Promise<Decision> {
   const agent = input.record;
   const scope = deps.scopes.of(agent.scope);
   const r = (name: string) => scope.resolve(name, where);
@@ -106,6 +106,17 @@ export async function resolveDecision(decision: Decision, input: StepInput, deps
         else if (w.cd !== undefined) w.cd = await resolveCd(agent, w.cd, where);
       }
       return { ...decision, next, workers };
+    }
+    case 'ask': {
+      if (deps.onAsk === 'reject') {
+        throw new RaymondError('ERR_ASK_REJECTED', `asked a question (<ask>), and this run takes no answers (--on-ask=reject, the default without a terminal): the agent is paused; resume with --on-ask=pause (or on a terminal) to let it ask`, { file: where });
+      }
+      const now = Date.now();
+      const ask: PendingAsk = { id: `ask_${agent.id}_${now}`, prompt: decision.prompt, created_at: new Date(now).toISOString(), next: r(decision.next) };
+      if (decision.timeoutMs !== undefined) ask.timeout_at = new Date(now + decision.timeoutMs).toISOString();
+      if (decision.timeoutNext !== undefined) ask.timeout_next = r(decision.timeoutNext);
+      if (decision.files) ask.files = decision.files;
+      return { ...decision, next: ask.next, timeoutNext: ask.timeout_next, ask };
     }
     case 'result': {
       if (agent.stack !== null || !agent.worktree || agent.worktree.removed !== undefined) return decision;

@@ -18,15 +18,16 @@ export interface RunProgress {
 
 /** Progress before a run has said anything. */
 export function emptyProgress(now = Date.now()): RunProgress {
-  return { counts: { idle: 0, invoking: 0, 'awaiting-child': 0, terminated: 0, paused: 0 }, costUsd: 0, budgetUsd: 0, startedAt: now, steps: 0, failed: 0 };
+  return { counts: { idle: 0, invoking: 0, 'awaiting-child': 0, terminated: 0, paused: 0, asking: 0 }, costUsd: 0, budgetUsd: 0, startedAt: now, steps: 0, failed: 0 };
 }
 
 /** Frames per machine state when a run (re)starts; trackProgress keeps them from then on. */
 export function frameCounts(agents: Iterable<AgentRecord>): FrameCounts {
-  const counts: FrameCounts = { idle: 0, invoking: 0, 'awaiting-child': 0, terminated: 0, paused: 0 };
+  const counts: FrameCounts = { idle: 0, invoking: 0, 'awaiting-child': 0, terminated: 0, paused: 0, asking: 0 };
   for (const a of agents) {
     if (a.status === 'active') {
-      counts.idle++;
+      if (a.ask) counts.asking++;
+      else counts.idle++;
       counts['awaiting-child'] += stackDepth(a.stack);
     } else if (a.status === 'paused') counts.paused++;
     else counts.terminated++;
@@ -62,6 +63,7 @@ export function trackProgress(progress: RunProgress, e: RunEvent): void {
       const kind = e.decision.kind;
       if (kind === 'call' || kind === 'function') c['awaiting-child']++;
       if (kind === 'result' && e.to === null) c.terminated++;
+      else if (kind === 'ask') c.asking++;
       else c.idle++;
       if (kind === 'result' && e.to !== null) c['awaiting-child']--;
       c.idle += e.workers.length;
@@ -72,8 +74,14 @@ export function trackProgress(progress: RunProgress, e: RunEvent): void {
       c.paused++;
       progress.costUsd = e.totalCostUsd;
       break;
+    case 'ask.answered':
+      // An ask that ran out of time with nowhere to go fails its agent instead (agent.failed).
+      c.asking--;
+      c.idle++;
+      break;
     case 'agent.failed':
-      c.invoking--;
+      if (e.failure.code === 'ERR_ASK_EXPIRED') c.asking--;
+      else c.invoking--;
       c.terminated++;
       progress.failed++;
       progress.costUsd = e.totalCostUsd;

@@ -1,5 +1,5 @@
 import { freemem } from 'node:os';
-import { DEFAULT_WORKTREE_MODE, type RunOptions, type WorktreeMode } from '../../machines/types.js';
+import { DEFAULT_WORKTREE_MODE, type OnAskMode, type RunOptions, type WorktreeMode } from '../../machines/types.js';
 import { DEFAULT_TASK_FOLDER_PATTERN } from '../task-folder-pattern.js';
 
 /** How a run behaves; stored in the state file (but `debug`, `warm` and `claudeBin`). */
@@ -27,16 +27,18 @@ export interface RunSettings {
   taskFolderPattern: string;
   /** `--name`: the run's label. */
   name?: string | undefined;
+  /** `--on-ask`: what an `<ask>` does. */
+  onAsk: OnAskMode;
 }
 
 /** The settings as the state file stores them. */
 export function toOptions(s: RunSettings): RunOptions {
-  return { timeout_seconds: s.timeoutSeconds, max_parallel: s.maxParallel, budget_usd: s.budgetUsd, model: s.model ?? null, effort: s.effort ?? null, dangerously_skip_permissions: s.skipPermissions, worktrees: s.worktreeMode, task_folder_pattern: s.taskFolderPattern, ...(s.name ? { name: s.name } : {}) };
+  return { timeout_seconds: s.timeoutSeconds, max_parallel: s.maxParallel, budget_usd: s.budgetUsd, model: s.model ?? null, effort: s.effort ?? null, dangerously_skip_permissions: s.skipPermissions, worktrees: s.worktreeMode, task_folder_pattern: s.taskFolderPattern, ...(s.name ? { name: s.name } : {}), on_ask: s.onAsk };
 }
 
 /** The settings a state file stored, for a resume. */
 export function fromOptions(o: RunOptions): Omit<RunSettings, 'debug' | 'warm' | 'claudeBin' | 'permissionMode' | 'disallowedTools'> {
-  return { timeoutSeconds: o.timeout_seconds, maxParallel: o.max_parallel, budgetUsd: o.budget_usd, model: o.model ?? undefined, effort: o.effort ?? undefined, skipPermissions: o.dangerously_skip_permissions, worktreeMode: o.worktrees ?? DEFAULT_WORKTREE_MODE, taskFolderPattern: o.task_folder_pattern ?? DEFAULT_TASK_FOLDER_PATTERN, name: o.name };
+  return { timeoutSeconds: o.timeout_seconds, maxParallel: o.max_parallel, budgetUsd: o.budget_usd, model: o.model ?? undefined, effort: o.effort ?? undefined, skipPermissions: o.dangerously_skip_permissions, worktreeMode: o.worktrees ?? DEFAULT_WORKTREE_MODE, taskFolderPattern: o.task_folder_pattern ?? DEFAULT_TASK_FOLDER_PATTERN, name: o.name, onAsk: o.on_ask ?? 'reject' };
 }
 
 /** Each Claude Code process takes ~230 MB: allow a markdown step per ~300 MB of free memory. */

@@ -11,6 +11,7 @@ import { ScopeSet } from '../scope/scope-set.js';
 import { acquireLock } from '../state/run-lock.js';
 import { checkWorkflowId, lockFilePath, prepareStateFile, readStateFile, removeLeftoverTemps, stateFilePath } from '../state/state-file.js';
 import { composeRun, type RunHooks, type RunOutcome } from './compose-run.js';
+import { applyResumeAnswers, type ResumeAnswers } from './resume-answers.js';
 import { fromOptions, toOptions, type RunSettings } from './run-settings.js';
 
 interface CommonRequest extends RunHooks {
@@ -35,6 +36,10 @@ export interface ResumeRequest extends CommonRequest {
   overrides: Partial<RunSettings>;
   /** Resume even though state files changed since the run started. */
   allowChanges?: boolean;
+  /** Answers to pending asks (`--input`, `--answer`). */
+  answers?: ResumeAnswers | undefined;
+  /** Whether a person is at a terminal: a run stored with `--on-ask=prompt` resumed without one refuses asks instead. */
+  interactive?: boolean;
 }
 
 /**
@@ -99,12 +104,16 @@ export async function resumeWorkflow(req: ResumeRequest): Promise<RunOutcome> {
     try {
       if (!req.allowChanges) await checkUnchanged(scope, state);
       const settings: RunSettings = { ...fromOptions(state.options), debug: true, warm: true, disallowedTools: DEFAULT_DISALLOWED_TOOLS, ...stripUndefined(req.overrides) };
+      // Asked at a terminal when it started, resumed where nobody can answer: refuse asks rather than wait forever.
+      if (req.overrides.onAsk === undefined && settings.onAsk === 'prompt' && req.interactive === false) settings.onAsk = 'reject';
+      const answered = applyResumeAnswers(state.agents, req.answers ?? {}, req.workflowId, stateFile);
+      for (const text of answered.notes) req.onEvent({ type: 'warning', text });
       checkClaude(live.map((a) => a.state), settings, req.markdown);
       const resumed: WorkflowState = {
         ...state,
         status: 'running',
         options: toOptions(settings),
-        agents: state.agents.map((a) => {
+        agents: answered.agents.map((a) => {
           if (a.status === 'terminated') return a;
           const { error: _e, resets_at: _r, ...rest } = a;
           return { ...rest, status: 'active' as const };

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { RunEventSink } from '../../machines/run-events.js';
-import type { AgentRecord, Decision, WorktreeMode } from '../../machines/types.js';
+import type { AgentRecord, Decision, OnAskMode, WorktreeMode } from '../../machines/types.js';
 import type { StateExecutor } from '../executors/executor.js';
 import type { LanguageService } from '../language/language-service.js';
 import { isMarkdown } from '../scope/extensions.js';
@@ -33,6 +33,8 @@ export interface StepDependencies {
   worktreeMode: WorktreeMode;
   /** Where agents' task folders go. */
   tasks: TaskFolders;
+  /** What an `<ask>` does: wait for an answer (`pause`, `prompt`), or pause the agent (`reject`). */
+  onAsk: OnAskMode;
 }
 
 /** The debug-file opener for one step, if debug logs are on. */

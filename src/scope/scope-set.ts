@@ -66,7 +66,8 @@ export class ScopeSet {
     const key = target.root === this.mainRoot ? null : target.root;
     const scope = key === null ? this.main : await this.load(key);
     const entry = target.state !== undefined ? scope.resolve(target.state, where) : entryOf(scope, stateExtensions(this.platform), spec, where);
-    return { key, entry, name: nameOf(target.root, target.kind) };
+    // Another workflow's name is its scope's (a package's states/ folder takes the package's name).
+    return { key, entry, name: key === null ? nameOf(target.root, target.kind) : scope.name };
   }
 
   /** Opens the scopes a resumed run's agents and frames are in, before any step runs. */

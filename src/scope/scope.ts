@@ -1,4 +1,5 @@
 import { readFile, readdir, stat } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
 import { basename, dirname, join, resolve as resolvePath } from 'node:path';
 import { RaymondError } from '../errors.js';
 import type { ScopeRef } from '../../machines/types.js';
@@ -73,7 +74,7 @@ class FileScope implements Scope {
     /** False for a scope a cross-workflow tag entered at a named state: it needs no entry of its own. */
     requireEntry: boolean,
   ) {
-    this.name = sanitizeName(kind === 'dir' ? basename(path) : basename(path).replace(/\.[^.]*$/, ''));
+    this.name = sanitizeName(kind === 'dir' ? folderName(path) : basename(path).replace(/\.[^.]*$/, ''));
     this.ref = { kind, path, entry: entryOf(files, exts, entry, path, requireEntry) };
   }
 
@@ -114,6 +115,16 @@ class FileScope implements Scope {
   async dispose(): Promise<void> {
     await this.cleanup?.();
   }
+}
+
+/**
+ * A folder workflow's name: the folder's, but a skill package's `states/`
+ * folder (one beside a `workflow.yaml` manifest) takes the package's name, so
+ * its runs are `approval-1a2b3c4d`, not `states-...`.
+ */
+function folderName(path: string): string {
+  const parent = dirname(path);
+  return basename(path) === 'states' && existsSync(join(parent, 'workflow.yaml')) ? basename(parent) : basename(path);
 }
 
 function sanitizeName(name: string): string {

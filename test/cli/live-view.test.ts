@@ -17,7 +17,7 @@ function setup(over: { snapshot?: Partial<RunProgress>; verbose?: boolean; rows?
   const stream = { columns: over.columns ?? 60, rows: over.rows, write: (s: string) => (writes.push(s), true) };
   const clock = { t: T0 };
   const snap: RunProgress = {
-    counts: { idle: 140, invoking: 12, 'awaiting-child': 3, terminated: 857, paused: 0 },
+    counts: { idle: 140, invoking: 12, 'awaiting-child': 3, terminated: 857, paused: 0, asking: 0 },
     costUsd: 1.2345,
     budgetUsd: 10,
     startedAt: T0,

@@ -5,7 +5,7 @@ import type { RunProgress } from '../../src/runtime/run-progress.js';
 
 const finished = (over: Partial<RunFinished> = {}): RunFinished => ({ type: 'run.finished', workflowId: 'wf-1', status: 'completed', totalCostUsd: 0.5, steps: 12, elapsedMs: 1234, ...over });
 const progress = (over: Partial<RunProgress> = {}): RunProgress => ({
-  counts: { idle: 0, invoking: 0, 'awaiting-child': 0, terminated: 4, paused: 0 },
+  counts: { idle: 0, invoking: 0, 'awaiting-child': 0, terminated: 4, paused: 0, asking: 0 },
   costUsd: 0.5,
   budgetUsd: 10,
   startedAt: 0,
@@ -20,7 +20,7 @@ describe('the summary line', () => {
   });
 
   it('counts failed, paused and unfinished agents, and says interrupted when the user stopped the run', () => {
-    const p = progress({ counts: { idle: 2, invoking: 1, 'awaiting-child': 5, terminated: 3, paused: 1 }, failed: 1, budgetUsd: 0 });
+    const p = progress({ counts: { idle: 2, invoking: 1, 'awaiting-child': 5, terminated: 3, paused: 1, asking: 0 }, failed: 1, budgetUsd: 0 });
     assert.equal(summaryLine(finished({ status: 'running', steps: 1, elapsedMs: 187_000 }), p, true), 'run wf-1 interrupted: 1 step in 3m07s; agents 2 done, 1 failed, 1 paused, 3 unfinished; cost $0.5000 of unlimited');
   });
 

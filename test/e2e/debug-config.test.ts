@@ -7,7 +7,7 @@ import { ROOT, Sandbox, sh, summary } from '../helpers/cli.js';
 const FAKE = join(ROOT, 'test/fixtures/fake-claude/claude');
 
 describe('debug logs', () => {
-  const box = new Sandbox();
+  const box = new Sandbox({ project: false });
   after(() => box.remove());
 
   it('keep each step’s raw output and a transitions log, numbered on across resumes', async () => {
@@ -55,7 +55,7 @@ describe('debug logs', () => {
 });
 
 describe('.raymond/config.toml', () => {
-  const box = new Sandbox();
+  const box = new Sandbox({ project: false });
   after(() => box.remove());
 
   it('is found by walking up to the git root; flags beat it, it beats defaults', async () => {
@@ -69,7 +69,7 @@ describe('.raymond/config.toml', () => {
     assert.equal((await raymond([wf, '--workflow-id', 'c1', '--timeout', '99'], { cwd })).code, 0);
     // The state goes to the project's .raymond, the one the config was found in, as in ray.
     const state = JSON.parse(readFileSync(join(box.dir, 'repo/.raymond/state/c1.json'), 'utf8')) as { options: Record<string, unknown> };
-    assert.deepEqual(state.options, { timeout_seconds: 99, max_parallel: 1, budget_usd: 2.5, model: 'haiku', effort: null, dangerously_skip_permissions: false, worktrees: 'keep-ignored', task_folder_pattern: '.raymond/tasks/{workflow_id}/{agent_id}' });
+    assert.deepEqual(state.options, { timeout_seconds: 99, max_parallel: 1, budget_usd: 2.5, model: 'haiku', effort: null, dangerously_skip_permissions: false, worktrees: 'keep-ignored', task_folder_pattern: '.raymond/tasks/{workflow_id}/{agent_id}', on_ask: 'reject' });
     assert.equal(existsSync(join(box.dir, 'repo/.raymond/debug')), false, 'no_debug = true');
     assert.equal(existsSync(join(cwd, '.raymond')), false);
   });

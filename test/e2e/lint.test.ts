@@ -73,7 +73,9 @@ describe('raymond lint', () => {
 
   for (const example of readdirSync(EXAMPLES).sort()) {
     it(`the ${example} example lints with no finding`, async () => {
-      const r = await box.run(['lint', join(EXAMPLES, example), '--json']);
+      // A skill package keeps its states in states/, beside SKILL.md and run.sh.
+      const path = existsSync(join(EXAMPLES, example, 'states')) ? join(EXAMPLES, example, 'states') : join(EXAMPLES, example);
+      const r = await box.run(['lint', path, '--json']);
       assert.equal(r.code, 0, r.stdout + r.stderr);
       const { findings, errors, warnings } = report(r);
       assert.deepEqual({ findings, errors, warnings }, { findings: [], errors: 0, warnings: 0 });

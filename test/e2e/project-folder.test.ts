@@ -5,7 +5,7 @@ import { after, describe, it } from 'node:test';
 import { raymond, Sandbox, sh } from '../helpers/cli.js';
 import { git } from '../helpers/git-repo.js';
 
-const box = new Sandbox();
+const box = new Sandbox({ project: false });
 after(() => box.remove());
 
 describe("the project's .raymond folder, found as ray finds it", () => {

@@ -37,7 +37,7 @@ describe('raymond --resume', () => {
     assert.doesNotMatch(second.stderr, /running (START|W)\.sh/, 'completed steps were not run again');
     const state = box.state('r1');
     assert.equal(state.status, 'completed');
-    assert.deepEqual(state.options, { timeout_seconds: 30, max_parallel: 1, budget_usd: 5, model: null, effort: null, dangerously_skip_permissions: false, worktrees: 'keep-ignored', task_folder_pattern: '.raymond/tasks/{workflow_id}/{agent_id}' }, 'options came back from the state file');
+    assert.deepEqual(state.options, { timeout_seconds: 30, max_parallel: 1, budget_usd: 5, model: null, effort: null, dangerously_skip_permissions: false, worktrees: 'keep-ignored', task_folder_pattern: '.raymond/tasks/{workflow_id}/{agent_id}', on_ask: 'reject' }, 'options came back from the state file');
   });
 
   it('options given again on the command line win', async () => {

@@ -17,7 +17,7 @@ describe('the state file and scheduling', () => {
     assert.equal(state.version, 1);
     assert.equal(state.workflow_id, 'keep-1');
     assert.equal(state.status, 'completed');
-    assert.deepEqual(state.options, { timeout_seconds: 30, max_parallel: 3, budget_usd: 10, model: null, effort: null, dangerously_skip_permissions: false, worktrees: 'keep-ignored', task_folder_pattern: '.raymond/tasks/{workflow_id}/{agent_id}' });
+    assert.deepEqual(state.options, { timeout_seconds: 30, max_parallel: 3, budget_usd: 10, model: null, effort: null, dangerously_skip_permissions: false, worktrees: 'keep-ignored', task_folder_pattern: '.raymond/tasks/{workflow_id}/{agent_id}', on_ask: 'reject' });
     assert.deepEqual(state.results, { main: 'end', main_w1: 'w1' });
     assert.deepEqual({ ...state.scope, fingerprints: Object.keys(state.scope.fingerprints!) }, { kind: 'dir', path: wf, entry: 'START.sh', fingerprints: ['END.sh', 'START.sh', 'W.sh'] });
     assert.match(state.scope.fingerprints!['W.sh']!, /^[0-9a-f]{64}$/);

@@ -50,6 +50,16 @@ export function summary(r: CliResult): Summary {
 export class Sandbox {
   readonly dir = mkdtempSync(join(tmpdir(), 'raymond-e2e-'));
 
+  /**
+   * `project: false` leaves the sandbox without a `.raymond` of its own, for
+   * tests of how the project folder is found. Otherwise the sandbox is its
+   * own project: runs in it never find a `.raymond` another process left
+   * above it in the temporary folder.
+   */
+  constructor(opts: { project?: boolean } = {}) {
+    if (opts.project !== false) mkdirSync(join(this.dir, '.raymond'));
+  }
+
   /** Writes files (relative paths); `.sh` files become executable. */
   write(files: Record<string, string | Buffer>, base = ''): string {
     const root = join(this.dir, base);

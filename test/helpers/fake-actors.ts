@@ -2,7 +2,7 @@ import { createActor, fromCallback, fromPromise, waitFor, type AnyActorLogic, ty
 import { agentMachine, type StepInput, type StepResult } from '../../machines/agent.machine.js';
 import { nameWorkers } from '../../machines/worker-names.js';
 import { storeFromState, stateFromStore, type RunStore } from '../../machines/run-store.js';
-import { supervisorMachine, type PersisterEvent, type SupervisorEmitted, type SupervisorOutput } from '../../machines/supervisor.machine.js';
+import { supervisorMachine, type PersisterEvent, type SupervisorEmitted, type SupervisorEvent, type SupervisorOutput } from '../../machines/supervisor.machine.js';
 import type { AgentRecord, Decision, StoredAgent, WorkflowState } from '../../machines/types.js';
 
 /** A scripted workflow: for each state name, what the step decides. */
@@ -54,7 +54,7 @@ function named(decision: Decision, input: StepInput): Decision {
  * Runs the real supervisor and agent machines with a fake step actor that
  * follows `script`, and a persister that records each write in memory.
  */
-export async function runFake(script: FakeScript, opts: { state?: WorkflowState; maxParallel?: number; session?: (r: AgentRecord) => string | null; cost?: number; persister?: AnyActorLogic; delayMs?: number; maxMarkdown?: number; inspect?: (e: InspectionEvent) => void; timeoutMs?: number } = {}): Promise<FakeRun> {
+export async function runFake(script: FakeScript, opts: { state?: WorkflowState; maxParallel?: number; session?: (r: AgentRecord) => string | null; cost?: number; persister?: AnyActorLogic; delayMs?: number; maxMarkdown?: number; inspect?: (e: InspectionEvent) => void; timeoutMs?: number; stopWhenAsking?: boolean; onReport?: (e: SupervisorEmitted, send: (e: SupervisorEvent) => void) => void } = {}): Promise<FakeRun> {
   const store = storeFromState(opts.state ?? freshState());
   const writes: string[] = [];
   const reports: SupervisorEmitted[] = [];
@@ -85,8 +85,11 @@ export async function runFake(script: FakeScript, opts: { state?: WorkflowState;
     });
   });
   const machine = supervisorMachine.provide({ actors: { agent: agentMachine.provide({ actors: { runStep } }), persister: (opts.persister as typeof persister | undefined) ?? persister } });
-  const actor = createActor(machine, { input: { store, maxParallel: opts.maxParallel ?? 4, ...(opts.maxMarkdown ? { maxMarkdown: opts.maxMarkdown } : {}) }, systemId: 'supervisor', ...(opts.inspect ? { inspect: opts.inspect } : {}) });
-  actor.on('*', (e) => reports.push(e as SupervisorEmitted));
+  const actor = createActor(machine, { input: { store, maxParallel: opts.maxParallel ?? 4, stopWhenAsking: opts.stopWhenAsking ?? false, ...(opts.maxMarkdown ? { maxMarkdown: opts.maxMarkdown } : {}) }, systemId: 'supervisor', ...(opts.inspect ? { inspect: opts.inspect } : {}) });
+  actor.on('*', (e) => {
+    reports.push(e as SupervisorEmitted);
+    opts.onReport?.(e as SupervisorEmitted, (event) => actor.send(event));
+  });
   actor.start();
   const snap = await waitFor(actor, (s) => s.status !== 'active', { timeout: opts.timeoutMs ?? 10_000 });
   if (snap.status === 'error') throw snap.error;

@@ -77,3 +77,15 @@ describe('decide: cross-workflow tags', () => {
     assert.doesNotThrow(() => d('<call-workflow return="R">../../a/b.zip/C</call-workflow>'));
   });
 });
+
+describe('decide: <ask>', () => {
+  it('reads next, the question (trimmed, tags in it are text), timeout and timeout_next, and keeps file attributes', () => {
+    assert.deepEqual(d('I looked. <ask next="GO" timeout="2d" timeout_next="LATE" display_files="out/r.pdf">\n  Approve <result>x</result>?\n</ask>'), {
+      kind: 'ask', next: 'GO', prompt: 'Approve <result>x</result>?', timeoutMs: 172_800_000, timeoutNext: 'LATE', files: { display_files: 'out/r.pdf' },
+    });
+  });
+
+  it('stands alone: not with a fork or a goto', () => {
+    assert.throws(() => d('<ask next="A">q</ask><goto>B</goto>'), /exactly one is allowed/);
+  });
+});

@@ -3,7 +3,8 @@ import { describe, it } from 'node:test';
 import type { AnyActorRef, InspectionEvent } from 'xstate';
 import { agentIn as agent, freshState, runFake, type FakeScript } from '../helpers/fake-actors.js';
 import { stackDepth, stackToArray } from '../../machines/frame-stack.js';
-import type { AgentRecord, WorkflowState } from '../../machines/types.js';
+import type { AgentRecord, Decision, WorkflowState } from '../../machines/types.js';
+import type { SupervisorEmitted, SupervisorEvent } from '../../machines/supervisor.machine.js';
 
 
 describe('agent machine: the effect of each tag', () => {
@@ -190,6 +191,46 @@ describe('agent machine: cross-workflow tags', () => {
     const reset = seen.find((r) => r.id === 'main')!;
     assert.deepEqual([reset.scope, reset.workflow_depth, reset.stack], ['/wf/other', undefined, null]);
     assert.deepEqual(run.store.meta.results, { main_other1: 'worker', main: 'reset done' });
+  });
+});
+
+describe('agent machine: <ask>', () => {
+  const asked = (id: string, next: string): Decision => ({ kind: 'ask', next, prompt: 'ok?', ask: { id, prompt: 'ok?', created_at: '2026-01-01T00:00:00.000Z', next } });
+
+  it('with stopWhenAsking the run ends as asking once every live agent waits, with the ask in the store', async () => {
+    const run = await runFake({ START: asked('ask_main_1', 'DO'), DO: { kind: 'result', payload: 'no' } }, { stopWhenAsking: true });
+    assert.equal(run.output.status, 'asking');
+    assert.equal(run.store.agents.get('main')!.ask!.id, 'ask_main_1');
+    assert.equal(run.store.asking, 1);
+    assert.deepEqual(run.reports.filter((e) => e.type === 'ask.created').map((e) => (e as { ask: { agent_id: string } }).ask.agent_id), ['main']);
+  });
+
+  it('otherwise it waits, and an answer sends the asking frame (a callee here) on with the answer as input, while the others ran', async () => {
+    const seen: AgentRecord[] = [];
+    const run = await runFake(
+      {
+        START: { kind: 'fork', next: 'CALL', workers: [{ id: 'main_w1', target: 'W', attributes: {} }] },
+        W: { kind: 'result', payload: 'worker done' },
+        CALL: { kind: 'call', target: 'Q', returnTo: 'END' },
+        Q: asked('ask_main_2', 'A'),
+        A: (r) => (seen.push(r), { kind: 'result', payload: `answer ${r.input}` }),
+        END: (r) => ({ kind: 'result', payload: `end: ${r.input}` }),
+      },
+      { onReport: (e, send) => e.type === 'ask.created' && setTimeout(() => send({ type: 'run.answer', askId: e.ask.id, text: 'yes' }), 20) },
+    );
+    assert.equal(run.output.status, 'completed');
+    assert.deepEqual(run.store.meta.results, { main_w1: 'worker done', main: 'end: answer yes' });
+    assert.deepEqual([seen[0]!.input, seen[0]!.answered_ask, stackDepth(seen[0]!.stack)], ['yes', 'ask_main_2', 1]);
+  });
+
+  it('an expired ask goes to timeout_next; one without fails the run', async () => {
+    const timed = (id: string, timeoutNext?: string): Decision => ({ kind: 'ask', next: 'A', prompt: 'q', ask: { id, prompt: 'q', created_at: '2026-01-01T00:00:00.000Z', timeout_at: '2026-01-01T00:00:01.000Z', next: 'A', ...(timeoutNext ? { timeout_next: timeoutNext } : {}) } });
+    const expireOnAsk = (e: SupervisorEmitted, send: (e: SupervisorEvent) => void) => e.type === 'ask.created' && send({ type: 'ask.expire', agentId: e.ask.agent_id, askId: e.ask.id });
+    const late = await runFake({ START: timed('ask_main_3', 'LATE'), LATE: (r) => ({ kind: 'result', payload: `late ${r.input}` }) }, { onReport: expireOnAsk });
+    assert.deepEqual([late.output.status, late.store.meta.results.main], ['completed', 'late null']);
+    const failed = await runFake({ START: timed('ask_main_4') }, { onReport: expireOnAsk });
+    assert.equal(failed.output.status, 'failed');
+    assert.match(failed.output.error!, /the ask ask_main_4 got no answer by 2026-01-01T00:00:01.000Z and has no timeout_next/);
   });
 });
 

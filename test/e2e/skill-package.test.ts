@@ -1,0 +1,46 @@
+import assert from 'node:assert/strict';
+import { mkdirSync, symlinkSync } from 'node:fs';
+import { delimiter, join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { execa } from 'execa';
+import { CLI, ROOT, Sandbox } from '../helpers/cli.js';
+
+const box = new Sandbox();
+after(() => box.remove());
+
+const PACKAGE = join(ROOT, 'workflows/examples/approval');
+
+/** Raymond installed as `ray`, as the package's run.sh expects it on PATH. */
+function rayOnPath(): Record<string, string> {
+  const bin = join(box.dir, 'bin');
+  mkdirSync(bin, { recursive: true });
+  symlinkSync(CLI, join(bin, 'ray'));
+  return { PATH: `${bin}${delimiter}${process.env.PATH ?? ''}` };
+}
+
+describe('a skill package driven as its callers drive it', () => {
+  it('run.sh run, then run.sh resume while it exits 2, reading only exit codes and the JSON, ends with exit 0', async () => {
+    const env = rayOnPath();
+    const sh = (args: string[], extra: Record<string, string>) => execa(join(PACKAGE, 'run.sh'), args, { cwd: box.dir, env: { ...env, ...extra }, reject: false, stdin: 'ignore' });
+    const answers = ['add a changelog entry', 'approve'];
+    const codes: number[] = [];
+    const prompts: string[] = [];
+    let r = await sh(['run'], { INPUT: 'rename the config loader' });
+    codes.push(r.exitCode!);
+    while (r.exitCode === 2) {
+      const out = JSON.parse(String(r.stdout)) as { status: string; run_id: string; asking: { prompt: string }; pending_count: number; resume: string };
+      assert.equal(out.status, 'asking');
+      assert.equal(out.pending_count, 0);
+      assert.match(out.resume, /^ray --resume \S+ --input "\[your response\]"$/, 'the hint names the command the package runs');
+      prompts.push(out.asking.prompt);
+      const answer = answers.shift();
+      assert.ok(answer !== undefined, `asked once too often: ${out.asking.prompt}`);
+      r = await sh(['resume'], { RUN_ID: out.run_id, INPUT: answer });
+      codes.push(r.exitCode!);
+    }
+    assert.deepEqual(codes, [2, 2, 0], String(r.stderr));
+    assert.match(prompts[0]!, /^Plan for "rename the config loader" is in .*plan\.md: three steps/);
+    assert.match(prompts[1]!, /^Noted in .*plan\.md\. Reply approve/);
+    assert.match(String(r.stdout), /^implemented: rename the config loader \(plan .*\/\.raymond\/tasks\/approval-[0-9a-f]+\/main\/plan\.md\)$/);
+  });
+});
