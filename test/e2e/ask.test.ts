@@ -115,6 +115,16 @@ describe('<ask> with --on-ask=pause (script states)', () => {
     assert.match(failed.stderr, /got no answer by .* and has no timeout_next/);
   });
 
+  it('asks from inside a called workflow, and after the answer the callee still returns to its caller', async () => {
+    box.write({ 'START.sh': sh('echo "<ask next=\\"DONE\\">callee asks</ask>"'), 'DONE.sh': sh('echo "<result>callee got $RAYMOND_INPUT</result>"') }, 'nested/lib');
+    const wf = box.write({ 'START.sh': sh('echo "<call-workflow return=\\"END\\">../lib</call-workflow>"'), 'END.sh': sh('echo "<result>caller: $RAYMOND_INPUT</result>"') }, 'nested/main');
+    const first = asking(await box.run([wf, '--on-ask=pause', '--workflow-id', 'ask8']));
+    assert.equal(first.asking.prompt, 'callee asks');
+    const done = await box.run(['--resume', 'ask8', '--input', 'ok', '--json']);
+    assert.equal(done.code, 0, done.stderr);
+    assert.equal(summary(done).results.main, 'caller: callee got ok');
+  });
+
   it('a run that waits on another agent keeps its ask through kill -9; the answer is applied once', async () => {
     const wf = box.write(
       {
