@@ -158,3 +158,17 @@ function named(worker: ForkSpawn): string {
   if (worker.id === undefined) throw new Error(`forked worker for ${worker.target} was not named`);
   return worker.id;
 }
+
+/** The record of a worker a step forked, as it starts: fresh session, empty stack, in its workflow's scope. */
+export function workerRecord(spawn: SpawnRequest): AgentRecord {
+  const record: AgentRecord = { id: spawn.id, state: spawn.target, session: null, branchFrom: null, stack: null, cwd: spawn.cwd, attributes: spawn.attributes, input: spawn.input ?? null, status: 'active' };
+  if (spawn.nextSession !== undefined) record.next_session = spawn.nextSession;
+  if (spawn.worktree !== undefined) record.worktree = spawn.worktree;
+  if (spawn.scope !== undefined) record.scope = spawn.scope;
+  if (spawn.depth) record.workflow_depth = spawn.depth;
+  if (spawn.taskFolder !== undefined) {
+    record.task_folder = spawn.taskFolder.path;
+    record.task_number = spawn.taskFolder.number;
+  }
+  return record;
+}

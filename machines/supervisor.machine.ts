@@ -1,6 +1,7 @@
 import { assign, createActor, enqueueActions, fromCallback, setup, stopChild, type AnyActorLogic, type AnyActorRef, type ErrorActorEvent } from 'xstate';
 import { agentMachine, type AgentToSupervisorEvent, type AskResolvedEvent, type StepGrant } from './agent.machine.js';
-import { answerAsk, expireAsk } from './asks.js';
+import { workerRecord } from './apply-decision.js';
+import { answerInStore, createAskWaiters, expireInStore, frameFor, frameWaits, type AskWaiters } from './run-asks.js';
 import { charge, sessionCostsFor } from './cost-ledger.js';
 import { stackDepth } from './frame-stack.js';
 import type { RunEvent } from './run-events.js';
@@ -35,9 +36,8 @@ export interface RunWork {
   actors: Map<string, AnyActorRef>;
   /** Agent records new to the supervisor (forked, or live when the run started). */
   toSpawn: AgentRecord[];
-  /** Frames waiting in `asking`, by agent id; and answers that came before their frame said it waits. */
-  askers: Map<string, AnyActorRef>;
-  answered: Map<string, AgentRecord>;
+  /** Frames waiting for answers to their agents' asks. */
+  asks: AskWaiters;
 }
 
 export interface SupervisorContext {
@@ -114,51 +114,19 @@ function startAgent(context: SupervisorContext, self: AnyActorRef, record: Agent
   return ref;
 }
 
-/** Hands an agent its record after its ask was answered or timed out: to its waiting frame, or kept until the frame says it waits. */
-function resolveAsk(work: RunWork, record: AgentRecord, enqueue: { sendTo: (ref: AnyActorRef, event: AskResolvedEvent) => void }): void {
-  const ref = work.askers.get(record.id);
-  if (ref) {
-    work.askers.delete(record.id);
-    enqueue.sendTo(ref, { type: 'ask.resolved', record });
-  } else {
-    work.answered.set(record.id, record);
-  }
-}
-
 type Enqueue = { sendTo: (ref: AnyActorRef, event: AskResolvedEvent) => void; emit: (event: SupervisorEmitted) => void };
 
-/**
- * Settles an ask whose time ran out, if it is still pending: its agent goes
- * on at `timeout_next`, or fails the run when it has none (returns true).
- */
+/** Settles an ask whose time ran out (if still pending); true when its agent fails, and the run with it. */
 function expireOne(work: RunWork, due: { agentId: string; askId: string }, enqueue: Enqueue): boolean {
-  const { store } = work;
-  const record = store.agents.get(due.agentId);
-  if (!record || record.status !== 'active' || record.ask?.id !== due.askId) return false;
-  const ask = record.ask;
-  const late = expireAsk(record);
-  if (late) {
-    putAgent(store, late);
-    resolveAsk(work, late, enqueue);
-    enqueue.emit({ type: 'ask.answered', agentId: record.id, askId: ask.id, expired: true });
-    return false;
+  const expiry = expireInStore(work.store, due.agentId, due.askId);
+  if (expiry?.kind === 'moved') {
+    const ref = frameFor(work.asks, expiry.record);
+    if (ref) enqueue.sendTo(ref, { type: 'ask.resolved', record: expiry.record });
+    enqueue.emit({ type: 'ask.answered', agentId: due.agentId, askId: due.askId, expired: true });
   }
-  const failure: StepFailure = { kind: 'step-failure', code: 'ERR_ASK_EXPIRED', message: `the ask ${ask.id} got no answer by ${ask.timeout_at} and has no timeout_next`, file: record.state, pauses: false, spentUsd: 0, sessionCosts: {} };
-  enqueue.emit(failAgentAndRun(store, record.id, record.state, failure));
+  if (expiry?.kind !== 'fails') return false;
+  enqueue.emit(failAgentAndRun(work.store, expiry.agentId, expiry.state, expiry.failure));
   return true;
-}
-
-function newWorker(spawn: Extract<AgentToSupervisorEvent, { type: 'step.done' }>['spawns'][number]): AgentRecord {
-  const record: AgentRecord = { id: spawn.id, state: spawn.target, session: null, branchFrom: null, stack: null, cwd: spawn.cwd, attributes: spawn.attributes, input: spawn.input ?? null, status: 'active' };
-  if (spawn.nextSession !== undefined) record.next_session = spawn.nextSession;
-  if (spawn.worktree !== undefined) record.worktree = spawn.worktree;
-  if (spawn.scope !== undefined) record.scope = spawn.scope;
-  if (spawn.depth) record.workflow_depth = spawn.depth;
-  if (spawn.taskFolder !== undefined) {
-    record.task_folder = spawn.taskFolder.path;
-    record.task_number = spawn.taskFolder.number;
-  }
-  return record;
 }
 
 /**
@@ -198,7 +166,7 @@ export const supervisorMachine = setup({
         putResult(store, event.agentId, event.record.result ?? '');
         actors.delete(event.agentId);
       }
-      const workers = event.spawns.map(newWorker);
+      const workers = event.spawns.map(workerRecord);
       advanceForkCounter(store, event.agentId, workers.length);
       for (const w of workers) {
         putAgent(store, w);
@@ -256,23 +224,16 @@ export const supervisorMachine = setup({
     failRun: ({ context }, params: { error: string }) => setRunStatus(context.work.store, 'failed', params.error),
     registerAsker: enqueueActions(({ context, event, enqueue }) => {
       if (event.type !== 'agent.asking') return;
-      const early = context.work.answered.get(event.agentId);
-      if (early) {
-        context.work.answered.delete(event.agentId);
-        enqueue.sendTo(event.ref, { type: 'ask.resolved', record: early } satisfies AskResolvedEvent);
-      } else {
-        context.work.askers.set(event.agentId, event.ref);
-      }
+      const early = frameWaits(context.work.asks, event.agentId, event.ref);
+      if (early) enqueue.sendTo(event.ref, { type: 'ask.resolved', record: early } satisfies AskResolvedEvent);
     }),
     applyAnswer: enqueueActions(({ context, event, enqueue }) => {
       if (event.type !== 'run.answer') return;
-      const { store } = context.work;
-      const record = [...store.agents.values()].find((a) => a.status === 'active' && a.ask?.id === event.askId);
-      if (!record) return;
-      const answered = answerAsk(record, event.text);
-      putAgent(store, answered);
-      resolveAsk(context.work, answered, enqueue);
-      enqueue.emit({ type: 'ask.answered', agentId: record.id, askId: event.askId, expired: false });
+      const answered = answerInStore(context.work.store, event.askId, event.text);
+      if (!answered) return;
+      const ref = frameFor(context.work.asks, answered);
+      if (ref) enqueue.sendTo(ref, { type: 'ask.resolved', record: answered } satisfies AskResolvedEvent);
+      enqueue.emit({ type: 'ask.answered', agentId: answered.id, askId: event.askId, expired: false });
     }),
     expire: enqueueActions(({ context, event, enqueue }) => {
       if (event.type === 'ask.expire') expireOne(context.work, event, enqueue);
@@ -350,8 +311,7 @@ export const supervisorMachine = setup({
       slots: createSlots(input.maxParallel, input.maxMarkdown),
       actors: new Map(),
       toSpawn: [...input.store.agents.values()].filter((a) => a.status === 'active'),
-      askers: new Map(),
-      answered: new Map(),
+      asks: createAskWaiters(),
     },
     version: 0,
     persisted: 0,
