@@ -127,7 +127,7 @@ describe('raymond serve: asks with files', () => {
     wrong.set('other.txt', new Blob(['x']), 'other.txt');
     const refused = await fetch(`${server.url}/runs/${id}/asks/${ask.ask_id}`, { method: 'POST', body: wrong });
     assert.equal(refused.status, 400);
-    assert.equal((await refused.json()).constraint, 'slot_extra');
+    assert.equal(((await refused.json()) as { constraint: string }).constraint, 'slot_extra');
 
     const form = new FormData();
     form.set('response', 'here it is');
