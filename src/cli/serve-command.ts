@@ -63,12 +63,12 @@ function serverToken(flags: ServeFlags, host: string): string | undefined {
 export async function serveCommand(flags: ServeFlags, version: string): Promise<number> {
   const cwd = process.cwd();
   const configPath = findConfigFile(cwd);
-  const config: ConfigFile = configPath ? readConfig(configPath) : { values: {}, serve: {}, warnings: [] };
-  for (const w of config.warnings) process.stderr.write(`raymond: warning: ${configPath}: ${w}\n`);
+  const config: ConfigFile = configPath ? readConfig(configPath) : { values: {}, serve: {}, warnings: [], serveWarnings: [] };
+  for (const w of [...config.warnings, ...config.serveWarnings]) process.stderr.write(`raymond: warning: ${configPath}: ${w}\n`);
   const raymondDir = projectRaymondDir(cwd);
   const project = dirname(raymondDir);
   const fromConfig = (p: string) => resolve(project, p);
-  const roots = flags.root?.map((r) => resolve(r)) ?? config.serve.root?.map(fromConfig);
+  const roots = flags.root?.map((r) => resolve(r)) ?? config.serve.roots?.map(fromConfig);
   if (!roots || roots.length === 0) usage('give at least one --root DIR to serve workflows from');
   for (const r of roots) await folder(r, '--root');
   const workdir = flags.workdir !== undefined ? resolve(flags.workdir) : config.serve.workdir !== undefined ? fromConfig(config.serve.workdir) : undefined;

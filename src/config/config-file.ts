@@ -92,8 +92,8 @@ function shown(v: unknown): string {
 
 /** `[raymond.serve]`: the defaults of `raymond serve` (its flags beat them). */
 export interface ServeConfigValues {
-  /** Folders scanned for workflows (`--root`), relative to the project folder. */
-  root?: string[];
+  /** Folders scanned for workflows (`--root`), relative to the project folder (`ray`'s name). */
+  roots?: string[];
   port?: number;
   host?: string;
   /** Runs' default directory, and the folder `working_directory` must stay in (`--workdir`), relative to the project folder. */
@@ -109,7 +109,7 @@ export interface ServeConfigValues {
 const stringList = (v: unknown) => Array.isArray(v) && v.every((t) => typeof t === 'string' && t !== '');
 const positiveInteger = (v: unknown) => Number.isInteger(v) && (v as number) >= 1;
 const SERVE_KEYS: Record<keyof ServeConfigValues, { check: Check; expected: string }> = {
-  root: { check: stringList, expected: 'a list of folders' },
+  roots: { check: stringList, expected: 'a list of folders' },
   port: { check: (v) => Number.isInteger(v) && (v as number) >= 1 && (v as number) <= 65535, expected: 'a port number, 1 to 65535' },
   host: { check: (v) => typeof v === 'string' && v !== '', expected: 'a host name or address' },
   workdir: { check: (v) => typeof v === 'string' && v !== '', expected: 'a folder' },
@@ -124,6 +124,12 @@ export interface ConfigFile {
   values: ConfigValues;
   serve: ServeConfigValues;
   warnings: string[];
+  /**
+   * Keys of `[raymond.serve]` Raymond does not know: shown by `raymond serve`
+   * only, since `ray serve` has keys of its own that a run has no business
+   * warning about.
+   */
+  serveWarnings: string[];
 }
 
 /** Checks the `[raymond.serve]` table, as the rest: a wrong value is an error, an unknown key a warning. */
@@ -163,7 +169,8 @@ export function readConfig(path: string): ConfigFile {
   const table = data.raymond ?? {};
   if (!isTable(table)) throw new RaymondError('ERR_CONFIG', `raymond = ${shown(table)}: expected the table [raymond], with the options under it`, { file: path });
   const out: Record<string, unknown> = {};
-  const serve = readServeTable(table.serve, path, warnings);
+  const serveWarnings: string[] = [];
+  const serve = readServeTable(table.serve, path, serveWarnings);
   for (const [key, value] of Object.entries(table)) {
     if (key === 'serve') continue;
     // Own keys only: `toString` or `__proto__` in the file are unknown keys, not Object's.
@@ -177,7 +184,7 @@ export function readConfig(path: string): ConfigFile {
     if (problem !== undefined) throw new RaymondError('ERR_CONFIG', `raymond.${key} = ${shown(value)}: ${problem}`, { file: path });
     out[key] = value;
   }
-  return { values: out as ConfigValues, serve, warnings };
+  return { values: out as ConfigValues, serve, warnings, serveWarnings };
 }
 
 /** The template `raymond --init-config` writes: every key, commented out and explained. */
