@@ -302,4 +302,6 @@ export interface RunOptions {
   name?: string;
   /** `--on-ask`: kept so a `--resume` answers as the run was started (a skill's `run.sh resume` gives no mode); absent: `reject`. */
   on_ask?: OnAskMode;
+  /** A server run's own environment variables (`POST /runs` `environment`), kept for its resumes. */
+  environment?: Record<string, string>;
 }

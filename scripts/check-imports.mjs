@@ -18,6 +18,7 @@ const LAYERS = [
   ['src/executors'],
   ['src/claude'],
   ['src/config', 'src/analysis', 'src/runtime'],
+  ['src/serve'],
   ['src/cli'],
 ];
 const layerOf = new Map(LAYERS.flatMap((folders, i) => folders.map((f) => [f, i])));

@@ -48,6 +48,8 @@ export type ErrorCode =
   | 'ERR_WORKER_ID'
   | 'ERR_TASK_FOLDER'
   | 'ERR_INSPECT'
+  /** A request `raymond serve` refused; the HTTP status and a stable reason are in `details`. */
+  | 'ERR_HTTP'
   | 'ERR_INTERNAL';
 
 /** Exit-code class of an error: a user mistake found before running, or a failed run. */

@@ -20,6 +20,8 @@ export interface ClaudeOptions {
   emit: RunEventSink;
   /** Live processes kept between an agent's turns in one session; absent with --no-warm. */
   warm?: WarmSessions | undefined;
+  /** The run's own environment variables (a server run's `environment`), given to every turn. */
+  env?: Readonly<Record<string, string>> | undefined;
 }
 
 function oneLine(text: string, max = 300): string {
@@ -134,7 +136,7 @@ export function createClaudeExecutor(options: ClaudeOptions): StateExecutor {
         ...(promptOnStdin(prompt) ? { input: prompt } : {}),
         cwd: req.agent.cwd,
         // A Raymond run inside a Claude Code session must not look nested to the child.
-        env: { CLAUDECODE: undefined },
+        env: { ...options.env, CLAUDECODE: undefined },
         signal: req.signal,
         inactivityMs: req.timeoutMs,
         onStdout,

@@ -61,11 +61,13 @@ export class WarmProcess {
     readonly cwd: string,
     public model: string | undefined,
     readonly effort: string | undefined,
+    /** The run's own environment variables (a server run's `environment`), under Raymond's. */
+    env: Readonly<Record<string, string>> = {},
   ) {
     this.child = execa(bin, [...args, '--input-format', 'stream-json'], {
       cwd,
       // A Raymond run inside a Claude Code session must not look nested to the child.
-      env: { CLAUDECODE: undefined },
+      env: { ...env, CLAUDECODE: undefined },
       extendEnv: true,
       stdin: 'pipe',
       detached: true,

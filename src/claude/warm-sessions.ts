@@ -38,7 +38,7 @@ export interface WarmSessions {
 }
 
 /** `cap`: most live processes at once (the run's memory-aware cap on Claude Code turns). */
-export function createWarmSessions(cap: number): WarmSessions {
+export function createWarmSessions(cap: number, env: Readonly<Record<string, string>> = {}): WarmSessions {
   const bySession = new Map<string, WarmProcess>();
   const all = new Set<WarmProcess>();
   const timers = new Map<WarmProcess, NodeJS.Timeout>();
@@ -75,7 +75,7 @@ export function createWarmSessions(cap: number): WarmSessions {
         if (!idle) break;
         drop(idle);
       }
-      const p = new WarmProcess(bin, args, cwd, model, effort);
+      const p = new WarmProcess(bin, args, cwd, model, effort, env);
       all.add(p);
       return p;
     },

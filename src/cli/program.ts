@@ -120,7 +120,7 @@ export function buildProgram(result: CliResult): Command {
     .enablePositionalOptions();
   program
     .name('raymond')
-    .usage('PATH [options]  |  --resume ID  |  --list  |  --status ID  |  --recover  |  --init-config  |  worktrees ID [--prune]  |  lint PATH  |  diagram PATH  |  convert PATH  |  replay TRACE')
+    .usage('PATH [options]  |  --resume ID  |  --list  |  --status ID  |  --recover  |  --init-config  |  worktrees ID [--prune]  |  lint PATH  |  diagram PATH  |  convert PATH  |  replay TRACE  |  serve --root DIR')
     .description('Run a workflow of markdown prompts and shell scripts linked by transition tags.')
     .version(packageVersion())
     .argument('[path]', 'a state file, a workflow folder (entry 1_START or START), a .zip of one, or the URL of a hashed .zip')
@@ -216,11 +216,39 @@ export function buildProgram(result: CliResult): Command {
       await replayTrace(trace, { port: opts.port ?? DEFAULT_INSPECT_PORT, speed: opts.speed ?? 0, say: (line) => process.stderr.write(`raymond: ${line}\n`) });
       result.exitCode = EXIT.completed;
     });
+  const serve = program
+    .command('serve')
+    .description('serve the workflows of --root folders over HTTP: start runs, follow their events, answer their asks')
+    .option('--root <dir>', 'a folder of workflows to serve (repeatable; config [raymond.serve] root)', (v: string, acc: string[] = []) => [...acc, v])
+    .addOption(new Option('--port <port>', 'port to listen on (default 8080; 0: any free port)').argParser(integer(0, 65535)))
+    .option('--host <host>', 'address to listen on (default 127.0.0.1; any other needs a token)')
+    .option('--launch <id>', 'start a run of this workflow once the server is up (repeatable)', (v: string, acc: string[] = []) => [...acc, v])
+    .option('--workdir <dir>', "runs' default directory; a run's working_directory must be inside it")
+    .option('--clean', 'move the unfinished runs of the pool to .raymond/serve-state/abandoned/<time>/ instead of resuming them')
+    .option('--token <token>', 'the token requests must carry (Authorization: Bearer, or /login); "generate" makes one and prints it once; default $RAYMOND_SERVE_TOKEN')
+    .addOption(new Option('--budget <usd>', 'budget of runs whose request and manifest give none (default: the config\'s, else 10)').argParser(money))
+    .option('--dangerously-skip-permissions', "let the runs' Claude Code turns run any tool without asking (trusted workflows only)")
+    .option('--claude-bin <path>', 'the Claude Code executable (default: claude on PATH)')
+    .action(async (opts: import('./serve-command.js').ServeFlags) => {
+      const { serveCommand } = await import('./serve-command.js');
+      result.exitCode = await serveCommand(opts, packageVersion());
+    });
+  serve
+    .command('list')
+    .description('list the runs of the serve pool (.raymond/serve-state/), one id per line; no server needed')
+    .option('--json', 'the ids and statuses as JSON')
+    .action(async (opts: { json?: boolean }) => {
+      result.jsonError = opts.json ? jsonError : null;
+      const { serveList } = await import('./serve-command.js');
+      process.stdout.write(`${await serveList(!!opts.json)}\n`);
+      result.exitCode = EXIT.completed;
+    });
+  usageErrors(serve.commands[0]!, 'raymond serve list');
   // `raymond help lint`: commander offers a help command only to a program without an action of its own.
   program
     .command('help')
     .description('show the help of raymond, or of one of its commands')
-    .argument('[command]', 'worktrees, lint, diagram, convert or replay')
+    .argument('[command]', 'worktrees, lint, diagram, convert, replay or serve')
     .action((name: string | undefined) => {
       const command = name === undefined ? program : program.commands.find((c) => c.name() === name);
       if (!command) usage(`unknown command "${name}"`);

@@ -90,17 +90,63 @@ function shown(v: unknown): string {
   return JSON.stringify(v);
 }
 
-/**
- * Keys of `ray`'s config file that Raymond takes without acting on them
- * (the `serve` table is `ray serve`'s), so a file written for `ray` loads
- * unchanged.
- */
-const RAY_ONLY_KEYS = new Set(['serve']);
+/** `[raymond.serve]`: the defaults of `raymond serve` (its flags beat them). */
+export interface ServeConfigValues {
+  /** Folders scanned for workflows (`--root`), relative to the project folder (`ray`'s name). */
+  roots?: string[];
+  port?: number;
+  host?: string;
+  /** Runs' default directory, and the folder `working_directory` must stay in (`--workdir`), relative to the project folder. */
+  workdir?: string;
+  /** Workflow ids started once the server is up (`--launch`). */
+  launch?: string[];
+  /** Upload caps of asks with files: bytes per file, bytes per answer, files per answer. */
+  upload_max_size?: number;
+  upload_max_total_size?: number;
+  upload_max_count?: number;
+}
 
-/** What a config file gave: its values, and lines to show about keys it ignored. */
+const stringList = (v: unknown) => Array.isArray(v) && v.every((t) => typeof t === 'string' && t !== '');
+const positiveInteger = (v: unknown) => Number.isInteger(v) && (v as number) >= 1;
+const SERVE_KEYS: Record<keyof ServeConfigValues, { check: Check; expected: string }> = {
+  roots: { check: stringList, expected: 'a list of folders' },
+  port: { check: (v) => Number.isInteger(v) && (v as number) >= 1 && (v as number) <= 65535, expected: 'a port number, 1 to 65535' },
+  host: { check: (v) => typeof v === 'string' && v !== '', expected: 'a host name or address' },
+  workdir: { check: (v) => typeof v === 'string' && v !== '', expected: 'a folder' },
+  launch: { check: stringList, expected: 'a list of workflow ids' },
+  upload_max_size: { check: positiveInteger, expected: 'a number of bytes, 1 or more' },
+  upload_max_total_size: { check: positiveInteger, expected: 'a number of bytes, 1 or more' },
+  upload_max_count: { check: positiveInteger, expected: 'a whole number, 1 or more' },
+};
+
+/** What a config file gave: its values, `[raymond.serve]`'s, and lines to show about keys it ignored. */
 export interface ConfigFile {
   values: ConfigValues;
+  serve: ServeConfigValues;
   warnings: string[];
+  /**
+   * Keys of `[raymond.serve]` Raymond does not know: shown by `raymond serve`
+   * only, since `ray serve` has keys of its own that a run has no business
+   * warning about.
+   */
+  serveWarnings: string[];
+}
+
+/** Checks the `[raymond.serve]` table, as the rest: a wrong value is an error, an unknown key a warning. */
+function readServeTable(table: unknown, path: string, warnings: string[]): ServeConfigValues {
+  if (table === undefined) return {};
+  if (!isTable(table)) throw new RaymondError('ERR_CONFIG', `raymond.serve = ${shown(table)}: expected the table [raymond.serve]`, { file: path });
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(table)) {
+    const spec = Object.hasOwn(SERVE_KEYS, key) ? SERVE_KEYS[key as keyof ServeConfigValues] : undefined;
+    if (!spec) {
+      warnings.push(`unknown key raymond.serve.${keyName(key)}, ignored (known: ${Object.keys(SERVE_KEYS).join(', ')})`);
+      continue;
+    }
+    if (!spec.check(value)) throw new RaymondError('ERR_CONFIG', `raymond.serve.${key} = ${shown(value)}: expected ${spec.expected}`, { file: path });
+    out[key] = value;
+  }
+  return out as ServeConfigValues;
 }
 
 /**
@@ -123,11 +169,14 @@ export function readConfig(path: string): ConfigFile {
   const table = data.raymond ?? {};
   if (!isTable(table)) throw new RaymondError('ERR_CONFIG', `raymond = ${shown(table)}: expected the table [raymond], with the options under it`, { file: path });
   const out: Record<string, unknown> = {};
+  const serveWarnings: string[] = [];
+  const serve = readServeTable(table.serve, path, serveWarnings);
   for (const [key, value] of Object.entries(table)) {
+    if (key === 'serve') continue;
     // Own keys only: `toString` or `__proto__` in the file are unknown keys, not Object's.
     const spec = Object.hasOwn(KEYS, key) ? KEYS[key as keyof ConfigValues] : undefined;
     if (!spec) {
-      if (!RAY_ONLY_KEYS.has(key)) warnings.push(`unknown key raymond.${keyName(key)}, ignored (known: ${Object.keys(KEYS).join(', ')})`);
+      warnings.push(`unknown key raymond.${keyName(key)}, ignored (known: ${Object.keys(KEYS).join(', ')})`);
       continue;
     }
     if (!spec.check(value)) throw new RaymondError('ERR_CONFIG', `raymond.${key} = ${shown(value)}: expected ${spec.expected}`, { file: path });
@@ -135,7 +184,7 @@ export function readConfig(path: string): ConfigFile {
     if (problem !== undefined) throw new RaymondError('ERR_CONFIG', `raymond.${key} = ${shown(value)}: ${problem}`, { file: path });
     out[key] = value;
   }
-  return { values: out as ConfigValues, warnings };
+  return { values: out as ConfigValues, serve, warnings, serveWarnings };
 }
 
 /** The template `raymond --init-config` writes: every key, commented out and explained. */

@@ -51,13 +51,13 @@ export const MAX_SCRIPT_OUTPUT_BYTES = 16 * 2 ** 20;
  * per step: a fork's cost grows with the forking process's memory. Values
  * too large for the environment reach the script through files (value-files.ts).
  */
-export function createScriptExecutor(spawners: SpawnerPool, values: ValueFiles): StateExecutor {
+export function createScriptExecutor(spawners: SpawnerPool, values: ValueFiles, environment: Readonly<Record<string, string>> = {}): StateExecutor {
   return {
     async execute(req: ExecutionRequest): Promise<Execution> {
       const where = req.scope.display(req.file);
       const path = await req.scope.scriptPath(req.file);
       const { file, args } = interpreter(path);
-      const { env, release } = await values.place(scriptEnvironment(req));
+      const { env, release } = await values.place({ ...environment, ...scriptEnvironment(req) });
       const debug = req.debug?.();
       const started = Date.now();
       const result = await spawners

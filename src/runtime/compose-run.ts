@@ -101,7 +101,7 @@ export async function composeRun(state: WorkflowState, scopes: ScopeSet, stateFi
   const values = createValueFiles();
   const worktrees = createWorktreePool(workflowId);
   const claudeSlots = markdownSlots();
-  const warm = settings.warm ? createWarmSessions(claudeSlots) : undefined;
+  const warm = settings.warm ? createWarmSessions(claudeSlots, settings.environment) : undefined;
   const language = hooks.language === 'inline' ? createInlineLanguageService() : hooks.language === 'pool' ? createPoolLanguageService() : createLanguageService();
   if (settings.debug) debug = new DebugLog(join(dirname(dirname(stateFile)), 'debug', workflowId), (text) => emit({ type: 'warning', text }));
   try {
@@ -113,8 +113,8 @@ export async function composeRun(state: WorkflowState, scopes: ScopeSet, stateFi
       workflowId,
       scopes,
       language,
-      script: createScriptExecutor(spawners, values),
-      markdown: hooks.markdown ?? createClaudeExecutor({ bin: settings.claudeBin, skipPermissions: settings.skipPermissions, permissionMode: settings.permissionMode, disallowedTools: settings.disallowedTools, emit, warm }),
+      script: createScriptExecutor(spawners, values, settings.environment),
+      markdown: hooks.markdown ?? createClaudeExecutor({ bin: settings.claudeBin, skipPermissions: settings.skipPermissions, permissionMode: settings.permissionMode, disallowedTools: settings.disallowedTools, emit, warm, env: settings.environment }),
       timeoutMs: settings.timeoutSeconds * 1000,
       emit,
       model: settings.model,

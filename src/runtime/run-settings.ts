@@ -29,16 +29,18 @@ export interface RunSettings {
   name?: string | undefined;
   /** `--on-ask`: what an `<ask>` does. */
   onAsk: OnAskMode;
+  /** A server run's own environment variables, for its scripts and Claude Code turns (Raymond's own `RAYMOND_*` win). */
+  environment?: Readonly<Record<string, string>> | undefined;
 }
 
 /** The settings as the state file stores them. */
 export function toOptions(s: RunSettings): RunOptions {
-  return { timeout_seconds: s.timeoutSeconds, max_parallel: s.maxParallel, budget_usd: s.budgetUsd, model: s.model ?? null, effort: s.effort ?? null, dangerously_skip_permissions: s.skipPermissions, worktrees: s.worktreeMode, task_folder_pattern: s.taskFolderPattern, ...(s.name ? { name: s.name } : {}), on_ask: s.onAsk };
+  return { timeout_seconds: s.timeoutSeconds, max_parallel: s.maxParallel, budget_usd: s.budgetUsd, model: s.model ?? null, effort: s.effort ?? null, dangerously_skip_permissions: s.skipPermissions, worktrees: s.worktreeMode, task_folder_pattern: s.taskFolderPattern, ...(s.name ? { name: s.name } : {}), on_ask: s.onAsk, ...(s.environment && Object.keys(s.environment).length > 0 ? { environment: { ...s.environment } } : {}) };
 }
 
 /** The settings a state file stored, for a resume. */
 export function fromOptions(o: RunOptions): Omit<RunSettings, 'debug' | 'warm' | 'claudeBin' | 'permissionMode' | 'disallowedTools'> {
-  return { timeoutSeconds: o.timeout_seconds, maxParallel: o.max_parallel, budgetUsd: o.budget_usd, model: o.model ?? undefined, effort: o.effort ?? undefined, skipPermissions: o.dangerously_skip_permissions, worktreeMode: o.worktrees ?? DEFAULT_WORKTREE_MODE, taskFolderPattern: o.task_folder_pattern ?? DEFAULT_TASK_FOLDER_PATTERN, name: o.name, onAsk: o.on_ask ?? 'reject' };
+  return { timeoutSeconds: o.timeout_seconds, maxParallel: o.max_parallel, budgetUsd: o.budget_usd, model: o.model ?? undefined, effort: o.effort ?? undefined, skipPermissions: o.dangerously_skip_permissions, worktreeMode: o.worktrees ?? DEFAULT_WORKTREE_MODE, taskFolderPattern: o.task_folder_pattern ?? DEFAULT_TASK_FOLDER_PATTERN, name: o.name, onAsk: o.on_ask ?? 'reject', environment: o.environment };
 }
 
 /** Each Claude Code process takes ~230 MB: allow a markdown step per ~300 MB of free memory. */

@@ -44,6 +44,15 @@ describe('config file', () => {
     assert.deepEqual(warnings.map((w) => w.split(',')[0]), ['unknown section or key "budget"', 'unknown key raymond.modle']);
   });
 
+  it('reads [raymond.serve] for raymond serve: checked like the rest, unknown keys warned about by the server only', () => {
+    const { serve, warnings, serveWarnings } = readConfig(file('[raymond.serve]\nroots = ["flows"]\nport = 9090\nhost = "0.0.0.0"\nlaunch = ["a"]\nupload_max_count = 3\nportt = 1\n'));
+    assert.deepEqual(serve, { roots: ['flows'], port: 9090, host: '0.0.0.0', launch: ['a'], upload_max_count: 3 });
+    assert.deepEqual(warnings, [], 'a run says nothing about the server\'s keys');
+    assert.deepEqual(serveWarnings.map((w) => w.split(',')[0]), ['unknown key raymond.serve.portt']);
+    assert.match(refused('[raymond.serve]\nport = 70000\n'), /raymond\.serve\.port = 70000: expected a port number, 1 to 65535/);
+    assert.match(refused('[raymond]\nserve = 3\n'), /raymond\.serve = 3: expected the table \[raymond\.serve\]/);
+  });
+
   it('is found walking up from a subfolder, but not past the git root', () => {
     const path = file('[raymond]\n');
     const project = join(path, '..', '..');
@@ -54,6 +63,6 @@ describe('config file', () => {
   });
 
   it('the template parses to nothing set', () => {
-    assert.deepEqual(readConfig(file(configTemplate())), { values: {}, warnings: [] });
+    assert.deepEqual(readConfig(file(configTemplate())), { values: {}, serve: {}, warnings: [], serveWarnings: [] });
   });
 });

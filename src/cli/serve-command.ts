@@ -1,0 +1,145 @@
+import { stat } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
+import { findConfigFile, readConfig, type ConfigFile } from '../config/config-file.js';
+import { RaymondError, formatError } from '../errors.js';
+import { ignoreRaymondFolder, projectRaymondDir } from '../raymond-folder.js';
+import { readStateFile } from '../state/state-file.js';
+import { AskStaging } from '../serve/ask-staging.js';
+import { generateToken, isLoopback } from '../serve/auth.js';
+import { RunPool } from '../serve/run-pool.js';
+import { startRun } from '../serve/routes-runs.js';
+import type { ServeContext } from '../serve/serve-context.js';
+import { createServeServer } from '../serve/serve-server.js';
+import { WorkflowRegistry } from '../serve/workflow-registry.js';
+import { EXIT } from './exit-codes.js';
+import { newRunSettings, type CliFlags } from './settings.js';
+import { readdir } from 'node:fs/promises';
+
+/** Flags of `raymond serve`. */
+export interface ServeFlags {
+  root?: string[];
+  port?: number;
+  host?: string;
+  launch?: string[];
+  workdir?: string;
+  clean?: boolean;
+  token?: string;
+  dangerouslySkipPermissions?: boolean;
+  claudeBin?: string;
+  budget?: number;
+}
+
+const say = (line: string) => process.stderr.write(`raymond serve: ${line}\n`);
+
+function usage(message: string): never {
+  throw new RaymondError('ERR_USAGE', `${message} (run raymond serve --help for usage)`);
+}
+
+async function folder(path: string, what: string): Promise<string> {
+  const info = await stat(path).catch(() => undefined);
+  if (!info?.isDirectory()) usage(`${what} ${path} is not a folder`);
+  return path;
+}
+
+/**
+ * The token requests must carry: `--token`, else `RAYMOND_SERVE_TOKEN`;
+ * `--token generate` makes one and prints it once. A server bound to
+ * anything but loopback is refused without one: it runs agents that edit
+ * code and spend money.
+ */
+function serverToken(flags: ServeFlags, host: string): string | undefined {
+  let token = flags.token ?? (process.env.RAYMOND_SERVE_TOKEN || undefined);
+  if (token === 'generate') {
+    token = generateToken();
+    process.stderr.write(`raymond serve: token (shown once; give it as Authorization: Bearer, or log in at /login): ${token}\n`);
+  }
+  if (token === undefined && !isLoopback(host)) {
+    usage(`--host ${host} is not loopback, and a server others can reach needs a token: give --token TOKEN (or set RAYMOND_SERVE_TOKEN), or --token generate to have one made and printed once`);
+  }
+  return token;
+}
+
+/** The `raymond serve` server: discovers, runs, serves, and on SIGTERM or Ctrl-C drains and exits 0. */
+export async function serveCommand(flags: ServeFlags, version: string): Promise<number> {
+  const cwd = process.cwd();
+  const configPath = findConfigFile(cwd);
+  const config: ConfigFile = configPath ? readConfig(configPath) : { values: {}, serve: {}, warnings: [], serveWarnings: [] };
+  for (const w of [...config.warnings, ...config.serveWarnings]) process.stderr.write(`raymond: warning: ${configPath}: ${w}\n`);
+  const raymondDir = projectRaymondDir(cwd);
+  const project = dirname(raymondDir);
+  const fromConfig = (p: string) => resolve(project, p);
+  const roots = flags.root?.map((r) => resolve(r)) ?? config.serve.roots?.map(fromConfig);
+  if (!roots || roots.length === 0) usage('give at least one --root DIR to serve workflows from');
+  for (const r of roots) await folder(r, '--root');
+  const workdir = flags.workdir !== undefined ? resolve(flags.workdir) : config.serve.workdir !== undefined ? fromConfig(config.serve.workdir) : undefined;
+  if (workdir !== undefined) await folder(workdir, '--workdir');
+  const host = flags.host ?? config.serve.host ?? '127.0.0.1';
+  const port = flags.port ?? config.serve.port ?? 8080;
+  const token = serverToken(flags, host);
+
+  const poolDir = join(raymondDir, 'serve-state');
+  await ignoreRaymondFolder(raymondDir).catch(() => {});
+  if (flags.clean) {
+    const moved = await RunPool.clean(poolDir);
+    if (moved.length > 0) say(`--clean: moved ${moved.length} unfinished run(s) to ${join(poolDir, 'abandoned')}/: ${moved.join(', ')}`);
+  }
+  const cliFlags: CliFlags = { ...(flags.claudeBin ? { claudeBin: flags.claudeBin } : {}), ...(flags.dangerouslySkipPermissions ? { dangerouslySkipPermissions: true } : {}), ...(flags.budget !== undefined ? { budget: flags.budget } : {}), onAsk: 'prompt' };
+  const baseSettings = newRunSettings(cliFlags, config.values);
+  const registry = new WorkflowRegistry(roots, (line) => say(`warning: ${line}`));
+  const staging = new AskStaging(say);
+  const pool = new RunPool(poolDir, { claudeBin: baseSettings.claudeBin, debug: baseSettings.debug, warm: baseSettings.warm, permissionMode: baseSettings.permissionMode, disallowedTools: baseSettings.disallowedTools }, (run, ask) => staging.onAsk(run, ask), say);
+  const ctx: ServeContext = {
+    registry, pool, staging, baseSettings, defaultBudgetUsd: baseSettings.budgetUsd, workdir, cwd, token, say,
+    uploadCaps: { ...(config.serve.upload_max_size ? { perFile: config.serve.upload_max_size } : {}), ...(config.serve.upload_max_total_size ? { total: config.serve.upload_max_total_size } : {}), ...(config.serve.upload_max_count ? { count: config.serve.upload_max_count } : {}) },
+  };
+  const workflows = await registry.rescan();
+  await pool.recover();
+  const server = createServeServer(ctx, { loopbackOnly: isLoopback(host), version });
+  await new Promise<void>((ok, fail) => {
+    server.once('error', (err: NodeJS.ErrnoException) => fail(new RaymondError('ERR_USAGE', `cannot listen on ${host}:${port}: ${err.code ?? err.message}`)));
+    server.listen(port, host, ok);
+  });
+  const address = server.address();
+  const shownPort = typeof address === 'object' && address ? address.port : port;
+  const resumed = pool.list().filter((r) => !r.ended).length;
+  say(`listening on http://${host.includes(':') ? `[${host}]` : host}:${shownPort}/ (${workflows.length} workflow(s); ${resumed} run(s) resumed from ${poolDir})`);
+  for (const id of flags.launch ?? config.serve.launch ?? []) {
+    await startRun(ctx, { workflow_id: id }).then((run) => say(`--launch ${id}: run ${run.id}`), (err: unknown) => say(`--launch ${id} failed: ${formatError(err)}`));
+  }
+
+  // SIGTERM or Ctrl-C: no new run, running steps get a few seconds, then stop; a second signal stops them at once.
+  await new Promise<void>((done) => {
+    let stopping = false;
+    const stop = (signal: string) => {
+      if (stopping) {
+        say(`${signal} again: stopping every step now`);
+        void pool.shutdown(0);
+        return;
+      }
+      stopping = true;
+      say(`${signal}: no new runs; running steps get a few seconds to finish, then stop (runs stay resumable)`);
+      server.close();
+      server.closeAllConnections();
+      void pool.shutdown().then(() => {
+        process.off('SIGTERM', onTerm);
+        process.off('SIGINT', onInt);
+        say('stopped');
+        done();
+      });
+    };
+    const onTerm = () => stop('SIGTERM');
+    const onInt = () => stop('SIGINT');
+    process.on('SIGTERM', onTerm);
+    process.on('SIGINT', onInt);
+  });
+  return EXIT.completed;
+}
+
+/** `raymond serve list`: the runs of the serve pool, one id per line (sorted), without a server. */
+export async function serveList(json: boolean): Promise<string> {
+  const dir = join(projectRaymondDir(process.cwd()), 'serve-state');
+  const ids = (await readdir(dir).catch(() => [] as string[])).filter((n) => n.endsWith('.json')).map((n) => n.slice(0, -5)).sort();
+  if (!json) return ids.join('\n');
+  const runs = await Promise.all(ids.map(async (id) => ({ run_id: id, status: (await readStateFile(join(dir, `${id}.json`), id).catch(() => undefined))?.status ?? 'unreadable' })));
+  return JSON.stringify(runs);
+}

@@ -1,0 +1,126 @@
+import { realpath, stat } from 'node:fs/promises';
+import { isAbsolute, relative, resolve } from 'node:path';
+import { layoutDiagram } from '../analysis/diagram-layout.js';
+import { diagramModel } from '../analysis/diagram-model.js';
+import { nodeSize, renderSvg } from '../analysis/diagram-svg.js';
+import { loadWorkflowGraph } from '../analysis/workflow-graph.js';
+import { isModelName, MODEL_CHOICES } from '../claude/claude-argv.js';
+import { formatError } from '../errors.js';
+import { HttpError, readJsonObject, sendJson } from './http-error.js';
+import { pendingAskJson, runJson, workflowJson } from './run-json.js';
+import type { Handler, ServeContext } from './serve-context.js';
+import type { ServedRun } from './served-run.js';
+import { streamRunOutput } from './sse-stream.js';
+
+/** The run a path names, or a 404 `run_not_found`. */
+export function runOf(ctx: ServeContext, id: string): ServedRun {
+  const run = ctx.pool.get(id);
+  if (!run) throw new HttpError(404, 'run_not_found', `run "${id}" not found`);
+  return run;
+}
+
+export const listWorkflows: Handler = (ctx, _req, res) => sendJson(res, 200, ctx.registry.list().map(workflowJson));
+
+export const getWorkflow: Handler = (ctx, _req, res, p) => {
+  const w = ctx.registry.get(p.id!);
+  if (!w) throw new HttpError(404, 'workflow_not_found', `workflow "${p.id}" not found`);
+  sendJson(res, 200, workflowJson(w));
+};
+
+export const rescanWorkflows: Handler = async (ctx, _req, res) => sendJson(res, 200, (await ctx.registry.rescan()).map(workflowJson));
+
+/** `working_directory` of a request: an existing folder, inside `--workdir` when one was given. */
+async function workingDirectory(ctx: ServeContext, asked: string | undefined): Promise<string> {
+  const base = ctx.workdir ?? ctx.cwd;
+  const dir = asked === undefined ? base : resolve(base, asked);
+  const real = await realpath(dir).catch(() => undefined);
+  if (real === undefined || !(await stat(real)).isDirectory()) throw new HttpError(400, 'bad_working_directory', `working_directory "${asked ?? dir}" is not a folder`);
+  if (ctx.workdir !== undefined) {
+    const rel = relative(await realpath(ctx.workdir), real);
+    if (rel.startsWith('..') || isAbsolute(rel)) throw new HttpError(403, 'workdir_outside', `working_directory "${asked}" is outside --workdir ${ctx.workdir}`);
+  }
+  return real;
+}
+
+function optionalString(body: Record<string, unknown>, key: string): string | undefined {
+  const v = body[key];
+  if (v === undefined || v === null || v === '') return undefined;
+  if (typeof v !== 'string') throw new HttpError(400, 'bad_request', `${key} must be a string`);
+  return v;
+}
+
+/**
+ * Starts a run as `POST /runs` asks (also what `--launch ID` does, with
+ * only the id), after checking everything the request says.
+ */
+export async function startRun(ctx: ServeContext, body: Record<string, unknown>): Promise<ServedRun> {
+  if (!ctx.pool.open) throw new HttpError(503, 'shutting_down', 'the server is shutting down; no new runs');
+  const id = optionalString(body, 'workflow_id');
+  if (id === undefined) throw new HttpError(400, 'bad_request', 'workflow_id is required');
+  const entry = ctx.registry.get(id);
+  if (!entry) throw new HttpError(404, 'workflow_not_found', `workflow "${id}" not found`);
+  const input = optionalString(body, 'input') ?? '';
+  if (entry.input.mode === 'required' && input === '') throw new HttpError(400, 'input_required', 'workflow requires non-empty input');
+  if (entry.input.mode === 'none' && input !== '') throw new HttpError(400, 'input_not_accepted', 'workflow does not accept input');
+  const budget = body.budget ?? 0;
+  if (typeof budget !== 'number' || !Number.isFinite(budget) || budget < 0) throw new HttpError(400, 'bad_request', 'budget must be a number of USD, 0 or more');
+  const model = optionalString(body, 'model');
+  if (model !== undefined && !isModelName(model)) throw new HttpError(400, 'bad_request', `model must be ${MODEL_CHOICES}`);
+  const env = body.environment ?? {};
+  if (typeof env !== 'object' || env === null || Array.isArray(env) || !Object.entries(env).every(([k, v]) => /^[A-Za-z_][A-Za-z0-9_]*$/.test(k) && typeof v === 'string')) {
+    throw new HttpError(400, 'bad_request', 'environment must be an object of variable names to strings');
+  }
+  const cwd = await workingDirectory(ctx, optionalString(body, 'working_directory') ?? entry.working_directory);
+  return ctx.pool.launch({
+    workflowId: entry.id,
+    path: entry.path,
+    input,
+    cwd,
+    settings: {
+      ...ctx.baseSettings,
+      // Request, then manifest, then the server's (config, flag): 0 in the request or the manifest means "not given", as in `ray`.
+      budgetUsd: budget > 0 ? budget : entry.default_budget > 0 ? entry.default_budget : ctx.defaultBudgetUsd,
+      ...(model !== undefined ? { model } : {}),
+      environment: { ...entry.environment, ...(env as Record<string, string>) },
+      onAsk: 'prompt',
+    },
+  });
+}
+
+/** `POST /runs`: 201 with `run_id`, `status`, `started_at`; the run goes on in the background. */
+export const createRun: Handler = async (ctx, req, res) => {
+  const run = await startRun(ctx, await readJsonObject(req));
+  sendJson(res, 201, { run_id: run.id, status: run.status, started_at: new Date(run.startedAt).toISOString() });
+};
+
+export const listRuns: Handler = (ctx, _req, res) => sendJson(res, 200, ctx.pool.list().map(runJson));
+
+export const getRun: Handler = (ctx, _req, res, p) => sendJson(res, 200, runJson(runOf(ctx, p.id!)));
+
+/** `GET /runs/{id}/snapshot`: the run, its pending asks and the last event id, in one answer, for a page that then follows `output`. */
+export const runSnapshot: Handler = async (ctx, _req, res, p) => {
+  const run = runOf(ctx, p.id!);
+  const asks = await Promise.all([...run.asks.values()].map(async (a) => pendingAskJson(run.id, a, await ctx.staging.pending(run, a.id))));
+  sendJson(res, 200, { run: runJson(run), pending_asks: asks, last_event_id: run.events.lastId });
+};
+
+export const runOutput: Handler = (ctx, req, res, p, url) => streamRunOutput(req, res, runOf(ctx, p.id!), url);
+
+/** `POST /runs/{id}/cancel`: stops the run's steps; it is `cancelled` (and stays resumable by hand). */
+export const cancelRun: Handler = async (ctx, _req, res, p) => {
+  const run = runOf(ctx, p.id!);
+  if (run.ended) throw new HttpError(409, 'run_not_active', `run "${run.id}" already ended (${run.status})`);
+  await ctx.pool.cancel(run);
+  sendJson(res, 200, { run_id: run.id, status: run.status });
+};
+
+/** `GET /runs/{id}/diagram.svg`: the run's workflow as `raymond diagram --html` draws it. */
+export const runDiagram: Handler = async (ctx, _req, res, p) => {
+  const run = runOf(ctx, p.id!);
+  const graph = await loadWorkflowGraph(run.workflowPath).catch((err: unknown) => {
+    throw new HttpError(404, 'workflow_unreadable', `cannot draw the workflow of run "${run.id}": ${formatError(err)}`);
+  });
+  const svg = renderSvg(layoutDiagram(diagramModel(graph), nodeSize)).replace('<svg ', '<svg xmlns="http://www.w3.org/2000/svg" ');
+  res.writeHead(200, { 'Content-Type': 'image/svg+xml; charset=utf-8', 'X-Content-Type-Options': 'nosniff', 'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; sandbox", 'Cache-Control': 'no-store' });
+  res.end(svg);
+};

@@ -1,0 +1,61 @@
+import type { AgentAsk } from '../../machines/types.js';
+import { affordanceOf, type FileRecord } from './ask-files.js';
+import type { ServedRun } from './served-run.js';
+import type { WorkflowEntry } from './workflow-registry.js';
+
+/** `GET /workflows` entries: `ray serve`'s fields. */
+export function workflowJson(w: WorkflowEntry) {
+  return { id: w.id, name: w.name, description: w.description, input: w.input, default_budget: w.default_budget, requires_human_input: w.requires_human_input };
+}
+
+/** An agent's `status` as `ray serve` gives it: empty while it runs. */
+function rayAgentStatus(machine: string): string {
+  return machine === 'idle' || machine === 'invoking' ? '' : machine;
+}
+
+/**
+ * `GET /runs/{id}`: `ray serve`'s fields (`run_id`, `workflow_id`,
+ * `status`, `current_state`, `agents`, `cost_usd`, `started_at`,
+ * `elapsed_seconds`, `result`), and Raymond's: each agent's machine state,
+ * stack depth and cost, the budget, the error, the state file, and the id
+ * of the last event so far (for `Last-Event-ID`).
+ */
+export function runJson(run: ServedRun) {
+  const agents = [...run.agents.values()].map((a) => ({
+    id: a.id, current_state: a.state, status: rayAgentStatus(a.machine), machine_state: a.machine, stack_depth: a.depth, cost_usd: a.costUsd, ...(a.result !== undefined ? { result: a.result } : {}),
+  }));
+  const end = run.endedAt ?? Date.now();
+  return {
+    run_id: run.id,
+    workflow_id: run.workflowId,
+    status: run.status,
+    ...(run.agents.get('main') ? { current_state: run.agents.get('main')!.state } : {}),
+    agents,
+    cost_usd: run.costUsd,
+    budget_usd: run.budgetUsd,
+    started_at: new Date(run.startedAt).toISOString(),
+    elapsed_seconds: Math.max(0, (end - run.startedAt) / 1000),
+    ...(run.result !== undefined ? { result: run.result } : {}),
+    ...(run.error !== undefined ? { error: run.error } : {}),
+    pending_asks: run.asks.size,
+    state_file: run.stateFile,
+    last_event_id: run.events.lastId,
+  };
+}
+
+/** A pending ask as `GET /runs/{id}/pending-asks` lists it: `ray serve`'s fields and the asking agent and its next state. */
+export function pendingAskJson(runId: string, ask: AgentAsk, staged: { files: FileRecord[]; problems: string[] } | undefined) {
+  const affordance = affordanceOf(ask.files);
+  return {
+    run_id: runId,
+    ask_id: ask.id,
+    agent_id: ask.agent_id,
+    prompt: ask.prompt,
+    created_at: ask.created_at,
+    ...(ask.timeout_at ? { timeout_at: ask.timeout_at } : {}),
+    next_state: ask.next,
+    ...(affordance ? { file_affordance: affordance } : {}),
+    ...(staged && staged.files.length > 0 ? { staged_files: staged.files } : {}),
+    ...(staged && staged.problems.length > 0 ? { staging_errors: staged.problems } : {}),
+  };
+}

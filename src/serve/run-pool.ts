@@ -1,0 +1,164 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { mkdir, readdir, rename, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { AgentAsk } from '../../machines/types.js';
+import { formatError } from '../errors.js';
+import { resumeWorkflow, startWorkflow } from '../runtime/start-run.js';
+import type { RunOutcome } from '../runtime/compose-run.js';
+import type { RunSettings } from '../runtime/run-settings.js';
+import { resumeSpecifier } from '../scope/scope.js';
+import { readStateFile, stateFilePath } from '../state/state-file.js';
+import { ServedRun } from './served-run.js';
+
+/** How long a shutdown lets running steps finish before it stops them (graceful-shutdown.md: 5 s). */
+export const SHUTDOWN_PATIENCE_MS = 5_000;
+
+/** State file statuses a pool resumes at startup. */
+const RESUMABLE = new Set(['running', 'paused', 'asking']);
+
+/** A marker beside a cancelled run's state file: it is not resumed at the next start. */
+function cancelMarker(pool: string, id: string): string {
+  return join(pool, `${id}.cancelled`);
+}
+
+/** What a new run is given. */
+export interface LaunchRequest {
+  workflowId: string;
+  path: string;
+  input: string;
+  cwd: string;
+  settings: RunSettings;
+}
+
+/**
+ * The server's runs, each its own composeRun with its own state file in the
+ * pool folder (`.raymond/serve-state/`), lock and budget. A run's failure,
+ * thrown or returned, is that run's status and last event; nothing it does
+ * reaches another run or the server.
+ */
+export class RunPool {
+  private readonly runs = new Map<string, ServedRun>();
+  private accepting = true;
+
+  constructor(
+    readonly dir: string,
+    /** Process settings given again to resumed runs (Claude Code binary, debug logs...). */
+    private readonly resumeOverrides: Partial<RunSettings>,
+    private readonly onAsk: (run: ServedRun, ask: AgentAsk) => void,
+    private readonly say: (line: string) => void,
+  ) {}
+
+  get(id: string): ServedRun | undefined {
+    return this.runs.get(id);
+  }
+
+  /** Every run, newest first. */
+  list(): ServedRun[] {
+    return [...this.runs.values()].sort((a, b) => b.startedAt - a.startedAt || b.id.localeCompare(a.id));
+  }
+
+  /** Whether new runs are taken (false once a shutdown began). */
+  get open(): boolean {
+    return this.accepting;
+  }
+
+  private track(run: ServedRun, promise: Promise<RunOutcome>): void {
+    this.runs.set(run.id, run);
+    run.done = promise.then(
+      (outcome) => run.finish(outcome.status, outcome.error),
+      (err: unknown) => {
+        const message = formatError(err);
+        this.say(`run ${run.id} failed: ${message}`);
+        run.failEarly(message);
+      },
+    );
+  }
+
+  /** Starts a run of a workflow; returns at once with the run, which goes on in the background. */
+  launch(req: LaunchRequest): ServedRun {
+    const id = `${req.workflowId.replace(/[^A-Za-z0-9_-]+/g, '-').slice(0, 100) || 'workflow'}-${randomBytes(4).toString('hex')}`;
+    const run = new ServedRun(id, req.workflowId, req.path, stateFilePath(this.dir, id), Date.now(), this.onAsk);
+    run.budgetUsd = req.settings.budgetUsd;
+    this.track(run, startWorkflow({
+      path: req.path, input: req.input === '' ? undefined : req.input, workflowId: id, cwd: req.cwd, settings: req.settings, stateDir: this.dir,
+      onEvent: (e) => run.onEvent(e), drain: run.drain.signal, kill: run.kill.signal, onControl: (c) => { run.control = c; },
+    }));
+    return run;
+  }
+
+  /**
+   * Reads the pool: every run in it is listed, and each that had not
+   * finished (and was not cancelled) is resumed, its asks answerable again.
+   */
+  async recover(): Promise<void> {
+    await mkdir(this.dir, { recursive: true });
+    for (const name of (await readdir(this.dir)).filter((n) => n.endsWith('.json')).sort()) {
+      const id = name.slice(0, -'.json'.length);
+      const file = join(this.dir, name);
+      const state = await readStateFile(file, id).catch((err: unknown) => {
+        this.say(`${formatError(err)}; not served`);
+        return undefined;
+      });
+      if (!state) continue;
+      const run = new ServedRun(id, state.scope.path.split(/[/\\]/).pop()!.replace(/\.(zip|ya?ml)$/i, ''), resumeSpecifier(state.scope), file, Date.parse(state.started_at), this.onAsk);
+      run.seed(state);
+      const cancelled = existsSync(cancelMarker(this.dir, id));
+      if (!RESUMABLE.has(state.status) || cancelled || !this.accepting) {
+        this.runs.set(id, run);
+        run.cancelled = cancelled;
+        run.finish(state.status);
+        continue;
+      }
+      this.track(run, resumeWorkflow({
+        workflowId: id, stateDir: this.dir, overrides: { ...this.resumeOverrides, onAsk: 'prompt' }, interactive: false,
+        onEvent: (e) => run.onEvent(e), drain: run.drain.signal, kill: run.kill.signal, onControl: (c) => { run.control = c; },
+      }));
+    }
+  }
+
+  /** Cancels a run: its steps are stopped, it stays resumable by hand, and is not resumed at the next start. */
+  async cancel(run: ServedRun): Promise<void> {
+    run.cancelled = true;
+    await writeFile(cancelMarker(this.dir, run.id), `${new Date().toISOString()}\n`).catch(() => {});
+    run.kill.abort();
+    await run.done;
+  }
+
+  /**
+   * Stops the server's runs: no new run is taken, running steps get
+   * SHUTDOWN_PATIENCE_MS to finish, then every step is stopped. Runs stay
+   * resumable, and are resumed at the next start.
+   */
+  async shutdown(patienceMs = SHUTDOWN_PATIENCE_MS): Promise<void> {
+    this.accepting = false;
+    const live = [...this.runs.values()].filter((r) => !r.ended);
+    for (const r of live) r.drain.abort();
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([Promise.all(live.map((r) => r.done)), new Promise((resolve) => { timer = setTimeout(resolve, patienceMs); })]);
+    clearTimeout(timer);
+    for (const r of live) r.kill.abort();
+    await Promise.all(live.map((r) => r.done));
+  }
+
+  /**
+   * `--clean`: moves the state files (with journals and locks) of the
+   * runs that had not finished into `abandoned/<UTC time>/`, before
+   * anything is resumed. Finished runs stay.
+   */
+  static async clean(dir: string): Promise<string[]> {
+    const names = await readdir(dir).catch(() => [] as string[]);
+    const moved: string[] = [];
+    const stamp = new Date().toISOString().replace(/[:.]/g, '-') + `-${process.hrtime.bigint() % 1_000_000n}`;
+    const target = join(dir, 'abandoned', stamp);
+    for (const name of names.filter((n) => n.endsWith('.json'))) {
+      const id = name.slice(0, -'.json'.length);
+      const state = await readStateFile(join(dir, name), id).catch(() => undefined);
+      if (state && !RESUMABLE.has(state.status)) continue;
+      await mkdir(target, { recursive: true });
+      for (const file of names.filter((n) => n === name || n.startsWith(`${id}.`))) await rename(join(dir, file), join(target, file));
+      moved.push(id);
+    }
+    return moved;
+  }
+}

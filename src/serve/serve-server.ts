@@ -1,0 +1,66 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { TOKEN_COOKIE, checkRequest, hasToken } from './auth.js';
+import { HttpError, readBody, sendError, sendJson } from './http-error.js';
+import { openApiDocument } from './openapi.js';
+import { findRoute } from './route-table.js';
+import type { ServeContext } from './serve-context.js';
+
+/** What the server answers at `/` until the web page is wired in: where to start. */
+const PLACEHOLDER_PAGE = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>raymond serve</title></head><body>
+<h1>raymond serve</h1><p>The API is described at <a href="/openapi.json">/openapi.json</a>.</p>
+<form method="post" action="/login"><label>Token <input type="password" name="token" autocomplete="current-password"></label> <button>Log in</button></form>
+</body></html>`;
+
+/** Options of the HTTP server beyond the routes' context. */
+export interface ServerOptions {
+  /** Whether it is bound to loopback: then the `Host` of every request must be loopback too. */
+  loopbackOnly: boolean;
+  version: string;
+  /** The page at `/` (another module builds it); a placeholder with the login form without one. */
+  page?: (() => string) | undefined;
+}
+
+/** `POST /login`: a form with the token; a right one sets the cookie the page's requests carry. */
+async function login(ctx: ServeContext, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const form = new URLSearchParams((await readBody(req, 16 * 1024)).toString('utf8'));
+  const token = form.get('token') ?? '';
+  if (ctx.token === undefined) {
+    res.writeHead(303, { Location: '/' }).end();
+    return;
+  }
+  const probe = { headers: { authorization: `Bearer ${token}` } } as IncomingMessage;
+  if (!hasToken(probe, ctx.token)) throw new HttpError(401, 'unauthorized', 'wrong token');
+  res.writeHead(303, { Location: '/', 'Set-Cookie': `${TOKEN_COOKIE}=${encodeURIComponent(token)}; HttpOnly; SameSite=Strict; Path=/` }).end();
+}
+
+/**
+ * The HTTP server: every request passes the checks of auth.ts (host,
+ * token, origin), then goes to its route; every refusal is one JSON object
+ * with a stable code. Nothing here polls: idle, the process only waits.
+ */
+export function createServeServer(ctx: ServeContext, opts: ServerOptions): Server {
+  const server = createServer((req, res) => {
+    void (async () => {
+      const url = new URL(req.url ?? '/', 'http://server');
+      const method = req.method ?? 'GET';
+      const open = url.pathname === '/' || url.pathname === '/login' || url.pathname === '/openapi.json';
+      checkRequest(req, { token: ctx.token, loopbackOnly: opts.loopbackOnly, open });
+      if (url.pathname === '/' && (method === 'GET' || method === 'HEAD')) {
+        res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8', 'X-Content-Type-Options': 'nosniff', 'X-Frame-Options': 'DENY', 'Cache-Control': 'no-store' });
+        res.end((opts.page ?? (() => PLACEHOLDER_PAGE))());
+        return;
+      }
+      if (url.pathname === '/login' && method === 'POST') return login(ctx, req, res);
+      if (url.pathname === '/openapi.json' && method === 'GET') return sendJson(res, 200, openApiDocument(opts.version));
+      const { route, params } = findRoute(method, url.pathname);
+      await route.handler(ctx, req, res, params, url);
+    })().catch((err: unknown) => {
+      if (!(err instanceof HttpError)) ctx.say(`internal error on ${req.method} ${req.url}: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+      sendError(res, err);
+    });
+  });
+  // Long-lived event streams are the point of some requests: no socket timeout, but headers must come quickly.
+  server.requestTimeout = 0;
+  server.headersTimeout = 30_000;
+  return server;
+}

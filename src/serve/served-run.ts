@@ -1,0 +1,165 @@
+import type { RunEvent } from '../../machines/run-events.js';
+import type { AgentAsk, WorkflowState } from '../../machines/types.js';
+import type { RunControl } from '../runtime/compose-run.js';
+import { EventBuffer } from './event-buffer.js';
+import { rayEnvelopes } from './sse-envelopes.js';
+
+/** An agent as the server shows it: its state, its machine's state, its stack and what it cost. */
+export interface AgentView {
+  id: string;
+  state: string;
+  /** The agent machine's state (`idle`, `invoking`), or how it ended or waits (`terminated`, `failed`, `paused`, `asking`). */
+  machine: 'idle' | 'invoking' | 'terminated' | 'failed' | 'paused' | 'asking';
+  /** Return frames on its stack: callers in `awaiting-child`. */
+  depth: number;
+  costUsd: number;
+  result?: string;
+}
+
+/** Statuses after which a run never runs again in this pool. */
+const FINAL = new Set(['completed', 'failed', 'budget_exceeded', 'cancelled']);
+
+/**
+ * One run of the server: what its events told so far (agents, asks, cost,
+ * status), its numbered event stream, and the handles that stop or answer
+ * it. It follows the run only through its events, as the terminal does.
+ */
+export class ServedRun {
+  readonly events = new EventBuffer();
+  readonly agents = new Map<string, AgentView>();
+  readonly asks = new Map<string, AgentAsk>();
+  readonly drain = new AbortController();
+  readonly kill = new AbortController();
+  control: RunControl | undefined;
+  status = 'running';
+  costUsd = 0;
+  budgetUsd = 0;
+  result: string | undefined;
+  error: string | undefined;
+  endedAt: number | undefined;
+  cancelled = false;
+  /** Settles when the run's promise did (never rejects). */
+  done: Promise<void> = Promise.resolve();
+
+  constructor(
+    readonly id: string,
+    /** The id of the workflow it runs (the registry's), or its scope's name for a run found in the pool. */
+    readonly workflowId: string,
+    /** What `raymond diagram` draws for it: the workflow's path. */
+    readonly workflowPath: string,
+    readonly stateFile: string,
+    readonly startedAt: number,
+    /** Called with each ask as it is asked (or found pending at a resume), to stage its files. */
+    private readonly onAsk: (run: ServedRun, ask: AgentAsk) => void = () => {},
+  ) {}
+
+  /** A run read from its state file: its agents and asks as the file has them. */
+  seed(state: WorkflowState): void {
+    this.costUsd = state.total_cost_usd;
+    this.budgetUsd = state.options.budget_usd;
+    for (const a of state.agents) {
+      const machine = a.status === 'active' ? (a.ask ? 'asking' : 'idle') : a.status;
+      this.agents.set(a.id, { id: a.id, state: a.state, machine, depth: a.stack.length, costUsd: 0, ...(a.result !== undefined ? { result: a.result } : {}) });
+    }
+    this.result = state.results.main;
+    this.error = state.error;
+  }
+
+  get ended(): boolean {
+    return this.endedAt !== undefined;
+  }
+
+  private agent(id: string, state = ''): AgentView {
+    let a = this.agents.get(id);
+    if (!a) {
+      a = { id, state, machine: 'idle', depth: 0, costUsd: 0 };
+      this.agents.set(id, a);
+    }
+    return a;
+  }
+
+  /** Takes one event of the run: updates the view, then numbers it into the stream. */
+  onEvent(e: RunEvent): void {
+    switch (e.type) {
+      case 'run.started':
+        this.budgetUsd = e.budgetUsd;
+        this.costUsd = e.totalCostUsd;
+        break;
+      case 'step.started': {
+        const a = this.agent(e.agentId);
+        a.state = e.state;
+        a.machine = 'invoking';
+        break;
+      }
+      case 'step.done': {
+        const a = this.agent(e.agentId);
+        a.state = e.to ?? e.from;
+        a.machine = e.to === null ? 'terminated' : [...this.asks.values()].some((k) => k.agent_id === e.agentId) ? 'asking' : 'idle';
+        a.depth = e.depth;
+        a.costUsd += e.costUsd;
+        this.costUsd = e.totalCostUsd;
+        if (e.decision.kind === 'result' && e.to === null) {
+          a.result = e.decision.payload;
+          if (e.agentId === 'main') this.result = e.decision.payload;
+        }
+        for (const w of e.workers) this.agent(w.id, w.state);
+        break;
+      }
+      case 'agent.forked':
+        this.agent(e.id, e.state);
+        break;
+      case 'agent.paused':
+        this.agent(e.agentId).machine = 'paused';
+        break;
+      case 'agent.failed':
+        this.agent(e.agentId).machine = 'failed';
+        break;
+      case 'ask.created':
+      case 'ask.pending':
+        this.asks.set(e.ask.id, e.ask);
+        this.agent(e.ask.agent_id, e.ask.next).machine = 'asking';
+        this.onAsk(this, e.ask);
+        break;
+      case 'ask.answered':
+        this.asks.delete(e.askId);
+        this.agent(e.agentId).machine = 'idle';
+        break;
+      case 'run.finished':
+        this.costUsd = e.totalCostUsd;
+        this.error = e.error;
+        break;
+      default:
+        break;
+    }
+    if (!this.ended) this.status = this.asks.size > 0 ? 'asking' : 'running';
+    this.publish(e);
+  }
+
+  private publish(e: RunEvent): void {
+    const at = new Date().toISOString();
+    rayEnvelopes(e, this.id, this.cancelled).forEach((env, i) => {
+      this.events.push(JSON.stringify({ ...env, Timestamp: at, run_id: this.id, ...(i === 0 ? { raymond: e } : {}) }));
+    });
+  }
+
+  /** The run's promise settled: its final status, and the end of its stream. */
+  finish(status: string, error?: string): void {
+    if (this.ended) return;
+    this.status = this.cancelled ? 'cancelled' : status;
+    if (error !== undefined) this.error = error;
+    this.endedAt = Date.now();
+    this.asks.clear();
+    this.events.end();
+  }
+
+  /** A run that ended before it began (its workflow would not open): failed, with a last event saying why. */
+  failEarly(message: string): void {
+    this.events.push(JSON.stringify({ type: 'workflow_failed', WorkflowID: this.id, TotalCostUSD: 0, Error: message, Timestamp: new Date().toISOString(), run_id: this.id }));
+    this.finish('failed', message);
+  }
+
+  /** Whether the run is over for good (not to be resumed at the next start). */
+  get final(): boolean {
+    return FINAL.has(this.status);
+  }
+}

@@ -1,0 +1,182 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { API_ROUTES } from '../../src/serve/route-table.js';
+import { ROOT, Sandbox, sh } from '../helpers/cli.js';
+import { api, readEvents, startServe, until, type ServeProcess } from '../helpers/serve.js';
+
+const box = new Sandbox();
+let server: ServeProcess;
+let roots: string;
+
+before(async () => {
+  roots = box.write({
+    // Asks for a file in a slot; the answered state reads it from its ask's folder.
+    'upload/START.sh': sh('echo shown > "$RAYMOND_TASK_FOLDER/report.txt"', 'echo \'<ask next="READ.sh" upload_slots="note.txt" display_files="report.txt:Report.txt">Upload a note</ask>\''),
+    'upload/READ.sh': sh('echo "<result>$RAYMOND_INPUT / $(cat "$RAYMOND_TASK_FOLDER/asks/$RAYMOND_ASK_ID/note.txt")</result>"'),
+    'fails/START.sh': sh('echo broken >&2', 'exit 3'),
+    'slow/START.sh': sh('sleep 0.3', 'echo "<result>slow done</result>"'),
+    'noinput/workflow.yaml': 'id: quiet\ninput:\n  mode: none\n',
+    'noinput/START.sh': sh('echo "<result>ok</result>"'),
+    'notes.txt': 'not a workflow',
+  }, 'roots');
+  server = await startServe(['--root', roots, '--root', join(ROOT, 'workflows/examples')], box.dir);
+});
+after(async () => {
+  await server?.stop();
+  box.remove();
+});
+
+async function waitFor(runId: string, status: string) {
+  return until(async () => {
+    const r = await api(`${server.url}/runs/${runId}`);
+    return r.body.status === status ? r.body : undefined;
+  }, `run ${runId} ${status}`);
+}
+
+describe('raymond serve: workflows', () => {
+  it('lists the workflows of every root, with manifests and without, and refuses an unknown one', async () => {
+    const list = await api(`${server.url}/workflows`);
+    assert.equal(list.status, 200);
+    const ids = list.body.map((w: { id: string }) => w.id);
+    for (const id of ['approval', 'upload', 'fails', 'slow', 'quiet', 'tour']) assert.ok(ids.includes(id), `${id} in ${ids}`);
+    assert.ok(!ids.includes('notes'));
+    const approval = await api(`${server.url}/workflows/approval`);
+    assert.deepEqual(approval.body, { id: 'approval', name: 'Plan approval', description: 'Writes a plan for a change, waits until a person approves it, then carries it out.', input: { mode: 'required', label: 'Change', description: 'The change to plan, in one sentence.' }, default_budget: 1, requires_human_input: true });
+    const missing = await api(`${server.url}/workflows/nope`);
+    assert.equal(missing.status, 404);
+    assert.equal(missing.body.code, 'workflow_not_found');
+  });
+
+  it('rescans the roots on request', async () => {
+    box.write({ 'later/START.sh': sh('echo "<result>later</result>"') }, 'roots');
+    assert.equal((await api(`${server.url}/workflows/later`)).status, 404);
+    const r = await api(`${server.url}/workflows/rescan`, 'POST');
+    assert.equal(r.status, 200);
+    assert.ok(r.body.some((w: { id: string }) => w.id === 'later'));
+  });
+
+  it('checks input modes, budgets and models before starting anything', async () => {
+    assert.equal((await api(`${server.url}/runs`, 'POST', { workflow_id: 'approval' })).body.code, 'input_required');
+    assert.equal((await api(`${server.url}/runs`, 'POST', { workflow_id: 'quiet', input: 'x' })).body.code, 'input_not_accepted');
+    assert.equal((await api(`${server.url}/runs`, 'POST', { workflow_id: 'slow', budget: -1 })).status, 400);
+    assert.equal((await api(`${server.url}/runs`, 'POST', { workflow_id: 'slow', model: 'gpt' })).status, 400);
+    assert.equal((await api(`${server.url}/runs`, 'POST', { workflow_id: 'nope' })).status, 404);
+    assert.equal((await api(`${server.url}/runs`, 'POST', '{not json')).body.code, 'invalid_json');
+  });
+});
+
+describe('raymond serve: the approval package, answered with JSON', () => {
+  it('runs, asks, takes the answer, completes; its events resume after Last-Event-ID', async () => {
+    const start = await api(`${server.url}/runs`, 'POST', { workflow_id: 'approval', input: 'rename the loader' });
+    assert.equal(start.status, 201, JSON.stringify(start.body));
+    const id = start.body.run_id as string;
+    assert.match(id, /^approval-[0-9a-f]{8}$/);
+    await waitFor(id, 'asking');
+    const asks = await api(`${server.url}/runs/${id}/pending-asks`);
+    assert.equal(asks.body.length, 1);
+    assert.match(asks.body[0].prompt, /Reply approve/);
+    const snapshot = await api(`${server.url}/runs/${id}/snapshot`);
+    assert.equal(snapshot.body.pending_asks[0].ask_id, asks.body[0].ask_id);
+    assert.equal(snapshot.body.run.agents[0].machine_state, 'asking');
+    const svg = await fetch(`${server.url}/runs/${id}/diagram.svg`);
+    assert.equal(svg.headers.get('content-type'), 'image/svg+xml; charset=utf-8');
+    assert.match(await svg.text(), /<svg xmlns="http:\/\/www.w3.org\/2000\/svg"[\s\S]*DECIDE/);
+
+    const answered = await api(`${server.url}/runs/${id}/asks/${asks.body[0].ask_id}`, 'POST', { response: 'approve' });
+    assert.deepEqual(answered.body, { run_id: id, ask_id: asks.body[0].ask_id, status: 'resumed' });
+    const again = await api(`${server.url}/runs/${id}/asks/${asks.body[0].ask_id}`, 'POST', { response: 'approve' });
+    assert.equal(again.status, 404);
+    assert.equal(again.body.code, 'input_not_pending');
+    const done = await waitFor(id, 'completed');
+    assert.match(done.result, /^implemented: rename the loader/);
+    assert.equal(done.agents[0].machine_state, 'terminated');
+
+    // The whole stream, then the same stream after its 4th event: the rest, nothing lost or repeated.
+    const all = await readEvents(`${server.url}/runs/${id}/output`);
+    assert.deepEqual(all.map((e) => e.id), all.map((_, i) => i + 1));
+    const types = all.map((e) => e.data.type);
+    for (const t of ['workflow_started', 'state_started', 'agent_ask_started', 'agent_ask_resolved', 'agent_terminated', 'workflow_completed']) assert.ok(types.includes(t), `${t} in ${types}`);
+    assert.equal(all.at(-1)!.data.type, 'workflow_completed');
+    assert.equal(all[0]!.data.raymond.type, 'run.started');
+    const rest = await readEvents(`${server.url}/runs/${id}/output`, { 'Last-Event-ID': '4' });
+    assert.deepEqual(rest, all.slice(4));
+    assert.ok((await api(`${server.url}/runs`)).body.some((r: { run_id: string }) => r.run_id === id));
+  });
+});
+
+describe('raymond serve: asks with files', () => {
+  it('stages display files, takes a multipart upload the answered state reads, and serves files safely', async () => {
+    const id = (await api(`${server.url}/runs`, 'POST', { workflow_id: 'upload' })).body.run_id as string;
+    await waitFor(id, 'asking');
+    const [ask] = (await api(`${server.url}/runs/${id}/pending-asks`)).body;
+    assert.deepEqual(ask.file_affordance, { mode: 'slot', slots: [{ name: 'note.txt' }], display_files: [{ source_path: 'report.txt', display_name: 'Report.txt' }] });
+    assert.deepEqual(ask.staged_files, [{ name: 'Report.txt', size: 6, content_type: 'text/plain', source: 'display' }]);
+    const file = await fetch(`${server.url}/runs/${id}/asks/${ask.ask_id}/files/Report.txt?disposition=inline`);
+    assert.equal(await file.text(), 'shown\n');
+    assert.equal(file.headers.get('x-content-type-options'), 'nosniff');
+    assert.equal(file.headers.get('content-security-policy'), "default-src 'none'; sandbox");
+    assert.match(file.headers.get('content-disposition')!, /^attachment;/);
+    const escape = await api(`${server.url}/runs/${id}/asks/${ask.ask_id}/files/..%2F..%2F..%2Fstate%2Fx.json`);
+    assert.equal(escape.status, 400);
+    assert.equal(escape.body.code, 'path_escape');
+
+    const wrong = new FormData();
+    wrong.set('response', 'here');
+    wrong.set('other.txt', new Blob(['x']), 'other.txt');
+    const refused = await fetch(`${server.url}/runs/${id}/asks/${ask.ask_id}`, { method: 'POST', body: wrong });
+    assert.equal(refused.status, 400);
+    assert.equal(((await refused.json()) as { constraint: string }).constraint, 'slot_extra');
+
+    const form = new FormData();
+    form.set('response', 'here it is');
+    form.set('note.txt', new Blob(['uploaded words']), 'whatever.txt');
+    const up = await fetch(`${server.url}/runs/${id}/asks/${ask.ask_id}`, { method: 'POST', body: form });
+    assert.equal(up.status, 200, await up.clone().text());
+    const done = await waitFor(id, 'completed');
+    assert.equal(done.result, 'here it is / uploaded words');
+    const files = await api(`${server.url}/runs/${id}/asks/${ask.ask_id}/files`);
+    assert.deepEqual(files.body.map((f: { name: string; source: string }) => `${f.name}:${f.source}`), ['Report.txt:display', 'note.txt:upload']);
+  });
+});
+
+describe('raymond serve: runs side by side', () => {
+  it('a failing run does not disturb another; cancel stops a run', async () => {
+    const bad = (await api(`${server.url}/runs`, 'POST', { workflow_id: 'fails' })).body.run_id as string;
+    const good = (await api(`${server.url}/runs`, 'POST', { workflow_id: 'slow' })).body.run_id as string;
+    const failed = await waitFor(bad, 'failed');
+    assert.match(failed.error, /exit(ed)? (code )?3|broken/);
+    assert.equal((await waitFor(good, 'completed')).result, 'slow done');
+
+    const approval = (await api(`${server.url}/runs`, 'POST', { workflow_id: 'approval', input: 'x' })).body.run_id as string;
+    await waitFor(approval, 'asking');
+    const cancelled = await api(`${server.url}/runs/${approval}/cancel`, 'POST');
+    assert.deepEqual(cancelled.body, { run_id: approval, status: 'cancelled' });
+    assert.equal((await api(`${server.url}/runs/${approval}/cancel`, 'POST')).status, 409);
+    const events = await readEvents(`${server.url}/runs/${approval}/output`);
+    assert.equal(events.at(-1)!.data.type, 'workflow_cancelled');
+  });
+
+  it('refuses an oversized body and an unknown endpoint with JSON', async () => {
+    const big = await api(`${server.url}/runs`, 'POST', JSON.stringify({ workflow_id: 'slow', input: 'x'.repeat(2 * 2 ** 20) }));
+    assert.equal(big.status, 413);
+    assert.equal(big.body.code, 'body_too_large');
+    const unknown = await api(`${server.url}/nowhere`);
+    assert.equal(unknown.status, 404);
+    assert.equal(unknown.body.code, 'not_found');
+  });
+});
+
+describe('raymond serve: /openapi.json', () => {
+  it('describes every route the server has, and only those', async () => {
+    const doc = (await api(`${server.url}/openapi.json`)).body;
+    assert.equal(doc.openapi, '3.0.3');
+    const described = Object.entries(doc.paths as Record<string, Record<string, unknown>>).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`)).sort();
+    const served = [...API_ROUTES.map((r) => `${r.method} ${r.path}`), 'GET /openapi.json', 'POST /login', 'GET /'].sort();
+    assert.deepEqual(described, served);
+    // The README's API section names every route too.
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    for (const r of API_ROUTES) assert.ok(readme.includes(`${r.method} ${r.path}`), `README mentions ${r.method} ${r.path}`);
+  });
+});

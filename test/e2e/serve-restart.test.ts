@@ -1,0 +1,99 @@
+import assert from 'node:assert/strict';
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { ROOT, Sandbox, sh } from '../helpers/cli.js';
+import { api, startServe, until } from '../helpers/serve.js';
+
+const examples = join(ROOT, 'workflows/examples');
+
+async function asking(url: string): Promise<{ id: string; askId: string }> {
+  const id = (await api(`${url}/runs`, 'POST', { workflow_id: 'approval', input: 'rename it' })).body.run_id as string;
+  const askId = await until(async () => (await api(`${url}/runs/${id}/pending-asks`)).body[0]?.ask_id as string | undefined, 'the ask');
+  return { id, askId };
+}
+
+describe('raymond serve: restarts', () => {
+  const box = new Sandbox();
+  after(() => box.remove());
+
+  it('a server killed with a run asking resumes it at the next start, its ask answerable', async () => {
+    const first = await startServe(['--root', examples], box.dir);
+    const { id, askId } = await asking(first.url);
+    first.proc.kill('SIGKILL');
+    await first.exited;
+
+    const second = await startServe(['--root', examples], box.dir);
+    try {
+      assert.match(second.stderr(), /1 run\(s\) resumed/);
+      const asks = await until(async () => {
+        const r = await api(`${second.url}/runs/${id}/pending-asks`);
+        return r.body.length > 0 ? r.body : undefined;
+      }, 'the resumed ask');
+      assert.equal(asks[0].ask_id, askId);
+      assert.equal((await api(`${second.url}/runs/${id}/asks/${askId}`, 'POST', { response: 'approve' })).status, 200);
+      const done = await until(async () => {
+        const r = await api(`${second.url}/runs/${id}`);
+        return r.body.status === 'completed' ? r.body : undefined;
+      }, 'completion');
+      assert.match(done.result, /^implemented: rename it/);
+    } finally {
+      assert.equal(await second.stop(), 0);
+    }
+    const list = box.run(['serve', 'list']);
+    assert.equal((await list).stdout.trim(), id);
+  });
+
+  it('--clean moves unfinished runs to abandoned/ instead of resuming them; finished runs stay', async () => {
+    const first = await startServe(['--root', examples], box.dir);
+    const { id } = await asking(first.url);
+    first.proc.kill('SIGKILL');
+    await first.exited;
+    const second = await startServe(['--root', examples, '--clean'], box.dir);
+    try {
+      assert.match(second.stderr(), /--clean: moved 1 unfinished run/);
+      assert.equal((await api(`${second.url}/runs/${id}`)).status, 404);
+      const pool = join(box.dir, '.raymond/serve-state');
+      const [stamp] = readdirSync(join(pool, 'abandoned'));
+      assert.ok(existsSync(join(pool, 'abandoned', stamp!, `${id}.json`)));
+      assert.ok(!existsSync(join(pool, `${id}.json`)));
+      // The run completed in the first test is still listed.
+      assert.equal((await api(`${second.url}/runs`)).body.filter((r: { status: string }) => r.status === 'completed').length, 1);
+    } finally {
+      await second.stop();
+    }
+  });
+
+  it('SIGTERM lets a running step finish within its patience, leaves the run resumable, exits 0', async () => {
+    const roots = box.write({ 'twostep/START.sh': sh('sleep 0.5', 'echo "<goto>NEXT.sh</goto>"'), 'twostep/NEXT.sh': sh('echo "<result>next ran</result>"') }, 'roots');
+    const first = await startServe(['--root', roots], box.dir);
+    const id = (await api(`${first.url}/runs`, 'POST', { workflow_id: 'twostep' })).body.run_id as string;
+    await until(async () => (await api(`${first.url}/runs/${id}`)).body.agents?.[0]?.machine_state === 'invoking', 'the first step');
+    assert.equal(await first.stop(), 0);
+    assert.match(first.stderr(), /SIGTERM: no new runs/);
+    const second = await startServe(['--root', roots], box.dir);
+    try {
+      const done = await until(async () => {
+        const r = await api(`${second.url}/runs/${id}`);
+        return r.body.status === 'completed' ? r.body : undefined;
+      }, 'the resumed run');
+      assert.equal(done.result, 'next ran');
+    } finally {
+      await second.stop();
+    }
+  });
+
+  it('a cancelled run is not resumed at the next start', async () => {
+    const first = await startServe(['--root', examples], box.dir);
+    const { id } = await asking(first.url);
+    assert.equal((await api(`${first.url}/runs/${id}/cancel`, 'POST')).body.status, 'cancelled');
+    await first.stop();
+    const second = await startServe(['--root', examples], box.dir);
+    try {
+      assert.equal((await api(`${second.url}/runs/${id}`)).body.status, 'cancelled');
+      assert.deepEqual((await api(`${second.url}/runs/${id}/pending-asks`)).body, []);
+    } finally {
+      await second.stop();
+    }
+  });
+});
