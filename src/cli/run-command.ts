@@ -13,7 +13,9 @@ import { createTerminalTitle } from './terminal-title.js';
 import { DEFAULT_INSPECT_PORT } from './options.js';
 import { createPlainReporter } from './progress.js';
 import { joinFinished, summaryLine, type RunFinished } from './run-summary.js';
-import { newRunSettings, resumeOverrides, waitForLimits, type CliFlags } from './settings.js';
+import { newRunSettings, notifyHooks, resumeOverrides, waitForLimits, type CliFlags } from './settings.js';
+import { runNotification } from '../notify/notification.js';
+import { createNotifier, type Notifier } from '../notify/notifier.js';
 
 /** How long past a usage limit's reset the run waits: a reset told to the minute may lift a few seconds late. */
 const RESET_MARGIN_MS = 5_000;
@@ -121,6 +123,18 @@ async function startInspection(flags: CliFlags): Promise<Inspection | undefined>
   return inspection;
 }
 
+/** The command that goes on with a run, as the end of a run and its notifications show it. */
+function resumeCommand(workflowId: string, flags: CliFlags): string {
+  return `raymond --resume ${workflowId}${flags.stateDirGiven ? ` --state-dir ${flags.stateDir}` : ''}`;
+}
+
+/** A notifier for the hooks the flags or the config file name, if any; its failures are warnings among the run's lines. */
+function startNotifier(flags: CliFlags, config: ConfigValues, show: (e: RunEvent) => void): Notifier | undefined {
+  const { commands, urls } = notifyHooks(flags, config);
+  if (commands.length === 0 && urls.length === 0) return undefined;
+  return createNotifier({ commands, urls, warn: (text) => show({ type: 'warning', text }) });
+}
+
 /** `raymond PATH` and `raymond --resume ID`: runs a workflow and returns the exit code. */
 export async function runCommand(path: string | undefined, flags: CliFlags): Promise<number> {
   const config = loadConfig(process.cwd());
@@ -132,12 +146,36 @@ export async function runCommand(path: string | undefined, flags: CliFlags): Pro
   const progress = emptyProgress();
   const live = process.stderr.isTTY && process.env.TERM !== 'dumb' && !flags.quiet ? createLiveView({ stream: process.stderr, snapshot: () => progress, verbose: !!flags.verbose }) : undefined;
   const show = live ? (e: RunEvent) => live.event(e) : createPlainReporter({ quiet: !!flags.quiet, verbose: !!flags.verbose });
+  const notifier = startNotifier(flags, config, show);
+  try {
+    return await runAndReport(path, flags, config, { stateDir, inspection, progress, live, show, notifier });
+  } finally {
+    // After the result and the summary are out: a slow hook holds only the exit, and at most CLOSE_BOUND_MS.
+    await notifier?.close();
+  }
+}
+
+/** What runCommand set up for the run. */
+interface RunSetup {
+  stateDir: string;
+  inspection: Inspection | undefined;
+  progress: ReturnType<typeof emptyProgress>;
+  live: ReturnType<typeof createLiveView> | undefined;
+  show: (e: RunEvent) => void;
+  notifier: Notifier | undefined;
+}
+
+/** Runs the workflow (waiting out usage limits), tells the hooks how it ended, prints the outcome and returns the exit code. */
+async function runAndReport(path: string | undefined, flags: CliFlags, config: ConfigValues, { stateDir, inspection, progress, live, show, notifier }: RunSetup): Promise<number> {
   let finished: RunFinished | undefined;
+  // The first part's: it names the run's workflow and label for the notifications.
+  let started: Extract<RunEvent, { type: 'run.started' }> | undefined;
   // Only on a terminal: the sequence would be noise in a log file or a pipe.
   const title = live ? createTerminalTitle(process.stderr) : undefined;
   const onEvent = (e: RunEvent) => {
     trackProgress(progress, e);
     title?.(e);
+    if (e.type === 'run.started') started ??= e;
     if (e.type === 'run.finished') finished = joinFinished(finished, e);
     show(e);
     inspection?.event(e);
@@ -166,6 +204,11 @@ export async function runCommand(path: string | undefined, flags: CliFlags): Pro
     await inspection?.close();
     signals.dispose();
   }
+  // Once per command, for how it ended: a part that paused on a usage limit and was waited out is not an end.
+  if (notifier && finished && started) {
+    const notification = runNotification(finished, { runId: outcome.workflowId, workflow: started.workflow, name: started.name, resume: resumeCommand(outcome.workflowId, flags) }, outcome.results);
+    if (notification) notifier.send(notification);
+  }
   if (flags.json) process.stdout.write(`${jsonSummary(outcome)}\n`);
   else if (outcome.status === 'completed' && outcome.results.main !== undefined) process.stdout.write(`${outcome.results.main}\n`);
   if (outcome.worktrees.length > 0 && !flags.quiet) process.stderr.write(`${worktreeHeader(outcome)}\n${worktreeLines(outcome.worktrees).join('\n')}\n`);
@@ -173,7 +216,7 @@ export async function runCommand(path: string | undefined, flags: CliFlags): Pro
   const interrupted = signals.drain.aborted || signals.kill.aborted;
   if (finished && !flags.quiet) process.stderr.write(`${summaryLine(finished, progress, interrupted)}\n`);
   if (outcome.status !== 'completed') {
-    process.stderr.write(`resume with: raymond --resume ${outcome.workflowId}${flags.stateDirGiven ? ` --state-dir ${flags.stateDir}` : ''}\n`);
+    process.stderr.write(`resume with: ${resumeCommand(outcome.workflowId, flags)}\n`);
   }
   if (flags.verbose) {
     const w = outcome.stateWrites;

@@ -113,7 +113,7 @@ export async function composeRun(state: WorkflowState, scopes: ScopeSet, stateFi
       ...(hooks.inspect ? { inspect: hooks.inspect } : {}),
     });
     actor.on('*', (e) => emit(e as RunEvent));
-    emit({ type: 'run.started', workflowId, ...(settings.name ? { name: settings.name } : {}), resumed, at: startedAt, budgetUsd: settings.budgetUsd, totalCostUsd: store.meta.total_cost_usd, counts: frameCounts(store.agents.values()) });
+    emit({ type: 'run.started', workflowId, workflow: scopes.main.name, ...(settings.name ? { name: settings.name } : {}), resumed, at: startedAt, budgetUsd: settings.budgetUsd, totalCostUsd: store.meta.total_cost_usd, counts: frameCounts(store.agents.values()) });
     const drain = () => actor.send({ type: 'run.drain' });
     const kill = () => actor.send({ type: 'run.interrupt' });
     hooks.drain?.addEventListener('abort', drain, { once: true });
