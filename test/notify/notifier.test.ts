@@ -1,17 +1,24 @@
 import assert from 'node:assert/strict';
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { alive } from '../helpers/cli.js';
-import { startServer, type TestServer } from '../helpers/http-server.js';
+import { startReceiver, type Receiver } from '../helpers/notify-receiver.js';
 import { waitUntil } from '../helpers/processes.js';
 import type { Notification } from '../../src/notify/notification.js';
 import { createNotifier, type NotifierOptions } from '../../src/notify/notifier.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'raymond-notify-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
+// Closed however a test ends: an open server would keep the test file from ending.
+const servers: Receiver[] = [];
+after(() => Promise.all(servers.map((s) => s.close())));
+async function receiver(...args: Parameters<typeof startReceiver>): Promise<Receiver> {
+  const server = await startReceiver(...args);
+  servers.push(server);
+  return server;
+}
 
 /** A hook command: records its argv, stdin and RAYMOND_EVENT under `out`, numbered by call, and exits with `code`. */
 function hookScript(name: string, code = 0): string {
@@ -19,23 +26,6 @@ function hookScript(name: string, code = 0): string {
   writeFileSync(path, ['#!/bin/sh', 'out="$1"', 'n=$(cat "$out.count" 2>/dev/null || echo 0); n=$((n+1)); echo $n > "$out.count"', 'printf "%s\\n" "$@" > "$out.argv.$n"', 'cat > "$out.stdin.$n"', 'printf "%s" "$RAYMOND_EVENT" > "$out.env.$n"', `exit ${code}`, ''].join('\n'));
   chmodSync(path, 0o755);
   return path;
-}
-
-/** A receiver that records each POST's body and content type; `answer` gives each request's status (by its number), or null for none. */
-async function receiver(answer: (n: number) => number | null): Promise<TestServer & { bodies: string[]; types: string[] }> {
-  const bodies: string[] = [];
-  const types: string[] = [];
-  const server = await startServer((req: IncomingMessage, res: ServerResponse) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      bodies.push(Buffer.concat(chunks).toString('utf8'));
-      types.push(req.headers['content-type'] ?? '');
-      const status = answer(bodies.length);
-      if (status !== null) res.writeHead(status).end();
-    });
-  });
-  return Object.assign(server, { bodies, types });
 }
 
 const note = (run_id: string): Notification => ({ event: 'run.completed', at: '2025-01-02T03:04:05.000Z', run_id, workflow: 'wf', status: 'completed', total_cost_usd: 0, results: { main: 'ok' } });
