@@ -57,16 +57,17 @@ describe('--notify and --notify-url: hooks told how a run ended', () => {
   it('a failed run sends run.failed with the error and the command that resumes it; the resumed run sends run.completed', async () => {
     const server = await startReceiver();
     const wf = box.write({ 'START.sh': sh('[ -f "$RAYMOND_WORKFLOW_ID.ok" ] || { echo "no flag" >&2; exit 3; }', 'echo "<result>second time</result>"') }, 'flaky');
-    const failed = await box.run([wf, '--workflow-id', 'nt2', '--state-dir', 'st', '--notify-url', `${server.url}/a`]);
+    // A state folder two levels down: task folders go beside it, under runs/.raymond (see projectRootOf).
+    const failed = await box.run([wf, '--workflow-id', 'nt2', '--state-dir', 'runs/state', '--notify-url', `${server.url}/a`]);
     assert.equal(failed.code, 1, failed.stderr);
     const [f] = parsed(server.bodies);
     assert.equal(f!.event, 'run.failed');
     assert.equal(f!.status, 'failed');
     assert.match(f!.error ?? '', /START\.sh: exited with code 3/);
-    assert.equal(f!.resume, 'raymond --resume nt2 --state-dir st');
+    assert.equal(f!.resume, 'raymond --resume nt2 --state-dir runs/state');
     assert.equal(f!.results, undefined);
     writeFileSync(join(box.dir, 'nt2.ok'), '');
-    const resumed = await box.run(['--resume', 'nt2', '--state-dir', 'st', '--notify-url', `${server.url}/b`]);
+    const resumed = await box.run(['--resume', 'nt2', '--state-dir', 'runs/state', '--notify-url', `${server.url}/b`]);
     await server.close();
     assert.equal(resumed.code, 0, resumed.stderr);
     assert.deepEqual(server.requests, ['/a', '/b']);
