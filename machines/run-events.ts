@@ -27,8 +27,8 @@ export interface ForkedWorker {
  * only where it is shown.
  */
 export type RunEvent =
-  /** `name`: the run's `--name` label, if it has one. */
-  | { type: 'run.started'; workflowId: string; name?: string | undefined; onAsk?: OnAskMode | undefined; resumed: boolean; at: number; budgetUsd: number; totalCostUsd: number; counts: FrameCounts }
+  /** `workflow`: the short name of the run's workflow; `name`: the run's `--name` label, if it has one; `onAsk`: who answers its asks. */
+  | { type: 'run.started'; workflowId: string; workflow: string; name?: string | undefined; onAsk?: OnAskMode | undefined; resumed: boolean; at: number; budgetUsd: number; totalCostUsd: number; counts: FrameCounts }
   /** `scope`: the key of the workflow the state is in, when it is not the run's own (a cross-workflow callee). */
   | { type: 'step.started'; agentId: string; state: string; scope?: string | undefined }
   | {

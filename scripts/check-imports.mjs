@@ -14,7 +14,7 @@ const LAYERS = [
   ['machines'],
   ['src'],
   ['src/language'],
-  ['src/scope', 'src/state', 'src/worktrees', 'src/inspect'],
+  ['src/scope', 'src/state', 'src/worktrees', 'src/inspect', 'src/notify'],
   ['src/executors'],
   ['src/claude'],
   ['src/config', 'src/analysis', 'src/runtime'],

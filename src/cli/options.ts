@@ -2,6 +2,8 @@ import { availableParallelism } from 'node:os';
 import { InvalidArgumentError } from 'commander';
 import { isModelName, MODEL_CHOICES } from '../claude/claude-argv.js';
 import { runNameProblem } from '../config/config-file.js';
+import { notifyUrlProblem } from '../notify/hook-spec.js';
+import { splitCommand } from '../notify/split-command.js';
 
 /** Default step parallelism: one per core, at least two. */
 export const DEFAULT_MAX_PARALLEL = Math.max(2, availableParallelism());
@@ -60,3 +62,16 @@ export const money = nonNegative('an amount in USD, 0 or more (0 = unlimited)');
 
 /** Commander parser for a speed factor: a number, 0 or more. */
 export const speedFactor = nonNegative('a number, 0 or more (0 = all at once)');
+
+/** Commander parser for `--notify CMD` (repeatable): each command line split into argv, as a shell splits words but expanding nothing. */
+export function notifyCommand(value: string, previous: string[][] | undefined): string[][] {
+  const split = splitCommand(value);
+  if (!split.ok) throw new InvalidArgumentError(`the command ${split.problem}`);
+  return [...(previous ?? []), split.argv];
+}
+
+/** Commander parser for `--notify-url URL` (repeatable): http or https only. */
+export function notifyUrl(value: string, previous: string[] | undefined): string[] {
+  if (notifyUrlProblem(value) !== undefined) throw new InvalidArgumentError('expected an http: or https: URL');
+  return [...(previous ?? []), value];
+}

@@ -6,7 +6,7 @@ import { ON_ASK_MODES, WORKTREE_MODES } from '../../machines/types.js';
 import { DEFAULT_DISALLOWED_TOOLS, EFFORTS, MODEL_CHOICES, PERMISSION_MODES } from '../claude/claude-argv.js';
 import { initConfig } from '../config/config-file.js';
 import { RaymondError } from '../errors.js';
-import { DEFAULT_BUDGET_USD, DEFAULT_INSPECT_PORT, DEFAULT_MAX_PARALLEL, DEFAULT_TIMEOUT_SECONDS, integer, modelName, money, runName, answerPair, speedFactor, toolList } from './options.js';
+import { DEFAULT_BUDGET_USD, DEFAULT_INSPECT_PORT, DEFAULT_MAX_PARALLEL, DEFAULT_TIMEOUT_SECONDS, answerPair, integer, modelName, money, notifyCommand, notifyUrl, runName, speedFactor, toolList } from './options.js';
 import type { DiagramOptions } from './diagram-command.js';
 import { listRuns, runStatus, runWorktrees } from './runs-command.js';
 import { EXIT } from './exit-codes.js';
@@ -143,6 +143,8 @@ export function buildProgram(result: CliResult): Command {
     .option('--no-debug', 'do not write debug logs under .raymond/debug/')
     .option('--no-wait', 'when every agent hit a usage limit, end the run as paused instead of waiting')
     .option('--no-warm', "a new Claude Code process for every turn, instead of keeping an agent's process between turns of one session")
+    .option('--notify <cmd>', "run this command (no shell; repeatable) when the run ends, the event as JSON on its stdin and in $RAYMOND_EVENT (replaces the config's notify)", notifyCommand)
+    .option('--notify-url <url>', "POST the event as JSON to this http(s) URL (repeatable) when the run ends (replaces the config's notify_url)", notifyUrl)
     .option('--resume <id>', 'continue a run from its state file')
     .option('--continue-session', "the main agent's first markdown turn continues your newest Claude Code session in this folder (forked: yours stays as it was)")
     .option('--allow-changes', 'with --resume: accept state files edited since the run started')

@@ -14,13 +14,15 @@ import { DEFAULT_INSPECT_PORT } from './options.js';
 import { createPlainReporter } from './progress.js';
 import { eventLine } from './describe-event.js';
 import { joinFinished, summaryLine, type RunFinished } from './run-summary.js';
-import { newRunSettings, resumeOverrides, waitForLimits, type CliFlags } from './settings.js';
+import { newRunSettings, notifyHooks, resumeOverrides, waitForLimits, type CliFlags } from './settings.js';
 import { statesThatAsk } from '../analysis/ask-scan.js';
 import { RaymondError } from '../errors.js';
 import type { RunSettings } from '../runtime/run-settings.js';
 import type { RunControl } from '../runtime/compose-run.js';
 import { createAskPrompter, type AskPrompter } from './ask-prompter.js';
-import { askingObject, resumeCommand } from './ask-report.js';
+import { askingObject, resumeCommand as answerCommand } from './ask-report.js';
+import { askNotification, runNotification } from '../notify/notification.js';
+import { createNotifier, type Notifier } from '../notify/notifier.js';
 
 /** How long past a usage limit's reset the run waits: a reset told to the minute may lift a few seconds late. */
 const RESET_MARGIN_MS = 5_000;
@@ -139,6 +141,18 @@ async function startInspection(flags: CliFlags): Promise<Inspection | undefined>
   return inspection;
 }
 
+/** The command that goes on with a run, as the end of a run and its notifications show it. */
+function resumeCommand(workflowId: string, flags: CliFlags): string {
+  return `raymond --resume ${workflowId}${flags.stateDirGiven ? ` --state-dir ${flags.stateDir}` : ''}`;
+}
+
+/** A notifier for the hooks the flags or the config file name, if any; its failures are warnings among the run's lines. */
+function startNotifier(flags: CliFlags, config: ConfigValues, show: (e: RunEvent) => void): Notifier | undefined {
+  const { commands, urls } = notifyHooks(flags, config);
+  if (commands.length === 0 && urls.length === 0) return undefined;
+  return createNotifier({ commands, urls, warn: (text) => show({ type: 'warning', text }) });
+}
+
 /** `raymond PATH` and `raymond --resume ID`: runs a workflow and returns the exit code. */
 export async function runCommand(path: string | undefined, flags: CliFlags): Promise<number> {
   const config = loadConfig(process.cwd());
@@ -151,21 +165,50 @@ export async function runCommand(path: string | undefined, flags: CliFlags): Pro
   const live = process.stderr.isTTY && process.env.TERM !== 'dumb' && !flags.quiet ? createLiveView({ stream: process.stderr, snapshot: () => progress, verbose: !!flags.verbose }) : undefined;
   const plain = createPlainReporter({ quiet: !!flags.quiet, verbose: !!flags.verbose });
   // --on-ask=prompt: questions are asked here; while one is on the screen, progress goes above it as plain lines.
-  let control: RunControl | undefined;
-  let prompter: AskPrompter | undefined;
-  const asker = (): AskPrompter => {
-    live?.stop();
-    prompter ??= createAskPrompter({ input: process.stdin, output: process.stderr, answer: (askId, text) => control?.answer(askId, text) });
-    return prompter;
-  };
+  const prompt: PromptSetup = { control: undefined, prompter: undefined };
   const show = (e: RunEvent) => {
-    if (prompter) {
+    if (prompt.prompter) {
       const line = eventLine(e, !!flags.verbose);
-      if (line && !flags.quiet) prompter.print(line.text);
+      if (line && !flags.quiet) prompt.prompter.print(line.text);
     } else if (live) live.event(e);
     else plain(e);
   };
+  const notifier = startNotifier(flags, config, show);
+  try {
+    return await runAndReport(path, flags, config, { stateDir, inspection, progress, live, show, notifier, prompt });
+  } finally {
+    // After the result and the summary are out: a slow hook holds only the exit, and at most CLOSE_BOUND_MS.
+    await notifier?.close();
+  }
+}
+
+/** The terminal side of `--on-ask=prompt`: the run's control (to answer) and the prompter, once an ask came. */
+interface PromptSetup {
+  control: RunControl | undefined;
+  prompter: AskPrompter | undefined;
+}
+
+/** What runCommand set up for the run. */
+interface RunSetup {
+  stateDir: string;
+  inspection: Inspection | undefined;
+  progress: ReturnType<typeof emptyProgress>;
+  live: ReturnType<typeof createLiveView> | undefined;
+  show: (e: RunEvent) => void;
+  notifier: Notifier | undefined;
+  prompt: PromptSetup;
+}
+
+/** Runs the workflow (waiting out usage limits), tells the hooks how it ended, prints the outcome and returns the exit code. */
+async function runAndReport(path: string | undefined, flags: CliFlags, config: ConfigValues, { stateDir, inspection, progress, live, show, notifier, prompt }: RunSetup): Promise<number> {
+  const asker = (): AskPrompter => {
+    live?.stop();
+    prompt.prompter ??= createAskPrompter({ input: process.stdin, output: process.stderr, answer: (askId, text) => prompt.control?.answer(askId, text) });
+    return prompt.prompter;
+  };
   let finished: RunFinished | undefined;
+  // The first part's: it names the run's workflow and label for the notifications.
+  let started: Extract<RunEvent, { type: 'run.started' }> | undefined;
   // Only on a terminal: the sequence would be noise in a log file or a pipe.
   const title = live ? createTerminalTitle(process.stderr) : undefined;
   let onAsk: string | undefined;
@@ -173,14 +216,19 @@ export async function runCommand(path: string | undefined, flags: CliFlags): Pro
     if (e.type === 'run.started') onAsk = e.onAsk;
     trackProgress(progress, e);
     title?.(e);
+    if (e.type === 'run.started') started ??= e;
     if (onAsk === 'prompt' && (e.type === 'ask.created' || e.type === 'ask.pending')) asker().add(e.ask);
-    if (e.type === 'ask.answered' && e.expired) prompter?.withdraw(e.askId, 'ran out of time');
+    if (e.type === 'ask.answered' && e.expired) prompt.prompter?.withdraw(e.askId, 'ran out of time');
+    if (e.type === 'ask.created' && notifier && started) {
+      const run = { runId: started.workflowId, workflow: started.workflow, name: started.name, resume: answerCommand(started.workflowId, flags.stateDirGiven ? flags.stateDir : undefined) };
+      notifier.send(askNotification(e.ask, run));
+    }
     if (e.type === 'run.finished') finished = joinFinished(finished, e);
     show(e);
     inspection?.event(e);
   };
   const signals = interruptHandlers(() => live?.stop());
-  const common = { stateDir, onEvent, drain: signals.drain, kill: signals.kill, inspect: inspection?.observer, onControl: (c: RunControl) => (control = c) };
+  const common = { stateDir, onEvent, drain: signals.drain, kill: signals.kill, inspect: inspection?.observer, onControl: (c: RunControl) => (prompt.control = c) };
   const interactive = process.stdin.isTTY === true && process.stderr.isTTY === true;
   const resumeRequest = (workflowId: string, answers: boolean) => ({
     ...common,
@@ -213,14 +261,19 @@ export async function runCommand(path: string | undefined, flags: CliFlags): Pro
     }
   } finally {
     live?.stop();
-    prompter?.close();
+    prompt.prompter?.close();
     await inspection?.close();
     signals.dispose();
   }
   const asking = outcome.status === 'asking';
+  // Once per command, for how it ended: a part that paused on a usage limit and was waited out is not an end.
+  if (notifier && finished && started) {
+    const notification = runNotification(finished, { runId: outcome.workflowId, workflow: started.workflow, name: started.name, resume: asking ? answerCommand(outcome.workflowId, flags.stateDirGiven ? flags.stateDir : undefined) : resumeCommand(outcome.workflowId, flags) }, outcome.results);
+    if (notification) notifier.send(notification);
+  }
   if (asking) {
     // As ray: the question on stdout, with or without --json, for a caller's loop to read.
-    const report = { runId: outcome.workflowId, workflow: outcome.workflow, asks: outcome.asks, resume: resumeCommand(outcome.workflowId, flags.stateDirGiven ? flags.stateDir : undefined) };
+    const report = { runId: outcome.workflowId, workflow: outcome.workflow, asks: outcome.asks, resume: answerCommand(outcome.workflowId, flags.stateDirGiven ? flags.stateDir : undefined) };
     process.stdout.write(`${JSON.stringify(askingObject(report, flags.json ? JSON.parse(jsonSummary(outcome)) as Record<string, unknown> : undefined))}\n`);
   } else if (flags.json) process.stdout.write(`${jsonSummary(outcome)}\n`);
   else if (outcome.status === 'completed' && outcome.results.main !== undefined) process.stdout.write(`${outcome.results.main}\n`);
@@ -230,9 +283,9 @@ export async function runCommand(path: string | undefined, flags: CliFlags): Pro
   if (finished && !flags.quiet) process.stderr.write(`${summaryLine(finished, progress, interrupted)}\n`);
   if (asking) {
     for (const a of outcome.asks) process.stderr.write(`[${a.agent_id}] asks (${a.id}): ${a.prompt.split('\n')[0]}\n`);
-    process.stderr.write(`answer with: ${resumeCommand(outcome.workflowId, flags.stateDirGiven ? flags.stateDir : undefined)}${outcome.asks.length > 1 ? ' (the oldest ask), or --answer ASK_ID=TEXT' : ''}\n`);
+    process.stderr.write(`answer with: ${answerCommand(outcome.workflowId, flags.stateDirGiven ? flags.stateDir : undefined)}${outcome.asks.length > 1 ? ' (the oldest ask), or --answer ASK_ID=TEXT' : ''}\n`);
   } else if (outcome.status !== 'completed') {
-    process.stderr.write(`resume with: raymond --resume ${outcome.workflowId}${flags.stateDirGiven ? ` --state-dir ${flags.stateDir}` : ''}\n`);
+    process.stderr.write(`resume with: ${resumeCommand(outcome.workflowId, flags)}\n`);
   }
   if (flags.verbose) {
     const w = outcome.stateWrites;

@@ -12,7 +12,9 @@ import type { ServeContext } from '../serve/serve-context.js';
 import { createServeServer } from '../serve/serve-server.js';
 import { WorkflowRegistry } from '../serve/workflow-registry.js';
 import { EXIT } from './exit-codes.js';
-import { newRunSettings, type CliFlags } from './settings.js';
+import { newRunSettings, notifyHooks, type CliFlags } from './settings.js';
+import { createNotifier } from '../notify/notifier.js';
+import { serveNotifications } from '../serve/serve-notify.js';
 import { readdir } from 'node:fs/promises';
 
 /** Flags of `raymond serve`. */
@@ -87,7 +89,10 @@ export async function serveCommand(flags: ServeFlags, version: string): Promise<
   const baseSettings = newRunSettings(cliFlags, config.values);
   const registry = new WorkflowRegistry(roots, (line) => say(`warning: ${line}`));
   const staging = new AskStaging(say);
-  const pool = new RunPool(poolDir, { claudeBin: baseSettings.claudeBin, debug: baseSettings.debug, warm: baseSettings.warm, permissionMode: baseSettings.permissionMode, disallowedTools: baseSettings.disallowedTools }, (run, ask) => staging.onAsk(run, ask), say);
+  // The config's notification hooks hear of the server's runs too.
+  const hooks = notifyHooks({}, config.values);
+  const notifier = hooks.commands.length + hooks.urls.length > 0 ? createNotifier({ ...hooks, warn: (text) => say(`warning: ${text}`) }) : undefined;
+  const pool = new RunPool(poolDir, { claudeBin: baseSettings.claudeBin, debug: baseSettings.debug, warm: baseSettings.warm, permissionMode: baseSettings.permissionMode, disallowedTools: baseSettings.disallowedTools }, (run, ask) => staging.onAsk(run, ask), say, notifier && serveNotifications(notifier));
   const ctx: ServeContext = {
     registry, pool, staging, baseSettings, defaultBudgetUsd: baseSettings.budgetUsd, workdir, cwd, token, say,
     uploadCaps: { ...(config.serve.upload_max_size ? { perFile: config.serve.upload_max_size } : {}), ...(config.serve.upload_max_total_size ? { total: config.serve.upload_max_total_size } : {}), ...(config.serve.upload_max_count ? { count: config.serve.upload_max_count } : {}) },
@@ -132,6 +137,7 @@ export async function serveCommand(flags: ServeFlags, version: string): Promise<
     process.on('SIGTERM', onTerm);
     process.on('SIGINT', onInt);
   });
+  await notifier?.close();
   return EXIT.completed;
 }
 

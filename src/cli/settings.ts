@@ -4,6 +4,7 @@ import { DEFAULT_DISALLOWED_TOOLS } from '../claude/claude-argv.js';
 import { MAX_TIMER_MS } from '../timer-delay.js';
 import { DEFAULT_WORKTREE_MODE, type OnAskMode, type WorktreeMode } from '../../machines/types.js';
 import { DEFAULT_TASK_FOLDER_PATTERN } from '../task-folder-pattern.js';
+import { configCommands, configUrls } from '../notify/hook-spec.js';
 import { DEFAULT_BUDGET_USD, DEFAULT_MAX_PARALLEL, DEFAULT_TIMEOUT_SECONDS } from './options.js';
 
 /** Flags as commander parses them; run settings are undefined unless given. */
@@ -37,6 +38,10 @@ export interface CliFlags {
   wait?: boolean;
   /** From `--no-warm`: false only when given. */
   warm?: boolean;
+  /** `--notify CMD` (repeatable), each split into argv by program.ts. */
+  notify?: string[][];
+  /** `--notify-url URL` (repeatable). */
+  notifyUrl?: string[];
   resume?: string;
   allowChanges?: boolean;
   list?: boolean;
@@ -123,4 +128,17 @@ function configTimeout(seconds: number | undefined): number | undefined {
 /** Whether to wait out a usage limit (`--no-wait` or `no_wait = true` say no). */
 export function waitForLimits(flags: CliFlags, config: ConfigValues): boolean {
   return flags.wait === false ? false : !(config.no_wait ?? false);
+}
+
+/**
+ * The hooks told of the run's events: each kind from the flags when any is
+ * given (they replace the config file's list of that kind), else from the
+ * config file. Like the other settings of this process, a resume takes its
+ * own, not the first run's.
+ */
+export function notifyHooks(flags: CliFlags, config: ConfigValues): { commands: string[][]; urls: string[] } {
+  return {
+    commands: flags.notify ?? (config.notify === undefined ? [] : configCommands(config.notify)),
+    urls: flags.notifyUrl ?? (config.notify_url === undefined ? [] : configUrls(config.notify_url)),
+  };
 }

@@ -7,6 +7,7 @@ import { RaymondError, errorMessage } from '../errors.js';
 import { ignoreRaymondFolder, projectRaymondDir } from '../raymond-folder.js';
 import { ON_ASK_MODES, WORKTREE_MODES, type OnAskMode, type WorktreeMode } from '../../machines/types.js';
 import { taskFolderPatternProblem } from '../task-folder-pattern.js';
+import { isConfigNotify, isConfigNotifyUrl, notifyCommandsProblem, notifyUrlsProblem, type ConfigNotify, type ConfigNotifyUrl } from '../notify/hook-spec.js';
 
 /** Run options a config file may set (the same names as the flags, in snake case). */
 export interface ConfigValues {
@@ -18,6 +19,10 @@ export interface ConfigValues {
   dangerously_skip_permissions?: boolean;
   no_debug?: boolean;
   no_wait?: boolean;
+  /** Hook commands notified of the run's events (as --notify): a command line, an argv array, or a list of those. */
+  notify?: ConfigNotify;
+  /** Hook URLs the run's events are POSTed to (as --notify-url). */
+  notify_url?: ConfigNotifyUrl;
   no_warm?: boolean;
   /** `ray`'s `verbose`: as --verbose. */
   verbose?: boolean;
@@ -45,8 +50,8 @@ export function runNameProblem(name: string): string | undefined {
 }
 
 type Check = (v: unknown) => boolean;
-/** Says what is wrong with a value of the right type, for keys whose values have rules of their own. */
-type Problem = (v: string) => string | undefined;
+/** Says what is wrong with a value of the right type (the one its check let through), for keys whose values have rules of their own. */
+type Problem = (v: never) => string | undefined;
 const KEYS: Record<keyof ConfigValues, { check: Check; expected: string; help: string; example: string; problem?: Problem }> = {
   budget: { check: (v) => typeof v === 'number' && Number.isFinite(v) && v >= 0, expected: 'a number of USD, 0 or more', help: 'Stop starting steps once the run cost more than this many USD (0 = unlimited). Default 10.', example: '10.0' },
   model: { check: (v) => typeof v === 'string' && isModelName(v), expected: MODEL_CHOICES, help: 'Model for markdown states whose frontmatter names none. Default: Claude Code\'s own.', example: '"sonnet"' },
@@ -56,6 +61,8 @@ const KEYS: Record<keyof ConfigValues, { check: Check; expected: string; help: s
   dangerously_skip_permissions: { check: (v) => typeof v === 'boolean', expected: 'true or false', help: 'Let Claude Code run any tool without asking. Trusted workflows only.', example: 'false' },
   no_debug: { check: (v) => typeof v === 'boolean', expected: 'true or false', help: 'Do not write debug logs under .raymond/debug/.', example: 'false' },
   no_wait: { check: (v) => typeof v === 'boolean', expected: 'true or false', help: 'When every agent hit a usage limit, end the run as paused instead of waiting for the reset.', example: 'false' },
+  notify: { check: isConfigNotify, expected: 'a command line, an argv array of strings, or a list of those', problem: notifyCommandsProblem, help: 'Commands notified of the run\'s events (as --notify): run without a shell, the event as JSON on stdin and in RAYMOND_EVENT. A string is split into words as a shell would, with no expansion; ["prog", "arg"] is one argv; [["a"], "b c"] is two commands.', example: '["notify-send", "Raymond"]' },
+  notify_url: { check: isConfigNotifyUrl, expected: 'an http(s) URL or a list of them', problem: notifyUrlsProblem, help: 'URLs the run\'s events are POSTed to as JSON (as --notify-url). Use https for anything off this machine: the JSON holds prompts and results.', example: '"https://example.com/hooks/raymond"' },
   worktrees: { check: (v) => WORKTREE_MODES.includes(v as never), expected: `one of ${WORKTREE_MODES.map((m) => `"${m}"`).join(', ')}`, help: 'How agents with worktree="..." get their folders: "keep-ignored" (a pool sized to --max-parallel; ignored files such as node_modules stay between agents), "clean" (the pool, ignored files removed too) or "off" (one folder per agent, kept until it ends).', example: '"keep-ignored"' },
   verbose: { check: (v) => typeof v === 'boolean', expected: 'true or false', help: 'More detail on stderr, with stack traces (as --verbose).', example: 'false' },
   no_warm: { check: (v) => typeof v === 'boolean', expected: 'true or false', help: "Start a new Claude Code process for every turn, instead of keeping an agent's process alive between its turns in one session.", example: 'false' },
@@ -180,7 +187,7 @@ export function readConfig(path: string): ConfigFile {
       continue;
     }
     if (!spec.check(value)) throw new RaymondError('ERR_CONFIG', `raymond.${key} = ${shown(value)}: expected ${spec.expected}`, { file: path });
-    const problem = spec.problem?.(value as string);
+    const problem = spec.problem?.(value as never);
     if (problem !== undefined) throw new RaymondError('ERR_CONFIG', `raymond.${key} = ${shown(value)}: ${problem}`, { file: path });
     out[key] = value;
   }

@@ -144,7 +144,7 @@ export async function composeRun(state: WorkflowState, scopes: ScopeSet, stateFi
       if (event.type === 'ask.created') clock.watch(event.ask);
       emit(event);
     });
-    emit({ type: 'run.started', workflowId, ...(settings.name ? { name: settings.name } : {}), onAsk: settings.onAsk, resumed, at: startedAt, budgetUsd: settings.budgetUsd, totalCostUsd: store.meta.total_cost_usd, counts: frameCounts(store.agents.values()) });
+    emit({ type: 'run.started', workflowId, workflow: workflowName(scopes.main), ...(settings.name ? { name: settings.name } : {}), onAsk: settings.onAsk, resumed, at: startedAt, budgetUsd: settings.budgetUsd, totalCostUsd: store.meta.total_cost_usd, counts: frameCounts(store.agents.values()) });
     const drain = () => actor.send({ type: 'run.drain' });
     const kill = () => actor.send({ type: 'run.interrupt' });
     hooks.drain?.addEventListener('abort', drain, { once: true });

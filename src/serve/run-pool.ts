@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, readdir, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { RunEvent } from '../../machines/run-events.js';
 import type { AgentAsk } from '../../machines/types.js';
 import { formatError } from '../errors.js';
 import { resumeWorkflow, startWorkflow } from '../runtime/start-run.js';
@@ -47,7 +48,17 @@ export class RunPool {
     private readonly resumeOverrides: Partial<RunSettings>,
     private readonly onAsk: (run: ServedRun, ask: AgentAsk) => void,
     private readonly say: (line: string) => void,
+    /** Every event of every run, after the run took it (notifications). */
+    private readonly onRunEvent?: (run: ServedRun, e: RunEvent) => void,
   ) {}
+
+  /** The event sink of one run. */
+  private sink(run: ServedRun): (e: RunEvent) => void {
+    return (e) => {
+      run.onEvent(e);
+      this.onRunEvent?.(run, e);
+    };
+  }
 
   get(id: string): ServedRun | undefined {
     return this.runs.get(id);
@@ -82,7 +93,7 @@ export class RunPool {
     run.budgetUsd = req.settings.budgetUsd;
     this.track(run, startWorkflow({
       path: req.path, input: req.input === '' ? undefined : req.input, workflowId: id, cwd: req.cwd, settings: req.settings, stateDir: this.dir,
-      onEvent: (e) => run.onEvent(e), drain: run.drain.signal, kill: run.kill.signal, onControl: (c) => { run.control = c; },
+      onEvent: this.sink(run), drain: run.drain.signal, kill: run.kill.signal, onControl: (c) => { run.control = c; },
     }));
     return run;
   }
@@ -112,7 +123,7 @@ export class RunPool {
       }
       this.track(run, resumeWorkflow({
         workflowId: id, stateDir: this.dir, overrides: { ...this.resumeOverrides, onAsk: 'prompt' }, interactive: false,
-        onEvent: (e) => run.onEvent(e), drain: run.drain.signal, kill: run.kill.signal, onControl: (c) => { run.control = c; },
+        onEvent: this.sink(run), drain: run.drain.signal, kill: run.kill.signal, onControl: (c) => { run.control = c; },
       }));
     }
   }

@@ -20,7 +20,7 @@ describe('terminal title', () => {
   it('puts a run\'s --name before the state', () => {
     const out: string[] = [];
     const title = createTerminalTitle({ write: (t: string) => out.push(t) });
-    title({ type: 'run.started', workflowId: 'w', name: 'nightly', resumed: false, at: 0, budgetUsd: 0, totalCostUsd: 0, counts: { idle: 0, invoking: 0, 'awaiting-child': 0, terminated: 0, paused: 0, asking: 0 } });
+    title({ type: 'run.started', workflowId: 'w', workflow: 'w', name: 'nightly', resumed: false, at: 0, budgetUsd: 0, totalCostUsd: 0, counts: { idle: 0, invoking: 0, 'awaiting-child': 0, terminated: 0, paused: 0, asking: 0 } });
     title({ type: 'step.started', agentId: 'main', state: 'START.md' });
     assert.deepEqual(out, ['\u001b]2;ray: nightly: START\u0007']);
   });

@@ -62,6 +62,19 @@ describe('config file', () => {
     assert.equal(findConfigFile(join(project, 'a', 'b')), undefined);
   });
 
+  it('takes notify as a command line, an argv or several commands, and notify_url as one URL or several; bad quoting or a non-http URL is refused', () => {
+    assert.deepEqual(readConfig(file('[raymond]\nnotify = "notify-send \'a run\'"\nnotify_url = "https://example.com/h"\n')).values, { notify: "notify-send 'a run'", notify_url: 'https://example.com/h' });
+    assert.deepEqual(readConfig(file('[raymond]\nnotify = [["a", "b"], "c d"]\nnotify_url = ["http://127.0.0.1:1/x"]\n')).values, { notify: [['a', 'b'], 'c d'], notify_url: ['http://127.0.0.1:1/x'] });
+    assert.match(refused('[raymond]\nnotify = "echo \'oops"\n'), /config\.toml: raymond\.notify = "echo 'oops": the command has an unterminated single quote$/);
+    assert.match(refused('[raymond]\nnotify = 3\n'), /raymond\.notify = 3: expected a command line, an argv array of strings, or a list of those$/);
+    assert.match(refused('[raymond]\nnotify_url = ["https://a.example", "file:///etc/passwd"]\n'), /raymond\.notify_url = .*: "file:\/\/\/etc\/passwd" is a file: URL; expected http: or https:$/);
+  });
+
+  it('the template documents every key, notify and notify_url included', () => {
+    assert.match(configTemplate(), /^# notify = \["notify-send", "Raymond"\]$/m);
+    assert.match(configTemplate(), /^# notify_url = "https:\/\/example\.com\/hooks\/raymond"$/m);
+  });
+
   it('the template parses to nothing set', () => {
     assert.deepEqual(readConfig(file(configTemplate())), { values: {}, serve: {}, warnings: [], serveWarnings: [] });
   });

@@ -12,7 +12,7 @@ describe('run progress from events', () => {
   it('counts frames per machine state through fork, call, result and failures', () => {
     const p = emptyProgress();
     const events: RunEvent[] = [
-      { type: 'run.started', workflowId: 'wf', resumed: false, at: 5, budgetUsd: 2, totalCostUsd: 0, counts: { idle: 1, invoking: 0, 'awaiting-child': 0, terminated: 0, paused: 0, asking: 0 } },
+      { type: 'run.started', workflowId: 'wf', workflow: 'wf', resumed: false, at: 5, budgetUsd: 2, totalCostUsd: 0, counts: { idle: 1, invoking: 0, 'awaiting-child': 0, terminated: 0, paused: 0, asking: 0 } },
       { type: 'step.started', agentId: 'main', state: 'START' },
       done('main', { kind: 'fork', next: 'END', workers: [] }, 'END', ['w1', 'w2']),
       { type: 'step.started', agentId: 'w1', state: 'W' },
@@ -38,7 +38,7 @@ describe('run progress from events', () => {
   it('counts failed agents among the terminated, and starts over on a resume', () => {
     const p = emptyProgress();
     const failure = { kind: 'step-failure', code: 'ERR_SCRIPT_FAILED', message: 'x', pauses: false, spentUsd: 0, sessionCosts: {} } as const;
-    const start = (resumed: boolean): RunEvent => ({ type: 'run.started', workflowId: 'wf', resumed, at: 1, budgetUsd: 0, totalCostUsd: 0, counts: { idle: 1, invoking: 0, 'awaiting-child': 0, terminated: 2, paused: 0, asking: 0 } });
+    const start = (resumed: boolean): RunEvent => ({ type: 'run.started', workflowId: 'wf', workflow: 'wf', resumed, at: 1, budgetUsd: 0, totalCostUsd: 0, counts: { idle: 1, invoking: 0, 'awaiting-child': 0, terminated: 2, paused: 0, asking: 0 } });
     for (const e of [start(false), { type: 'step.started', agentId: 'main', state: 'S' }, { type: 'agent.failed', agentId: 'main', state: 'S', failure, totalCostUsd: 0 }] satisfies RunEvent[]) trackProgress(p, e);
     assert.equal(p.failed, 1);
     assert.equal(p.counts.terminated, 3);
@@ -51,7 +51,7 @@ describe('trackProgress: asks', () => {
   it('counts an agent waiting for an answer as asking, and as idle again once answered or timed out', () => {
     const p = emptyProgress(0);
     const counts = { idle: 1, invoking: 0, 'awaiting-child': 0, terminated: 0, paused: 0, asking: 0 };
-    trackProgress(p, { type: 'run.started', workflowId: 'wf', resumed: false, at: 0, budgetUsd: 0, totalCostUsd: 0, counts });
+    trackProgress(p, { type: 'run.started', workflowId: 'wf', workflow: 'wf', resumed: false, at: 0, budgetUsd: 0, totalCostUsd: 0, counts });
     trackProgress(p, { type: 'step.started', agentId: 'main', state: 'START.sh' });
     trackProgress(p, { type: 'step.done', agentId: 'main', from: 'START.sh', decision: { kind: 'ask', next: 'DO.sh', prompt: 'ok?' }, to: 'START.sh', session: null, depth: 0, costUsd: 0, totalCostUsd: 0, workers: [] });
     assert.deepEqual([p.counts.idle, p.counts.asking], [0, 1]);

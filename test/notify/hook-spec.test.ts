@@ -1,0 +1,33 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { commandLabel, configCommands, notifyCommandsProblem, notifyUrlProblem, notifyUrlsProblem, urlLabel } from '../../src/notify/hook-spec.js';
+
+describe('hooks as the config file and warnings write them', () => {
+  it('notify: a string is one command line, an array of strings one argv, an array holding arrays several commands', () => {
+    assert.deepEqual(configCommands('notify-send "Raymond run"'), [['notify-send', 'Raymond run']]);
+    assert.deepEqual(configCommands(['notify-send', 'Raymond run', '$HOME']), [['notify-send', 'Raymond run', '$HOME']]);
+    assert.deepEqual(configCommands([['a', 'b c'], 'd "e f"']), [['a', 'b c'], ['d', 'e f']]);
+    assert.deepEqual(configCommands([]), []);
+  });
+
+  it('notify: a bad command line or an argv without a program is a problem, named', () => {
+    assert.match(notifyCommandsProblem('echo "x') ?? '', /the command has an unterminated double quote/);
+    assert.match(notifyCommandsProblem([[], 'x']) ?? '', /must name a program/);
+    assert.match(notifyCommandsProblem(['', 'x']) ?? '', /must name a program/);
+    assert.equal(notifyCommandsProblem(['x']), undefined);
+  });
+
+  it('notify_url: http and https only', () => {
+    assert.equal(notifyUrlProblem('https://example.com/hook'), undefined);
+    assert.equal(notifyUrlProblem('http://127.0.0.1:8080/x'), undefined);
+    assert.match(notifyUrlProblem('file:///etc/passwd') ?? '', /file: URL/);
+    assert.match(notifyUrlProblem('example.com/hook') ?? '', /not a URL/);
+    assert.match(notifyUrlsProblem(['https://a.example', 'ftp://b.example']) ?? '', /"ftp:\/\/b\.example" is a ftp: URL/);
+  });
+
+  it('a warning shows a URL without its user part or query, and a command so that it reads back as the same words', () => {
+    assert.equal(urlLabel('https://user:secret@hooks.example.com/x/y?token=abc'), 'https://hooks.example.com/x/y?...');
+    assert.equal(urlLabel('http://127.0.0.1:8080/hook'), 'http://127.0.0.1:8080/hook');
+    assert.equal(commandLabel(['notify-send', 'a run', "it's"]), `notify-send 'a run' 'it'\\''s'`);
+  });
+});
