@@ -19,6 +19,7 @@ import { statesThatAsk } from '../analysis/ask-scan.js';
 import { RaymondError } from '../errors.js';
 import type { RunSettings } from '../runtime/run-settings.js';
 import type { RunControl } from '../runtime/compose-run.js';
+import type { LiveControl } from '../web/live-routes.js';
 import { createAskPrompter, type AskPrompter } from './ask-prompter.js';
 import { askingObject, resumeCommand } from './ask-report.js';
 
@@ -93,7 +94,8 @@ export function loadConfig(cwd: string): ConfigValues {
 
 /**
  * Ctrl-C once: start nothing new and let running steps finish. Twice (or
- * SIGTERM): kill every step now. The run stays resumable either way.
+ * SIGTERM, or the live page's cancel button): kill every step now. The run
+ * stays resumable either way.
  */
 function interruptHandlers(beforeMessage: () => void) {
   const drain = new AbortController();
@@ -108,29 +110,36 @@ function interruptHandlers(beforeMessage: () => void) {
       kill.abort();
     }
   };
-  const onTerm = () => {
+  const stopAll = (why: string) => {
     beforeMessage();
-    process.stderr.write('\nraymond: interrupted; stopping every step (the state file keeps the run)\n');
+    process.stderr.write(`\nraymond: ${why}; stopping every step (the state file keeps the run)\n`);
     drain.abort();
     kill.abort();
   };
+  const onTerm = () => stopAll('interrupted');
   process.on('SIGINT', onInt);
   process.on('SIGTERM', onTerm);
-  return { drain: drain.signal, kill: kill.signal, dispose: () => (process.off('SIGINT', onInt), process.off('SIGTERM', onTerm)) };
+  return { drain: drain.signal, kill: kill.signal, cancel: () => stopAll('cancelled from the live page'), dispose: () => (process.off('SIGINT', onInt), process.off('SIGTERM', onTerm)) };
 }
 
 /**
  * Opens the relay and/or trace the flags ask for, prints where to look, and
- * with --inspect-wait holds the run until a browser opened the page.
+ * with --inspect-wait holds the run until a browser opened a page. The live
+ * page's URL comes first: it works offline, the Stately inspector does not.
  */
-async function startInspection(flags: CliFlags): Promise<Inspection | undefined> {
+async function startInspection(flags: CliFlags, path: string | undefined, control: () => LiveControl | undefined): Promise<Inspection | undefined> {
   if (flags.inspect === undefined && flags.trace === undefined) return undefined;
   const port = flags.inspect === undefined ? undefined : typeof flags.inspect === 'number' ? flags.inspect : DEFAULT_INSPECT_PORT;
   // Loaded only when asked for: the inspector's libraries are not small.
   const { openInspection } = await import('../inspect/inspection.js');
-  const inspection = await openInspection({ port, trace: flags.trace, full: !!flags.inspectFull, agents: flags.inspectAgents });
+  const diagram = async () => {
+    if (path === undefined) return undefined;
+    const [{ loadWorkflowGraph }, { diagramSvgFile }] = await Promise.all([import('../analysis/workflow-graph.js'), import('../analysis/diagram-html.js')]);
+    return diagramSvgFile(await loadWorkflowGraph(path));
+  };
+  const inspection = await openInspection({ port, trace: flags.trace, full: !!flags.inspectFull, agents: flags.inspectAgents, live: { diagram, control } });
   if (inspection.page) {
-    process.stderr.write(`raymond: inspector relay on 127.0.0.1:${port}: open ${inspection.page.url} to watch the agent machines in the Stately inspector\n`);
+    process.stderr.write(`raymond: inspector relay on 127.0.0.1:${port}: open ${inspection.page.liveUrl} to watch the agent machines (Raymond's live view, works offline), or ${inspection.page.url} for the Stately inspector (needs internet)\n`);
     if (flags.inspectWait) {
       process.stderr.write('raymond: waiting for the inspector page to connect (Ctrl-C to give up)\n');
       await inspection.page.viewer();
@@ -144,14 +153,16 @@ export async function runCommand(path: string | undefined, flags: CliFlags): Pro
   const config = loadConfig(process.cwd());
   flags.verbose ??= config.verbose;
   const stateDir = resolve(flags.stateDir!);
+  let control: RunControl | undefined;
+  let cancel: (() => void) | undefined;
+  const liveControl = () => (control && cancel ? { answer: control.answer, cancel } : undefined);
   // Before the status area takes over the terminal; Ctrl-C while waiting for a viewer just ends the process.
-  const inspection = await startInspection(flags);
+  const inspection = await startInspection(flags, flags.resume === undefined ? path : undefined, liveControl);
   // On a terminal that can move its cursor, a status area that never looks frozen; elsewhere (or --quiet) plain lines.
   const progress = emptyProgress();
   const live = process.stderr.isTTY && process.env.TERM !== 'dumb' && !flags.quiet ? createLiveView({ stream: process.stderr, snapshot: () => progress, verbose: !!flags.verbose }) : undefined;
   const plain = createPlainReporter({ quiet: !!flags.quiet, verbose: !!flags.verbose });
   // --on-ask=prompt: questions are asked here; while one is on the screen, progress goes above it as plain lines.
-  let control: RunControl | undefined;
   let prompter: AskPrompter | undefined;
   const asker = (): AskPrompter => {
     live?.stop();
@@ -174,12 +185,14 @@ export async function runCommand(path: string | undefined, flags: CliFlags): Pro
     trackProgress(progress, e);
     title?.(e);
     if (onAsk === 'prompt' && (e.type === 'ask.created' || e.type === 'ask.pending')) asker().add(e.ask);
-    if (e.type === 'ask.answered' && e.expired) prompter?.withdraw(e.askId, 'ran out of time');
+    // An ask answered on the live page is no longer asked here.
+    if (e.type === 'ask.answered') prompter?.withdraw(e.askId, e.expired ? 'ran out of time' : 'was answered on the live page');
     if (e.type === 'run.finished') finished = joinFinished(finished, e);
     show(e);
     inspection?.event(e);
   };
   const signals = interruptHandlers(() => live?.stop());
+  cancel = signals.cancel;
   const common = { stateDir, onEvent, drain: signals.drain, kill: signals.kill, inspect: inspection?.observer, onControl: (c: RunControl) => (control = c) };
   const interactive = process.stdin.isTTY === true && process.stderr.isTTY === true;
   const resumeRequest = (workflowId: string, answers: boolean) => ({
