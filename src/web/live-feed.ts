@@ -17,7 +17,7 @@ export interface LiveFeed {
   snapshot(): LiveSnapshot;
   /** Whether an ask is waiting for its answer. */
   pending(askId: string): boolean;
-  /** The events after `seq`, or undefined when some of them are no longer kept (the page must reload its snapshot). */
+  /** The events after `seq`, or undefined when some are no longer kept or `seq` is another run's (the page must reload its snapshot). */
   since(seq: number): NumberedEvent[] | undefined;
   /** Calls `listener` with every event from now on; returns the way to stop. */
   subscribe(listener: (e: NumberedEvent) => void): () => void;
@@ -41,7 +41,9 @@ export function createLiveFeed(capacity = 10_000): LiveFeed {
     snapshot: () => tracker.snapshot(),
     pending: (askId) => tracker.pending(askId),
     since(after) {
-      if (after >= seq) return [];
+      // An id past the last one is another run's (Raymond started again on this port).
+      if (after > seq) return undefined;
+      if (after === seq) return [];
       const first = kept[0]?.seq ?? seq + 1;
       if (after + 1 < first) return undefined;
       return kept.slice(after + 1 - first);

@@ -61,7 +61,7 @@ function apply(e) {
       if (a && a.machine === 'asking') a.machine = 'idle';
       break;
     }
-    case 'run.finished': Object.assign(run, { status: e.status, costUsd: e.totalCostUsd, elapsedMs: e.elapsedMs, error: e.error }); model.finished = true; break;
+    case 'run.finished': Object.assign(run, { status: e.status === 'running' ? 'stopped' : e.status, costUsd: e.totalCostUsd, elapsedMs: e.elapsedMs, error: e.error }); model.finished = true; break;
   }
   log(e);
 }
@@ -81,7 +81,7 @@ function logText(e) {
     case 'agent.failed': return ['[' + e.agentId + '] failed at ' + e.state + ': ' + e.failure.message, 'failed'];
     case 'ask.created': case 'ask.pending': return ['[' + e.ask.agent_id + '] asks (' + e.ask.id + '): ' + e.ask.prompt.split('\n')[0], 'ask'];
     case 'ask.answered': return ['[' + e.agentId + '] ' + e.askId + (e.expired ? ' ran out of time' : ' answered'), 'ask'];
-    case 'run.finished': return ['run ' + e.status + (e.error ? ': ' + e.error : '') + ', ' + e.steps + ' steps, ' + money(e.totalCostUsd), e.status === 'completed' ? '' : 'failed'];
+    case 'run.finished': return ['run ' + (e.status === 'running' ? 'stopped' : e.status) + (e.error ? ': ' + e.error : '') + ', ' + e.steps + ' steps, ' + money(e.totalCostUsd), e.status === 'completed' ? '' : 'failed'];
   }
   return null;
 }
@@ -119,7 +119,7 @@ function renderRun() {
   $('run-cost').textContent = money(run.costUsd) + (run.budgetUsd ? ' of ' + money(run.budgetUsd) : '');
   const elapsed = run.elapsedMs !== undefined ? run.elapsedMs : run.startedAt ? Date.now() - run.startedAt : 0;
   $('run-elapsed').textContent = duration(elapsed);
-  $('run-steps').textContent = run.steps + ' steps';
+  $('run-steps').textContent = run.steps + (run.steps === 1 ? ' step' : ' steps');
   const cancel = $('cancel');
   if (cancel && model.finished) cancel.disabled = true;
 }

@@ -15,7 +15,7 @@ header a { color: #fff; }
 .status.running { background: #c6f6d5; color: #22543d; }
 .status.completed { background: #bee3f8; color: #1a365d; }
 .status.failed, .status.budget_exceeded, .connection.offline { background: #fed7d7; color: #742a2a; }
-.status.asking, .status.paused, .status.interrupted { background: #feebc8; color: #7b341e; }
+.status.asking, .status.paused, .status.stopped { background: #feebc8; color: #7b341e; }
 .connection.live { background: #c6f6d5; color: #22543d; }
 button { font: inherit; padding: 4px 12px; border-radius: 5px; border: 1px solid #a0aec0; background: #fff; cursor: pointer; }
 button:disabled { opacity: 0.6; cursor: default; }
@@ -37,7 +37,7 @@ main { display: grid; grid-template-columns: minmax(0, 3fr) minmax(320px, 2fr); 
 #chips { display: flex; flex-wrap: wrap; gap: 6px; margin-bottom: 6px; }
 #chips button { padding: 1px 8px; font-size: 12px; border-radius: 10px; }
 #chips button.on { background: #1d3557; color: #fff; border-color: #1d3557; }
-.row { display: grid; grid-template-columns: 2fr 1.2fr 2fr 0.6fr 0.8fr; gap: 6px; height: 24px; align-items: center; padding: 0 4px; white-space: nowrap; }
+.row { display: grid; grid-template-columns: 2fr 1.2fr 2fr 0.8fr 0.8fr; gap: 6px; height: 24px; align-items: center; padding: 0 4px; white-space: nowrap; }
 .row > span { overflow: hidden; text-overflow: ellipsis; }
 .table-head { font-weight: 600; border-bottom: 1px solid #e2e8f0; }
 #agents { position: relative; height: 300px; overflow-y: auto; font-variant-numeric: tabular-nums; }

@@ -30,7 +30,8 @@ export interface LiveSnapshot {
   run: {
     id: string | null;
     name?: string | undefined;
-    status: RunStatus | 'starting';
+    /** `stopped`: the run ended while agents were still running (interrupted or cancelled; it can be resumed). */
+    status: RunStatus | 'starting' | 'stopped';
     costUsd: number;
     /** 0: unlimited. */
     budgetUsd: number;
@@ -113,7 +114,7 @@ export function createLiveTracker(): LiveTracker {
         if (agents.get(e.agentId)?.machine === 'asking') agents.get(e.agentId)!.machine = 'idle';
         break;
       case 'run.finished':
-        Object.assign(run, { status: e.status, costUsd: e.totalCostUsd, elapsedMs: e.elapsedMs, error: e.error });
+        Object.assign(run, { status: e.status === 'running' ? 'stopped' : e.status, costUsd: e.totalCostUsd, elapsedMs: e.elapsedMs, error: e.error });
         break;
       default:
         break;
