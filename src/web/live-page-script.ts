@@ -147,18 +147,19 @@ function renderDiagram() {
     let badge = node.querySelector('.live-badge');
     if (n === 0) { if (badge) badge.remove(); continue; }
     if (!badge) {
-      const box = node.querySelector('rect, polygon');
-      const b = box.getBBox();
+      const b = node.querySelector('rect, polygon').getBBox();
       badge = document.createElementNS('http://www.w3.org/2000/svg', 'g');
       badge.setAttribute('class', 'live-badge');
-      const c = document.createElementNS('http://www.w3.org/2000/svg', 'circle');
-      c.setAttribute('cx', String(b.x + b.width - 2)); c.setAttribute('cy', String(b.y + 2)); c.setAttribute('r', '11');
+      const shape = document.createElementNS('http://www.w3.org/2000/svg', 'ellipse');
       const t = document.createElementNS('http://www.w3.org/2000/svg', 'text');
-      t.setAttribute('x', String(b.x + b.width - 2)); t.setAttribute('y', String(b.y + 2));
-      badge.append(c, t);
+      for (const e of [shape, t]) { e.setAttribute(e === t ? 'x' : 'cx', String(b.x + b.width - 2)); e.setAttribute(e === t ? 'y' : 'cy', String(b.y + 2)); }
+      shape.setAttribute('ry', '11');
+      badge.append(shape, t);
       node.appendChild(badge);
     }
-    badge.lastChild.textContent = n > 999 ? '999+' : String(n);
+    // Wide enough for the count: a fan-out puts thousands of agents in one box.
+    badge.firstChild.setAttribute('rx', String(Math.max(11, 5 + 3.7 * String(n).length)));
+    badge.lastChild.textContent = String(n);
   }
 }
 

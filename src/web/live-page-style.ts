@@ -55,7 +55,7 @@ svg text { font: 13px system-ui, -apple-system, "Segoe UI", sans-serif; text-anc
 #diagram .node.live-here rect, #diagram .node.live-here polygon { stroke: #d53f8c; stroke-width: 3.5; }
 #diagram .node.live-invoking rect { fill: #c6f6d5; }
 #diagram .node.live-asking rect { fill: #feebc8; }
-#diagram .live-badge circle { fill: #d53f8c; stroke: #fff; stroke-width: 1.5; }
+#diagram .live-badge ellipse { fill: #d53f8c; stroke: #fff; stroke-width: 1.5; }
 #diagram .live-badge text { fill: #fff; font-size: 11px; font-weight: 700; }
 @media (max-width: 900px) { main { grid-template-columns: 1fr; } #diagram-panel { grid-row: auto; } }
 `;
