@@ -13,6 +13,7 @@ const root = resolve(process.argv[2] ?? new URL('..', import.meta.url).pathname)
 const LAYERS = [
   ['machines'],
   ['src'],
+  ['src/web'],
   ['src/language'],
   ['src/scope', 'src/state', 'src/worktrees', 'src/inspect', 'src/notify'],
   ['src/executors'],

@@ -1,6 +1,6 @@
 import { diagramModel, stateIds } from './diagram-model.js';
 import { layoutDiagram } from './diagram-layout.js';
-import { escapeHtml, nodeSize, renderSvg } from './diagram-svg.js';
+import { DIAGRAM_SVG_STYLE, escapeHtml, nodeSize, renderSvg } from './diagram-svg.js';
 import type { WorkflowGraph } from './workflow-graph.js';
 
 const STYLE = `
@@ -17,27 +17,7 @@ aside { flex: 0 0 40%; max-width: 640px; position: sticky; top: 16px; background
 aside h2 { margin: 0 0 2px; font-size: 16px; font-family: ui-monospace, Menlo, Consolas, monospace; }
 aside .kind { margin: 0 0 8px; color: #718096; }
 aside pre { margin: 0; max-height: 75vh; overflow: auto; padding: 10px; background: #f7fafc; border-radius: 4px; font: 12.5px/1.45 ui-monospace, Menlo, Consolas, monospace; white-space: pre-wrap; word-break: break-word; }
-svg text { font: 13px system-ui, -apple-system, "Segoe UI", sans-serif; text-anchor: middle; dominant-baseline: central; }
-.link { fill: none; stroke: #4a5568; stroke-width: 1.5; }
-.link.dotted { stroke-dasharray: 5 4; }
-.link-label rect { fill: #fff; stroke: #e2e8f0; }
-.link-label text { font-size: 11.5px; fill: #2d3748; }
-.node rect, .node polygon, .node circle { stroke-width: 1.5; }
-.node.markdown rect, .swatch.markdown { fill: #eaf2ff; background: #eaf2ff; stroke: #3d6fb6; border-color: #3d6fb6; border-radius: 7px; }
-.node.script rect, .swatch.script { fill: #fff4e0; background: #fff4e0; stroke: #b7791f; border-color: #b7791f; }
-.node.start circle { fill: #2d3748; stroke: #2d3748; }
-.node.start text { fill: #fff; font-size: 11px; }
-.node.result circle { fill: #e6f6ea; stroke: #2f855a; }
-.node.result text { font-size: 11px; }
-.node.missing rect { fill: #fff0f0; stroke: #c53030; stroke-dasharray: 5 3; }
-.node.dynamic polygon { fill: #f7f7f7; stroke: #718096; stroke-dasharray: 5 3; }
-.node.workflow rect { fill: #f3ecff; stroke: #6b46c1; }
-.node.workflow path { stroke: #6b46c1; fill: none; }
-.node[data-file] { cursor: pointer; }
-.node[data-file]:hover rect, .node[data-file]:focus rect { stroke-width: 2.5; }
-.node.selected rect { stroke-width: 3; filter: drop-shadow(0 0 3px rgba(49, 130, 206, 0.6)); }
-.node:focus { outline: none; }
-`;
+${DIAGRAM_SVG_STYLE}`;
 
 // Shows the clicked state's file; the texts are in the page, so it works offline. The
 // address keeps the shown state (#ID), so a link can point at one state.
@@ -111,4 +91,13 @@ ${texts.join('\n')}
 </body>
 </html>
 `;
+}
+
+/**
+ * The diagram alone, as an SVG file with its style inside: the live page
+ * (`--inspect`, `raymond serve`) loads it and marks the agents on it.
+ */
+export function diagramSvgFile(graph: WorkflowGraph): string {
+  const svg = renderSvg(layoutDiagram(diagramModel(graph), nodeSize));
+  return svg.replace('<svg ', '<svg xmlns="http://www.w3.org/2000/svg" ').replace('<defs>', `<style>${DIAGRAM_SVG_STYLE}</style><defs>`);
 }

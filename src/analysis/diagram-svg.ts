@@ -4,6 +4,30 @@ import { labelWidth, type Layout, type PlacedNode, type RoutedLink } from './dia
 /** Average glyph width of the 13px sans-serif labels, generous so names fit their boxes. */
 const CHAR_WIDTH = 7.8;
 
+/** The diagram's own rules, for the page that shows it or inside a standalone SVG. */
+export const DIAGRAM_SVG_STYLE = `
+svg text { font: 13px system-ui, -apple-system, "Segoe UI", sans-serif; text-anchor: middle; dominant-baseline: central; }
+.link { fill: none; stroke: #4a5568; stroke-width: 1.5; }
+.link.dotted { stroke-dasharray: 5 4; }
+.link-label rect { fill: #fff; stroke: #e2e8f0; }
+.link-label text { font-size: 11.5px; fill: #2d3748; }
+.node rect, .node polygon, .node circle { stroke-width: 1.5; }
+.node.markdown rect, .swatch.markdown { fill: #eaf2ff; background: #eaf2ff; stroke: #3d6fb6; border-color: #3d6fb6; border-radius: 7px; }
+.node.script rect, .swatch.script { fill: #fff4e0; background: #fff4e0; stroke: #b7791f; border-color: #b7791f; }
+.node.start circle { fill: #2d3748; stroke: #2d3748; }
+.node.start text { fill: #fff; font-size: 11px; }
+.node.result circle { fill: #e6f6ea; stroke: #2f855a; }
+.node.result text { font-size: 11px; }
+.node.missing rect { fill: #fff0f0; stroke: #c53030; stroke-dasharray: 5 3; }
+.node.dynamic polygon { fill: #f7f7f7; stroke: #718096; stroke-dasharray: 5 3; }
+.node.workflow rect { fill: #f3ecff; stroke: #6b46c1; }
+.node.workflow path { stroke: #6b46c1; fill: none; }
+.node[data-file] { cursor: pointer; }
+.node[data-file]:hover rect, .node[data-file]:focus rect { stroke-width: 2.5; }
+.node.selected rect { stroke-width: 3; filter: drop-shadow(0 0 3px rgba(49, 130, 206, 0.6)); }
+.node:focus { outline: none; }
+`;
+
 /** Escapes text for HTML and SVG content and attribute values. */
 export function escapeHtml(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');

@@ -155,7 +155,7 @@ export function buildProgram(result: CliResult): Command {
     .option('--json', 'machine-readable output on stdout')
     .option('--quiet', 'no progress lines on stderr')
     .option('--verbose', 'more detail on stderr, with stack traces')
-    .addOption(new Option('--inspect [port]', `watch the agent machines in the Stately inspector, through a relay on 127.0.0.1 (default port ${DEFAULT_INSPECT_PORT})`).argParser(integer(1, 65535)))
+    .addOption(new Option('--inspect [port]', `watch the agent machines live in a browser: Raymond's own page (/live, works offline) and the Stately inspector, served on 127.0.0.1 (default port ${DEFAULT_INSPECT_PORT})`).argParser(integer(1, 65535)))
     .option('--inspect-full', 'with --inspect or --trace: include prompts, inputs and results')
     .option('--inspect-agents <glob>', 'with --inspect or --trace: only agents whose id matches (e.g. "main_worker1*")')
     .option('--inspect-wait', 'with --inspect: start the run once the inspector page is open')

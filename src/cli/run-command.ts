@@ -19,6 +19,7 @@ import { statesThatAsk } from '../analysis/ask-scan.js';
 import { RaymondError } from '../errors.js';
 import type { RunSettings } from '../runtime/run-settings.js';
 import type { RunControl } from '../runtime/compose-run.js';
+import type { LiveControl } from '../web/live-routes.js';
 import { createAskPrompter, type AskPrompter } from './ask-prompter.js';
 import { askingObject, resumeCommand as answerCommand } from './ask-report.js';
 import { askNotification, runNotification } from '../notify/notification.js';
@@ -95,7 +96,8 @@ export function loadConfig(cwd: string): ConfigValues {
 
 /**
  * Ctrl-C once: start nothing new and let running steps finish. Twice (or
- * SIGTERM): kill every step now. The run stays resumable either way.
+ * SIGTERM, or the live page's cancel button): kill every step now. The run
+ * stays resumable either way.
  */
 function interruptHandlers(beforeMessage: () => void) {
   const drain = new AbortController();
@@ -110,29 +112,36 @@ function interruptHandlers(beforeMessage: () => void) {
       kill.abort();
     }
   };
-  const onTerm = () => {
+  const stopAll = (why: string) => {
     beforeMessage();
-    process.stderr.write('\nraymond: interrupted; stopping every step (the state file keeps the run)\n');
+    process.stderr.write(`\nraymond: ${why}; stopping every step (the state file keeps the run)\n`);
     drain.abort();
     kill.abort();
   };
+  const onTerm = () => stopAll('interrupted');
   process.on('SIGINT', onInt);
   process.on('SIGTERM', onTerm);
-  return { drain: drain.signal, kill: kill.signal, dispose: () => (process.off('SIGINT', onInt), process.off('SIGTERM', onTerm)) };
+  return { drain: drain.signal, kill: kill.signal, cancel: () => stopAll('cancelled from the live page'), dispose: () => (process.off('SIGINT', onInt), process.off('SIGTERM', onTerm)) };
 }
 
 /**
  * Opens the relay and/or trace the flags ask for, prints where to look, and
- * with --inspect-wait holds the run until a browser opened the page.
+ * with --inspect-wait holds the run until a browser opened a page. The live
+ * page's URL comes first: it works offline, the Stately inspector does not.
  */
-async function startInspection(flags: CliFlags): Promise<Inspection | undefined> {
+async function startInspection(flags: CliFlags, path: string | undefined, control: () => LiveControl | undefined): Promise<Inspection | undefined> {
   if (flags.inspect === undefined && flags.trace === undefined) return undefined;
   const port = flags.inspect === undefined ? undefined : typeof flags.inspect === 'number' ? flags.inspect : DEFAULT_INSPECT_PORT;
   // Loaded only when asked for: the inspector's libraries are not small.
   const { openInspection } = await import('../inspect/inspection.js');
-  const inspection = await openInspection({ port, trace: flags.trace, full: !!flags.inspectFull, agents: flags.inspectAgents });
+  const diagram = async () => {
+    if (path === undefined) return undefined;
+    const [{ loadWorkflowGraph }, { diagramSvgFile }] = await Promise.all([import('../analysis/workflow-graph.js'), import('../analysis/diagram-html.js')]);
+    return diagramSvgFile(await loadWorkflowGraph(path));
+  };
+  const inspection = await openInspection({ port, trace: flags.trace, full: !!flags.inspectFull, agents: flags.inspectAgents, live: { diagram, control } });
   if (inspection.page) {
-    process.stderr.write(`raymond: inspector relay on 127.0.0.1:${port}: open ${inspection.page.url} to watch the agent machines in the Stately inspector\n`);
+    process.stderr.write(`raymond: inspector relay on 127.0.0.1:${port}: open ${inspection.page.liveUrl} to watch the agent machines (Raymond's live view, works offline), or ${inspection.page.url} for the Stately inspector (needs internet)\n`);
     if (flags.inspectWait) {
       process.stderr.write('raymond: waiting for the inspector page to connect (Ctrl-C to give up)\n');
       await inspection.page.viewer();
@@ -158,14 +167,16 @@ export async function runCommand(path: string | undefined, flags: CliFlags): Pro
   const config = loadConfig(process.cwd());
   flags.verbose ??= config.verbose;
   const stateDir = resolve(flags.stateDir!);
+  // The run's controls, once it started: answering asks (the terminal prompt, the live page) and cancelling (the live page).
+  const prompt: PromptSetup = { control: undefined, prompter: undefined, cancel: undefined };
+  const liveControl = () => (prompt.control && prompt.cancel ? { answer: prompt.control.answer, cancel: prompt.cancel } : undefined);
   // Before the status area takes over the terminal; Ctrl-C while waiting for a viewer just ends the process.
-  const inspection = await startInspection(flags);
+  const inspection = await startInspection(flags, flags.resume === undefined ? path : undefined, liveControl);
   // On a terminal that can move its cursor, a status area that never looks frozen; elsewhere (or --quiet) plain lines.
   const progress = emptyProgress();
   const live = process.stderr.isTTY && process.env.TERM !== 'dumb' && !flags.quiet ? createLiveView({ stream: process.stderr, snapshot: () => progress, verbose: !!flags.verbose }) : undefined;
   const plain = createPlainReporter({ quiet: !!flags.quiet, verbose: !!flags.verbose });
   // --on-ask=prompt: questions are asked here; while one is on the screen, progress goes above it as plain lines.
-  const prompt: PromptSetup = { control: undefined, prompter: undefined };
   const show = (e: RunEvent) => {
     if (prompt.prompter) {
       const line = eventLine(e, !!flags.verbose);
@@ -182,10 +193,11 @@ export async function runCommand(path: string | undefined, flags: CliFlags): Pro
   }
 }
 
-/** The terminal side of `--on-ask=prompt`: the run's control (to answer) and the prompter, once an ask came. */
+/** The run's control (to answer asks), its cancel (the live page's button), and the terminal's prompter once an ask came (`--on-ask=prompt`). */
 interface PromptSetup {
   control: RunControl | undefined;
   prompter: AskPrompter | undefined;
+  cancel: (() => void) | undefined;
 }
 
 /** What runCommand set up for the run. */
@@ -218,7 +230,8 @@ async function runAndReport(path: string | undefined, flags: CliFlags, config: C
     title?.(e);
     if (e.type === 'run.started') started ??= e;
     if (onAsk === 'prompt' && (e.type === 'ask.created' || e.type === 'ask.pending')) asker().add(e.ask);
-    if (e.type === 'ask.answered' && e.expired) prompt.prompter?.withdraw(e.askId, 'ran out of time');
+    // An ask answered on the live page (or timed out) is no longer asked here.
+    if (e.type === 'ask.answered') prompt.prompter?.withdraw(e.askId, e.expired ? 'ran out of time' : 'was answered on the live page');
     if (e.type === 'ask.created' && notifier && started) {
       const run = { runId: started.workflowId, workflow: started.workflow, name: started.name, resume: answerCommand(started.workflowId, flags.stateDirGiven ? flags.stateDir : undefined) };
       notifier.send(askNotification(e.ask, run));
@@ -228,6 +241,7 @@ async function runAndReport(path: string | undefined, flags: CliFlags, config: C
     inspection?.event(e);
   };
   const signals = interruptHandlers(() => live?.stop());
+  prompt.cancel = signals.cancel;
   const common = { stateDir, onEvent, drain: signals.drain, kill: signals.kill, inspect: inspection?.observer, onControl: (c: RunControl) => (prompt.control = c) };
   const interactive = process.stdin.isTTY === true && process.stderr.isTTY === true;
   const resumeRequest = (workflowId: string, answers: boolean) => ({

@@ -5,6 +5,8 @@ import type { RunEvent } from '../../machines/run-events.js';
 import { RaymondError, errorMessage } from '../errors.js';
 import { globToRegExp } from './glob.js';
 import { startRelay, type Relay, type RelayClient } from './relay.js';
+import { createLiveFeed } from '../web/live-feed.js';
+import { createLiveRoutes, type LiveControl, type LiveRoutes } from '../web/live-routes.js';
 import { sanitizeContext, sanitizeEvent, sanitizeOutput, sanitizeRunEvent } from './sanitize.js';
 
 /** What `--inspect`, `--inspect-full`, `--inspect-agents` and `--trace` ask for. */
@@ -17,15 +19,23 @@ export interface InspectOptions {
   full: boolean;
   /** Only agents whose id matches (the supervisor is always inspected). */
   agents?: string | undefined;
+  /** With a relay: the live page's diagram and what it may do to the run. */
+  live?: { diagram: () => Promise<string | undefined>; control: () => LiveControl | undefined } | undefined;
 }
+
+/** Where the relay serves Raymond's own live page (which works offline). */
+export const LIVE_PATH = '/live';
 
 /** A running inspection: pass `observer` as the root actor's `inspect` option, and the run's events to `event`. */
 export interface Inspection {
   observer: (event: InspectionEvent) => void;
   /** Writes a run event to the trace (as `@raymond.<type>`; replay skips these). */
   event: (event: RunEvent) => void;
-  /** With a relay: the page to open, and a way to wait until a browser has it open. */
-  page?: { url: string; viewer(): Promise<void> };
+  /**
+   * With a relay: the Stately inspector's page (`url`), Raymond's live page
+   * (`liveUrl`), and a way to wait until a browser has one of them open.
+   */
+  page?: { url: string; liveUrl: string; viewer(): Promise<void> };
   /** Sends what is still queued, then stops the relay and closes the trace. */
   close(): Promise<void>;
 }
@@ -72,8 +82,21 @@ function openTrace(file: string): WriteStream {
 export async function openInspection(opts: InspectOptions): Promise<Inspection> {
   const trace = opts.trace ? openTrace(opts.trace) : undefined;
   let relay: Relay | undefined;
+  // The live page sees every agent and what the terminal shows (prints, questions): it is the run's own front end, on loopback.
+  const feed = opts.port !== undefined ? createLiveFeed() : undefined;
+  let live: LiveRoutes | undefined;
+  if (feed && opts.port !== undefined) {
+    live = createLiveRoutes({
+      base: LIVE_PATH,
+      port: opts.port,
+      feed,
+      diagram: opts.live?.diagram ?? (() => Promise.resolve(undefined)),
+      control: opts.live?.control ?? (() => undefined),
+      page: { heading: 'Raymond live view (offline)', note: 'The agent machines of this run, served by Raymond itself: nothing is loaded from the network.', link: { href: '/', text: 'Open the Stately inspector instead (needs internet)' } },
+    });
+  }
   try {
-    if (opts.port !== undefined) relay = await startRelay(opts.port, { name: '--inspect', choose: '--inspect=PORT' });
+    if (opts.port !== undefined) relay = await startRelay(opts.port, { name: '--inspect', choose: '--inspect=PORT' }, live?.handle);
   } catch (err) {
     trace?.close();
     throw err;
@@ -115,14 +138,16 @@ export async function openInspection(opts: InspectOptions): Promise<Inspection> 
   return {
     observer,
     event: (e) => {
+      feed?.push(e);
       if (!trace || (only && 'agentId' in e && !only.test(e.agentId))) return;
       trace.write(`${JSON.stringify({ type: `@raymond.${e.type}`, createdAt: String(Date.now()), event: sanitizeRunEvent(e, opts.full) })}\n`);
     },
-    ...(relay ? { page: { url: relay.url, viewer: relay.viewer } } : {}),
+    ...(relay && live ? { page: { url: relay.url, liveUrl: `${relay.url}${LIVE_PATH}`, viewer: () => Promise.race([relay.viewer(), live.viewer()]) } } : {}),
     close: async () => {
       // The library converts each event on a zero-delay timer: let those run first.
       await new Promise((resolve) => setTimeout(resolve, 5));
       if (ws && relay) await relay.flush(ws as unknown as RelayClient);
+      await live?.close();
       inspector.stop();
       relay?.stop();
       if (trace) await new Promise<void>((resolve) => trace.end(resolve));

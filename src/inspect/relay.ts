@@ -1,4 +1,4 @@
-import { Server, createServer, type IncomingMessage } from 'node:http';
+import { Server, createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { createInspectorServer } from '@statelyai/inspect/server';
 import { RaymondError } from '../errors.js';
@@ -33,9 +33,10 @@ export interface Relay {
  * library listens on every interface and takes no host, so the one
  * `listen` call it makes is bound to loopback here. A taken port is found
  * beforehand: the library's WebSocket server rethrows its listen error as
- * an uncaught one.
+ * an uncaught one. `routes` answers the requests it knows (the live
+ * page); the library's page answers the rest.
  */
-export async function startRelay(port: number, option: { name: string; choose: string }): Promise<Relay> {
+export async function startRelay(port: number, option: { name: string; choose: string }, routes?: (req: IncomingMessage, res: ServerResponse) => boolean): Promise<Relay> {
   await checkPort(port, option);
   const listen = Server.prototype.listen;
   let server: Server | undefined;
@@ -52,6 +53,12 @@ export async function startRelay(port: number, option: { name: string; choose: s
   }
   const http = server!;
   if (!http.listening) await new Promise((resolve) => http.once('listening', resolve));
+  if (routes) {
+    // The library answers every request with its page: other routes go first.
+    const [page] = http.listeners('request') as Array<(req: IncomingMessage, res: ServerResponse) => void>;
+    http.removeAllListeners('request');
+    http.on('request', (req: IncomingMessage, res: ServerResponse) => routes(req, res) || page?.(req, res));
+  }
   // Upgraded sockets leave the HTTP server's books, and the library's close keeps them open.
   // Raymond's own client connects on OWN_PATH; every other client is a viewer.
   const sockets = new Map<Duplex, boolean>();

@@ -1,27 +1,20 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { after, describe, it } from 'node:test';
-import { delimiter, join } from 'node:path';
+import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { pathToFileURL } from 'node:url';
 import { execa } from 'execa';
 import { createMachine } from 'xstate';
 import { ROOT, Sandbox } from '../helpers/cli.js';
 import { countColour, decodePng } from '../helpers/png.js';
+import { findChromium } from '../helpers/browser.js';
 
 const box = new Sandbox();
 after(() => box.remove());
 
 const TOUR = join(ROOT, 'workflows/examples/tour');
 const TOUR_STATES = ['1_START.sh', 'AFTER_CALL.sh', 'AFTER_FUNCTION.sh', 'COUNTDOWN.sh', 'DONE.sh', 'SHOUT.sh', 'WORKER.sh'];
-
-/** A headless Chromium on PATH, if there is one. */
-function findChromium(): string | undefined {
-  for (const name of ['chromium', 'chromium-browser', 'google-chrome', 'google-chrome-stable']) {
-    for (const dir of (process.env.PATH ?? '').split(delimiter)) if (dir && existsSync(join(dir, name))) return join(dir, name);
-  }
-  return undefined;
-}
 
 const chromium = findChromium();
 
