@@ -1,5 +1,5 @@
 import { mkdir } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { basename, dirname } from 'node:path';
 import type { AgentRecord, StoredAgent } from '../../machines/types.js';
 import { RaymondError, errorMessage } from '../errors.js';
 import { taskFolderPath } from '../task-folder-pattern.js';
@@ -15,12 +15,15 @@ export interface TaskFolders {
 }
 
 /**
- * The project root a state folder belongs to: the folder that holds the
- * run's `.raymond` folder (the state folder's parent), where task folder
- * patterns start.
+ * The project root a state folder belongs to, where task folder patterns
+ * start: for a state folder named `state` (`.raymond/state`, `runs/state`)
+ * the folder holding its parent, as `.raymond` is held by the project; for
+ * any other (`--state-dir st`) the folder holding it, so a run's folders
+ * never land above the directory the user chose.
  */
 export function projectRootOf(stateFile: string): string {
-  return dirname(dirname(dirname(stateFile)));
+  const stateDir = dirname(stateFile);
+  return basename(stateDir) === 'state' ? dirname(dirname(stateDir)) : dirname(stateDir);
 }
 
 /** Task folders laid out by `pattern` under `root` for the run `workflowId`. */

@@ -117,4 +117,14 @@ describe('task folders (script states)', () => {
     assert.equal(r.code, 1);
     assert.match(r.stderr, /^raymond: .*START\.sh: <fork> task="mine": expected task="new" or task="inherit"$/m);
   });
+
+  it('with --state-dir NAME (not a `state` folder) the task folders stay beside it, never above the working directory', async () => {
+    const project = join(box.dir, 'statedir');
+    mkdirSync(project, { recursive: true });
+    const wf = box.write({ 'START.sh': sh('echo "<result>$RAYMOND_TASK_FOLDER</result>"') }, 'statedir/wf');
+    const r = await raymond([wf, '--json', '--workflow-id', 'tf7', '--state-dir', 'st'], { cwd: project });
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(summary(r).results.main, join(project, '.raymond/tasks/tf7/main'));
+    assert.ok(!existsSync(join(box.dir, '.raymond/tasks/tf7')), 'nothing above the working directory');
+  });
 });
