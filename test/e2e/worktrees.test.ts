@@ -43,7 +43,8 @@ function workflow(name: string, n: number, opts: { sparse?: boolean; sleep?: str
       'W.sh': sh(
         // Folders alive now: the run's pool folders that are worktrees.
         'alive=0; for d in ../*/; do [[ -e "$d.git" ]] && alive=$((alive + 1)); done; echo "$alive" >> "$LOG/alive"',
-        'ls pkg | tr "\\n" " " >> "$LOG/seen"; echo >> "$LOG/seen"',
+        // One write per worker: two workers appending a line in two writes could interleave them.
+        'echo "$(ls pkg | tr "\\n" " ")" >> "$LOG/seen"',
         // Idempotent, as a step must be to run again after a crash (at least once): it redoes only what is not done.
         'if [[ "$(git log -1 --format=%s)" == "worker $n" ]]; then echo "<result>done $n</result>"; exit 0; fi',
         'grep -qx "worker $n" "pkg/$pkg/file.txt" || echo "worker $n" >> "pkg/$pkg/file.txt"',
