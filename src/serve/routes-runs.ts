@@ -8,6 +8,7 @@ import { isModelName, MODEL_CHOICES } from '../claude/claude-argv.js';
 import { formatError } from '../errors.js';
 import { HttpError, readJsonObject, sendJson } from './http-error.js';
 import { pendingAskJson, runJson, workflowJson } from './run-json.js';
+import { liveSnapshotOf } from './run-live-view.js';
 import type { Handler, ServeContext } from './serve-context.js';
 import type { ServedRun } from './served-run.js';
 import { streamRunOutput } from './sse-stream.js';
@@ -93,15 +94,28 @@ export const createRun: Handler = async (ctx, req, res) => {
   sendJson(res, 201, { run_id: run.id, status: run.status, started_at: new Date(run.startedAt).toISOString() });
 };
 
-export const listRuns: Handler = (ctx, _req, res) => sendJson(res, 200, ctx.pool.list().map(runJson));
+/**
+ * `GET /runs`: every run, newest first. `?summary=true` (Raymond's, for the
+ * web page that polls it) leaves out the agents, which a fan-out makes
+ * thousands of, and counts them instead.
+ */
+export const listRuns: Handler = (ctx, _req, res, _p, url) => {
+  const summary = url.searchParams.get('summary') === 'true';
+  sendJson(res, 200, ctx.pool.list().map((run) => {
+    const json = runJson(run);
+    if (!summary) return json;
+    const { agents, ...rest } = json;
+    return { ...rest, agent_count: agents.length };
+  }));
+};
 
 export const getRun: Handler = (ctx, _req, res, p) => sendJson(res, 200, runJson(runOf(ctx, p.id!)));
 
-/** `GET /runs/{id}/snapshot`: the run, its pending asks and the last event id, in one answer, for a page that then follows `output`. */
+/** `GET /runs/{id}/snapshot`: the run, its pending asks and the last event id, in one answer, for a page that then follows `output`; `live` is the same run as the web page reads it. */
 export const runSnapshot: Handler = async (ctx, _req, res, p) => {
   const run = runOf(ctx, p.id!);
   const asks = await Promise.all([...run.asks.values()].map(async (a) => pendingAskJson(run.id, a, await ctx.staging.pending(run, a.id))));
-  sendJson(res, 200, { run: runJson(run), pending_asks: asks, last_event_id: run.events.lastId });
+  sendJson(res, 200, { run: runJson(run), pending_asks: asks, last_event_id: run.events.lastId, live: liveSnapshotOf(run) });
 };
 
 export const runOutput: Handler = (ctx, req, res, p, url) => streamRunOutput(req, res, runOf(ctx, p.id!), url);

@@ -291,27 +291,48 @@ function connection(state) {
   c.className = 'connection ' + (state === 'live' ? 'live' : 'offline');
 }
 
+// raymond serve's stream: ray's envelopes, the RunEvent riding on the first of each (its 'raymond' field).
+const ENDS = ['workflow_completed', 'workflow_failed', 'workflow_paused', 'workflow_cancelled'];
+function fromServer(source, data) {
+  // Events the server no longer keeps were missed: start again from a snapshot.
+  if (data.type === 'events_lost') { source.close(); load(); return null; }
+  if (data.raymond) return data.raymond;
+  // A run that ended before it began has no RunEvent for its end: the snapshot says how it ended.
+  if (ENDS.includes(data.type) && !model.finished) { source.close(); load(); }
+  return null;
+}
+
 function listen() {
   if (ui.source) ui.source.close();
   const sep = URLS.events.indexOf('?') >= 0 ? '&' : '?';
-  const source = new EventSource(URLS.events + sep + 'since=' + model.seq);
+  const source = new EventSource(URLS.events + sep + (CONFIG.serve ? 'last_event_id=' : 'since=') + model.seq);
   ui.source = source;
   source.onopen = () => connection('live');
   source.onmessage = (m) => {
     const seq = Number(m.lastEventId);
     if (seq && seq <= model.seq) return;
     if (seq) model.seq = seq;
-    apply(JSON.parse(m.data));
+    const data = JSON.parse(m.data);
+    const e = CONFIG.serve ? fromServer(source, data) : data;
+    if (!e) return;
+    apply(e);
+    if (data.type === 'workflow_cancelled') model.run.status = 'cancelled';
     schedule();
   };
   // Events the server no longer keeps were missed: start again from a snapshot.
   source.addEventListener('reset', () => { source.close(); load(); });
-  // EventSource reconnects by itself, sending the last id it saw.
-  source.onerror = () => connection(model.finished ? 'ended' : 'reconnecting…');
+  // EventSource reconnects by itself, sending the last id it saw; the server's stream ends with its run, and then there is nothing to wait for.
+  source.onerror = () => {
+    if (CONFIG.serve && model.finished) source.close();
+    connection(model.finished ? 'ended' : 'reconnecting…');
+  };
 }
 
 function load() {
-  return fetch(URLS.snapshot, { cache: 'no-store' }).then((r) => r.json()).then((snap) => {
+  return fetch(URLS.snapshot, { cache: 'no-store' }).then((r) => {
+    if (r.status === 401 && CONFIG.serve) { location.href = CONFIG.serve.home; throw new Error('not logged in'); }
+    return r.json();
+  }).then((body) => CONFIG.serve ? body.live : body).then((snap) => {
     model.seq = snap.seq;
     model.run = snap.run;
     model.finished = !['starting', 'running'].includes(snap.run.status);
@@ -322,7 +343,8 @@ function load() {
     $('log').textContent = '';
     for (const r of snap.recent) log(r.event);
     render();
-    listen();
+    if (CONFIG.serve && model.finished) connection('ended');
+    else listen();
   }).catch(() => { connection('offline'); setTimeout(load, 2000); });
 }
 
