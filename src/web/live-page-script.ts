@@ -222,6 +222,13 @@ function renderAsks() {
 }
 
 function names(value) { return (value || '').split(',').map((s) => s.trim()).filter(Boolean); }
+// A slot is NAME or NAME:TYPES; its form field is the name alone.
+function slotName(entry) { return entry.split(':')[0].trim(); }
+// A display file is SOURCE or SOURCE:LABEL; the ask's folder has it under its label, else the source's file name.
+function displayName(entry) {
+  const parts = entry.split(':');
+  return (parts[1] || '').trim() || parts[0].trim().split(/[\/\\]/).pop();
+}
 
 function askCard(ask) {
   const card = el('form', 'ask');
@@ -229,7 +236,7 @@ function askCard(ask) {
   card.appendChild(el('div', 'who', ask.agent_id + ' asks (' + ask.id + ')' + (ask.timeout_at ? ', until ' + ask.timeout_at : '')));
   card.appendChild(el('pre', 'prompt', ask.prompt));
   const files = ask.files || {};
-  const shown = names(files.display_files);
+  const shown = names(files.display_files).map(displayName);
   if (shown.length) {
     const p = el('div', 'files', 'files: ');
     shown.forEach((name, i) => {
@@ -243,7 +250,7 @@ function askCard(ask) {
   if (files.upload_slots || files.upload_bucket) {
     const p = el('div', 'files');
     if (!CONFIG.uploads) p.textContent = 'this question takes files, which this page cannot send: answer it where the run is served';
-    else for (const slot of files.upload_slots ? names(files.upload_slots) : ['files']) {
+    else for (const slot of files.upload_slots ? names(files.upload_slots).map(slotName) : ['files']) {
       const label = el('label', null, slot + ' ');
       const input = el('input');
       input.type = 'file'; input.name = slot; input.multiple = !files.upload_slots;
