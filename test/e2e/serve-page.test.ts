@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Page } from 'puppeteer-core';
@@ -12,6 +12,7 @@ const chromium = findChromium();
 // Each test carries the skip, not the suite: node:test counts a skipped suite as no skipped test at all.
 const needsChromium = { skip: chromium ? false : "no chromium: raymond serve's page is tested in headless Chromium (apt-get install -y chromium)" };
 const box = new Sandbox();
+const GATE = join(box.dir, 'gate-fan');
 let browser: TestBrowser | undefined;
 let server: ServeProcess | undefined;
 before(async () => {
@@ -20,6 +21,10 @@ before(async () => {
   const roots = box.write({
     // Shows a file and asks for a text file in a slot; the answered state reads it from its ask's folder.
     'upload/START.sh': sh('echo shown > "$RAYMOND_TASK_FOLDER/report.txt"', 'echo \'<ask next="READ.sh" upload_slots="notes.txt:text/plain" display_files="report.txt:Report.txt">Send your notes</ask>\''),
+    // A fan-out of 1,000 script workers held at a gate the test opens.
+    'fan/START.sh': sh('i=0', 'while [ $i -lt 1000 ]; do i=$((i+1)); echo "<fork next=\\"DONE.sh\\" n=\\"$i\\">WORK.sh</fork>"; done'),
+    'fan/DONE.sh': sh('echo "<result>fanned out</result>"'),
+    'fan/WORK.sh': sh(`for n in $(seq 1200); do [ -f '${GATE}' ] && break; sleep 0.1; done`, 'echo "<result>ok</result>"'),
     'upload/READ.sh': sh('echo "<result>$RAYMOND_INPUT / $(cat "$RAYMOND_TASK_FOLDER/asks/$RAYMOND_ASK_ID/notes.txt")</result>"'),
   }, 'roots');
   server = await startServe(['--root', join(ROOT, 'workflows/examples'), '--root', roots], box.dir);
@@ -163,6 +168,29 @@ describe("raymond serve's web page, in headless Chromium", () => {
     await page.waitForSelector('body[data-status="completed"]');
     const run = await api(`${server!.url}/runs/${id}`);
     assert.equal(run.body.result, 'here they are / three notes');
+    await page.close();
+  });
+
+  it('stays usable with a run of 1,000 agents: the run page lists only the rows in view, the runs list polls no agents', needsChromium, async () => {
+    const page = await browser!.page();
+    await page.goto(`${server!.url}/`);
+    await page.waitForSelector('form.launch[data-workflow="fan"]');
+    await page.click('form.launch[data-workflow="fan"] button[type=submit]');
+    await page.waitForSelector('form.launch[data-workflow="fan"] .result a.run-link');
+    const id = await text(page, 'form.launch[data-workflow="fan"] .result a.run-link');
+    await page.goto(`${server!.url}/ui/runs/${id}`);
+    await page.waitForSelector('#diagram .node[data-file="WORK.sh"][data-agents="1000"]', { timeout: 90_000 });
+    assert.equal(await text(page, '#agent-count'), '1001');
+    assert.ok((await page.$$('#agents .row')).length < 60, 'only the rows in view are in the page');
+    await shot(page, 'serve-fan-out');
+    // What the server page polls every 2 seconds stays small however many agents a run has.
+    const polled = await fetch(`${server!.url}/runs?summary=true`).then((r) => r.text());
+    const mine = (JSON.parse(polled) as Array<{ run_id: string; agent_count: number }>).find((r) => r.run_id === id)!;
+    assert.equal(mine.agent_count, 1001);
+    assert.ok(polled.length < 4_000, `${polled.length} bytes polled`);
+    writeFileSync(GATE, '');
+    await page.waitForSelector('body[data-status="completed"]', { timeout: 120_000 });
+    assert.equal(await text(page, '#chips button[data-machine="terminated"]'), 'terminated 1001');
     await page.close();
   });
 
