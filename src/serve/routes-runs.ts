@@ -1,8 +1,6 @@
 import { realpath, stat } from 'node:fs/promises';
 import { isAbsolute, relative, resolve } from 'node:path';
-import { layoutDiagram } from '../analysis/diagram-layout.js';
-import { diagramModel } from '../analysis/diagram-model.js';
-import { nodeSize, renderSvg } from '../analysis/diagram-svg.js';
+import { diagramSvgFile } from '../analysis/diagram-html.js';
 import { loadWorkflowGraph } from '../analysis/workflow-graph.js';
 import { isModelName, MODEL_CHOICES } from '../claude/claude-argv.js';
 import { formatError } from '../errors.js';
@@ -128,13 +126,14 @@ export const cancelRun: Handler = async (ctx, _req, res, p) => {
   sendJson(res, 200, { run_id: run.id, status: run.status });
 };
 
-/** `GET /runs/{id}/diagram.svg`: the run's workflow as `raymond diagram --html` draws it. */
+/** `GET /runs/{id}/diagram.svg`: the run's workflow as `raymond diagram --html` draws it, with its style. */
 export const runDiagram: Handler = async (ctx, _req, res, p) => {
   const run = runOf(ctx, p.id!);
   const graph = await loadWorkflowGraph(run.workflowPath).catch((err: unknown) => {
     throw new HttpError(404, 'workflow_unreadable', `cannot draw the workflow of run "${run.id}": ${formatError(err)}`);
   });
-  const svg = renderSvg(layoutDiagram(diagramModel(graph), nodeSize)).replace('<svg ', '<svg xmlns="http://www.w3.org/2000/svg" ');
+  // The standalone SVG, its style inside: the page shows it as it is, and so does a browser opening it alone.
+  const svg = diagramSvgFile(graph);
   res.writeHead(200, { 'Content-Type': 'image/svg+xml; charset=utf-8', 'X-Content-Type-Options': 'nosniff', 'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; sandbox", 'Cache-Control': 'no-store' });
   res.end(svg);
 };

@@ -89,7 +89,7 @@ describe('raymond serve: the approval package, answered with JSON', () => {
     assert.deepEqual(live.recent.map((r: { event: { type: string } }) => r.event.type), ['run.started', 'ask.created', 'step.done']);
     const svg = await fetch(`${server.url}/runs/${id}/diagram.svg`);
     assert.equal(svg.headers.get('content-type'), 'image/svg+xml; charset=utf-8');
-    assert.match(await svg.text(), /<svg xmlns="http:\/\/www.w3.org\/2000\/svg"[\s\S]*DECIDE/);
+    assert.match(await svg.text(), /<svg xmlns="http:\/\/www.w3.org\/2000\/svg"[^>]*>\n<style>[\s\S]*\.node\.script rect[\s\S]*DECIDE/);
 
     const answered = await api(`${server.url}/runs/${id}/asks/${asks.body[0].ask_id}`, 'POST', { response: 'approve' });
     assert.deepEqual(answered.body, { run_id: id, ask_id: asks.body[0].ask_id, status: 'resumed' });

@@ -46,10 +46,12 @@ interface El {
 }
 declare const document: { querySelectorAll(selector: string): ArrayLike<El>; querySelector(selector: string): El | null };
 
-/** Colours of the pages' stylesheet: the header, the badge counting agents in a state box, an ask's card. */
+/** Colours of the pages' stylesheets: the header, the badge counting agents in a state box, an ask's card. */
 const HEADER = '#1d3557';
 const BADGE = '#d53f8c';
 const ASK_CARD = '#fffaf0';
+/** The fill of a script state's box in the diagram's own style. */
+const SCRIPT_BOX = '#fff4e0';
 
 /** Agents per marked state box of the diagram. */
 function marked(page: Page): Promise<Record<string, number>> {
@@ -119,6 +121,7 @@ describe("raymond serve's web page, in headless Chromium", () => {
     assert.ok(countColour(asking, HEADER) > 10_000, 'the header is drawn');
     assert.ok(countColour(asking, BADGE) > 100, 'the state box with the agent has its badge');
     assert.ok(countColour(asking, ASK_CARD) > 5_000, 'the question is shown');
+    assert.ok(countColour(asking, SCRIPT_BOX) > 2_000, 'the diagram brings its style: script states are drawn in their colour');
 
     // A change request: DECIDE.sh notes it and asks again, so the agent moves to another box.
     await answer(page, /^Plan for/, 'add tests');
