@@ -20,10 +20,14 @@ const PATHS: Record<string, Record<string, object>> = {
       requestBody: { required: true, content: { 'application/json': { schema: ref('CreateRun') } } },
       responses: { 201: json('started', { type: 'object', properties: { run_id: { type: 'string' }, status: { type: 'string' }, started_at: { type: 'string', format: 'date-time' } } }), 400: error, 403: error, 404: error, 413: error, 503: error },
     },
-    get: { summary: 'Every run of the pool, newest first', responses: { 200: json('the runs', { type: 'array', items: ref('Run') }) } },
+    get: {
+      summary: 'Every run of the pool, newest first; ?summary=true leaves out each run\'s agents and gives their number, agent_count',
+      parameters: [{ name: 'summary', in: 'query', required: false, schema: { type: 'boolean' } }],
+      responses: { 200: json('the runs', { type: 'array', items: ref('Run') }) },
+    },
   },
   '/runs/{id}': { get: { summary: 'One run: agents (machine state, state, stack depth, cost), cost, elapsed time, result', parameters: [id], responses: { 200: json('the run', ref('Run')), 404: error } } },
-  '/runs/{id}/snapshot': { get: { summary: 'The run, its pending asks and its last event id, in one answer', parameters: [id], responses: { 200: json('the snapshot', { type: 'object', properties: { run: ref('Run'), pending_asks: { type: 'array', items: ref('PendingAsk') }, last_event_id: { type: 'integer' } } }), 404: error } } },
+  '/runs/{id}/snapshot': { get: { summary: 'The run, its pending asks and its last event id, in one answer', parameters: [id], responses: { 200: json('the snapshot', { type: 'object', properties: { run: ref('Run'), pending_asks: { type: 'array', items: ref('PendingAsk') }, last_event_id: { type: 'integer' }, live: { type: 'object', description: "the run as Raymond's web page reads it (src/web/live-snapshot.ts)" } } }), 404: error } } },
   '/runs/{id}/output': {
     get: {
       summary: "The run's events as Server-Sent Events; every event has an id, and Last-Event-ID (or ?last_event_id=) resumes after it. The stream ends with the run.",

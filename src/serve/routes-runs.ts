@@ -1,13 +1,12 @@
 import { realpath, stat } from 'node:fs/promises';
 import { isAbsolute, relative, resolve } from 'node:path';
-import { layoutDiagram } from '../analysis/diagram-layout.js';
-import { diagramModel } from '../analysis/diagram-model.js';
-import { nodeSize, renderSvg } from '../analysis/diagram-svg.js';
+import { diagramSvgFile } from '../analysis/diagram-html.js';
 import { loadWorkflowGraph } from '../analysis/workflow-graph.js';
 import { isModelName, MODEL_CHOICES } from '../claude/claude-argv.js';
 import { formatError } from '../errors.js';
 import { HttpError, readJsonObject, sendJson } from './http-error.js';
 import { pendingAskJson, runJson, workflowJson } from './run-json.js';
+import { liveSnapshotOf } from './run-live-view.js';
 import type { Handler, ServeContext } from './serve-context.js';
 import type { ServedRun } from './served-run.js';
 import { streamRunOutput } from './sse-stream.js';
@@ -93,15 +92,28 @@ export const createRun: Handler = async (ctx, req, res) => {
   sendJson(res, 201, { run_id: run.id, status: run.status, started_at: new Date(run.startedAt).toISOString() });
 };
 
-export const listRuns: Handler = (ctx, _req, res) => sendJson(res, 200, ctx.pool.list().map(runJson));
+/**
+ * `GET /runs`: every run, newest first. `?summary=true` (Raymond's, for the
+ * web page that polls it) leaves out the agents, which a fan-out makes
+ * thousands of, and counts them instead.
+ */
+export const listRuns: Handler = (ctx, _req, res, _p, url) => {
+  const summary = url.searchParams.get('summary') === 'true';
+  sendJson(res, 200, ctx.pool.list().map((run) => {
+    const json = runJson(run);
+    if (!summary) return json;
+    const { agents, ...rest } = json;
+    return { ...rest, agent_count: agents.length };
+  }));
+};
 
 export const getRun: Handler = (ctx, _req, res, p) => sendJson(res, 200, runJson(runOf(ctx, p.id!)));
 
-/** `GET /runs/{id}/snapshot`: the run, its pending asks and the last event id, in one answer, for a page that then follows `output`. */
+/** `GET /runs/{id}/snapshot`: the run, its pending asks and the last event id, in one answer, for a page that then follows `output`; `live` is the same run as the web page reads it. */
 export const runSnapshot: Handler = async (ctx, _req, res, p) => {
   const run = runOf(ctx, p.id!);
   const asks = await Promise.all([...run.asks.values()].map(async (a) => pendingAskJson(run.id, a, await ctx.staging.pending(run, a.id))));
-  sendJson(res, 200, { run: runJson(run), pending_asks: asks, last_event_id: run.events.lastId });
+  sendJson(res, 200, { run: runJson(run), pending_asks: asks, last_event_id: run.events.lastId, live: liveSnapshotOf(run) });
 };
 
 export const runOutput: Handler = (ctx, req, res, p, url) => streamRunOutput(req, res, runOf(ctx, p.id!), url);
@@ -114,13 +126,14 @@ export const cancelRun: Handler = async (ctx, _req, res, p) => {
   sendJson(res, 200, { run_id: run.id, status: run.status });
 };
 
-/** `GET /runs/{id}/diagram.svg`: the run's workflow as `raymond diagram --html` draws it. */
+/** `GET /runs/{id}/diagram.svg`: the run's workflow as `raymond diagram --html` draws it, with its style. */
 export const runDiagram: Handler = async (ctx, _req, res, p) => {
   const run = runOf(ctx, p.id!);
   const graph = await loadWorkflowGraph(run.workflowPath).catch((err: unknown) => {
     throw new HttpError(404, 'workflow_unreadable', `cannot draw the workflow of run "${run.id}": ${formatError(err)}`);
   });
-  const svg = renderSvg(layoutDiagram(diagramModel(graph), nodeSize)).replace('<svg ', '<svg xmlns="http://www.w3.org/2000/svg" ');
+  // The standalone SVG, its style inside: the page shows it as it is, and so does a browser opening it alone.
+  const svg = diagramSvgFile(graph);
   res.writeHead(200, { 'Content-Type': 'image/svg+xml; charset=utf-8', 'X-Content-Type-Options': 'nosniff', 'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; sandbox", 'Cache-Control': 'no-store' });
   res.end(svg);
 };

@@ -2,22 +2,15 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { TOKEN_COOKIE, checkRequest, hasToken } from './auth.js';
 import { HttpError, readBody, sendError, sendJson } from './http-error.js';
 import { openApiDocument } from './openapi.js';
+import { servePage } from './page-routes.js';
 import { findRoute } from './route-table.js';
 import type { ServeContext } from './serve-context.js';
-
-/** What the server answers at `/` until the web page is wired in: where to start. */
-const PLACEHOLDER_PAGE = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>raymond serve</title></head><body>
-<h1>raymond serve</h1><p>The API is described at <a href="/openapi.json">/openapi.json</a>.</p>
-<form method="post" action="/login"><label>Token <input type="password" name="token" autocomplete="current-password"></label> <button>Log in</button></form>
-</body></html>`;
 
 /** Options of the HTTP server beyond the routes' context. */
 export interface ServerOptions {
   /** Whether it is bound to loopback: then the `Host` of every request must be loopback too. */
   loopbackOnly: boolean;
   version: string;
-  /** The page at `/` (another module builds it); a placeholder with the login form without one. */
-  page?: (() => string) | undefined;
 }
 
 /** `POST /login`: a form with the token; a right one sets the cookie the page's requests carry. */
@@ -43,13 +36,10 @@ export function createServeServer(ctx: ServeContext, opts: ServerOptions): Serve
     void (async () => {
       const url = new URL(req.url ?? '/', 'http://server');
       const method = req.method ?? 'GET';
-      const open = url.pathname === '/' || url.pathname === '/login' || url.pathname === '/openapi.json';
+      // The pages check the token themselves: without it, `/` shows the login form and a run's page sends the browser there.
+      const open = url.pathname === '/' || url.pathname === '/login' || url.pathname === '/openapi.json' || url.pathname.startsWith('/ui/');
       checkRequest(req, { token: ctx.token, loopbackOnly: opts.loopbackOnly, open });
-      if (url.pathname === '/' && (method === 'GET' || method === 'HEAD')) {
-        res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8', 'X-Content-Type-Options': 'nosniff', 'X-Frame-Options': 'DENY', 'Cache-Control': 'no-store' });
-        res.end((opts.page ?? (() => PLACEHOLDER_PAGE))());
-        return;
-      }
+      if (servePage(ctx, req, res, url)) return;
       if (url.pathname === '/login' && method === 'POST') return login(ctx, req, res);
       if (url.pathname === '/openapi.json' && method === 'GET') return sendJson(res, 200, openApiDocument(opts.version));
       const { route, params } = findRoute(method, url.pathname);

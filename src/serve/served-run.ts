@@ -1,6 +1,7 @@
 import type { RunEvent } from '../../machines/run-events.js';
 import type { AgentAsk, WorkflowState } from '../../machines/types.js';
 import type { RunControl } from '../runtime/compose-run.js';
+import { LOGGED_EVENTS, RECENT_EVENTS } from '../web/live-snapshot.js';
 import { EventBuffer } from './event-buffer.js';
 import { rayEnvelopes } from './sse-envelopes.js';
 
@@ -38,6 +39,10 @@ export class ServedRun {
   error: string | undefined;
   endedAt: number | undefined;
   cancelled = false;
+  /** Steps done while this server followed the run. */
+  steps = 0;
+  /** The last events the page's log shows, with the id of the stream's last event when each came (a page opened late still has some history). */
+  readonly recent: Array<{ seq: number; event: RunEvent }> = [];
   /** Settles when the run's promise did (never rejects). */
   done: Promise<void> = Promise.resolve();
 
@@ -98,6 +103,7 @@ export class ServedRun {
         a.depth = e.depth;
         a.costUsd += e.costUsd;
         this.costUsd = e.totalCostUsd;
+        this.steps++;
         if (e.decision.kind === 'result' && e.to === null) {
           a.result = e.decision.payload;
           if (e.agentId === 'main') this.result = e.decision.payload;
@@ -133,6 +139,10 @@ export class ServedRun {
     }
     if (!this.ended) this.status = this.asks.size > 0 ? 'asking' : 'running';
     this.publish(e);
+    if (LOGGED_EVENTS.has(e.type)) {
+      this.recent.push({ seq: this.events.lastId, event: e });
+      if (this.recent.length > RECENT_EVENTS) this.recent.shift();
+    }
   }
 
   private publish(e: RunEvent): void {

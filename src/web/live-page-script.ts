@@ -222,6 +222,13 @@ function renderAsks() {
 }
 
 function names(value) { return (value || '').split(',').map((s) => s.trim()).filter(Boolean); }
+// A slot is NAME or NAME:TYPES; its form field is the name alone.
+function slotName(entry) { return entry.split(':')[0].trim(); }
+// A display file is SOURCE or SOURCE:LABEL; the ask's folder has it under its label, else the source's file name.
+function displayName(entry) {
+  const parts = entry.split(':');
+  return (parts[1] || '').trim() || parts[0].trim().split(/[\/\\]/).pop();
+}
 
 function askCard(ask) {
   const card = el('form', 'ask');
@@ -229,7 +236,7 @@ function askCard(ask) {
   card.appendChild(el('div', 'who', ask.agent_id + ' asks (' + ask.id + ')' + (ask.timeout_at ? ', until ' + ask.timeout_at : '')));
   card.appendChild(el('pre', 'prompt', ask.prompt));
   const files = ask.files || {};
-  const shown = names(files.display_files);
+  const shown = names(files.display_files).map(displayName);
   if (shown.length) {
     const p = el('div', 'files', 'files: ');
     shown.forEach((name, i) => {
@@ -243,7 +250,7 @@ function askCard(ask) {
   if (files.upload_slots || files.upload_bucket) {
     const p = el('div', 'files');
     if (!CONFIG.uploads) p.textContent = 'this question takes files, which this page cannot send: answer it where the run is served';
-    else for (const slot of files.upload_slots ? names(files.upload_slots) : ['files']) {
+    else for (const slot of files.upload_slots ? names(files.upload_slots).map(slotName) : ['files']) {
       const label = el('label', null, slot + ' ');
       const input = el('input');
       input.type = 'file'; input.name = slot; input.multiple = !files.upload_slots;
@@ -291,27 +298,48 @@ function connection(state) {
   c.className = 'connection ' + (state === 'live' ? 'live' : 'offline');
 }
 
+// raymond serve's stream: ray's envelopes, the RunEvent riding on the first of each (its 'raymond' field).
+const ENDS = ['workflow_completed', 'workflow_failed', 'workflow_paused', 'workflow_cancelled'];
+function fromServer(source, data) {
+  // Events the server no longer keeps were missed: start again from a snapshot.
+  if (data.type === 'events_lost') { source.close(); load(); return null; }
+  if (data.raymond) return data.raymond;
+  // A run that ended before it began has no RunEvent for its end: the snapshot says how it ended.
+  if (ENDS.includes(data.type) && !model.finished) { source.close(); load(); }
+  return null;
+}
+
 function listen() {
   if (ui.source) ui.source.close();
   const sep = URLS.events.indexOf('?') >= 0 ? '&' : '?';
-  const source = new EventSource(URLS.events + sep + 'since=' + model.seq);
+  const source = new EventSource(URLS.events + sep + (CONFIG.serve ? 'last_event_id=' : 'since=') + model.seq);
   ui.source = source;
   source.onopen = () => connection('live');
   source.onmessage = (m) => {
     const seq = Number(m.lastEventId);
     if (seq && seq <= model.seq) return;
     if (seq) model.seq = seq;
-    apply(JSON.parse(m.data));
+    const data = JSON.parse(m.data);
+    const e = CONFIG.serve ? fromServer(source, data) : data;
+    if (!e) return;
+    apply(e);
+    if (data.type === 'workflow_cancelled') model.run.status = 'cancelled';
     schedule();
   };
   // Events the server no longer keeps were missed: start again from a snapshot.
   source.addEventListener('reset', () => { source.close(); load(); });
-  // EventSource reconnects by itself, sending the last id it saw.
-  source.onerror = () => connection(model.finished ? 'ended' : 'reconnecting…');
+  // EventSource reconnects by itself, sending the last id it saw; the server's stream ends with its run, and then there is nothing to wait for.
+  source.onerror = () => {
+    if (CONFIG.serve && model.finished) source.close();
+    connection(model.finished ? 'ended' : 'reconnecting…');
+  };
 }
 
 function load() {
-  return fetch(URLS.snapshot, { cache: 'no-store' }).then((r) => r.json()).then((snap) => {
+  return fetch(URLS.snapshot, { cache: 'no-store' }).then((r) => {
+    if (r.status === 401 && CONFIG.serve) { location.href = CONFIG.serve.home; throw new Error('not logged in'); }
+    return r.json();
+  }).then((body) => CONFIG.serve ? body.live : body).then((snap) => {
     model.seq = snap.seq;
     model.run = snap.run;
     model.finished = !['starting', 'running'].includes(snap.run.status);
@@ -322,7 +350,8 @@ function load() {
     $('log').textContent = '';
     for (const r of snap.recent) log(r.event);
     render();
-    listen();
+    if (CONFIG.serve && model.finished) connection('ended');
+    else listen();
   }).catch(() => { connection('offline'); setTimeout(load, 2000); });
 }
 

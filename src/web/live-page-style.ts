@@ -15,7 +15,7 @@ header a { color: #fff; }
 .status.running { background: #c6f6d5; color: #22543d; }
 .status.completed { background: #bee3f8; color: #1a365d; }
 .status.failed, .status.budget_exceeded, .connection.offline { background: #fed7d7; color: #742a2a; }
-.status.asking, .status.paused, .status.stopped { background: #feebc8; color: #7b341e; }
+.status.asking, .status.paused, .status.stopped, .status.cancelled { background: #feebc8; color: #7b341e; }
 .connection.live { background: #c6f6d5; color: #22543d; }
 button { font: inherit; padding: 4px 12px; border-radius: 5px; border: 1px solid #a0aec0; background: #fff; cursor: pointer; }
 button:disabled { opacity: 0.6; cursor: default; }

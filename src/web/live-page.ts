@@ -31,6 +31,12 @@ export interface LivePageOptions {
   link?: { href: string; text: string } | undefined;
   /** Whether asks that take files get an upload input (the endpoint then takes multipart). */
   uploads?: boolean | undefined;
+  /**
+   * Fed by `raymond serve`'s own endpoints: the snapshot's `live` field,
+   * the stream's envelopes (their `raymond` field), `?last_event_id=`, and
+   * `home`, where a refused request (401, not logged in) sends the page.
+   */
+  serve?: { home: string } | undefined;
 }
 
 /** Escapes text for HTML content and attribute values. */
@@ -46,7 +52,7 @@ function escapeHtml(text: string): string {
  */
 export function livePageHtml(opts: LivePageOptions): string {
   // JSON in a script element: `<` is escaped so no value can close the element.
-  const config = JSON.stringify({ urls: opts.urls, uploads: !!opts.uploads }).replace(/</g, '\\u003c');
+  const config = JSON.stringify({ urls: opts.urls, uploads: !!opts.uploads, serve: opts.serve ?? null }).replace(/</g, '\\u003c');
   const link = opts.link ? ` <a id="other-view" href="${escapeHtml(opts.link.href)}">${escapeHtml(opts.link.text)}</a>` : '';
   return `<!doctype html>
 <html lang="en">

@@ -30,8 +30,8 @@ export interface LiveSnapshot {
   run: {
     id: string | null;
     name?: string | undefined;
-    /** `stopped`: the run ended while agents were still running (interrupted or cancelled; it can be resumed). */
-    status: RunStatus | 'starting' | 'stopped';
+    /** `stopped`: the run ended while agents were still running (interrupted or cancelled; it can be resumed); `cancelled`: a server's run cancelled over HTTP. */
+    status: RunStatus | 'starting' | 'stopped' | 'cancelled';
     costUsd: number;
     /** 0: unlimited. */
     budgetUsd: number;
@@ -48,8 +48,9 @@ export interface LiveSnapshot {
 }
 
 /** How many log-worthy events a snapshot keeps. */
-const RECENT = 200;
-const LOGGED = new Set<RunEvent['type']>(['run.started', 'step.done', 'agent.paused', 'agent.failed', 'ask.created', 'ask.pending', 'ask.answered', 'print', 'warning', 'run.finished']);
+export const RECENT_EVENTS = 200;
+/** The events the page's log shows (the others only move agents). */
+export const LOGGED_EVENTS: ReadonlySet<RunEvent['type']> = new Set<RunEvent['type']>(['run.started', 'step.done', 'agent.paused', 'agent.failed', 'ask.created', 'ask.pending', 'ask.answered', 'print', 'warning', 'run.finished']);
 
 /** Folds a run's events into what the live page needs; O(1) per event. */
 export interface LiveTracker {
@@ -125,9 +126,9 @@ export function createLiveTracker(): LiveTracker {
     event(seq, e) {
       last = seq;
       fold(e);
-      if (!LOGGED.has(e.type)) return;
+      if (!LOGGED_EVENTS.has(e.type)) return;
       recent.push({ seq, event: e });
-      if (recent.length > RECENT) recent.shift();
+      if (recent.length > RECENT_EVENTS) recent.shift();
     },
     snapshot: () => ({ seq: last, run: { ...run }, agents: [...agents.values()].map((a) => ({ ...a })), asks: [...asks.values()], recent: [...recent] }),
     pending: (askId) => asks.has(askId),

@@ -80,9 +80,16 @@ describe('raymond serve: the approval package, answered with JSON', () => {
     const snapshot = await api(`${server.url}/runs/${id}/snapshot`);
     assert.equal(snapshot.body.pending_asks[0].ask_id, asks.body[0].ask_id);
     assert.equal(snapshot.body.run.agents[0].machine_state, 'asking');
+    // `live`: the same run as the web page reads it, up to the same last event.
+    const live = snapshot.body.live;
+    assert.equal(live.seq, snapshot.body.last_event_id);
+    assert.deepEqual({ ...live.run, startedAt: 0 }, { id, name: 'approval', status: 'running', costUsd: 0, budgetUsd: 1, startedAt: 0, steps: 1 });
+    assert.deepEqual(live.agents, [{ id: 'main', machine: 'asking', state: '1_START.sh', depth: 0, costUsd: 0 }]);
+    assert.equal(live.asks[0].id, asks.body[0].ask_id);
+    assert.deepEqual(live.recent.map((r: { event: { type: string } }) => r.event.type), ['run.started', 'ask.created', 'step.done']);
     const svg = await fetch(`${server.url}/runs/${id}/diagram.svg`);
     assert.equal(svg.headers.get('content-type'), 'image/svg+xml; charset=utf-8');
-    assert.match(await svg.text(), /<svg xmlns="http:\/\/www.w3.org\/2000\/svg"[\s\S]*DECIDE/);
+    assert.match(await svg.text(), /<svg xmlns="http:\/\/www.w3.org\/2000\/svg"[^>]*>\n<style>[\s\S]*\.node\.script rect[\s\S]*DECIDE/);
 
     const answered = await api(`${server.url}/runs/${id}/asks/${asks.body[0].ask_id}`, 'POST', { response: 'approve' });
     assert.deepEqual(answered.body, { run_id: id, ask_id: asks.body[0].ask_id, status: 'resumed' });
@@ -103,6 +110,11 @@ describe('raymond serve: the approval package, answered with JSON', () => {
     const rest = await readEvents(`${server.url}/runs/${id}/output`, { 'Last-Event-ID': '4' });
     assert.deepEqual(rest, all.slice(4));
     assert.ok((await api(`${server.url}/runs`)).body.some((r: { run_id: string }) => r.run_id === id));
+    // The page's poll: no agents (a fan-out has thousands), their number instead.
+    const summary = (await api(`${server.url}/runs?summary=true`)).body.find((r: { run_id: string }) => r.run_id === id);
+    assert.equal(summary.agents, undefined);
+    assert.equal(summary.agent_count, 1);
+    assert.equal(summary.status, 'completed');
   });
 });
 

@@ -1,0 +1,41 @@
+import type { LiveSnapshot } from '../web/live-snapshot.js';
+import type { ServedRun } from './served-run.js';
+
+/** A run's status as the live page shows it: `asking` is still running there (its asks panel shows the questions). */
+function pageStatus(status: string): LiveSnapshot['run']['status'] {
+  return status === 'asking' ? 'running' : (status as LiveSnapshot['run']['status']);
+}
+
+/**
+ * The `live` field of `GET /runs/{id}/snapshot`: the run as the live page
+ * (src/web) reads it, built from what the server already follows of the
+ * run, so a run resumed from its state file shows its agents at once.
+ * `seq` is the stream's last event id: the page then follows `output`
+ * from there.
+ */
+export function liveSnapshotOf(run: ServedRun): LiveSnapshot {
+  return {
+    seq: run.events.lastId,
+    run: {
+      id: run.id,
+      name: run.workflowId,
+      status: pageStatus(run.status),
+      costUsd: run.costUsd,
+      budgetUsd: run.budgetUsd,
+      startedAt: run.startedAt,
+      ...(run.endedAt !== undefined ? { elapsedMs: run.endedAt - run.startedAt } : {}),
+      steps: run.steps,
+      ...(run.error !== undefined ? { error: run.error } : {}),
+    },
+    agents: [...run.agents.values()].map((a) => ({
+      id: a.id,
+      machine: a.machine === 'failed' ? 'terminated' : a.machine,
+      state: a.state,
+      depth: a.depth,
+      costUsd: a.costUsd,
+      ...(a.machine === 'failed' ? { failed: true } : {}),
+    })),
+    asks: [...run.asks.values()],
+    recent: [...run.recent],
+  };
+}
