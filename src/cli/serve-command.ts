@@ -50,15 +50,14 @@ async function folder(path: string, what: string): Promise<string> {
  * code and spend money.
  */
 function serverToken(flags: ServeFlags, host: string): string | undefined {
-  let token = flags.token ?? (process.env.RAYMOND_SERVE_TOKEN || undefined);
-  if (token === 'generate') {
-    token = generateToken();
-    process.stderr.write(`raymond serve: token (shown once; give it as Authorization: Bearer, or log in at /login): ${token}\n`);
+  const given = flags.token ?? (process.env.RAYMOND_SERVE_TOKEN || undefined);
+  // A server others can reach never runs without a token: one is made when none was given.
+  if (given === 'generate' || (given === undefined && !isLoopback(host))) {
+    const token = generateToken();
+    process.stderr.write(`raymond serve: token (shown once; give it as Authorization: Bearer, or log in at /): ${token}\n`);
+    return token;
   }
-  if (token === undefined && !isLoopback(host)) {
-    usage(`--host ${host} is not loopback, and a server others can reach needs a token: give --token TOKEN (or set RAYMOND_SERVE_TOKEN), or --token generate to have one made and printed once`);
-  }
-  return token;
+  return given;
 }
 
 /** The `raymond serve` server: discovers, runs, serves, and on SIGTERM or Ctrl-C drains and exits 0. */

@@ -11,11 +11,19 @@ describe('raymond serve: security', () => {
   const box = new Sandbox();
   after(() => box.remove());
 
-  it('refuses a non-loopback --host without a token, in one line with exit 64', async () => {
-    const r = await box.run(['serve', '--root', examples, '--host', '0.0.0.0', '--port', '0']);
-    assert.equal(r.code, 64);
-    assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
-    assert.match(r.stderr, /^raymond: --host 0\.0\.0\.0 is not loopback, and a server others can reach needs a token/);
+  it('a non-loopback --host without a token gets one, made and printed once; requests without it are refused', async () => {
+    const s = await startServe(['--root', examples, '--host', '0.0.0.0'], box.dir, { RAYMOND_SERVE_TOKEN: '' });
+    const url = s.url.replace('0.0.0.0', '127.0.0.1');
+    try {
+      const lines = s.stderr().split('\n').filter((l) => l.includes('token (shown once'));
+      assert.equal(lines.length, 1, s.stderr());
+      const token = /: (\S+)$/.exec(lines[0]!)![1]!;
+      assert.ok(token.length >= 32, token);
+      assert.equal((await api(`${url}/workflows`)).status, 401);
+      assert.equal((await api(`${url}/workflows`, 'GET', undefined, { Authorization: `Bearer ${token}` })).status, 200);
+    } finally {
+      await s.stop();
+    }
   });
 
   it('with a token, refuses requests without it (401), takes the bearer and the login cookie', async () => {
