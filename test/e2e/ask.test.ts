@@ -215,4 +215,23 @@ describe('<ask> at a terminal (--on-ask=prompt, the default there)', () => {
     assert.match(text, /raymond: answered ask_main_\d+ \(main\)/);
     assert.deepEqual(box.state('askpty').results, { main_w1: 'worker done', main: 'main got yes please' });
   });
+
+  it('Ctrl-C at the question interrupts the run as anywhere else (exit 130), and the ask stays pending for a resume', async () => {
+    const wf = box.write(approval, 'ctrlc');
+    const child = execa('script', ['-qfec', `${process.execPath} ${CLI} ${wf} --workflow-id askint`, '/dev/null'], { cwd: box.dir, reject: false });
+    let out = '';
+    let sent = false;
+    child.stdout!.on('data', (d: Buffer) => {
+      out += d.toString();
+      if (!sent && out.includes('answer> ')) {
+        sent = true;
+        child.stdin!.write('\x03');
+      }
+    });
+    const r = await child;
+    assert.equal(r.exitCode, 130, out);
+    assert.equal(box.state('askint').agents[0]!.ask?.prompt, 'Approve the plan?');
+    const done = await box.run(['--resume', 'askint', '--input', 'later', '--json']);
+    assert.equal(done.code, 0, done.stderr);
+  });
 });
