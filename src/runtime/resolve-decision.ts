@@ -52,8 +52,7 @@ export async function resolveDecision(decision: Decision, input: StepInput, deps
   const scope = deps.scopes.of(agent.scope);
   const r = (name: string) => scope.resolve(name, where);
   // As `ray` does, a cross-workflow tag's input may name the caller's run, id and task folder.
-  const ids = { workflow_id: deps.workflowId, agent_id: agent.id, task_folder: deps.tasks.of(agent) };
-  const rendered = (input: string | undefined) => (input === undefined ? undefined : renderTemplate(input, ids));
+  const rendered = (input: string | undefined) => (input === undefined ? undefined : renderTemplate(input, { workflow_id: deps.workflowId, agent_id: agent.id, task_folder: deps.tasks.of(agent) }));
   const pins = new Map<string, Promise<PinnedBase>>();
   const plan = (agentId: string, request: WorktreeRequest) => planWorktree(deps.workflowId, deps.worktreeMode, agent, agentId, request, pins);
   switch (decision.kind) {
