@@ -7,6 +7,8 @@ import type { Inspection } from '../inspect/inspection.js';
 import type { RunOutcome } from '../runtime/compose-run.js';
 import { emptyProgress, trackProgress } from '../runtime/run-progress.js';
 import { resumeWorkflow, startWorkflow } from '../runtime/start-run.js';
+import { resumeSpecifier } from '../scope/scope.js';
+import { readStateFile, stateFilePath } from '../state/state-file.js';
 import { EXIT } from './exit-codes.js';
 import { createLiveView } from './live-view.js';
 import { createTerminalTitle } from './terminal-title.js';
@@ -129,12 +131,13 @@ function interruptHandlers(beforeMessage: () => void) {
  * with --inspect-wait holds the run until a browser opened a page. The live
  * page's URL comes first: it works offline, the Stately inspector does not.
  */
-async function startInspection(flags: CliFlags, path: string | undefined, control: () => LiveControl | undefined): Promise<Inspection | undefined> {
+async function startInspection(flags: CliFlags, workflowPath: () => Promise<string | undefined>, control: () => LiveControl | undefined): Promise<Inspection | undefined> {
   if (flags.inspect === undefined && flags.trace === undefined) return undefined;
   const port = flags.inspect === undefined ? undefined : typeof flags.inspect === 'number' ? flags.inspect : DEFAULT_INSPECT_PORT;
   // Loaded only when asked for: the inspector's libraries are not small.
   const { openInspection } = await import('../inspect/inspection.js');
   const diagram = async () => {
+    const path = await workflowPath();
     if (path === undefined) return undefined;
     const [{ loadWorkflowGraph }, { diagramSvgFile }] = await Promise.all([import('../analysis/workflow-graph.js'), import('../analysis/diagram-html.js')]);
     return diagramSvgFile(await loadWorkflowGraph(path));
@@ -171,7 +174,10 @@ export async function runCommand(path: string | undefined, flags: CliFlags): Pro
   const prompt: PromptSetup = { control: undefined, prompter: undefined, cancel: undefined };
   const liveControl = () => (prompt.control && prompt.cancel ? { answer: prompt.control.answer, cancel: prompt.cancel } : undefined);
   // Before the status area takes over the terminal; Ctrl-C while waiting for a viewer just ends the process.
-  const inspection = await startInspection(flags, flags.resume === undefined ? path : undefined, liveControl);
+  // A resumed run's workflow is the one its state file names.
+  const resumed = flags.resume;
+  const workflowPath = async () => (resumed === undefined ? path : resumeSpecifier((await readStateFile(stateFilePath(stateDir, resumed), resumed)).scope));
+  const inspection = await startInspection(flags, workflowPath, liveControl);
   // On a terminal that can move its cursor, a status area that never looks frozen; elsewhere (or --quiet) plain lines.
   const progress = emptyProgress();
   const live = process.stderr.isTTY && process.env.TERM !== 'dumb' && !flags.quiet ? createLiveView({ stream: process.stderr, snapshot: () => progress, verbose: !!flags.verbose }) : undefined;
