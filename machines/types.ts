@@ -56,6 +56,8 @@ export interface WorktreeRef {
   removed?: boolean;
   /** Sha of the commit that saved what the agent left uncommitted, on its branch. */
   saved?: string;
+  /** The remote its branch was pushed to, by the worker that ran the agent (`--queue`). */
+  pushed?: string;
 }
 
 /** A task folder a step gave an agent: its absolute path and which of the agent's own folders it is. */
@@ -304,4 +306,8 @@ export interface RunOptions {
   on_ask?: OnAskMode;
   /** A server run's own environment variables (`POST /runs` `environment`), kept for its resumes. */
   environment?: Record<string, string>;
+  /** `--queue`: the Redis URL its steps went through, without its password; a resume reconnects to it. */
+  queue?: string;
+  /** `--push-remote`: where workers push agents' worktree branches. */
+  push_remote?: string;
 }

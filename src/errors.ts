@@ -50,6 +50,12 @@ export type ErrorCode =
   | 'ERR_INSPECT'
   /** A request `raymond serve` refused; the HTTP status and a stable reason are in `details`. */
   | 'ERR_HTTP'
+  /** The step queue (`--queue`): Redis unreachable at start, or a job a worker refused. */
+  | 'ERR_QUEUE'
+  /** No usable shared secret for the step queue. */
+  | 'ERR_QUEUE_SECRET'
+  /** A worker refused a job: its signature or its files did not check out. */
+  | 'ERR_QUEUE_REFUSED'
   | 'ERR_INTERNAL';
 
 /** Exit-code class of an error: a user mistake found before running, or a failed run. */
@@ -75,6 +81,7 @@ const INVALID_CODES = new Set<ErrorCode>([
   'ERR_INSPECT',
   'ERR_ASK_ANSWER',
   'ERR_ASK_REJECTED',
+  'ERR_QUEUE_SECRET',
 ]);
 
 /** Errors after which the agent is paused (resumable) rather than the run failed. */

@@ -120,7 +120,7 @@ export function buildProgram(result: CliResult): Command {
     .enablePositionalOptions();
   program
     .name('raymond')
-    .usage('PATH [options]  |  --resume ID  |  --list  |  --status ID  |  --recover  |  --init-config  |  worktrees ID [--prune]  |  lint PATH  |  diagram PATH  |  convert PATH  |  replay TRACE  |  serve --root DIR')
+    .usage('PATH [options]  |  --resume ID  |  --list  |  --status ID  |  --recover  |  --init-config  |  worktrees ID [--prune]  |  lint PATH  |  diagram PATH  |  convert PATH  |  replay TRACE  |  serve --root DIR  |  worker --queue URL  |  workers --queue URL')
     .description('Run a workflow of markdown prompts and shell scripts linked by transition tags.')
     .version(packageVersion())
     .argument('[path]', 'a state file, a workflow folder (entry 1_START or START), a .zip of one, or the URL of a hashed .zip')
@@ -145,6 +145,9 @@ export function buildProgram(result: CliResult): Command {
     .option('--no-warm', "a new Claude Code process for every turn, instead of keeping an agent's process between turns of one session")
     .option('--notify <cmd>', "run this command (no shell; repeatable) when the run ends, the event as JSON on its stdin and in $RAYMOND_EVENT (replaces the config's notify)", notifyCommand)
     .option('--notify-url <url>', "POST the event as JSON to this http(s) URL (repeatable) when the run ends (replaces the config's notify_url)", notifyUrl)
+    .option('--queue <url>', 'run the steps on worker machines (raymond worker) through BullMQ on Redis: redis://[user:password@]host:port[/db] or rediss:// (config [raymond.queue] url)')
+    .option('--queue-secret-file <file>', "with --queue: the file holding the workers' shared secret (default: $RAYMOND_QUEUE_SECRET)")
+    .option('--push-remote <remote>', "with --queue: where workers push agents' worktree branches (default: origin)")
     .option('--resume <id>', 'continue a run from its state file')
     .option('--continue-session', "the main agent's first markdown turn continues your newest Claude Code session in this folder (forked: yours stays as it was)")
     .option('--allow-changes', 'with --resume: accept state files edited since the run started')
@@ -246,11 +249,35 @@ export function buildProgram(result: CliResult): Command {
       result.exitCode = EXIT.completed;
     });
   usageErrors(serve.commands[0]!, 'raymond serve list');
+  program
+    .command('worker')
+    .description("take steps of queued runs (--queue) and run them on this machine, until Ctrl-C")
+    .requiredOption('--queue <url>', 'the Redis the runs queue their steps in: redis://[user:password@]host:port[/db] or rediss://')
+    .addOption(new Option('--concurrency <n>', 'most steps at once (default: one per 300 MB of free memory, as a local run)').argParser(integer(1)))
+    .option('--name <name>', 'name shown by raymond workers (default: host-pid)')
+    .option('--workdir <dir>', "this machine's checkout of the project: the run's project folder maps onto it (default: the current folder)")
+    .option('--queue-secret-file <file>', 'the file holding the shared secret (default: $RAYMOND_QUEUE_SECRET)')
+    .option('--claude-bin <path>', 'the Claude Code executable (default: claude on PATH)')
+    .action(async (opts: import('./worker-command.js').WorkerFlags) => {
+      const { workerCommand } = await import('./worker-command.js');
+      result.exitCode = await workerCommand(opts);
+    });
+  program
+    .command('workers')
+    .description('list the workers of a queue with their load, and its jobs')
+    .requiredOption('--queue <url>', 'the Redis of the queue')
+    .option('--json', 'machine-readable output')
+    .action(async (opts: { queue: string; json?: boolean }) => {
+      result.jsonError = opts.json ? jsonError : null;
+      const { workersCommand } = await import('./worker-command.js');
+      process.stdout.write(`${await workersCommand(opts)}\n`);
+      result.exitCode = EXIT.completed;
+    });
   // `raymond help lint`: commander offers a help command only to a program without an action of its own.
   program
     .command('help')
     .description('show the help of raymond, or of one of its commands')
-    .argument('[command]', 'worktrees, lint, diagram, convert, replay or serve')
+    .argument('[command]', 'worktrees, lint, diagram, convert, replay, serve, worker or workers')
     .action((name: string | undefined) => {
       const command = name === undefined ? program : program.commands.find((c) => c.name() === name);
       if (!command) usage(`unknown command "${name}"`);

@@ -1,6 +1,6 @@
-import { resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { findConfigFile, readConfig, type ConfigValues } from '../config/config-file.js';
+import { findConfigFile, readConfig, type ConfigValues, type QueueConfigValues } from '../config/config-file.js';
 import type { RunEvent } from '../../machines/run-events.js';
 import { timerDelay } from '../timer-delay.js';
 import type { Inspection } from '../inspect/inspection.js';
@@ -88,12 +88,13 @@ export function worktreeLines(worktrees: RunOutcome['worktrees']): string[] {
 }
 
 /** The config file that applies here, if any. */
-export function loadConfig(cwd: string): ConfigValues {
+export function loadConfig(cwd: string): ConfigValues & { queue?: QueueConfigValues } {
   const path = findConfigFile(cwd);
   if (!path) return {};
-  const { values, warnings } = readConfig(path);
+  const { values, queue, warnings } = readConfig(path);
   for (const w of warnings) process.stderr.write(`raymond: warning: ${path}: ${w}\n`);
-  return values;
+  // As [raymond.serve]'s folders: relative to the project folder, the one holding .raymond.
+  return { ...values, queue: queue.secret_file === undefined ? queue : { ...queue, secret_file: resolve(dirname(dirname(path)), queue.secret_file) } };
 }
 
 /**

@@ -64,7 +64,7 @@ function serverToken(flags: ServeFlags, host: string): string | undefined {
 export async function serveCommand(flags: ServeFlags, version: string): Promise<number> {
   const cwd = process.cwd();
   const configPath = findConfigFile(cwd);
-  const config: ConfigFile = configPath ? readConfig(configPath) : { values: {}, serve: {}, warnings: [], serveWarnings: [] };
+  const config: ConfigFile = configPath ? readConfig(configPath) : { values: {}, serve: {}, queue: {}, warnings: [], serveWarnings: [] };
   for (const w of [...config.warnings, ...config.serveWarnings]) process.stderr.write(`raymond: warning: ${configPath}: ${w}\n`);
   const raymondDir = projectRaymondDir(cwd);
   const project = dirname(raymondDir);

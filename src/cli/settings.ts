@@ -1,5 +1,5 @@
-import type { ConfigValues } from '../config/config-file.js';
-import type { RunSettings } from '../runtime/run-settings.js';
+import type { ConfigValues, QueueConfigValues } from '../config/config-file.js';
+import { DEFAULT_PUSH_REMOTE, type QueueSettings, type RunSettings } from '../runtime/run-settings.js';
 import { DEFAULT_DISALLOWED_TOOLS } from '../claude/claude-argv.js';
 import { MAX_TIMER_MS } from '../timer-delay.js';
 import { DEFAULT_WORKTREE_MODE, type OnAskMode, type WorktreeMode } from '../../machines/types.js';
@@ -38,6 +38,10 @@ export interface CliFlags {
   wait?: boolean;
   /** From `--no-warm`: false only when given. */
   warm?: boolean;
+  /** `--queue URL`, `--queue-secret-file FILE`, `--push-remote REMOTE`. */
+  queue?: string;
+  queueSecretFile?: string;
+  pushRemote?: string;
   /** `--notify CMD` (repeatable), each split into argv by program.ts. */
   notify?: string[][];
   /** `--notify-url URL` (repeatable). */
@@ -64,8 +68,9 @@ export interface CliFlags {
  * none of them): a new run and a resume take them alike, from the flags,
  * else the config file, else the defaults.
  */
-function processSettings(flags: CliFlags, config: ConfigValues): Pick<RunSettings, 'claudeBin' | 'debug' | 'warm' | 'permissionMode' | 'disallowedTools'> {
+function processSettings(flags: CliFlags, config: ConfigValues & { queue?: QueueConfigValues }): Pick<RunSettings, 'claudeBin' | 'debug' | 'warm' | 'permissionMode' | 'disallowedTools' | 'queue'> {
   return {
+    queue: queueSettings(flags, config.queue ?? {}),
     claudeBin: flags.claudeBin ?? config.claude_bin,
     debug: flags.debug === false ? false : !(config.no_debug ?? false),
     warm: flags.warm === false ? false : !(config.no_warm ?? false),
@@ -74,8 +79,15 @@ function processSettings(flags: CliFlags, config: ConfigValues): Pick<RunSetting
   };
 }
 
+/** `--queue` and its companions, else `[raymond.queue]`; absent when neither names a URL (a resume then takes the run's own). */
+function queueSettings(flags: CliFlags, config: QueueConfigValues): QueueSettings | undefined {
+  const url = flags.queue ?? config.url;
+  if (url === undefined) return undefined;
+  return { url, secretFile: flags.queueSecretFile ?? config.secret_file, pushRemote: flags.pushRemote ?? config.push_remote ?? DEFAULT_PUSH_REMOTE };
+}
+
 /** Settings of a new run: flags beat the config file, which beats the defaults. */
-export function newRunSettings(flags: CliFlags, config: ConfigValues): RunSettings {
+export function newRunSettings(flags: CliFlags, config: ConfigValues & { queue?: QueueConfigValues }): RunSettings {
   return {
     maxParallel: flags.maxParallel ?? config.max_parallel ?? DEFAULT_MAX_PARALLEL,
     timeoutSeconds: flags.timeout ?? configTimeout(config.timeout) ?? DEFAULT_TIMEOUT_SECONDS,
@@ -95,7 +107,7 @@ export function newRunSettings(flags: CliFlags, config: ConfigValues): RunSettin
  * Settings given again when resuming: the run's own options come back from
  * its state file unless the command line says otherwise.
  */
-export function resumeOverrides(flags: CliFlags, config: ConfigValues): Partial<RunSettings> {
+export function resumeOverrides(flags: CliFlags, config: ConfigValues & { queue?: QueueConfigValues }): Partial<RunSettings> {
   return {
     maxParallel: flags.maxParallel,
     timeoutSeconds: flags.timeout,

@@ -126,10 +126,27 @@ const SERVE_KEYS: Record<keyof ServeConfigValues, { check: Check; expected: stri
   upload_max_count: { check: positiveInteger, expected: 'a whole number, 1 or more' },
 };
 
-/** What a config file gave: its values, `[raymond.serve]`'s, and lines to show about keys it ignored. */
+/** `[raymond.queue]`: where a run's steps go (`--queue`), and how. */
+export interface QueueConfigValues {
+  /** `redis://[user:password@]host:port[/db]` or `rediss://...`. */
+  url?: string;
+  /** A file holding the shared secret (else RAYMOND_QUEUE_SECRET). */
+  secret_file?: string;
+  /** Where workers push agents' worktree branches. Default "origin". */
+  push_remote?: string;
+}
+
+const QUEUE_KEYS: Record<keyof QueueConfigValues, { check: Check; expected: string }> = {
+  url: { check: (v) => typeof v === 'string' && /^rediss?:\/\//.test(v), expected: 'a redis:// or rediss:// URL' },
+  secret_file: { check: (v) => typeof v === 'string' && v !== '', expected: 'a file' },
+  push_remote: { check: (v) => typeof v === 'string' && v !== '', expected: 'a git remote name or URL' },
+};
+
+/** What a config file gave: its values, `[raymond.serve]`'s and `[raymond.queue]`'s, and lines to show about keys it ignored. */
 export interface ConfigFile {
   values: ConfigValues;
   serve: ServeConfigValues;
+  queue: QueueConfigValues;
   warnings: string[];
   /**
    * Keys of `[raymond.serve]` Raymond does not know: shown by `raymond serve`
@@ -139,21 +156,21 @@ export interface ConfigFile {
   serveWarnings: string[];
 }
 
-/** Checks the `[raymond.serve]` table, as the rest: a wrong value is an error, an unknown key a warning. */
-function readServeTable(table: unknown, path: string, warnings: string[]): ServeConfigValues {
-  if (table === undefined) return {};
-  if (!isTable(table)) throw new RaymondError('ERR_CONFIG', `raymond.serve = ${shown(table)}: expected the table [raymond.serve]`, { file: path });
+/** Checks a sub-table (`[raymond.serve]`, `[raymond.queue]`) as the rest: a wrong value is an error, an unknown key a warning. */
+function readSubTable<T>(name: string, keys: Record<string, { check: Check; expected: string }>, table: unknown, path: string, warnings: string[]): T {
+  if (table === undefined) return {} as T;
+  if (!isTable(table)) throw new RaymondError('ERR_CONFIG', `raymond.${name} = ${shown(table)}: expected the table [raymond.${name}]`, { file: path });
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(table)) {
-    const spec = Object.hasOwn(SERVE_KEYS, key) ? SERVE_KEYS[key as keyof ServeConfigValues] : undefined;
+    const spec = Object.hasOwn(keys, key) ? keys[key] : undefined;
     if (!spec) {
-      warnings.push(`unknown key raymond.serve.${keyName(key)}, ignored (known: ${Object.keys(SERVE_KEYS).join(', ')})`);
+      warnings.push(`unknown key raymond.${name}.${keyName(key)}, ignored (known: ${Object.keys(keys).join(', ')})`);
       continue;
     }
-    if (!spec.check(value)) throw new RaymondError('ERR_CONFIG', `raymond.serve.${key} = ${shown(value)}: expected ${spec.expected}`, { file: path });
+    if (!spec.check(value)) throw new RaymondError('ERR_CONFIG', `raymond.${name}.${key} = ${shown(value)}: expected ${spec.expected}`, { file: path });
     out[key] = value;
   }
-  return out as ServeConfigValues;
+  return out as T;
 }
 
 /**
@@ -177,9 +194,10 @@ export function readConfig(path: string): ConfigFile {
   if (!isTable(table)) throw new RaymondError('ERR_CONFIG', `raymond = ${shown(table)}: expected the table [raymond], with the options under it`, { file: path });
   const out: Record<string, unknown> = {};
   const serveWarnings: string[] = [];
-  const serve = readServeTable(table.serve, path, serveWarnings);
+  const serve = readSubTable<ServeConfigValues>('serve', SERVE_KEYS, table.serve, path, serveWarnings);
+  const queue = readSubTable<QueueConfigValues>('queue', QUEUE_KEYS, table.queue, path, warnings);
   for (const [key, value] of Object.entries(table)) {
-    if (key === 'serve') continue;
+    if (key === 'serve' || key === 'queue') continue;
     // Own keys only: `toString` or `__proto__` in the file are unknown keys, not Object's.
     const spec = Object.hasOwn(KEYS, key) ? KEYS[key as keyof ConfigValues] : undefined;
     if (!spec) {
@@ -191,7 +209,7 @@ export function readConfig(path: string): ConfigFile {
     if (problem !== undefined) throw new RaymondError('ERR_CONFIG', `raymond.${key} = ${shown(value)}: ${problem}`, { file: path });
     out[key] = value;
   }
-  return { values: out as ConfigValues, serve, warnings, serveWarnings };
+  return { values: out as ConfigValues, serve, queue, warnings, serveWarnings };
 }
 
 /** The template `raymond --init-config` writes: every key, commented out and explained. */

@@ -25,7 +25,8 @@ export interface ExecutionRequest {
   agent: AgentFields;
   /** The state file to run (resolved, with extension). */
   file: string;
-  scope: Scope;
+  /** Where the state file is: executors only name it and find its script (a worker's copy, for a queued step). */
+  scope: Pick<Scope, 'display' | 'scriptPath'>;
   /** Rendered prompt, for markdown states. */
   prompt?: string;
   /** Markdown states: which session the turn starts from, and its last known total cost. */

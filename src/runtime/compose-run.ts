@@ -23,6 +23,7 @@ import { createTaskFolders, projectRootOf, withTaskFolders } from './task-folder
 import { createWorktreePool, type WorktreePoolStats } from '../worktrees/worktree-pool.js';
 import { createWarmSessions } from '../claude/warm-sessions.js';
 import { errorMessage } from '../errors.js';
+import { openQueue, type QueuedRun } from '../queue/queued-run.js';
 
 /** What a run is given besides its workflow and settings: where its events go and how it is stopped. */
 export interface RunHooks {
@@ -99,12 +100,15 @@ export async function composeRun(state: WorkflowState, scopes: ScopeSet, stateFi
   };
   const spawners = createSpawnerPool();
   const values = createValueFiles();
-  const worktrees = createWorktreePool(workflowId);
   const claudeSlots = markdownSlots();
   const warm = settings.warm ? createWarmSessions(claudeSlots, settings.environment) : undefined;
+  // --queue: steps run on the workers; this process keeps everything else.
+  let queued: QueuedRun | undefined;
   const language = hooks.language === 'inline' ? createInlineLanguageService() : hooks.language === 'pool' ? createPoolLanguageService() : createLanguageService();
   if (settings.debug) debug = new DebugLog(join(dirname(dirname(stateFile)), 'debug', workflowId), (text) => emit({ type: 'warning', text }));
   try {
+    if (settings.queue) queued = await openQueue({ queue: settings.queue, settings, workflowId, stateFile, emit });
+    const worktrees = queued?.worktrees ?? createWorktreePool(workflowId);
     const tasks = createTaskFolders(projectRootOf(stateFile), settings.taskFolderPattern, workflowId);
     const store = storeFromState({ ...state, agents: withTaskFolders(state.agents, tasks) });
     const stats = hooks.stats ?? { writes: 0, bytes: 0, snapshots: 0 };
@@ -113,8 +117,8 @@ export async function composeRun(state: WorkflowState, scopes: ScopeSet, stateFi
       workflowId,
       scopes,
       language,
-      script: createScriptExecutor(spawners, values, settings.environment),
-      markdown: hooks.markdown ?? createClaudeExecutor({ bin: settings.claudeBin, skipPermissions: settings.skipPermissions, permissionMode: settings.permissionMode, disallowedTools: settings.disallowedTools, emit, warm, env: settings.environment }),
+      script: queued?.script ?? createScriptExecutor(spawners, values, settings.environment),
+      markdown: hooks.markdown ?? queued?.markdown ?? createClaudeExecutor({ bin: settings.claudeBin, skipPermissions: settings.skipPermissions, permissionMode: settings.permissionMode, disallowedTools: settings.disallowedTools, emit, warm, env: settings.environment }),
       timeoutMs: settings.timeoutSeconds * 1000,
       emit,
       model: settings.model,
@@ -179,6 +183,7 @@ export async function composeRun(state: WorkflowState, scopes: ScopeSet, stateFi
     return outcome;
   } finally {
     warm?.close();
+    await queued?.close();
     await spawners.close();
     await values.close();
     await language.close();

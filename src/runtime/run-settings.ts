@@ -31,16 +31,42 @@ export interface RunSettings {
   onAsk: OnAskMode;
   /** A server run's own environment variables, for its scripts and Claude Code turns (Raymond's own `RAYMOND_*` win). */
   environment?: Readonly<Record<string, string>> | undefined;
+  /** `--queue`: steps run on worker machines through BullMQ on Redis; absent runs them here. */
+  queue?: QueueSettings | undefined;
+}
+
+/** Where a queued run's steps go, and how. */
+export interface QueueSettings {
+  /** `redis://...` or `rediss://...`, password included (the state file keeps it without). */
+  url: string;
+  /** `--queue-secret-file`; else RAYMOND_QUEUE_SECRET. */
+  secretFile?: string | undefined;
+  /** `--push-remote`: where workers push agents' worktree branches (default `origin`). */
+  pushRemote: string;
+}
+
+/** The default `--push-remote`. */
+export const DEFAULT_PUSH_REMOTE = 'origin';
+
+/** A queue URL as the state file keeps it: without its password. */
+function withoutPassword(url: string): string {
+  try {
+    const u = new URL(url);
+    u.password = '';
+    return u.toString();
+  } catch {
+    return url;
+  }
 }
 
 /** The settings as the state file stores them. */
 export function toOptions(s: RunSettings): RunOptions {
-  return { timeout_seconds: s.timeoutSeconds, max_parallel: s.maxParallel, budget_usd: s.budgetUsd, model: s.model ?? null, effort: s.effort ?? null, dangerously_skip_permissions: s.skipPermissions, worktrees: s.worktreeMode, task_folder_pattern: s.taskFolderPattern, ...(s.name ? { name: s.name } : {}), on_ask: s.onAsk, ...(s.environment && Object.keys(s.environment).length > 0 ? { environment: { ...s.environment } } : {}) };
+  return { timeout_seconds: s.timeoutSeconds, max_parallel: s.maxParallel, budget_usd: s.budgetUsd, model: s.model ?? null, effort: s.effort ?? null, dangerously_skip_permissions: s.skipPermissions, worktrees: s.worktreeMode, task_folder_pattern: s.taskFolderPattern, ...(s.name ? { name: s.name } : {}), on_ask: s.onAsk, ...(s.environment && Object.keys(s.environment).length > 0 ? { environment: { ...s.environment } } : {}), ...(s.queue ? { queue: withoutPassword(s.queue.url), push_remote: s.queue.pushRemote } : {}) };
 }
 
 /** The settings a state file stored, for a resume. */
 export function fromOptions(o: RunOptions): Omit<RunSettings, 'debug' | 'warm' | 'claudeBin' | 'permissionMode' | 'disallowedTools'> {
-  return { timeoutSeconds: o.timeout_seconds, maxParallel: o.max_parallel, budgetUsd: o.budget_usd, model: o.model ?? undefined, effort: o.effort ?? undefined, skipPermissions: o.dangerously_skip_permissions, worktreeMode: o.worktrees ?? DEFAULT_WORKTREE_MODE, taskFolderPattern: o.task_folder_pattern ?? DEFAULT_TASK_FOLDER_PATTERN, name: o.name, onAsk: o.on_ask ?? 'reject', environment: o.environment };
+  return { timeoutSeconds: o.timeout_seconds, maxParallel: o.max_parallel, budgetUsd: o.budget_usd, model: o.model ?? undefined, effort: o.effort ?? undefined, skipPermissions: o.dangerously_skip_permissions, worktreeMode: o.worktrees ?? DEFAULT_WORKTREE_MODE, taskFolderPattern: o.task_folder_pattern ?? DEFAULT_TASK_FOLDER_PATTERN, name: o.name, onAsk: o.on_ask ?? 'reject', environment: o.environment, queue: o.queue ? { url: o.queue, pushRemote: o.push_remote ?? DEFAULT_PUSH_REMOTE } : undefined };
 }
 
 /** Each Claude Code process takes ~230 MB: allow a markdown step per ~300 MB of free memory. */

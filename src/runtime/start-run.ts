@@ -12,6 +12,7 @@ import { acquireLock } from '../state/run-lock.js';
 import { checkWorkflowId, lockFilePath, prepareStateFile, readStateFile, removeLeftoverTemps, stateFilePath } from '../state/state-file.js';
 import { composeRun, type RunHooks, type RunOutcome } from './compose-run.js';
 import { applyResumeAnswers, type ResumeAnswers } from './resume-answers.js';
+import { checkQueue } from '../queue/queued-run.js';
 import { fromOptions, toOptions, type RunSettings } from './run-settings.js';
 
 interface CommonRequest extends RunHooks {
@@ -48,7 +49,9 @@ export interface ResumeRequest extends CommonRequest {
  * a README say, so other runs find out at their first markdown step.)
  */
 function checkClaude(first: string[], settings: RunSettings, markdown: StateExecutor | undefined): void {
-  if (!markdown && first.some(isMarkdown)) findClaude(settings.claudeBin);
+  // A queued run's turns run on the workers, which look for Claude Code themselves; its queue is checked instead.
+  if (settings.queue) checkQueue(settings.queue);
+  else if (!markdown && first.some(isMarkdown)) findClaude(settings.claudeBin);
 }
 
 /** Starts a new run of the workflow at `req.path`. */

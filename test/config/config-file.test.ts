@@ -76,6 +76,6 @@ describe('config file', () => {
   });
 
   it('the template parses to nothing set', () => {
-    assert.deepEqual(readConfig(file(configTemplate())), { values: {}, serve: {}, warnings: [], serveWarnings: [] });
+    assert.deepEqual(readConfig(file(configTemplate())), { values: {}, serve: {}, queue: {}, warnings: [], serveWarnings: [] });
   });
 });

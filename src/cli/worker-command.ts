@@ -1,0 +1,90 @@
+import { Queue } from 'bullmq';
+import { hostname } from 'node:os';
+import { join, resolve } from 'node:path';
+import { existsSync, statSync } from 'node:fs';
+import { RaymondError } from '../errors.js';
+import { loadQueueSecret } from '../queue/job-signing.js';
+import { parseQueueUrl } from '../queue/queue-url.js';
+import { closeRedis, openRedis } from '../queue/redis-link.js';
+import { KEY_PREFIX, QUEUE_NAME } from '../queue/step-job.js';
+import { startWorker } from '../queue/step-worker.js';
+import { alive, listWorkers } from '../queue/worker-registry.js';
+import { ignoreRaymondFolder } from '../raymond-folder.js';
+import { markdownSlots } from '../runtime/run-settings.js';
+import { EXIT } from './exit-codes.js';
+
+/** `raymond worker`'s flags. */
+export interface WorkerFlags {
+  queue: string;
+  concurrency?: number;
+  name?: string;
+  workdir?: string;
+  queueSecretFile?: string;
+  claudeBin?: string;
+}
+
+/** How long a job's lock lasts by default: a killed worker's job is taken by another after about this long. */
+const DEFAULT_STALL_MS = 30_000;
+
+function stallMs(): number {
+  const raw = process.env.RAYMOND_QUEUE_STALL_MS;
+  if (raw === undefined) return DEFAULT_STALL_MS;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 500) throw new RaymondError('ERR_USAGE', `RAYMOND_QUEUE_STALL_MS="${raw}": expected a whole number of milliseconds, 500 or more`);
+  return n;
+}
+
+const say = (line: string) => process.stderr.write(`raymond worker: ${line}\n`);
+
+/**
+ * `raymond worker --queue URL`: runs steps of queued runs on this machine
+ * until Ctrl-C or SIGTERM, which let running steps end as a killed step
+ * does (the coordinator retries them elsewhere).
+ */
+export async function workerCommand(flags: WorkerFlags): Promise<number> {
+  const target = parseQueueUrl(flags.queue);
+  const secret = loadQueueSecret(flags.queueSecretFile);
+  const workdir = resolve(flags.workdir ?? process.cwd());
+  if (!existsSync(workdir) || !statSync(workdir).isDirectory()) throw new RaymondError('ERR_USAGE', `--workdir ${workdir} is not a folder`);
+  await ignoreRaymondFolder(join(workdir, '.raymond'));
+  const worker = await startWorker({
+    target, secret, workdir,
+    name: flags.name ?? `${hostname()}-${process.pid}`,
+    concurrency: flags.concurrency ?? markdownSlots(),
+    claudeBin: flags.claudeBin,
+    cache: join(workdir, '.raymond', 'queue-cache'),
+    stallMs: stallMs(),
+    log: say,
+  });
+  await new Promise<void>((done) => {
+    process.once('SIGINT', done);
+    process.once('SIGTERM', done);
+  });
+  say('stopping');
+  await worker.close();
+  return EXIT.interrupted;
+}
+
+function ago(ms: number): string {
+  return ms < 1000 ? 'now' : ms < 120_000 ? `${Math.round(ms / 1000)} s ago` : `${Math.round(ms / 60_000)} min ago`;
+}
+
+/** `raymond workers --queue URL`: the workers that beat within a day, with their load, and the queue's counts. */
+export async function workersCommand(flags: { queue: string; json?: boolean }): Promise<string> {
+  const target = parseQueueUrl(flags.queue);
+  const redis = openRedis(target, (text) => say(text), 'raymond-workers');
+  const queue = new Queue(QUEUE_NAME, { connection: redis, prefix: KEY_PREFIX });
+  try {
+    const now = Date.now();
+    const workers = await listWorkers(redis, now);
+    const counts = await queue.getJobCounts('waiting', 'active', 'delayed', 'completed', 'failed');
+    if (flags.json) return JSON.stringify({ workers: workers.map((w) => ({ ...w, alive: alive(w, now) })), jobs: counts });
+    const lines = workers.map((w) => `${w.name}  ${alive(w, now) ? 'alive' : 'gone '}  ${w.active}/${w.concurrency} busy  ${w.done} done  ${w.failed} failed  on ${w.host} pid ${w.pid}  (beat ${ago(now - w.beatAt)})`);
+    if (lines.length === 0) lines.push(`no worker has beaten at ${target.shown} in the last day`);
+    lines.push(`jobs: ${counts.waiting} waiting, ${counts.active} running, ${counts.delayed} delayed, ${counts.completed} done, ${counts.failed} failed`);
+    return lines.join('\n');
+  } finally {
+    await queue.close().catch(() => undefined);
+    await closeRedis(redis);
+  }
+}

@@ -1,0 +1,47 @@
+import { dirname, join } from 'node:path';
+import type { RunEventSink } from '../../machines/run-events.js';
+import type { StateExecutor } from '../executors/executor.js';
+import type { QueueSettings, RunSettings } from '../runtime/run-settings.js';
+import { projectRootOf } from '../runtime/task-folders.js';
+import type { WorktreePool } from '../worktrees/worktree-pool.js';
+import { loadQueueSecret } from './job-signing.js';
+import { parseQueueUrl } from './queue-url.js';
+import { createRemoteExecutors } from './remote-executors.js';
+import { StepQueue } from './step-queue.js';
+
+/** What a queued run uses instead of running its steps here. */
+export interface QueuedRun {
+  script: StateExecutor;
+  markdown: StateExecutor;
+  worktrees: WorktreePool;
+  close(): Promise<void>;
+}
+
+/** Checks a queue's URL and secret before a run writes anything: a mistake is one line, and no state file. */
+export function checkQueue(queue: QueueSettings): void {
+  parseQueueUrl(queue.url);
+  loadQueueSecret(queue.secretFile);
+}
+
+/**
+ * Connects a run to its queue (`--queue`): the coordinator's executors and
+ * worktree pool, which send each step to the workers. Redis outages are
+ * told in one line each way, and the run waits through them.
+ */
+export async function openQueue(o: { queue: QueueSettings; settings: RunSettings; workflowId: string; stateFile: string; emit: RunEventSink }): Promise<QueuedRun> {
+  const target = parseQueueUrl(o.queue.url);
+  const secret = loadQueueSecret(o.queue.secretFile);
+  const queue = await StepQueue.open(target, secret, (text) => o.emit({ type: 'warning', text }));
+  o.emit({ type: 'detail', text: `queue: steps go to the workers at ${target.shown}` });
+  const remote = createRemoteExecutors({
+    queue,
+    workflowId: o.workflowId,
+    root: projectRootOf(o.stateFile),
+    transcripts: join(dirname(dirname(o.stateFile)), 'transcripts', o.workflowId),
+    env: { ...o.settings.environment },
+    claude: { skipPermissions: o.settings.skipPermissions, permissionMode: o.settings.permissionMode, disallowedTools: o.settings.disallowedTools, warm: o.settings.warm },
+    pushRemote: o.queue.pushRemote,
+    emit: o.emit,
+  });
+  return { ...remote, close: () => queue.close() };
+}

@@ -1,0 +1,37 @@
+import { Redis } from 'ioredis';
+import { errorMessage } from '../errors.js';
+import type { QueueTarget } from './queue-url.js';
+
+/** What a process hears about its Redis connection: one line when it is lost, one when it is back. */
+export type LinkNotice = (text: string, kind: 'lost' | 'back') => void;
+
+/**
+ * A Redis connection that says once when Redis cannot be reached and once
+ * when it is back, instead of an error per retry: the run waits through an
+ * outage (ioredis reconnects, BullMQ's commands wait) and goes on.
+ */
+export function openRedis(target: QueueTarget, notice: LinkNotice, name: string): Redis {
+  const redis = new Redis({ ...target.options, connectionName: name, lazyConnect: false });
+  let down = false;
+  redis.on('error', (err: unknown) => {
+    if (down) return;
+    down = true;
+    notice(`queue: cannot reach Redis at ${target.shown} (${errorMessage(err)}); waiting for it`, 'lost');
+  });
+  redis.on('ready', () => {
+    if (!down) return;
+    down = false;
+    notice(`queue: Redis at ${target.shown} is back`, 'back');
+  });
+  return redis;
+}
+
+/** Closes connections without waiting on a Redis that may be gone. */
+export async function closeRedis(...links: Redis[]): Promise<void> {
+  await Promise.all(
+    links.map(async (r) => {
+      if (r.status === 'ready') await r.quit().catch(() => r.disconnect());
+      else r.disconnect();
+    }),
+  );
+}

@@ -1,0 +1,140 @@
+import { existsSync } from 'node:fs';
+import { mkdir, readFile } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import writeFileAtomic from 'write-file-atomic';
+import type { RunEvent, RunEventSink } from '../../machines/run-events.js';
+import type { AgentFields, WorktreeRef } from '../../machines/types.js';
+import { RaymondError } from '../errors.js';
+import type { Execution, ExecutionRequest, SessionPlan, StateExecutor } from '../executors/executor.js';
+import { worktreesDir } from '../worktrees/git-worktrees.js';
+import type { WorktreePool } from '../worktrees/worktree-pool.js';
+import { sha256 } from './blob-store.js';
+import type { StepJob, StepJobResult, TranscriptRef, ClaudeJobSettings } from './step-job.js';
+import type { StepQueue } from './step-queue.js';
+import { sendFolder } from './workflow-files.js';
+
+/** What the coordinator's executors need from the run. */
+export interface RemoteContext {
+  queue: StepQueue;
+  workflowId: string;
+  /** The run's project root, and where the run keeps the transcripts of its sessions. */
+  root: string;
+  transcripts: string;
+  env: Readonly<Record<string, string>>;
+  claude: ClaudeJobSettings;
+  pushRemote: string;
+  emit: RunEventSink;
+}
+
+/** The session a turn continues or branches from, whose transcript has to travel with it. */
+function parentOf(plan: SessionPlan | undefined, where: string): string | undefined {
+  if (!plan) return undefined;
+  if (plan.kind === 'resume') return plan.session;
+  if (plan.kind === 'branch') return plan.from;
+  if (plan.kind === 'continue') {
+    throw new RaymondError('ERR_QUEUE', "--continue-session branches from your own Claude Code session on this machine, which a worker does not have: run it without --queue", { file: where });
+  }
+  return undefined;
+}
+
+/**
+ * The coordinator's executors for a queued run: each script and each
+ * Claude Code turn becomes a signed job that some worker runs, and the
+ * agents' worktrees are made on the workers. Everything else about a step
+ * (rendering, reading the tags, reminders, retries, costs) stays here.
+ */
+export function createRemoteExecutors(ctx: RemoteContext): { script: StateExecutor; markdown: StateExecutor; worktrees: WorktreePool } {
+  const folders = new Map<string, Promise<{ manifest: string; shas: string[] }>>();
+  /** Which worker last ran each session and each agent: the next turn is offered to it first. */
+  const sessionHolder = new Map<string, string>();
+  const agentHolder = new Map<string, string>();
+  /** Per agent: the step it is on (its reserved session id) and how many jobs that step made, for the next job's id. */
+  const turns = new Map<string, { token: string; n: number }>();
+
+  const jobId = (agent: AgentFields) => {
+    const token = agent.next_session ?? 'step';
+    const t = turns.get(agent.id);
+    const n = t && t.token === token ? t.n + 1 : 0;
+    turns.set(agent.id, { token, n });
+    return `${ctx.workflowId}.${agent.id}.${token}.${n}`.replace(/:/g, '_');
+  };
+
+  const base = (req: Pick<ExecutionRequest, 'agent' | 'file' | 'timeoutMs' | 'timeoutFromState' | 'scope'>, kind: StepJob['kind']): StepJob => ({
+    v: 1, kind, run: ctx.workflowId, id: jobId(req.agent), root: ctx.root, agent: req.agent, file: req.file, where: req.scope.display(req.file),
+    timeoutMs: req.timeoutMs, timeoutFromState: req.timeoutFromState, env: { ...ctx.env }, pushRemote: ctx.pushRemote, queuedAt: Date.now(),
+  });
+
+  const progress = (data: unknown) => {
+    for (const e of (data as { events?: RunEvent[] } | null)?.events ?? []) ctx.emit(e);
+  };
+
+  /** Runs a job; a worker's error comes back as the error the local executor would have thrown. */
+  async function run(job: StepJob, prepare: () => Promise<void>, signal: AbortSignal): Promise<StepJobResult> {
+    const r = await ctx.queue.run(job, prepare, progress, signal);
+    agentHolder.set(job.agent.id, r.worker);
+    if (r.transcript) {
+      await mkdir(ctx.transcripts, { recursive: true });
+      await writeFileAtomic(join(ctx.transcripts, `${r.transcript.id}.jsonl`), r.transcript.text);
+      sessionHolder.set(r.transcript.id, r.worker);
+    }
+    if (r.error) throw RaymondError.fromJSON(r.error);
+    return r;
+  }
+
+  const folderOf = (dir: string) => {
+    let f = folders.get(dir);
+    if (!f) folders.set(dir, (f = sendFolder(dir, ctx.queue.blobs)));
+    return f;
+  };
+
+  const script: StateExecutor = {
+    async execute(req) {
+      const path = await req.scope.scriptPath(req.file);
+      const sent = await folderOf(dirname(path));
+      const job: StepJob = { ...base(req, 'script'), folder: sent.manifest, script: basename(path) };
+      // Redis may have lost the files (a restart without persistence): they are sent again.
+      const prepare = async () => {
+        if ((await ctx.queue.blobs.missing(sent.shas)) > 0) {
+          folders.delete(dirname(path));
+          await folderOf(dirname(path));
+        }
+      };
+      return (await run(job, prepare, req.signal)).execution!;
+    },
+  };
+
+  const markdown: StateExecutor = {
+    async execute(req): Promise<Execution> {
+      const where = req.scope.display(req.file);
+      const parent = parentOf(req.session, where);
+      const transcripts: TranscriptRef[] = [];
+      let text: Buffer | undefined;
+      if (parent !== undefined && existsSync(join(ctx.transcripts, `${parent}.jsonl`))) {
+        text = await readFile(join(ctx.transcripts, `${parent}.jsonl`));
+        transcripts.push({ id: parent, sha: sha256(text) });
+      }
+      const job: StepJob = {
+        ...base(req, 'markdown'), prompt: req.prompt ?? '', session: req.session ?? { kind: 'fresh' }, costBase: req.costBase, model: req.model, effort: req.effort, claude: ctx.claude, transcripts,
+        prefer: (parent !== undefined ? sessionHolder.get(parent) : undefined) ?? (req.agent.worktree ? agentHolder.get(req.agent.id) : undefined),
+      };
+      const prepare = async () => {
+        if (text) await ctx.queue.blobs.put(text);
+      };
+      return (await run(job, prepare, req.signal)).execution!;
+    },
+  };
+
+  const worktrees: WorktreePool = {
+    // The folder is made on the worker that runs the agent, at this path mapped onto its --workdir.
+    acquire: async (w, agentId) => join(worktreesDir(w.repo, ctx.workflowId), agentId),
+    async finish(w, agentId): Promise<WorktreeRef> {
+      const agent: AgentFields = { id: agentId, state: '', session: null, branchFrom: null, cwd: w.path ?? w.repo, attributes: {}, input: null, status: 'active', worktree: w };
+      const job: StepJob = { ...base({ agent, file: '', timeoutMs: 0, scope: { display: () => w.branch, scriptPath: async () => '' } }, 'worktree.finish'), prefer: agentHolder.get(agentId) };
+      return (await run(job, async () => undefined, new AbortController().signal)).worktree!;
+    },
+    close: async () => undefined,
+    stats: () => ({ created: 0, reused: 0, peakAlive: 0 }),
+  };
+
+  return { script, markdown, worktrees };
+}

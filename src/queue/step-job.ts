@@ -1,0 +1,103 @@
+import type { AgentFields, WorktreeRef } from '../../machines/types.js';
+import type { SerializedError } from '../errors.js';
+import type { Execution, SessionPlan } from '../executors/executor.js';
+
+/** The BullMQ queue every worker takes steps from, under the `raymond` key prefix. */
+export const QUEUE_NAME = 'steps';
+/** Prefix of every key Raymond keeps in Redis. */
+export const KEY_PREFIX = 'raymond';
+
+/** A session transcript a turn needs, by its session id and the hash of its blob. */
+export interface TranscriptRef {
+  id: string;
+  sha: string;
+}
+
+/** How Claude Code is run for a markdown turn: the run's own settings. */
+export interface ClaudeJobSettings {
+  skipPermissions: boolean;
+  permissionMode?: string | undefined;
+  disallowedTools?: readonly string[] | undefined;
+  warm: boolean;
+}
+
+/**
+ * One step (a script, or one Claude Code turn), or the end of an agent's
+ * worktree, as the coordinator asks a worker to run it. It is signed whole
+ * (job-signing.ts): nothing in it can be changed on the way.
+ */
+export interface StepJob {
+  v: 1;
+  kind: 'script' | 'markdown' | 'worktree.finish';
+  /** The run's workflow id, and this job's id (the step's id and the turn's number in it). */
+  run: string;
+  id: string;
+  /** The coordinator's project root: paths under it are mapped onto each worker's --workdir. */
+  root: string;
+  agent: AgentFields;
+  /** The state file, and how messages name it. */
+  file: string;
+  where: string;
+  timeoutMs: number;
+  timeoutFromState?: boolean | undefined;
+  /** The run's own environment variables. */
+  env: Record<string, string>;
+  /** Scripts: the manifest hash of the folder the script runs from, and the script's path in it. */
+  folder?: string;
+  script?: string;
+  /** Markdown turns. */
+  prompt?: string;
+  session?: SessionPlan;
+  costBase?: number | undefined;
+  model?: string | undefined;
+  effort?: string | undefined;
+  claude?: ClaudeJobSettings;
+  transcripts?: TranscriptRef[];
+  /** Where an agent's worktree branch is pushed (`--push-remote`). */
+  pushRemote: string;
+  /** The worker that holds the agent's session or worktree: others leave the job to it while it lives and has room. */
+  prefer?: string | undefined;
+  /** When the job was queued (epoch ms): a preference lapses after a while. */
+  queuedAt: number;
+}
+
+/** What a worker returns for a job. */
+export interface StepJobResult {
+  worker: string;
+  execution?: Execution;
+  error?: SerializedError;
+  /** The transcript of the session the turn ran in, as it stands after the turn. */
+  transcript?: { id: string; text: string };
+  /** `worktree.finish`: the worktree as the agent left it. */
+  worktree?: WorktreeRef;
+}
+
+/** `path` moved from under `from` to under `to`; a path outside `from` is left as it is. */
+export function rebase(path: string, from: string, to: string): string {
+  if (from === to) return path;
+  if (path === from) return to;
+  return path.startsWith(`${from}/`) ? to + path.slice(from.length) : path;
+}
+
+/** Every mention of `from` as a path (alone, or followed by `/`) in a text, written under `to` instead. */
+export function rebaseText(text: string, from: string, to: string): string {
+  if (from === to || from === '/' || from === '') return text;
+  const escaped = from.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  // Not a longer name that begins the same (`/srv/repo2`, `/srv/repo-old`, `/srv/repo.bak`).
+  return text.replace(new RegExp(`${escaped}(?![\\w-]|\\.\\w)`, 'g'), to);
+}
+
+/** An agent's paths (directory, task folder, worktree) moved from one root to another. */
+export function rebaseAgent(agent: AgentFields, from: string, to: string): AgentFields {
+  const out: AgentFields = { ...agent, cwd: rebase(agent.cwd, from, to) };
+  if (agent.task_folder !== undefined) out.task_folder = rebase(agent.task_folder, from, to);
+  if (agent.worktree) out.worktree = rebaseWorktree(agent.worktree, from, to);
+  return out;
+}
+
+/** A worktree's repository and folder moved from one root to another. */
+export function rebaseWorktree(w: WorktreeRef, from: string, to: string): WorktreeRef {
+  const out: WorktreeRef = { ...w, repo: rebase(w.repo, from, to) };
+  if (w.path !== undefined) out.path = rebase(w.path, from, to);
+  return out;
+}

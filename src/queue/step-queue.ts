@@ -1,0 +1,154 @@
+import { Job, Queue, QueueEvents } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { RaymondError } from '../errors.js';
+import { BlobStore } from './blob-store.js';
+import { signJob } from './job-signing.js';
+import type { QueueTarget } from './queue-url.js';
+import { closeRedis, openRedis, type LinkNotice } from './redis-link.js';
+import { KEY_PREFIX, QUEUE_NAME, type StepJob, type StepJobResult } from './step-job.js';
+
+/** How often jobs in flight are looked up, besides the events that announce them: a missed event, or a job Redis lost, is found this way. */
+const POLL_MS = 1000;
+/** How long finished jobs stay in Redis: long enough for a coordinator killed meanwhile to come back and take their results. */
+const KEEP_SECONDS = 7 * 24 * 3600;
+/** A cancelled job's flag, read by the worker that runs it. */
+export const cancelKey = (id: string) => `${KEY_PREFIX}:cancel:${id}`;
+
+interface Pending {
+  job: StepJob;
+  prepare: () => Promise<void>;
+  settle: (r: StepJobResult | RaymondError) => void;
+  onProgress: (data: unknown) => void;
+}
+
+function parse(value: unknown): StepJobResult {
+  return (typeof value === 'string' ? JSON.parse(value) : value) as StepJobResult;
+}
+
+function failure(reason: string | undefined, where: string): RaymondError {
+  const text = reason ?? 'failed';
+  if (text.startsWith('refused:')) return new RaymondError('ERR_QUEUE_REFUSED', `a worker ${text}`, { file: where });
+  return new RaymondError('ERR_QUEUE', `the queued step failed on its worker: ${text}`, { file: where });
+}
+
+/**
+ * The coordinator's side of the queue: adds signed step jobs (one job id per
+ * step and turn, so a job is added once however often it is asked for),
+ * and hands back each job's result exactly once, from the event that
+ * announces it or, if that was missed, from the job itself.
+ */
+export class StepQueue {
+  readonly blobs: BlobStore;
+  private readonly pending = new Map<string, Pending>();
+  private readonly timer: NodeJS.Timeout;
+  private polling = false;
+
+  private constructor(
+    private readonly redis: Redis,
+    private readonly eventsRedis: Redis,
+    private readonly events: QueueEvents,
+    private readonly queue: Queue,
+    private readonly secret: string,
+  ) {
+    this.blobs = new BlobStore(redis, KEY_PREFIX);
+    events.on('completed', ({ jobId, returnvalue }) => this.finish(jobId, parse(returnvalue)));
+    events.on('failed', ({ jobId, failedReason }) => {
+      const p = this.pending.get(jobId);
+      if (p) this.finish(jobId, failure(failedReason, p.job.where));
+    });
+    events.on('progress', ({ jobId, data }) => this.pending.get(jobId)?.onProgress(data));
+    this.timer = setInterval(() => void this.poll(), POLL_MS);
+    this.timer.unref();
+  }
+
+  /** Connects (waiting for Redis if it is down, and saying so once through `notice`). */
+  static async open(target: QueueTarget, secret: string, notice: LinkNotice): Promise<StepQueue> {
+    const redis = openRedis(target, notice, 'raymond-coordinator');
+    const quiet: LinkNotice = () => undefined;
+    const eventsRedis = openRedis(target, quiet, 'raymond-events');
+    const events = new QueueEvents(QUEUE_NAME, { connection: eventsRedis, prefix: KEY_PREFIX });
+    const queue = new Queue(QUEUE_NAME, { connection: redis, prefix: KEY_PREFIX });
+    queue.on('error', () => undefined);
+    events.on('error', () => undefined);
+    await events.waitUntilReady();
+    return new StepQueue(redis, eventsRedis, events, queue, secret);
+  }
+
+  /**
+   * Runs a job on some worker and returns its result. A job that finished
+   * already (a coordinator killed and resumed) is not run again; one that
+   * failed is run again. `prepare` stores what the job needs in Redis: it
+   * is called before the job is added, and again if Redis lost the job.
+   */
+  async run(job: StepJob, prepare: () => Promise<void>, onProgress: (data: unknown) => void, signal: AbortSignal): Promise<StepJobResult> {
+    const found = await Job.fromId<unknown, unknown>(this.queue, job.id);
+    if (found) {
+      const state = await found.getState();
+      if (state === 'completed') return parse(found.returnvalue);
+      if (state === 'failed') await found.remove().catch(() => undefined);
+    }
+    const result = new Promise<StepJobResult | RaymondError>((resolve) => this.pending.set(job.id, { job, prepare, settle: resolve, onProgress }));
+    if (!found || (await found.getState().catch(() => 'unknown')) === 'unknown') await this.add(job, prepare);
+    const cancel = () => void this.cancel(job.id);
+    signal.addEventListener('abort', cancel, { once: true });
+    if (signal.aborted) cancel();
+    try {
+      const r = await result;
+      if (r instanceof RaymondError) throw r;
+      return r;
+    } finally {
+      signal.removeEventListener('abort', cancel);
+    }
+  }
+
+  private async add(job: StepJob, prepare: () => Promise<void>): Promise<void> {
+    await prepare();
+    await this.queue.add('step', signJob(this.secret, job), { jobId: job.id, attempts: 1, removeOnComplete: { age: KEEP_SECONDS }, removeOnFail: { age: KEEP_SECONDS } });
+  }
+
+  private finish(jobId: string, r: StepJobResult | RaymondError): void {
+    const p = this.pending.get(jobId);
+    if (!p) return;
+    this.pending.delete(jobId);
+    p.settle(r);
+  }
+
+  /** Stops a job: one still waiting is removed, one running is flagged for its worker to kill. */
+  private async cancel(id: string): Promise<void> {
+    const p = this.pending.get(id);
+    if (!p) return;
+    await this.redis.set(cancelKey(id), '1', 'EX', 3600);
+    const job = await Job.fromId(this.queue, id);
+    const state = job ? await job.getState() : 'unknown';
+    if (state === 'waiting' || state === 'delayed' || state === 'prioritized' || state === 'unknown') {
+      await job?.remove().catch(() => undefined);
+      this.finish(id, new RaymondError(p.job.kind === 'markdown' ? 'ERR_CLAUDE_FAILED' : 'ERR_SCRIPT_FAILED', 'stopped', { file: p.job.where }));
+    }
+  }
+
+  /** Looks up every job in flight: settles those whose event was missed, adds again those Redis lost. */
+  private async poll(): Promise<void> {
+    if (this.polling || this.pending.size === 0) return;
+    this.polling = true;
+    try {
+      for (const [id, p] of [...this.pending]) {
+        const job = await Job.fromId<unknown, unknown>(this.queue, id);
+        const state = job ? await job.getState() : 'unknown';
+        if (state === 'completed') this.finish(id, parse(job!.returnvalue));
+        else if (state === 'failed') this.finish(id, failure(job!.failedReason, p.job.where));
+        else if (state === 'unknown' && this.pending.has(id)) await this.add(p.job, p.prepare);
+      }
+    } catch {
+      // Redis went away mid-poll: the next poll, once it is back, tries again.
+    } finally {
+      this.polling = false;
+    }
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.timer);
+    await this.events.close().catch(() => undefined);
+    await this.queue.close().catch(() => undefined);
+    await closeRedis(this.redis, this.eventsRedis);
+  }
+}
