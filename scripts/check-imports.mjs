@@ -18,6 +18,7 @@ const LAYERS = [
   ['src/scope', 'src/state', 'src/worktrees', 'src/inspect', 'src/notify'],
   ['src/executors'],
   ['src/claude'],
+  ['src/queue'],
   ['src/config', 'src/analysis', 'src/runtime'],
   ['src/serve'],
   ['src/cli'],

@@ -23,7 +23,7 @@ import { createTaskFolders, projectRootOf, withTaskFolders } from './task-folder
 import { createWorktreePool, type WorktreePoolStats } from '../worktrees/worktree-pool.js';
 import { createWarmSessions } from '../claude/warm-sessions.js';
 import { errorMessage } from '../errors.js';
-import { openQueue, type QueuedRun } from '../queue/queued-run.js';
+import { openQueue, type QueuedRun } from './queued-run.js';
 
 /** What a run is given besides its workflow and settings: where its events go and how it is stopped. */
 export interface RunHooks {

@@ -12,7 +12,7 @@ import { acquireLock } from '../state/run-lock.js';
 import { checkWorkflowId, lockFilePath, prepareStateFile, readStateFile, removeLeftoverTemps, stateFilePath } from '../state/state-file.js';
 import { composeRun, type RunHooks, type RunOutcome } from './compose-run.js';
 import { applyResumeAnswers, type ResumeAnswers } from './resume-answers.js';
-import { checkQueue } from '../queue/queued-run.js';
+import { checkQueue } from './queued-run.js';
 import { fromOptions, toOptions, type RunSettings } from './run-settings.js';
 
 interface CommonRequest extends RunHooks {

@@ -1,13 +1,13 @@
 import { dirname, join } from 'node:path';
 import type { RunEventSink } from '../../machines/run-events.js';
 import type { StateExecutor } from '../executors/executor.js';
-import type { QueueSettings, RunSettings } from '../runtime/run-settings.js';
-import { projectRootOf } from '../runtime/task-folders.js';
+import type { QueueSettings, RunSettings } from './run-settings.js';
+import { projectRootOf } from './task-folders.js';
 import type { WorktreePool } from '../worktrees/worktree-pool.js';
-import { loadQueueSecret } from './job-signing.js';
-import { parseQueueUrl } from './queue-url.js';
-import { createRemoteExecutors } from './remote-executors.js';
-import { StepQueue } from './step-queue.js';
+import { loadQueueSecret } from '../queue/job-signing.js';
+import { parseQueueUrl } from '../queue/queue-url.js';
+import { createRemoteExecutors } from '../queue/remote-executors.js';
+import { StepQueue } from '../queue/step-queue.js';
 
 /** What a queued run uses instead of running its steps here. */
 export interface QueuedRun {
