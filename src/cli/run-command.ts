@@ -62,6 +62,7 @@ function worktreeJson(w: RunOutcome['worktrees'][number]) {
   return {
     agent: w.agent, branch: w.branch, base: w.base, mode: w.mode ?? 'off', sparse: w.sparse ?? null, path: w.path ?? null,
     commits: w.commits ?? null, diffstat: w.diffstat ?? null, dirty: w.dirty ?? null, saved: w.saved ?? null, removed: w.removed ?? false,
+    ...(w.pushed ? { pushed: w.pushed } : {}),
   };
 }
 
@@ -81,8 +82,8 @@ export function worktreeLines(worktrees: RunOutcome['worktrees']): string[] {
     if (w.commits === undefined) return `  ${w.agent}: ${w.branch} ${w.path === undefined ? '(not started)' : `(still working) at ${w.path}`}`;
     const changes = w.diffstat ? `, ${w.diffstat}` : '';
     const left = w.saved ? `; it left uncommitted work, saved as commit ${w.saved.slice(0, 10)}` : w.dirty ? ', uncommitted changes' : '';
-    // A pooled folder went on to another agent: the branch is where the work is.
-    const where = pooledRef(w) ? '' : ` at ${w.path}`;
+    // A pooled folder went on to another agent, or the folder is on a worker: the branch is where the work is.
+    const where = w.pushed ? `; pushed to ${w.pushed}` : pooledRef(w) ? '' : ` at ${w.path}`;
     return `  ${w.agent}: ${w.branch}: ${w.commits} commit${w.commits === 1 ? '' : 's'}${changes}${left}${where}`;
   });
 }

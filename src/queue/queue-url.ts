@@ -13,18 +13,20 @@ export interface QueueTarget {
  * since it is printed and logged.
  */
 export function parseQueueUrl(url: string, where = '--queue'): QueueTarget {
+  // The URL as a message may repeat it: whatever comes before an `@` (user and password) left out.
+  const said = url.replace(/^([^:/]*:\/\/).*@/, '$1*@');
   let u: URL;
   try {
     u = new URL(url);
   } catch {
-    throw new RaymondError('ERR_USAGE', `${where} "${url}" is not a URL; expected redis://[user:password@]host:port[/db] or rediss://...`);
+    throw new RaymondError('ERR_USAGE', `${where} "${said}" is not a URL; expected redis://[user:password@]host:port[/db] or rediss://...`);
   }
   if (u.protocol !== 'redis:' && u.protocol !== 'rediss:') {
     throw new RaymondError('ERR_USAGE', `${where} "${u.protocol}//${u.host}" is not a Redis URL; expected redis:// or rediss:// (TLS)`);
   }
   const db = u.pathname.replace(/^\//, '');
   if (db !== '' && !/^\d+$/.test(db)) throw new RaymondError('ERR_USAGE', `${where}: database "${db}" is not a number`);
-  if (!u.hostname) throw new RaymondError('ERR_USAGE', `${where} "${url}" names no host`);
+  if (!u.hostname) throw new RaymondError('ERR_USAGE', `${where} "${said}" names no host`);
   const options: RedisOptions = {
     host: u.hostname.replace(/^\[|\]$/g, ''),
     port: u.port ? Number(u.port) : 6379,

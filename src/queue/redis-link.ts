@@ -13,10 +13,16 @@ export type LinkNotice = (text: string, kind: 'lost' | 'back') => void;
 export function openRedis(target: QueueTarget, notice: LinkNotice, name: string): Redis {
   const redis = new Redis({ ...target.options, connectionName: name, lazyConnect: false });
   let down = false;
+  let why = '';
   redis.on('error', (err: unknown) => {
+    why = ` (${errorMessage(err)})`;
+  });
+  // 'reconnecting', not 'error': a Redis restarted at once drops the connection with no error, and a quit does not reconnect.
+  redis.on('reconnecting', () => {
     if (down) return;
     down = true;
-    notice(`queue: cannot reach Redis at ${target.shown} (${errorMessage(err)}); waiting for it`, 'lost');
+    notice(`queue: cannot reach Redis at ${target.shown}${why}; waiting for it`, 'lost');
+    why = '';
   });
   redis.on('ready', () => {
     if (!down) return;

@@ -83,8 +83,8 @@ export function rebase(path: string, from: string, to: string): string {
 export function rebaseText(text: string, from: string, to: string): string {
   if (from === to || from === '/' || from === '') return text;
   const escaped = from.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  // Not a longer name that begins the same (`/srv/repo2`, `/srv/repo-old`, `/srv/repo.bak`).
-  return text.replace(new RegExp(`${escaped}(?![\\w-]|\\.\\w)`, 'g'), to);
+  // Not a longer name that begins the same (`/srv/repo2`, `/srv/repo-old`, `/srv/repo.bak`), nor one that ends the same (`/home/srv/repo`).
+  return text.replace(new RegExp(`(?<![\\w.-])${escaped}(?![\\w-]|\\.\\w)`, 'g'), to);
 }
 
 /** An agent's paths (directory, task folder, worktree) moved from one root to another. */

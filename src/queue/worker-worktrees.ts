@@ -57,7 +57,8 @@ export class WorkerWorktrees {
   /** The agent ended: its work is saved and summarized as a local run does, and its branch pushed. */
   async finish(run: string, w: WorktreeRef, agentId: string, remote: string): Promise<WorktreeRef> {
     const path = await this.acquire(run, w, agentId, remote);
-    const done = await this.pool(run).finish({ ...w, path, mode: 'off' }, agentId);
+    // The run's own mode is kept in the record: the folder on this worker is the agent's alone either way.
+    const done = { ...(await this.pool(run).finish({ ...w, path, mode: 'off' }, agentId)), mode: w.mode };
     if (done.removed) return done;
     await this.push(done, remote);
     return { ...done, pushed: remote };

@@ -1,0 +1,149 @@
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, beforeEach, describe, it } from 'node:test';
+import { Queue } from 'bullmq';
+import { Redis } from 'ioredis';
+import { execa } from 'execa';
+import { CLI, Sandbox, sh, summary } from '../helpers/cli.js';
+import { QueueWorkers, TEST_SECRET } from '../helpers/queue-workers.js';
+import { startRedis, type RedisServer } from '../helpers/redis.js';
+import { signJob } from '../../src/queue/job-signing.js';
+
+const box = new Sandbox();
+let redis: RedisServer | undefined;
+let workers: QueueWorkers;
+const env = () => ({ RAYMOND_QUEUE_SECRET: TEST_SECRET });
+const lines = (file: string) => (existsSync(file) ? readFileSync(file, 'utf8').trim().split('\n').filter(Boolean) : []);
+
+before(async () => {
+  redis = await startRedis();
+  if (redis) workers = new QueueWorkers(redis.url, box.dir);
+});
+// Each case has workers of its own: one a failed case left running would take the next case's jobs.
+beforeEach(() => workers?.stopAll());
+after(async () => {
+  await workers?.stopAll();
+  await redis?.stop();
+  box.remove();
+});
+
+describe('--queue: script steps on worker processes through Redis', () => {
+  it('50 forked workers spread over three worker processes: each ran some, every result exactly once', async (t) => {
+    if (!redis) return t.skip('redis-server is not installed (apt-get install redis-server): queue tests skipped');
+    const ran = join(box.dir, 'fan-ran.log');
+    const ws = await Promise.all(['a', 'b', 'c'].map((n) => workers.start(`fan-${n}`)));
+    const wf = box.write({
+      'START.sh': sh('for i in $(seq 1 50); do echo "<fork next=\\"DONE.sh\\" item=\\"$i\\">WORK.sh</fork>"; done', 'echo "<goto>DONE.sh</goto>"'),
+      'WORK.sh': sh('sleep 0.1', `echo "$item $(basename "$HOME")" >> ${ran}`, 'echo "<result>item $item on $(basename "$HOME")</result>"'),
+      'DONE.sh': sh('echo "<result>all forked</result>"'),
+    }, 'fan');
+    const r = await box.run([wf, '--queue', redis.url, '--json', '--workflow-id', 'fan'], env());
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(summary(r).results.main, 'all forked');
+    const state = box.state('fan');
+    const results = Object.entries(state.results).filter(([id]) => id !== 'main');
+    assert.equal(results.length, 50);
+    const items = lines(ran).map((l) => l.split(' ')[0]);
+    assert.deepEqual([...items].sort(), Array.from({ length: 50 }, (_, i) => String(i + 1)).sort(), 'each item ran exactly once');
+    for (const w of ws) assert.ok(lines(ran).some((l) => l.endsWith(`home-${w.name}`)), `${w.name} ran some steps`);
+    await Promise.all(ws.map((w) => w.kill()));
+  });
+
+  it('a worker killed mid-script: another runs the step again, and the run applies it once', async (t) => {
+    if (!redis) return t.skip('redis-server is not installed: queue tests skipped');
+    const started = join(box.dir, 'kill-started.log');
+    const ws = await Promise.all(['a', 'b'].map((n) => workers.start(`kill-${n}`)));
+    const wf = box.write({
+      'START.sh': sh(`echo "$(basename "$HOME")" >> ${started}`, 'sleep 3', 'echo "<result>slept on $(basename "$HOME")</result>"'),
+    }, 'killmid');
+    const run = box.run([wf, '--queue', redis.url, '--json', '--workflow-id', 'killmid'], env());
+    while (lines(started).length === 0) await new Promise((r) => setTimeout(r, 50));
+    const first = lines(started)[0]!;
+    await ws.find((w) => first === `home-${w.name}`)!.kill();
+    const r = await run;
+    assert.equal(r.code, 0, r.stderr);
+    const survivor = ws.find((w) => first !== `home-${w.name}`)!;
+    assert.equal(summary(r).results.main, `slept on home-${survivor.name}`);
+    assert.deepEqual(lines(started), [first, `home-${survivor.name}`], 'started twice, once per worker');
+    const state = box.state('killmid');
+    assert.equal(state.agents[0]!.status, 'terminated');
+    await survivor.kill();
+  });
+
+  it('the coordinator killed mid-run: --resume takes the results finished meanwhile without running them again', async (t) => {
+    if (!redis) return t.skip('redis-server is not installed: queue tests skipped');
+    const started = join(box.dir, 'coord-started.log');
+    const w = await workers.start('coord', { concurrency: 8 });
+    const wf = box.write({
+      'START.sh': sh('for i in 1 2 3 4; do echo "<fork next=\\"DONE.sh\\" item=\\"$i\\">WORK.sh</fork>"; done', 'echo "<goto>DONE.sh</goto>"'),
+      'WORK.sh': sh(`echo "$item" >> ${started}`, 'sleep 2', 'echo "<result>done $item</result>"'),
+      'DONE.sh': sh('echo "<result>parent done</result>"'),
+    }, 'coord');
+    const proc = execa(process.execPath, [CLI, wf, '--queue', redis.url, '--workflow-id', 'coord'], { cwd: box.dir, env: env(), reject: false });
+    while (lines(started).length < 4) await new Promise((r) => setTimeout(r, 50));
+    proc.kill('SIGKILL');
+    await proc;
+    // The steps finish on the worker while no coordinator watches.
+    await new Promise((r) => setTimeout(r, 2500));
+    const r = await box.run(['--resume', 'coord', '--json'], env());
+    assert.equal(r.code, 0, r.stderr);
+    const state = box.state('coord');
+    assert.deepEqual(Object.keys(state.results).sort(), ['main', 'main_work1', 'main_work2', 'main_work3', 'main_work4']);
+    assert.equal(lines(started).length, 4, `no step ran twice: ${lines(started).join(',')}`);
+    await w.kill();
+  });
+
+  it('a forged or altered job is refused and nothing of it runs', async (t) => {
+    if (!redis) return t.skip('redis-server is not installed: queue tests skipped');
+    const w = await workers.start('guard');
+    const marker = join(box.dir, 'forged-ran');
+    const conn = new Redis(redis.url, { maxRetriesPerRequest: null });
+    const queue = new Queue('steps', { connection: conn, prefix: 'raymond' });
+    try {
+      const job = { v: 1, kind: 'script', run: 'x', id: 'forged-1', root: box.dir, agent: { id: 'main', state: 'START.sh', session: null, branchFrom: null, cwd: box.dir, attributes: {}, input: null, status: 'active' }, file: 'START.sh', where: 'START.sh', timeoutMs: 5000, env: {}, folder: 'f'.repeat(64), script: 'START.sh', pushRemote: 'origin', queuedAt: Date.now() };
+      const forged = signJob('another-secret-0123456789', job);
+      const altered = signJob(TEST_SECRET, { ...job, id: 'altered-1' });
+      altered.payload = altered.payload.replace('"timeoutMs":5000', `"timeoutMs":5000,"prompt":"touch ${marker}"`);
+      await queue.add('step', forged, { jobId: 'forged-1' });
+      await queue.add('step', altered, { jobId: 'altered-1' });
+      for (const id of ['forged-1', 'altered-1']) {
+        let state = '';
+        for (let i = 0; i < 100 && state !== 'failed'; i++) {
+          state = (await queue.getJobState(id)) as string;
+          await new Promise((r) => setTimeout(r, 50));
+        }
+        assert.equal(state, 'failed', id);
+        assert.match((await queue.getJob(id))!.failedReason, /^refused: /);
+      }
+      assert.equal(existsSync(marker), false);
+      assert.match(w.log(), /refused job forged-1/);
+      assert.match(w.log(), /refused job altered-1/);
+    } finally {
+      await queue.close();
+      conn.disconnect();
+      await w.kill();
+    }
+  });
+
+  it('Redis restarted mid-run: the run says so, waits, and goes on', async (t) => {
+    if (!redis) return t.skip('redis-server is not installed: queue tests skipped');
+    const w = await workers.start('restart');
+    const go = join(box.dir, 'restart-go');
+    const wf = box.write({
+      'START.sh': sh('echo \'<goto input="1">STEP.sh</goto>\''),
+      'STEP.sh': sh(`touch ${go}.started`, 'sleep 1', 'n=$RAYMOND_INPUT', 'if [ "$n" -lt 4 ]; then echo "<goto input=\\"$((n+1))\\">STEP.sh</goto>"; else echo "<result>counted to $n</result>"; fi'),
+    }, 'restart');
+    const run = box.run([wf, '--queue', redis.url, '--json', '--workflow-id', 'restart'], env());
+    for (let i = 0; i < 200 && !existsSync(`${go}.started`); i++) await new Promise((r) => setTimeout(r, 50));
+    assert.ok(existsSync(`${go}.started`), 'the first step started');
+    await redis.restart();
+    const r = await run;
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(summary(r).results.main, 'counted to 4');
+    assert.match(r.stderr, /cannot reach Redis at redis:\/\/127\.0\.0\.1:\d+.*; waiting for it/);
+    assert.match(r.stderr, /Redis at redis:\/\/127\.0\.0\.1:\d+ is back/);
+    await w.kill();
+  });
+});
+
