@@ -126,6 +126,27 @@ describe('--queue: script steps on worker processes through Redis', () => {
     }
   });
 
+  it('[raymond.queue] in the config file, and the secret in a file', async (t) => {
+    if (!redis) return t.skip('redis-server is not installed: queue tests skipped');
+    const project = new Sandbox();
+    try {
+      project.write({ '.raymond/config.toml': `[raymond.queue]\nurl = "${redis.url}"\nsecret_file = "secret.txt"\n`, 'secret.txt': 'a-secret-from-a-file-0123\n' });
+      const w = await workers.start('config', { extraEnv: { RAYMOND_QUEUE_SECRET: '' }, args: ['--queue-secret-file', join(project.dir, 'secret.txt')] });
+      const wf = project.write({ 'START.sh': sh('echo "<result>ran on $(basename "$HOME")</result>"') }, 'cfg');
+      const r = await project.run([wf, '--json', '--workflow-id', 'cfg'], { RAYMOND_QUEUE_SECRET: '' });
+      assert.equal(r.code, 0, r.stderr);
+      assert.equal(summary(r).results.main, 'ran on home-config');
+      assert.equal(project.state('cfg').options.queue, `${redis.url}`.replace(/\/?$/, ''), 'the state file names the queue, for a resume');
+      const bad = await project.run([wf, '--queue', 'http://127.0.0.1:1', '--json'], {});
+      assert.equal(bad.code, 64);
+      assert.match(bad.stderr, /--queue "http:\/\/127\.0\.0\.1:1" is not a Redis URL/);
+      assert.equal(project.states().length, 1, 'no state file for the refused run');
+      await w.kill();
+    } finally {
+      project.remove();
+    }
+  });
+
   it('Redis restarted mid-run: the run says so, waits, and goes on', async (t) => {
     if (!redis) return t.skip('redis-server is not installed: queue tests skipped');
     const w = await workers.start('restart');

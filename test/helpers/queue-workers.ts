@@ -33,12 +33,12 @@ export class QueueWorkers {
   ) {}
 
   /** Starts a worker and waits until it takes jobs. `workdir` defaults to a folder of its own. */
-  async start(name: string, opts: { concurrency?: number; workdir?: string; extraEnv?: Record<string, string> } = {}): Promise<WorkerProcess> {
+  async start(name: string, opts: { concurrency?: number; workdir?: string; extraEnv?: Record<string, string>; args?: string[] } = {}): Promise<WorkerProcess> {
     const home = join(this.dir, `home-${name}`);
     const workdir = opts.workdir ?? join(this.dir, `workdir-${name}`);
     mkdirSync(home, { recursive: true });
     mkdirSync(workdir, { recursive: true });
-    const args = [CLI, 'worker', '--queue', this.url, '--name', name, '--workdir', workdir, '--concurrency', String(opts.concurrency ?? 4)];
+    const args = [CLI, 'worker', '--queue', this.url, '--name', name, '--workdir', workdir, '--concurrency', String(opts.concurrency ?? 4), ...(opts.args ?? [])];
     const proc = execa(process.execPath, args, {
       cwd: workdir,
       env: { RAYMOND_QUEUE_SECRET: TEST_SECRET, RAYMOND_QUEUE_STALL_MS: '1500', IS_SANDBOX: '1', ...this.env(home), ...opts.extraEnv },

@@ -67,6 +67,20 @@ describe('--queue: Claude Code turns on worker processes (real claude, scripted 
     await survivor.kill();
   });
 
+  it('the turns of one session go to the worker that holds it while it lives', async (t) => {
+    if (!redis) return t.skip('redis-server is not installed: queue tests skipped');
+    const ws = await Promise.all(['a', 'b', 'c'].map((n) => workers.start(`stay-${n}`)));
+    const s = box.server;
+    for (const n of [1, 2, 3]) s.on(`STAY-${n}`, { text: n < 3 ? `<goto>S${n + 1}</goto>` : '<result>stayed</result>' });
+    const wf = box.write({ 'START.md': 'STAY-1', 'S2.md': 'STAY-2', 'S3.md': 'STAY-3' }, 'stay');
+    const r = await box.run([wf, '--queue', redis.url, '--json', '--workflow-id', 'stay', '--dangerously-skip-permissions'], env);
+    assert.equal(r.code, 0, r.stderr);
+    const session = box.state('stay').agents[0]!.session!;
+    assert.deepEqual(ws.filter((w) => holds(w, session)).length, 1, 'one worker ran every turn');
+    assert.equal(s.requestsFor('STAY-3')[0]!.messageCount > s.requestsFor('STAY-2')[0]!.messageCount, true);
+    for (const w of ws) await w.kill();
+  });
+
   it('batch refactor over two workers: each agent\'s worktree is made on its worker and its branch pushed to the remote', async (t) => {
     if (!redis) return t.skip('redis-server is not installed: queue tests skipped');
     const bare = join(box.dir, 'origin.git');
