@@ -7,6 +7,8 @@ import { splitCommand } from '../notify/split-command.js';
 
 /** Default step parallelism: one per core, at least two. */
 export const DEFAULT_MAX_PARALLEL = Math.max(2, availableParallelism());
+/** `--max-parallel` of a queued run when neither the flag nor the config gives one: the workers' --concurrency limits it. */
+export const QUEUE_MAX_PARALLEL = 1000;
 export const DEFAULT_TIMEOUT_SECONDS = 600;
 
 /** Port of the inspector relay (`@statelyai/inspect`'s own default). */

@@ -5,7 +5,7 @@ import { MAX_TIMER_MS } from '../timer-delay.js';
 import { DEFAULT_WORKTREE_MODE, type OnAskMode, type WorktreeMode } from '../../machines/types.js';
 import { DEFAULT_TASK_FOLDER_PATTERN } from '../task-folder-pattern.js';
 import { configCommands, configUrls } from '../notify/hook-spec.js';
-import { DEFAULT_BUDGET_USD, DEFAULT_MAX_PARALLEL, DEFAULT_TIMEOUT_SECONDS } from './options.js';
+import { DEFAULT_BUDGET_USD, DEFAULT_MAX_PARALLEL, DEFAULT_TIMEOUT_SECONDS, QUEUE_MAX_PARALLEL } from './options.js';
 
 /** Flags as commander parses them; run settings are undefined unless given. */
 export interface CliFlags {
@@ -88,14 +88,16 @@ function queueSettings(flags: CliFlags, config: QueueConfigValues): QueueSetting
 
 /** Settings of a new run: flags beat the config file, which beats the defaults. */
 export function newRunSettings(flags: CliFlags, config: ConfigValues & { queue?: QueueConfigValues }): RunSettings {
+  const process = processSettings(flags, config);
   return {
-    maxParallel: flags.maxParallel ?? config.max_parallel ?? DEFAULT_MAX_PARALLEL,
+    // A queued run's steps run on the workers, whose --concurrency is the limit: this machine's cores are not.
+    maxParallel: flags.maxParallel ?? config.max_parallel ?? (process.queue ? QUEUE_MAX_PARALLEL : DEFAULT_MAX_PARALLEL),
     timeoutSeconds: flags.timeout ?? configTimeout(config.timeout) ?? DEFAULT_TIMEOUT_SECONDS,
     budgetUsd: flags.budget ?? config.budget ?? DEFAULT_BUDGET_USD,
     model: flags.model ?? config.model,
     effort: flags.effort ?? config.effort,
     skipPermissions: flags.dangerouslySkipPermissions ?? config.dangerously_skip_permissions ?? false,
-    ...processSettings(flags, config),
+    ...process,
     worktreeMode: flags.worktrees ?? config.worktrees ?? DEFAULT_WORKTREE_MODE,
     taskFolderPattern: config.task_folder_pattern ?? DEFAULT_TASK_FOLDER_PATTERN,
     name: flags.name ?? config.name,

@@ -68,6 +68,8 @@ export interface StepJobResult {
   error?: SerializedError;
   /** The transcript of the session the turn ran in, as it stands after the turn. */
   transcript?: { id: string; text: string };
+  /** The coordinator stopped the job (Ctrl-C) while it ran: a resume runs it again rather than take this. */
+  cancelled?: boolean;
   /** `worktree.finish`: the worktree as the agent left it. */
   worktree?: WorktreeRef;
 }

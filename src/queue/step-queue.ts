@@ -84,11 +84,15 @@ export class StepQueue {
     const found = await Job.fromId<unknown, unknown>(this.queue, job.id);
     if (found) {
       const state = await found.getState();
-      if (state === 'completed') return parse(found.returnvalue);
-      if (state === 'failed') await found.remove().catch(() => undefined);
+      if (state === 'completed') {
+        const done = parse(found.returnvalue);
+        // A step stopped by a Ctrl-C has no result to reuse: it runs again.
+        if (!done.cancelled) return done;
+      }
+      if (state === 'completed' || state === 'failed') await found.remove().catch(() => undefined);
     }
     const result = new Promise<StepJobResult | RaymondError>((resolve) => this.pending.set(job.id, { job, prepare, settle: resolve, onProgress }));
-    if (!found || (await found.getState().catch(() => 'unknown')) === 'unknown') await this.add(job, prepare);
+    if (!found || (await Job.fromId(this.queue, job.id)) === undefined) await this.add(job, prepare);
     const cancel = () => void this.cancel(job.id);
     signal.addEventListener('abort', cancel, { once: true });
     if (signal.aborted) cancel();
@@ -103,6 +107,7 @@ export class StepQueue {
 
   private async add(job: StepJob, prepare: () => Promise<void>): Promise<void> {
     await prepare();
+    await this.redis.del(cancelKey(job.id));
     await this.queue.add('step', signJob(this.secret, job), { jobId: job.id, attempts: 1, removeOnComplete: { age: KEEP_SECONDS }, removeOnFail: { age: KEEP_SECONDS } });
   }
 

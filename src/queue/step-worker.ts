@@ -148,7 +148,7 @@ export async function startWorker(o: WorkerOptions): Promise<{ close: () => Prom
         if (FORWARDED.has(e.type)) events.push(e);
       });
       figures.done++;
-      return r;
+      return ac.signal.aborted ? { ...r, cancelled: true } : r;
     } catch (err) {
       figures.failed++;
       o.log(`job ${bull.id} failed: ${errorMessage(err)}`);

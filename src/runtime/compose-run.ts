@@ -137,7 +137,7 @@ export async function composeRun(state: WorkflowState, scopes: ScopeSet, stateFi
       actors: { agent: agentMachine.provide({ actors: { runStep } }), persister: createPersister(stateFile, stats, (text) => emit({ type: 'warning', text })) },
     });
     const actor = createActor(machine, {
-      input: { store, maxParallel: settings.maxParallel, maxMarkdown: claudeSlots, stopWhenAsking: settings.onAsk === 'pause', dueAsks: dueAsks(store.agents.values()) },
+      input: { store, maxParallel: settings.maxParallel, maxMarkdown: queued ? settings.maxParallel : claudeSlots, stopWhenAsking: settings.onAsk === 'pause', dueAsks: dueAsks(store.agents.values()) },
       id: 'supervisor',
       systemId: 'supervisor',
       ...(hooks.inspect ? { inspect: hooks.inspect } : {}),
