@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { Queue } from 'bullmq';
@@ -91,6 +91,31 @@ describe('--queue: script steps on worker processes through Redis', () => {
     const state = box.state('coord');
     assert.deepEqual(Object.keys(state.results).sort(), ['main', 'main_work1', 'main_work2', 'main_work3', 'main_work4']);
     assert.equal(lines(started).length, 4, `no step ran twice: ${lines(started).join(',')}`);
+    await w.kill();
+  });
+
+  it('Ctrl-C twice stops the steps on the workers; --resume runs them again', async (t) => {
+    if (!redis) return t.skip('redis-server is not installed: queue tests skipped');
+    const log = join(box.dir, 'ctrlc.log');
+    const w = await workers.start('ctrlc', { concurrency: 8 });
+    const wf = box.write({
+      'START.sh': sh('for i in 1 2 3; do echo "<fork next=\\"DONE.sh\\" item=\\"$i\\">SLOW.sh</fork>"; done', 'echo "<goto>DONE.sh</goto>"'),
+      'SLOW.sh': sh(`echo "start $item" >> ${log}`, 'if [ -e "$RAYMOND_WORKFLOW_ID.fast" ]; then :; else sleep 30; fi', `echo "end $item" >> ${log}`, 'echo "<result>ok $item</result>"'),
+      'DONE.sh': sh('echo "<result>done</result>"'),
+    }, 'ctrlc');
+    const proc = execa(process.execPath, [CLI, wf, '--queue', redis.url, '--workflow-id', 'ctrlc'], { cwd: box.dir, env: env(), reject: false });
+    for (let i = 0; i < 200 && lines(log).length < 3; i++) await new Promise((r) => setTimeout(r, 50));
+    proc.kill('SIGINT');
+    await new Promise((r) => setTimeout(r, 300));
+    proc.kill('SIGINT');
+    assert.equal((await proc).exitCode, 130);
+    await new Promise((r) => setTimeout(r, 1500));
+    assert.deepEqual(lines(log).filter((l) => l.startsWith('end')), [], 'the workers killed the running steps');
+    writeFileSync(join(w.workdir, 'ctrlc.fast'), '');
+    const r = await box.run(['--resume', 'ctrlc', '--json'], env());
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(summary(r).results.main_slow2, 'ok 2');
+    assert.equal(lines(log).filter((l) => l.startsWith('end')).length, 3, 'each stopped step ran again, once');
     await w.kill();
   });
 
