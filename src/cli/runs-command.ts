@@ -133,13 +133,15 @@ export async function runWorktrees(stateDir: string, id: string, opts: { prune: 
     const exists = !removed && (await branchExists(w.repo, w.branch));
     const at = checkouts.get(w.repo)?.get(w.branch) ?? null;
     const live = exists ? await summarizeWorktree(w, at ?? undefined) : { commits: 0, diffstat: '', dirty: false };
-    rows.push({ agent, branch: w.branch, exists, checked_out_at: at, removed, commits: live.commits, diffstat: live.diffstat, dirty: live.dirty, saved: w.saved ?? null });
+    rows.push({ agent, branch: w.branch, exists, checked_out_at: at, removed, commits: live.commits, diffstat: live.diffstat, dirty: live.dirty, saved: w.saved ?? null, pushed: w.pushed ?? null });
   }
   if (opts.json) return JSON.stringify(rows);
   if (rows.length === 0) return `run ${id} has no worktrees`;
   return rows
     .map((r) => {
       if (r.removed) return `${r.agent}  ${r.branch}  deleted (no changes)`;
+      // A queued run's worker pushed it: it is on the remote until fetched here.
+      if (!r.exists && r.pushed) return `${r.agent}  ${r.branch}  on ${r.pushed} (pushed by a worker; git fetch ${r.pushed} ${r.branch}:${r.branch})`;
       if (!r.exists) return `${r.agent}  ${r.branch}  not created yet`;
       const where = r.checked_out_at ? `checked out at ${r.checked_out_at}` : 'not checked out';
       return `${r.agent}  ${r.branch}  ${r.commits} commit${r.commits === 1 ? '' : 's'}${r.diffstat ? `, ${r.diffstat}` : ''}${r.dirty ? ', uncommitted changes' : ''}  ${where}`;

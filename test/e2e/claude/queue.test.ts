@@ -128,6 +128,8 @@ describe('--queue: Claude Code turns on worker processes (real claude, scripted 
     const madeOn = ws.filter((w) => existsSync(join(w.workdir, '.raymond/worktrees/qbatch')) || box.server.requestsFor('REFACTOR').some((q) => q.cwd?.startsWith(w.workdir)));
     assert.equal(madeOn.length, 2, 'both workers ran agents');
     assert.match(r.stderr, /main_work1: raymond\/qbatch\/main_work1: 1 commit.*pushed to origin/);
+    const list = await raymond(['worktrees', 'qbatch'], { cwd: coord });
+    assert.match(list.stdout, /^main_work1 {2}raymond\/qbatch\/main_work1 {2}on origin \(pushed by a worker; git fetch origin raymond\/qbatch\/main_work1:raymond\/qbatch\/main_work1\)$/m);
     for (const w of ws) await w.kill();
   });
 });
