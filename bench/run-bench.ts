@@ -74,6 +74,26 @@ if (want('spawner')) {
   const s = await benchSpawner(2000, parallel);
   console.log(`spawner: ${s.steps} steps from a ${s.benchRssMb.toFixed(0)} MB process, ${s.parallel} lanes: plain spawn ${s.plainMsPerStep.toFixed(2)} ms/step, spawner pool ${s.poolMsPerStep.toFixed(2)}, execa ${s.execaMsPerStep.toFixed(2)}; spawner RSS ${s.spawnerRssMb.map((m) => m.toFixed(0)).join(' + ')} MB`);
 }
+// The queue's figures: the 40 markdown workers (and, as the control, 40
+// sleeping scripts) over 1, 2 and 4 worker processes; a script chain's per-step overhead.
+if (want('queue')) {
+  const { findRedisServer } = await import('../test/helpers/redis.js');
+  if (!findRedisServer()) console.log('queue: skipped: redis-server is not installed (apt-get install -y redis-server)');
+  else {
+    const { benchQueueChain, benchQueueFanout } = await import('./queue.js');
+    const { queueChainLine, queueFanoutLines } = await import('./queue-report.js');
+    for (const kind of ['markdown', 'script'] as const) {
+      await benchQueueFanout(kind, 40, [1, 2, 4], 10, 2000).then(
+        (f) => console.log(queueFanoutLines(f).join('\n')),
+        (err: unknown) => console.log(`queue (${kind}): FAILED: ${failure(err)}`),
+      );
+    }
+    await benchQueueChain(200).then(
+      (c) => console.log(queueChainLine(c)),
+      (err: unknown) => console.log(`queue (chain): FAILED: ${failure(err)}`),
+    );
+  }
+}
 // Opt-in only (`npm run bench -- worktrees`), never in the default run: it
 // generates a 20,000-file repository and checks out gigabytes, for minutes.
 if (only.includes('worktrees')) {

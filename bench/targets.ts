@@ -27,6 +27,12 @@ export const SPARSE_RATIO_TARGET = 2;
  */
 export const WORKTREE_SLACK = 4;
 
+/**
+ * Queue bench: speed-up of the same 40 markdown workers with this many
+ * worker processes (fixed --concurrency each) against one (ideal: 2x, 4x).
+ */
+export const QUEUE_SPEEDUP_TARGETS: Readonly<Record<number, number>> = { 2: 1.6, 4: 2.8 };
+
 /** "met" or "NOT met", in capitals so a miss stands out in the output. */
 export function verdict(met: boolean): string {
   return met ? 'met' : 'NOT met';

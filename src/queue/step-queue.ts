@@ -81,18 +81,12 @@ export class StepQueue {
    * is called before the job is added, and again if Redis lost the job.
    */
   async run(job: StepJob, prepare: () => Promise<void>, onProgress: (data: unknown) => void, signal: AbortSignal): Promise<StepJobResult> {
-    const found = await Job.fromId<unknown, unknown>(this.queue, job.id);
-    if (found) {
-      const state = await found.getState();
-      if (state === 'completed') {
-        const done = parse(found.returnvalue);
-        // A step stopped by a Ctrl-C has no result to reuse: it runs again.
-        if (!done.cancelled) return done;
-      }
-      if (state === 'completed' || state === 'failed') await found.remove().catch(() => undefined);
-    }
+    const known = await this.lookUp(job.id);
+    if (known.state === 'completed' && !known.result!.cancelled) return known.result!;
+    // A step stopped by a Ctrl-C has no result to reuse, and a failed one is tried again: either runs again.
+    if (known.state === 'completed' || known.state === 'failed') await known.job!.remove().catch(() => undefined);
     const result = new Promise<StepJobResult | RaymondError>((resolve) => this.pending.set(job.id, { job, prepare, settle: resolve, onProgress }));
-    if (!found || (await Job.fromId(this.queue, job.id)) === undefined) await this.add(job, prepare);
+    if (known.state === 'unknown' || known.state === 'completed' || known.state === 'failed') await this.add(job, prepare);
     const cancel = () => void this.cancel(job.id);
     signal.addEventListener('abort', cancel, { once: true });
     if (signal.aborted) cancel();
@@ -103,6 +97,22 @@ export class StepQueue {
     } finally {
       signal.removeEventListener('abort', cancel);
     }
+  }
+
+  /**
+   * A job's state, then the job: in that order, since BullMQ stores the
+   * result and marks the job completed at once, a job read first could
+   * predate its own result. A completed job without a result yet counts as
+   * still running.
+   */
+  private async lookUp(id: string): Promise<{ state: string; job?: Job; result?: StepJobResult; reason?: string }> {
+    const state = await this.queue.getJobState(id);
+    if (state !== 'completed' && state !== 'failed') return { state };
+    const job = await Job.fromId<unknown, unknown>(this.queue, id);
+    if (!job) return { state: 'unknown' };
+    if (state === 'failed') return { state, job, reason: job.failedReason };
+    const value: unknown = job.returnvalue;
+    return value === null || value === undefined ? { state: 'active' } : { state, job, result: parse(value) };
   }
 
   private async add(job: StepJob, prepare: () => Promise<void>): Promise<void> {
@@ -137,11 +147,10 @@ export class StepQueue {
     this.polling = true;
     try {
       for (const [id, p] of [...this.pending]) {
-        const job = await Job.fromId<unknown, unknown>(this.queue, id);
-        const state = job ? await job.getState() : 'unknown';
-        if (state === 'completed') this.finish(id, parse(job!.returnvalue));
-        else if (state === 'failed') this.finish(id, failure(job!.failedReason, p.job.where));
-        else if (state === 'unknown' && this.pending.has(id)) await this.add(p.job, p.prepare);
+        const known = await this.lookUp(id);
+        if (known.state === 'completed') this.finish(id, known.result!);
+        else if (known.state === 'failed') this.finish(id, failure(known.reason, p.job.where));
+        else if (known.state === 'unknown' && this.pending.has(id)) await this.add(p.job, p.prepare);
       }
     } catch {
       // Redis went away mid-poll: the next poll, once it is back, tries again.
