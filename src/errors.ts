@@ -38,6 +38,8 @@ export type ErrorCode =
   | 'ERR_POLICY'
   | 'ERR_MODEL'
   | 'ERR_CLAUDE_NOT_FOUND'
+  /** The agent CLI a workflow's backend names (pi) is missing or broken. */
+  | 'ERR_BACKEND_NOT_FOUND'
   | 'ERR_CLAUDE_FAILED'
   | 'ERR_CLAUDE_REFUSED'
   | 'ERR_USAGE_LIMIT'
@@ -77,6 +79,7 @@ const INVALID_CODES = new Set<ErrorCode>([
   'ERR_LOCKED',
   'ERR_WORKFLOW_CHANGED',
   'ERR_CLAUDE_NOT_FOUND',
+  'ERR_BACKEND_NOT_FOUND',
   'ERR_FILE_READ',
   'ERR_INSPECT',
   'ERR_ASK_ANSWER',

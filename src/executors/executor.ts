@@ -1,6 +1,7 @@
 import type { AgentFields } from '../../machines/types.js';
 import type { StepDebug } from '../state/debug-log.js';
 import type { Scope } from '../scope/scope.js';
+import type { BackendSpec } from '../scope/backend-spec.js';
 
 /** How the next Claude Code turn relates to earlier ones. */
 export type SessionPlan =
@@ -27,6 +28,8 @@ export interface ExecutionRequest {
   file: string;
   /** Where the state file is: executors only name it and find its script (a worker's copy, for a queued step). */
   scope: Pick<Scope, 'display' | 'scriptPath'>;
+  /** The agent CLI the state's workflow runs on (markdown states); absent: Claude Code. */
+  backend?: BackendSpec | undefined;
   /** Rendered prompt, for markdown states. */
   prompt?: string;
   /** Markdown states: which session the turn starts from, and its last known total cost. */

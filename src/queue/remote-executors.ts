@@ -114,7 +114,7 @@ export function createRemoteExecutors(ctx: RemoteContext): { script: StateExecut
         transcripts.push({ id: parent, sha: sha256(text) });
       }
       const job: StepJob = {
-        ...base(req, 'markdown'), prompt: req.prompt ?? '', session: req.session ?? { kind: 'fresh' }, costBase: req.costBase, model: req.model, effort: req.effort, claude: ctx.claude, transcripts,
+        ...base(req, 'markdown'), prompt: req.prompt ?? '', session: req.session ?? { kind: 'fresh' }, costBase: req.costBase, model: req.model, effort: req.effort, claude: ctx.claude, transcripts, backend: req.backend,
         prefer: (parent !== undefined ? sessionHolder.get(parent) : undefined) ?? (req.agent.worktree ? agentHolder.get(req.agent.id) : undefined),
       };
       const prepare = async () => {

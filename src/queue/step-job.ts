@@ -1,5 +1,6 @@
 import type { AgentFields, WorktreeRef } from '../../machines/types.js';
 import type { SerializedError } from '../errors.js';
+import type { BackendSpec } from '../scope/backend-spec.js';
 import type { Execution, SessionPlan } from '../executors/executor.js';
 
 /** The BullMQ queue every worker takes steps from, under the `raymond` key prefix. */
@@ -52,6 +53,8 @@ export interface StepJob {
   model?: string | undefined;
   effort?: string | undefined;
   claude?: ClaudeJobSettings;
+  /** The agent CLI of the state's workflow; absent: Claude Code. */
+  backend?: BackendSpec | undefined;
   transcripts?: TranscriptRef[];
   /** Where an agent's worktree branch is pushed (`--push-remote`). */
   pushRemote: string;

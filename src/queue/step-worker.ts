@@ -5,6 +5,8 @@ import { DelayedError, Worker, type Job } from 'bullmq';
 import type { RunEvent } from '../../machines/run-events.js';
 import type { AgentFields } from '../../machines/types.js';
 import { createClaudeExecutor } from '../claude/claude-executor.js';
+import { backendExecutor } from '../backends/agent-backend.js';
+import { createPiExecutor } from '../pi/pi-executor.js';
 import { createWarmSessions, type WarmSessions } from '../claude/warm-sessions.js';
 import { RaymondError, errorMessage } from '../errors.js';
 import type { Execution, ExecutionRequest } from '../executors/executor.js';
@@ -104,8 +106,11 @@ export async function startWorker(o: WorkerOptions): Promise<{ close: () => Prom
       } else {
         const live = job.claude!.warm ? warmOf(job) : undefined;
         for (const stale of await transcripts.place(job.transcripts ?? [], agent.cwd, blobs)) live?.release(stale);
-        const claude = createClaudeExecutor({ bin: o.claudeBin, skipPermissions: job.claude!.skipPermissions, permissionMode: job.claude!.permissionMode, disallowedTools: job.claude!.disallowedTools, emit: forward, warm: live, env: job.env });
-        execution = await claude.execute({ ...request(''), prompt: rebaseText(job.prompt ?? '', job.root, o.workdir), session: job.session, costBase: job.costBase, model: job.model, effort: job.effort });
+        const claude = backendExecutor({
+          claude: createClaudeExecutor({ bin: o.claudeBin, skipPermissions: job.claude!.skipPermissions, permissionMode: job.claude!.permissionMode, disallowedTools: job.claude!.disallowedTools, emit: forward, warm: live, env: job.env }),
+          pi: createPiExecutor({ skipPermissions: job.claude!.skipPermissions, emit: forward, env: job.env }),
+        });
+        execution = await claude.execute({ ...request(''), backend: job.backend, prompt: rebaseText(job.prompt ?? '', job.root, o.workdir), session: job.session, costBase: job.costBase, model: job.model, effort: job.effort });
         session = execution.session;
       }
       result.execution = execution;

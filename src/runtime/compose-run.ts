@@ -8,6 +8,8 @@ import { askExpired, pendingAsks } from '../../machines/asks.js';
 import type { AgentAsk, AgentRecord, RunStatus, WorkflowState, WorktreeRef } from '../../machines/types.js';
 import { createAskClock } from './ask-clock.js';
 import { createClaudeExecutor } from '../claude/claude-executor.js';
+import { backendExecutor } from '../backends/agent-backend.js';
+import { createPiExecutor } from '../pi/pi-executor.js';
 import type { StateExecutor } from '../executors/executor.js';
 import { createScriptExecutor } from '../executors/script-executor.js';
 import { createSpawnerPool } from '../executors/spawner-pool.js';
@@ -118,7 +120,10 @@ export async function composeRun(state: WorkflowState, scopes: ScopeSet, stateFi
       scopes,
       language,
       script: queued?.script ?? createScriptExecutor(spawners, values, settings.environment),
-      markdown: hooks.markdown ?? queued?.markdown ?? createClaudeExecutor({ bin: settings.claudeBin, skipPermissions: settings.skipPermissions, permissionMode: settings.permissionMode, disallowedTools: settings.disallowedTools, emit, warm, env: settings.environment }),
+      markdown: hooks.markdown ?? queued?.markdown ?? backendExecutor({
+        claude: createClaudeExecutor({ bin: settings.claudeBin, skipPermissions: settings.skipPermissions, permissionMode: settings.permissionMode, disallowedTools: settings.disallowedTools, emit, warm, env: settings.environment }),
+        pi: createPiExecutor({ skipPermissions: settings.skipPermissions, emit, env: settings.environment }),
+      }),
       timeoutMs: settings.timeoutSeconds * 1000,
       emit,
       model: settings.model,

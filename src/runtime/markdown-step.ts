@@ -1,5 +1,6 @@
 import type { StepInput, StepResult } from '../../machines/agent.machine.js';
-import { EFFORTS, isModelName, MODEL_CHOICES, parentSession } from '../claude/claude-argv.js';
+import { parentSession } from '../claude/claude-argv.js';
+import { backendOf } from '../backends/agent-backend.js';
 import { RaymondError, formatError, type SpentDetails } from '../errors.js';
 import type { Execution, SessionPlan } from '../executors/executor.js';
 import type { AllowedTransition } from '../language/frontmatter.js';
@@ -9,12 +10,6 @@ import { stateTimeoutMs } from '../timer-delay.js';
 import { MAX_REMINDERS, MAX_RETRIES, REMINDABLE, nextTurn, startTurns, type TurnAction, type TurnState } from './markdown-turns.js';
 import { resolveDecision } from './resolve-decision.js';
 import { freshSessions, stepDebug, type StepDependencies } from './step-context.js';
-
-function checkChoice(value: string | undefined, choices: readonly string[], what: string, where: string): void {
-  if (value !== undefined && !choices.includes(value)) {
-    throw new RaymondError('ERR_MODEL', `${what} "${value}" is not one of ${choices.join(', ')}`, { file: where });
-  }
-}
 
 /** What the step's turns cost so far, and each session's last known total. */
 class Spending {
@@ -61,10 +56,10 @@ export async function runMarkdownStep(deps: StepDependencies, input: StepInput, 
   const implicitVariables = { workflow_id: deps.workflowId, agent_id: agent.id, task_folder: taskFolder };
   const prepared = await deps.language.prepare({ text, file: where, variables }, signal);
   for (const w of prepared.warnings) deps.warnOnce(`${where}: ${w}`);
-  if (prepared.policy.model !== undefined && !isModelName(prepared.policy.model)) {
-    throw new RaymondError('ERR_MODEL', `model "${prepared.policy.model}" is not ${MODEL_CHOICES}`, { file: where });
-  }
-  checkChoice(prepared.policy.effort, EFFORTS, 'effort', where);
+  // Each backend takes its own models and efforts: `sonnet` on Claude Code, `openai/gpt-5` and `xhigh` on pi.
+  const backend = backendOf(scope.backend);
+  const problem = (prepared.policy.model !== undefined ? backend.modelProblem(prepared.policy.model) : undefined) ?? (prepared.policy.effort !== undefined ? backend.effortProblem(prepared.policy.effort) : undefined);
+  if (problem !== undefined) throw new RaymondError('ERR_MODEL', problem, { file: where });
   const allowed = prepared.policy.allowed;
   const timeoutMs = prepared.policy.timeoutSeconds === undefined ? deps.timeoutMs : stateTimeoutMs(prepared.policy.timeoutSeconds);
   const spending = new Spending(input.sessionCosts);
@@ -82,7 +77,7 @@ export async function runMarkdownStep(deps: StepDependencies, input: StepInput, 
       execution = await markdown.execute({
         workflowId: deps.workflowId, agent, file: agent.state, scope, signal, timeoutMs, timeoutFromState: prepared.policy.timeoutSeconds !== undefined, debug: stepDebug(deps, agent),
         prompt: state.remind === undefined ? prepared.prompt : prepared.prompt + reminder(allowed!, state.remind),
-        session: state.plan, costBase: spending.base(state.plan), model: prepared.policy.model ?? deps.model, effort: prepared.policy.effort ?? deps.effort,
+        session: state.plan, costBase: spending.base(state.plan), backend: scope.backend, model: prepared.policy.model ?? deps.model, effort: prepared.policy.effort ?? deps.effort,
       });
     } catch (err) {
       if (!(err instanceof RaymondError) || (err.code !== 'ERR_CLAUDE_FAILED' && err.code !== 'ERR_USAGE_LIMIT')) throw err;

@@ -13,6 +13,7 @@ import { checkWorkflowId, lockFilePath, prepareStateFile, readStateFile, removeL
 import { composeRun, type RunHooks, type RunOutcome } from './compose-run.js';
 import { applyResumeAnswers, type ResumeAnswers } from './resume-answers.js';
 import { checkQueue } from './queued-run.js';
+import { preflightPi } from '../pi/find-pi.js';
 import { fromOptions, toOptions, type RunSettings } from './run-settings.js';
 
 interface CommonRequest extends RunHooks {
@@ -44,14 +45,18 @@ export interface ResumeRequest extends CommonRequest {
 }
 
 /**
- * A run that begins with a markdown state needs Claude Code: say so before
- * anything is written. (A folder may hold markdown files no state reaches,
- * a README say, so other runs find out at their first markdown step.)
+ * A run needs its agent CLI before anything is written: Claude Code when it
+ * begins with a markdown state (a folder may hold markdown files no state
+ * reaches, a README say, so other runs find out at their first markdown
+ * step), and pi, checked with `pi --version`, whenever its workflow runs on
+ * pi (again on every resume).
  */
-function checkClaude(first: string[], settings: RunSettings, markdown: StateExecutor | undefined): void {
-  // A queued run's turns run on the workers, which look for Claude Code themselves; its queue is checked instead.
+async function checkBackend(scope: Scope, first: string[], settings: RunSettings, markdown: StateExecutor | undefined): Promise<void> {
+  // A queued run's turns run on the workers, which look for their CLI themselves; its queue is checked instead.
   if (settings.queue) checkQueue(settings.queue);
-  else if (!markdown && first.some(isMarkdown)) findClaude(settings.claudeBin);
+  else if (markdown) return;
+  else if (scope.backend?.name === 'pi') await preflightPi({ ...process.env, ...settings.environment });
+  else if (first.some(isMarkdown)) findClaude(settings.claudeBin);
 }
 
 /** Starts a new run of the workflow at `req.path`. */
@@ -59,7 +64,7 @@ export async function startWorkflow(req: StartRequest): Promise<RunOutcome> {
   const scope = await openScope(req.path);
   try {
     const fingerprints = await scope.fingerprints();
-    checkClaude([scope.ref.entry], req.settings, req.markdown);
+    await checkBackend(scope, [scope.ref.entry], req.settings, req.markdown);
     const workflowId = req.workflowId ?? `${scope.name}-${randomBytes(4).toString('hex')}`;
     checkWorkflowId(workflowId);
     const stateFile = await prepareStateFile(req.stateDir, workflowId);
@@ -111,7 +116,7 @@ export async function resumeWorkflow(req: ResumeRequest): Promise<RunOutcome> {
       if (req.overrides.onAsk === undefined && settings.onAsk === 'prompt' && req.interactive === false) settings.onAsk = 'reject';
       const answered = applyResumeAnswers(state.agents, req.answers ?? {}, req.workflowId, stateFile);
       for (const text of answered.notes) req.onEvent({ type: 'warning', text });
-      checkClaude(live.map((a) => a.state), settings, req.markdown);
+      await checkBackend(scope, live.map((a) => a.state), settings, req.markdown);
       const resumed: WorkflowState = {
         ...state,
         status: 'running',

@@ -6,6 +6,7 @@ import type { ScopeRef } from '../../machines/types.js';
 import { HOST_PLATFORM, STATE_EXTENSIONS, extensionOf, isMarkdown, stateExtensions, type ScriptPlatform } from './extensions.js';
 import { entryOf, resolveTarget } from './resolve-target.js';
 import { decodeUtf8 } from './utf8.js';
+import { folderBackend, manifestBackend, type BackendSpec } from './backend-spec.js';
 import { YamlScope, isYamlPath } from './yaml-scope.js';
 import { createHash } from 'node:crypto';
 import { extractStates } from './zip-extract.js';
@@ -21,6 +22,8 @@ export interface Scope {
   readonly ref: ScopeRef;
   /** Short name used in workflow ids. */
   readonly name: string;
+  /** The agent CLI its markdown states run on (`backend:` of its manifest); absent: Claude Code. */
+  readonly backend?: BackendSpec | undefined;
   /** Resolves a target as written in a tag to a state file name of this scope. */
   resolve(target: string, source: string): string;
   /** The text of a state file (UTF-8). */
@@ -55,6 +58,8 @@ export { ENTRY_NAMES } from './resolve-target.js';
 class FileScope implements Scope {
   readonly ref: ScopeRef;
   readonly name: string;
+  /** Set by openScope from the workflow's manifest. */
+  backend: BackendSpec | undefined;
   private readonly texts = new Map<string, Promise<string>>();
 
   constructor(
@@ -163,7 +168,9 @@ export async function openScope(input: string, opts: OpenOptions = {}): Promise<
   });
   if (info.isDirectory()) {
     const files = await readDirFiles(path);
-    return new FileScope('dir', path, undefined, files, (f) => readFile(join(path, f)).catch(readError(join(path, f))), path, exts, undefined, requireEntry);
+    const scope = new FileScope('dir', path, undefined, files, (f) => readFile(join(path, f)).catch(readError(join(path, f))), path, exts, undefined, requireEntry);
+    scope.backend = folderBackend(path);
+    return scope;
   }
   if (path.toLowerCase().endsWith('.zip')) return openZip(path, scopeInput, info.size, entry, requireEntry);
   const name = basename(path);
@@ -172,7 +179,9 @@ export async function openScope(input: string, opts: OpenOptions = {}): Promise<
     throw new RaymondError('ERR_SCOPE', `not a workflow: give a state file (${exts.join(', ')}), a folder, a .zip archive or a .yaml workflow`, { file: input });
   }
   const dir = dirname(path);
-  return new FileScope('file', path, name, await readDirFiles(dir), (f) => readFile(join(dir, f)).catch(readError(join(dir, f))), dir, exts, undefined, true);
+  const scope = new FileScope('file', path, name, await readDirFiles(dir), (f) => readFile(join(dir, f)).catch(readError(join(dir, f))), dir, exts, undefined, true);
+  scope.backend = folderBackend(dir);
+  return scope;
 }
 
 /** The specifier that reopens a run's scope on resume: archives and YAML files with the state they started at. */
@@ -194,7 +203,10 @@ async function openZip(path: string, input: string, size: number, entry: string 
   const folder = await extractStates(files, input);
   try {
     const read = (f: string) => readFile(join(folder.path, f)).catch(readError(`${path}:${f}`));
-    return new FileScope('zip', path, entry, new Set(files.keys()), read, folder.path, STATE_EXTENSIONS, folder.remove, requireEntry);
+    const scope = new FileScope('zip', path, entry, new Set(files.keys()), read, folder.path, STATE_EXTENSIONS, folder.remove, requireEntry);
+    const manifest = files.get('workflow.yaml');
+    if (manifest) scope.backend = manifestBackend(await streamText(manifest.stream()), `${path}:workflow.yaml`);
+    return scope;
   } catch (err) {
     await folder.remove();
     throw err;
@@ -205,4 +217,11 @@ function readError(file: string) {
   return (err: NodeJS.ErrnoException): never => {
     throw new RaymondError('ERR_FILE_READ', `cannot read: ${err.code ?? err.message}`, { file });
   };
+}
+
+/** A zip entry's text. */
+async function streamText(stream: NodeJS.ReadableStream): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(Buffer.from(chunk as Buffer));
+  return Buffer.concat(chunks).toString('utf8');
 }

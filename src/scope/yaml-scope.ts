@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import type { ScopeRef } from '../../machines/types.js';
+import { parseBackend, type BackendSpec } from './backend-spec.js';
 import { RaymondError } from '../errors.js';
 import { stateTimeoutMs } from '../timer-delay.js';
 import { extensionOf, isMarkdown } from './extensions.js';
@@ -23,6 +24,8 @@ const KNOWN = ['prompt', ...SCRIPT_KEYS, ...POLICY_KEYS].join(', ');
 export class YamlScope {
   readonly ref: ScopeRef;
   readonly name: string;
+  /** `backend:` at the top of the file. */
+  readonly backend: BackendSpec | undefined;
   private readonly texts = new Map<string, string>();
   private readonly stateOf = new Map<string, YamlState>();
   private scripts: Promise<PrivateFolder> | undefined;
@@ -38,6 +41,7 @@ export class YamlScope {
     input: string,
     requireEntry: boolean,
   ) {
+    this.backend = parseBackend(manifest.backend, input);
     this.name = basename(path).replace(/\.[^.]*$/, '').replace(/[^A-Za-z0-9_-]+/g, '-').replace(/^-+|-+$/g, '') || 'workflow';
     for (const state of states) {
       for (const [file, text] of state.files) {

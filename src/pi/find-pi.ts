@@ -1,0 +1,44 @@
+import { accessSync, constants, statSync } from 'node:fs';
+import { delimiter, join } from 'node:path';
+import { execa } from 'execa';
+import { RaymondError } from '../errors.js';
+
+/** The npm package that installs `pi`, for the message when it is missing. */
+export const PI_PACKAGE = '@earendil-works/pi-coding-agent';
+
+function executable(path: string): boolean {
+  try {
+    accessSync(path, constants.X_OK);
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
+}
+
+const missing = () => new RaymondError('ERR_BACKEND_NOT_FOUND', `pi is not on PATH, and this workflow runs on pi (backend: pi): install it with npm install -g ${PI_PACKAGE}`);
+
+/** The `pi` executable on PATH. */
+export function findPi(env: NodeJS.ProcessEnv = process.env): string {
+  for (const dir of (env.PATH ?? '').split(delimiter)) {
+    if (dir && executable(join(dir, 'pi'))) return join(dir, 'pi');
+  }
+  throw missing();
+}
+
+const checked = new Map<string, Promise<void>>();
+
+/**
+ * `pi --version`, once per process: pi prints it on stderr, so only its
+ * exit status counts. A missing or broken pi is one line before any state runs.
+ */
+export function preflightPi(env: NodeJS.ProcessEnv = process.env): Promise<void> {
+  const bin = findPi(env);
+  let check = checked.get(bin);
+  if (!check) {
+    check = execa(bin, ['--version'], { reject: false, stdin: 'ignore', timeout: 5000, env: { PI_SKIP_VERSION_CHECK: '1' } }).then((r) => {
+      if (r.exitCode !== 0) throw new RaymondError('ERR_BACKEND_NOT_FOUND', `${bin} --version failed (${r.timedOut ? 'no answer in 5 s' : `exit ${r.exitCode ?? r.signal}`}): reinstall it with npm install -g ${PI_PACKAGE}`);
+    });
+    checked.set(bin, check);
+  }
+  return check;
+}

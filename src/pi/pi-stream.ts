@@ -1,0 +1,91 @@
+/** What a pi turn's `--mode json` stream said, once it ended. */
+export interface PiSummary {
+  /** From the first `session` event. */
+  sessionId: string | null;
+  /** The text of the last assistant message of the last `agent_end`. */
+  resultText: string | null;
+  /** That message's `stopReason` and `errorMessage` (`error`, `aborted`: the turn failed). */
+  stopReason: string | null;
+  errorMessage: string | null;
+  /** Sum of `usage.cost.total` of this turn's assistant messages: a forked session's copied history is never in the stream, so this is the turn's own cost. */
+  costUsd: number;
+  badLines: number;
+}
+
+/** What the reader passes on while the turn runs. */
+export type PiProgress = { kind: 'text'; text: string } | { kind: 'tool'; name: string } | { kind: 'bad-line'; text: string };
+
+interface Message {
+  role?: string;
+  content?: Array<{ type?: string; text?: string }>;
+  usage?: { cost?: { total?: number } };
+  stopReason?: string;
+  errorMessage?: string;
+}
+
+const textOf = (m: Message) => (m.content ?? []).filter((c) => c.type === 'text' && typeof c.text === 'string').map((c) => c.text).join('');
+
+/**
+ * Reads pi's `--mode json` lines: the session id, each assistant message
+ * as it ends (shown as progress), each message's cost, and the final
+ * `agent_end` (pi retries on its own and emits one per attempt: the last
+ * one counts).
+ */
+export class PiStreamReader {
+  private buffer = '';
+  private readonly s: PiSummary = { sessionId: null, resultText: null, stopReason: null, errorMessage: null, costUsd: 0, badLines: 0 };
+
+  constructor(private readonly onProgress: (p: PiProgress) => void) {}
+
+  write(chunk: string): void {
+    this.buffer += chunk;
+    let nl: number;
+    while ((nl = this.buffer.indexOf('\n')) >= 0) {
+      this.line(this.buffer.slice(0, nl));
+      this.buffer = this.buffer.slice(nl + 1);
+    }
+  }
+
+  end(): PiSummary {
+    if (this.buffer.trim()) this.line(this.buffer);
+    this.buffer = '';
+    return { ...this.s };
+  }
+
+  private line(raw: string): void {
+    const text = raw.trim();
+    if (!text) return;
+    let e: Record<string, unknown>;
+    try {
+      e = JSON.parse(text) as Record<string, unknown>;
+    } catch {
+      this.s.badLines++;
+      this.onProgress({ kind: 'bad-line', text: text.slice(0, 200) });
+      return;
+    }
+    switch (e.type) {
+      case 'session':
+        if (this.s.sessionId === null && typeof e.id === 'string') this.s.sessionId = e.id;
+        break;
+      case 'message_end': {
+        const m = e.message as Message | undefined;
+        if (m?.role !== 'assistant') break;
+        const cost = m.usage?.cost?.total;
+        if (typeof cost === 'number' && Number.isFinite(cost)) this.s.costUsd += cost;
+        const said = textOf(m).trim();
+        if (said) this.onProgress({ kind: 'text', text: said });
+        break;
+      }
+      case 'tool_execution_start':
+        if (typeof e.toolName === 'string') this.onProgress({ kind: 'tool', name: e.toolName });
+        break;
+      case 'agent_end': {
+        const last = ((e.messages as Message[] | undefined) ?? []).filter((m) => m.role === 'assistant').at(-1);
+        this.s.resultText = last ? textOf(last) : null;
+        this.s.stopReason = last?.stopReason ?? null;
+        this.s.errorMessage = last?.errorMessage ?? null;
+        break;
+      }
+    }
+  }
+}

@@ -1,0 +1,85 @@
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { summary } from '../../helpers/cli.js';
+import { PI_TURN_USD, PiSandbox } from '../../helpers/pi-sandbox.js';
+
+const box = new PiSandbox();
+before(() => box.start());
+after(() => box.stop());
+
+const PI = 'backend: pi\n';
+const near = (a: number, b: number) => Math.abs(a - b) < 1e-9;
+
+describe('backend: pi, with the real pi and the scripted API', () => {
+  it('a <goto> chain keeps the conversation, and the cost is the sum of the turns', async () => {
+    const s = box.server;
+    s.on('PI-GOTO-1', { text: 'pi-marker-77 <goto>TWO</goto>' });
+    s.on('PI-GOTO-2', (r) => ({ text: `<result>${r.transcript.includes('pi-marker-77') ? 'remembered' : 'forgot'}</result>` }));
+    const wf = box.write({ 'workflow.yaml': PI, 'START.md': 'PI-GOTO-1', 'TWO.md': 'PI-GOTO-2' }, 'pigoto');
+    const r = await box.run([wf, '--json', '--workflow-id', 'pigoto']);
+    assert.equal(r.code, 0, r.stderr);
+    const out = summary(r);
+    assert.equal(out.results.main, 'remembered');
+    assert.ok(near(out.total_cost_usd, 2 * PI_TURN_USD), `cost ${out.total_cost_usd}`);
+    assert.ok(s.requestsFor('PI-GOTO-2')[0]!.messageCount > 1);
+  });
+
+  it('<call> branches and the caller stays clean; <reset> and forked workers start fresh', async () => {
+    const s = box.server;
+    s.on('PI-CALLER', { text: 'pi-caller-1 <call return="BACK">CHILD</call>' });
+    s.on('PI-CHILD', (r) => ({ text: `pi-child-noise <result>${r.transcript.includes('pi-caller-1') ? 'saw caller' : 'blind'}</result>` }));
+    s.on('PI-BACK', (r) => ({ text: `<reset input="${r.transcript.includes('pi-child-noise') ? 'dirty' : 'clean'}">FRESH</reset>` }));
+    s.on('PI-FRESH', (r) => ({ text: `<fork next="END" w="1">WORK</fork><goto input="${r.transcript.includes('pi-caller-1') ? 'kept' : 'fresh'}">END</goto>` }));
+    s.on('PI-WORK', (r) => ({ text: `<result>worker ${r.transcript.includes('pi-caller-1') ? 'kept' : 'fresh'}</result>` }));
+    s.on('PI-END', { text: '<result>end</result>' });
+    const wf = box.write({
+      'workflow.yaml': PI, 'START.md': 'PI-CALLER', 'CHILD.md': 'PI-CHILD', 'BACK.md': 'PI-BACK {{input}}', 'FRESH.md': 'PI-FRESH {{input}}', 'WORK.md': 'PI-WORK', 'END.md': 'PI-END {{input}}',
+    }, 'picall');
+    const r = await box.run([wf, '--json', '--workflow-id', 'picall']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(summary(r).results.main_work1, 'worker fresh');
+    assert.doesNotMatch(s.requestsFor('PI-BACK')[0]!.transcript, /pi-child-noise/, 'the caller never saw the callee');
+    assert.match(s.requestsFor('PI-BACK')[0]!.transcript, /pi-caller-1/, 'the caller went on in its own session');
+    assert.match(s.requestsFor('PI-CHILD')[0]!.transcript, /pi-caller-1/, 'the callee branched from the caller');
+    assert.match(s.requestsFor('PI-FRESH')[0]!.prompt, /clean/);
+    assert.doesNotMatch(s.requestsFor('PI-FRESH')[0]!.transcript, /pi-caller-1/, 'reset started fresh');
+  });
+
+  it('<print> from a pi state shows, and a prompt beginning with @ reaches the model as text', async () => {
+    const s = box.server;
+    s.on('@secret.txt', (r) => ({ text: `<print>pi says hi</print><result>${r.transcript.includes('SECRET-CONTENT') ? 'leaked' : 'literal'}</result>` }));
+    const wf = box.write({ 'workflow.yaml': PI, 'START.md': '{{input}}' }, 'piat');
+    box.write({ 'secret.txt': 'SECRET-CONTENT' });
+    const r = await box.run([wf, '--json', '--input', '@secret.txt']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(summary(r).results.main, 'literal');
+    assert.match(r.stderr, /pi says hi/);
+  });
+
+  it('a YAML workflow selects pi too, and a budget stops a loop', async () => {
+    const s = box.server;
+    s.on('PI-LOOP', { text: '<goto>START</goto>' });
+    const wf = join(box.write({ 'loop.yaml': 'backend: { name: pi, options: { thinking: low } }\nstates:\n  START:\n    prompt: PI-LOOP\n' }), 'loop.yaml');
+    const r = await box.run([wf, '--json', '--budget', '0.01']);
+    assert.equal(r.code, 3, r.stderr);
+    const out = summary(r);
+    assert.equal(out.status, 'budget_exceeded');
+    assert.ok(near(out.total_cost_usd, 3 * PI_TURN_USD), `three turns, the third past the budget: ${out.total_cost_usd}`);
+  });
+
+  it('a missing pi is one line before any state runs', async () => {
+    const wf = box.write({ 'workflow.yaml': PI, 'START.md': 'never' }, 'pimissing');
+    const r = await box.run([wf, '--json'], { PATH: '/usr/bin:/bin' });
+    assert.equal(r.code, 64);
+    assert.match(r.stderr, /pi is not on PATH, and this workflow runs on pi \(backend: pi\): install it with npm install -g @earendil-works\/pi-coding-agent/);
+    assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
+  });
+
+  it('an unknown backend is one line naming the file', async () => {
+    const wf = box.write({ 'workflow.yaml': 'backend: gemini\n', 'START.md': 'x' }, 'pibad');
+    const r = await box.run([wf]);
+    assert.equal(r.code, 64);
+    assert.match(r.stderr, /pibad\/workflow\.yaml: backend: unknown backend "gemini"; known: claude, pi/);
+  });
+});
