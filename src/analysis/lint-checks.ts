@@ -1,4 +1,4 @@
-import { EFFORTS, isModelName, MODEL_CHOICES } from '../claude/claude-argv.js';
+import { backendOf } from '../backends/agent-backend.js';
 import { ATTRIBUTE_ENV_PREFIX, exportedAsIs } from '../executors/attribute-env.js';
 import { RESERVED_FORK_ATTRIBUTES, taskOf, worktreeOf } from '../language/decide.js';
 import { RaymondError } from '../errors.js';
@@ -20,8 +20,12 @@ export function stateChecks(node: WorkflowNode): Problem[] {
   for (const w of node.warnings) report('unknown-frontmatter-key', w);
   for (const w of node.fieldWarnings) report('unknown-field', w);
   const { model, effort } = node.policy;
-  if (model !== undefined && !isModelName(model)) report('invalid-model', `model "${model}" is not ${MODEL_CHOICES}`);
-  if (effort !== undefined && !(EFFORTS as readonly string[]).includes(effort)) report('invalid-effort', `effort "${effort}" is not one of ${EFFORTS.join(', ')}`);
+  // Each backend's own: `openai/gpt-5` and `xhigh` are right in a pi workflow and wrong in a Claude Code one.
+  const backend = backendOf(node.backend);
+  const modelProblem = model === undefined ? undefined : backend.modelProblem(model);
+  const effortProblem = effort === undefined ? undefined : backend.effortProblem(effort);
+  if (modelProblem !== undefined) report('invalid-model', modelProblem);
+  if (effortProblem !== undefined) report('invalid-effort', effortProblem);
   for (const e of node.tagErrors) report('malformed-tag', e);
   for (const t of node.transitions) {
     targetProblems(t, report);

@@ -1,3 +1,4 @@
+import type { BackendSpec } from '../scope/backend-spec.js';
 import { readdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { RaymondError, type ErrorCode } from '../errors.js';
@@ -71,6 +72,8 @@ export interface WorkflowNode {
   warnings: string[];
   /** Warnings about the state's definition in the scope (a YAML state's unknown keys). */
   fieldWarnings: string[];
+  /** The agent CLI of the state's workflow (`backend:`), whose models and efforts it may name. */
+  backend?: BackendSpec | undefined;
 }
 
 /** A workflow as a graph of states, for lint and diagrams. */
@@ -137,7 +140,7 @@ function stem(file: string): string {
 async function readNode(scope: Scope, file: string, entry: boolean): Promise<WorkflowNode> {
   const text = await scope.readText(file);
   const kind = isMarkdown(file) ? 'markdown' : 'script';
-  const node: WorkflowNode = { file, kind, entry, text, policy: {}, transitions: [], textTags: [], result: false, tagErrors: [], warnings: [], fieldWarnings: [] };
+  const node: WorkflowNode = { file, kind, entry, text, policy: {}, transitions: [], textTags: [], result: false, tagErrors: [], warnings: [], fieldWarnings: [], backend: scope.backend };
   let scanned: TextScan;
   if (node.kind === 'markdown') {
     try {

@@ -34,9 +34,13 @@ function nonNegative(expected: string) {
   };
 }
 
-/** Commander parser for `--model`: an alias or a full model name. */
+/**
+ * Commander parser for `--model`: a Claude alias or full name, or a pi
+ * model (`provider/id`); which of them the workflow's backend takes is
+ * checked when the run starts.
+ */
 export function modelName(value: string): string {
-  if (!isModelName(value)) throw new InvalidArgumentError(`expected ${MODEL_CHOICES}`);
+  if (!isModelName(value) && (value.trim() === '' || /\s/.test(value))) throw new InvalidArgumentError(`expected ${MODEL_CHOICES}, or a pi model (provider/id)`);
   return value;
 }
 

@@ -4,6 +4,7 @@ import { projectRaymondDir } from '../raymond-folder.js';
 import { Command, CommanderError, Option } from 'commander';
 import { ON_ASK_MODES, WORKTREE_MODES } from '../../machines/types.js';
 import { DEFAULT_DISALLOWED_TOOLS, EFFORTS, MODEL_CHOICES, PERMISSION_MODES } from '../claude/claude-argv.js';
+import { PI_THINKING } from '../pi/pi-argv.js';
 import { initConfig } from '../config/config-file.js';
 import { RaymondError } from '../errors.js';
 import { DEFAULT_BUDGET_USD, DEFAULT_INSPECT_PORT, DEFAULT_MAX_PARALLEL, DEFAULT_TIMEOUT_SECONDS, answerPair, integer, modelName, money, notifyCommand, notifyUrl, runName, speedFactor, toolList } from './options.js';
@@ -133,8 +134,8 @@ export function buildProgram(result: CliResult): Command {
     .addOption(new Option('--max-parallel <n>', `most steps running at once (default: ${DEFAULT_MAX_PARALLEL}, the number of cores)`).argParser(integer(1)))
     .addOption(new Option('--timeout <seconds>', `kill a step that prints nothing for this long (default: ${DEFAULT_TIMEOUT_SECONDS})`).argParser(integer(1)))
     .addOption(new Option('--budget <usd>', `stop starting steps once the run cost more than this; 0 = unlimited (default: ${DEFAULT_BUDGET_USD})`).argParser(money))
-    .addOption(new Option('--model <model>', `Claude model for markdown states whose frontmatter names none: ${MODEL_CHOICES}`).argParser(modelName))
-    .addOption(new Option('--effort <level>', 'effort for markdown states whose frontmatter names none').choices(EFFORTS))
+    .addOption(new Option('--model <model>', `model for markdown states whose frontmatter names none: ${MODEL_CHOICES}; on a pi workflow, a pi model (provider/id)`).argParser(modelName))
+    .addOption(new Option('--effort <level>', "effort for markdown states whose frontmatter names none (a pi workflow's: off, minimal, low, medium, high, xhigh)").choices([...new Set<string>([...EFFORTS, ...PI_THINKING])]))
     .option('--dangerously-skip-permissions', 'let Claude Code run any tool without asking (trusted workflows only)')
     .addOption(new Option('--permission-mode <mode>', "Claude Code's permission mode when permissions are not skipped (default: acceptEdits)").choices(PERMISSION_MODES))
     .option('--disallowed-tools <tools>', `tools no Claude Code turn may call, separated by commas ("" for none; default: ${DEFAULT_DISALLOWED_TOOLS.join(',')})`, toolList)

@@ -58,7 +58,9 @@ export async function runMarkdownStep(deps: StepDependencies, input: StepInput, 
   for (const w of prepared.warnings) deps.warnOnce(`${where}: ${w}`);
   // Each backend takes its own models and efforts: `sonnet` on Claude Code, `openai/gpt-5` and `xhigh` on pi.
   const backend = backendOf(scope.backend);
-  const problem = (prepared.policy.model !== undefined ? backend.modelProblem(prepared.policy.model) : undefined) ?? (prepared.policy.effort !== undefined ? backend.effortProblem(prepared.policy.effort) : undefined);
+  const model = prepared.policy.model ?? deps.model;
+  const effort = prepared.policy.effort ?? deps.effort;
+  const problem = (model !== undefined ? backend.modelProblem(model) : undefined) ?? (effort !== undefined ? backend.effortProblem(effort) : undefined);
   if (problem !== undefined) throw new RaymondError('ERR_MODEL', problem, { file: where });
   const allowed = prepared.policy.allowed;
   const timeoutMs = prepared.policy.timeoutSeconds === undefined ? deps.timeoutMs : stateTimeoutMs(prepared.policy.timeoutSeconds);
@@ -77,7 +79,7 @@ export async function runMarkdownStep(deps: StepDependencies, input: StepInput, 
       execution = await markdown.execute({
         workflowId: deps.workflowId, agent, file: agent.state, scope, signal, timeoutMs, timeoutFromState: prepared.policy.timeoutSeconds !== undefined, debug: stepDebug(deps, agent),
         prompt: state.remind === undefined ? prepared.prompt : prepared.prompt + reminder(allowed!, state.remind),
-        session: state.plan, costBase: spending.base(state.plan), backend: scope.backend, model: prepared.policy.model ?? deps.model, effort: prepared.policy.effort ?? deps.effort,
+        session: state.plan, costBase: spending.base(state.plan), backend: scope.backend, model, effort,
       });
     } catch (err) {
       if (!(err instanceof RaymondError) || (err.code !== 'ERR_CLAUDE_FAILED' && err.code !== 'ERR_USAGE_LIMIT')) throw err;

@@ -14,6 +14,7 @@ import { composeRun, type RunHooks, type RunOutcome } from './compose-run.js';
 import { applyResumeAnswers, type ResumeAnswers } from './resume-answers.js';
 import { checkQueue } from './queued-run.js';
 import { preflightPi } from '../pi/find-pi.js';
+import { backendOf } from '../backends/agent-backend.js';
 import { fromOptions, toOptions, type RunSettings } from './run-settings.js';
 
 interface CommonRequest extends RunHooks {
@@ -52,6 +53,10 @@ export interface ResumeRequest extends CommonRequest {
  * pi (again on every resume).
  */
 async function checkBackend(scope: Scope, first: string[], settings: RunSettings, markdown: StateExecutor | undefined): Promise<void> {
+  const backend = backendOf(scope.backend);
+  for (const [flag, problem] of [['--model', settings.model && backend.modelProblem(settings.model)], ['--effort', settings.effort && backend.effortProblem(settings.effort)]] as const) {
+    if (problem) throw new RaymondError('ERR_USAGE', `${flag}: ${problem}${backend.name === 'pi' ? ' (this workflow runs on pi)' : ''}`);
+  }
   // A queued run's turns run on the workers, which look for their CLI themselves; its queue is checked instead.
   if (settings.queue) checkQueue(settings.queue);
   else if (markdown) return;

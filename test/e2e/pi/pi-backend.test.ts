@@ -76,6 +76,22 @@ describe('backend: pi, with the real pi and the scripted API', () => {
     assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
   });
 
+  it('lint takes pi models and efforts in a pi workflow and refuses them in a Claude one; --model too', async () => {
+    const state = '---\nmodel: openai/gpt-5\neffort: xhigh\n---\nHello <result>x</result>\n';
+    const pi = box.write({ 'workflow.yaml': PI, 'START.md': state }, 'lintpi');
+    const claude = box.write({ 'START.md': state }, 'lintclaude');
+    const onPi = await box.run(['lint', pi, '--json']);
+    assert.equal(onPi.code, 0, onPi.stdout + onPi.stderr);
+    assert.doesNotMatch(onPi.stdout, /invalid-model|invalid-effort/);
+    const onClaude = await box.run(['lint', claude, '--json']);
+    assert.equal(onClaude.code, 1);
+    assert.match(onClaude.stdout, /invalid-model/);
+    assert.match(onClaude.stdout, /invalid-effort/);
+    const flag = await box.run([claude, '--model', 'openai/gpt-5']);
+    assert.equal(flag.code, 64);
+    assert.match(flag.stderr, /--model: model "openai\/gpt-5" is not /);
+  });
+
   it('an unknown backend is one line naming the file', async () => {
     const wf = box.write({ 'workflow.yaml': 'backend: gemini\n', 'START.md': 'x' }, 'pibad');
     const r = await box.run([wf]);
