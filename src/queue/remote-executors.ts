@@ -75,6 +75,7 @@ export function createRemoteExecutors(ctx: RemoteContext): { script: StateExecut
     if (r.transcript) {
       await mkdir(ctx.transcripts, { recursive: true });
       await writeFileAtomic(join(ctx.transcripts, `${r.transcript.id}.jsonl`), r.transcript.text);
+      if (r.transcript.name) await writeFileAtomic(join(ctx.transcripts, `${r.transcript.id}.name`), r.transcript.name);
       sessionHolder.set(r.transcript.id, r.worker);
     }
     if (r.error) throw RaymondError.fromJSON(r.error);
@@ -111,7 +112,8 @@ export function createRemoteExecutors(ctx: RemoteContext): { script: StateExecut
       let text: Buffer | undefined;
       if (parent !== undefined && existsSync(join(ctx.transcripts, `${parent}.jsonl`))) {
         text = await readFile(join(ctx.transcripts, `${parent}.jsonl`));
-        transcripts.push({ id: parent, sha: sha256(text) });
+        const name = join(ctx.transcripts, `${parent}.name`);
+        transcripts.push({ id: parent, sha: sha256(text), ...(existsSync(name) ? { name: await readFile(name, 'utf8') } : {}) });
       }
       const job: StepJob = {
         ...base(req, 'markdown'), prompt: req.prompt ?? '', session: req.session ?? { kind: 'fresh' }, costBase: req.costBase, model: req.model, effort: req.effort, claude: ctx.claude, transcripts, backend: req.backend,

@@ -1,7 +1,9 @@
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
+import { findPiSession, piSessionFolder } from '../pi/pi-sessions.js';
+import type { PiOptions } from '../scope/backend-spec.js';
 import { sha256, type BlobStore } from './blob-store.js';
 import type { TranscriptRef } from './step-job.js';
 
@@ -30,8 +32,8 @@ export function transcriptPath(cwd: string, session: string, env: NodeJS.Process
 
 /**
  * A worker's side of moving sessions between machines: before a turn, the
- * transcript of the session it continues is put where Claude Code looks
- * for it (unless this worker has that very transcript already); after the
+ * transcript of the session it continues is put where Claude Code (or pi)
+ * looks for it (unless this worker has that very transcript already); after the
  * turn, the session's transcript goes back to the coordinator.
  */
 export class SessionTranscripts {
@@ -43,10 +45,11 @@ export class SessionTranscripts {
    * the sessions whose transcript changed elsewhere since this worker last
    * ran them: a live process kept for one of them is out of date.
    */
-  async place(refs: readonly TranscriptRef[], cwd: string, blobs: BlobStore): Promise<string[]> {
+  async place(refs: readonly TranscriptRef[], cwd: string, blobs: BlobStore, pi?: PiOptions): Promise<string[]> {
     const stale: string[] = [];
     for (const ref of refs) {
-      const path = transcriptPath(cwd, ref.id);
+      // pi names its files <time>_<id>.jsonl, and finds them by that name in any folder of its own.
+      const path = pi ? (findPiSession(ref.id, pi) ?? join(piSessionFolder(cwd, pi), ref.name ?? `${ref.id}.jsonl`)) : transcriptPath(cwd, ref.id);
       if (this.mine.get(ref.id) === ref.sha && existsSync(path)) continue;
       if (this.mine.has(ref.id)) stale.push(ref.id);
       const text = await blobs.get(ref.sha);
@@ -58,11 +61,11 @@ export class SessionTranscripts {
   }
 
   /** The transcript of a session after a turn in `cwd`, if Claude Code wrote one. */
-  async collect(session: string, cwd: string): Promise<{ id: string; text: string } | undefined> {
-    const path = transcriptPath(cwd, session);
-    if (!existsSync(path)) return undefined;
+  async collect(session: string, cwd: string, pi?: PiOptions): Promise<{ id: string; text: string; name?: string } | undefined> {
+    const path = pi ? findPiSession(session, pi) : transcriptPath(cwd, session);
+    if (path === undefined || !existsSync(path)) return undefined;
     const text = await readFile(path);
     this.mine.set(session, sha256(text));
-    return { id: session, text: text.toString('utf8') };
+    return { id: session, text: text.toString('utf8'), ...(pi ? { name: basename(path) } : {}) };
   }
 }

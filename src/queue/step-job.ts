@@ -12,6 +12,8 @@ export const KEY_PREFIX = 'raymond';
 export interface TranscriptRef {
   id: string;
   sha: string;
+  /** pi's file name for it (`<time>_<id>.jsonl`). */
+  name?: string | undefined;
 }
 
 /** How Claude Code is run for a markdown turn: the run's own settings. */
@@ -70,7 +72,7 @@ export interface StepJobResult {
   execution?: Execution;
   error?: SerializedError;
   /** The transcript of the session the turn ran in, as it stands after the turn. */
-  transcript?: { id: string; text: string };
+  transcript?: { id: string; text: string; name?: string };
   /** The coordinator stopped the job (Ctrl-C) while it ran: a resume runs it again rather than take this. */
   cancelled?: boolean;
   /** `worktree.finish`: the worktree as the agent left it. */

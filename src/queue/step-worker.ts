@@ -105,7 +105,8 @@ export async function startWorker(o: WorkerOptions): Promise<{ close: () => Prom
         execution = await createScriptExecutor(spawners, values, job.env).execute(request(join(folder, job.script!)));
       } else {
         const live = job.claude!.warm ? warmOf(job) : undefined;
-        for (const stale of await transcripts.place(job.transcripts ?? [], agent.cwd, blobs)) live?.release(stale);
+        const pi = job.backend?.name === 'pi' ? job.backend.options : undefined;
+        for (const stale of await transcripts.place(job.transcripts ?? [], agent.cwd, blobs, pi)) live?.release(stale);
         const claude = backendExecutor({
           claude: createClaudeExecutor({ bin: o.claudeBin, skipPermissions: job.claude!.skipPermissions, permissionMode: job.claude!.permissionMode, disallowedTools: job.claude!.disallowedTools, emit: forward, warm: live, env: job.env }),
           pi: createPiExecutor({ skipPermissions: job.claude!.skipPermissions, emit: forward, env: job.env }),
@@ -120,7 +121,7 @@ export async function startWorker(o: WorkerOptions): Promise<{ close: () => Prom
       session = (err.details as { session?: string | null }).session;
     }
     if (session) {
-      const t = await transcripts.collect(session, agent.cwd);
+      const t = await transcripts.collect(session, agent.cwd, job.backend?.name === 'pi' ? job.backend.options : undefined);
       if (t) result.transcript = t;
     }
     if (agent.worktree?.path !== undefined) await worktrees.push(agent.worktree, job.pushRemote).catch((err: unknown) => forward({ type: 'warning', text: `[${agent.id}] ${errorMessage(err)}` }));

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { summary } from '../../helpers/cli.js';
+import { ROOT, summary } from '../../helpers/cli.js';
 import { PI_TURN_USD, PiSandbox } from '../../helpers/pi-sandbox.js';
 
 const box = new PiSandbox();
@@ -90,6 +90,16 @@ describe('backend: pi, with the real pi and the scripted API', () => {
     const flag = await box.run([claude, '--model', 'openai/gpt-5']);
     assert.equal(flag.code, 64);
     assert.match(flag.stderr, /--model: model "openai\/gpt-5" is not /);
+  });
+
+  it('the bundled pi example runs', async () => {
+    const s = box.server;
+    s.on('write a three-line review', { text: 'does things\nclear\nno tests <goto>CHECK</goto>' });
+    s.on('Look at your review above', (r) => ({ text: `<result>${r.transcript.includes('no tests') ? 'does things / clear / no tests' : 'lost'}</result>` }));
+    box.write({ 'notes.txt': 'some file\n' });
+    const r = await box.run([join(ROOT, 'workflows/examples/pi-review'), '--input', 'notes.txt', '--json']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(summary(r).results.main, 'does things / clear / no tests');
   });
 
   it('an unknown backend is one line naming the file', async () => {
