@@ -1,6 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { InvalidArgumentError } from 'commander';
-import { isModelName, MODEL_CHOICES } from '../claude/claude-argv.js';
+import { isRunModel, MODEL_CHOICES } from '../claude/claude-argv.js';
 import { runNameProblem } from '../config/config-file.js';
 import { notifyUrlProblem } from '../notify/hook-spec.js';
 import { splitCommand } from '../notify/split-command.js';
@@ -40,7 +40,7 @@ function nonNegative(expected: string) {
  * checked when the run starts.
  */
 export function modelName(value: string): string {
-  if (!isModelName(value) && (value.trim() === '' || /\s/.test(value))) throw new InvalidArgumentError(`expected ${MODEL_CHOICES}, or a pi model (provider/id)`);
+  if (!isRunModel(value)) throw new InvalidArgumentError(`expected ${MODEL_CHOICES}, or a pi model (provider/id)`);
   return value;
 }
 

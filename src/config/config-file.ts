@@ -2,7 +2,11 @@ import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { parse } from 'smol-toml';
-import { EFFORTS, isModelName, MODEL_CHOICES, PERMISSION_MODES } from '../claude/claude-argv.js';
+import { EFFORTS, isRunModel, MODEL_CHOICES, PERMISSION_MODES } from '../claude/claude-argv.js';
+import { PI_THINKING } from '../pi/pi-argv.js';
+
+/** Every effort a run-wide setting may give: Claude Code's and pi's; the workflow's backend decides when it starts. */
+const RUN_EFFORTS: readonly string[] = [...new Set<string>([...EFFORTS, ...PI_THINKING])];
 import { RaymondError, errorMessage } from '../errors.js';
 import { ignoreRaymondFolder, projectRaymondDir } from '../raymond-folder.js';
 import { ON_ASK_MODES, WORKTREE_MODES, type OnAskMode, type WorktreeMode } from '../../machines/types.js';
@@ -54,8 +58,8 @@ type Check = (v: unknown) => boolean;
 type Problem = (v: never) => string | undefined;
 const KEYS: Record<keyof ConfigValues, { check: Check; expected: string; help: string; example: string; problem?: Problem }> = {
   budget: { check: (v) => typeof v === 'number' && Number.isFinite(v) && v >= 0, expected: 'a number of USD, 0 or more', help: 'Stop starting steps once the run cost more than this many USD (0 = unlimited). Default 10.', example: '10.0' },
-  model: { check: (v) => typeof v === 'string' && isModelName(v), expected: MODEL_CHOICES, help: 'Model for markdown states whose frontmatter names none. Default: Claude Code\'s own.', example: '"sonnet"' },
-  effort: { check: (v) => EFFORTS.includes(v as never), expected: `one of ${EFFORTS.map((m) => `"${m}"`).join(', ')}`, help: 'Effort for markdown states whose frontmatter names none.', example: '"medium"' },
+  model: { check: (v) => typeof v === 'string' && isRunModel(v), expected: `${MODEL_CHOICES}, or a pi model (provider/id)`, help: 'Model for markdown states whose frontmatter names none (a pi workflow\'s: provider/id). Default: the backend\'s own.', example: '"sonnet"' },
+  effort: { check: (v) => RUN_EFFORTS.includes(v as never), expected: `one of ${RUN_EFFORTS.map((m) => `"${m}"`).join(', ')}`, help: 'Effort for markdown states whose frontmatter names none (Claude Code: low, medium, high; pi: off, minimal, low, medium, high, xhigh).', example: '"medium"' },
   timeout: { check: (v) => typeof v === 'number' && Number.isFinite(v) && v >= 0, expected: 'a number of seconds, 0 or more (0: never)', help: 'Kill a step that prints nothing for this many seconds (0: never, as in ray). Default 600.', example: '600' },
   max_parallel: { check: (v) => Number.isInteger(v) && (v as number) >= 1, expected: 'a whole number, 1 or more', help: 'Most steps running at once. Default: the number of cores, at least 2.', example: '4' },
   dangerously_skip_permissions: { check: (v) => typeof v === 'boolean', expected: 'true or false', help: 'Let Claude Code run any tool without asking. Trusted workflows only.', example: 'false' },

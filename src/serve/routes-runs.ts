@@ -2,7 +2,7 @@ import { realpath, stat } from 'node:fs/promises';
 import { isAbsolute, relative, resolve } from 'node:path';
 import { diagramSvgFile } from '../analysis/diagram-html.js';
 import { loadWorkflowGraph } from '../analysis/workflow-graph.js';
-import { isModelName, MODEL_CHOICES } from '../claude/claude-argv.js';
+import { isRunModel, MODEL_CHOICES } from '../claude/claude-argv.js';
 import { formatError } from '../errors.js';
 import { HttpError, readJsonObject, sendJson } from './http-error.js';
 import { pendingAskJson, runJson, workflowJson } from './run-json.js';
@@ -64,7 +64,7 @@ export async function startRun(ctx: ServeContext, body: Record<string, unknown>)
   const budget = body.budget ?? 0;
   if (typeof budget !== 'number' || !Number.isFinite(budget) || budget < 0) throw new HttpError(400, 'bad_request', 'budget must be a number of USD, 0 or more');
   const model = optionalString(body, 'model');
-  if (model !== undefined && !isModelName(model)) throw new HttpError(400, 'bad_request', `model must be ${MODEL_CHOICES}`);
+  if (model !== undefined && !isRunModel(model)) throw new HttpError(400, 'bad_request', `model must be ${MODEL_CHOICES}, or a pi model (provider/id)`);
   const env = body.environment ?? {};
   if (typeof env !== 'object' || env === null || Array.isArray(env) || !Object.entries(env).every(([k, v]) => /^[A-Za-z_][A-Za-z0-9_]*$/.test(k) && typeof v === 'string')) {
     throw new HttpError(400, 'bad_request', 'environment must be an object of variable names to strings');

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { ROOT, summary } from '../../helpers/cli.js';
+import { makeZip } from '../../helpers/make-zip.js';
 import { PI_TURN_USD, PiSandbox } from '../../helpers/pi-sandbox.js';
 
 const box = new PiSandbox();
@@ -100,6 +101,21 @@ describe('backend: pi, with the real pi and the scripted API', () => {
     const r = await box.run([join(ROOT, 'workflows/examples/pi-review'), '--input', 'notes.txt', '--json']);
     assert.equal(r.code, 0, r.stderr);
     assert.equal(summary(r).results.main, 'does things / clear / no tests');
+  });
+
+  it('a zip with workflow.yaml selects pi, and --continue-session forks the newest pi session of the folder', async () => {
+    const s = box.server;
+    s.on('PI-ZIP', { text: 'zip-marker-3 <result>zipped</result>' });
+    s.on('PI-CONT', (r) => ({ text: `<result>${r.transcript.includes('zip-marker-3') ? 'continued' : 'fresh'}</result>` }));
+    box.write({ 'pz.zip': makeZip([{ name: 'workflow.yaml', content: PI }, { name: 'START.md', content: 'PI-ZIP' }]) });
+    const zipped = await box.run([join(box.dir, 'pz.zip'), '--json']);
+    assert.equal(zipped.code, 0, zipped.stderr);
+    assert.equal(summary(zipped).results.main, 'zipped');
+    assert.ok(near(summary(zipped).total_cost_usd, PI_TURN_USD), 'priced by pi');
+    const next = box.write({ 'workflow.yaml': PI, 'START.md': 'PI-CONT' }, 'picont');
+    const r = await box.run([next, '--json', '--continue-session']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(summary(r).results.main, 'continued');
   });
 
   it('an unknown backend is one line naming the file', async () => {
