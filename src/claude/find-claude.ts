@@ -1,15 +1,6 @@
-import { accessSync, constants, statSync } from 'node:fs';
-import { delimiter, isAbsolute, join, resolve } from 'node:path';
+import { isAbsolute, resolve } from 'node:path';
+import { executable, searchPath } from '../executors/find-executable.js';
 import { RaymondError } from '../errors.js';
-
-function executable(path: string): boolean {
-  try {
-    accessSync(path, constants.X_OK);
-    return statSync(path).isFile();
-  } catch {
-    return false;
-  }
-}
 
 /**
  * Finds the `claude` executable: the explicit path if given (`--claude-bin`),
@@ -28,11 +19,4 @@ export function findClaude(explicit: string | undefined, env: NodeJS.ProcessEnv 
   const found = searchPath('claude', env);
   if (found) return found;
   throw new RaymondError('ERR_CLAUDE_NOT_FOUND', 'claude (Claude Code) is not on PATH: install it (npm install -g @anthropic-ai/claude-code) or pass --claude-bin PATH');
-}
-
-function searchPath(name: string, env: NodeJS.ProcessEnv): string | undefined {
-  for (const dir of (env.PATH ?? '').split(delimiter)) {
-    if (dir && executable(join(dir, name))) return join(dir, name);
-  }
-  return undefined;
 }

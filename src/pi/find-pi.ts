@@ -1,27 +1,16 @@
-import { accessSync, constants, statSync } from 'node:fs';
-import { delimiter, join } from 'node:path';
 import { execa } from 'execa';
 import { RaymondError } from '../errors.js';
+import { searchPath } from '../executors/find-executable.js';
 
 /** The npm package that installs `pi`, for the message when it is missing. */
 export const PI_PACKAGE = '@earendil-works/pi-coding-agent';
-
-function executable(path: string): boolean {
-  try {
-    accessSync(path, constants.X_OK);
-    return statSync(path).isFile();
-  } catch {
-    return false;
-  }
-}
 
 const missing = () => new RaymondError('ERR_BACKEND_NOT_FOUND', `pi is not on PATH, and this workflow runs on pi (backend: pi): install it with npm install -g ${PI_PACKAGE}`);
 
 /** The `pi` executable on PATH. */
 export function findPi(env: NodeJS.ProcessEnv = process.env): string {
-  for (const dir of (env.PATH ?? '').split(delimiter)) {
-    if (dir && executable(join(dir, 'pi'))) return join(dir, 'pi');
-  }
+  const found = searchPath('pi', env);
+  if (found) return found;
   throw missing();
 }
 
