@@ -47,6 +47,16 @@ describe('--queue: script steps on worker processes through Redis', () => {
     const items = lines(ran).map((l) => l.split(' ')[0]);
     assert.deepEqual([...items].sort(), Array.from({ length: 50 }, (_, i) => String(i + 1)).sort(), 'each item ran exactly once');
     for (const w of ws) assert.ok(lines(ran).some((l) => l.endsWith(`home-${w.name}`)), `${w.name} ran some steps`);
+    // raymond workers: each alive, with what it did (beats come every second).
+    await new Promise((r) => setTimeout(r, 1200));
+    const listed = await box.run(['workers', '--queue', redis.url, '--json']);
+    assert.equal(listed.code, 0, listed.stderr);
+    const report = JSON.parse(listed.stdout) as { workers: Array<{ name: string; alive: boolean; done: number; concurrency: number }>; jobs: { completed: number } };
+    const mine = report.workers.filter((w) => w.name.startsWith('fan-'));
+    assert.deepEqual(mine.map((w) => [w.name, w.alive, w.concurrency]), [['fan-a', true, 4], ['fan-b', true, 4], ['fan-c', true, 4]]);
+    assert.equal(mine.reduce((n, w) => n + w.done, 0), 52, 'START, 50 workers, DONE');
+    const text = await box.run(['workers', '--queue', redis.url]);
+    assert.match(text.stdout, /^fan-a {2}alive {2}0\/4 busy {2}\d+ done {2}0 failed {2}on /m);
     await Promise.all(ws.map((w) => w.kill()));
   });
 
