@@ -5,7 +5,7 @@ import { existsSync, statSync } from 'node:fs';
 import { RaymondError } from '../errors.js';
 import { loadQueueSecret } from '../queue/job-signing.js';
 import { parseQueueUrl } from '../queue/queue-url.js';
-import { closeRedis, openRedis } from '../queue/redis-link.js';
+import { closeRedis, openRedis, whenReady } from '../queue/redis-link.js';
 import { KEY_PREFIX, QUEUE_NAME } from '../queue/step-job.js';
 import { startWorker } from '../queue/step-worker.js';
 import { alive, listWorkers } from '../queue/worker-registry.js';
@@ -73,6 +73,7 @@ function ago(ms: number): string {
 export async function workersCommand(flags: { queue: string; json?: boolean }): Promise<string> {
   const target = parseQueueUrl(flags.queue);
   const redis = openRedis(target, (text) => say(text), 'raymond-workers');
+  await whenReady(redis, target);
   const queue = new Queue(QUEUE_NAME, { connection: redis, prefix: KEY_PREFIX });
   try {
     const now = Date.now();

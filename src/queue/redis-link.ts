@@ -1,5 +1,5 @@
 import { Redis } from 'ioredis';
-import { errorMessage } from '../errors.js';
+import { RaymondError, errorMessage } from '../errors.js';
 import type { QueueTarget } from './queue-url.js';
 
 /** What a process hears about its Redis connection: one line when it is lost, one when it is back. */
@@ -40,4 +40,34 @@ export async function closeRedis(...links: Redis[]): Promise<void> {
       else r.disconnect();
     }),
   );
+}
+
+/** Errors no reconnection cures: the URL's user or password is wrong, or Redis wants one. */
+const REFUSED = /WRONGPASS|NOAUTH|invalid username-password|invalid password/i;
+
+/**
+ * Waits until the connection is ready, through outages (said once by
+ * openRedis); a Redis that refuses the URL's credentials is one line, not
+ * an endless wait.
+ */
+export function whenReady(redis: Redis, target: QueueTarget): Promise<void> {
+  if (redis.status === 'ready') return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    const done = () => {
+      redis.off('ready', ready);
+      redis.off('error', failed);
+    };
+    const ready = () => {
+      done();
+      resolve();
+    };
+    const failed = (err: unknown) => {
+      if (!REFUSED.test(errorMessage(err))) return;
+      done();
+      redis.disconnect();
+      reject(new RaymondError('ERR_QUEUE', `Redis at ${target.shown} refused the connection: ${errorMessage(err)} (check the user and password in the URL)`));
+    };
+    redis.on('ready', ready);
+    redis.on('error', failed);
+  });
 }

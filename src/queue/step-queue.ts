@@ -4,7 +4,7 @@ import { RaymondError } from '../errors.js';
 import { BlobStore } from './blob-store.js';
 import { signJob } from './job-signing.js';
 import type { QueueTarget } from './queue-url.js';
-import { closeRedis, openRedis, type LinkNotice } from './redis-link.js';
+import { closeRedis, openRedis, whenReady, type LinkNotice } from './redis-link.js';
 import { KEY_PREFIX, QUEUE_NAME, type StepJob, type StepJobResult } from './step-job.js';
 
 /** How often jobs in flight are looked up, besides the events that announce them: a missed event, or a job Redis lost, is found this way. */
@@ -64,6 +64,7 @@ export class StepQueue {
   /** Connects (waiting for Redis if it is down, and saying so once through `notice`). */
   static async open(target: QueueTarget, secret: string, notice: LinkNotice): Promise<StepQueue> {
     const redis = openRedis(target, notice, 'raymond-coordinator');
+    await whenReady(redis, target);
     const quiet: LinkNotice = () => undefined;
     const eventsRedis = openRedis(target, quiet, 'raymond-events');
     const events = new QueueEvents(QUEUE_NAME, { connection: eventsRedis, prefix: KEY_PREFIX });

@@ -16,7 +16,7 @@ import { createValueFiles } from '../executors/value-files.js';
 import { BlobStore } from './blob-store.js';
 import { verifyJob } from './job-signing.js';
 import type { QueueTarget } from './queue-url.js';
-import { closeRedis, openRedis } from './redis-link.js';
+import { closeRedis, openRedis, whenReady } from './redis-link.js';
 import { SessionTranscripts } from './session-transcripts.js';
 import { KEY_PREFIX, QUEUE_NAME, rebaseAgent, rebaseText, rebaseWorktree, type StepJob, type StepJobResult } from './step-job.js';
 import { cancelKey } from './step-queue.js';
@@ -55,6 +55,7 @@ const FORWARDED = new Set<RunEvent['type']>(['print', 'warning', 'detail']);
  */
 export async function startWorker(o: WorkerOptions): Promise<{ close: () => Promise<void> }> {
   const redis = openRedis(o.target, (text) => o.log(text), `raymond-worker-${o.name}`);
+  await whenReady(redis, o.target);
   const blobs = new BlobStore(redis, KEY_PREFIX);
   const spawners = createSpawnerPool();
   const values = createValueFiles();

@@ -182,6 +182,27 @@ describe('--queue: script steps on worker processes through Redis', () => {
     }
   });
 
+  it('a Redis with a password: the URL\'s password works, a wrong one is one line', async (t) => {
+    if (!redis) return t.skip('redis-server is not installed: queue tests skipped');
+    const guarded = (await startRedis({ password: 'pw-0123' }))!;
+    const locked = new QueueWorkers(guarded.url, box.dir);
+    try {
+      const w = await locked.start('auth');
+      const wf = box.write({ 'START.sh': sh('echo "<result>behind a password</result>"') }, 'auth');
+      const r = await box.run([wf, '--queue', guarded.url, '--json'], env());
+      assert.equal(r.code, 0, r.stderr);
+      assert.equal(summary(r).results.main, 'behind a password');
+      assert.doesNotMatch(box.state(summary(r).workflow_id!).options.queue!, /pw-0123/, 'the state file keeps no password');
+      const wrong = await box.run([wf, '--queue', guarded.url.replace('pw-0123', 'nope'), '--json'], env());
+      assert.equal(wrong.code, 1);
+      assert.match(wrong.stderr, /Redis at redis:\/\/\*@127\.0\.0\.1:\d+ refused the connection: .*(WRONGPASS|invalid).*check the user and password/);
+      await w.kill();
+    } finally {
+      await locked.stopAll();
+      await guarded.stop();
+    }
+  });
+
   it('Redis restarted mid-run: the run says so, waits, and goes on', async (t) => {
     if (!redis) return t.skip('redis-server is not installed: queue tests skipped');
     const w = await workers.start('restart');

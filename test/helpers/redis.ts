@@ -40,7 +40,7 @@ function pong(port: number): Promise<boolean> {
     s.on('connect', () => s.write('PING\r\n'));
     s.on('data', (d) => {
       got += d.toString('latin1');
-      if (got.includes('\r\n')) done(got.startsWith('+PONG'));
+      if (got.includes('\r\n')) done(got.startsWith('+PONG') || got.startsWith('-NOAUTH'));
     });
   });
 }
@@ -52,8 +52,8 @@ process.on('exit', () => {
 });
 
 /** Starts redis-server on `port`; resolves once it answers PING, rejects if it exits first (port taken) or never answers. */
-async function launch(bin: string, port: number, dir: string): Promise<ChildProcess> {
-  const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, '--protected-mode', 'no'];
+async function launch(bin: string, port: number, dir: string, extra: readonly string[] = []): Promise<ChildProcess> {
+  const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, '--protected-mode', 'no', ...extra];
   const proc = spawn(bin, args, { stdio: ['ignore', 'ignore', 'pipe'] });
   live.add(proc);
   let stderr = '';
@@ -86,10 +86,12 @@ async function kill(proc: ChildProcess): Promise<void> {
 }
 
 /**
- * A redis-server of its own on a free loopback port, or undefined when
+ * A redis-server of its own on a free loopback port (with `password`, one
+ * that requires it, and a URL that gives it), or undefined when
  * redis-server is not installed (the test then skips, saying so).
  */
-export async function startRedis(): Promise<RedisServer | undefined> {
+export async function startRedis(opts: { password?: string } = {}): Promise<RedisServer | undefined> {
+  const extra = opts.password === undefined ? [] : ['--requirepass', opts.password];
   const bin = findRedisServer();
   if (!bin) return undefined;
   const dir = mkdtempSync(join(tmpdir(), 'raymond-redis-'));
@@ -99,7 +101,7 @@ export async function startRedis(): Promise<RedisServer | undefined> {
   for (let attempt = 1; !proc; attempt++) {
     port = await freePort();
     try {
-      proc = await launch(bin, port, dir);
+      proc = await launch(bin, port, dir, extra);
     } catch (err) {
       if (attempt === 3) {
         rmSync(dir, { recursive: true, force: true });
@@ -109,7 +111,7 @@ export async function startRedis(): Promise<RedisServer | undefined> {
   }
   let stopped = false;
   return {
-    url: `redis://127.0.0.1:${port}`,
+    url: opts.password === undefined ? `redis://127.0.0.1:${port}` : `redis://:${encodeURIComponent(opts.password)}@127.0.0.1:${port}`,
     port,
     async stop() {
       stopped = true;
@@ -119,7 +121,7 @@ export async function startRedis(): Promise<RedisServer | undefined> {
     async restart() {
       if (stopped) throw new Error('restart() after stop()');
       await kill(proc!);
-      proc = await launch(bin, port, dir);
+      proc = await launch(bin, port, dir, extra);
     },
   };
 }
