@@ -41,6 +41,9 @@ export interface WorkerOptions {
   log: (line: string) => void;
 }
 
+/** A run that gave this worker no job for this long has its live processes and free worktree folders let go. */
+const RUN_QUIET_MS = 10 * 60_000;
+
 /** How long a job waits for the worker that holds its session or worktree before any worker takes it. */
 const PREFER_MS = 3000;
 
@@ -65,10 +68,21 @@ export async function startWorker(o: WorkerOptions): Promise<{ close: () => Prom
   const active = new Map<string, AbortController>();
   const figures: WorkerBeat = { name: o.name, host: hostname(), pid: process.pid, concurrency: o.concurrency, active: 0, done: 0, failed: 0, startedAt: Date.now(), beatAt: Date.now() };
 
+  /** When each run last gave this worker a job: a run quiet for long lets go of what the worker keeps for it. */
+  const lastJob = new Map<string, number>();
   const warmOf = (job: StepJob) => {
     let w = warm.get(job.run);
     if (!w) warm.set(job.run, (w = createWarmSessions(o.concurrency, job.env)));
     return w;
+  };
+  const forgetQuietRuns = async () => {
+    for (const [run, at] of lastJob) {
+      if (Date.now() - at < RUN_QUIET_MS || [...active.keys()].some((id) => id.startsWith(`${run}.`))) continue;
+      lastJob.delete(run);
+      warm.get(run)?.close();
+      warm.delete(run);
+      await worktrees.closeRun(run);
+    }
   };
 
   /** Whether to leave a job to the worker that holds its session: it lives, has room, and the job has not waited long. */
@@ -140,6 +154,7 @@ export async function startWorker(o: WorkerOptions): Promise<{ close: () => Prom
       throw new DelayedError();
     }
     const ac = new AbortController();
+    lastJob.set(job.run, Date.now());
     active.set(bull.id!, ac);
     figures.active = active.size;
     const events: RunEvent[] = [];
@@ -182,6 +197,7 @@ export async function startWorker(o: WorkerOptions): Promise<{ close: () => Prom
   const heartbeat = async () => {
     figures.beatAt = Date.now();
     await beat(redis, figures).catch(() => undefined);
+    await forgetQuietRuns().catch((err: unknown) => o.log(`could not let go of a finished run's folders: ${errorMessage(err)}`));
     // A job the coordinator stopped: its flag is read here.
     for (const [id, ac] of active) {
       if (!ac.signal.aborted && (await redis.exists(cancelKey(id)).catch(() => 0)) === 1) ac.abort();

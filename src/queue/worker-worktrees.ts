@@ -64,6 +64,13 @@ export class WorkerWorktrees {
     return { ...done, pushed: remote };
   }
 
+  /** Lets go of a run's pool (folders no live agent of it holds), once the run went quiet. */
+  async closeRun(run: string): Promise<void> {
+    const p = this.pools.get(run);
+    this.pools.delete(run);
+    await p?.close();
+  }
+
   async close(): Promise<void> {
     for (const p of this.pools.values()) await p.close().catch(() => undefined);
   }
