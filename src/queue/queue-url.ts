@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import type { RedisOptions } from 'ioredis';
 import { RaymondError } from '../errors.js';
 
@@ -38,7 +39,8 @@ export function parseQueueUrl(url: string, where = '--queue'): QueueTarget {
   if (u.username) options.username = decodeURIComponent(u.username);
   if (u.password) options.password = decodeURIComponent(u.password);
   if (db !== '') options.db = Number(db);
-  if (u.protocol === 'rediss:') options.tls = { servername: options.host! };
+  // SNI takes a host name only; an address is checked against the certificate's IP names without it.
+  if (u.protocol === 'rediss:') options.tls = isIP(options.host!) ? {} : { servername: options.host! };
   const auth = u.username ? `${u.username}@` : u.password ? '*@' : '';
   return { options, shown: `${u.protocol}//${auth}${u.host}${db ? `/${db}` : ''}` };
 }

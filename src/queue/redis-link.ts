@@ -42,8 +42,8 @@ export async function closeRedis(...links: Redis[]): Promise<void> {
   );
 }
 
-/** Errors no reconnection cures: the URL's user or password is wrong, or Redis wants one. */
-const REFUSED = /WRONGPASS|NOAUTH|invalid username-password|invalid password/i;
+/** Errors no reconnection cures: the URL's user or password is wrong (or missing), or the server's TLS certificate is not trusted. */
+const REFUSED = /WRONGPASS|NOAUTH|invalid username-password|invalid password|certificate/i;
 
 /**
  * Waits until the connection is ready, through outages (said once by
@@ -65,7 +65,8 @@ export function whenReady(redis: Redis, target: QueueTarget): Promise<void> {
       if (!REFUSED.test(errorMessage(err))) return;
       done();
       redis.disconnect();
-      reject(new RaymondError('ERR_QUEUE', `Redis at ${target.shown} refused the connection: ${errorMessage(err)} (check the user and password in the URL)`));
+      const why = errorMessage(err);
+      reject(new RaymondError('ERR_QUEUE', /certificate/i.test(why) ? `cannot trust Redis at ${target.shown}: ${why} (a certificate of your own CA: name the CA's file in NODE_EXTRA_CA_CERTS)` : `Redis at ${target.shown} refused the connection: ${why} (check the user and password in the URL)`));
     };
     redis.on('ready', ready);
     redis.on('error', failed);

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { isIP } from 'node:net';
 import { describe, it } from 'node:test';
 import { parseQueueUrl } from '../../src/queue/queue-url.js';
 import { RaymondError } from '../../src/errors.js';
@@ -28,6 +29,8 @@ describe('parseQueueUrl', () => {
     { url: 'redis://us%40er:p%3A%2Fss%20w@h', host: 'h', port: 6379, username: 'us@er', password: 'p:/ss w', shown: 'redis://us%40er@h' },
     { url: 'rediss://ray:s3cret@secure.example:6380', host: 'secure.example', port: 6380, username: 'ray', password: 's3cret', tls: true, shown: 'rediss://ray@secure.example:6380' },
     { url: 'rediss://secure.example', host: 'secure.example', port: 6379, tls: true, shown: 'rediss://secure.example' },
+    // An address: no SNI (it takes host names only), the certificate's IP names are checked instead.
+    { url: 'rediss://127.0.0.1:6479', host: '127.0.0.1', port: 6479, tls: true, shown: 'rediss://127.0.0.1:6479' },
   ];
   for (const c of cases) {
     it(`reads ${c.url}`, () => {
@@ -37,7 +40,7 @@ describe('parseQueueUrl', () => {
       assert.equal(options.db, c.db);
       assert.equal(options.username, c.username);
       assert.equal(options.password, c.password);
-      assert.deepEqual(options.tls, c.tls ? { servername: c.host } : undefined);
+      assert.deepEqual(options.tls, c.tls ? (isIP(c.host) ? {} : { servername: c.host }) : undefined);
       assert.equal(shown, c.shown);
       if (c.password) assert.ok(!shown.includes(c.password) && !shown.includes('s3cret'), `shown leaks the password: ${shown}`);
     });
