@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { Queue } from 'bullmq';
@@ -8,6 +8,7 @@ import { execa } from 'execa';
 import { CLI, Sandbox, sh, summary } from '../helpers/cli.js';
 import { QueueWorkers, TEST_SECRET } from '../helpers/queue-workers.js';
 import { startRedis, type RedisServer } from '../helpers/redis.js';
+import { freePort } from '../helpers/browser.js';
 import { signJob } from '../../src/queue/job-signing.js';
 
 const box = new Sandbox();
@@ -200,6 +201,38 @@ describe('--queue: script steps on worker processes through Redis', () => {
     } finally {
       await locked.stopAll();
       await guarded.stop();
+    }
+  });
+
+  it('rediss:// to a Redis whose certificate comes from a CA of its own', async (t) => {
+    if (!redis) return t.skip('redis-server is not installed: queue tests skipped');
+    const certs = join(box.dir, 'tls');
+    const ssl = (...args: string[]) => execa('openssl', args, { cwd: certs, reject: false });
+    mkdirSync(certs, { recursive: true });
+    writeFileSync(join(certs, 'ext.cnf'), 'subjectAltName=IP:127.0.0.1\n');
+    const made = [
+      await ssl('req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'ca.key', '-out', 'ca.pem', '-days', '1', '-subj', '/CN=raymond-test-ca'),
+      await ssl('req', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'srv.key', '-out', 'srv.csr', '-subj', '/CN=127.0.0.1'),
+      await ssl('x509', '-req', '-in', 'srv.csr', '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial', '-out', 'srv.pem', '-days', '1', '-extfile', 'ext.cnf'),
+    ];
+    if (made.some((m) => m.exitCode !== 0)) return t.skip('openssl could not make a test certificate: TLS not tested');
+    const secure = await startRedis({ tls: { cert: join(certs, 'srv.pem'), key: join(certs, 'srv.key'), port: await freePort() } }).catch(() => undefined);
+    if (!secure) return t.skip('this redis-server has no TLS: TLS not tested');
+    const trusted = { NODE_EXTRA_CA_CERTS: join(certs, 'ca.pem') };
+    const tlsWorkers = new QueueWorkers(secure.url, box.dir);
+    try {
+      const w = await tlsWorkers.start('tls', { extraEnv: trusted });
+      const wf = box.write({ 'START.sh': sh('echo "<result>over TLS</result>"') }, 'tls');
+      const r = await box.run([wf, '--queue', secure.url, '--json'], { ...env(), ...trusted });
+      assert.equal(r.code, 0, r.stderr);
+      assert.equal(summary(r).results.main, 'over TLS');
+      const untrusted = await box.run([wf, '--queue', secure.url], env());
+      assert.equal(untrusted.code, 1);
+      assert.match(untrusted.stderr, /cannot trust Redis at rediss:\/\/127\.0\.0\.1:\d+: .*certificate.*NODE_EXTRA_CA_CERTS/);
+      await w.kill();
+    } finally {
+      await tlsWorkers.stopAll();
+      await secure.stop();
     }
   });
 

@@ -87,11 +87,12 @@ async function kill(proc: ChildProcess): Promise<void> {
 
 /**
  * A redis-server of its own on a free loopback port (with `password`, one
- * that requires it, and a URL that gives it), or undefined when
+ * that requires it, and a URL that gives it; with `tls`, also a TLS port,
+ * which the URL names), or undefined when
  * redis-server is not installed (the test then skips, saying so).
  */
-export async function startRedis(opts: { password?: string } = {}): Promise<RedisServer | undefined> {
-  const extra = opts.password === undefined ? [] : ['--requirepass', opts.password];
+export async function startRedis(opts: { password?: string; tls?: { cert: string; key: string; port: number } } = {}): Promise<RedisServer | undefined> {
+  const extra = [...(opts.password === undefined ? [] : ['--requirepass', opts.password]), ...(opts.tls ? ['--tls-port', String(opts.tls.port), '--tls-cert-file', opts.tls.cert, '--tls-key-file', opts.tls.key, '--tls-auth-clients', 'no'] : [])];
   const bin = findRedisServer();
   if (!bin) return undefined;
   const dir = mkdtempSync(join(tmpdir(), 'raymond-redis-'));
@@ -111,7 +112,7 @@ export async function startRedis(opts: { password?: string } = {}): Promise<Redi
   }
   let stopped = false;
   return {
-    url: opts.password === undefined ? `redis://127.0.0.1:${port}` : `redis://:${encodeURIComponent(opts.password)}@127.0.0.1:${port}`,
+    url: opts.tls ? `rediss://127.0.0.1:${opts.tls.port}` : opts.password === undefined ? `redis://127.0.0.1:${port}` : `redis://:${encodeURIComponent(opts.password)}@127.0.0.1:${port}`,
     port,
     async stop() {
       stopped = true;
