@@ -2,30 +2,15 @@ import assert from 'node:assert/strict';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
-import { Redis } from 'ioredis';
-import { BlobStore, sha256 } from '../../src/queue/blob-store.js';
-import { KEY_PREFIX } from '../../src/queue/step-job.js';
+import { after, describe, it } from 'node:test';
+import { sha256 } from '../../src/queue/blob-store.js';
 import { receiveFolder, sendFolder, type FolderManifest } from '../../src/queue/workflow-files.js';
-import { RaymondError } from '../../src/errors.js';
-import { NO_REDIS, startRedis, type RedisServer } from '../helpers/redis.js';
+import { NO_REDIS } from '../helpers/redis.js';
+import { rejection, useRedisBlobs } from '../helpers/redis-blobs.js';
 
 const root = mkdtempSync(join(tmpdir(), 'raymond-wf-files-'));
-let server: RedisServer | undefined;
-let redis: Redis;
-let blobs: BlobStore;
-
-before(async () => {
-  server = await startRedis();
-  if (!server) return;
-  redis = new Redis(server.url, { maxRetriesPerRequest: null });
-  blobs = new BlobStore(redis, KEY_PREFIX);
-});
-after(async () => {
-  redis?.disconnect();
-  await server?.stop();
-  rmSync(root, { recursive: true, force: true });
-});
+const ctx = useRedisBlobs();
+after(() => rmSync(root, { recursive: true, force: true }));
 
 /** A folder with these files (path → content; a path ending in `*` is made executable). */
 function folder(files: Record<string, string>): string {
@@ -48,20 +33,9 @@ function list(dir: string, rel = ''): string[] {
 
 const isExec = (path: string) => (statSync(path).mode & 0o111) !== 0;
 
-/** The RaymondError a promise rejects with. */
-async function rejection(p: Promise<unknown>): Promise<RaymondError> {
-  try {
-    await p;
-  } catch (err) {
-    assert.ok(err instanceof RaymondError, `not a RaymondError: ${String(err)}`);
-    return err;
-  }
-  assert.fail('resolved');
-}
-
 /** Stores a hand-made manifest, as a forger with Redis access could. */
 async function putManifest(files: FolderManifest['files']): Promise<string> {
-  return blobs.put(Buffer.from(JSON.stringify({ files })));
+  return ctx.blobs.put(Buffer.from(JSON.stringify({ files })));
 }
 
 describe('sendFolder / receiveFolder (against a real redis-server)', () => {
@@ -82,18 +56,18 @@ describe('sendFolder / receiveFolder (against a real redis-server)', () => {
   const kept = ['.hidden', 'START.md', 'empty.txt', 'lib/deep/er/data.json', 'lib/deep/tool.py', 'lib/util.sh', 'run.sh'];
 
   it('a folder sent is received whole: contents and exec bits, without .git, node_modules and .raymond', async (t) => {
-    if (!server) return t.skip(NO_REDIS);
+    if (!ctx.server) return t.skip(NO_REDIS);
     const dir = folder(files);
-    const sent = await sendFolder(dir, blobs);
+    const sent = await sendFolder(dir, ctx.blobs);
     assert.match(sent.manifest, /^[0-9a-f]{64}$/);
-    const manifest = JSON.parse((await blobs.get(sent.manifest)).toString()) as FolderManifest;
+    const manifest = JSON.parse((await ctx.blobs.get(sent.manifest)).toString()) as FolderManifest;
     assert.deepEqual(Object.keys(manifest.files).sort(), kept);
     assert.equal(sent.shas[0], sent.manifest);
     assert.equal(sent.shas.length, 1 + kept.length);
-    assert.equal(await blobs.missing(sent.shas), 0);
+    assert.equal(await ctx.blobs.missing(sent.shas), 0);
 
     const cache = mkdtempSync(join(root, 'cache-'));
-    const got = await receiveFolder(sent.manifest, blobs, cache);
+    const got = await receiveFolder(sent.manifest, ctx.blobs, cache);
     assert.equal(got, join(cache, sent.manifest));
     assert.deepEqual(list(got), kept);
     for (const [name, text] of Object.entries(files)) {
@@ -106,43 +80,43 @@ describe('sendFolder / receiveFolder (against a real redis-server)', () => {
   });
 
   it('the same folder gives the same manifest hash', async (t) => {
-    if (!server) return t.skip(NO_REDIS);
-    const a = await sendFolder(folder({ 'a.sh*': 'x', 'b/c.md': 'y' }), blobs);
-    const b = await sendFolder(folder({ 'b/c.md': 'y', 'a.sh*': 'x' }), blobs);
+    if (!ctx.server) return t.skip(NO_REDIS);
+    const a = await sendFolder(folder({ 'a.sh*': 'x', 'b/c.md': 'y' }), ctx.blobs);
+    const b = await sendFolder(folder({ 'b/c.md': 'y', 'a.sh*': 'x' }), ctx.blobs);
     assert.equal(a.manifest, b.manifest);
-    const c = await sendFolder(folder({ 'a.sh': 'x', 'b/c.md': 'y' }), blobs);
+    const c = await sendFolder(folder({ 'a.sh': 'x', 'b/c.md': 'y' }), ctx.blobs);
     assert.notEqual(a.manifest, c.manifest, 'the exec bit is part of the manifest');
   });
 
   it('leaves symlinks out', async (t) => {
-    if (!server) return t.skip(NO_REDIS);
+    if (!ctx.server) return t.skip(NO_REDIS);
     const dir = folder({ 'real.md': 'r' });
     symlinkSync(join(dir, 'real.md'), join(dir, 'link.md'));
     symlinkSync('/etc', join(dir, 'etc'));
-    const sent = await sendFolder(dir, blobs);
-    const manifest = JSON.parse((await blobs.get(sent.manifest)).toString()) as FolderManifest;
+    const sent = await sendFolder(dir, ctx.blobs);
+    const manifest = JSON.parse((await ctx.blobs.get(sent.manifest)).toString()) as FolderManifest;
     assert.deepEqual(Object.keys(manifest.files), ['real.md']);
   });
 
   it('receiving the same manifest twice returns the same folder, made once', async (t) => {
-    if (!server) return t.skip(NO_REDIS);
-    const sent = await sendFolder(folder({ 'x.sh*': 'echo x\n' }), blobs);
+    if (!ctx.server) return t.skip(NO_REDIS);
+    const sent = await sendFolder(folder({ 'x.sh*': 'echo x\n' }), ctx.blobs);
     const cache = mkdtempSync(join(root, 'cache-'));
-    const first = await receiveFolder(sent.manifest, blobs, cache);
+    const first = await receiveFolder(sent.manifest, ctx.blobs, cache);
     writeFileSync(join(first, 'marker'), 'still here');
-    const second = await receiveFolder(sent.manifest, blobs, cache);
+    const second = await receiveFolder(sent.manifest, ctx.blobs, cache);
     assert.equal(second, first);
     assert.equal(readFileSync(join(second, 'marker'), 'utf8'), 'still here', 'not made again');
-    const both = await Promise.all([1, 2, 3].map(() => receiveFolder(sent.manifest, blobs, mkdtempSync(join(root, 'c-')))));
+    const both = await Promise.all([1, 2, 3].map(() => receiveFolder(sent.manifest, ctx.blobs, mkdtempSync(join(root, 'c-')))));
     for (const d of both) assert.deepEqual(list(d), ['x.sh']);
   });
 
   it('refuses a folder whose file was tampered with in Redis, and leaves nothing in the cache', async (t) => {
-    if (!server) return t.skip(NO_REDIS);
-    const sent = await sendFolder(folder({ 'ok.md': 'fine', 'run.sh*': 'echo good\n' }), blobs);
-    await redis.set(`raymond:blob:${sha256('echo good\n')}`, 'rm -rf ~\n');
+    if (!ctx.server) return t.skip(NO_REDIS);
+    const sent = await sendFolder(folder({ 'ok.md': 'fine', 'run.sh*': 'echo good\n' }), ctx.blobs);
+    await ctx.redis.set(`raymond:blob:${sha256('echo good\n')}`, 'rm -rf ~\n');
     const cache = mkdtempSync(join(root, 'cache-'));
-    const err = await rejection(receiveFolder(sent.manifest, blobs, cache));
+    const err = await rejection(receiveFolder(sent.manifest, ctx.blobs, cache));
     assert.equal(err.code, 'ERR_QUEUE_REFUSED');
     assert.deepEqual(readdirSync(cache), []);
   });
@@ -150,14 +124,14 @@ describe('sendFolder / receiveFolder (against a real redis-server)', () => {
   const escapes = ['../escaped.sh', 'a/../../escaped.sh', '/tmp/escaped-abs.sh', 'a//b.sh', './a.sh', 'a/./b.sh', '', 'a/..'];
   for (const rel of escapes) {
     it(`refuses a manifest path ${JSON.stringify(rel)}, writing nothing outside the cache (nor in it)`, async (t) => {
-      if (!server) return t.skip(NO_REDIS);
-      const sha = await blobs.put(Buffer.from('#!/bin/sh\necho pwned\n'));
-      const ok = await blobs.put(Buffer.from('fine'));
+      if (!ctx.server) return t.skip(NO_REDIS);
+      const sha = await ctx.blobs.put(Buffer.from('#!/bin/sh\necho pwned\n'));
+      const ok = await ctx.blobs.put(Buffer.from('fine'));
       const manifest = await putManifest({ 'first.md': { sha: ok, exec: false }, [rel]: { sha, exec: true } });
       const box = mkdtempSync(join(root, 'box-'));
       const cache = join(box, 'cache');
       mkdirSync(cache);
-      const err = await rejection(receiveFolder(manifest, blobs, cache));
+      const err = await rejection(receiveFolder(manifest, ctx.blobs, cache));
       assert.equal(err.code, 'ERR_QUEUE_REFUSED');
       assert.match(err.message, /leaves its folder: refused/);
       assert.deepEqual(readdirSync(box), ['cache'], 'nothing written beside the cache');
