@@ -1,6 +1,7 @@
 import type { RunEventSink } from '../../machines/run-events.js';
 import { RaymondError } from '../errors.js';
 import { timeoutName, type Execution, type ExecutionRequest, type StateExecutor } from '../executors/executor.js';
+import { oneLine } from '../executors/one-line.js';
 import { mib } from '../executors/output-cut.js';
 import { runProcess } from '../executors/run-process.js';
 import { claudeArgs, promptOnStdin } from './claude-argv.js';
@@ -22,11 +23,6 @@ export interface ClaudeOptions {
   warm?: WarmSessions | undefined;
   /** The run's own environment variables (a server run's `environment`), given to every turn. */
   env?: Readonly<Record<string, string>> | undefined;
-}
-
-function oneLine(text: string, max = 300): string {
-  const t = text.trim().split(/\r?\n/).map((l) => l.trim()).filter(Boolean).join(' | ');
-  return t.length > max ? `${t.slice(0, max - 3)}...` : t;
 }
 
 /**

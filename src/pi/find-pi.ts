@@ -8,24 +8,26 @@ export const PI_PACKAGE = '@earendil-works/pi-coding-agent';
 const missing = () => new RaymondError('ERR_BACKEND_NOT_FOUND', `pi is not on PATH, and this workflow runs on pi (backend: pi): install it with npm install -g ${PI_PACKAGE}`);
 
 /** The `pi` executable on PATH. */
-export function findPi(env: NodeJS.ProcessEnv = process.env): string {
+function findPi(env: NodeJS.ProcessEnv = process.env): string {
   const found = searchPath('pi', env);
   if (found) return found;
   throw missing();
 }
 
-const checked = new Map<string, Promise<void>>();
+const checked = new Map<string, Promise<string>>();
 
 /**
  * `pi --version`, once per process: pi prints it on stderr, so only its
- * exit status counts. A missing or broken pi is one line before any state runs.
+ * exit status counts. A missing or broken pi is one line before any state
+ * runs. Resolves to the `pi` it checked.
  */
-export function preflightPi(env: NodeJS.ProcessEnv = process.env): Promise<void> {
+export function preflightPi(env: NodeJS.ProcessEnv = process.env): Promise<string> {
   const bin = findPi(env);
   let check = checked.get(bin);
   if (!check) {
     check = execa(bin, ['--version'], { reject: false, stdin: 'ignore', timeout: 5000, env: { PI_SKIP_VERSION_CHECK: '1' } }).then((r) => {
       if (r.exitCode !== 0) throw new RaymondError('ERR_BACKEND_NOT_FOUND', `${bin} --version failed (${r.timedOut ? 'no answer in 5 s' : `exit ${r.exitCode ?? r.signal}`}): reinstall it with npm install -g ${PI_PACKAGE}`);
+      return bin;
     });
     checked.set(bin, check);
   }

@@ -1,10 +1,11 @@
 import type { RunEventSink } from '../../machines/run-events.js';
 import { RaymondError } from '../errors.js';
 import { timeoutName, type Execution, type ExecutionRequest, type StateExecutor } from '../executors/executor.js';
+import { oneLine } from '../executors/one-line.js';
 import { runProcess } from '../executors/run-process.js';
 import type { PiOptions } from '../scope/backend-spec.js';
 import { piArgs, type PiSession } from './pi-argv.js';
-import { findPi, preflightPi } from './find-pi.js';
+import { preflightPi } from './find-pi.js';
 import { findPiSession, latestPiSession } from './pi-sessions.js';
 import { PiStreamReader, type PiSummary } from './pi-stream.js';
 
@@ -14,11 +15,6 @@ export interface PiExecutorOptions {
   emit: RunEventSink;
   /** The run's own environment variables, given to every turn. */
   env?: Readonly<Record<string, string>> | undefined;
-}
-
-function oneLine(text: string, max = 300): string {
-  const t = text.trim().split(/\r?\n/).map((l) => l.trim()).filter(Boolean).join(' | ');
-  return t.length > max ? `${t.slice(0, max - 3)}...` : t;
 }
 
 /** Which session a turn starts from, in pi's terms. */
@@ -65,9 +61,8 @@ export function createPiExecutor(o: PiExecutorOptions): StateExecutor {
   return {
     async execute(req: ExecutionRequest): Promise<Execution> {
       const env = { ...process.env, ...o.env };
-      const bin = findPi(env);
-      // Once per process: a callee workflow on pi is checked when it first runs.
-      await preflightPi(env);
+      // Checked once per process (a callee workflow on pi when it first runs); found on PATH each turn.
+      const bin = await preflightPi(env);
       const where = req.scope.display(req.file);
       const options = req.backend?.name === 'pi' ? req.backend.options : {};
       const agentId = req.agent.id;

@@ -134,10 +134,9 @@ export class StepQueue {
     const p = this.pending.get(id);
     if (!p) return;
     await this.redis.set(cancelKey(id), '1', 'EX', 3600);
-    const job = await Job.fromId(this.queue, id);
-    const state = job ? await job.getState() : 'unknown';
+    const state = await this.queue.getJobState(id);
     if (state === 'waiting' || state === 'delayed' || state === 'prioritized' || state === 'unknown') {
-      await job?.remove().catch(() => undefined);
+      await this.queue.remove(id).catch(() => undefined);
       this.finish(id, new RaymondError(p.job.kind === 'markdown' ? 'ERR_CLAUDE_FAILED' : 'ERR_SCRIPT_FAILED', 'stopped', { file: p.job.where }));
     }
   }
