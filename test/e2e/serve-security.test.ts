@@ -47,6 +47,23 @@ describe('raymond serve: security', () => {
     }
   });
 
+  it('a login cookie whose escapes do not decode is a 401, not an internal error', async () => {
+    const s = await startServe(['--root', examples, '--host', '0.0.0.0'], box.dir, { RAYMOND_SERVE_TOKEN: 's3cret' });
+    const url = s.url.replace('0.0.0.0', '127.0.0.1');
+    try {
+      const bad = await api(`${url}/workflows`, 'GET', undefined, { Cookie: 'raymond_token=%E0%A4%A' });
+      assert.equal(bad.status, 401);
+      assert.equal(bad.body.code, 'unauthorized');
+      // The page shows its login form for it.
+      const page = await fetch(`${url}/`, { headers: { Cookie: 'raymond_token=%E0%A4%A' } });
+      assert.equal(page.status, 200);
+      assert.match(await page.text(), /name="token"/);
+      assert.doesNotMatch(s.stderr(), /internal error/);
+    } finally {
+      await s.stop();
+    }
+  });
+
   it('refuses a cross-origin request that changes something, and a Host that is not loopback', async () => {
     const s = await startServe(['--root', examples], box.dir);
     try {
