@@ -9,7 +9,7 @@ import { generateToken, isLoopback } from '../serve/auth.js';
 import { RunPool } from '../serve/run-pool.js';
 import { startRun } from '../serve/routes-runs.js';
 import type { ServeContext } from '../serve/serve-context.js';
-import { createServeServer } from '../serve/serve-server.js';
+import { REQUEST_TIMEOUT_MS, createServeServer } from '../serve/serve-server.js';
 import { WorkflowRegistry } from '../serve/workflow-registry.js';
 import { EXIT } from './exit-codes.js';
 import { newRunSettings, notifyHooks, type CliFlags } from './settings.js';
@@ -98,7 +98,7 @@ export async function serveCommand(flags: ServeFlags, version: string): Promise<
   };
   const workflows = await registry.rescan();
   await pool.recover();
-  const server = createServeServer(ctx, { loopbackOnly: isLoopback(host), version });
+  const server = createServeServer(ctx, { loopbackOnly: isLoopback(host), version, requestTimeoutMs: config.serve.request_timeout !== undefined ? config.serve.request_timeout * 1000 : REQUEST_TIMEOUT_MS });
   await new Promise<void>((ok, fail) => {
     server.once('error', (err: NodeJS.ErrnoException) => fail(new RaymondError('ERR_USAGE', `cannot listen on ${host}:${port}: ${err.code ?? err.message}`)));
     server.listen(port, host, ok);

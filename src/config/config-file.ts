@@ -115,6 +115,8 @@ export interface ServeConfigValues {
   upload_max_size?: number;
   upload_max_total_size?: number;
   upload_max_count?: number;
+  /** Seconds a request's headers and body may take to arrive in full (a body that trickles in is cut off). */
+  request_timeout?: number;
 }
 
 const stringList = (v: unknown) => Array.isArray(v) && v.every((t) => typeof t === 'string' && t !== '');
@@ -128,6 +130,7 @@ const SERVE_KEYS: Record<keyof ServeConfigValues, { check: Check; expected: stri
   upload_max_size: { check: positiveInteger, expected: 'a number of bytes, 1 or more' },
   upload_max_total_size: { check: positiveInteger, expected: 'a number of bytes, 1 or more' },
   upload_max_count: { check: positiveInteger, expected: 'a whole number, 1 or more' },
+  request_timeout: { check: positiveInteger, expected: 'a number of seconds, 1 or more' },
 };
 
 /** `[raymond.queue]`: where a run's steps go (`--queue`), and how. */

@@ -11,7 +11,12 @@ export interface ServerOptions {
   /** Whether it is bound to loopback: then the `Host` of every request must be loopback too. */
   loopbackOnly: boolean;
   version: string;
+  /** Milliseconds a request's headers and body may take to arrive in full. */
+  requestTimeoutMs: number;
 }
+
+/** How long a request may take to arrive by default: room for a 100 MiB upload on a slow link, and no slow body held forever. */
+export const REQUEST_TIMEOUT_MS = 120_000;
 
 /** `POST /login`: a form with the token; a right one sets the cookie the page's requests carry. */
 async function login(ctx: ServeContext, req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -32,7 +37,11 @@ async function login(ctx: ServeContext, req: IncomingMessage, res: ServerRespons
  * with a stable code. Nothing here polls: idle, the process only waits.
  */
 export function createServeServer(ctx: ServeContext, opts: ServerOptions): Server {
-  const server = createServer((req, res) => {
+  // A request whose headers or body trickle in is answered 408 and closed once its time is up, so slow
+  // clients cannot hold connections forever. Only the request's arrival is timed: a response may last
+  // (the event streams are long-lived), and the deadlines are checked every second.
+  const requestTimeout = opts.requestTimeoutMs;
+  const server = createServer({ requestTimeout, headersTimeout: Math.min(30_000, requestTimeout), connectionsCheckingInterval: Math.min(1_000, requestTimeout) }, (req, res) => {
     void (async () => {
       const url = new URL(req.url ?? '/', 'http://server');
       const method = req.method ?? 'GET';
@@ -49,8 +58,5 @@ export function createServeServer(ctx: ServeContext, opts: ServerOptions): Serve
       sendError(res, err);
     });
   });
-  // Long-lived event streams are the point of some requests: no socket timeout, but headers must come quickly.
-  server.requestTimeout = 0;
-  server.headersTimeout = 30_000;
   return server;
 }

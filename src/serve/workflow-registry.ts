@@ -1,4 +1,5 @@
-import { readFile, readdir, stat } from 'node:fs/promises';
+import { constants, type Stats } from 'node:fs';
+import { open, readdir, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { parse } from 'yaml';
 import { errorMessage } from '../errors.js';
@@ -74,6 +75,40 @@ function hasEntry(files: string[]): boolean {
   return files.some((f) => ENTRY_NAMES.includes(f.replace(/\.[^.]*$/, '')) && STATE_EXTENSIONS.includes(extensionOf(f) ?? ''));
 }
 
+function kindOf(info: Stats): string {
+  if (info.isFIFO()) return 'a FIFO';
+  if (info.isDirectory()) return 'a folder';
+  if (info.isSocket()) return 'a socket';
+  if (info.isCharacterDevice() || info.isBlockDevice()) return 'a device';
+  return 'not a file';
+}
+
+/**
+ * A regular file's bytes (at most `limit`, else an error). Opened with
+ * O_NONBLOCK and checked on the open handle: a FIFO would otherwise wait
+ * for a writer forever, holding one of the few threads all file reads
+ * share, and a device would never end. Anything but a regular file is
+ * refused with a message.
+ */
+async function readRegularFile(path: string, limit: number, tooLarge: string): Promise<Buffer> {
+  const handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
+  try {
+    const info = await handle.stat();
+    if (!info.isFile()) throw new Error(`${basename(path)} is not a regular file (${kindOf(info)}); only regular files are read`);
+    if (info.size > limit) throw new Error(tooLarge);
+    return await handle.readFile();
+  } finally {
+    await handle.close();
+  }
+}
+
+/** The most a manifest or YAML workflow read at discovery may be. */
+const MAX_YAML_BYTES = 16 * 2 ** 20;
+
+async function readYaml(path: string): Promise<string> {
+  return (await readRegularFile(path, MAX_YAML_BYTES, 'larger than 16 MiB, the most a workflow file may be')).toString('utf8');
+}
+
 async function isDir(path: string): Promise<boolean> {
   return (await stat(path).catch(() => undefined))?.isDirectory() ?? false;
 }
@@ -84,14 +119,13 @@ async function folderEntry(dir: string): Promise<WorkflowEntry | undefined> {
     // A skill package keeps its states in `states/`; a plain folder with a manifest has them beside it.
     const states = join(dir, 'states');
     const path = (await isDir(states)) ? states : dir;
-    return fromManifest(parseMapping(await readFile(join(dir, MANIFEST), 'utf8')), basename(dir), path);
+    return fromManifest(parseMapping(await readYaml(join(dir, MANIFEST))), basename(dir), path);
   }
   return hasEntry(files) ? fromManifest({}, basename(dir), dir) : undefined;
 }
 
 async function zipEntry(file: string): Promise<WorkflowEntry> {
-  if ((await stat(file)).size > MAX_ZIP_BYTES) throw new Error('larger than 256 MiB, the most a zip workflow may be');
-  const entries = readZipArchive(await readFile(file), file);
+  const entries = readZipArchive(await readRegularFile(file, MAX_ZIP_BYTES, 'larger than 256 MiB, the most a zip workflow may be'), file);
   // The manifest at the top of the archive, or inside its one top folder.
   const manifest = entries.find((e) => !e.isDirectory && /^(?:[^/\\]+[/\\])?workflow\.yaml$/.test(e.name) && e.size <= 1 << 20);
   if (!manifest) return fromManifest({}, stem(basename(file)), file);
@@ -101,7 +135,7 @@ async function zipEntry(file: string): Promise<WorkflowEntry> {
 }
 
 async function yamlEntry(file: string): Promise<WorkflowEntry | undefined> {
-  const doc = parseMapping(await readFile(file, 'utf8'));
+  const doc = parseMapping(await readYaml(file));
   if (typeof doc.states !== 'object' || doc.states === null) return undefined;
   return fromManifest(doc, stem(basename(file)), file);
 }
