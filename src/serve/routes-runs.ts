@@ -123,6 +123,8 @@ export const cancelRun: Handler = async (ctx, _req, res, p) => {
   const run = runOf(ctx, p.id!);
   if (run.ended) throw new HttpError(409, 'run_not_active', `run "${run.id}" already ended (${run.status})`);
   await ctx.pool.cancel(run);
+  // It ended by itself as the cancel came (its state file says so): reported as it ended, not as cancelled.
+  if (run.status !== 'cancelled') throw new HttpError(409, 'run_not_active', `run "${run.id}" ended (${run.status}) before it could be cancelled`);
   sendJson(res, 200, { run_id: run.id, status: run.status });
 };
 

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
-import { mkdir, readdir, rename, writeFile } from 'node:fs/promises';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { mkdir, readFile, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { RunEvent } from '../../machines/run-events.js';
 import type { AgentAsk } from '../../machines/types.js';
@@ -21,6 +21,11 @@ const RESUMABLE = new Set(['running', 'paused', 'asking']);
 /** A marker beside a cancelled run's state file: it is not resumed at the next start. */
 function cancelMarker(pool: string, id: string): string {
   return join(pool, `${id}.cancelled`);
+}
+
+/** A file beside a run's state file naming the registry's workflow id it was started as (the manifest's `id`), which a restart serves again. */
+function workflowIdFile(pool: string, id: string): string {
+  return join(pool, `${id}.workflow-id`);
 }
 
 /** What a new run is given. */
@@ -89,6 +94,8 @@ export class RunPool {
   /** Starts a run of a workflow; returns at once with the run, which goes on in the background. */
   launch(req: LaunchRequest): ServedRun {
     const id = `${req.workflowId.replace(/[^A-Za-z0-9_-]+/g, '-').slice(0, 100) || 'workflow'}-${randomBytes(4).toString('hex')}`;
+    mkdirSync(this.dir, { recursive: true });
+    writeFileSync(workflowIdFile(this.dir, id), `${req.workflowId}\n`);
     const run = new ServedRun(id, req.workflowId, req.path, stateFilePath(this.dir, id), Date.now(), this.onAsk);
     run.budgetUsd = req.settings.budgetUsd;
     this.track(run, startWorkflow({
@@ -112,9 +119,12 @@ export class RunPool {
         return undefined;
       });
       if (!state) continue;
-      const run = new ServedRun(id, state.scope.path.split(/[/\\]/).pop()!.replace(/\.(zip|ya?ml)$/i, ''), resumeSpecifier(state.scope), file, Date.parse(state.started_at), this.onAsk);
+      // The id it was started as; a run from before that file was kept goes by its workflow's file name.
+      const workflowId = (await readFile(workflowIdFile(this.dir, id), 'utf8').catch(() => '')).trim() || state.scope.path.split(/[/\\]/).pop()!.replace(/\.(zip|ya?ml)$/i, '');
+      const run = new ServedRun(id, workflowId, resumeSpecifier(state.scope), file, Date.parse(state.started_at), this.onAsk);
       run.seed(state);
-      const cancelled = existsSync(cancelMarker(this.dir, id));
+      // The state file is the truth: a run that completed while it was being cancelled is completed.
+      const cancelled = RESUMABLE.has(state.status) && existsSync(cancelMarker(this.dir, id));
       if (!RESUMABLE.has(state.status) || cancelled || !this.accepting) {
         this.runs.set(id, run);
         run.cancelled = cancelled;
@@ -134,6 +144,8 @@ export class RunPool {
     await writeFile(cancelMarker(this.dir, run.id), `${new Date().toISOString()}\n`).catch(() => {});
     run.kill.abort();
     await run.done;
+    // It ended for good before the cancel reached it (ServedRun.finish): nothing was cancelled.
+    if (!run.cancelled) await rm(cancelMarker(this.dir, run.id), { force: true });
   }
 
   /**

@@ -17,8 +17,10 @@ export interface AgentView {
   result?: string;
 }
 
+/** Statuses a run's own end gives it for good: a cancel that comes too late to stop it does not change them. */
+const ENDED_BY_ITSELF = new Set(['completed', 'failed', 'budget_exceeded']);
 /** Statuses after which a run never runs again in this pool. */
-const FINAL = new Set(['completed', 'failed', 'budget_exceeded', 'cancelled']);
+const FINAL = new Set([...ENDED_BY_ITSELF, 'cancelled']);
 
 /**
  * One run of the server: what its events told so far (agents, asks, cost,
@@ -29,6 +31,8 @@ export class ServedRun {
   readonly events = new EventBuffer();
   readonly agents = new Map<string, AgentView>();
   readonly asks = new Map<string, AgentAsk>();
+  /** Asks an answer has claimed and is storing files for: any other answer to them is refused. */
+  readonly answering = new Set<string>();
   readonly drain = new AbortController();
   readonly kill = new AbortController();
   control: RunControl | undefined;
@@ -152,9 +156,15 @@ export class ServedRun {
     });
   }
 
-  /** The run's promise settled: its final status, and the end of its stream. */
+  /**
+   * The run's promise settled: its final status (its state file's), and
+   * the end of its stream. A run cancelled while it was ending anyway
+   * (completed, failed) keeps that status: `cancelled` is only a run the
+   * cancel stopped.
+   */
   finish(status: string, error?: string): void {
     if (this.ended) return;
+    if (ENDED_BY_ITSELF.has(status)) this.cancelled = false;
     this.status = this.cancelled ? 'cancelled' : status;
     if (error !== undefined) this.error = error;
     this.endedAt = Date.now();

@@ -50,9 +50,10 @@ export function rayEnvelopes(e: RunEvent, runId: string, cancelled: boolean): En
     case 'detail':
       return [];
     case 'run.finished': {
-      if (cancelled) return [{ type: 'workflow_cancelled', WorkflowID: runId, TotalCostUSD: e.totalCostUsd }];
+      // How the run itself ended comes first: a cancel that came as it completed or failed cancelled nothing.
       if (e.status === 'completed') return [{ type: 'workflow_completed', WorkflowID: runId, TotalCostUSD: e.totalCostUsd }];
       if (e.status === 'failed') return [{ type: 'workflow_failed', WorkflowID: runId, TotalCostUSD: e.totalCostUsd, Error: e.error ?? '' }];
+      if (cancelled && e.status !== 'budget_exceeded') return [{ type: 'workflow_cancelled', WorkflowID: runId, TotalCostUSD: e.totalCostUsd }];
       return [{ type: 'workflow_paused', WorkflowID: runId, TotalCostUSD: e.totalCostUsd, Status: e.status }];
     }
   }

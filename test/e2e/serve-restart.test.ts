@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { ROOT, Sandbox, sh } from '../helpers/cli.js';
@@ -92,6 +92,75 @@ describe('raymond serve: restarts', () => {
     try {
       assert.equal((await api(`${second.url}/runs/${id}`)).body.status, 'cancelled');
       assert.deepEqual((await api(`${second.url}/runs/${id}/pending-asks`)).body, []);
+    } finally {
+      await second.stop();
+    }
+  });
+
+  it('a run resumed after a kill keeps the workflow id it was started as (the manifest\'s, not its folder\'s name)', async () => {
+    const roots = box.write({
+      'folder-name/workflow.yaml': 'id: manifest-id\n',
+      'folder-name/START.sh': sh('echo \'<ask next="END.sh">go on?</ask>\''),
+      'folder-name/END.sh': sh('echo "<result>went on</result>"'),
+    }, 'roots-ids');
+    const first = await startServe(['--root', roots], box.dir);
+    const id = (await api(`${first.url}/runs`, 'POST', { workflow_id: 'manifest-id' })).body.run_id as string;
+    await until(async () => (await api(`${first.url}/runs/${id}/pending-asks`)).body.length > 0, 'the ask');
+    assert.equal((await api(`${first.url}/runs/${id}`)).body.workflow_id, 'manifest-id');
+    first.proc.kill('SIGKILL');
+    await first.exited;
+    const second = await startServe(['--root', roots], box.dir);
+    try {
+      assert.equal((await api(`${second.url}/runs/${id}`)).body.workflow_id, 'manifest-id');
+      const [ask] = await until(async () => {
+        const r = await api(`${second.url}/runs/${id}/pending-asks`);
+        return r.body.length > 0 ? r.body : undefined;
+      }, 'the resumed ask');
+      assert.equal((await api(`${second.url}/runs/${id}/asks/${ask.ask_id}`, 'POST', { response: 'yes' })).status, 200);
+      const done = await until(async () => {
+        const r = await api(`${second.url}/runs/${id}`);
+        return r.body.status === 'completed' ? r.body : undefined;
+      }, 'completion');
+      assert.equal(done.workflow_id, 'manifest-id');
+    } finally {
+      await second.stop();
+    }
+  });
+
+  it('a cancel racing completion: the API says what the state file says, before and after a restart', async () => {
+    const roots = box.write({ 'quick/START.sh': sh('sleep 0.1', 'echo "<result>quick</result>"') }, 'roots-race');
+    const pool = join(box.dir, '.raymond/serve-state');
+    const stateOf = (id: string) => JSON.parse(readFileSync(join(pool, `${id}.json`), 'utf8')).status as string;
+    // What the API must say of a run the state file gives `status`: a stopped run is cancelled, one that ended by itself is what it is.
+    const expected = (status: string) => (['running', 'paused', 'asking'].includes(status) ? 'cancelled' : status);
+    const first = await startServe(['--root', roots], box.dir);
+    const runs: Array<{ id: string; cancel: { status: number; body: any } }> = [];
+    try {
+      // Cancels spread over the end of the step: some stop it, some come as the run completes.
+      for (let i = 0; i < 12; i++) {
+        const id = (await api(`${first.url}/runs`, 'POST', { workflow_id: 'quick' })).body.run_id as string;
+        await until(async () => (await api(`${first.url}/runs/${id}`)).body.agents?.[0]?.machine_state === 'invoking', 'the step');
+        await new Promise((r) => setTimeout(r, i * 15));
+        runs.push({ id, cancel: await api(`${first.url}/runs/${id}/cancel`, 'POST') });
+      }
+      for (const { id, cancel } of runs) {
+        const run = (await api(`${first.url}/runs/${id}`)).body;
+        assert.equal(run.status, expected(stateOf(id)), `${id}: state file ${stateOf(id)}`);
+        if (run.status === 'cancelled') assert.deepEqual(cancel.body, { run_id: id, status: 'cancelled' });
+        else assert.equal(cancel.status, 409, JSON.stringify(cancel.body));
+      }
+      // What a cancel that came as the run completed may leave behind: a completed run with the cancel's marker.
+      const late = (await api(`${first.url}/runs`, 'POST', { workflow_id: 'quick' })).body.run_id as string;
+      await until(async () => (await api(`${first.url}/runs/${late}`)).body.status === 'completed', 'the late run');
+      writeFileSync(join(pool, `${late}.cancelled`), `${new Date().toISOString()}\n`);
+      runs.push({ id: late, cancel: { status: 409, body: {} } });
+    } finally {
+      await first.stop();
+    }
+    const second = await startServe(['--root', roots], box.dir);
+    try {
+      for (const { id } of runs) assert.equal((await api(`${second.url}/runs/${id}`)).body.status, expected(stateOf(id)), `${id} after the restart: state file ${stateOf(id)}`);
+      assert.equal((await api(`${second.url}/runs/${runs.at(-1)!.id}`)).body.status, 'completed');
     } finally {
       await second.stop();
     }
