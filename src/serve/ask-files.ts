@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { copyFile, lstat, mkdir, open, readFile, realpath, rename, writeFile } from 'node:fs/promises';
 import type { ServerResponse } from 'node:http';
@@ -161,7 +162,7 @@ export async function readCatalog(dir: string): Promise<FileRecord[] | undefined
 
 /** Writes a catalog atomically (a temporary file renamed), so a reader never sees half of one. */
 export async function writeCatalog(dir: string, records: FileRecord[]): Promise<void> {
-  const tmp = join(dir, `${CATALOG}.${process.pid}.tmp`);
+  const tmp = join(dir, `${CATALOG}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
   await writeFile(tmp, JSON.stringify(records));
   await rename(tmp, join(dir, CATALOG));
 }

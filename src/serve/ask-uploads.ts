@@ -45,6 +45,23 @@ export function parseMultipart(body: Buffer, contentType: string): Part[] {
   }
 }
 
+/**
+ * Slot mode wants each declared slot once: `fields` are the names of the
+ * answer's file parts (none for an answer sent as JSON, which therefore
+ * cannot skip a slot). Other modes have no slots to check.
+ */
+export function checkSlots(affordance: FileAffordance | undefined, fields: readonly string[]): void {
+  if (affordance?.mode !== 'slot') return;
+  const declared = new Set(affordance.slots!.map((s) => s.name));
+  const seen = new Map<string, number>();
+  for (const field of fields) {
+    if (!declared.has(field)) throw refuse(400, 'slot_extra', `unexpected slot "${field}"`);
+    seen.set(field, (seen.get(field) ?? 0) + 1);
+    if (seen.get(field)! > 1) throw refuse(400, 'slot_extra', `slot "${field}" has more than one file; expected exactly one`);
+  }
+  for (const name of declared) if (!seen.has(name)) throw refuse(400, 'slot_missing', `slot "${name}" is required`);
+}
+
 /** What a multipart answer holds: its text and the files it uploaded (validated, not yet on disk). */
 export interface UploadSubmission {
   response: string;
@@ -66,16 +83,7 @@ export async function readSubmission(req: IncomingMessage, affordance: FileAffor
   const fileParts = parts.filter((p) => p.filename !== undefined);
   const mode = affordance?.mode;
   if (fileParts.length > 0 && mode !== 'slot' && mode !== 'bucket') throw refuse(400, 'slot_extra', 'this ask takes no files');
-  if (mode === 'slot') {
-    const declared = new Set(affordance!.slots!.map((s) => s.name));
-    const seen = new Map<string, number>();
-    for (const p of fileParts) {
-      if (!declared.has(p.field)) throw refuse(400, 'slot_extra', `unexpected slot "${p.field}"`);
-      seen.set(p.field, (seen.get(p.field) ?? 0) + 1);
-      if (seen.get(p.field)! > 1) throw refuse(400, 'slot_extra', `slot "${p.field}" has more than one file; expected exactly one`);
-    }
-    for (const name of declared) if (!seen.has(name)) throw refuse(400, 'slot_missing', `slot "${name}" is required`);
-  }
+  checkSlots(affordance, fileParts.map((p) => p.field));
   if (mode === 'bucket' && fileParts.length > caps.count) throw refuse(400, 'max_count', `the answer has ${fileParts.length} files; at most ${caps.count}`);
   const names = new Set<string>();
   const stagedNames = new Set(staged.map((f) => f.name));

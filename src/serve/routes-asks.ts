@@ -1,5 +1,6 @@
-import { affordanceOf, capsOf, serveAskFile } from './ask-files.js';
-import { readSubmission, storeUploads } from './ask-uploads.js';
+import type { IncomingMessage } from 'node:http';
+import { affordanceOf, capsOf, serveAskFile, type FileAffordance } from './ask-files.js';
+import { checkSlots, readSubmission, storeUploads, type UploadSubmission } from './ask-uploads.js';
 import { HttpError, readJsonObject, sendJson } from './http-error.js';
 import { pendingAskJson } from './run-json.js';
 import { runOf } from './routes-runs.js';
@@ -18,12 +19,23 @@ export const pendingAsks: Handler = async (ctx, _req, res, p) => {
   sendJson(res, 200, await Promise.all(asks.map(async (a) => pendingAskJson(run.id, a, await ctx.staging.pending(run, a.id)))));
 };
 
+/** What an answer sent as JSON holds: its text, and no file, so an ask with upload slots refuses it as it would a multipart answer without them. */
+async function jsonSubmission(req: IncomingMessage, affordance: FileAffordance | undefined): Promise<UploadSubmission> {
+  const body = await readJsonObject(req);
+  if (body.response !== undefined && typeof body.response !== 'string') throw new HttpError(400, 'bad_request', 'response must be a string');
+  checkSlots(affordance, []);
+  return { response: (body.response as string | undefined) ?? '', files: [] };
+}
+
 /**
  * `POST /runs/{id}/asks/{ask_id}`: answers a pending ask, with
  * `{"response": "..."}` or a multipart body (`response` and files). The
  * files are in the ask's folder before the answer reaches the run, so the
  * answered state reads them from `{{task_folder}}/asks/{{ask_id}}/`. An ask
  * not pending (answered, timed out, unknown) is a 404 `input_not_pending`.
+ * Of answers racing each other, exactly one commits: each is read and
+ * checked apart (in memory), then the first to claim the ask stores its
+ * files and answers; the others are refused having written nothing.
  */
 export const answerAsk: Handler = async (ctx, req, res, p) => {
   const run = runOf(ctx, p.id!);
@@ -31,27 +43,25 @@ export const answerAsk: Handler = async (ctx, req, res, p) => {
   const notPending = () => new HttpError(404, 'input_not_pending', `ask "${askId}" is not pending in run "${run.id}"`, { constraint: 'input_not_pending' });
   const ask = run.asks.get(askId);
   if (!ask || !run.control) throw notPending();
-  let response: string;
-  if (/^multipart\/form-data/i.test(req.headers['content-type'] ?? '')) {
-    const affordance = affordanceOf(ask.files);
-    const staged = await ctx.staging.pending(run, askId);
-    const submission = await readSubmission(req, affordance, capsOf(affordance, ctx.uploadCaps), staged?.files ?? []);
-    // Answered meanwhile by another request: nothing is written.
-    if (!run.asks.has(askId)) throw notPending();
+  const affordance = affordanceOf(ask.files);
+  const multipart = /^multipart\/form-data/i.test(req.headers['content-type'] ?? '');
+  const staged = multipart ? await ctx.staging.pending(run, askId) : undefined;
+  const submission = multipart ? await readSubmission(req, affordance, capsOf(affordance, ctx.uploadCaps), staged?.files ?? []) : await jsonSubmission(req, affordance);
+  // The claim: checked and taken with no await between, so no other answer passes it.
+  if (run.asks.get(askId) !== ask || run.answering.has(askId)) throw notPending();
+  run.answering.add(askId);
+  try {
     if (submission.files.length > 0) {
       if (!staged?.dir) throw new HttpError(500, 'ask_folder', `ask "${askId}" has no folder for files`);
       await storeUploads(staged.dir, submission.files);
     }
-    response = submission.response;
-  } else {
-    const body = await readJsonObject(req);
-    if (body.response !== undefined && typeof body.response !== 'string') throw new HttpError(400, 'bad_request', 'response must be a string');
-    response = (body.response as string | undefined) ?? '';
+    // Timed out while the files were stored: the run went on without them.
+    if (!run.asks.has(askId)) throw notPending();
+    run.asks.delete(askId);
+    run.control.answer(askId, submission.response);
+  } finally {
+    run.answering.delete(askId);
   }
-  if (!run.asks.has(askId)) throw notPending();
-  // Taken off at once, so a second answer racing this one is refused rather than dropped silently.
-  run.asks.delete(askId);
-  run.control.answer(askId, response);
   sendJson(res, 200, { run_id: run.id, ask_id: askId, status: 'resumed' });
 };
 

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { API_ROUTES } from '../../src/serve/route-table.js';
@@ -15,6 +15,9 @@ before(async () => {
     // Asks for a file in a slot; the answered state reads it from its ask's folder.
     'upload/START.sh': sh('echo shown > "$RAYMOND_TASK_FOLDER/report.txt"', 'echo \'<ask next="READ.sh" upload_slots="note.txt" display_files="report.txt:Report.txt">Upload a note</ask>\''),
     'upload/READ.sh': sh('echo "<result>$RAYMOND_INPUT / $(cat "$RAYMOND_TASK_FOLDER/asks/$RAYMOND_ASK_ID/note.txt")</result>"'),
+    // Asks for any files; the answered state lists what its ask's folder holds.
+    'bucket/START.sh': sh('echo \'<ask next="LIST.sh" upload_bucket="true">Upload anything</ask>\''),
+    'bucket/LIST.sh': sh('echo "<result>$RAYMOND_INPUT: $(ls "$RAYMOND_TASK_FOLDER/asks/$RAYMOND_ASK_ID" | tr \'\\n\' \' \')</result>"'),
     'fails/START.sh': sh('echo broken >&2', 'exit 3'),
     'slow/START.sh': sh('sleep 0.3', 'echo "<result>slow done</result>"'),
     'noinput/workflow.yaml': 'id: quiet\ninput:\n  mode: none\n',
@@ -77,6 +80,10 @@ describe('raymond serve: the approval package, answered with JSON', () => {
     const asks = await api(`${server.url}/runs/${id}/pending-asks`);
     assert.equal(asks.body.length, 1);
     assert.match(asks.body[0].prompt, /Reply approve/);
+    // Task folders of the server's runs are the project's, beside serve-state, not in a .raymond inside .raymond.
+    assert.ok(asks.body[0].prompt.includes(join(box.dir, '.raymond/tasks', id, 'main/plan.md')), asks.body[0].prompt);
+    assert.ok(existsSync(join(box.dir, '.raymond/tasks', id, 'main/plan.md')));
+    assert.ok(!existsSync(join(box.dir, '.raymond/.raymond')));
     const snapshot = await api(`${server.url}/runs/${id}/snapshot`);
     assert.equal(snapshot.body.pending_asks[0].ask_id, asks.body[0].ask_id);
     assert.equal(snapshot.body.run.agents[0].machine_state, 'asking');
@@ -141,6 +148,12 @@ describe('raymond serve: asks with files', () => {
     assert.equal(refused.status, 400);
     assert.equal(((await refused.json()) as { constraint: string }).constraint, 'slot_extra');
 
+    // JSON carries no file: it cannot skip a required slot.
+    const skipped = await api(`${server.url}/runs/${id}/asks/${ask.ask_id}`, 'POST', { response: 'no file' });
+    assert.equal(skipped.status, 400);
+    assert.equal(skipped.body.constraint, 'slot_missing');
+    assert.equal((await api(`${server.url}/runs/${id}/pending-asks`)).body.length, 1);
+
     const form = new FormData();
     form.set('response', 'here it is');
     form.set('note.txt', new Blob(['uploaded words']), 'whatever.txt');
@@ -150,6 +163,32 @@ describe('raymond serve: asks with files', () => {
     assert.equal(done.result, 'here it is / uploaded words');
     const files = await api(`${server.url}/runs/${id}/asks/${ask.ask_id}/files`);
     assert.deepEqual(files.body.map((f: { name: string; source: string }) => `${f.name}:${f.source}`), ['Report.txt:display', 'note.txt:upload']);
+  });
+});
+
+describe('raymond serve: answers racing each other', () => {
+  it('of two answers with files sent at once, exactly one commits: the other is refused and leaves nothing behind', async () => {
+    for (let round = 0; round < 5; round++) {
+      const id = (await api(`${server.url}/runs`, 'POST', { workflow_id: 'bucket' })).body.run_id as string;
+      await waitFor(id, 'asking');
+      const [ask] = (await api(`${server.url}/runs/${id}/pending-asks`)).body;
+      const answer = (name: string) => {
+        const form = new FormData();
+        form.set('response', name);
+        form.set('file', new Blob([`${name} bytes`]), `${name}.txt`);
+        return fetch(`${server.url}/runs/${id}/asks/${ask.ask_id}`, { method: 'POST', body: form }).then(async (r) => ({ name, status: r.status, body: (await r.json()) as { code?: string } }));
+      };
+      const answers = await Promise.all([answer('a'), answer('b')]);
+      assert.deepEqual(answers.map((a) => a.status).sort(), [200, 404], JSON.stringify(answers));
+      const winner = answers.find((a) => a.status === 200)!.name;
+      assert.equal(answers.find((a) => a.status === 404)!.body.code, 'input_not_pending');
+      const done = await waitFor(id, 'completed');
+      assert.equal(done.result, `${winner}: ${winner}.txt `);
+      const files = await api(`${server.url}/runs/${id}/asks/${ask.ask_id}/files`);
+      assert.deepEqual(files.body.map((f: { name: string }) => f.name), [`${winner}.txt`]);
+      const folder = join(box.dir, '.raymond/tasks', id, 'main/asks', ask.ask_id);
+      assert.deepEqual(readdirSync(folder).filter((n) => !n.startsWith('.')), [`${winner}.txt`]);
+    }
   });
 });
 
