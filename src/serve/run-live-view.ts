@@ -26,6 +26,7 @@ export function liveSnapshotOf(run: ServedRun): LiveSnapshot {
       ...(run.endedAt !== undefined ? { elapsedMs: run.endedAt - run.startedAt } : {}),
       steps: run.steps,
       ...(run.error !== undefined ? { error: run.error } : {}),
+      ...(run.result !== undefined ? { result: run.result } : {}),
     },
     agents: [...run.agents.values()].map((a) => ({
       id: a.id,

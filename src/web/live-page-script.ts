@@ -49,6 +49,7 @@ function apply(e) {
       a.costUsd += e.costUsd; a.depth = e.depth;
       if (e.to === null) a.machine = 'terminated';
       else Object.assign(a, { machine: e.decision.kind === 'ask' ? 'asking' : 'idle', state: e.to });
+      if (e.to === null && e.decision.kind === 'result' && e.agentId === 'main') run.result = e.decision.payload;
       run.costUsd = e.totalCostUsd; run.steps++;
       break;
     }
@@ -113,9 +114,14 @@ function render() {
 function renderRun() {
   const run = model.run;
   $('run-id').textContent = run.id ? (run.name ? run.name + ' (' + run.id + ')' : run.id) : 'waiting for the run to start';
+  // While the run goes on, a pending question makes it 'asking', as its agent and the runs list say.
+  const shown = !model.finished && model.asks.size > 0 ? 'asking' : run.status;
   const status = $('run-status');
-  status.textContent = run.status;
-  status.className = 'status ' + run.status;
+  status.textContent = shown;
+  status.className = 'status ' + shown;
+  const result = $('result-panel');
+  if (run.result !== undefined) { $('run-result').textContent = run.result; result.hidden = false; }
+  else result.hidden = true;
   $('run-cost').textContent = money(run.costUsd) + (run.budgetUsd ? ' of ' + money(run.budgetUsd) : '');
   const elapsed = run.elapsedMs !== undefined ? run.elapsedMs : run.startedAt ? Date.now() - run.startedAt : 0;
   $('run-elapsed').textContent = duration(elapsed);

@@ -25,6 +25,8 @@ main { display: grid; grid-template-columns: minmax(0, 3fr) minmax(320px, 2fr); 
 .panel h2 { margin: 0 0 8px; font-size: 15px; }
 .count { display: inline-block; min-width: 22px; padding: 0 6px; border-radius: 10px; background: #edf2f7; font-size: 12px; text-align: center; }
 .empty { color: #718096; margin: 4px 0; }
+#result-panel { grid-column: 1 / -1; }
+#run-result { margin: 0; max-height: 30vh; overflow: auto; white-space: pre-wrap; word-break: break-word; font: 13px/1.4 ui-monospace, Menlo, Consolas, monospace; }
 #diagram-panel { grid-row: span 2; }
 #diagram { overflow: auto; max-height: 70vh; }
 #asks .ask { border: 2px solid #dd6b20; border-radius: 6px; padding: 8px 10px; margin-bottom: 8px; background: #fffaf0; }

@@ -69,6 +69,7 @@ export function livePageHtml(opts: LivePageOptions): string {
 ${opts.urls.cancel ? '<button id="cancel" type="button">Cancel run</button>' : ''}</div>
 </header>
 <main>
+<section id="result-panel" class="panel" hidden><h2>Result</h2><pre id="run-result"></pre></section>
 <section id="diagram-panel" class="panel"><h2>Workflow</h2><div id="diagram"><p class="empty">no diagram</p></div></section>
 <section id="asks-panel" class="panel"><h2>Waiting for an answer <span id="ask-count" class="count">0</span></h2><div id="asks"><p class="empty">no question pending</p></div></section>
 <section id="agents-panel" class="panel"><h2>Agents <span id="agent-count" class="count">0</span></h2>

@@ -41,6 +41,8 @@ export interface LiveSnapshot {
     elapsedMs?: number | undefined;
     steps: number;
     error?: string | undefined;
+    /** The main agent's result, once it gave one. */
+    result?: string | undefined;
   };
   agents: LiveAgent[];
   asks: AgentAsk[];
@@ -93,6 +95,7 @@ export function createLiveTracker(): LiveTracker {
         a.depth = e.depth;
         if (e.to === null) a.machine = 'terminated';
         else Object.assign(a, { machine: e.decision.kind === 'ask' ? 'asking' : 'idle', state: e.to });
+        if (e.to === null && e.decision.kind === 'result' && e.agentId === 'main') run.result = e.decision.payload;
         run.costUsd = e.totalCostUsd;
         run.steps++;
         break;

@@ -116,6 +116,9 @@ describe("raymond serve's web page, in headless Chromium", () => {
     assert.match(await text(page, '.ask pre'), /^Plan for "rename foo" is in .*plan\.md: three steps/);
     assert.deepEqual(await marked(page), { '1_START.sh': 1 });
     assert.equal(await text(page, '#agents .row[data-agent="main"] .machine'), 'asking');
+    // The header says what the agent and the runs list say.
+    await page.waitForFunction(() => document.querySelector('#run-status')?.textContent === 'asking');
+    assert.equal(await page.$eval('#result-panel', (e) => (e as unknown as El).hidden), true, 'no result yet');
     assert.equal(await text(page, '#run-cost'), '$0.00 of $1.00');
     const asking = await shot(page, 'serve-asking');
     assert.ok(countColour(asking, HEADER) > 10_000, 'the header is drawn');
@@ -138,6 +141,11 @@ describe("raymond serve's web page, in headless Chromium", () => {
     const log = await text(page, '#log');
     for (const line of ['[main] 1_START.sh → 1_START.sh <ask>', '[main] DECIDE.sh → IMPLEMENT.sh <goto>', '[main] IMPLEMENT.sh → result <result>', 'run completed']) assert.ok(log.includes(line), `${line} in the log:\n${log}`);
     await page.waitForSelector('#connection:not(.live)');
+    assert.equal(await text(page, '#run-status'), 'completed');
+    // The run's result, as the API has it.
+    const result = (await api(`${server!.url}/runs/${id}`)).body.result as string;
+    assert.equal(await text(page, '#run-result'), result);
+    assert.match(await text(page, '#result-panel'), /^Result\s*implemented: rename foo/);
     const done = await shot(page, 'serve-completed');
     assert.ok(countColour(done, HEADER) > 10_000);
     assert.equal(countColour(done, BADGE), 0, 'no badge once every agent is done');
@@ -149,6 +157,8 @@ describe("raymond serve's web page, in headless Chromium", () => {
     await page.reload();
     await page.waitForSelector('body[data-status="completed"]');
     assert.match(await text(page, '#log'), /run completed/);
+    assert.equal(await text(page, '#run-result'), run.body.result);
+    assert.equal(await page.$eval('#result-panel', (e) => (e as unknown as El).hidden), false);
     await page.goto(`${server!.url}/`);
     await page.waitForSelector(`#runs .row[data-run="${id}"] .status.completed`);
     assert.deepEqual(browser!.offsite, [], 'the pages loaded nothing from the network');

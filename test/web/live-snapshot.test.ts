@@ -60,5 +60,7 @@ describe('the live tracker', () => {
     assert.equal(s.run.status, 'stopped');
     assert.equal(s.run.elapsedMs, 42);
     assert.equal(s.run.costUsd, 1.5);
+    // The main agent's result is the run's (the page shows it).
+    assert.equal(s.run.result, 'ok');
   });
 });
