@@ -128,7 +128,8 @@ describe('raymond serve: restarts', () => {
   });
 
   it('a cancel racing completion: the API says what the state file says, before and after a restart', async () => {
-    const roots = box.write({ 'quick/START.sh': sh('sleep 0.1', 'echo "<result>quick</result>"') }, 'roots-race');
+    // The step marks its task folder 50 ms before it gives its result: cancels sent from then on straddle the run's end.
+    const roots = box.write({ 'quick/START.sh': sh('touch "$RAYMOND_TASK_FOLDER/ending"', 'sleep 0.05', 'echo "<result>quick</result>"') }, 'roots-race');
     const pool = join(box.dir, '.raymond/serve-state');
     const stateOf = (id: string) => JSON.parse(readFileSync(join(pool, `${id}.json`), 'utf8')).status as string;
     // What the API must say of a run the state file gives `status`: a stopped run is cancelled, one that ended by itself is what it is.
@@ -139,8 +140,9 @@ describe('raymond serve: restarts', () => {
       // Cancels spread over the end of the step: some stop it, some come as the run completes.
       for (let i = 0; i < 12; i++) {
         const id = (await api(`${first.url}/runs`, 'POST', { workflow_id: 'quick' })).body.run_id as string;
-        await until(async () => (await api(`${first.url}/runs/${id}`)).body.agents?.[0]?.machine_state === 'invoking', 'the step');
-        await new Promise((r) => setTimeout(r, i * 15));
+        const ending = join(box.dir, '.raymond/tasks', id, 'main/ending');
+        for (let n = 0; n < 5000 && !existsSync(ending); n++) await new Promise((r) => setTimeout(r, 2));
+        await new Promise((r) => setTimeout(r, 40 + i * 4));
         runs.push({ id, cancel: await api(`${first.url}/runs/${id}/cancel`, 'POST') });
       }
       for (const { id, cancel } of runs) {
