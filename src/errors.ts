@@ -12,6 +12,12 @@ export type ErrorCode =
   | 'ERR_YAML_INVALID'
   | 'ERR_CONVERT'
   | 'ERR_DOWNLOAD'
+  /**
+   * A server Raymond needs could not be reached, or answered "later" (a
+   * refused or reset connection, a timeout, a 5xx or 429 answer): a remote
+   * workflow's host, Redis. Trying again later may work: exit 75.
+   */
+  | 'ERR_UNREACHABLE'
   | 'ERR_ENTRY_NOT_FOUND'
   | 'ERR_ENTRY_AMBIGUOUS'
   | 'ERR_STATE_NOT_FOUND'
@@ -60,8 +66,11 @@ export type ErrorCode =
   | 'ERR_QUEUE_REFUSED'
   | 'ERR_INTERNAL';
 
-/** Exit-code class of an error: a user mistake found before running, or a failed run. */
-export type ErrorKind = 'invalid' | 'failed';
+/**
+ * Exit-code class of an error: a user mistake found before running, a
+ * failure that may pass by itself (the network), or a failed run.
+ */
+export type ErrorKind = 'invalid' | 'transient' | 'failed';
 
 const INVALID_CODES = new Set<ErrorCode>([
   'ERR_USAGE',
@@ -125,6 +134,7 @@ export class RaymondError extends Error {
   }
 
   get kind(): ErrorKind {
+    if (this.code === 'ERR_UNREACHABLE') return 'transient';
     return INVALID_CODES.has(this.code) ? 'invalid' : 'failed';
   }
 

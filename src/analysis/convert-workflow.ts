@@ -2,6 +2,7 @@ import { parseDocument, stringify } from 'yaml';
 import { RaymondError } from '../errors.js';
 import { frontmatterData, parseStateSource } from '../language/frontmatter.js';
 import { extensionOf } from '../scope/extensions.js';
+import { yamlData } from '../language/yaml-data.js';
 import { MANIFEST_KEYS } from '../scope/yaml-workflow.js';
 
 /** The manifest file a folder or zip workflow may hold beside its states. */
@@ -46,7 +47,7 @@ export function convertToYaml(files: ReadonlyMap<string, Uint8Array>, display: (
     Object.assign(state, { prompt: body, ...frontmatterData(text) });
   }
   if (states.size === 0) refuse('', 'holds no state files (.md, .sh, .ps1, .bat) to convert');
-  const manifest = files.has(MANIFEST_FILE) ? manifestOf(files.get(MANIFEST_FILE)!, () => refuse(MANIFEST_FILE, 'is not a YAML mapping; fix it or remove it')) : {};
+  const manifest = files.has(MANIFEST_FILE) ? manifestOf(files.get(MANIFEST_FILE)!, (message) => refuse(MANIFEST_FILE, message ?? 'is not a YAML mapping; fix it or remove it')) : {};
   // Scripts in a fixed key order (sh, ps1, bat) so the output does not depend on the listing.
   const ordered = Object.fromEntries([...states].map(([name, s]) => [name, orderKeys(s)]));
   return stringify({ ...manifest, states: ordered }, { blockQuote: 'literal', lineWidth: 0 });
@@ -65,9 +66,9 @@ function utf8(bytes: Uint8Array, refuse: () => never): string {
   }
 }
 
-function manifestOf(bytes: Uint8Array, refuse: () => never): Record<string, unknown> {
+function manifestOf(bytes: Uint8Array, refuse: (message?: string) => never): Record<string, unknown> {
   const doc = parseDocument(utf8(bytes, refuse));
-  const data: unknown = doc.errors.length > 0 ? undefined : doc.toJS();
+  const data: unknown = doc.errors.length > 0 ? undefined : yamlData(doc, refuse);
   if (data === null || typeof data !== 'object' || Array.isArray(data)) return refuse();
   return Object.fromEntries(MANIFEST_KEYS.filter((k) => k in data).map((k) => [k, (data as Record<string, unknown>)[k]]));
 }

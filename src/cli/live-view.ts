@@ -1,6 +1,7 @@
 import type { RunEvent } from '../../machines/run-events.js';
 import type { RunProgress } from '../runtime/run-progress.js';
 import { eventLine, shortStep, stateLabel } from './describe-event.js';
+import { padToColumns, columnsOf } from './text-columns.js';
 import { duration, keepEnd, wrapItems } from './text-layout.js';
 
 /** A view of a run's events that keeps a status area at the bottom of a terminal and scrolls events above it. */
@@ -107,10 +108,11 @@ export function createLiveView(opts: {
       columns,
     );
     const recent = [...agents.values()].slice(-MAX_AGENTS).reverse();
-    const idWidth = Math.max(0, ...recent.map((a) => a.id.length));
-    const doingWidth = Math.max(0, ...recent.map((a) => a.doing.length));
+    // Terminal columns, not .length: a CJK name takes two a character, and a line wider than the terminal wraps and breaks erasing.
+    const idWidth = Math.max(0, ...recent.map((a) => columnsOf(a.id)));
+    const doingWidth = Math.max(0, ...recent.map((a) => columnsOf(a.doing)));
     for (const a of recent) {
-      lines.push(keepEnd(`  ${a.id.padEnd(idWidth)}  ${a.doing.padEnd(doingWidth)}  ${a.state}`, `  ${duration(t - a.at)}`, columns));
+      lines.push(keepEnd(`  ${padToColumns(a.id, idWidth)}  ${padToColumns(a.doing, doingWidth)}  ${a.state}`, `  ${duration(t - a.at)}`, columns));
     }
     // Keep one row free so the area never scrolls its own first line off screen, which would break erasing.
     const maxRows = stream.rows && stream.rows > 1 ? stream.rows - 1 : lines.length;

@@ -25,7 +25,7 @@ async function main(argv: string[]): Promise<number> {
       if (json) process.stdout.write(`${json(formatError(err), err.code)}\n`);
       process.stderr.write(`raymond: ${formatError(err)}\n`);
       if (verbose && err.stack) process.stderr.write(`${err.stack}\n`);
-      return err.kind === 'invalid' ? EXIT.invalid : EXIT.failed;
+      return err.kind === 'invalid' ? EXIT.invalid : err.kind === 'transient' ? EXIT.transient : EXIT.failed;
     }
     if (json) process.stdout.write(`${json(`internal error: ${err instanceof Error ? err.message : String(err)}`, 'ERR_INTERNAL')}\n`);
     process.stderr.write(`raymond: internal error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);

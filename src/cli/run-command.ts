@@ -101,11 +101,13 @@ export function loadConfig(cwd: string): ConfigValues & { queue?: QueueConfigVal
 /**
  * Ctrl-C once: start nothing new and let running steps finish. Twice (or
  * SIGTERM, or the live page's cancel button): kill every step now. The run
- * stays resumable either way.
+ * stays resumable either way. `terminated` says a SIGTERM came, whose exit
+ * code (143) differs from Ctrl-C's (130).
  */
 function interruptHandlers(beforeMessage: () => void) {
   const drain = new AbortController();
   const kill = new AbortController();
+  let terminated = false;
   const onInt = () => {
     beforeMessage();
     if (!drain.signal.aborted) {
@@ -122,10 +124,13 @@ function interruptHandlers(beforeMessage: () => void) {
     drain.abort();
     kill.abort();
   };
-  const onTerm = () => stopAll('interrupted');
+  const onTerm = () => {
+    terminated = true;
+    stopAll('terminated (SIGTERM)');
+  };
   process.on('SIGINT', onInt);
   process.on('SIGTERM', onTerm);
-  return { drain: drain.signal, kill: kill.signal, cancel: () => stopAll('cancelled from the live page'), dispose: () => (process.off('SIGINT', onInt), process.off('SIGTERM', onTerm)) };
+  return { drain: drain.signal, kill: kill.signal, terminated: () => terminated, cancel: () => stopAll('cancelled from the live page'), dispose: () => (process.off('SIGINT', onInt), process.off('SIGTERM', onTerm)) };
 }
 
 /**
@@ -313,7 +318,7 @@ async function runAndReport(path: string | undefined, flags: CliFlags, config: C
     const w = outcome.stateWrites;
     process.stderr.write(`state file ${outcome.stateFile}: ${w.writes} writes (${w.snapshots} snapshots), ${w.bytes} bytes\n`);
   }
-  if (interrupted) return EXIT.interrupted;
+  if (interrupted) return signals.terminated() ? EXIT.terminated : EXIT.interrupted;
   if (asking) return EXIT.asking;
   if (outcome.status === 'budget_exceeded') return EXIT.budgetExceeded;
   if (outcome.status === 'paused') return EXIT.paused;

@@ -1,3 +1,5 @@
+import { columnsOf, cutToColumns } from './text-columns.js';
+
 /** `3m07s`, `1h02m03s`, `7s`. */
 export function duration(ms: number): string {
   const total = Math.max(0, Math.floor(ms / 1000));
@@ -16,28 +18,30 @@ function clean(text: string): string {
 }
 
 /**
- * Lays `[separator, item]` pairs out in lines of at most `columns`, breaking
- * only between items (the separator is dropped at a break), so a figure is
- * never cut in two; only an item wider than the terminal itself is cut.
+ * Lays `[separator, item]` pairs out in lines of at most `columns` terminal
+ * columns, breaking only between items (the separator is dropped at a
+ * break), so a figure is never cut in two; only an item wider than the
+ * terminal itself is cut.
  */
 export function wrapItems(items: ReadonlyArray<readonly [string, string]>, columns: number): string[] {
   const lines: string[] = [];
   let line = '';
   for (const [separator, item] of items) {
-    if (line !== '' && line.length + separator.length + item.length <= columns) line += separator + item;
+    if (line !== '' && columnsOf(line) + columnsOf(separator) + columnsOf(item) <= columns) line += separator + item;
     else {
       if (line !== '') lines.push(line);
       line = item;
     }
   }
   if (line !== '') lines.push(line);
-  return lines.map((l) => clean(l).slice(0, columns));
+  return lines.map((l) => cutToColumns(clean(l), columns));
 }
 
-/** `text` then `end` in at most `columns`: `text` is shortened with `…` so that `end` (a duration) stays whole. */
+/** `text` then `end` in at most `columns` terminal columns: `text` is shortened with `…` so that `end` (a duration) stays whole. */
 export function keepEnd(text: string, end: string, columns: number): string {
   const [t, e] = [clean(text), clean(end)];
-  if (t.length + e.length <= columns) return t + e;
-  if (e.length + 1 >= columns) return (t + e).slice(0, columns);
-  return `${t.slice(0, columns - e.length - 1)}…${e}`;
+  const [tw, ew] = [columnsOf(t), columnsOf(e)];
+  if (tw + ew <= columns) return t + e;
+  if (ew + 1 >= columns) return cutToColumns(t + e, columns);
+  return `${cutToColumns(t, columns - ew - 1)}…${e}`;
 }

@@ -15,8 +15,12 @@ export const ATTRIBUTE_ENV_PREFIX = 'RAYMOND_ATTR_';
 
 /** Lower-case letters, digits and `_`, not starting with a digit. */
 const PLAIN_NAME = /^[a-z_][a-z0-9_]*$/;
-/** Lower-case names that tools do read: `http_proxy` and its kin (curl, wget, git, Python), npm and pnpm settings. */
-const READ_BY_TOOLS = /_proxy$|^npm_|^pnpm_/;
+/**
+ * Lower-case names that tools do read: `http_proxy` and its kin (curl, wget,
+ * git, Python), npm, pnpm and Yarn settings (Yarn 1 reads `yarn_*` in any
+ * case: `yarn_registry` is its registry).
+ */
+const READ_BY_TOOLS = /_proxy$|^npm_|^pnpm_|^yarn_/i;
 
 /**
  * Whether an attribute reaches scripts under its own name. Never on Windows:

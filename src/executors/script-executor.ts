@@ -57,7 +57,7 @@ export function createScriptExecutor(spawners: SpawnerPool, values: ValueFiles, 
       const where = req.scope.display(req.file);
       const path = await req.scope.scriptPath(req.file);
       const { file, args } = interpreter(path);
-      const { env, release } = await values.place({ ...environment, ...scriptEnvironment(req) });
+      const { env, release } = await values.place({ ...environment, ...scriptEnvironment(req) }, where);
       const debug = req.debug?.();
       const started = Date.now();
       const result = await spawners

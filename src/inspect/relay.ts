@@ -2,6 +2,7 @@ import { Server, createServer, type IncomingMessage, type ServerResponse } from 
 import type { Duplex } from 'node:stream';
 import { createInspectorServer } from '@statelyai/inspect/server';
 import { RaymondError } from '../errors.js';
+import { loopbackGuard } from '../web/loopback-guard.js';
 
 /** Path Raymond's own client connects on, to tell it from the browsers. */
 const OWN_PATH = '/raymond';
@@ -33,7 +34,8 @@ export interface Relay {
  * library listens on every interface and takes no host, so the one
  * `listen` call it makes is bound to loopback here. A taken port is found
  * beforehand: the library's WebSocket server rethrows its listen error as
- * an uncaught one. `routes` answers the requests it knows (the live
+ * an uncaught one. A handshake whose Host or Origin is not this server is
+ * refused with 403 before the library sees it. `routes` answers the requests it knows (the live
  * page); the library's page answers the rest.
  */
 export async function startRelay(port: number, option: { name: string; choose: string }, routes?: (req: IncomingMessage, res: ServerResponse) => boolean): Promise<Relay> {
@@ -62,9 +64,24 @@ export async function startRelay(port: number, option: { name: string; choose: s
   // Upgraded sockets leave the HTTP server's books, and the library's close keeps them open.
   // Raymond's own client connects on OWN_PATH; every other client is a viewer.
   const sockets = new Map<Duplex, boolean>();
-  http.on('upgrade', (req: IncomingMessage, socket: Duplex) => {
+  const upgraded = new Set<() => void>();
+  // The library's WebSocket server upgrades any handshake: a page of another site (its Origin) or
+  // one reached through DNS rebinding (its Host) would read the run. Those are refused first.
+  const guard = loopbackGuard(port);
+  const [accept] = http.listeners('upgrade') as Array<(req: IncomingMessage, socket: Duplex, head: Buffer) => void>;
+  http.removeAllListeners('upgrade');
+  http.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    const refused = guard.refusal(req);
+    if (refused) {
+      const body = JSON.stringify({ error: refused.message, code: refused.code });
+      socket.on('error', () => undefined);
+      socket.end(`HTTP/1.1 403 Forbidden\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+      return;
+    }
     sockets.set(socket, req.url !== OWN_PATH);
     socket.once('close', () => sockets.delete(socket));
+    accept?.call(http, req, socket, head);
+    for (const listener of upgraded) listener();
   });
   const hasViewer = () => [...sockets.values()].includes(true);
   return {
@@ -74,12 +91,12 @@ export async function startRelay(port: number, option: { name: string; choose: s
       hasViewer()
         ? Promise.resolve()
         : new Promise((resolve) => {
-            const upgraded = () => {
+            const check = () => {
               if (!hasViewer()) return;
-              http.off('upgrade', upgraded);
+              upgraded.delete(check);
               resolve();
             };
-            http.on('upgrade', upgraded);
+            upgraded.add(check);
           }),
     flush: async (client) => {
       await waitUntil(() => client.status === 'open' && client.ws?.bufferedAmount === 0);

@@ -2,6 +2,7 @@ import { parseDocument } from 'yaml';
 import { RaymondError } from '../errors.js';
 import { TRANSITION_TAGS, isWorkflowTag, type TagName, checkStateName } from './parse-output.js';
 import { isAttributeName } from './tag-scanner.js';
+import { yamlData } from './yaml-data.js';
 
 /** One entry of `allowed_transitions`. */
 export interface AllowedTransition {
@@ -41,7 +42,8 @@ export interface StateSource {
 export const FORCE_IMPLICIT_PROBLEM = 'force_implicit: true needs exactly one allowed transition';
 
 const KNOWN_KEYS = new Set(['allowed_transitions', 'model', 'effort', 'timeout', 'force_implicit']);
-const FRONTMATTER = /^\uFEFF?---[ \t]*\r?\n([\s\S]*?)\r?\n?---[ \t]*(?:\r?\n|$)/;
+/** A block between two lines that are exactly `---` (trailing blanks allowed): `effort: low---` does not close it. */
+const FRONTMATTER = /^\uFEFF?---[ \t]*\r?\n(?:([\s\S]*?)\r?\n)??---[ \t]*(?:\r?\n|$)/;
 
 function fail(file: string, message: string): never {
   throw new RaymondError('ERR_FRONTMATTER', message, { file });
@@ -104,7 +106,7 @@ function timeoutSeconds(value: unknown, file: string): number {
  */
 export function frontmatterData(text: string): Record<string, unknown> | undefined {
   const m = FRONTMATTER.exec(text);
-  const data: unknown = m ? parseDocument(m[1]!).toJS() : undefined;
+  const data: unknown = m ? parseDocument(m[1] ?? '').toJS() : undefined;
   return data !== null && typeof data === 'object' ? (data as Record<string, unknown>) : undefined;
 }
 
@@ -117,14 +119,14 @@ export function parseStateSource(text: string, file: string): StateSource {
   if (!m) return { policy: {}, body: text, warnings: [] };
   const body = text.slice(m[0].length);
   // prettyErrors fills in linePos (1-based in the block, whose first line is the file's second).
-  const doc = parseDocument(m[1]!, { prettyErrors: true });
+  const doc = parseDocument(m[1] ?? '', { prettyErrors: true });
   if (doc.errors.length > 0) {
     const first = doc.errors[0]!;
     const line = first.linePos?.[0]?.line;
     const message = first.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '');
     fail(file, `malformed YAML frontmatter${line ? ` (line ${line + 1})` : ''}: ${message}`);
   }
-  const data: unknown = doc.toJS();
+  const data: unknown = yamlData(doc, (message) => fail(file, `malformed YAML frontmatter: ${message}`));
   if (data === null || data === undefined) return { policy: {}, body, warnings: [] };
   if (typeof data !== 'object' || Array.isArray(data)) fail(file, 'frontmatter must be a YAML mapping');
   const policy: Policy = {};

@@ -1,4 +1,6 @@
 import { execa } from 'execa';
+import { proxiedFetch } from '../proxied-fetch.js';
+import { hookRequest, redactUrl } from './hook-spec.js';
 
 /**
  * The largest event passed in `RAYMOND_EVENT`: Linux refuses to start a
@@ -57,14 +59,23 @@ export async function runCommandHook(argv: readonly string[], json: string, opts
 }
 
 /**
- * POSTs the JSON to a hook URL once.
- * @returns undefined on a 2xx answer, else why it failed.
+ * POSTs the JSON to a hook URL once, through the environment's proxy if it
+ * names one; a user and password in the URL go as a Basic Authorization
+ * header.
+ * @returns undefined on a 2xx answer, else why it failed, with the URL's
+ * password and query hidden.
  */
 export async function postUrlHook(url: string, json: string, opts: AttemptOptions): Promise<string | undefined> {
+  const reason = await post(url, json, opts);
+  return reason === undefined ? undefined : redactUrl(reason, url);
+}
+
+async function post(url: string, json: string, opts: AttemptOptions): Promise<string | undefined> {
+  const request = hookRequest(url);
   try {
-    const res = await fetch(url, {
+    const res = await proxiedFetch(request.url, {
       method: 'POST',
-      headers: { 'content-type': 'application/json' },
+      headers: { 'content-type': 'application/json', ...request.headers },
       body: json,
       signal: AbortSignal.any([AbortSignal.timeout(opts.timeoutMs), opts.signal]),
     });

@@ -85,6 +85,27 @@ export function urlLabel(url: string): string {
   return `${u.protocol}//${u.host}${u.pathname}${u.search ? '?...' : ''}`;
 }
 
+/**
+ * A hook URL as fetch takes it: fetch refuses a URL that holds a user or a
+ * password, so they move to an `Authorization: Basic` header (RFC 7617),
+ * as curl sends them.
+ */
+export function hookRequest(url: string): { url: string; headers: Record<string, string> } {
+  const u = new URL(url);
+  if (u.username === '' && u.password === '') return { url, headers: {} };
+  const credentials = `${decodeURIComponent(u.username)}:${decodeURIComponent(u.password)}`;
+  u.username = '';
+  u.password = '';
+  return { url: u.href, headers: { authorization: `Basic ${Buffer.from(credentials).toString('base64')}` } };
+}
+
+/** `text` with every spelling of `url` (as given, as fetch normalized it) shown as urlLabel shows it. */
+export function redactUrl(text: string, url: string): string {
+  const label = urlLabel(url);
+  const spellings = [...new Set([url, new URL(url).href, hookRequest(url).url])].sort((a, b) => b.length - a.length);
+  return spellings.reduce((out, s) => out.split(s).join(label), text);
+}
+
 /** A command as a warning shows it: its words, quoted where they need it to read back as the same words. */
 export function commandLabel(argv: readonly string[]): string {
   return argv.map((w) => (/^[\w@%+=:,./-]+$/.test(w) ? w : `'${w.replace(/'/g, `'\\''`)}'`)).join(' ');

@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { parse } from 'yaml';
+import { parseDocument } from 'yaml';
+import { yamlData } from '../language/yaml-data.js';
 import { RaymondError } from '../errors.js';
 
 /** `backend.options` of a pi workflow, as `ray` has them; each maps to one `pi` flag. */
@@ -84,11 +85,11 @@ export function folderBackend(dir: string): BackendSpec | undefined {
 
 /** The backend a `workflow.yaml` text declares. */
 export function manifestBackend(text: string, file: string): BackendSpec | undefined {
-  let data: unknown;
-  try {
-    data = parse(text);
-  } catch (err) {
-    throw new RaymondError('ERR_SCOPE', `not valid YAML: ${(err as Error).message.split('\n')[0]}`, { file });
-  }
+  const invalid = (message: string): never => {
+    throw new RaymondError('ERR_SCOPE', message, { file });
+  };
+  const doc = parseDocument(text);
+  if (doc.errors.length > 0) invalid(`not valid YAML: ${doc.errors[0]!.message.split('\n')[0]}`);
+  const data = yamlData(doc, invalid);
   return data && typeof data === 'object' && !Array.isArray(data) ? parseBackend((data as Record<string, unknown>).backend, file) : undefined;
 }

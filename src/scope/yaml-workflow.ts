@@ -1,6 +1,7 @@
 import { parseDocument, stringify } from 'yaml';
 import { RaymondError } from '../errors.js';
 import { parseStateSource } from '../language/frontmatter.js';
+import { yamlData } from '../language/yaml-data.js';
 
 /** Script keys of a state, in the order their virtual files are listed. */
 export const SCRIPT_KEYS = ['sh', 'ps1', 'bat'] as const;
@@ -51,7 +52,9 @@ export function parseYamlWorkflow(text: string, file: string): YamlWorkflow {
     const message = first.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '');
     throw new RaymondError('ERR_YAML_PARSE', `YAML syntax error${line ? ` (line ${line})` : ''}: ${message}`, { file });
   }
-  const data: unknown = doc.toJS();
+  const data: unknown = yamlData(doc, (message) => {
+    throw new RaymondError('ERR_YAML_PARSE', message, { file });
+  });
   if (!isMapping(data)) return invalid('a YAML workflow must be a mapping with a `states:` key');
   const manifest = Object.fromEntries(MANIFEST_KEYS.filter((k) => k in data).map((k) => [k, data[k]]));
   if (!('states' in data)) {

@@ -16,9 +16,19 @@ export function isStateFile(name: string): boolean {
 }
 
 /**
+ * What macOS Finder adds to the archives it makes ("Compress"): resource
+ * forks under a top `__MACOSX/` folder, and `.DS_Store` files of folder
+ * settings. They are never part of a workflow.
+ */
+function isFinderClutter(parts: readonly string[]): boolean {
+  return parts[0] === '__MACOSX' || parts.at(-1) === '.DS_Store';
+}
+
+/**
  * Checks an archive's layout and returns its files by bare name. Two layouts
  * are accepted: every file at the top (flat), or every file inside one top
- * folder; `/` and `\` both separate folders. Anything else, any absolute or
+ * folder; `/` and `\` both separate folders. What Finder adds (`__MACOSX/`,
+ * `.DS_Store`) is passed over. Anything else, any absolute or
  * `..` entry, two entries that come to the same name, and state files over
  * the size caps (as the archive declares them; reading never goes past a
  * declared size) are refused with ERR_ZIP_INVALID naming the entry.
@@ -34,7 +44,7 @@ export function zipScopeFiles(data: Buffer, file: string): Map<string, ZipEntry>
       refuse(`unsafe entry "${e.name}" (absolute or with ..); refusing the archive`);
     }
   }
-  const split = entries.map((entry) => ({ entry, parts: entry.name.split(/[\\/]/) })).filter((s) => s.parts.at(-1) !== '');
+  const split = entries.map((entry) => ({ entry, parts: entry.name.split(/[\\/]/) })).filter((s) => s.parts.at(-1) !== '' && !isFinderClutter(s.parts));
   if (split.length === 0) refuse('the archive holds no files');
   const flat = split.every((s) => s.parts.length === 1);
   const folder = split[0]!.parts[0]!;

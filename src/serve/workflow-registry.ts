@@ -1,7 +1,8 @@
 import { constants, type Stats } from 'node:fs';
 import { open, readdir, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
-import { parse } from 'yaml';
+import { parseDocument } from 'yaml';
+import { yamlData } from '../language/yaml-data.js';
 import { errorMessage } from '../errors.js';
 import { ENTRY_NAMES } from '../scope/scope.js';
 import { STATE_EXTENSIONS, extensionOf } from '../scope/extensions.js';
@@ -62,7 +63,11 @@ function fromManifest(m: Record<string, unknown>, fallbackId: string, path: stri
 }
 
 function parseMapping(source: string): Record<string, unknown> {
-  const value: unknown = parse(source);
+  const doc = parseDocument(source);
+  if (doc.errors.length > 0) throw doc.errors[0]!;
+  const value = yamlData(doc, (message) => {
+    throw new Error(message);
+  });
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new Error('not a YAML mapping');
   return value as Record<string, unknown>;
 }

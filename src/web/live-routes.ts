@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { LiveFeed, NumberedEvent } from './live-feed.js';
 import { livePageHtml, type LivePageOptions } from './live-page.js';
+import { loopbackGuard } from './loopback-guard.js';
 
 /** What the page may do to the run; absent until the run has started. */
 export interface LiveControl {
@@ -70,8 +71,7 @@ function readBody(req: IncomingMessage): Promise<string | undefined> {
  */
 export function createLiveRoutes(opts: LiveRoutesOptions): LiveRoutes {
   const { base, feed } = opts;
-  const hosts = new Set([`localhost:${opts.port}`, `127.0.0.1:${opts.port}`]);
-  const origins = new Set([...hosts].map((h) => `http://${h}`));
+  const guard = loopbackGuard(opts.port);
   const streams = new Set<ServerResponse>();
   const waiting: Array<() => void> = [];
   let svg: Promise<string | undefined> | undefined;
@@ -101,8 +101,9 @@ export function createLiveRoutes(opts: LiveRoutesOptions): LiveRoutes {
   };
 
   const post = async (req: IncomingMessage, res: ServerResponse, path: string) => {
-    const origin = req.headers.origin;
-    if (origin !== undefined && !origins.has(origin)) return refuse(res, 403, 'ERR_ORIGIN', `requests from ${origin} may not change this run`);
+    // A GET's Origin is not checked: a page elsewhere cannot read the answer (no CORS header), and the Host check stops rebinding.
+    const refused = guard.refusal(req);
+    if (refused) return refuse(res, refused.status, refused.code, refused.message);
     if (!/^application\/json\b/.test(req.headers['content-type'] ?? '')) return refuse(res, 415, 'ERR_CONTENT_TYPE', 'send JSON ({"response": "..."}); files can be sent to a run only through raymond serve');
     const text = await readBody(req);
     if (text === undefined) return refuse(res, 413, 'ERR_TOO_LARGE', `the body is over ${MAX_BODY} bytes`);
@@ -128,7 +129,8 @@ export function createLiveRoutes(opts: LiveRoutesOptions): LiveRoutes {
   };
 
   const route = async (req: IncomingMessage, res: ServerResponse, path: string, query: URLSearchParams) => {
-    if (!hosts.has(req.headers.host ?? '')) return refuse(res, 403, 'ERR_HOST', 'open the page as localhost or 127.0.0.1');
+    const refused = guard.refusal(req, { origin: false });
+    if (refused) return refuse(res, refused.status, refused.code, refused.message);
     if (req.method === 'POST' && (path === '/cancel' || /^\/asks\/[^/]+$/.test(path))) return post(req, res, path);
     if (req.method !== 'GET' && req.method !== 'HEAD') return refuse(res, 405, 'ERR_METHOD', `${req.method} is not taken here`);
     switch (path) {

@@ -120,6 +120,19 @@ describe('createLiveView', () => {
     assert.match(lines.find((l) => l.startsWith('  main_'))!, /^ {2}main_x+…  0s$/, "the agent's age stays whole");
   });
 
+  it('aligns and cuts agent lines by terminal columns: CJK state and agent names take two a character', async () => {
+    const { view, clock, lastWrite } = setup({ columns: 50 });
+    view.event(started('main', '状態名前が長い状態名前が長い状態名前が長い.md'));
+    clock.t += 1000;
+    view.event(started('main_処理1', 'S.md'));
+    await sleep(20);
+    const lines = strip(lastWrite()).split('\n').slice(0, -1);
+    const cjk = (l: string) => l.length + (l.match(/[\u3000-\u9fff]/g) ?? []).length;
+    for (const l of lines.filter((l) => !l.startsWith('['))) assert.ok(cjk(l) <= 50, `${l}: ${cjk(l)} columns`);
+    const agents = lines.filter((l) => l.startsWith('  '));
+    assert.deepEqual(agents, ['  main_処理1  invoking  S.md  0s', '  main        invoking  状態名前が長い状態名…  1s']);
+  });
+
   it('coalesces a burst of 5000 events into a handful of writes', async () => {
     const { view, writes, all } = setup();
     await sleep(20);

@@ -19,5 +19,15 @@ describe('text laid out for a terminal', () => {
     assert.equal(keepEnd('  main  invoking  A_VERY_LONG_STATE.md', '  3s', 24), '  main  invoking  A…  3s');
     assert.equal(keepEnd('  main\tx', '\n', 80), '  main x ');
     assert.equal(keepEnd('abcdef', '  12s', 4), 'abcd');
+    // Terminal columns, not characters: each CJK character takes two.
+    assert.equal(keepEnd('  main  invoking  処理中の状態.md', '  3s', 27), '  main  invoking  処理…  3s');
+    assert.equal(keepEnd('  main  invoking  処理中の状態.md', '  3s', 26), '  main  invoking  処…  3s');
+    assert.equal(keepEnd('  main  処理.md', '  3s', 80), '  main  処理.md  3s');
+  });
+
+  it('wrapItems measures terminal columns', () => {
+    assert.deepEqual(wrapItems([['', '処理中'], [' · ', 'ab']], 11), ['処理中 · ab']);
+    assert.deepEqual(wrapItems([['', '処理中'], [' · ', 'abc']], 11), ['処理中', 'abc']);
+    assert.deepEqual(wrapItems([['', '処理中です']], 5), ['処理']);
   });
 });

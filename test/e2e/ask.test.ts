@@ -182,6 +182,26 @@ describe('<ask> without anyone to answer (--on-ask=reject, the default without a
   });
 });
 
+describe('<ask> with a timeout no date can hold', () => {
+  it('fails the agent in one line naming the state file, again on --resume; lint reports it', async () => {
+    const wf = box.write({ 'START.sh': sh(`echo '<ask next="A" timeout="300000000d">x</ask>'`), 'A.sh': sh('echo "<result>a</result>"') }, 'huge-timeout');
+    const expected = `raymond: ${join(wf, 'START.sh')}: <ask> timeout="300000000d" is too long: at most 36500d (100 years)`;
+    const r = await box.run([wf, '--on-ask=pause', '--workflow-id', 'huge-timeout']);
+    assert.equal(r.code, 1, r.stderr);
+    assert.ok(r.stderr.split('\n').includes(expected), r.stderr);
+    assert.doesNotMatch(r.stderr, /Invalid time value/);
+    const again = await box.run(['--resume', 'huge-timeout', '--on-ask=pause']);
+    assert.equal(again.code, 1, again.stderr);
+    assert.ok(again.stderr.split('\n').includes(expected), again.stderr);
+    assert.doesNotMatch(again.stderr, /Invalid time value/);
+
+    const md = box.write({ 'START.md': 'Ask <ask next="A" timeout="300000000d">x</ask>', 'A.sh': sh('echo "<result>a</result>"') }, 'huge-timeout-md');
+    const lint = await box.run(['lint', md]);
+    assert.equal(lint.code, 1, lint.stdout);
+    assert.ok(lint.stdout.includes(`START.md: error malformed-tag: <ask> timeout="300000000d" is too long`), lint.stdout);
+  });
+});
+
 describe('<ask> at a terminal (--on-ask=prompt, the default there)', () => {
   it('asks on the terminal while a forked worker goes on, and the typed answer continues the run', async () => {
     const wf = box.write(

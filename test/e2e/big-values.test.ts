@@ -114,4 +114,34 @@ describe('output too large to keep', () => {
     assert.equal(r.code, 1);
     assert.match(r.stderr, /START\.sh: output has no transition tag .*; output was cut: only the last 16 MiB of 19\.1 MiB were kept/);
   });
+
+  it('20,000 fork attributes: small values fit, counted with their pointers; values that only fit as thousands of NAME_FILEs are one line naming the state file', async () => {
+    const fork = (value: string) => sh(`v='${value}'`, 'printf \'<fork next="END"\'', 'for i in $(seq 1 20000); do printf \' a%d="%s"\' "$i" "$v"; done', 'printf \'>W</fork>\\n\'');
+    const files = (value: string) => ({ 'START.sh': fork(value), 'W.sh': sh('echo "<result>$a1 $RAYMOND_ATTR_a20000 ${#RAYMOND_ATTR_a777}</result>"'), 'END.sh': sh('echo "<result>end</result>"') });
+    const small = box.write(files('x'), 'many-small');
+    const ok = await box.run([small, '--json']);
+    assert.equal(ok.code, 0, ok.stderr);
+    assert.equal(summary(ok).results.main_w1, 'x x 1');
+
+    const big = box.write(files('y'.repeat(100)), 'many-big');
+    const r = await box.run([big, '--workflow-id', 'many-big']);
+    assert.equal(r.code, 1, r.stderr);
+    const line = r.stderr.split('\n').find((l) => l.includes('cannot start the script'));
+    assert.match(line ?? '', /^raymond: \S*many-big\/W\.sh: cannot start the script: its 40\d{3} variables \(fork attributes count twice: as NAME and RAYMOND_ATTR_NAME\) take \d+ bytes of environment even with their values in files, over the 1048576 a step may use; fork with fewer attributes, or pass them in input="\.\.\."$/, r.stderr);
+    assert.doesNotMatch(r.stderr, /E2BIG/);
+  });
+
+  it('a 200,000-character attribute name is one line naming the state file, not ENAMETOOLONG', async () => {
+    const wf = box.write({
+      'START.sh': sh('n=$(head -c 200000 /dev/zero | tr "\\0" n)', 'printf \'<fork next="END" %s="v">W</fork>\\n\' "$n"'),
+      'W.sh': sh('echo "<result>w</result>"'),
+      'END.sh': sh('echo "<result>end</result>"'),
+    }, 'long-name');
+    const r = await box.run([wf, '--workflow-id', 'long-name']);
+    assert.equal(r.code, 1, r.stderr);
+    const line = r.stderr.split('\n').find((l) => l.startsWith('raymond: '));
+    assert.match(line ?? '', /^raymond: \S*long-name\/W\.sh: cannot pass the variable RAYMOND_ATTR_n{27}… \(200013 characters\) to the script: its name is too long for an environment variable/, r.stderr.slice(-2000));
+    assert.ok(line!.length < 1000, 'the error line does not hold the name');
+    assert.doesNotMatch(r.stderr, /ENAMETOOLONG|E2BIG/);
+  });
 });

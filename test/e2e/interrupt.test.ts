@@ -70,14 +70,15 @@ describe('interrupting a run', () => {
     assert.deepEqual(agents, { main: 'WAIT.sh:active', main_sleep1: 'SLEEP.sh:active' });
   });
 
-  it('SIGTERM kills at once', async () => {
+  it('SIGTERM kills at once and exits 143 (128 + 15)', async () => {
     const box = new Sandbox();
     boxes.push(box);
     const child = execa(process.execPath, [CLI, sleepers(box, 60), '--workflow-id', 'term'], { cwd: box.dir, reject: false, stdin: 'ignore' });
     const pid = Number(await waitFor(pidFile(box, 'main_sleep1'), 'worker'));
     child.kill('SIGTERM');
     const r = await child;
-    assert.equal(r.exitCode, 130);
+    assert.equal(r.exitCode, 143);
+    assert.match(String(r.stderr), /raymond: terminated \(SIGTERM\); stopping every step \(the state file keeps the run\)/);
     await sleep(200);
     assert.equal(alive(pid), false);
     assert.equal(box.state('term').status, 'running');

@@ -36,6 +36,20 @@ describe('the live view on a terminal', () => {
     for (const l of [...counts, ...figures]) assert.ok(l.length <= 80, l);
   });
 
+  it('keeps every status line within 50 columns with CJK state names, each CJK character taking two', async () => {
+    const name = '処理中の状態名前がとても長いです';
+    const forks = Array.from({ length: 4 }, (_, i) => `<fork next=\\"END\\" i=\\"${i}\\">${name}</fork>`).join('');
+    const wf = box.write({ 'START.sh': sh(`echo "${forks}"`), [`${name}.sh`]: sh('sleep 0.4', 'echo "<result>$i</result>"'), 'END.sh': sh('echo "<result>end</result>"') }, 'cjk');
+    const r = await execa('script', ['-qfec', `stty cols 50 rows 30; ${process.execPath} ${CLI} ${wf} --max-parallel 2 --budget 0`, '/dev/null'], { cwd: box.dir, reject: false, env: { LANG: 'C.UTF-8' } });
+    assert.equal(r.exitCode, 0, r.stdout);
+    // What was drawn in the status area: the lines between an erase (ESC [ n F ESC [ J) and the next one.
+    const frames = r.stdout.split(/\x1b\[\d+F\x1b\[J/).slice(1);
+    const drawn = frames.flatMap((f) => f.replace(/\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07/g, '').split(/\r?\n/)).filter((l) => l.startsWith('  ') && l.includes('処理'));
+    assert.ok(drawn.length > 0, r.stdout);
+    const columns = (l: string) => [...l].reduce((n, c) => n + (/[\u3000-\u9fff]/.test(c) ? 2 : 1), 0);
+    for (const l of drawn) assert.ok(columns(l) <= 50, `${l}: ${columns(l)} columns`);
+  });
+
   it('prints plain lines on a terminal that says TERM=dumb', async () => {
     const wf = box.write({ 'START.sh': sh('echo "<goto>END</goto>"'), 'END.sh': sh('echo "<result>dumb</result>"') }, 'dumb');
     const r = await execa('script', ['-qfec', `stty cols 80 rows 30; ${process.execPath} ${CLI} ${wf}`, '/dev/null'], { cwd: box.dir, reject: false, env: { TERM: 'dumb' } });

@@ -88,6 +88,43 @@ describe('--notify and --notify-url: hooks told how a run ended', () => {
     assert.equal(r.stderr, `warning: notify: POST ${server.url}/down: 500 Internal Server Error after 3 attempts\n`);
   });
 
+  it('a URL with user:pass@ is delivered with a Basic Authorization header; a failure warns without the password or the query', async () => {
+    const server = await startReceiver();
+    const wf = box.write({ 'START.sh': sh('echo "<result>ok</result>"') }, 'credentials');
+    const withAuth = server.url.replace('http://', 'http://hook%20user:s3cr%3At@') + '/in?token=t0ps3cret';
+    const r = await box.run([wf, '--workflow-id', 'nt-auth', '--quiet', '--notify-url', withAuth]);
+    await server.close();
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.stderr, '');
+    assert.deepEqual(server.requests, ['/in?token=t0ps3cret']);
+    assert.deepEqual(server.authorizations, [`Basic ${Buffer.from('hook user:s3cr:t').toString('base64')}`]);
+
+    const down = await startReceiver(() => 503);
+    const failing = down.url.replace('http://', 'http://hook:s3cret@') + '/in?token=t0ps3cret';
+    const f = await box.run([wf, '--workflow-id', 'nt-auth2', '--quiet', '--notify-url', failing]);
+    await down.close();
+    assert.equal(f.code, 0, f.stderr);
+    assert.equal(f.stderr, `warning: notify: POST ${down.url}/in?...: 503 Service Unavailable after 3 attempts\n`);
+    const gone = await startReceiver();
+    await gone.close();
+    const unreachable = gone.url.replace('http://', 'http://hook:s3cret@') + '/in?token=t0ps3cret';
+    const g = await box.run([wf, '--workflow-id', 'nt-auth3', '--quiet', '--notify-url', unreachable]);
+    assert.equal(g.code, 0, g.stderr);
+    assert.equal(g.stderr, `warning: notify: POST ${gone.url}/in?...: ECONNREFUSED after 3 attempts\n`);
+  });
+
+  it('goes through the proxy HTTP_PROXY names', async () => {
+    const proxy = await startReceiver();
+    const wf = box.write({ 'START.sh': sh('echo "<result>ok</result>"') }, 'proxied');
+    const r = await box.run([wf, '--workflow-id', 'nt-proxy', '--quiet', '--notify-url', 'http://user:pw@hooks.invalid/raymond'], { HTTP_PROXY: proxy.url });
+    await proxy.close();
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.stderr, '');
+    assert.deepEqual(proxy.requests, ['http://hooks.invalid/raymond']);
+    assert.deepEqual(proxy.authorizations, [`Basic ${Buffer.from('user:pw').toString('base64')}`]);
+    assert.equal(parsed(proxy.bodies)[0]!.run_id, 'nt-proxy');
+  });
+
   it('takes notify and notify_url from the config file; a flag replaces the config list of its kind only', async () => {
     const fromConfig = await startReceiver();
     const fromFlag = await startReceiver();

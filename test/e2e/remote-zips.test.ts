@@ -38,12 +38,12 @@ function listing(dir: string): string[] {
   return existsSync(dir) ? readdirSync(dir).sort() : [];
 }
 
-/** Runs a URL that must be refused: one line, exit 64, no state file, nothing new in the registry. */
-async function refused(url: string): Promise<string> {
+/** Runs a URL that must be refused: one line, exit 64 (75 for a network failure), no state file, nothing new in the registry. */
+async function refused(url: string, code = 64): Promise<string> {
   const states = listing(join(box.dir, '.raymond/state'));
   const registry = listing(REGISTRY);
   const r = await box.run([url]);
-  assert.equal(r.code, 64, r.stderr);
+  assert.equal(r.code, code, r.stderr);
   assert.match(r.stderr, /^raymond: [^\n]*\n$/, 'one line');
   assert.deepEqual(listing(join(box.dir, '.raymond/state')), states, 'no state file');
   assert.deepEqual(listing(REGISTRY), registry, 'nothing left in the registry');
@@ -112,11 +112,40 @@ describe('remote zips', () => {
     assert.equal(await refused(url), `raymond: ${url}: the download is larger than 64 MiB, the most Raymond fetches; refusing it\n`);
   });
 
-  it('a server that is not there is refused', async () => {
+  it('a server that is not there is refused as a failure that may pass: exit 75, ERR_UNREACHABLE', async () => {
     const gone = await startServer(() => {});
     await gone.close();
     const url = `${gone.url}/${sha256Hex(Buffer.from('gone'))}.zip`;
-    assert.equal(await refused(url), `raymond: ${url}: download failed: ECONNREFUSED\n`);
+    assert.equal(await refused(url, 75), `raymond: ${url}: download failed: ECONNREFUSED\n`);
+    const json = await box.run([url, '--json']);
+    assert.equal(json.code, 75);
+    assert.equal(summary(json).error, `${url}: download failed: ECONNREFUSED`);
+    const lint = await box.run(['lint', url, '--json']);
+    assert.equal(lint.code, 75, lint.stderr);
+    assert.deepEqual(JSON.parse(lint.stdout), { error: `${url}: download failed: ECONNREFUSED`, code: 'ERR_UNREACHABLE' });
+  });
+
+  it('goes through the proxy HTTP_PROXY names, unless NO_PROXY names the host', async () => {
+    // The proxy answers for any host: the zip's host does not even exist.
+    const proxy = await startServer((req, res) => (req.url === `http://zips.invalid/ok/${HASH}.zip` ? res.end(ZIP) : ((res.statusCode = 502), res.end())));
+    try {
+      const url = `http://zips.invalid/ok/${HASH}.zip`;
+      const own = new Sandbox();
+      const r = await own.run([url, '--json'], { HTTP_PROXY: proxy.url });
+      own.remove();
+      assert.equal(r.code, 0, r.stderr);
+      assert.equal(summary(r).results.main, 'remote ran');
+      assert.deepEqual(proxy.requests, [url]);
+
+      const direct = `${server.url}/ok/${HASH}.zip`;
+      const bypass = new Sandbox();
+      const d = await bypass.run([direct, '--json'], { http_proxy: proxy.url, NO_PROXY: '127.0.0.1' });
+      bypass.remove();
+      assert.equal(d.code, 0, d.stderr);
+      assert.deepEqual(proxy.requests, [url], 'NO_PROXY: not through the proxy');
+    } finally {
+      await proxy.close();
+    }
   });
 
   it('--resume of a run started from a URL works with the server stopped', async () => {

@@ -64,6 +64,27 @@ describe('workflow scopes', () => {
     assert.match(summary(r).results.main!, /^end: sub ran in/);
   });
 
+  it('a zip made by macOS Finder runs: its __MACOSX/ folder and .DS_Store files are passed over; lint and convert take it too', async () => {
+    const appleDouble = Buffer.concat([Buffer.from([0, 5, 22, 7, 0, 2, 0, 0]), Buffer.from('Mac OS X        ')]);
+    const path = zip('finder.zip', [
+      { name: 'wf/' },
+      ...Object.entries(files).map(([name, content]) => ({ name: `wf/${name}`, content })),
+      { name: 'wf/.DS_Store', content: Buffer.from([0, 0, 0, 1, 66, 117, 100, 49]) },
+      { name: '__MACOSX/' },
+      { name: '__MACOSX/wf/' },
+      ...Object.keys(files).map((name) => ({ name: `__MACOSX/wf/._${name}`, content: appleDouble })),
+      { name: '__MACOSX/wf/._.DS_Store', content: appleDouble },
+    ]);
+    const r = await box.run([path, '--json']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(summary(r).results.main!, /^end: sub ran in/);
+    const lint = await box.run(['lint', path]);
+    assert.equal(lint.code, 0, lint.stdout + lint.stderr);
+    const convert = await box.run(['convert', path, '--output', join(box.dir, 'finder.yaml')]);
+    assert.equal(convert.code, 0, convert.stderr);
+    assert.doesNotMatch(readFileSync(join(box.dir, 'finder.yaml'), 'utf8'), /MACOSX|DS_Store|Mac OS X/);
+  });
+
   const refused: Array<[string, Array<{ name: string; content?: string }>, RegExp]> = [
     ['two top folders', [{ name: 'a/START.sh', content: 'x' }, { name: 'b/END.sh', content: 'x' }], /unsupported layout/],
     ['files at two levels', [{ name: 'START.sh', content: 'x' }, { name: 'sub/END.sh', content: 'x' }], /unsupported layout/],

@@ -160,3 +160,49 @@ describe('raymond convert', () => {
     assert.equal(existsSync(join(box.dir, 'both.yaml')), false);
   });
 });
+
+/** A "billion laughs": six levels of nine aliases each, 531,441 strings once expanded. */
+const BOMB = ['a: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol]', ...'bcdef'.split('').map((k, i) => `${k}: &${k} [${Array(9).fill(`*${'abcdef'[i]}`).join(', ')}]`)].join('\n');
+
+describe('YAML alias bombs', () => {
+  const refusal = /^raymond: (\S+): YAML with too many aliases \(\*name\) to expand: refusing it \(an alias bomb would take all memory\)\n$/;
+
+  it('a .yaml workflow holding one is one line naming the file, exit 64, for a run, lint, diagram and serve', async () => {
+    const file = join(box.dir, 'bomb.yaml');
+    writeFileSync(file, `${BOMB}\nstates:\n  START:\n    sh: echo "<result>x</result>"\n`);
+    for (const args of [['bomb.yaml'], ['lint', 'bomb.yaml'], ['diagram', 'bomb.yaml']]) {
+      const r = await box.run(args);
+      assert.equal(r.code, EXIT.invalid, `${args.join(' ')}: ${r.stderr}`);
+      assert.match(r.stderr, refusal, args.join(' '));
+      assert.equal(refusal.exec(r.stderr)![1], 'bomb.yaml');
+    }
+  });
+
+  it('in frontmatter it is malformed frontmatter naming the state file: lint, convert and a run; diagram draws on', async () => {
+    const wf = box.write({ 'START.md': `---\n${BOMB}\n---\nSay <result>x</result>\n` }, 'fm-bomb');
+    const start = join(wf, 'START.md');
+    const lint = await box.run(['lint', wf]);
+    assert.equal(lint.code, 1, lint.stdout + lint.stderr);
+    assert.equal(lint.stderr, '');
+    assert.match(lint.stdout, /START\.md: error bad-frontmatter: malformed YAML frontmatter: YAML with too many aliases/);
+    // diagram draws a state whose frontmatter is malformed, as it always did; it no longer fails on a bomb.
+    const diagram = await box.run(['diagram', wf]);
+    assert.equal(diagram.code, 0, diagram.stderr);
+    assert.doesNotMatch(diagram.stderr, /internal error|ReferenceError/);
+    const convert = await box.run(['convert', wf]);
+    assert.equal(convert.code, EXIT.invalid, convert.stderr);
+    assert.equal(convert.stderr.split('\n').length, 2, convert.stderr);
+    assert.ok(convert.stderr.includes(start) && convert.stderr.includes('YAML with too many aliases'), convert.stderr);
+    assert.doesNotMatch(convert.stderr, /internal error|ReferenceError|\n\s+at /);
+    const run = await box.run([wf, '--claude-bin', '/bin/true']);
+    assert.equal(run.code, 1, run.stderr);
+    assert.ok(run.stderr.includes(`raymond: ${start}: malformed YAML frontmatter: YAML with too many aliases`), run.stderr);
+  });
+
+  it('in a workflow.yaml manifest it is one line naming the manifest', async () => {
+    const wf = box.write({ 'workflow.yaml': `${BOMB}\nbackend: claude\n`, 'START.sh': '#!/bin/sh\necho "<result>x</result>"\n' }, 'manifest-bomb');
+    const r = await box.run([join(wf, 'START.sh')]);
+    assert.equal(r.code, EXIT.invalid, r.stderr);
+    assert.equal(r.stderr, `raymond: ${join(wf, 'workflow.yaml')}: YAML with too many aliases (*name) to expand: refusing it (an alias bomb would take all memory)\n`);
+  });
+});

@@ -9,7 +9,7 @@ describe('fork attributes in the environment', () => {
 
   it('never passes a name a shell, loader or runtime reads', () => {
     const read = ['BASH_ENV', 'ENV', 'LD_PRELOAD', 'LD_LIBRARY_PATH', 'PATH', 'IFS', 'SHELLOPTS', 'BASHOPTS', 'NODE_OPTIONS', 'PYTHONSTARTUP', 'PERL5OPT', 'GIT_SSH_COMMAND', 'DYLD_INSERT_LIBRARIES', 'RAYMOND_AGENT_ID'];
-    const lowerReadByTools = ['http_proxy', 'https_proxy', 'all_proxy', 'no_proxy', 'npm_config_script_shell', 'pnpm_config_x'];
+    const lowerReadByTools = ['http_proxy', 'https_proxy', 'all_proxy', 'no_proxy', 'npm_config_script_shell', 'pnpm_config_x', 'yarn_registry', 'yarn_strict_ssl', 'yarn_'];
     const other = ['Item', 'toString', 'a.b', 'a-b', '9lives'];
     for (const name of [...read, ...lowerReadByTools, ...other]) assert.equal(exportedAsIs(name, 'linux'), false, name);
   });

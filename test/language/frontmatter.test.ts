@@ -109,7 +109,25 @@ describe('payload and force_implicit', () => {
   });
 });
 
+describe('parseStateSource: where the frontmatter ends', () => {
+  it('ends only at a line that is exactly --- (trailing blanks allowed), never mid-line', () => {
+    const src = parseStateSource('---\neffort: low---\ntimeout: 30\n---  \nPrompt\n', F);
+    assert.deepEqual(src.policy, { effort: 'low---', timeoutSeconds: 30 });
+    assert.equal(src.body, 'Prompt\n');
+    assert.equal(src.warnings.length, 0);
+    // No closing line at all: no frontmatter, the text is the prompt.
+    assert.deepEqual(parseStateSource('---\neffort: low---\nPrompt\n', F), { policy: {}, body: '---\neffort: low---\nPrompt\n', warnings: [] });
+    assert.deepEqual(parseStateSource('---\n---\nBody', F), { policy: {}, body: 'Body', warnings: [] });
+    assert.deepEqual(parseStateSource('---\r\neffort: low\r\n--- \r\nBody', F).policy, { effort: 'low' });
+  });
+});
+
 describe('parseStateSource: where malformed frontmatter is', () => {
+  it('refuses an alias bomb in one line, as malformed frontmatter naming the file', () => {
+    const bomb = ['a: &a [x, x, x, x, x, x, x, x, x]', ...'bcdef'.split('').map((k, i) => `${k}: &${k} [${Array(9).fill(`*${'abcdef'[i]}`).join(', ')}]`)].join('\n');
+    assert.throws(() => parseStateSource(`---\n${bomb}\n---\nx`, F), (err: unknown) => err instanceof RaymondError && err.code === 'ERR_FRONTMATTER' && err.file === F && /^malformed YAML frontmatter: YAML with too many aliases/.test(err.message) && !err.message.includes('\n'));
+  });
+
   it('names the line of the file the YAML error is on', () => {
     assert.throws(() => parseStateSource('---\nmodel: haiku\neffort: [low\n---\nx', F), (err: unknown) => err instanceof RaymondError && /^malformed YAML frontmatter \(line 3\): /.test(err.message) && !/ at line \d/.test(err.message));
   });

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { commandLabel, configCommands, notifyCommandsProblem, notifyUrlProblem, notifyUrlsProblem, urlLabel } from '../../src/notify/hook-spec.js';
+import { commandLabel, configCommands, hookRequest, notifyCommandsProblem, notifyUrlProblem, notifyUrlsProblem, redactUrl, urlLabel } from '../../src/notify/hook-spec.js';
 
 describe('hooks as the config file and warnings write them', () => {
   it('notify: a string is one command line, an array of strings one argv, an array holding arrays several commands', () => {
@@ -29,5 +29,17 @@ describe('hooks as the config file and warnings write them', () => {
     assert.equal(urlLabel('https://user:secret@hooks.example.com/x/y?token=abc'), 'https://hooks.example.com/x/y?...');
     assert.equal(urlLabel('http://127.0.0.1:8080/hook'), 'http://127.0.0.1:8080/hook');
     assert.equal(commandLabel(['notify-send', 'a run', "it's"]), `notify-send 'a run' 'it'\\''s'`);
+  });
+
+  it('moves a URL\'s user and password to a Basic Authorization header, decoded', () => {
+    assert.deepEqual(hookRequest('https://hooks.example.com/x?token=abc'), { url: 'https://hooks.example.com/x?token=abc', headers: {} });
+    assert.deepEqual(hookRequest('https://us%20er:p%3Ass@hooks.example.com/x?token=abc'), { url: 'https://hooks.example.com/x?token=abc', headers: { authorization: `Basic ${Buffer.from('us er:p:ss').toString('base64')}` } });
+    assert.deepEqual(hookRequest('http://token@127.0.0.1:9/'), { url: 'http://127.0.0.1:9/', headers: { authorization: `Basic ${Buffer.from('token:').toString('base64')}` } });
+  });
+
+  it('hides the URL, however it is spelled, in a failure\'s text', () => {
+    const url = 'https://user:secret@Hooks.Example.com/x?token=abc';
+    assert.equal(redactUrl(`Request cannot be constructed from a URL that includes credentials: https://user:secret@hooks.example.com/x?token=abc`, url), 'Request cannot be constructed from a URL that includes credentials: https://hooks.example.com/x?...');
+    assert.equal(redactUrl('fetch https://hooks.example.com/x?token=abc failed', url), 'fetch https://hooks.example.com/x?... failed');
   });
 });

@@ -59,7 +59,7 @@ describe('remote zips', () => {
     mkdirSync(registry);
     const err = await fetchRemoteZip(`${server.url}/hang/${HASH}.zip`, registry, 50).catch((e: unknown) => e);
     assert.ok(err instanceof RaymondError);
-    assert.equal(err.code, 'ERR_DOWNLOAD');
+    assert.equal(err.code, 'ERR_UNREACHABLE');
     assert.deepEqual(readdirSync(registry), []);
   });
 
