@@ -16,6 +16,9 @@ function findPi(env: NodeJS.ProcessEnv = process.env): string {
 
 const checked = new Map<string, Promise<string>>();
 
+/** pi starts in about 2 s on an idle two-core machine and took 4.9 s under load: a broken pi is caught well before this. */
+const PREFLIGHT_TIMEOUT_MS = 30_000;
+
 /**
  * `pi --version`, once per process: pi prints it on stderr, so only its
  * exit status counts. A missing or broken pi is one line before any state
@@ -25,8 +28,8 @@ export function preflightPi(env: NodeJS.ProcessEnv = process.env): Promise<strin
   const bin = findPi(env);
   let check = checked.get(bin);
   if (!check) {
-    check = execa(bin, ['--version'], { reject: false, stdin: 'ignore', timeout: 5000, env: { PI_SKIP_VERSION_CHECK: '1' } }).then((r) => {
-      if (r.exitCode !== 0) throw new RaymondError('ERR_BACKEND_NOT_FOUND', `${bin} --version failed (${r.timedOut ? 'no answer in 5 s' : `exit ${r.exitCode ?? r.signal}`}): reinstall it with npm install -g ${PI_PACKAGE}`);
+    check = execa(bin, ['--version'], { reject: false, stdin: 'ignore', timeout: PREFLIGHT_TIMEOUT_MS, env: { PI_SKIP_VERSION_CHECK: '1' } }).then((r) => {
+      if (r.exitCode !== 0) throw new RaymondError('ERR_BACKEND_NOT_FOUND', `${bin} --version failed (${r.timedOut ? `no answer in ${PREFLIGHT_TIMEOUT_MS / 1000} s` : `exit ${r.exitCode ?? r.signal}`}): reinstall it with npm install -g ${PI_PACKAGE}`);
       return bin;
     });
     checked.set(bin, check);
