@@ -36,7 +36,12 @@ export function verifyJob<T>(secret: string, data: unknown): T | undefined {
   const want = Buffer.from(mac(secret, job.payload), 'hex');
   const got = Buffer.from(job.sig, 'hex');
   if (got.length !== want.length || !timingSafeEqual(got, want)) return undefined;
-  return JSON.parse(job.payload) as T;
+  try {
+    return JSON.parse(job.payload) as T;
+  } catch {
+    // Signed but no JSON: the secret check's text (secretCheck), never a job.
+    return undefined;
+  }
 }
 
 /**
