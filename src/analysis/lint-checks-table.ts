@@ -36,6 +36,7 @@ export const CHECKS = {
   'unused-allowed-transition': 'warning',
   'attribute-not-in-env': 'warning',
   'unreachable-state': 'warning',
+  'link-outside-folder': 'warning',
   'no-way-out': 'error',
   'callee-without-result': 'error',
   'implicit-transition': 'info',

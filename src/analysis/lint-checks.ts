@@ -14,6 +14,7 @@ export function stateChecks(node: WorkflowNode): Problem[] {
   const out: Problem[] = [];
   const report = (check: Problem['check'], message: string) => out.push({ check, file: node.file, message });
   if (node.frontmatterError !== undefined) report(node.frontmatterError.startsWith(FORCE_IMPLICIT_PROBLEM) ? 'force-implicit-invalid' : 'bad-frontmatter', node.frontmatterError);
+  if (node.linkOutside !== undefined) report('link-outside-folder', `${node.file} is a symbolic link to ${node.linkOutside}, outside the workflow folder: a run on this machine reads it, but a run with --queue refuses it (workers get only the folder's own files); copy the file in`);
   if (node.kind === 'script') report('script-state-no-static-analysis', `${node.file} is a script: its transitions are what it prints when it runs, which lint can read only where they are written out`);
   const implicit = node.policy.allowed ? implicitTag(node.policy.allowed) : undefined;
   if (implicit && !node.policy.forceImplicit) report('implicit-transition', `a reply without a tag takes ${formatTag(implicit).replace('...', implicit.body)}: the only allowed transition`);

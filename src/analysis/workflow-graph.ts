@@ -1,6 +1,6 @@
 import type { BackendSpec } from '../scope/backend-spec.js';
-import { readdir } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { lstat, readdir, realpath } from 'node:fs/promises';
+import { dirname, join, sep } from 'node:path';
 import { RaymondError, type ErrorCode } from '../errors.js';
 import { parseStateSource, type Policy } from '../language/frontmatter.js';
 import { isWorkflowTag, type TagName } from '../language/parse-output.js';
@@ -74,6 +74,8 @@ export interface WorkflowNode {
   fieldWarnings: string[];
   /** The agent CLI of the state's workflow (`backend:`), whose models and efforts it may name. */
   backend?: BackendSpec | undefined;
+  /** Where the state file points, when it is a symbolic link that leaves its workflow folder. */
+  linkOutside?: string;
 }
 
 /** A workflow as a graph of states, for lint and diagrams. */
@@ -107,6 +109,7 @@ export async function loadWorkflowGraph(path: string, opts: OpenOptions = {}): P
       nodes.push(node);
     }
     for (const node of nodes) for (const t of node.transitions) if (t.workflow) await checkWorkflow(others, t.workflow, node.file);
+    if (scope.ref.kind === 'dir') await markLinksOutside(nodes, scope.ref.path);
     const display = (file: string) => (scope.ref.kind === 'zip' || scope.ref.kind === 'yaml' ? `${path}:${file}` : join(base, file));
     return { name: scope.name, path, entries, ...(entryProblem ? { entryProblem } : {}), nodes, display };
   } finally {
@@ -130,6 +133,17 @@ async function openForAnalysis(path: string, opts: OpenOptions) {
     const scope = await openScope(join(path, names[0]!), opts);
     const entries = scope.stateFiles().filter((f) => ENTRY_NAMES.includes(stem(f)));
     return { scope, entries, entryProblem: { code: err.code, message: err.message }, base: path };
+  }
+}
+
+/** Marks the state files that are symbolic links leaving their folder: a run with --queue refuses them, as workers get only the folder. */
+async function markLinksOutside(nodes: WorkflowNode[], dir: string): Promise<void> {
+  const top = await realpath(dir);
+  for (const node of nodes) {
+    const path = join(dir, node.file);
+    if (!(await lstat(path).catch(() => undefined))?.isSymbolicLink()) continue;
+    const real = await realpath(path).catch(() => undefined);
+    if (real !== undefined && real !== top && !real.startsWith(`${top}${sep}`)) node.linkOutside = real;
   }
 }
 

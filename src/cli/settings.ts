@@ -1,5 +1,5 @@
 import type { ConfigValues, QueueConfigValues } from '../config/config-file.js';
-import { DEFAULT_PUSH_REMOTE, type QueueSettings, type RunSettings } from '../runtime/run-settings.js';
+import { DEFAULT_PUSH_REMOTE, type QueueSettings, type ResumeOverrides, type RunSettings } from '../runtime/run-settings.js';
 import { DEFAULT_DISALLOWED_TOOLS } from '../claude/claude-argv.js';
 import { MAX_TIMER_MS } from '../timer-delay.js';
 import { DEFAULT_WORKTREE_MODE, type OnAskMode, type WorktreeMode } from '../../machines/types.js';
@@ -86,6 +86,15 @@ function queueSettings(flags: CliFlags, config: QueueConfigValues): QueueSetting
   return { url, secretFile: flags.queueSecretFile ?? config.secret_file, pushRemote: flags.pushRemote ?? config.push_remote ?? DEFAULT_PUSH_REMOTE };
 }
 
+/** A resume's queue: a URL with its companions, or only the companions given, for the run's own URL. */
+function queueOverride(flags: CliFlags, config: QueueConfigValues): Partial<QueueSettings> | undefined {
+  const url = flags.queue ?? config.url;
+  if (url !== undefined) return queueSettings(flags, config);
+  const secretFile = flags.queueSecretFile ?? config.secret_file;
+  const pushRemote = flags.pushRemote ?? config.push_remote;
+  return secretFile === undefined && pushRemote === undefined ? undefined : { secretFile, pushRemote };
+}
+
 /** Settings of a new run: flags beat the config file, which beats the defaults. */
 export function newRunSettings(flags: CliFlags, config: ConfigValues & { queue?: QueueConfigValues }): RunSettings {
   const process = processSettings(flags, config);
@@ -109,7 +118,8 @@ export function newRunSettings(flags: CliFlags, config: ConfigValues & { queue?:
  * Settings given again when resuming: the run's own options come back from
  * its state file unless the command line says otherwise.
  */
-export function resumeOverrides(flags: CliFlags, config: ConfigValues & { queue?: QueueConfigValues }): Partial<RunSettings> {
+export function resumeOverrides(flags: CliFlags, config: ConfigValues & { queue?: QueueConfigValues }): ResumeOverrides {
+  const { queue: _url, ...process } = processSettings(flags, config);
   return {
     maxParallel: flags.maxParallel,
     timeoutSeconds: flags.timeout,
@@ -117,7 +127,8 @@ export function resumeOverrides(flags: CliFlags, config: ConfigValues & { queue?
     model: flags.model,
     effort: flags.effort,
     skipPermissions: flags.dangerouslySkipPermissions,
-    ...processSettings(flags, config),
+    ...process,
+    queue: queueOverride(flags, config.queue ?? {}),
     worktreeMode: flags.worktrees,
     name: flags.name,
     onAsk: flags.onAsk,

@@ -56,12 +56,17 @@ export async function workerCommand(flags: WorkerFlags): Promise<number> {
     stallMs: stallMs(),
     log: say,
   });
-  await new Promise<void>((done) => {
-    process.once('SIGINT', done);
-    process.once('SIGTERM', done);
-  });
-  say('stopping');
+  const why = await Promise.race([
+    new Promise<undefined>((done) => {
+      process.once('SIGINT', () => done(undefined));
+      process.once('SIGTERM', () => done(undefined));
+    }),
+    worker.stopped,
+  ]);
+  if (why === undefined) say('stopping');
   await worker.close();
+  // A secret that is not the runs': one line (the CLI entry prints it) and no job taken.
+  if (why) throw why;
   return EXIT.interrupted;
 }
 
@@ -69,11 +74,14 @@ function ago(ms: number): string {
   return ms < 1000 ? 'now' : ms < 120_000 ? `${Math.round(ms / 1000)} s ago` : `${Math.round(ms / 60_000)} min ago`;
 }
 
+/** How long `raymond workers` waits for Redis: it answers, or says in one line that it cannot. */
+const LOOK_MS = 10_000;
+
 /** `raymond workers --queue URL`: the workers that beat within a day, with their load, and the queue's counts. */
 export async function workersCommand(flags: { queue: string; json?: boolean }): Promise<string> {
   const target = parseQueueUrl(flags.queue);
-  const redis = openRedis(target, (text) => say(text), 'raymond-workers');
-  await whenReady(redis, target);
+  const redis = openRedis(target, () => undefined, 'raymond-workers');
+  await whenReady(redis, target, LOOK_MS);
   const queue = new Queue(QUEUE_NAME, { connection: redis, prefix: KEY_PREFIX });
   try {
     const now = Date.now();

@@ -21,14 +21,27 @@ export function signJob(secret: string, payload: unknown): SignedJob {
   return { payload: text, sig: mac(secret, text) };
 }
 
-/** The payload of a job whose signature is right; undefined for a forged or altered one. */
+/**
+ * The MAC of a fixed text: what a process shows of its secret, so that two
+ * processes can tell whether they share one without either revealing it.
+ */
+export function secretCheck(secret: string): string {
+  return mac(secret, 'raymond queue secret check v1');
+}
+
+/** The payload of a job (or a result) whose signature is right; undefined for a forged or altered one. */
 export function verifyJob<T>(secret: string, data: unknown): T | undefined {
   const job = data as Partial<SignedJob> | null;
   if (!job || typeof job.payload !== 'string' || typeof job.sig !== 'string') return undefined;
   const want = Buffer.from(mac(secret, job.payload), 'hex');
   const got = Buffer.from(job.sig, 'hex');
   if (got.length !== want.length || !timingSafeEqual(got, want)) return undefined;
-  return JSON.parse(job.payload) as T;
+  try {
+    return JSON.parse(job.payload) as T;
+  } catch {
+    // Signed but no JSON: the secret check's text (secretCheck), never a job.
+    return undefined;
+  }
 }
 
 /**

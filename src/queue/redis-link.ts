@@ -48,26 +48,36 @@ const REFUSED = /WRONGPASS|NOAUTH|invalid username-password|invalid password|cer
 /**
  * Waits until the connection is ready, through outages (said once by
  * openRedis); a Redis that refuses the URL's credentials is one line, not
- * an endless wait.
+ * an endless wait. With `deadlineMs` (a one-shot command, not a run or a
+ * worker that waits through outages), a Redis that cannot be reached is one
+ * line too: at its first connection error, or when the deadline passes.
  */
-export function whenReady(redis: Redis, target: QueueTarget): Promise<void> {
+export function whenReady(redis: Redis, target: QueueTarget, deadlineMs?: number): Promise<void> {
   if (redis.status === 'ready') return Promise.resolve();
   return new Promise((resolve, reject) => {
     const done = () => {
+      clearTimeout(timer);
       redis.off('ready', ready);
       redis.off('error', failed);
+    };
+    const give = (err: RaymondError) => {
+      done();
+      redis.disconnect();
+      reject(err);
     };
     const ready = () => {
       done();
       resolve();
     };
     const failed = (err: unknown) => {
-      if (!REFUSED.test(errorMessage(err))) return;
-      done();
-      redis.disconnect();
       const why = errorMessage(err);
-      reject(new RaymondError('ERR_QUEUE', /certificate/i.test(why) ? `cannot trust Redis at ${target.shown}: ${why} (a certificate of your own CA: name the CA's file in NODE_EXTRA_CA_CERTS)` : `Redis at ${target.shown} refused the connection: ${why} (check the user and password in the URL)`));
+      if (REFUSED.test(why)) {
+        give(new RaymondError('ERR_QUEUE', /certificate/i.test(why) ? `cannot trust Redis at ${target.shown}: ${why} (a certificate of your own CA: name the CA's file in NODE_EXTRA_CA_CERTS)` : `Redis at ${target.shown} refused the connection: ${why} (check the user and password in the URL)`));
+      } else if (deadlineMs !== undefined) {
+        give(new RaymondError('ERR_QUEUE', `cannot reach Redis at ${target.shown}: ${why}`));
+      }
     };
+    const timer = deadlineMs === undefined ? undefined : setTimeout(() => give(new RaymondError('ERR_QUEUE', `cannot reach Redis at ${target.shown}: no answer within ${Math.round(deadlineMs / 1000)} s`)), deadlineMs);
     redis.on('ready', ready);
     redis.on('error', failed);
   });

@@ -9,7 +9,8 @@ import type { Execution, ExecutionRequest, SessionPlan, StateExecutor } from '..
 import { worktreesDir } from '../worktrees/git-worktrees.js';
 import type { WorktreePool } from '../worktrees/worktree-pool.js';
 import { sha256 } from './blob-store.js';
-import type { StepJob, StepJobResult, TranscriptRef, ClaudeJobSettings } from './step-job.js';
+import { safeSegment } from './safe-names.js';
+import type { JobRequest, StepJob, StepJobResult, TranscriptRef, ClaudeJobSettings } from './step-job.js';
 import type { StepQueue } from './step-queue.js';
 import { sendFolder } from './workflow-files.js';
 
@@ -59,8 +60,8 @@ export function createRemoteExecutors(ctx: RemoteContext): { script: StateExecut
     return `${ctx.workflowId}.${agent.id}.${token}.${n}`.replace(/:/g, '_');
   };
 
-  const base = (req: Pick<ExecutionRequest, 'agent' | 'file' | 'timeoutMs' | 'timeoutFromState' | 'scope'>, kind: StepJob['kind']): StepJob => ({
-    v: 1, kind, run: ctx.workflowId, id: jobId(req.agent), root: ctx.root, agent: req.agent, file: req.file, where: req.scope.display(req.file),
+  const base = (req: Pick<ExecutionRequest, 'agent' | 'file' | 'timeoutMs' | 'timeoutFromState' | 'scope'>, kind: StepJob['kind']): JobRequest => ({
+    v: 2, kind, run: ctx.workflowId, id: jobId(req.agent), root: ctx.root, agent: req.agent, file: req.file, where: req.scope.display(req.file),
     timeoutMs: req.timeoutMs, timeoutFromState: req.timeoutFromState, env: { ...ctx.env }, pushRemote: ctx.pushRemote, queuedAt: Date.now(),
   });
 
@@ -69,14 +70,17 @@ export function createRemoteExecutors(ctx: RemoteContext): { script: StateExecut
   };
 
   /** Runs a job; a worker's error comes back as the error the local executor would have thrown. */
-  async function run(job: StepJob, prepare: () => Promise<void>, signal: AbortSignal): Promise<StepJobResult> {
+  async function run(job: JobRequest, prepare: () => Promise<void>, signal: AbortSignal): Promise<StepJobResult> {
     const r = await ctx.queue.run(job, prepare, progress, signal);
     agentHolder.set(job.agent.id, r.worker);
     if (r.transcript) {
+      // The id names a file here, and the name one on the next worker: neither may leave its folder.
+      const id = safeSegment(r.transcript.id, "a worker's session id", job.where);
+      if (r.transcript.name !== undefined) safeSegment(r.transcript.name, "a worker's transcript file name", job.where);
       await mkdir(ctx.transcripts, { recursive: true });
-      await writeFileAtomic(join(ctx.transcripts, `${r.transcript.id}.jsonl`), r.transcript.text);
-      if (r.transcript.name) await writeFileAtomic(join(ctx.transcripts, `${r.transcript.id}.name`), r.transcript.name);
-      sessionHolder.set(r.transcript.id, r.worker);
+      await writeFileAtomic(join(ctx.transcripts, `${id}.jsonl`), r.transcript.text);
+      if (r.transcript.name) await writeFileAtomic(join(ctx.transcripts, `${id}.name`), r.transcript.name);
+      sessionHolder.set(id, r.worker);
     }
     if (r.error) throw RaymondError.fromJSON(r.error);
     return r;
@@ -92,7 +96,7 @@ export function createRemoteExecutors(ctx: RemoteContext): { script: StateExecut
     async execute(req) {
       const path = await req.scope.scriptPath(req.file);
       const sent = await folderOf(dirname(path));
-      const job: StepJob = { ...base(req, 'script'), folder: sent.manifest, script: basename(path) };
+      const job: JobRequest = { ...base(req, 'script'), folder: sent.manifest, script: basename(path) };
       // Redis may have lost the files (a restart without persistence): they are sent again.
       const prepare = async () => {
         if ((await ctx.queue.blobs.missing(sent.shas)) > 0) {
@@ -110,12 +114,12 @@ export function createRemoteExecutors(ctx: RemoteContext): { script: StateExecut
       const parent = parentOf(req.session, where);
       const transcripts: TranscriptRef[] = [];
       let text: Buffer | undefined;
-      if (parent !== undefined && existsSync(join(ctx.transcripts, `${parent}.jsonl`))) {
+      if (parent !== undefined && existsSync(join(ctx.transcripts, `${safeSegment(parent, 'the session id', where)}.jsonl`))) {
         text = await readFile(join(ctx.transcripts, `${parent}.jsonl`));
         const name = join(ctx.transcripts, `${parent}.name`);
         transcripts.push({ id: parent, sha: sha256(text), ...(existsSync(name) ? { name: await readFile(name, 'utf8') } : {}) });
       }
-      const job: StepJob = {
+      const job: JobRequest = {
         ...base(req, 'markdown'), prompt: req.prompt ?? '', session: req.session ?? { kind: 'fresh' }, costBase: req.costBase, model: req.model, effort: req.effort, claude: ctx.claude, transcripts, backend: req.backend,
         prefer: (parent !== undefined ? sessionHolder.get(parent) : undefined) ?? (req.agent.worktree ? agentHolder.get(req.agent.id) : undefined),
       };
@@ -131,7 +135,7 @@ export function createRemoteExecutors(ctx: RemoteContext): { script: StateExecut
     acquire: async (w, agentId) => join(worktreesDir(w.repo, ctx.workflowId), agentId),
     async finish(w, agentId): Promise<WorktreeRef> {
       const agent: AgentFields = { id: agentId, state: '', session: null, branchFrom: null, cwd: w.path ?? w.repo, attributes: {}, input: null, status: 'active', worktree: w };
-      const job: StepJob = { ...base({ agent, file: '', timeoutMs: 0, scope: { display: () => w.branch, scriptPath: async () => '' } }, 'worktree.finish'), prefer: agentHolder.get(agentId) };
+      const job: JobRequest = { ...base({ agent, file: '', timeoutMs: 0, scope: { display: () => w.branch, scriptPath: async () => '' } }, 'worktree.finish'), prefer: agentHolder.get(agentId) };
       return (await run(job, async () => undefined, new AbortController().signal)).worktree!;
     },
     close: async () => undefined,

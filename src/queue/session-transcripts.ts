@@ -5,6 +5,7 @@ import { basename, join } from 'node:path';
 import { findPiSession, piSessionFolder } from '../pi/pi-sessions.js';
 import type { PiOptions } from '../scope/backend-spec.js';
 import { sha256, type BlobStore } from './blob-store.js';
+import { isSafeSegment, safeSegment } from './safe-names.js';
 import type { TranscriptRef } from './step-job.js';
 
 /** Claude Code's folder: CLAUDE_CONFIG_DIR, else ~/.claude. */
@@ -48,6 +49,8 @@ export class SessionTranscripts {
   async place(refs: readonly TranscriptRef[], cwd: string, blobs: BlobStore, pi?: PiOptions): Promise<string[]> {
     const stale: string[] = [];
     for (const ref of refs) {
+      safeSegment(ref.id, 'a session id');
+      if (ref.name !== undefined) safeSegment(ref.name, "a transcript's file name");
       // pi names its files <time>_<id>.jsonl, and finds them by that name in any folder of its own.
       const path = pi ? (findPiSession(ref.id, pi) ?? join(piSessionFolder(cwd, pi), ref.name ?? `${ref.id}.jsonl`)) : transcriptPath(cwd, ref.id);
       if (this.mine.get(ref.id) === ref.sha && existsSync(path)) continue;
@@ -62,6 +65,7 @@ export class SessionTranscripts {
 
   /** The transcript of a session after a turn in `cwd`, if Claude Code wrote one. */
   async collect(session: string, cwd: string, pi?: PiOptions): Promise<{ id: string; text: string; name?: string } | undefined> {
+    if (!isSafeSegment(session)) return undefined;
     const path = pi ? findPiSession(session, pi) : transcriptPath(cwd, session);
     if (path === undefined || !existsSync(path)) return undefined;
     const text = await readFile(path);

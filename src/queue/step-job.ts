@@ -30,11 +30,18 @@ export interface ClaudeJobSettings {
  * (job-signing.ts): nothing in it can be changed on the way.
  */
 export interface StepJob {
-  v: 1;
+  v: 2;
   kind: 'script' | 'markdown' | 'worktree.finish';
   /** The run's workflow id, and this job's id (the step's id and the turn's number in it). */
   run: string;
   id: string;
+  /**
+   * Fresh for each time the coordinator queues the job: a worker runs one
+   * (id, nonce) at most once (job-claims.ts), and its result names both.
+   */
+  nonce: string;
+  /** Redis's clock (epoch ms) after which no worker starts the job; the coordinator pushes it back while it waits. */
+  expires: number;
   /** The coordinator's project root: paths under it are mapped onto each worker's --workdir. */
   root: string;
   agent: AgentFields;
@@ -66,6 +73,9 @@ export interface StepJob {
   queuedAt: number;
 }
 
+/** A job as the executors make it: the queue adds its nonce and expiry each time it queues it. */
+export type JobRequest = Omit<StepJob, 'nonce' | 'expires'>;
+
 /** What a worker returns for a job. */
 export interface StepJobResult {
   worker: string;
@@ -77,6 +87,22 @@ export interface StepJobResult {
   cancelled?: boolean;
   /** `worktree.finish`: the worktree as the agent left it. */
   worktree?: WorktreeRef;
+}
+
+/** What a worker signs and returns: its result, bound to the job (id and nonce) it answers. */
+export interface SignedResultPayload {
+  for: 'result';
+  id: string;
+  nonce: string;
+  result: StepJobResult;
+}
+
+/** What a worker signs with each batch of events it forwards while a job runs. */
+export interface SignedProgressPayload {
+  for: 'progress';
+  id: string;
+  nonce: string;
+  events: unknown[];
 }
 
 /** `path` moved from under `from` to under `to`; a path outside `from` is left as it is. */

@@ -1,28 +1,46 @@
+import { randomUUID } from 'node:crypto';
 import { Job, Queue, QueueEvents } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { RaymondError } from '../errors.js';
 import { BlobStore } from './blob-store.js';
-import { signJob } from './job-signing.js';
+import { redisNow } from './job-claims.js';
+import { signJob, verifyJob } from './job-signing.js';
 import type { QueueTarget } from './queue-url.js';
 import { closeRedis, openRedis, whenReady, type LinkNotice } from './redis-link.js';
-import { KEY_PREFIX, QUEUE_NAME, type StepJob, type StepJobResult } from './step-job.js';
+import { publishSecretCheck, refreshSecretCheck } from './secret-check.js';
+import { KEY_PREFIX, QUEUE_NAME, type JobRequest, type SignedProgressPayload, type SignedResultPayload, type StepJob, type StepJobResult } from './step-job.js';
 
 /** How often jobs in flight are looked up, besides the events that announce them: a missed event, or a job Redis lost, is found this way. */
 const POLL_MS = 1000;
 /** How long finished jobs stay in Redis: long enough for a coordinator killed meanwhile to come back and take their results. */
 const KEEP_SECONDS = 7 * 24 * 3600;
+/** How long a queued job stays valid: while the coordinator waits for it, it pushes the expiry back; a copy put back later is refused. */
+export const JOB_VALID_MS = 10 * 60_000;
+/** How often the coordinator's secret check is published again while it runs. */
+const CHECK_REFRESH_MS = 10_000;
 /** A cancelled job's flag, read by the worker that runs it. */
 export const cancelKey = (id: string) => `${KEY_PREFIX}:cancel:${id}`;
 
 interface Pending {
-  job: StepJob;
+  job: JobRequest;
   prepare: () => Promise<void>;
   settle: (r: StepJobResult | RaymondError) => void;
   onProgress: (data: unknown) => void;
+  /** The nonces the job was queued with (by this process, or by the one before a resume): the results that answer it. */
+  nonces: Set<string>;
+  /** When (this machine's clock) the job's expiry is pushed back next, while it waits. */
+  refreshAt: number;
 }
 
-function parse(value: unknown): StepJobResult {
-  return (typeof value === 'string' ? JSON.parse(value) : value) as StepJobResult;
+/** What a job's signed data or returned value says, once checked with the secret. */
+type Opened = { kind: 'result'; result: StepJobResult; nonce: string } | { kind: 'forged' };
+
+function json(value: unknown): unknown {
+  try {
+    return typeof value === 'string' ? JSON.parse(value) : value;
+  } catch {
+    return undefined;
+  }
 }
 
 function failure(reason: string | undefined, where: string): RaymondError {
@@ -31,17 +49,24 @@ function failure(reason: string | undefined, where: string): RaymondError {
   return new RaymondError('ERR_QUEUE', `the queued step failed on its worker: ${text}`, { file: where });
 }
 
+function forgedResult(where: string): RaymondError {
+  return new RaymondError('ERR_QUEUE_REFUSED', "the step's result is not signed with the queue's secret for this job (something with access to Redis but not the secret answered it): refused, and nothing of it was taken", { file: where });
+}
+
 /**
  * The coordinator's side of the queue: adds signed step jobs (one job id per
- * step and turn, so a job is added once however often it is asked for),
- * and hands back each job's result exactly once, from the event that
- * announces it or, if that was missed, from the job itself.
+ * step and turn, so a job is added once however often it is asked for, and
+ * a fresh nonce each time it is added), and hands back each job's result
+ * exactly once, from the event that announces it or, if that was missed,
+ * from the job itself. A result counts only if a worker signed it with the
+ * secret for this job and nonce.
  */
 export class StepQueue {
   readonly blobs: BlobStore;
   private readonly pending = new Map<string, Pending>();
   private readonly timer: NodeJS.Timeout;
   private polling = false;
+  private checkedAt = Date.now();
 
   private constructor(
     private readonly redis: Redis,
@@ -51,20 +76,41 @@ export class StepQueue {
     private readonly secret: string,
   ) {
     this.blobs = new BlobStore(redis, KEY_PREFIX);
-    events.on('completed', ({ jobId, returnvalue }) => this.finish(jobId, parse(returnvalue)));
+    events.on('completed', ({ jobId, returnvalue }) => {
+      const p = this.pending.get(jobId);
+      if (!p) return;
+      const r = this.openResult(returnvalue, jobId);
+      if (r.kind === 'forged') this.finish(jobId, forgedResult(p.job.where));
+      // Signed for a nonce this process did not queue (one from before a resume): the poll checks it against the job's data.
+      else if (p.nonces.has(r.nonce)) this.finish(jobId, r.result);
+    });
     events.on('failed', ({ jobId, failedReason }) => {
       const p = this.pending.get(jobId);
       if (p) this.finish(jobId, failure(failedReason, p.job.where));
     });
-    events.on('progress', ({ jobId, data }) => this.pending.get(jobId)?.onProgress(data));
+    events.on('progress', ({ jobId, data }) => {
+      const p = this.pending.get(jobId);
+      const signed = p ? verifyJob<SignedProgressPayload>(secret, json(data)) : undefined;
+      if (p && signed?.for === 'progress' && signed.id === jobId && p.nonces.has(signed.nonce)) p.onProgress({ events: signed.events });
+    });
     this.timer = setInterval(() => void this.poll(), POLL_MS);
     this.timer.unref();
   }
 
-  /** Connects (waiting for Redis if it is down, and saying so once through `notice`). */
+  /**
+   * Connects (waiting for Redis if it is down, and saying so once through
+   * `notice`), and publishes the secret's check for the workers: a run whose
+   * secret differs from the live workers' is one line here.
+   */
   static async open(target: QueueTarget, secret: string, notice: LinkNotice): Promise<StepQueue> {
     const redis = openRedis(target, notice, 'raymond-coordinator');
     await whenReady(redis, target);
+    try {
+      await publishSecretCheck(redis, secret, target);
+    } catch (err) {
+      await closeRedis(redis);
+      throw err;
+    }
     const quiet: LinkNotice = () => undefined;
     const eventsRedis = openRedis(target, quiet, 'raymond-events');
     const events = new QueueEvents(QUEUE_NAME, { connection: eventsRedis, prefix: KEY_PREFIX });
@@ -81,13 +127,15 @@ export class StepQueue {
    * failed is run again. `prepare` stores what the job needs in Redis: it
    * is called before the job is added, and again if Redis lost the job.
    */
-  async run(job: StepJob, prepare: () => Promise<void>, onProgress: (data: unknown) => void, signal: AbortSignal): Promise<StepJobResult> {
-    const known = await this.lookUp(job.id);
+  async run(job: JobRequest, prepare: () => Promise<void>, onProgress: (data: unknown) => void, signal: AbortSignal): Promise<StepJobResult> {
+    const known = await this.lookUp(job.id, new Set(), true);
     if (known.state === 'completed' && !known.result!.cancelled) return known.result!;
-    // A step stopped by a Ctrl-C has no result to reuse, and a failed one is tried again: either runs again.
-    if (known.state === 'completed' || known.state === 'failed') await known.job!.remove().catch(() => undefined);
-    const result = new Promise<StepJobResult | RaymondError>((resolve) => this.pending.set(job.id, { job, prepare, settle: resolve, onProgress }));
-    if (known.state === 'unknown' || known.state === 'completed' || known.state === 'failed') await this.add(job, prepare);
+    // A step stopped by a Ctrl-C has no result to reuse, a failed one is tried again, and a job that is not ours is replaced: each runs again.
+    const again = known.state === 'completed' || known.state === 'failed' || known.state === 'forged';
+    if (again) await known.job!.remove().catch(() => undefined);
+    const nonces = new Set<string>(known.nonce !== undefined && !again ? [known.nonce] : []);
+    const result = new Promise<StepJobResult | RaymondError>((resolve) => this.pending.set(job.id, { job, prepare, settle: resolve, onProgress, nonces, refreshAt: Date.now() }));
+    if (known.state === 'unknown' || again) await this.add(job, prepare);
     const cancel = () => void this.cancel(job.id);
     signal.addEventListener('abort', cancel, { once: true });
     if (signal.aborted) cancel();
@@ -100,26 +148,68 @@ export class StepQueue {
     }
   }
 
+  /** A job's data, if this secret signed it: its nonce and expiry. */
+  private openJob(data: unknown): StepJob | undefined {
+    const job = verifyJob<StepJob>(this.secret, data);
+    return job && job.v === 2 && typeof job.nonce === 'string' ? job : undefined;
+  }
+
+  /** A returned value, if a worker signed it with the secret for this job. */
+  private openResult(value: unknown, id: string): Opened {
+    const signed = verifyJob<SignedResultPayload>(this.secret, json(value));
+    if (!signed || signed.for !== 'result' || signed.id !== id || typeof signed.nonce !== 'string' || !signed.result) return { kind: 'forged' };
+    return { kind: 'result', result: signed.result, nonce: signed.nonce };
+  }
+
   /**
    * A job's state, then the job: in that order, since BullMQ stores the
    * result and marks the job completed at once, a job read first could
    * predate its own result. A completed job without a result yet counts as
-   * still running.
+   * still running. A job whose data this secret did not sign, or whose
+   * result answers neither its nonce nor one of `nonces`, is `forged`.
+   * A job still waiting or running is read only if `whole` asks for it.
    */
-  private async lookUp(id: string): Promise<{ state: string; job?: Job; result?: StepJobResult; reason?: string }> {
+  private async lookUp(id: string, nonces: ReadonlySet<string>, whole: boolean): Promise<{ state: string; job?: Job; result?: StepJobResult; reason?: string; nonce?: string }> {
     const state = await this.queue.getJobState(id);
-    if (state !== 'completed' && state !== 'failed') return { state };
+    if (state === 'unknown' || (!whole && state !== 'completed' && state !== 'failed')) return { state };
     const job = await Job.fromId<unknown, unknown>(this.queue, id);
     if (!job) return { state: 'unknown' };
-    if (state === 'failed') return { state, job, reason: job.failedReason };
+    const mine = this.openJob(job.data);
+    if (!mine) return { state: 'forged', job };
+    if (state === 'failed') return { state, job, reason: job.failedReason, nonce: mine.nonce };
     const value: unknown = job.returnvalue;
-    return value === null || value === undefined ? { state: 'active' } : { state, job, result: parse(value) };
+    if (state !== 'completed' || value === null || value === undefined) return { state: state === 'completed' ? 'active' : state, job, nonce: mine.nonce };
+    const r = this.openResult(value, id);
+    if (r.kind === 'forged' || (r.nonce !== mine.nonce && !nonces.has(r.nonce))) return { state: 'forged', job };
+    return { state, job, result: r.result, nonce: mine.nonce };
   }
 
-  private async add(job: StepJob, prepare: () => Promise<void>): Promise<void> {
+  private async sign(job: JobRequest, nonce: string): Promise<{ signed: ReturnType<typeof signJob>; refreshAt: number }> {
+    const expires = (await redisNow(this.redis)) + JOB_VALID_MS;
+    return { signed: signJob(this.secret, { ...job, nonce, expires } satisfies StepJob), refreshAt: Date.now() + JOB_VALID_MS / 2 };
+  }
+
+  private async add(job: JobRequest, prepare: () => Promise<void>): Promise<void> {
     await prepare();
     await this.redis.del(cancelKey(job.id));
-    await this.queue.add('step', signJob(this.secret, job), { jobId: job.id, attempts: 1, removeOnComplete: { age: KEEP_SECONDS }, removeOnFail: { age: KEEP_SECONDS } });
+    const nonce = randomUUID();
+    const { signed, refreshAt } = await this.sign(job, nonce);
+    const p = this.pending.get(job.id);
+    if (p) {
+      p.nonces.add(nonce);
+      p.refreshAt = refreshAt;
+    }
+    await this.queue.add('step', signed, { jobId: job.id, attempts: 1, removeOnComplete: { age: KEEP_SECONDS }, removeOnFail: { age: KEEP_SECONDS } });
+  }
+
+  /** Pushes back the expiry of a job the coordinator still waits for (same nonce): only it can, holding the secret. */
+  private async refresh(p: Pending, bull: Job | undefined): Promise<void> {
+    const mine = bull ? this.openJob(bull.data) : undefined;
+    if (!bull || !mine) return;
+    const { signed, refreshAt } = await this.sign(p.job, mine.nonce);
+    await bull.updateData(signed);
+    p.nonces.add(mine.nonce);
+    p.refreshAt = refreshAt;
   }
 
   private finish(jobId: string, r: StepJobResult | RaymondError): void {
@@ -141,16 +231,30 @@ export class StepQueue {
     }
   }
 
-  /** Looks up every job in flight: settles those whose event was missed, adds again those Redis lost. */
+  /**
+   * Looks up every job in flight: settles those whose event was missed,
+   * adds again those Redis lost, pushes back the expiry of the others,
+   * and refuses a result nobody with the secret signed (the job is removed,
+   * so that a resume runs the step again).
+   */
   private async poll(): Promise<void> {
-    if (this.polling || this.pending.size === 0) return;
+    if (this.polling) return;
     this.polling = true;
     try {
+      if (Date.now() - this.checkedAt > CHECK_REFRESH_MS) {
+        await refreshSecretCheck(this.redis, this.secret);
+        this.checkedAt = Date.now();
+      }
       for (const [id, p] of [...this.pending]) {
-        const known = await this.lookUp(id);
+        const known = await this.lookUp(id, p.nonces, Date.now() >= p.refreshAt);
         if (known.state === 'completed') this.finish(id, known.result!);
         else if (known.state === 'failed') this.finish(id, failure(known.reason, p.job.where));
-        else if (known.state === 'unknown' && this.pending.has(id)) await this.add(p.job, p.prepare);
+        else if (known.state === 'forged') {
+          await known.job?.remove().catch(() => undefined);
+          this.finish(id, forgedResult(p.job.where));
+        } else if (known.state === 'unknown' && this.pending.has(id)) await this.add(p.job, p.prepare);
+        // Running jobs too: one whose worker dies goes back to the queue, and must still be valid there.
+        else if (Date.now() >= p.refreshAt) await this.refresh(p, known.job);
       }
     } catch {
       // Redis went away mid-poll: the next poll, once it is back, tries again.

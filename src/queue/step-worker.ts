@@ -14,12 +14,14 @@ import { createScriptExecutor } from '../executors/script-executor.js';
 import { createSpawnerPool } from '../executors/spawner-pool.js';
 import { createValueFiles } from '../executors/value-files.js';
 import { BlobStore } from './blob-store.js';
-import { verifyJob } from './job-signing.js';
+import { claimJob, finishClaim, redisNow, renewClaim } from './job-claims.js';
+import { secretCheck, signJob, verifyJob, type SignedJob } from './job-signing.js';
 import type { QueueTarget } from './queue-url.js';
 import { closeRedis, openRedis, whenReady } from './redis-link.js';
+import { secretVerdict, wrongSecret } from './secret-check.js';
 import { SessionTranscripts } from './session-transcripts.js';
-import { KEY_PREFIX, QUEUE_NAME, rebaseAgent, rebaseText, rebaseWorktree, type StepJob, type StepJobResult } from './step-job.js';
-import { cancelKey } from './step-queue.js';
+import { KEY_PREFIX, QUEUE_NAME, rebaseAgent, rebaseText, rebaseWorktree, type SignedProgressPayload, type SignedResultPayload, type StepJob, type StepJobResult } from './step-job.js';
+import { JOB_VALID_MS, cancelKey } from './step-queue.js';
 import { BEAT_MS, alive, beat, leave, workerBeat, type WorkerBeat } from './worker-registry.js';
 import { WorkerWorktrees } from './worker-worktrees.js';
 import { receiveFolder } from './workflow-files.js';
@@ -50,23 +52,42 @@ const PREFER_MS = 3000;
 /** The worker's own events a coordinator shows: what Claude said, and warnings. */
 const FORWARDED = new Set<RunEvent['type']>(['print', 'warning', 'detail']);
 
+/** A refused job: the reason its job fails with, which the coordinator reports as the agent's error. */
+function refuse(o: WorkerOptions, id: string | undefined, why: string): Error {
+  o.log(`refused job ${id}: ${why}; nothing of it was run`);
+  return new Error(`refused: ${why}; nothing of it was run`);
+}
+
 /**
  * A worker: takes signed step jobs from the queue and runs them here (a
  * script, a Claude Code turn, or the end of an agent's worktree), with as
  * many at once as `concurrency` allows. It refuses any job whose signature
- * or files do not check out, and runs nothing of it.
+ * or files do not check out, that expired, or that ran already (a copy put
+ * back in the queue), and runs nothing of it. Its results are signed for
+ * the job they answer. A worker whose secret is not the runs' stops
+ * (`stopped`) rather than refuse their jobs.
  */
-export async function startWorker(o: WorkerOptions): Promise<{ close: () => Promise<void> }> {
+export async function startWorker(o: WorkerOptions): Promise<{ close: () => Promise<void>; stopped: Promise<RaymondError> }> {
   const redis = openRedis(o.target, (text) => o.log(text), `raymond-worker-${o.name}`);
   await whenReady(redis, o.target);
+  if ((await secretVerdict(redis, o.secret)) === 'other') {
+    await closeRedis(redis);
+    throw wrongSecret(o.target);
+  }
+  let stop: (why: RaymondError) => void = () => undefined;
+  const stopped = new Promise<RaymondError>((resolve) => (stop = resolve));
   const blobs = new BlobStore(redis, KEY_PREFIX);
   const spawners = createSpawnerPool();
   const values = createValueFiles();
   const worktrees = new WorkerWorktrees();
   const transcripts = new SessionTranscripts();
   const warm = new Map<string, WarmSessions>();
-  const active = new Map<string, AbortController>();
-  const figures: WorkerBeat = { name: o.name, host: hostname(), pid: process.pid, concurrency: o.concurrency, active: 0, done: 0, failed: 0, startedAt: Date.now(), beatAt: Date.now() };
+  const active = new Map<string, { ac: AbortController; job: StepJob }>();
+  /** The (job, nonce) pairs this worker started, until they expire: refused again even if their claim in Redis is deleted. */
+  const started = new Map<string, number>();
+  /** A running job's claim lapses this long after its worker stops renewing it. */
+  const claimMs = Math.max(o.stallMs, 3 * BEAT_MS);
+  const figures: WorkerBeat = { name: o.name, host: hostname(), pid: process.pid, concurrency: o.concurrency, active: 0, done: 0, failed: 0, startedAt: Date.now(), beatAt: Date.now(), check: secretCheck(o.secret) };
 
   /** When each run last gave this worker a job: a run quiet for long lets go of what the worker keeps for it. */
   const lastJob = new Map<string, number>();
@@ -77,7 +98,7 @@ export async function startWorker(o: WorkerOptions): Promise<{ close: () => Prom
   };
   const forgetQuietRuns = async () => {
     for (const [run, at] of lastJob) {
-      if (Date.now() - at < RUN_QUIET_MS || [...active.keys()].some((id) => id.startsWith(`${run}.`))) continue;
+      if (Date.now() - at < RUN_QUIET_MS || [...active.values()].some((a) => a.job.run === run)) continue;
       lastJob.delete(run);
       warm.get(run)?.close();
       warm.delete(run);
@@ -143,26 +164,44 @@ export async function startWorker(o: WorkerOptions): Promise<{ close: () => Prom
     return result;
   }
 
-  const processor = async (bull: Job, token?: string): Promise<StepJobResult> => {
+  /** Puts a job back in the queue for later (or for another worker), untouched. */
+  const later = async (bull: Job, token: string | undefined, ms: number): Promise<never> => {
+    await bull.moveToDelayed(Date.now() + ms, token);
+    throw new DelayedError();
+  };
+
+  const processor = async (bull: Job, token?: string): Promise<SignedJob> => {
     const job = verifyJob<StepJob>(o.secret, bull.data);
-    if (!job || job.v !== 1 || job.id !== bull.id) {
-      o.log(`refused job ${bull.id}: its signature does not match the shared secret (forged, altered, or signed with another secret); nothing of it was run`);
-      throw new Error('refused: its signature does not match the shared secret (a forged or altered job); nothing of it was run');
+    if (!job || job.v !== 2 || job.id !== bull.id || typeof job.nonce !== 'string' || typeof job.expires !== 'number') {
+      // Signed with another secret while the runs publish theirs: this worker's secret is the wrong one, not the job.
+      if (!job && (await secretVerdict(redis, o.secret)) === 'other') {
+        stop(wrongSecret(o.target));
+        return later(bull, token, 0);
+      }
+      throw refuse(o, bull.id, 'its signature does not match the shared secret (a forged or altered job, or one signed with another secret)');
     }
-    if (await leaveToHolder(job)) {
-      await bull.moveToDelayed(Date.now() + 50, token);
-      throw new DelayedError();
-    }
+    const ran = `${job.id} ${job.nonce}`;
+    if (active.has(bull.id!)) return later(bull, token, claimMs);
+    if (started.has(ran)) throw refuse(o, bull.id, 'it ran already (a copy put back in the queue)');
+    const now = await redisNow(redis);
+    if (job.expires < now) throw refuse(o, bull.id, `it expired ${Math.round((now - job.expires) / 1000)} s ago (a copy put back in the queue after its run stopped waiting for it)`);
+    if (await leaveToHolder(job)) return later(bull, token, 50);
+    const claim = await claimJob(redis, job.id, job.nonce, o.name, claimMs);
+    if (claim.kind === 'done') throw refuse(o, bull.id, 'it ran already (a copy put back in the queue)');
+    // Another worker runs it (or ran it and died): once its claim lapses, this one may.
+    if (claim.kind === 'running') return later(bull, token, claim.retryInMs);
+    started.set(ran, job.expires);
     const ac = new AbortController();
     lastJob.set(job.run, Date.now());
-    active.set(bull.id!, ac);
+    active.set(bull.id!, { ac, job });
     figures.active = active.size;
     const events: RunEvent[] = [];
     let flushing: Promise<unknown> = Promise.resolve();
     const flush = () => {
       if (events.length === 0) return;
       const batch = events.splice(0);
-      flushing = flushing.then(() => bull.updateProgress({ events: batch }).catch(() => undefined));
+      const signed = signJob(o.secret, { for: 'progress', id: job.id, nonce: job.nonce, events: batch } satisfies SignedProgressPayload);
+      flushing = flushing.then(() => bull.updateProgress(signed).catch(() => undefined));
     };
     const timer = setInterval(flush, 250);
     try {
@@ -170,7 +209,8 @@ export async function startWorker(o: WorkerOptions): Promise<{ close: () => Prom
         if (FORWARDED.has(e.type)) events.push(e);
       });
       figures.done++;
-      return ac.signal.aborted ? { ...r, cancelled: true } : r;
+      const result: StepJobResult = ac.signal.aborted ? { ...r, cancelled: true } : r;
+      return signJob(o.secret, { for: 'result', id: job.id, nonce: job.nonce, result } satisfies SignedResultPayload);
     } catch (err) {
       figures.failed++;
       o.log(`job ${bull.id} failed: ${errorMessage(err)}`);
@@ -179,13 +219,16 @@ export async function startWorker(o: WorkerOptions): Promise<{ close: () => Prom
       clearInterval(timer);
       flush();
       await flushing;
+      await finishClaim(redis, job.id, job.nonce).catch(() => undefined);
       active.delete(bull.id!);
       figures.active = active.size;
     }
   };
 
+  // BullMQ leaves a connection it was given open when it closes: close() closes it, or the process would never end.
+  const jobsRedis = openRedis(o.target, () => undefined, `raymond-worker-${o.name}-jobs`);
   const worker = new Worker(QUEUE_NAME, processor, {
-    connection: openRedis(o.target, () => undefined, `raymond-worker-${o.name}-jobs`),
+    connection: jobsRedis,
     prefix: KEY_PREFIX,
     concurrency: o.concurrency,
     lockDuration: o.stallMs,
@@ -197,9 +240,14 @@ export async function startWorker(o: WorkerOptions): Promise<{ close: () => Prom
   const heartbeat = async () => {
     figures.beatAt = Date.now();
     await beat(redis, figures).catch(() => undefined);
+    // A run started since with another secret than this worker's: stop before taking its jobs.
+    if ((await secretVerdict(redis, o.secret).catch(() => 'same')) === 'other') stop(wrongSecret(o.target));
+    for (const { job } of active.values()) await renewClaim(redis, job.id, job.nonce, o.name, claimMs).catch(() => undefined);
+    const now = Date.now();
+    for (const [ran, expires] of started) if (expires + JOB_VALID_MS < now) started.delete(ran);
     await forgetQuietRuns().catch((err: unknown) => o.log(`could not let go of a finished run's folders: ${errorMessage(err)}`));
     // A job the coordinator stopped: its flag is read here.
-    for (const [id, ac] of active) {
+    for (const [id, { ac }] of active) {
       if (!ac.signal.aborted && (await redis.exists(cancelKey(id)).catch(() => 0)) === 1) ac.abort();
     }
   };
@@ -208,16 +256,17 @@ export async function startWorker(o: WorkerOptions): Promise<{ close: () => Prom
   o.log(`worker ${o.name} (concurrency ${o.concurrency}, workdir ${o.workdir}) is taking steps from ${o.target.shown}`);
 
   return {
+    stopped,
     async close() {
       clearInterval(beating);
-      for (const ac of active.values()) ac.abort();
+      for (const { ac } of active.values()) ac.abort();
       await worker.close().catch(() => undefined);
       await leave(redis, o.name).catch(() => undefined);
       for (const w of warm.values()) w.close();
       await worktrees.close();
       await spawners.close();
       await values.close();
-      await closeRedis(redis);
+      await closeRedis(redis, jobsRedis);
     },
   };
 }

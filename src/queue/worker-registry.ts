@@ -14,6 +14,8 @@ export interface WorkerBeat {
   startedAt: number;
   /** When it last said so (epoch ms). */
   beatAt: number;
+  /** The MAC of a fixed text under its secret (job-signing.ts `secretCheck`): whether a run shares its secret. */
+  check?: string;
 }
 
 /** How often a worker beats, and how long without a beat it is counted gone. */

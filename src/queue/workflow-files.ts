@@ -1,4 +1,4 @@
-import { lstat, mkdir, readFile, readdir, rename, rm, writeFile, chmod } from 'node:fs/promises';
+import { chmod, lstat, mkdir, readFile, readdir, realpath, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { dirname, join, relative, sep } from 'node:path';
 import { randomUUID } from 'node:crypto';
@@ -20,16 +20,34 @@ const MAX_FILES = 2000;
  * Sends the folder a script state runs from (its workflow folder, or the
  * folder a zip or YAML workflow was extracted to) as blobs, and returns the
  * hash of its manifest: the signed job names only that hash, and every file
- * is checked against it on the worker.
+ * is checked against it on the worker. A symbolic link to a file or
+ * folder inside the folder is sent as what it points to, under its own
+ * name, as a run on one machine reads it; one that leaves the folder is
+ * refused in one line (its target would be read from anywhere on this
+ * machine); one that points to nothing is left out, and a folder reached
+ * twice (a link to a parent) is walked once.
  */
 export async function sendFolder(dir: string, blobs: BlobStore): Promise<{ manifest: string; shas: string[] }> {
   const manifest: FolderManifest = { files: {} };
+  const walked = new Set<string>();
+  const top = await realpath(dir);
   let bytes = 0;
   const walk = async (d: string): Promise<void> => {
+    const real = await realpath(d);
+    if (walked.has(real)) return;
+    walked.add(real);
     for (const name of (await readdir(d)).sort()) {
       if (SKIPPED.has(name)) continue;
       const path = join(d, name);
-      const info = await lstat(path);
+      let info = await lstat(path);
+      if (info.isSymbolicLink()) {
+        const real = await realpath(path).catch(() => undefined);
+        if (real === undefined) continue;
+        if (real !== top && !real.startsWith(`${top}${sep}`)) {
+          throw new RaymondError('ERR_QUEUE', `"${relative(dir, path)}" is a symbolic link to ${real}, outside the workflow folder: workers get only the folder's own files, so a run with --queue refuses it (copy the file into the folder)`, { file: path });
+        }
+        info = await stat(path);
+      }
       if (info.isDirectory()) await walk(path);
       if (!info.isFile()) continue;
       bytes += info.size;
@@ -54,6 +72,7 @@ function safePath(rel: string): boolean {
  * under `cache` (every file checked against its hash) and reused after.
  */
 export async function receiveFolder(manifestSha: string, blobs: BlobStore, cache: string): Promise<string> {
+  if (!/^[0-9a-f]{64}$/.test(manifestSha)) throw new RaymondError('ERR_QUEUE_REFUSED', `a workflow folder's hash "${manifestSha.slice(0, 80)}" is not a SHA-256: refused`);
   const dir = join(cache, manifestSha);
   if (existsSync(dir)) return dir;
   const manifest = JSON.parse((await blobs.get(manifestSha)).toString('utf8')) as FolderManifest;

@@ -45,6 +45,21 @@ export interface QueueSettings {
   pushRemote: string;
 }
 
+/** Settings a resume's command line gives again: its queue may be only companions (`--queue-secret-file`, `--push-remote`) for the run's own URL. */
+export type ResumeOverrides = Partial<Omit<RunSettings, 'queue'>> & { queue?: Partial<QueueSettings> | undefined };
+
+/**
+ * The queue a resumed run uses: a URL given again replaces the run's own;
+ * a secret file or push remote given alone applies to the run's own URL
+ * (from its state file), which a run on one machine does not have.
+ */
+export function resumeQueue(own: QueueSettings | undefined, given: Partial<QueueSettings> | undefined): QueueSettings | undefined {
+  if (!given) return own;
+  if (given.url !== undefined) return { url: given.url, secretFile: given.secretFile, pushRemote: given.pushRemote ?? own?.pushRemote ?? DEFAULT_PUSH_REMOTE };
+  if (!own) return undefined;
+  return { ...own, ...(given.secretFile !== undefined ? { secretFile: given.secretFile } : {}), ...(given.pushRemote !== undefined ? { pushRemote: given.pushRemote } : {}) };
+}
+
 /** The default `--push-remote`. */
 export const DEFAULT_PUSH_REMOTE = 'origin';
 

@@ -15,7 +15,7 @@ import { applyResumeAnswers, type ResumeAnswers } from './resume-answers.js';
 import { checkQueue } from './queued-run.js';
 import { preflightPi } from '../pi/find-pi.js';
 import { backendOf } from '../backends/agent-backend.js';
-import { fromOptions, toOptions, type RunSettings } from './run-settings.js';
+import { fromOptions, resumeQueue, toOptions, type ResumeOverrides, type RunSettings } from './run-settings.js';
 
 interface CommonRequest extends RunHooks {
   /** Folder of state files (`.raymond/state` by default). */
@@ -36,7 +36,7 @@ export interface StartRequest extends CommonRequest {
 export interface ResumeRequest extends CommonRequest {
   workflowId: string;
   /** Settings given again on the command line; the rest come from the state file. */
-  overrides: Partial<RunSettings>;
+  overrides: ResumeOverrides;
   /** Resume even though state files changed since the run started. */
   allowChanges?: boolean;
   /** Answers to pending asks (`--input`, `--answer`). */
@@ -116,7 +116,8 @@ export async function resumeWorkflow(req: ResumeRequest): Promise<RunOutcome> {
     });
     try {
       if (!req.allowChanges) await checkUnchanged(scope, state);
-      const settings: RunSettings = { ...fromOptions(state.options), debug: true, warm: true, disallowedTools: DEFAULT_DISALLOWED_TOOLS, ...stripUndefined(req.overrides) };
+      const own = fromOptions(state.options);
+      const settings: RunSettings = { ...own, debug: true, warm: true, disallowedTools: DEFAULT_DISALLOWED_TOOLS, ...stripUndefined(req.overrides), queue: resumeQueue(own.queue, req.overrides.queue) };
       // Asked at a terminal when it started, resumed where nobody can answer: refuse asks rather than wait forever.
       if (req.overrides.onAsk === undefined && settings.onAsk === 'prompt' && req.interactive === false) settings.onAsk = 'reject';
       const answered = applyResumeAnswers(state.agents, req.answers ?? {}, req.workflowId, stateFile);

@@ -7,7 +7,7 @@ import type { AgentAsk } from '../../machines/types.js';
 import { formatError } from '../errors.js';
 import { resumeWorkflow, startWorkflow } from '../runtime/start-run.js';
 import type { RunOutcome } from '../runtime/compose-run.js';
-import type { RunSettings } from '../runtime/run-settings.js';
+import type { ResumeOverrides, RunSettings } from '../runtime/run-settings.js';
 import { resumeSpecifier } from '../scope/scope.js';
 import { readStateFile, stateFilePath } from '../state/state-file.js';
 import { ServedRun } from './served-run.js';
@@ -50,7 +50,7 @@ export class RunPool {
   constructor(
     readonly dir: string,
     /** Process settings given again to resumed runs (Claude Code binary, debug logs...). */
-    private readonly resumeOverrides: Partial<RunSettings>,
+    private readonly resumeOverrides: ResumeOverrides,
     private readonly onAsk: (run: ServedRun, ask: AgentAsk) => void,
     private readonly say: (line: string) => void,
     /** Every event of every run, after the run took it (notifications). */

@@ -166,7 +166,7 @@ describe('--queue: script steps on worker processes through Redis', () => {
     if (!redis) return t.skip('redis-server is not installed: queue tests skipped');
     const project = new Sandbox();
     try {
-      project.write({ '.raymond/config.toml': `[raymond.queue]\nurl = "${redis.url}"\nsecret_file = "secret.txt"\n`, 'secret.txt': 'a-secret-from-a-file-0123\n' });
+      project.write({ '.raymond/config.toml': `[raymond.queue]\nurl = "${redis.url}"\nsecret_file = "secret.txt"\n`, 'secret.txt': `${TEST_SECRET}\n` });
       const w = await workers.start('config', { extraEnv: { RAYMOND_QUEUE_SECRET: '' }, args: ['--queue-secret-file', join(project.dir, 'secret.txt')] });
       const wf = project.write({ 'START.sh': sh('echo "<result>ran on $(basename "$HOME")</result>"') }, 'cfg');
       const r = await project.run([wf, '--json', '--workflow-id', 'cfg'], { RAYMOND_QUEUE_SECRET: '' });

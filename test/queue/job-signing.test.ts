@@ -3,7 +3,7 @@ import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { loadQueueSecret, signJob, verifyJob } from '../../src/queue/job-signing.js';
+import { loadQueueSecret, secretCheck, signJob, verifyJob } from '../../src/queue/job-signing.js';
 import { RaymondError } from '../../src/errors.js';
 
 const SECRET = 'a-secret-of-32-characters-length';
@@ -20,6 +20,16 @@ function refused(file: string | undefined, env: NodeJS.ProcessEnv = {}): Raymond
   }
   assert.fail('accepted');
 }
+
+describe('secretCheck', () => {
+  it('is the same for the same secret, differs for another, and shows nothing of the secret', () => {
+    assert.equal(secretCheck(SECRET), secretCheck(SECRET));
+    assert.notEqual(secretCheck(SECRET), secretCheck(`${SECRET}x`));
+    assert.match(secretCheck(SECRET), /^[0-9a-f]{64}$/);
+    assert.ok(!secretCheck(SECRET).includes(SECRET));
+    assert.equal(verifyJob(SECRET, { payload: 'raymond queue secret check v1', sig: secretCheck(SECRET) }), undefined, 'not a signed job either');
+  });
+});
 
 describe('signJob / verifyJob', () => {
   const payload = { v: 1, kind: 'script', id: 'main.1', env: { A: 'b' }, list: [1, 'two', null] };

@@ -88,14 +88,35 @@ describe('sendFolder / receiveFolder (against a real redis-server)', () => {
     assert.notEqual(a.manifest, c.manifest, 'the exec bit is part of the manifest');
   });
 
-  it('leaves symlinks out', async (t) => {
+  it('sends a symlink inside the folder as what it points to, and leaves out one that points to nothing', async (t) => {
     if (!ctx.server) return t.skip(NO_REDIS);
-    const dir = folder({ 'real.md': 'r' });
-    symlinkSync(join(dir, 'real.md'), join(dir, 'link.md'));
-    symlinkSync('/etc', join(dir, 'etc'));
+    const dir = folder({ 'real.sh*': 'echo real\n', 'lib/util.sh': 'u' });
+    symlinkSync(join(dir, 'real.sh'), join(dir, 'START.sh'));
+    symlinkSync('lib', join(dir, 'shared'));
+    symlinkSync('..', join(dir, 'lib', 'up'));
+    symlinkSync(join(dir, 'gone.sh'), join(dir, 'dangling.sh'));
     const sent = await sendFolder(dir, ctx.blobs);
     const manifest = JSON.parse((await ctx.blobs.get(sent.manifest)).toString()) as FolderManifest;
-    assert.deepEqual(Object.keys(manifest.files), ['real.md']);
+    assert.deepEqual(Object.keys(manifest.files).sort(), ['START.sh', 'lib/util.sh', 'real.sh'], 'a folder reached twice is walked once');
+    assert.deepEqual(manifest.files['START.sh'], manifest.files['real.sh'], 'the target\'s bytes and exec bit');
+    const got = await receiveFolder(sent.manifest, ctx.blobs, mkdtempSync(join(root, 'cache-')));
+    assert.equal(readFileSync(join(got, 'START.sh'), 'utf8'), 'echo real\n');
+    assert.ok(isExec(join(got, 'START.sh')));
+  });
+
+  it('refuses a symlink that leaves the folder, naming it, in one line', async (t) => {
+    if (!ctx.server) return t.skip(NO_REDIS);
+    const outside = folder({ 'deploy.sh*': 'echo deploy\n' });
+    const dir = folder({ 'real.md': 'r' });
+    symlinkSync(join(outside, 'deploy.sh'), join(dir, 'DEPLOY.sh'));
+    const err = await rejection(sendFolder(dir, ctx.blobs));
+    assert.equal(err.code, 'ERR_QUEUE');
+    assert.equal(err.file, join(dir, 'DEPLOY.sh'));
+    assert.match(err.message, /^"DEPLOY\.sh" is a symbolic link to .*deploy\.sh, outside the workflow folder: .*--queue refuses it/);
+    assert.doesNotMatch(err.message, /\n/);
+    const etc = folder({ 'real.md': 'r' });
+    symlinkSync('/etc', join(etc, 'etc'));
+    assert.match((await rejection(sendFolder(etc, ctx.blobs))).message, /^"etc" is a symbolic link to \/etc, outside/);
   });
 
   it('receiving the same manifest twice returns the same folder, made once', async (t) => {
