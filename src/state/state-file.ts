@@ -42,10 +42,15 @@ export async function prepareStateFile(stateDir: string, workflowId: string): Pr
   });
   await ignoreRaymondFolder(dirname(stateDir));
   const path = stateFilePath(stateDir, workflowId);
+  await refuseExisting(path, workflowId);
+  return path;
+}
+
+/** Refuses a new run whose state file exists already. */
+export async function refuseExisting(path: string, workflowId: string): Promise<void> {
   if (await stat(path).then(() => true, () => false)) {
     throw new RaymondError('ERR_WORKFLOW_ID', `a run with id "${workflowId}" already exists; choose another --workflow-id`, { file: path });
   }
-  return path;
 }
 
 /**
