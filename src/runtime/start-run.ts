@@ -11,6 +11,7 @@ import { openScope, resumeSpecifier, type Scope } from '../scope/scope.js';
 import { ScopeSet } from '../scope/scope-set.js';
 import { acquireLock } from '../state/run-lock.js';
 import { checkWorkflowId, lockFilePath, prepareStateFile, readStateFile, refuseExisting, removeLeftoverTemps, stateFilePath } from '../state/state-file.js';
+import { checkStoredStates } from './stored-states.js';
 import { composeRun, type RunHooks, type RunOutcome } from './compose-run.js';
 import { applyResumeAnswers, type ResumeAnswers } from './resume-answers.js';
 import { checkQueue } from './queued-run.js';
@@ -144,6 +145,7 @@ export async function resumeWorkflow(req: ResumeRequest): Promise<RunOutcome> {
         await scopes.preload(scopeKeys(live)).catch((err: unknown) => {
           throw new RaymondError('ERR_WORKFLOW_CHANGED', `a workflow that run ${req.workflowId}'s agents are in is gone (${formatError(err)}); restore it to resume`, { file: stateFile });
         });
+        checkStoredStates(live, scopes, stateFile, req.workflowId);
         return composeRun(resumed, scopes, stateFile, settings, req, true);
       });
     } finally {
