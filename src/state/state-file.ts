@@ -1,7 +1,8 @@
-import { mkdir, readFile, readdir, stat, unlink } from 'node:fs/promises';
+import { readFile, readdir, stat, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { RaymondError } from '../errors.js';
 import { ignoreRaymondFolder } from '../raymond-folder.js';
+import { DISK_FULL_HINT, isDiskFull, makeFolders } from '../make-folders.js';
 import type { WorkflowState } from '../../machines/types.js';
 import { applyJournal } from './journal.js';
 import { stateFileProblem } from './state-schema.js';
@@ -38,8 +39,8 @@ export function lockFilePath(stateDir: string, workflowId: string): string {
 
 /** Makes the state directory (keeping `.raymond/` out of git) and refuses to reuse an existing run's id. */
 export async function prepareStateFile(stateDir: string, workflowId: string): Promise<string> {
-  await mkdir(stateDir, { recursive: true }).catch((err: NodeJS.ErrnoException) => {
-    throw new RaymondError('ERR_STATE_FILE', `cannot create the state directory: ${err.code ?? err.message}`, { file: stateDir });
+  await makeFolders(stateDir).catch((err: NodeJS.ErrnoException) => {
+    throw new RaymondError('ERR_STATE_FILE', `cannot create the state directory: ${err.code ? err.message : String(err)}${isDiskFull(err) ? DISK_FULL_HINT : ''}`, { file: stateDir });
   });
   await ignoreRaymondFolder(dirname(stateDir));
   const path = stateFilePath(stateDir, workflowId);
