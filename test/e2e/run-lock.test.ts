@@ -4,6 +4,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { after, describe, it } from 'node:test';
 import { Sandbox, sh } from '../helpers/cli.js';
 
@@ -23,14 +24,25 @@ const wf = box.write(
   'wf',
 );
 
-describe('one orchestrator per run, through the CLI', () => {
-  it('10 rounds of four --resume at once on a dead owner’s lock: STEP.sh runs once per round', async () => {
-    const env = { LOG };
-    assert.equal((await box.run([wf, '--workflow-id', 'seed'], env)).code, 1);
+let seeded: Promise<Record<string, unknown>> | undefined;
+
+/** The state file of a run stopped before STEP.sh, made once: copies of it under other ids are runs to resume. */
+function seedRun(): Promise<Record<string, unknown>> {
+  seeded ??= (async () => {
+    assert.equal((await box.run([wf, '--workflow-id', 'seed'], { LOG })).code, 1);
     writeFileSync(`${LOG}.go`, '');
     const dir = join(box.dir, '.raymond/state');
     assert.equal(existsSync(join(dir, 'seed.journal')), false, 'the snapshot is the whole run');
-    const seed = JSON.parse(readFileSync(join(dir, 'seed.json'), 'utf8')) as { workflow_id: string };
+    return JSON.parse(readFileSync(join(dir, 'seed.json'), 'utf8')) as Record<string, unknown>;
+  })();
+  return seeded;
+}
+
+describe('one orchestrator per run, through the CLI', () => {
+  it('10 rounds of four --resume at once on a dead owner’s lock: STEP.sh runs once per round', async () => {
+    const env = { LOG };
+    const dir = join(box.dir, '.raymond/state');
+    const seed = await seedRun();
     for (let round = 0; round < 10; round++) {
       const id = `round${round}`;
       writeFileSync(join(dir, `${id}.json`), JSON.stringify({ ...seed, workflow_id: id }));
@@ -48,4 +60,40 @@ describe('one orchestrator per run, through the CLI', () => {
       assert.equal(box.state(id).results.main, 'once');
     }
   });
+
+  it('two fresh starts of one id, the second taking the lock only once the first ended: the workflow runs once', async () => {
+    const once = box.write({ 'START.sh': sh('echo "$RAYMOND_WORKFLOW_ID $PPID" >> "$LOG"', 'echo "<result>once</result>"') }, 'fresh');
+    const id = 'fresh';
+    const go = join(box.dir, 'fresh.go');
+    // The second looks for an existing run first, then waits at its lock until the first ended.
+    const second = box.run([once, '--workflow-id', id], { LOG, NODE_OPTIONS: `--import ${BARRIER}`, RAYMOND_TEST_LOCK_GO: go });
+    for (let i = 0; i < 600 && !existsSync(`${go}.waiting`); i++) await sleep(50);
+    const first = await box.run([once, '--workflow-id', id], { LOG });
+    assert.equal(first.code, 0, first.stderr);
+    writeFileSync(go, '');
+    const late = await second;
+    assert.equal(late.code, 64, late.stderr);
+    assert.match(late.stderr, /^raymond: \S+fresh\.json: a run with id "fresh" already exists; choose another --workflow-id$/m);
+    assert.equal(readFileSync(LOG, 'utf8').split('\n').filter((l) => l.startsWith(`${id} `)).length, 1, 'START.sh ran once');
+  });
+
+  it('a --resume that waits for the lock while another resume finishes the run reads the run as it was left, and runs nothing', async () => {
+    const dir = join(box.dir, '.raymond/state');
+    const seed = await seedRun();
+    const id = 'waiter';
+    writeFileSync(join(dir, `${id}.json`), JSON.stringify({ ...seed, workflow_id: id }));
+    const go = join(box.dir, 'waiter.go');
+    const second = box.run(['--resume', id, '--json'], { LOG, NODE_OPTIONS: `--import ${BARRIER}`, RAYMOND_TEST_LOCK_GO: go });
+    for (let i = 0; i < 600 && !existsSync(`${go}.waiting`); i++) await sleep(50);
+    const first = await box.run(['--resume', id, '--json'], { LOG });
+    assert.equal(first.code, 0, first.stderr);
+    const finished = readFileSync(join(dir, `${id}.json`), 'utf8');
+    writeFileSync(go, '');
+    const late = await second;
+    assert.equal(late.code, 64, late.stderr);
+    assert.match(late.stderr, /^raymond: \S+waiter\.json: run waiter has completed; nothing to resume$/m);
+    assert.equal(readFileSync(LOG, 'utf8').split('\n').filter((l) => l.startsWith(`${id} `)).length, 1, 'STEP.sh ran once');
+    assert.equal(readFileSync(join(dir, `${id}.json`), 'utf8'), finished, 'the finished run is left as it was');
+  });
 });
+
