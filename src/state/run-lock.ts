@@ -127,12 +127,6 @@ export function lockHolder(path: string): LockHolder | undefined {
   return info && holderOf(info);
 }
 
-/** Whether anyone may hold the lock: a live or foreign holder, or an unreadable lock still young. */
-export function lockHeld(path: string): boolean {
-  const snap = snapshot(path);
-  return snap !== undefined && judge(snap).held !== undefined;
-}
-
 function lockedError(path: string, workflowId: string, holder: LockHolder | 'unreadable'): RaymondError {
   if (holder === 'unreadable') {
     return new RaymondError('ERR_LOCKED', `run ${workflowId} is being locked by another process (its lock file is not written yet); try again in a moment`, { file: path });
@@ -153,6 +147,24 @@ function unlinkQuietly(path: string): void {
 
 function errnoOf(err: unknown): string | undefined {
   return (err as NodeJS.ErrnoException).code;
+}
+
+/** Errors of a file system without hard links (vfat, some network shares). */
+const NO_LINKS = new Set(['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS']);
+
+/**
+ * Puts the lock `text`, already written whole to `temp`, at `target` unless
+ * something is there (EEXIST). Where hard links are not supported, the file
+ * is created exclusively and written in one write: a reader may then see it
+ * empty for an instant, which counts as held (UNREADABLE_LOCK_GRACE_MS).
+ */
+function placeExclusive(temp: string, text: string, target: string): void {
+  try {
+    linkSync(temp, target);
+  } catch (err) {
+    if (!NO_LINKS.has(errnoOf(err) ?? '')) throw err;
+    writeFileSync(target, text, { flag: 'wx' });
+  }
 }
 
 function claimName(path: string, stale: Snapshot, n: number): string {
@@ -178,11 +190,11 @@ export function claimFile(path: string, n: number): string | undefined {
  * Returns true when the lock is ours, false to look again, or the live
  * claimant (or 'unreadable' for a claim being written).
  */
-function takeOver(path: string, stale: Snapshot, mine: string): boolean | LockHolder | 'unreadable' {
+function takeOver(path: string, stale: Snapshot, mine: string, text: string): boolean | LockHolder | 'unreadable' {
   for (let n = 1; ; n++) {
     const claim = claimName(path, stale, n);
     try {
-      linkSync(mine, claim);
+      placeExclusive(mine, text, claim);
     } catch (err) {
       if (errnoOf(err) !== 'EEXIST') throw err;
       const other = snapshot(claim);
@@ -228,7 +240,7 @@ export function acquireLock(path: string, workflowId: string): () => void {
   try {
     for (let attempt = 0; attempt < 5 && !taken; attempt++) {
       try {
-        linkSync(temp, path);
+        placeExclusive(temp, text, path);
         taken = true;
         break;
       } catch (err) {
@@ -240,7 +252,7 @@ export function acquireLock(path: string, workflowId: string): () => void {
       if (held !== undefined) throw lockedError(path, workflowId, held);
       let outcome: ReturnType<typeof takeOver>;
       try {
-        outcome = takeOver(path, snap, temp);
+        outcome = takeOver(path, snap, temp, text);
       } catch (err) {
         return fail(err);
       }
