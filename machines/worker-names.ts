@@ -16,9 +16,35 @@ export function workerStem(target: string): string {
   return six.replace(/\d+$/, '') || 'state';
 }
 
-/** The id of the n-th worker a parent forks: `{parent}_{stem}{n}`. */
+/**
+ * The longest id a worker gets. An id becomes a folder name (its task
+ * folder, a `--worktrees off` folder) and part of a branch name, and a file
+ * name may hold at most 255 bytes: without a bound, a chain of forks about
+ * 40 deep would fail the run for good.
+ */
+export const MAX_WORKER_ID_LENGTH = 100;
+
+/** 64-bit FNV-1a of a text, in 16 hex digits: a short, stable stand-in for a long parent id. */
+function hash64(text: string): string {
+  let h = 0xcbf29ce484222325n;
+  for (let i = 0; i < text.length; i++) {
+    h ^= BigInt(text.charCodeAt(i));
+    h = (h * 0x100000001b3n) & 0xffffffffffffffffn;
+  }
+  return h.toString(16).padStart(16, '0');
+}
+
+/**
+ * The id of the n-th worker a parent forks: `{parent}_{stem}{n}`. Where that
+ * would pass MAX_WORKER_ID_LENGTH, the parent's part is its first part and a
+ * hash of the whole parent id, joined by `-` (`main-1f3a...`): ids are
+ * otherwise letters, digits and `_`, so such a part never equals a real id,
+ * and two parents give one part only if their hashes collide.
+ */
 export function workerId(parentId: string, target: string, n: number): string {
-  return `${parentId}_${workerStem(target)}${n}`;
+  const own = `_${workerStem(target)}${n}`;
+  if (parentId.length + own.length <= MAX_WORKER_ID_LENGTH) return `${parentId}${own}`;
+  return `${parentId.split(/[-_]/)[0]!.slice(0, 16)}-${hash64(parentId)}${own}`;
 }
 
 /** Ids of the workers one `<fork>` step creates, in order, given the parent's counter before the step. */
@@ -53,7 +79,8 @@ export function forkCounterFloors(ids: Iterable<string>): Map<string, number> {
   const floors = new Map<string, number>();
   for (const id of ids) {
     const w = workerNumber(id);
-    if (w && w.n > (floors.get(w.parentId) ?? 0)) floors.set(w.parentId, w.n);
+    // A shortened parent (`main-1f3a..._w2`) is no agent's id, and the current rule named it: no floor.
+    if (w && !w.parentId.includes('-') && w.n > (floors.get(w.parentId) ?? 0)) floors.set(w.parentId, w.n);
   }
   return floors;
 }

@@ -6,7 +6,7 @@ import { formatError } from '../errors.js';
 import { stateLabel } from './describe-event.js';
 import { pendingAsks } from '../../machines/asks.js';
 import { branchExists, checkedOut, removeFolder, summarizeWorktree, worktreesDir } from '../worktrees/git-worktrees.js';
-import { lockHolder } from '../state/run-lock.js';
+import { acquireLock, lockHolder } from '../state/run-lock.js';
 import { lockFilePath, readStateFile, stateFilePath } from '../state/state-file.js';
 
 interface RunSummary {
@@ -121,10 +121,22 @@ export async function runStatus(stateDir: string, id: string, json: boolean): Pr
  * branches, so committed work stays reachable.
  */
 export async function runWorktrees(stateDir: string, id: string, opts: { prune: boolean; json: boolean }): Promise<string> {
-  const state = await readStateFile(stateFilePath(stateDir, id), id);
-  const refs = state.agents.filter((a) => a.worktree).map((a) => ({ agent: a.id, w: a.worktree! }));
-  const repos = [...new Set(refs.map((r) => r.w.repo))];
-  if (opts.prune) await pruneRun(repos, id, refs.map((r) => r.w));
+  const read = async () => {
+    const state = await readStateFile(stateFilePath(stateDir, id), id);
+    const refs = state.agents.filter((a) => a.worktree).map((a) => ({ agent: a.id, w: a.worktree! }));
+    return { refs, repos: [...new Set(refs.map((r) => r.w.repo))] };
+  };
+  let { refs, repos } = await read();
+  if (opts.prune) {
+    // The run's own lock, held while pruning: a live run's agents work in these folders, and no resume starts meanwhile.
+    const release = acquireLock(lockFilePath(stateDir, id), id);
+    try {
+      ({ refs, repos } = await read());
+      await pruneRun(repos, id, refs.map((r) => r.w));
+    } finally {
+      release();
+    }
+  }
   const checkouts = new Map<string, Map<string, string>>();
   for (const repo of repos) checkouts.set(repo, existsSync(repo) ? await checkedOut(repo) : new Map());
   const rows = [];

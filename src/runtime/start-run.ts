@@ -1,4 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
+import { access } from 'node:fs/promises';
 import { CONTINUE_LATEST } from '../executors/executor.js';
 import { DEFAULT_DISALLOWED_TOOLS } from '../claude/claude-argv.js';
 import type { StoredAgent, WorkflowState } from '../../machines/types.js';
@@ -9,7 +10,8 @@ import { isMarkdown } from '../scope/extensions.js';
 import { openScope, resumeSpecifier, type Scope } from '../scope/scope.js';
 import { ScopeSet } from '../scope/scope-set.js';
 import { acquireLock } from '../state/run-lock.js';
-import { checkWorkflowId, lockFilePath, prepareStateFile, readStateFile, removeLeftoverTemps, stateFilePath } from '../state/state-file.js';
+import { checkWorkflowId, lockFilePath, prepareStateFile, readStateFile, refuseExisting, removeLeftoverTemps, stateFilePath } from '../state/state-file.js';
+import { checkStoredStates } from './stored-states.js';
 import { composeRun, type RunHooks, type RunOutcome } from './compose-run.js';
 import { applyResumeAnswers, type ResumeAnswers } from './resume-answers.js';
 import { checkQueue } from './queued-run.js';
@@ -75,6 +77,8 @@ export async function startWorkflow(req: StartRequest): Promise<RunOutcome> {
     const stateFile = await prepareStateFile(req.stateDir, workflowId);
     const release = acquireLock(lockFilePath(req.stateDir, workflowId), workflowId);
     try {
+      // Again under the lock: a start of the same id may have run to the end between the first look and the lock.
+      await refuseExisting(stateFile, workflowId);
       const now = new Date().toISOString();
       const state: WorkflowState = {
         version: 1,
@@ -103,9 +107,12 @@ export async function startWorkflow(req: StartRequest): Promise<RunOutcome> {
 /** Continues a run from its state file: every live agent re-runs its current state. */
 export async function resumeWorkflow(req: ResumeRequest): Promise<RunOutcome> {
   const stateFile = stateFilePath(req.stateDir, req.workflowId);
-  const state = await readStateFile(stateFile, req.workflowId);
+  // A missing run is refused before a lock file is made for it.
+  await access(stateFile).catch(() => readStateFile(stateFile, req.workflowId));
   const release = acquireLock(lockFilePath(req.stateDir, req.workflowId), req.workflowId);
   try {
+    // Read only once the lock is ours: a copy read before could predate what the previous holder wrote last.
+    const state = await readStateFile(stateFile, req.workflowId);
     const live = state.agents.filter((a) => a.status !== 'terminated');
     if (live.length === 0) {
       throw new RaymondError('ERR_STATE_FILE', `run ${req.workflowId} has ${state.status === 'completed' ? 'completed' : 'no live agent'}; nothing to resume`, { file: stateFile });
@@ -139,6 +146,7 @@ export async function resumeWorkflow(req: ResumeRequest): Promise<RunOutcome> {
         await scopes.preload(scopeKeys(live)).catch((err: unknown) => {
           throw new RaymondError('ERR_WORKFLOW_CHANGED', `a workflow that run ${req.workflowId}'s agents are in is gone (${formatError(err)}); restore it to resume`, { file: stateFile });
         });
+        checkStoredStates(live, scopes, stateFile, req.workflowId);
         return composeRun(resumed, scopes, stateFile, settings, req, true);
       });
     } finally {

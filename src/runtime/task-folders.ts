@@ -1,8 +1,8 @@
-import { mkdir } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
 import type { AgentRecord, StoredAgent } from '../../machines/types.js';
 import { RaymondError, errorMessage } from '../errors.js';
 import { taskFolderPath } from '../task-folder-pattern.js';
+import { DISK_FULL_HINT, isDiskFull, makeFolders } from '../make-folders.js';
 
 /** The task folders of one run: where each goes, and making them when a step first needs one. */
 export interface TaskFolders {
@@ -37,8 +37,8 @@ export function createTaskFolders(root: string, pattern: string, workflowId: str
     of: (agent) => agent.task_folder ?? path(agent.id, 1),
     async ensure(folder, where) {
       if (made.has(folder)) return;
-      await mkdir(folder, { recursive: true }).catch((err: unknown) => {
-        throw new RaymondError('ERR_TASK_FOLDER', `cannot make the task folder ${folder}: ${errorMessage(err)}`, { file: where });
+      await makeFolders(folder).catch((err: unknown) => {
+        throw new RaymondError('ERR_TASK_FOLDER', `cannot make the task folder ${folder}: ${errorMessage(err)}${isDiskFull(err) ? DISK_FULL_HINT : ''}`, { file: where });
       });
       made.add(folder);
     },

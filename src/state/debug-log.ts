@@ -1,8 +1,9 @@
-import { closeSync, createWriteStream, mkdirSync, openSync, readSync, readdirSync, statSync, type WriteStream } from 'node:fs';
+import { closeSync, createWriteStream, openSync, readSync, readdirSync, statSync, type WriteStream } from 'node:fs';
 import { join } from 'node:path';
 import type { RunEvent } from '../../machines/run-events.js';
 import { failureText } from '../../machines/step-failure.js';
 import { AppendFile } from './append-file.js';
+import { makeFoldersSync } from '../make-folders.js';
 
 /** What a script step leaves in `scripts.jsonl`. */
 export interface ScriptRecord {
@@ -62,7 +63,7 @@ export class DebugLog {
     this.transitions = new AppendFile(join(dir, 'transitions.log'), (err) => this.fail(err));
     this.scripts = new AppendFile(join(dir, SCRIPTS), (err) => this.fail(err));
     this.guard(() => {
-      mkdirSync(dir, { recursive: true });
+      makeFoldersSync(dir);
       for (const name of readdirSync(dir)) {
         const m = /_(\d{3,})\.(jsonl|stdout|stderr|meta\.json)$/.exec(name);
         if (m) this.last = Math.max(this.last, Number(m[1]));

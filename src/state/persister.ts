@@ -7,6 +7,7 @@ import type { PersisterEvent, SupervisorEvent } from '../../machines/supervisor.
 import { writeAllSync } from './append-file.js';
 import { journalLine, noteWritten, type WrittenStacks } from './journal.js';
 import { journalFilePath } from './state-file.js';
+import { DISK_FULL_HINT, isDiskFull } from '../make-folders.js';
 
 /** Counts for the benchmark and tests. */
 export interface PersisterStats {
@@ -74,8 +75,7 @@ export function createPersister(path: string, stats: PersisterStats = { writes: 
       if (failed) return;
       failed = true;
       const code = (error as NodeJS.ErrnoException).code;
-      const full = code === 'ENOSPC' || code === 'EFBIG' || code === 'EDQUOT';
-      const text = `${file}: cannot write the state file: ${code ? `${code}: ` : ''}${errorText(error).replace(/^\w+: /, '')}${full ? '; make room, then resume' : ''}`;
+      const text = `${file}: cannot write the state file: ${code ? `${code}: ` : ''}${errorText(error).replace(/^\w+: /, '')}${isDiskFull(error) ? DISK_FULL_HINT : ''}`;
       if (!stopped) sendBack({ type: 'state.write_failed', error: new Error(text) } satisfies SupervisorEvent);
     };
 

@@ -1,9 +1,11 @@
-import { mkdir, readFile, readdir, stat, unlink } from 'node:fs/promises';
+import { readFile, readdir, stat, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { RaymondError } from '../errors.js';
 import { ignoreRaymondFolder } from '../raymond-folder.js';
+import { DISK_FULL_HINT, isDiskFull, makeFolders } from '../make-folders.js';
 import type { WorkflowState } from '../../machines/types.js';
 import { applyJournal } from './journal.js';
+import { stateFileProblem } from './state-schema.js';
 
 const WORKFLOW_ID = /^[A-Za-z0-9_-]{1,128}$/;
 
@@ -37,15 +39,20 @@ export function lockFilePath(stateDir: string, workflowId: string): string {
 
 /** Makes the state directory (keeping `.raymond/` out of git) and refuses to reuse an existing run's id. */
 export async function prepareStateFile(stateDir: string, workflowId: string): Promise<string> {
-  await mkdir(stateDir, { recursive: true }).catch((err: NodeJS.ErrnoException) => {
-    throw new RaymondError('ERR_STATE_FILE', `cannot create the state directory: ${err.code ?? err.message}`, { file: stateDir });
+  await makeFolders(stateDir).catch((err: NodeJS.ErrnoException) => {
+    throw new RaymondError('ERR_STATE_FILE', `cannot create the state directory: ${err.code ? err.message : String(err)}${isDiskFull(err) ? DISK_FULL_HINT : ''}`, { file: stateDir });
   });
   await ignoreRaymondFolder(dirname(stateDir));
   const path = stateFilePath(stateDir, workflowId);
+  await refuseExisting(path, workflowId);
+  return path;
+}
+
+/** Refuses a new run whose state file exists already. */
+export async function refuseExisting(path: string, workflowId: string): Promise<void> {
   if (await stat(path).then(() => true, () => false)) {
     throw new RaymondError('ERR_WORKFLOW_ID', `a run with id "${workflowId}" already exists; choose another --workflow-id`, { file: path });
   }
-  return path;
 }
 
 /**
@@ -85,15 +92,17 @@ export async function readStateFile(path: string, id?: string): Promise<Workflow
   if (state.version !== 1) {
     throw new RaymondError('ERR_STATE_FILE', `state file version ${JSON.stringify(state.version)} is not one this build knows (1); use the Raymond that wrote it`, { file: path });
   }
+  checkShape(state, path);
   const journal = await readFile(journalFilePath(path), 'utf8').catch(() => undefined);
-  if (journal !== undefined) return checkShape(applyJournal(state as WorkflowState, journal, journalFilePath(path)), path);
-  return checkShape(state as WorkflowState, path);
+  if (journal === undefined) return state as WorkflowState;
+  return checkShape(applyJournal(state as WorkflowState, journal, journalFilePath(path)), path);
 }
 
-function checkShape(state: WorkflowState, path: string): WorkflowState {
-  const broken = state.agents.find((a) => !a || typeof a.id !== 'string' || typeof a.state !== 'string' || !Array.isArray(a.stack) || typeof a.cwd !== 'string');
-  if (broken !== undefined || typeof state.scope?.path !== 'string' || typeof state.options !== 'object' || !WORKFLOW_ID.test(state.workflow_id)) {
-    throw new RaymondError('ERR_STATE_FILE', 'the state file is damaged (an agent or the scope is malformed)', { file: path });
-  }
+/** The state file's schema (src/state/state-schema.ts), and an id that is one. */
+function checkShape(state: unknown, path: string): WorkflowState {
+  const problem = stateFileProblem(state);
+  if (problem !== undefined) throw new RaymondError('ERR_STATE_FILE', `the state file is damaged: ${problem}`, { file: path });
+  const { workflow_id: id } = state as WorkflowState;
+  if (!WORKFLOW_ID.test(id)) throw new RaymondError('ERR_STATE_FILE', `the state file is damaged: workflow_id ${JSON.stringify(id).slice(0, 140)} is not a run id`, { file: path });
   return state as WorkflowState;
 }

@@ -1,4 +1,4 @@
-import { mkdir, readdir } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { WorktreeRef } from '../../machines/types.js';
 import { RaymondError } from '../errors.js';
@@ -8,6 +8,7 @@ import { averageHold, growDelayMs } from './pool-growth.js';
 import { saveWork } from './save-work.js';
 import { readFolder } from './worktree-folder.js';
 import { switchFolder, type Folder } from './worktree-switch.js';
+import { makeFolders } from '../make-folders.js';
 
 /** What the pool did in a run, for the summary and `--json`. */
 export interface WorktreePoolStats {
@@ -113,7 +114,7 @@ export function createWorktreePool(workflowId: string): WorktreePool {
   function addFolder(folders: RepoFolders, repo: string, path: string, base: string): Promise<Folder> {
     return serialized(repo, async () => {
       grew(folders);
-      await mkdir(join(path, '..'), { recursive: true });
+      await makeFolders(join(path, '..'));
       const add = await git(repo, ['worktree', 'add', '--quiet', '--no-checkout', '--detach', path, base], repo);
       if (!add.ok) {
         shrank(folders);

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { execa } from 'execa';
+import { execa, execaSync } from 'execa';
 import { CLI, Sandbox, sh, summary } from '../helpers/cli.js';
 
 const box = new Sandbox();
@@ -41,3 +41,51 @@ describe('a full disk', () => {
     assert.equal(box.state('full').status, 'completed');
   });
 });
+
+/** A tmpfs of few inodes, mounted for the test (needs root): files run out long before bytes do. */
+function fewInodes(): string | undefined {
+  const dir = join(box.dir, 'few-inodes');
+  mkdirSync(dir);
+  try {
+    execaSync('mount', ['-t', 'tmpfs', '-o', 'size=50m,nr_inodes=64', 'tmpfs', dir]);
+  } catch {
+    return undefined;
+  }
+  after(() => execaSync('umount', ['-l', dir], { reject: false }));
+  return dir;
+}
+
+describe('a disk out of inodes', () => {
+  it('is a full disk: one line naming the folder it could not make, ENOSPC and not ENOENT, and the run resumes once there is room', async (t) => {
+    const project = fewInodes();
+    if (!project) return t.skip('cannot mount a tmpfs here (not root)');
+    mkdirSync(join(project, '.raymond'));
+    const wf = box.write(
+      {
+        'START.sh': sh('for i in $(seq 1 80); do printf "<fork next=\\"DONE\\">W</fork>"; done'),
+        'W.sh': sh('echo "<result>w</result>"'),
+        'DONE.sh': sh('echo "<result>done</result>"'),
+      },
+      'inodes',
+    );
+    const run = (args: string[]) => execa(process.execPath, [CLI, ...args], { cwd: project, reject: false, stdin: 'ignore' });
+    const first = await run([wf, '--workflow-id', 'inodes', '--quiet', '--no-debug']);
+    assert.equal(first.exitCode, 1, first.stderr);
+    assert.match(first.stderr, /^raymond: \S+W\.sh: cannot make the task folder \S+: ENOSPC: no space left on device, mkdir '\S+'; make room, then resume$/m);
+    assert.doesNotMatch(first.stderr, /ENOENT|\n\s+at /);
+    execaSync('mount', ['-o', 'remount,nr_inodes=4096', project]);
+    const resumed = await run(['--resume', 'inodes', '--json']);
+    assert.equal(resumed.exitCode, 0, resumed.stderr);
+    assert.equal(summary({ code: 0, stdout: String(resumed.stdout), stderr: '' }).results.main, 'done');
+  });
+});
+
+describe('a folder Raymond cannot make', () => {
+  it('--state-dir under /proc is one line and exit 64, not a hang', { skip: !process.platform.startsWith('linux') }, async () => {
+    const wf = box.write({ 'START.sh': sh('echo "<result>x</result>"') }, 'proc');
+    const r = await box.run([wf, '--state-dir', '/proc/raymond-nope/state']);
+    assert.equal(r.code, 64, r.stderr);
+    assert.equal(r.stderr, "raymond: /proc/raymond-nope/state: cannot create the state directory: ENOENT: no such file or directory, mkdir '/proc/raymond-nope'\n");
+  });
+});
+

@@ -181,6 +181,67 @@ describe('raymond --resume', () => {
     }
   });
 
+  it('a hand-edited state or stack frame naming a file outside the workflow runs nothing, even with --allow-changes', async () => {
+    const wf = flaky('edited-state');
+    assert.equal((await box.run([wf, '--workflow-id', 'hand'])).code, 1);
+    writeFileSync(join(box.dir, 'hand.ok'), '');
+    const evil = join(box.dir, 'evil.sh');
+    writeFileSync(evil, sh(`touch ${join(box.dir, 'ESCAPED')}`, 'echo "<result>escaped</result>"'), { mode: 0o755 });
+    const file = join(box.dir, '.raymond/state/hand.json');
+    const good = JSON.parse(readFileSync(file, 'utf8')) as { agents: Array<{ id: string; state: string; stack: unknown[] }> };
+    const edits: Array<[string, (a: { state: string; stack: unknown[] }) => void, RegExp]> = [
+      ['state', (a) => (a.state = '../../evil.sh'), /agent main's state "\.\.\/\.\.\/evil\.sh" is not a state of run hand's workflow \(target "\.\.\/\.\.\/evil\.sh" is a path/],
+      ['frame', (a) => (a.stack = [{ state: '../evil.sh', session: null }]), /agent main's stack frame 1 "\.\.\/evil\.sh" is not a state of run hand's workflow/],
+      ['no extension', (a) => (a.state = 'END'), /agent main's state "END" is not a state file name of run hand's workflow \(it would be END\.sh\)/],
+    ];
+    for (const [what, edit, pattern] of edits) {
+      const state = structuredClone(good);
+      edit(state.agents.find((a) => a.id === 'main')!);
+      const text = JSON.stringify(state);
+      writeFileSync(file, text);
+      for (const extra of [[], ['--allow-changes']]) {
+        const r = await box.run(['--resume', 'hand', ...extra]);
+        assert.equal(r.code, 64, `${what}: ${r.stderr}`);
+        assert.ok(r.stderr.startsWith(`raymond: ${file}: `), r.stderr);
+        assert.match(r.stderr, pattern, what);
+        assert.equal(r.stderr.trim().split('\n').length, 1, `one line: ${r.stderr}`);
+        assert.equal(existsSync(join(box.dir, 'ESCAPED')), false, `${what}: evil.sh did not run`);
+        assert.equal(readFileSync(file, 'utf8'), text, 'the state file is untouched');
+      }
+    }
+    writeFileSync(file, JSON.stringify(good));
+    const r = await box.run(['--resume', 'hand', '--json']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(summary(r).results.main, 'end fine');
+  });
+
+  it('fields of the wrong type give one line naming the state file and the field, for --resume, --status and --list', async () => {
+    const wf = flaky('typed');
+    assert.equal((await box.run([wf, '--workflow-id', 'typed'])).code, 1);
+    const file = join(box.dir, '.raymond/state/typed.json');
+    const good = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown> & { agents: Array<Record<string, unknown>> };
+    const cases: Array<[Record<string, unknown>, string]> = [
+      [{ ...good, total_cost_usd: 'abc' }, 'total_cost_usd is "abc"; it must be a number'],
+      [{ ...good, results: null }, 'results is null; it must be an object of strings'],
+      [{ ...good, options: { ...(good.options as object), max_parallel: '2' } }, 'options.max_parallel is "2"; it must be a number'],
+      [{ ...good, agents: [{ ...good.agents[0], stack: [{ state: 7, session: null }] }] }, 'agents[0].stack[0].state is 7; it must be a string'],
+      [{ ...good, agents: [null] }, 'agents[0] must be an object'],
+    ];
+    for (const [state, problem] of cases) {
+      const text = JSON.stringify(state);
+      writeFileSync(file, text);
+      const line = `${file}: the state file is damaged: ${problem}\n`;
+      for (const args of [['--resume', 'typed'], ['--status', 'typed']]) {
+        const r = await box.run(args);
+        assert.equal(r.code, 64, `${args[0]} ${problem}: ${r.stderr}`);
+        assert.equal(r.stderr, `raymond: ${line}`);
+      }
+      const list = await box.run(['--list']);
+      assert.ok(list.stderr.includes(`warning: skipped ${line}`), list.stderr);
+      assert.equal(readFileSync(file, 'utf8'), text);
+    }
+  });
+
   it('a completed run has nothing to resume', async () => {
     const wf = box.write({ 'START.sh': sh('echo "<result>x</result>"') }, 'doneflow');
     await box.run([wf, '--workflow-id', 'done1']);

@@ -64,4 +64,30 @@ describe('forked worker ids', () => {
     const ids = box.state('legacy').agents.map((a) => a.id);
     assert.equal(new Set(ids).size, ids.length);
   });
+
+  it('a chain of forks 60 deep completes: ids stay short enough to be folder names, each agent keeps its own folder', async () => {
+    const wf = box.write(
+      {
+        // Each WORKER forks the next one (8 characters of id per level unbounded: 60 levels would be 480).
+        'START.sh': sh('echo "<fork next=\\"DONE\\" level=\\"1\\">WORKER</fork>"'),
+        'WORKER.sh': sh(
+          '[ -d "$RAYMOND_TASK_FOLDER" ] || exit 7',
+          'if [ "$level" -lt 60 ]; then echo "<fork next=\\"DONE\\" level=\\"$((level + 1))\\">WORKER</fork>"; else echo "<result>bottom $RAYMOND_AGENT_ID</result>"; fi',
+        ),
+        'DONE.sh': sh('echo "<result>done</result>"'),
+      },
+      'chain',
+    );
+    const r = await box.run([wf, '--json', '--workflow-id', 'chain', '--quiet']);
+    assert.equal(r.code, 0, r.stderr);
+    const { results } = summary(r);
+    const ids = Object.keys(results);
+    assert.equal(ids.length, 61, 'main and 60 workers');
+    assert.ok(ids.every((id) => id.length <= 100), ids.filter((id) => id.length > 100).join(' '));
+    const bottom = Object.values(results).find((v) => v.startsWith('bottom '))!;
+    assert.match(bottom, /^bottom main-[0-9a-f]{16}(_worker1)+$/, 'the deepest id names a shortened parent');
+    const state = box.state('chain');
+    assert.equal(new Set(state.agents.map((a) => a.task_folder)).size, 61, 'a folder of its own each');
+  });
 });
+

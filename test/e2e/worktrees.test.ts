@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, describe, it } from 'node:test';
@@ -159,5 +159,32 @@ describe('worktrees sized to concurrency (real git)', () => {
     assert.equal(git(join(repo, '.raymond/worktrees/off/main_w1'), 'rev-parse', '--abbrev-ref', 'HEAD'), 'raymond/off/main_w1');
     assert.match(r.stderr, /main_w1: raymond\/off\/main_w1: 1 commit, .* at .*\.raymond\/worktrees\/off\/main_w1/);
     assert.equal(existsSync(join(repo, '.raymond/worktrees/off/main_w1/.git')), true);
+  });
+
+  it('worktrees ID --prune refuses while the run is live, leaving its agents’ folders and work, and prunes once it ended', async () => {
+    const repo = makeRepo(repoFiles);
+    const log = logDir('live');
+    const wf = box.write(
+      {
+        'START.sh': sh('echo "<fork next=\\"DONE\\" worktree=\\"w\\">W</fork>"'),
+        // Leaves work uncommitted in its folder and waits until told to go on.
+        'W.sh': sh('echo wip > wip.txt; pwd > "$LOG/where"; while [ ! -f "$LOG/go" ]; do sleep 0.05; done; echo "<result>w</result>"'),
+        'DONE.sh': sh('echo "<result>all done</result>"'),
+      },
+      'live',
+    );
+    const child = execa(process.execPath, [CLI, wf, '--workflow-id', 'live', '--worktrees', 'off', '--quiet'], { cwd: repo, env: { LOG: log }, reject: false, stdin: 'ignore' });
+    for (let i = 0; i < 400 && !existsSync(join(log, 'where')); i++) await sleep(50);
+    const folder = readFileSync(join(log, 'where'), 'utf8').trim();
+    const r = await raymond(['worktrees', 'live', '--prune'], { cwd: repo });
+    assert.equal(r.code, 64);
+    assert.match(r.stderr, new RegExp(`^raymond: .*live\\.lock: run live is in use by process ${child.pid} \\(since .*\\); wait for it or stop it first\n$`));
+    assert.equal(readFileSync(join(folder, 'wip.txt'), 'utf8'), 'wip\n', 'the live agent’s folder and its uncommitted work are kept');
+    mkdirSync(log, { recursive: true });
+    writeFileSync(join(log, 'go'), '');
+    assert.equal((await child).exitCode, 0);
+    const pruned = await raymond(['worktrees', 'live', '--prune'], { cwd: repo });
+    assert.equal(pruned.code, 0, pruned.stderr);
+    assert.equal(existsSync(folder), false, 'pruned once the run ended');
   });
 });

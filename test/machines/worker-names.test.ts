@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { forkCounterFloors, nameWorkers, workerId, workerNumber, workerStem } from '../../machines/worker-names.js';
+import { MAX_WORKER_ID_LENGTH, forkCounterFloors, nameWorkers, workerId, workerNumber, workerStem } from '../../machines/worker-names.js';
 
 describe('worker names', () => {
   it('takes up to six letters and digits of the target, lower case, without extension', () => {
@@ -46,4 +46,24 @@ describe('worker names', () => {
     const next = nameWorkers('main', floors.get('main')!, Array(10).fill('W.sh'));
     assert.ok(!next.includes('main_w11'), next.join(' '));
   });
+
+  it('keeps ids at most MAX_WORKER_ID_LENGTH long, however deep the chain, the same way each time and apart for two parents', () => {
+    let id = 'main';
+    const seen = new Set<string>();
+    for (let level = 0; level < 500; level++) {
+      const next = workerId(id, 'WORKER.md', 1);
+      assert.ok(next.length <= MAX_WORKER_ID_LENGTH, next);
+      assert.equal(workerId(id, 'WORKER.md', 1), next, 'the same name after a crash');
+      assert.ok(!seen.has(next));
+      seen.add(next);
+      id = next;
+    }
+    const long = 'main' + '_worker1'.repeat(12);
+    assert.equal(workerId(long, 'W.sh', 2).length <= MAX_WORKER_ID_LENGTH, true);
+    assert.match(workerId(long, 'W.sh', 2), /^main-[0-9a-f]{16}_w2$/);
+    assert.notEqual(workerId(long, 'W.sh', 2), workerId(`${long}_w1`, 'W.sh', 2));
+    assert.equal(workerNumber(workerId(long, 'W.sh', 2))!.n, 2);
+    assert.deepEqual([...forkCounterFloors([workerId(long, 'W.sh', 2)])], [], 'a shortened parent is no agent: no floor');
+  });
 });
+
