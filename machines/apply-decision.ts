@@ -138,6 +138,7 @@ function apply(record: AgentRecord, decision: Decision, session: string | null):
       // Every worker is remembered until a <join> gathers it, so a join also gathers workers of earlier forks.
       if (spawns.length > 0) next.forked = [...(record.forked ?? []), ...spawns.map((s) => s.id)];
       if (decision.join) next.joining = true;
+      if (decision.worktree) next.worktree = decision.worktree;
       return { outcome: decision.join ? 'join' : 'continue', spawns, record: next };
     }
     case 'ask':

@@ -137,9 +137,10 @@ export type Decision =
    * `<fork>` tags, with the parent's continuation `next`. With `join` (a
    * `<join>NEXT</join>`, alone or beside the forks) the parent waits at
    * `next` until every worker it forked and has not joined yet has ended;
-   * `next` then runs with their results as its input.
+   * `next` then runs with their results as its input. `worktree`: a joining
+   * agent's worktree once its folder went back to the pool for the wait.
    */
-  | { kind: 'fork'; next: string; nextInput?: string | undefined; workers: ForkSpawn[]; join?: true | undefined }
+  | { kind: 'fork'; next: string; nextInput?: string | undefined; workers: ForkSpawn[]; join?: true | undefined; worktree?: WorktreeRef | undefined }
   /** `worktree`: the agent's worktree as it was left, when the agent terminates. */
   | { kind: 'result'; payload: string; worktree?: WorktreeRef | undefined }
   /**
