@@ -120,9 +120,9 @@ export async function mergeInto(folder: string, tip: string, message: string, en
   return { ok: false, conflicts: files, status, error: m.error };
 }
 
-/** The commits `from..to`, oldest first. */
+/** The commits `from..to` along the first parents (a merge of BRANCH counts once, not with what it brought), oldest first. */
 export async function commitsBetween(folder: string, from: string, to: string): Promise<Array<{ sha: string; subject: string }>> {
-  const r = await git(folder, ['log', '--reverse', '--format=%H %s', `${from}..${to}`], folder);
+  const r = await git(folder, ['log', '--reverse', '--first-parent', '--format=%H %s', `${from}..${to}`], folder);
   if (!r.ok || r.stdout === '') return [];
   return r.stdout.split('\n').map((l) => ({ sha: l.slice(0, 40), subject: l.slice(41) }));
 }

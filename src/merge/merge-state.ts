@@ -124,3 +124,21 @@ export async function writeMergeState(stateDir: string, state: MergeState): Prom
     throw new RaymondError('ERR_STATE_FILE', `cannot write the merge state: ${err.code ?? err.message}`, { file: path });
   });
 }
+
+/** What `--status` shows of a run's merges: their resolution turns and cost, and each BRANCH's counts. */
+export interface MergeStatus {
+  cost_usd: number;
+  turns: MergeTurn[];
+  into: Array<{ branch: string; merged: number; left_out: number }>;
+}
+
+/** A run's merges as `--status` shows them, or undefined when it was never merged. */
+export async function mergeStatus(stateDir: string, workflowId: string): Promise<MergeStatus | undefined> {
+  const state = await readMergeState(stateDir, workflowId);
+  if (!state) return undefined;
+  const into = Object.values(state.targets).map((t) => {
+    const entries = Object.values(t.branches);
+    return { branch: t.into, merged: entries.filter((e) => e.status === 'merged').length, left_out: entries.filter((e) => e.status !== 'merged' && e.status !== 'nothing').length };
+  });
+  return { cost_usd: state.total_cost_usd, turns: state.turns, into };
+}

@@ -1,0 +1,97 @@
+import assert from 'node:assert/strict';
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { raymond, sh } from '../../helpers/cli.js';
+import { ClaudeSandbox } from '../../helpers/claude-sandbox.js';
+import { git, makeRepo, removeTemps } from '../../helpers/git-repo.js';
+
+const box = new ClaudeSandbox();
+before(() => box.start());
+after(async () => {
+  await box.stop();
+  removeTemps();
+});
+
+/** The line counts of every transcript Claude Code keeps of `session` (merge copies it to the fix folder's project). */
+function transcriptLines(session: string): number[] {
+  const projects = join(box.home, '.claude/projects');
+  return readdirSync(projects).flatMap((dir) => {
+    try {
+      return [readFileSync(join(projects, dir, `${session}.jsonl`), 'utf8').trim().split('\n').length];
+    } catch {
+      return [];
+    }
+  });
+}
+
+describe('raymond merge with a Claude Code worker (real claude, scripted API)', () => {
+  it("a conflict goes back to the worker's own session, forked, which resolves and commits it; the fix is merged and its cost is the run's", async () => {
+    const repo = makeRepo({ 'README.md': 'hello\n' });
+    const s = box.server;
+    // Each worker edits the one line of README.md its own way and commits.
+    s.on(/^EDIT-README (\w+)/, (r) => {
+      const which = /^EDIT-README (\w+)/.exec(r.prompt)![1]!;
+      if (r.afterTool) return { text: `<result>edited ${which}</result>` };
+      return { toolUse: { name: 'Bash', input: { command: `printf 'hello from ${which}\\n' > README.md && git commit -qam "edit by ${which}"`, description: 'edit' } } };
+    });
+    // The resolution turn: keeps both lines and concludes the merge the folder is in.
+    s.on('Raymond is merging the branches of run confl', (r) => {
+      if (r.afterTool) return { text: 'Kept both lines and committed.' };
+      return { toolUse: { name: 'Bash', input: { command: "printf 'hello from one\\nhello from two\\n' > README.md && git add README.md && git commit -qm 'resolve: keep both greetings'", description: 'resolve' } } };
+    });
+    const wf = box.write(
+      {
+        'START.sh': sh(`echo '<fork next="DONE.sh" worktree="w" which="one">W.md</fork><fork next="DONE.sh" worktree="w" which="two">W.md</fork>'`),
+        'W.md': 'EDIT-README {{which}}: change the greeting in README.md and commit.',
+        'DONE.sh': sh('echo "<result>forked</result>"'),
+      },
+      'confl-wf',
+    );
+    const env = box.env({ IS_SANDBOX: '1' });
+    const run = await raymond([wf, '--workflow-id', 'confl', '--dangerously-skip-permissions', '--quiet', '--max-parallel', '1'], { cwd: repo, env, timeoutMs: 120_000 });
+    assert.equal(run.code, 0, run.stderr);
+    const state = JSON.parse((await raymond(['--status', 'confl', '--json'], { cwd: repo, env })).stdout) as { total_cost_usd: number; agents: Array<{ id: string; session: string }> };
+    const runCost = state.total_cost_usd;
+    assert.ok(runCost > 0);
+    const w2 = state.agents.find((a) => a.id === 'main_w2')!;
+    const [w2Lines] = transcriptLines(w2.session);
+
+    const r = await raymond(['merge', 'confl', '--into', 'confl-merged', '--check', 'grep -q "hello from two" README.md || ! git log -1 --format=%s | grep -q two', '--json'], { cwd: repo, env, timeoutMs: 180_000 });
+    assert.equal(r.code, 0, `${r.stdout}\n${r.stderr}`);
+    const out = JSON.parse(r.stdout) as { merged: Array<{ agent: string; resolved: boolean; attempts: number; cost_usd: number; fix_commits: Array<{ subject: string }> }>; left_out: unknown[]; cost_usd: number };
+    assert.deepEqual(out.left_out, []);
+    assert.deepEqual(out.merged.map((m) => [m.agent, m.resolved]), [['main_w1', false], ['main_w2', true]]);
+    const fixed = out.merged[1]!;
+    assert.equal(fixed.attempts, 1);
+    assert.deepEqual(fixed.fix_commits.map((c) => c.subject), ['resolve: keep both greetings']);
+    assert.ok(fixed.cost_usd > 0 && out.cost_usd === fixed.cost_usd, JSON.stringify(out));
+    assert.equal(git(repo, 'show', 'confl-merged:README.md'), 'hello from one\nhello from two');
+    assert.equal(readFileSync(join(repo, 'README.md'), 'utf8'), 'hello\n', "the user's checkout is untouched");
+
+    // The resolution turn was the worker's session, forked: it saw the worker's own turn, in the fix folder.
+    const [turn] = s.requestsFor('Raymond is merging the branches of run confl');
+    assert.match(turn!.transcript, /EDIT-README two/, "the worker's conversation");
+    assert.match(turn!.prompt, /conflicts with confl-merged in: README\.md/);
+    assert.match(turn!.prompt, /that merge is in progress and stopped on conflicts in README\.md/);
+    assert.match(turn!.system + turn!.transcript, /Primary working directory: .*\/\.raymond\/merges\/confl\/main_w2 \(was .*\/\.raymond\/worktrees\/confl\/pool-\d+\)/);
+    assert.deepEqual(transcriptLines(w2.session), [w2Lines, w2Lines], "the worker's own session is as it was (and its copy too)");
+
+    // Its cost is in the run's total, and --status lists the turn.
+    const status = JSON.parse((await raymond(['--status', 'confl', '--json'], { cwd: repo, env })).stdout) as { total_cost_usd: number; merge: { cost_usd: number; turns: Array<{ agent: string; from: string }> } };
+    assert.ok(Math.abs(status.total_cost_usd - (runCost + fixed.cost_usd)) < 1e-9, `${status.total_cost_usd} = ${runCost} + ${fixed.cost_usd}`);
+    assert.deepEqual(status.merge.turns.map((t) => [t.agent, t.from]), [['main_w2', w2.session]]);
+    const text = await raymond(['--status', 'confl'], { cwd: repo, env });
+    assert.match(text.stdout, /^merge: 1 resolution turn, \$\d+\.\d{4}; into confl-merged \(2 merged, 0 left out\)$/m);
+    assert.match(text.stdout, new RegExp(`^cost: \\$${(runCost + fixed.cost_usd).toFixed(4)} of `, 'm'));
+
+    // Into another branch with the budget already spent: no resolution turn, the branch left out saying why.
+    const turns = s.requestsFor('Raymond is merging').length;
+    const broke = await raymond(['merge', 'confl', '--into', 'confl-broke', '--budget', '0.0001', '--json'], { cwd: repo, env, timeoutMs: 60_000 });
+    assert.equal(broke.code, 1, broke.stderr);
+    const left = (JSON.parse(broke.stdout) as { left_out: Array<{ agent: string; reason: string }> }).left_out;
+    assert.deepEqual(left.map((l) => l.agent), ['main_w2']);
+    assert.match(left[0]!.reason, /^conflicts with confl-broke in README\.md; the budget of \$0\.0001 is spent \(run \$[\d.]+ \+ merge \$[\d.]+\), so no resolution turn$/);
+    assert.equal(s.requestsFor('Raymond is merging').length, turns, 'no turn was taken');
+  });
+});
