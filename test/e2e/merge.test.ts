@@ -142,6 +142,30 @@ describe('raymond merge (real git, script workers)', () => {
     assert.equal(git(repo, 'log', '--oneline', 'main').split('\n').length, 1);
   });
 
+  it('runs from a script state of the same run while the run is live, reading its state file only', async () => {
+    const repo = makeRepo({ 'README.md': 'hello\n' });
+    const log = join(box.dir, 'live-log');
+    const wf = box.write(
+      {
+        'START.sh': sh(`echo '<fork next="MERGE.sh" worktree="w" file="a.txt">W.sh</fork><fork next="MERGE.sh" worktree="w" file="b.txt">W.sh</fork>'`),
+        'W.sh': sh('echo "$file" > "$file"; git add -A; git commit -qm "write $file"; echo "<result>done</result>"'),
+        // Waits for its workers as a join would, then merges them into the run's own branch.
+        'MERGE.sh': sh(
+          'finished() { node "$CLI" --status "$RAYMOND_WORKFLOW_ID" --json | node -e \'let s="";process.stdin.on("data",(d)=>(s+=d)).on("end",()=>process.exit(JSON.parse(s).agents.every((a)=>a.id==="main"||a.status==="terminated")?0:1))\'; }',
+          'until finished; do sleep 0.2; done',
+          'node "$CLI" merge "$RAYMOND_WORKFLOW_ID" --into "raymond/$RAYMOND_WORKFLOW_ID/merged" --check "test -s a.txt" > "$LOG" 2>&1; code=$?',
+          'echo "<result>merge exited $code</result>"',
+        ),
+      },
+      'live',
+    );
+    const r = await raymond([wf, '--workflow-id', 'live', '--json'], { cwd: repo, env: { CLI, LOG: log }, timeoutMs: 120_000 });
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(JSON.parse(r.stdout).results.main, 'merge exited 0', readFileSync(log, 'utf8'));
+    assert.match(readFileSync(log, 'utf8'), /^raymond\/live\/merged \(created at the run's base [0-9a-f]{10}\) is at [0-9a-f]{10}: 2 merged, 0 left out;/m);
+    assert.deepEqual(git(repo, 'ls-tree', '--name-only', 'raymond/live/merged').split('\n').sort(), ['.gitignore', 'README.md', 'a.txt', 'b.txt']);
+  });
+
   it('killed with SIGKILL while the check runs, run again: every branch merged once, BRANCH never at a commit that failed the check', async () => {
     const repo = makeRepo({ 'README.md': 'hello\n' });
     await runWorkers(repo, 'kill', [
