@@ -94,4 +94,46 @@ describe('raymond merge with a Claude Code worker (real claude, scripted API)', 
     assert.match(left[0]!.reason, /^conflicts with confl-broke in README\.md; the budget of \$0\.0001 is spent \(run \$[\d.]+ \+ merge \$[\d.]+\), so no resolution turn$/);
     assert.equal(s.requestsFor('Raymond is merging').length, turns, 'no turn was taken');
   });
+
+  it("a failed check goes back to the worker's session with the check's output; a fix it cannot commit (no shell) is committed for it", async () => {
+    const repo = makeRepo({ 'README.md': 'hello\n' });
+    const s = box.server;
+    // The worker writes a new file with the Write tool (allowed under acceptEdits) and does not commit: the run saves it.
+    s.on('WRITE-VALUE', (r) => {
+      if (r.afterTool) return { text: '<result>wrote it</result>' };
+      const cwd = /^WRITE-VALUE in (\S+):/.exec(r.prompt)![1]!;
+      return { toolUse: { name: 'Write', input: { file_path: join(cwd, 'value.txt'), content: 'BAD\n' } } };
+    });
+    // The resolution reads the file, then rewrites it: Claude Code wants a file read before it is written over.
+    let step = 0;
+    s.on('Raymond is merging the branches of run checked', (r) => {
+      const folder = /This folder, (\S+), is/.exec(r.prompt)![1]!;
+      step++;
+      if (step === 1) return { toolUse: { name: 'Read', input: { file_path: join(folder, 'value.txt') } } };
+      if (step === 2) return { toolUse: { name: 'Write', input: { file_path: join(folder, 'value.txt'), content: 'GOOD\n' } } };
+      return { text: 'Rewrote value.txt.' };
+    });
+    const wf = box.write(
+      {
+        'START.sh': sh(`echo '<fork next="DONE.sh" worktree="w">W.md</fork>'`),
+        'W.md': 'WRITE-VALUE in {{worktree}}: write value.txt.',
+        'DONE.sh': sh('echo "<result>forked</result>"'),
+      },
+      'checked-wf',
+    );
+    const env = box.env();
+    const run = await raymond([wf, '--workflow-id', 'checked', '--quiet'], { cwd: repo, env, timeoutMs: 120_000 });
+    assert.equal(run.code, 0, run.stderr);
+    assert.equal(git(repo, 'show', 'raymond/checked/main_w1:value.txt'), 'BAD');
+    const check = 'if grep -q BAD value.txt; then echo "value.txt still says BAD"; exit 1; fi';
+    const r = await raymond(['merge', 'checked', '--into', 'checked-merged', '--check', check, '--json'], { cwd: repo, env, timeoutMs: 180_000 });
+    assert.equal(r.code, 0, `${r.stdout}\n${r.stderr}`);
+    const out = JSON.parse(r.stdout) as { merged: Array<{ agent: string; resolved: boolean; fix_commits: Array<{ subject: string }> }> };
+    assert.deepEqual(out.merged.map((m) => [m.agent, m.resolved, m.fix_commits.map((c) => c.subject)]), [['main_w1', true, ['raymond merge: the fix main_w1 left uncommitted']]]);
+    assert.equal(git(repo, 'show', 'checked-merged:value.txt'), 'GOOD');
+    const [turn] = s.requestsFor('Raymond is merging the branches of run checked');
+    assert.match(turn!.prompt, /merged cleanly, but the check `if grep .*` exited with 1 on the result\. Its output \(the end of it\):\n```\nvalue\.txt still says BAD\n```/);
+    assert.match(turn!.prompt, /with your commits rebased onto checked-merged/);
+    assert.match(turn!.transcript, /WRITE-VALUE in/, "the worker's conversation");
+  });
 });
