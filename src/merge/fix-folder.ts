@@ -20,12 +20,12 @@ function fail(message: string, file: string): RaymondError {
 /**
  * Makes the fix folder: `fixBranch` (re)made at `from` (the agent's branch,
  * or its last fix) and checked out at `path`, then rebased onto `onto`
- * (BRANCH's tip) as far as git can take it. When the rebase stops on a
+ * (BRANCH's tip, `ontoName`) as far as git can take it. When the rebase stops on a
  * conflict it is aborted and `onto` is merged into the branch instead, so
  * the conflict markers are in the files and the agent concludes the merge
  * with a commit; the agent's own commits stay as they were.
  */
-export async function prepareFixFolder(repo: string, path: string, fixBranch: string, from: string, onto: string, env: Record<string, string>): Promise<FixFolder> {
+export async function prepareFixFolder(repo: string, path: string, fixBranch: string, from: string, onto: string, ontoName: string, env: Record<string, string>): Promise<FixFolder> {
   await removeMergeFolder(repo, path);
   await serialized(repo, async () => {
     const add = await git(repo, ['worktree', 'add', '--quiet', '--force', '-B', fixBranch, path, from], repo);
@@ -35,7 +35,7 @@ export async function prepareFixFolder(repo: string, path: string, fixBranch: st
   const rebase = await git(path, ['-c', 'core.hooksPath=/dev/null', 'rebase', '--quiet', onto], path, env);
   if (rebase.ok) return { kind: 'rebased', head: await head() };
   await git(path, ['rebase', '--abort'], path);
-  const merge = await git(path, ['-c', 'core.hooksPath=/dev/null', 'merge', '--no-ff', '--no-edit', '--no-gpg-sign', onto], path, env);
+  const merge = await git(path, ['-c', 'core.hooksPath=/dev/null', 'merge', '--no-ff', '--no-edit', '--no-gpg-sign', '-m', `Merge ${ontoName} into ${fixBranch}`, onto], path, env);
   if (merge.ok) return { kind: 'merged', head: await head() };
   const { files, status } = await conflictState(path);
   if (files.length === 0) throw fail(`cannot bring ${fixBranch} up to date: ${merge.error}`, path);

@@ -56,7 +56,7 @@ export async function resolveBranch(c: Candidate, trouble: Trouble, intoSha: str
   const repo = r.target.repo;
   const folder = join(mergesDir(repo, r.req.workflowId), agent.id);
   const from = e.fix_tip ?? c.tip!;
-  const fix = await prepareFixFolder(repo, folder, e.fix_branch, from, intoSha, r.env);
+  const fix = await prepareFixFolder(repo, folder, e.fix_branch, from, intoSha, r.target.into, r.env);
   const last = r.state.turns.filter((t) => t.agent === agent.id && t.into === r.target.into && t.session_total !== undefined).at(-1);
   const prompt = resolvePrompt({ workflowId: r.req.workflowId, into: r.target.into, intoSha, branch: e.branch, fixBranch: e.fix_branch, folder, trouble, fix, check: r.req.check });
   r.req.say(`  sending it back to ${agent.id}'s session (resolution ${e.attempts} of ${r.req.retries})`);

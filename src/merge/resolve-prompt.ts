@@ -49,6 +49,6 @@ export function resolvePrompt(f: PromptFacts): string {
             fenced(f.fix.status),
           ];
   const check = f.check ? ` and \`${f.check}\` passes here` : '';
-  const todo = `Fix it here, so that your change and what is already on ${f.into} both hold${check}. Then commit${f.fix.kind === 'merging' ? ' (git add the resolved files and git commit, which concludes the merge)' : ''}. Stay on ${f.fixBranch}: do not switch branches, rebase, reset or push. Reply with one line saying what you changed.`;
+  const todo = `Fix it here, so that your change and what is already on ${f.into} both hold${check}. Then commit${f.fix.kind === 'merging' ? ' (git add the resolved files, then git commit --no-edit, which concludes the merge)' : ''}. Stay on ${f.fixBranch}: do not switch branches, rebase, reset or push. Reply with one line saying what you changed.`;
   return [...what, '', ...folder, '', todo].join('\n');
 }

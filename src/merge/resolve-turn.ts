@@ -70,9 +70,11 @@ async function placeTranscript(req: ResolveRequest): Promise<void> {
 export async function resolveTurn(req: ResolveRequest): Promise<ResolveResult> {
   const session = randomUUID();
   if (req.backend?.name !== 'pi') await placeTranscript(req);
+  // A bare `git commit` concluding the merge takes git's message instead of waiting for an editor nobody sees.
+  const env = { GIT_EDITOR: 'true' };
   const executor = backendExecutor({
-    claude: createClaudeExecutor({ bin: req.claudeBin, skipPermissions: req.skipPermissions, emit: req.emit }),
-    pi: createPiExecutor({ skipPermissions: req.skipPermissions, emit: req.emit }),
+    claude: createClaudeExecutor({ bin: req.claudeBin, skipPermissions: req.skipPermissions, emit: req.emit, env }),
+    pi: createPiExecutor({ skipPermissions: req.skipPermissions, emit: req.emit, env }),
   });
   try {
     const out = await executor.execute({

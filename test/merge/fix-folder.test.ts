@@ -24,7 +24,7 @@ describe('fix folders (real git)', () => {
   it('rebases the branch onto BRANCH when git can', async () => {
     const { repo, into, agent } = twoBranches(false);
     const folder = join(tempDir(), 'fix');
-    const fix = await prepareFixFolder(repo, folder, 'agent-fix', agent, into, {});
+    const fix = await prepareFixFolder(repo, folder, 'agent-fix', agent, into, 'into', {});
     assert.equal(fix.kind, 'rebased');
     assert.equal(git(folder, 'rev-parse', '--abbrev-ref', 'HEAD'), 'agent-fix');
     assert.equal(git(folder, 'rev-parse', 'HEAD~2'), into);
@@ -34,7 +34,7 @@ describe('fix folders (real git)', () => {
   it('on a conflict, aborts the rebase and merges BRANCH in, leaving the markers; a fix left uncommitted is committed for the agent', async () => {
     const { repo, into, agent } = twoBranches(true);
     const folder = join(tempDir(), 'fix');
-    const fix = await prepareFixFolder(repo, folder, 'agent-fix', agent, into, {});
+    const fix = await prepareFixFolder(repo, folder, 'agent-fix', agent, into, 'into', {});
     assert.equal(fix.kind, 'merging');
     assert.deepEqual(fix.kind === 'merging' && fix.files, ['a.txt']);
     assert.match(readFileSync(join(folder, 'a.txt'), 'utf8'), /^<<<<<<< HEAD\nagent edit\n=======\ninto edit\n>>>>>>> /);
@@ -45,13 +45,14 @@ describe('fix folders (real git)', () => {
     assert.ok(done.ok && done.committedForAgent, JSON.stringify(done));
     assert.equal(git(folder, 'show', 'HEAD:a.txt'), 'both edits');
     assert.equal(git(folder, 'rev-parse', 'HEAD^2'), into, 'the merge was concluded');
+    assert.equal(git(folder, 'log', '-1', '--format=%s'), 'Merge into into agent-fix');
     assert.equal((await commitsBetween(folder, fix.head, done.ok ? done.head : '')).length, 1, 'one fix commit, not what BRANCH brought');
   });
 
   it('refuses a fix that leaves conflict markers', async () => {
     const { repo, into, agent } = twoBranches(true);
     const folder = join(tempDir(), 'fix');
-    await prepareFixFolder(repo, folder, 'agent-fix', agent, into, {});
+    await prepareFixFolder(repo, folder, 'agent-fix', agent, into, 'into', {});
     const done = await finishFix(folder, into, 'main_w1', {});
     assert.deepEqual(done, { ok: false, reason: 'the resolution left conflict markers in a.txt' });
   });

@@ -10,7 +10,7 @@ describe('resolvePrompt', () => {
     assert.match(p, /Your branch raymond\/run1\/main_w2 conflicts with merged in: a\.txt\./);
     assert.match(p, /on branch raymond\/run1\/main_w2-fix, made from your branch\. Rebasing your commits onto merged \(0123456789\) stopped on a conflict, so the rebase was aborted/);
     assert.match(p, /that merge is in progress and stopped on conflicts in a\.txt, whose conflict markers are in the files/);
-    assert.match(p, /and `\.\/check\.sh` passes here\. Then commit \(git add the resolved files and git commit, which concludes the merge\)\./);
+    assert.match(p, /and `\.\/check\.sh` passes here\. Then commit \(git add the resolved files, then git commit --no-edit, which concludes the merge\)\./);
     assert.match(p, /do not switch branches, rebase, reset or push/);
   });
 
