@@ -185,7 +185,7 @@ export function buildProgram(result: CliResult): Command {
     .argument('<id>', 'the run')
     .requiredOption('--into <branch>', "the branch to merge into (made from the run's base if it does not exist; never a checked-out one)")
     .option('--check <cmd>', 'run this (sh -c) after each merge; a merge it fails on is not kept')
-    .addOption(new Option('--retries <n>', 'most resolution turns per branch of the agent that made it (default 2)').argParser(integer(0)).default(2))
+    .addOption(new Option('--retries <n>', 'most resolution turns per branch by the agent that made it').argParser(integer(0)).default(2))
     .addOption(new Option('--budget <usd>', "no resolution turn once the run's cost plus merge's reaches this; 0 = unlimited (default: the run's budget)").argParser(money))
     .option('--delete-merged', 'delete the merged agent branches (and their fix branches)')
     .option('--state-dir <dir>', 'folder of state files (default: .raymond/state of the project)')

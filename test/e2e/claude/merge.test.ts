@@ -2,7 +2,9 @@ import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { raymond, sh } from '../../helpers/cli.js';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { execa } from 'execa';
+import { CLI, raymond, sh } from '../../helpers/cli.js';
 import { ClaudeSandbox } from '../../helpers/claude-sandbox.js';
 import { git, makeRepo, removeTemps } from '../../helpers/git-repo.js';
 
@@ -135,5 +137,48 @@ describe('raymond merge with a Claude Code worker (real claude, scripted API)', 
     assert.match(turn!.prompt, /merged cleanly, but the check `if grep .*` exited with 1 on the result\. Its output \(the end of it\):\n```\nvalue\.txt still says BAD\n```/);
     assert.match(turn!.prompt, /with your commits rebased onto checked-merged/);
     assert.match(turn!.transcript, /WRITE-VALUE in/, "the worker's conversation");
+  });
+
+  it('killed with SIGKILL during a resolution turn, run again: the branch is resolved by a new turn and every branch merged once', async () => {
+    const repo = makeRepo({ 'README.md': 'hello\n' });
+    const s = box.server;
+    s.on(/^KILL-EDIT (\w+)/, (r) => {
+      const which = /^KILL-EDIT (\w+)/.exec(r.prompt)![1]!;
+      if (r.afterTool) return { text: `<result>edited ${which}</result>` };
+      return { toolUse: { name: 'Bash', input: { command: `printf '${which}\\n' > README.md && git commit -qam "edit by ${which}"`, description: 'edit' } } };
+    });
+    // The first resolution turn never gets an answer: merge is killed while it waits.
+    let turns = 0;
+    s.on('Raymond is merging the branches of run killres', (r) => {
+      if (!r.afterTool) turns++;
+      if (turns === 1) return { stall: true };
+      if (r.afterTool) return { text: 'Resolved.' };
+      return { toolUse: { name: 'Bash', input: { command: "printf 'one\\ntwo\\n' > README.md && git add README.md && git commit -q --no-edit", description: 'resolve' } } };
+    });
+    const wf = box.write(
+      {
+        'START.sh': sh(`echo '<fork next="DONE.sh" worktree="w" which="one">W.md</fork><fork next="DONE.sh" worktree="w" which="two">W.md</fork>'`),
+        'W.md': 'KILL-EDIT {{which}}: change README.md and commit.',
+        'DONE.sh': sh('echo "<result>forked</result>"'),
+      },
+      'killres-wf',
+    );
+    const env = box.env({ IS_SANDBOX: '1' });
+    const run = await raymond([wf, '--workflow-id', 'killres', '--dangerously-skip-permissions', '--quiet', '--max-parallel', '1'], { cwd: repo, env, timeoutMs: 120_000 });
+    assert.equal(run.code, 0, run.stderr);
+    const child = execa(process.execPath, [CLI, 'merge', 'killres', '--into', 'killres-merged'], { cwd: repo, env, reject: false, stdin: 'ignore' });
+    for (let i = 0; i < 600 && turns === 0; i++) await sleep(50);
+    assert.equal(turns, 1, 'the first resolution turn started');
+    child.kill('SIGKILL');
+    await child;
+    assert.equal(git(repo, 'log', '--merges', '--format=%s', 'killres-merged').split('\n').length, 1, 'one branch merged before the kill');
+
+    const r = await raymond(['merge', 'killres', '--into', 'killres-merged', '--json'], { cwd: repo, env, timeoutMs: 180_000 });
+    assert.equal(r.code, 0, `${r.stdout}\n${r.stderr}`);
+    const out = JSON.parse(r.stdout) as { merged: Array<{ agent: string; resolved: boolean; attempts: number }> };
+    assert.deepEqual(out.merged.map((m) => [m.agent, m.resolved, m.attempts]), [['main_w1', false, 0], ['main_w2', true, 2]]);
+    assert.equal(turns, 2);
+    assert.equal(git(repo, 'show', 'killres-merged:README.md'), 'one\ntwo');
+    assert.equal(git(repo, 'log', '--merges', '--first-parent', '--format=%s', 'killres-merged').split('\n').length, 2, 'each branch merged once');
   });
 });
