@@ -114,7 +114,7 @@ async function mergeOne(c: Candidate, x: MergeContext): Promise<string> {
     if (x.req.signal.aborted) return at;
     if (merged.ok && trouble === undefined) {
       await moveBranch(x.repo, x.req.into, merged.sha, at, `merge ${e.branch}`);
-      Object.assign(e, { status: 'merged', sha: merged.sha });
+      Object.assign(e, { status: 'merged', sha: merged.sha, tip });
       delete e.reason;
       await x.save();
       x.moved(merged.sha);

@@ -24,6 +24,8 @@ export interface MergeBranch {
   status: BranchStatus;
   /** The commit of BRANCH that merged it (status `merged`). */
   sha?: string;
+  /** The tip that went in (the branch's, or its fix's): still known to be merged once `--delete-merged` deleted the branch. */
+  tip?: string;
   /** Why it was left out, or why there is nothing to merge. */
   reason?: string;
   /** Resolution turns begun for it so far (each one counts against --retries). */

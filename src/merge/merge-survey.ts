@@ -49,11 +49,11 @@ export async function survey(run: WorkflowState, target: MergeTarget, intoSha: s
     const entry: MergeBranch = target.branches[a.id] ?? { agent: a.id, branch: w.branch, status: 'pending', attempts: 0, cost_usd: 0 };
     target.branches[a.id] = entry;
     const tip = await resolveRev(repo, `refs/heads/${w.branch}`);
-    const held = [tip, entry.fix_tip].filter((t): t is string => t !== undefined);
+    const held = [tip, entry.fix_tip, entry.tip].filter((t): t is string => t !== undefined);
     let inside: string | undefined;
     for (const t of held) if (await isAncestor(repo, t, intoSha)) inside = t;
     if (inside !== undefined) {
-      if (entry.status !== 'merged') Object.assign(entry, { status: 'merged', sha: (await mergeCommitOf(repo, target.into, inside)) ?? intoSha });
+      if (entry.status !== 'merged') Object.assign(entry, { status: 'merged', tip: inside, sha: (await mergeCommitOf(repo, target.into, inside)) ?? intoSha });
       delete entry.reason;
       out.push({ agent: a, entry, tip });
       continue;
@@ -62,10 +62,12 @@ export async function survey(run: WorkflowState, target: MergeTarget, intoSha: s
     if (why) {
       Object.assign(entry, why);
       delete entry.sha;
+      delete entry.tip;
     } else if (entry.status === 'merged' || entry.status === 'nothing' || entry.status === 'left_out') {
       // Merged once but not in BRANCH now (reset or recreated), or left out last time: tried again.
       entry.status = 'pending';
       delete entry.sha;
+      delete entry.tip;
       delete entry.reason;
     }
     out.push({ agent: a, entry, tip });

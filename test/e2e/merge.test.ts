@@ -112,6 +112,9 @@ describe('raymond merge (real git, script workers)', () => {
     assert.match(text.stdout, /^deleted: raymond\/four\/main_w\d raymond\/four\/main_w\d raymond\/four\/main_w\d$/m);
     assert.equal(git(repo, 'branch', '--list', 'raymond/four/main_w1'), '');
     assert.notEqual(git(repo, 'branch', '--list', 'raymond/four/main_w2'), '', 'the branch left out is kept');
+    const third = await merge(repo, 'four', '--into', 'raymond/four/merged', '--check', check);
+    assert.equal(third.code, 1, third.stderr);
+    assert.deepEqual([report(third).merged.length, report(third).left_out.map((l) => l.agent), report(third).sha], [3, ['main_w2'], out.sha], 'deleted branches are still known as merged');
   });
 
   it('two branches conflicting on one line: the second is reported and not merged, and no conflict marker is left anywhere', async () => {
