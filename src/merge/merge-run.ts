@@ -66,7 +66,7 @@ export async function mergeRun(req: MergeRequest): Promise<MergeReport> {
     for (const [i, c] of todo.entries()) {
       if (req.signal.aborted) break;
       req.say(`merging ${c.entry.branch} (${i + 1}/${todo.length})`);
-      intoSha = await mergeOne(c, { req, repo, folder, env, save, resolver, intoSha: () => intoSha, moved: (sha) => (intoSha = sha) });
+      intoSha = await mergeOne(c, intoSha, { req, repo, folder, env, save, resolver });
     }
     await removeMergeFolder(repo, folder);
     await rmdir(mergesDir(repo, req.workflowId)).catch(() => undefined);
@@ -85,21 +85,19 @@ interface MergeContext {
   env: Record<string, string>;
   save: () => Promise<void>;
   resolver: Resolver;
-  intoSha: () => string;
-  moved: (sha: string) => void;
 }
 
 /**
  * Merges one branch: `git merge --no-ff` of its tip (or of its last fix) in
  * the merge folder, at BRANCH's tip; then the check. A clean merge that
  * passes moves BRANCH; anything else is reset and goes to its agent's
- * session while attempts are left, and is left out after. Returns BRANCH's tip.
+ * session while attempts are left, and is left out after. `at` is BRANCH's
+ * tip; returns its tip after.
  */
-async function mergeOne(c: Candidate, x: MergeContext): Promise<string> {
+async function mergeOne(c: Candidate, at: string, x: MergeContext): Promise<string> {
   const e = c.entry;
   for (;;) {
     const tip = (e.fix_tip !== undefined ? await resolveRev(x.repo, e.fix_tip) : undefined) ?? c.tip!;
-    const at = x.intoSha();
     await detachedFolder(x.repo, x.folder, at);
     const message = `raymond merge: ${e.branch} into ${x.req.into}${e.fix_tip === tip ? ' (with its fix)' : ''}\n\nAgent ${e.agent} of run ${x.req.workflowId}.`;
     const merged = await mergeInto(x.folder, tip, message, x.env);
@@ -117,7 +115,6 @@ async function mergeOne(c: Candidate, x: MergeContext): Promise<string> {
       Object.assign(e, { status: 'merged', sha: merged.sha, tip });
       delete e.reason;
       await x.save();
-      x.moved(merged.sha);
       x.req.say(`  merged as ${merged.sha.slice(0, 10)}`);
       return merged.sha;
     }
@@ -126,6 +123,8 @@ async function mergeOne(c: Candidate, x: MergeContext): Promise<string> {
     const line = troubleLine(trouble!, x.req.into);
     x.req.say(`  not merged: ${line}`);
     const resolved = await resolveBranch(c, trouble!, at, x.resolver).catch((err: unknown) => ({ leftOut: `could not resolve it: ${errorMessage(err)}` }));
+    // Ctrl-C during the turn: the branch stays where it was, for the next merge to go on with.
+    if (x.req.signal.aborted) return at;
     if ('leftOut' in resolved) {
       Object.assign(e, { status: 'left_out', reason: `${line}; ${resolved.leftOut}` });
       await x.save();
