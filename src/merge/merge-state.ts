@@ -134,6 +134,15 @@ export interface MergeStatus {
   into: Array<{ branch: string; merged: number; left_out: number }>;
 }
 
+/** Where each agent's branch was merged, by agent id (the last BRANCH it went into), for the run's worktree summary. */
+export function mergedInto(state: MergeState | undefined): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const t of Object.values(state?.targets ?? {})) {
+    for (const b of Object.values(t.branches)) if (b.status === 'merged') out.set(b.agent, t.into);
+  }
+  return out;
+}
+
 /** A run's merges as `--status` shows them, or undefined when it was never merged. */
 export async function mergeStatus(stateDir: string, workflowId: string): Promise<MergeStatus | undefined> {
   const state = await readMergeState(stateDir, workflowId);
