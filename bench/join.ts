@@ -66,7 +66,7 @@ export function benchJoinInput(n: number): number {
       version: 1, workflow_id: 'bench', status: 'running', scope: { kind: 'dir', path: '/wf', entry: 'START.sh' }, started_at: '', updated_at: '',
       options: { timeout_seconds: 600, max_parallel: 8, budget_usd: 0, model: null, effort: null, dangerously_skip_permissions: false },
       total_cost_usd: 0, fork_counters: { main: n }, session_costs: {},
-      agents: [{ id: 'main', state: 'END.sh', session: null, branchFrom: null, stack: [], cwd: '/repo', attributes: {}, input: null, status: 'active', forked: ids, joining: true }, ...workers],
+      agents: [{ id: 'main', state: 'END.sh', session: null, branchFrom: null, stack: [], cwd: '/repo', attributes: {}, input: null, status: 'active', joining: true }, ...workers],
       results: Object.fromEntries(workers.map((w) => [w.id, w.result!])),
     };
     const store = storeFromState(state);

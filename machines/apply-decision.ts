@@ -134,9 +134,8 @@ function apply(record: AgentRecord, decision: Decision, session: string | null):
       const spawns = decision.workers.map((w) => ({
         id: named(w), parent: record.id, target: w.target, attributes: w.attributes, input: w.input, cwd: w.created?.path ?? w.cd ?? record.cwd, worktree: w.created, taskFolder: w.taskFolder, ...calleeScope(record, w.workflow),
       }));
+      // The workers name their parent: a <join> gathers every worker of the agent not joined yet, of this fork or earlier ones.
       const next: AgentRecord = { ...record, ...after, state: decision.next, input: decision.nextInput ?? null };
-      // Every worker is remembered until a <join> gathers it, so a join also gathers workers of earlier forks.
-      if (spawns.length > 0) next.forked = [...(record.forked ?? []), ...spawns.map((s) => s.id)];
       if (decision.join) next.joining = true;
       if (decision.worktree) next.worktree = decision.worktree;
       return { outcome: decision.join ? 'join' : 'continue', spawns, record: next };

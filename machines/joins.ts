@@ -1,5 +1,11 @@
 import { putAgent, type RunStore } from './run-store.js';
 import type { AgentRecord, JoinEntry } from './types.js';
+import { workerNumber } from './worker-names.js';
+
+/** Fork order: a parent numbers its workers as it forks them (machines/worker-names.ts). */
+function forkOrder(ids: readonly string[]): string[] {
+  return ids.map((id) => ({ id, n: workerNumber(id)?.n ?? 0 })).sort((a, b) => a.n - b.n).map((w) => w.id);
+}
 
 /** One worker as its parent's join receives it. */
 function entryOf(store: RunStore, id: string): JoinEntry {
@@ -27,13 +33,14 @@ function entryOf(store: RunStore, id: string): JoinEntry {
 export function resolveJoin(store: RunStore, agentId: string): AgentRecord | undefined {
   const parent = store.agents.get(agentId);
   if (!parent?.joining || parent.status !== 'active' || (store.unended.get(agentId) ?? 0) > 0) return undefined;
-  const ids = parent.forked ?? [];
+  const ids = forkOrder(store.unjoined.get(agentId) ?? []);
+  store.unjoined.delete(agentId);
   const entries = ids.map((id) => entryOf(store, id));
   for (const id of ids) {
     const w = store.agents.get(id);
     if (w && w.joined === undefined) putAgent(store, { ...w, joined: true });
   }
-  const { joining: _j, forked: _f, ...rest } = parent;
+  const { joining: _j, ...rest } = parent;
   const resolved: AgentRecord = { ...rest, input: JSON.stringify(entries) };
   putAgent(store, resolved);
   return resolved;

@@ -20,6 +20,13 @@ export interface RunStore {
   dirty: Dirty;
   /** For each agent with workers: how many of them it has not joined and that have not ended (machines/joins.ts). */
   unended: Map<string, number>;
+  /**
+   * For each agent with workers: the ids of those it has not joined yet, as
+   * they were added. Derived from the workers' `parent` and `joined`, never
+   * stored: a parent that forks one worker per step would otherwise write a
+   * growing list at every step.
+   */
+  unjoined: Map<string, string[]>;
   /** Joining agents whose workers have all ended: their joins are to be resolved. */
   joinReady: Set<string>;
 }
@@ -59,9 +66,14 @@ export function storeFromState(state: WorkflowState): RunStore {
     joining: agents.filter((a) => a.status === 'active' && a.joining).length,
     dirty: cleanDirty(),
     unended: new Map(),
+    unjoined: new Map(),
     joinReady: new Set(),
   };
-  for (const a of map.values()) if (a.parent !== undefined && awaited(a)) bump(store, a.parent, 1);
+  for (const a of map.values()) {
+    if (a.parent === undefined || a.joined !== undefined) continue;
+    addUnjoined(store, a.parent, a.id);
+    if (awaited(a)) bump(store, a.parent, 1);
+  }
   for (const a of map.values()) if (a.joining && a.status === 'active' && !store.unended.get(a.id)) store.joinReady.add(a.id);
   for (const [parentId, floor] of forkCounterFloors([...map.keys(), ...Object.keys(meta.results)])) {
     if ((store.meta.fork_counters[parentId] ?? 0) >= floor) continue;
@@ -91,6 +103,12 @@ function awaited(a: AgentRecord): boolean {
   return a.joined === undefined && (a.status === 'active' || a.status === 'paused');
 }
 
+function addUnjoined(store: RunStore, parentId: string, id: string): void {
+  const ids = store.unjoined.get(parentId);
+  if (ids) ids.push(id);
+  else store.unjoined.set(parentId, [id]);
+}
+
 function bump(store: RunStore, parentId: string, by: number): void {
   const n = (store.unended.get(parentId) ?? 0) + by;
   if (n > 0) {
@@ -105,6 +123,7 @@ function bump(store: RunStore, parentId: string, by: number): void {
 export function putAgent(store: RunStore, record: AgentRecord): void {
   const before = store.agents.get(record.id);
   if (record.parent !== undefined) {
+    if (before === undefined && record.joined === undefined) addUnjoined(store, record.parent, record.id);
     const delta = Number(awaited(record)) - Number(before !== undefined && awaited(before));
     if (delta !== 0) bump(store, record.parent, delta);
   }

@@ -250,9 +250,7 @@ export interface AgentFields {
   answered_ask?: string;
   /** A forked worker's parent: the agent whose `<fork>` made it, and whose `<join>` may gather it. */
   parent?: string;
-  /** Ids of the workers this agent forked and has not joined yet, in fork order. */
-  forked?: string[];
-  /** The agent waits (`<join>`) at `state` until every worker in `forked` has ended. */
+  /** The agent waits (`<join>`) at `state` until every worker it forked and has not joined yet has ended. */
   joining?: true;
   /** A worker its parent's `<join>` gathered: its result, or its failure, was handed on. */
   joined?: true;

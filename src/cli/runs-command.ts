@@ -59,10 +59,10 @@ function summarize(stateDir: string, s: WorkflowState): RunSummary {
 }
 
 /** ` (running, pid N)`, ` (locked by pid N on host H)`, or nothing. */
-/** How many of a joining agent's workers have not ended yet. */
-function joinsLeft(state: WorkflowState, agent: WorkflowState['agents'][number]): number {
-  const byId = new Map(state.agents.map((a) => [a.id, a]));
-  return (agent.forked ?? []).filter((id) => ['active', 'paused'].includes(byId.get(id)?.status ?? '')).length;
+/** How many of a joining agent's workers have not ended yet, of those it has not joined: `3 of 5 workers`. */
+function joinsLeft(state: WorkflowState, agent: WorkflowState['agents'][number]): string {
+  const mine = state.agents.filter((a) => a.parent === agent.id && a.joined === undefined);
+  return `${mine.filter((a) => a.status === 'active' || a.status === 'paused').length} of ${mine.length} workers`;
 }
 
 function holderText(r: RunSummary): string {
@@ -114,7 +114,7 @@ export async function runStatus(stateDir: string, id: string, json: boolean): Pr
   out.push(`agents (${state.agents.length}):`);
   for (const a of state.agents) {
     const extra = a.error ? `  ${a.error}` : '';
-    const status = a.ask && a.status === 'active' ? 'asking' : a.joining && a.status === 'active' ? `awaiting-child (waits for ${joinsLeft(state, a)} of ${a.forked?.length ?? 0} workers)` : a.status;
+    const status = a.ask && a.status === 'active' ? 'asking' : a.joining && a.status === 'active' ? `awaiting-child (waits for ${joinsLeft(state, a)})` : a.status;
     out.push(`  ${a.id}  ${status}  ${stateLabel(a.state, a.scope)}  depth ${a.stack.length}  ${a.cwd}${extra}`);
   }
   const asks = pendingAsks(state.agents);

@@ -34,7 +34,6 @@ describe('supervisor: <join>', () => {
     const state = last(run.writes);
     assert.equal(agent(state, 'main_w2').status, 'failed');
     assert.equal(agent(state, 'main_w2').joined, true, 'the failure counts as handled');
-    assert.equal(agent(state, 'main').forked, undefined);
     assert.equal(agent(state, 'main').cost_usd, 1, 'START and COLLECT');
   });
 
@@ -122,11 +121,11 @@ describe('supervisor: <join>', () => {
     assert.equal(run.output.status, 'asking');
     const state = last(run.writes);
     assert.equal(agent(state, 'main').joining, true);
-    assert.deepEqual(agent(state, 'main').forked, ['main_w1']);
+    assert.equal(agent(state, 'main_w1').parent, 'main');
   });
 
   it('resumed in a join whose workers all ended, it goes on at once; with one still live, it waits for it', async () => {
-    const ended = freshState('C', { joining: true, forked: ['main_w1'] });
+    const ended = freshState('C', { joining: true });
     ended.agents.push({ id: 'main_w1', parent: 'main', state: 'W', session: null, branchFrom: null, stack: [], cwd: '/wf', attributes: { item: '1' }, input: null, status: 'terminated', result: 'one' });
     ended.results = { main_w1: 'one' };
     const a = await runFake({ C: echo }, { state: ended });
@@ -134,7 +133,7 @@ describe('supervisor: <join>', () => {
     assert.equal(entries(a.store.meta.results.main)[0]!.result, 'one');
     assert.deepEqual(a.started, ['main:C'], 'the join state ran once, the worker not again');
 
-    const live = freshState('C', { joining: true, forked: ['main_w1'] });
+    const live = freshState('C', { joining: true });
     live.agents.push({ id: 'main_w1', parent: 'main', state: 'W', session: null, branchFrom: null, stack: [], cwd: '/wf', attributes: { item: '1' }, input: null, status: 'active' });
     const b = await runFake({ C: echo, W: { kind: 'result', payload: 'one again' } }, { state: live, maxParallel: 1 });
     assert.equal(b.output.status, 'completed');
