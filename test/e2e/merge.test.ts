@@ -96,7 +96,12 @@ describe('raymond merge (real git, script workers)', () => {
     assert.deepEqual(checkout(repo), before, "the user's HEAD, branch and files are as they were");
     assert.equal(existsSync(join(repo, '.raymond/merges/four')), false, "merge's folder is gone");
 
+    // As a merge killed while writing its state leaves it.
+    const temp = join(repo, '.raymond/state/four.merge.123456');
+    writeFileSync(temp, '{"half');
     const again = await merge(repo, 'four', '--into', 'raymond/four/merged', '--check', check);
+    assert.equal(existsSync(temp), false, "a dead writer's temporary file is removed");
+    assert.equal(existsSync(join(repo, '.raymond/state/four.merge')), true);
     assert.equal(again.code, 1, again.stderr);
     const second = report(again);
     assert.equal(second.sha, out.sha, 'BRANCH did not move');
