@@ -70,6 +70,8 @@ describe('raymond merge with a Claude Code worker (real claude, scripted API)', 
     assert.ok(fixed.cost_usd > 0 && out.cost_usd === fixed.cost_usd, JSON.stringify(out));
     assert.equal(git(repo, 'show', 'confl-merged:README.md'), 'hello from one\nhello from two');
     assert.equal(readFileSync(join(repo, 'README.md'), 'utf8'), 'hello\n', "the user's checkout is untouched");
+    assert.match(r.stderr, /^ {2}sending it back to main_w2's session \(resolution 1 of 2\)$/m);
+    assert.match(r.stderr, /^ {2}\[main_w2\] Kept both lines and committed\.$/m);
 
     // The resolution turn was the worker's session, forked: it saw the worker's own turn, in the fix folder.
     const [turn] = s.requestsFor('Raymond is merging the branches of run confl');
