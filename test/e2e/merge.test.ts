@@ -190,7 +190,7 @@ describe('raymond merge (real git, script workers)', () => {
       check,
       sh(
         `n=$(grep -c . "${log}" || true)`,
-        `if [[ "$n" == 2 && ! -e "${log}.hung" ]]; then touch "${log}.hung"; sleep 60; fi`,
+        `if [[ "$n" == 2 && ! -e "${log}.hung" ]]; then ps -o pgid= $$ > "${log}.hung"; sleep 60; fi`,
         `if grep -rqs BAD --exclude-dir=.git .; then echo "$(git rev-parse HEAD) fail" >> "${log}"; exit 1; fi`,
         `echo "$(git rev-parse HEAD) pass" >> "${log}"`,
       ),
@@ -201,6 +201,9 @@ describe('raymond merge (real git, script workers)', () => {
     assert.ok(existsSync(`${log}.hung`), 'the check hung');
     child.kill('SIGKILL');
     await child;
+    // The check's group outlives the killed merge (as it would any SIGKILL): end it.
+    for (let i = 0; i < 100 && readFileSync(`${log}.hung`, 'utf8').trim() === ''; i++) await sleep(20);
+    process.kill(-Number(readFileSync(`${log}.hung`, 'utf8').trim()), 'SIGKILL');
     const r = await merge(repo, 'kill', '--into', 'kill-merged', '--check', check);
     assert.equal(r.code, 1, r.stderr);
     const out = report(r);
