@@ -70,6 +70,8 @@ export async function resolveBranch(c: Candidate, trouble: Trouble, intoSha: str
     folder,
     prompt,
     skipPermissions: r.run.options.dangerously_skip_permissions,
+    model: r.run.options.model ?? undefined,
+    effort: r.run.options.effort ?? undefined,
     claudeBin: r.req.claudeBin,
     timeoutMs: r.run.options.timeout_seconds * 1000,
     signal: r.req.signal,

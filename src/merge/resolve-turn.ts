@@ -25,6 +25,9 @@ export interface ResolveRequest {
   folder: string;
   prompt: string;
   skipPermissions: boolean;
+  /** The run's `--model` and `--effort`, if it had them (a state's own frontmatter is not known here). */
+  model?: string | undefined;
+  effort?: string | undefined;
   claudeBin?: string | undefined;
   timeoutMs: number;
   signal: AbortSignal;
@@ -86,6 +89,8 @@ export async function resolveTurn(req: ResolveRequest): Promise<ResolveResult> {
       prompt: req.prompt,
       session: { kind: 'branch', from: req.from, id: session },
       costBase: req.costBase,
+      model: req.model,
+      effort: req.effort,
       signal: req.signal,
       timeoutMs: req.timeoutMs,
     });
