@@ -72,7 +72,6 @@ async function placeTranscript(req: ResolveRequest): Promise<void> {
  */
 export async function resolveTurn(req: ResolveRequest): Promise<ResolveResult> {
   const session = randomUUID();
-  if (req.backend?.name !== 'pi') await placeTranscript(req);
   // A bare `git commit` concluding the merge takes git's message instead of waiting for an editor nobody sees.
   const env = { GIT_EDITOR: 'true' };
   const executor = backendExecutor({
@@ -80,6 +79,7 @@ export async function resolveTurn(req: ResolveRequest): Promise<ResolveResult> {
     pi: createPiExecutor({ skipPermissions: req.skipPermissions, emit: req.emit, env }),
   });
   try {
+    if (req.backend?.name !== 'pi') await placeTranscript(req);
     const out = await executor.execute({
       workflowId: req.workflowId,
       agent: { ...req.agent, cwd: req.folder, session: req.from, branchFrom: null },
