@@ -3,14 +3,14 @@ import { join } from 'node:path';
 import type { WorkflowState } from '../../machines/types.js';
 import { RaymondError, errorMessage } from '../errors.js';
 import { acquireLock } from '../state/run-lock.js';
-import { readStateFile, stateFilePath } from '../state/state-file.js';
+import { readStateFile, removeLeftoverTemps, stateFilePath } from '../state/state-file.js';
 import { checkedOut } from '../worktrees/git-worktrees.js';
 import { git } from '../worktrees/git.js';
 import { agentBackends } from './agent-backends.js';
 import { runCheck } from './check-command.js';
 import { commitEnv, deleteBranchIfFree, detachedFolder, mergeInto, mergesDir, moveBranch, removeMergeFolder, resolveRev } from './merge-git.js';
 import { buildReport, type MergeReport } from './merge-report.js';
-import { emptyMergeState, mergeLockPath, readMergeState, writeMergeState, type MergeState, type MergeTarget } from './merge-state.js';
+import { emptyMergeState, mergeLockPath, mergeStatePath, readMergeState, writeMergeState, type MergeState, type MergeTarget } from './merge-state.js';
 import { survey, type Candidate } from './merge-survey.js';
 import { resolveBranch, type Resolver } from './resolve-branch.js';
 import { troubleLine, type Trouble } from './resolve-prompt.js';
@@ -51,6 +51,8 @@ export async function mergeRun(req: MergeRequest): Promise<MergeReport> {
   const release = acquireLock(mergeLockPath(req.stateDir, req.workflowId), req.workflowId);
   const backends = agentBackends(run);
   try {
+    // A merge killed mid-write left its temporary file (`<id>.merge.<digits>`); holding the lock, none is a live writer's.
+    await removeLeftoverTemps(mergeStatePath(req.stateDir, req.workflowId));
     const state: MergeState = (await readMergeState(req.stateDir, req.workflowId)) ?? emptyMergeState(req.workflowId);
     const target: MergeTarget = state.targets[req.into] ?? { into: req.into, repo, base, order: [], branches: {} };
     state.targets[req.into] = target;

@@ -1,4 +1,4 @@
-import type { StoredAgent, WorkflowState } from '../../machines/types.js';
+import type { StoredAgent, WorkflowState, WorktreeRef } from '../../machines/types.js';
 import { git } from '../worktrees/git.js';
 import { changedFiles, isAncestor, resolveRev } from './merge-git.js';
 import type { MergeBranch, MergeTarget } from './merge-state.js';
@@ -12,19 +12,24 @@ export interface Candidate {
   tip?: string | undefined;
 }
 
-/** Why an agent's branch cannot be merged now (left out), or has nothing to merge; undefined when it can be. */
-async function unmergeable(a: StoredAgent, tip: string | undefined, repo: string): Promise<{ status: 'left_out' | 'nothing'; reason: string } | undefined> {
-  const w = a.worktree!;
-  if (a.status === 'failed') return { status: 'left_out', reason: `its agent failed${a.error ? `: ${a.error}` : ''}` };
-  if (a.status !== 'terminated') return { status: 'left_out', reason: `its agent has not finished (${a.status})` };
-  if (w.removed) return { status: 'nothing', reason: 'no commits (its branch was deleted)' };
-  if (tip === undefined) {
-    if (w.pushed) return { status: 'left_out', reason: `the branch is on ${w.pushed}, not here: git fetch ${w.pushed} ${w.branch}:${w.branch}` };
-    return { status: 'left_out', reason: 'the branch is gone' };
-  }
-  const count = await git(repo, ['rev-list', '--count', `${w.base}..${tip}`], repo);
-  if (count.ok && count.stdout === '0') return { status: 'nothing', reason: 'no commits' };
+/** Why an agent's branch cannot be merged now: its agent failed or has not finished (it cannot have been merged either). */
+function blocked(a: StoredAgent): string | undefined {
+  if (a.status === 'failed') return `its agent failed${a.error ? `: ${a.error}` : ''}`;
+  if (a.status !== 'terminated') return `its agent has not finished (${a.status})`;
   return undefined;
+}
+
+/** Whether the branch has no commits over its base: deleted as such by the run, or still at its base. */
+async function empty(w: WorktreeRef, tip: string | undefined, repo: string): Promise<boolean> {
+  if (w.removed) return true;
+  if (tip === undefined) return false;
+  const count = await git(repo, ['rev-list', '--count', `${w.base}..${tip}`], repo);
+  return count.ok && count.stdout === '0';
+}
+
+/** Why a finished agent's branch, not in BRANCH, is not here to merge. */
+function missing(w: WorktreeRef): string {
+  return w.pushed ? `the branch is on ${w.pushed}, not here: git fetch ${w.pushed} ${w.branch}:${w.branch}` : 'the branch is gone';
 }
 
 /** The commit of `into` that merged `tip`: a merge whose second parent it is. */
@@ -49,26 +54,29 @@ export async function survey(run: WorkflowState, target: MergeTarget, intoSha: s
     const entry: MergeBranch = target.branches[a.id] ?? { agent: a.id, branch: w.branch, status: 'pending', attempts: 0, cost_usd: 0 };
     target.branches[a.id] = entry;
     const tip = await resolveRev(repo, `refs/heads/${w.branch}`);
-    const held = [tip, entry.fix_tip, entry.tip].filter((t): t is string => t !== undefined);
-    let inside: string | undefined;
-    for (const t of held) if (await isAncestor(repo, t, intoSha)) inside = t;
-    if (inside !== undefined) {
-      if (entry.status !== 'merged') Object.assign(entry, { status: 'merged', tip: inside, sha: (await mergeCommitOf(repo, target.into, inside)) ?? intoSha });
-      delete entry.reason;
-      out.push({ agent: a, entry, tip });
-      continue;
-    }
-    const why = await unmergeable(a, tip, repo);
-    if (why) {
-      Object.assign(entry, why);
+    const set = (status: 'left_out' | 'nothing', reason: string) => {
+      Object.assign(entry, { status, reason });
       delete entry.sha;
       delete entry.tip;
-    } else if (entry.status === 'merged' || entry.status === 'nothing' || entry.status === 'left_out') {
-      // Merged once but not in BRANCH now (reset or recreated), or left out last time: tried again.
-      entry.status = 'pending';
-      delete entry.sha;
-      delete entry.tip;
-      delete entry.reason;
+    };
+    const notYet = blocked(a);
+    if (notYet !== undefined) set('left_out', notYet);
+    else if (await empty(w, tip, repo)) set('nothing', w.removed ? 'no commits (its branch was deleted)' : 'no commits');
+    else {
+      const held = [tip, entry.fix_tip, entry.tip].filter((t): t is string => t !== undefined);
+      let inside: string | undefined;
+      for (const t of held) if (await isAncestor(repo, t, intoSha)) inside = t;
+      if (inside !== undefined) {
+        if (entry.status !== 'merged') Object.assign(entry, { status: 'merged', tip: inside, sha: (await mergeCommitOf(repo, target.into, inside)) ?? intoSha });
+        delete entry.reason;
+      } else if (tip === undefined) set('left_out', missing(w));
+      else if (entry.status !== 'pending' && entry.status !== 'resolving') {
+        // Merged once but not in BRANCH now (reset or recreated), or left out last time: tried again.
+        entry.status = 'pending';
+        delete entry.sha;
+        delete entry.tip;
+        delete entry.reason;
+      }
     }
     out.push({ agent: a, entry, tip });
   }

@@ -70,11 +70,15 @@ export async function resolveBranch(c: Candidate, trouble: Trouble, intoSha: str
     folder,
     prompt,
     skipPermissions: r.run.options.dangerously_skip_permissions,
+    model: r.run.options.model ?? undefined,
+    effort: r.run.options.effort ?? undefined,
     claudeBin: r.req.claudeBin,
     timeoutMs: r.run.options.timeout_seconds * 1000,
     signal: r.req.signal,
+    // What the agent says goes to stderr as it comes: a merge run from a script state stays visibly alive.
     emit: (ev) => {
       if (ev.type === 'warning') r.req.say(`  warning: ${ev.text}`);
+      else if (ev.type === 'print') r.req.say(`  [${agent.id}] ${ev.text}`);
     },
   });
   r.state.turns.push({ agent: agent.id, into: r.target.into, attempt: e.attempts, from: last?.session ?? agent.session, session: turn.session, cost_usd: turn.costUsd, ...(turn.sessionTotal !== undefined ? { session_total: turn.sessionTotal } : {}), at: new Date().toISOString() });

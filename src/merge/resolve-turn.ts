@@ -25,6 +25,9 @@ export interface ResolveRequest {
   folder: string;
   prompt: string;
   skipPermissions: boolean;
+  /** The run's `--model` and `--effort`, if it had them (a state's own frontmatter is not known here). */
+  model?: string | undefined;
+  effort?: string | undefined;
   claudeBin?: string | undefined;
   timeoutMs: number;
   signal: AbortSignal;
@@ -69,7 +72,6 @@ async function placeTranscript(req: ResolveRequest): Promise<void> {
  */
 export async function resolveTurn(req: ResolveRequest): Promise<ResolveResult> {
   const session = randomUUID();
-  if (req.backend?.name !== 'pi') await placeTranscript(req);
   // A bare `git commit` concluding the merge takes git's message instead of waiting for an editor nobody sees.
   const env = { GIT_EDITOR: 'true' };
   const executor = backendExecutor({
@@ -77,6 +79,7 @@ export async function resolveTurn(req: ResolveRequest): Promise<ResolveResult> {
     pi: createPiExecutor({ skipPermissions: req.skipPermissions, emit: req.emit, env }),
   });
   try {
+    if (req.backend?.name !== 'pi') await placeTranscript(req);
     const out = await executor.execute({
       workflowId: req.workflowId,
       agent: { ...req.agent, cwd: req.folder, session: req.from, branchFrom: null },
@@ -86,6 +89,8 @@ export async function resolveTurn(req: ResolveRequest): Promise<ResolveResult> {
       prompt: req.prompt,
       session: { kind: 'branch', from: req.from, id: session },
       costBase: req.costBase,
+      model: req.model,
+      effort: req.effort,
       signal: req.signal,
       timeoutMs: req.timeoutMs,
     });

@@ -96,7 +96,12 @@ describe('raymond merge (real git, script workers)', () => {
     assert.deepEqual(checkout(repo), before, "the user's HEAD, branch and files are as they were");
     assert.equal(existsSync(join(repo, '.raymond/merges/four')), false, "merge's folder is gone");
 
+    // As a merge killed while writing its state leaves it.
+    const temp = join(repo, '.raymond/state/four.merge.123456');
+    writeFileSync(temp, '{"half');
     const again = await merge(repo, 'four', '--into', 'raymond/four/merged', '--check', check);
+    assert.equal(existsSync(temp), false, "a dead writer's temporary file is removed");
+    assert.equal(existsSync(join(repo, '.raymond/state/four.merge')), true);
     assert.equal(again.code, 1, again.stderr);
     const second = report(again);
     assert.equal(second.sha, out.sha, 'BRANCH did not move');
@@ -185,7 +190,7 @@ describe('raymond merge (real git, script workers)', () => {
       check,
       sh(
         `n=$(grep -c . "${log}" || true)`,
-        `if [[ "$n" == 2 && ! -e "${log}.hung" ]]; then touch "${log}.hung"; sleep 60; fi`,
+        `if [[ "$n" == 2 && ! -e "${log}.hung" ]]; then ps -o pgid= $$ > "${log}.hung"; sleep 60; fi`,
         `if grep -rqs BAD --exclude-dir=.git .; then echo "$(git rev-parse HEAD) fail" >> "${log}"; exit 1; fi`,
         `echo "$(git rev-parse HEAD) pass" >> "${log}"`,
       ),
@@ -196,6 +201,9 @@ describe('raymond merge (real git, script workers)', () => {
     assert.ok(existsSync(`${log}.hung`), 'the check hung');
     child.kill('SIGKILL');
     await child;
+    // The check's group outlives the killed merge (as it would any SIGKILL): end it.
+    for (let i = 0; i < 100 && readFileSync(`${log}.hung`, 'utf8').trim() === ''; i++) await sleep(20);
+    process.kill(-Number(readFileSync(`${log}.hung`, 'utf8').trim()), 'SIGKILL');
     const r = await merge(repo, 'kill', '--into', 'kill-merged', '--check', check);
     assert.equal(r.code, 1, r.stderr);
     const out = report(r);

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { readFileSync, readdirSync } from 'node:fs';
+import { readFileSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -70,6 +70,8 @@ describe('raymond merge with a Claude Code worker (real claude, scripted API)', 
     assert.ok(fixed.cost_usd > 0 && out.cost_usd === fixed.cost_usd, JSON.stringify(out));
     assert.equal(git(repo, 'show', 'confl-merged:README.md'), 'hello from one\nhello from two');
     assert.equal(readFileSync(join(repo, 'README.md'), 'utf8'), 'hello\n', "the user's checkout is untouched");
+    assert.match(r.stderr, /^ {2}sending it back to main_w2's session \(resolution 1 of 2\)$/m);
+    assert.match(r.stderr, /^ {2}\[main_w2\] Kept both lines and committed\.$/m);
 
     // The resolution turn was the worker's session, forked: it saw the worker's own turn, in the fix folder.
     const [turn] = s.requestsFor('Raymond is merging the branches of run confl');
@@ -95,6 +97,15 @@ describe('raymond merge with a Claude Code worker (real claude, scripted API)', 
     assert.deepEqual(left.map((l) => l.agent), ['main_w2']);
     assert.match(left[0]!.reason, /^conflicts with confl-broke in README\.md; the budget of \$0\.0001 is spent \(run \$[\d.]+ \+ merge \$[\d.]+\), so no resolution turn$/);
     assert.equal(s.requestsFor('Raymond is merging').length, turns, 'no turn was taken');
+
+    // The worker's transcript gone from this machine (a queued run's, say): the turn fails, and says why.
+    const projects = join(box.home, '.claude/projects');
+    for (const dir of readdirSync(projects)) rmSync(join(projects, dir, `${w2.session}.jsonl`), { force: true });
+    const lost = await raymond(['merge', 'confl', '--into', 'confl-lost', '--retries', '1', '--json'], { cwd: repo, env, timeoutMs: 60_000 });
+    assert.equal(lost.code, 1, lost.stderr);
+    const lostOut = (JSON.parse(lost.stdout) as { left_out: Array<{ agent: string; reason: string }> }).left_out;
+    assert.deepEqual(lostOut.map((l) => l.agent), ['main_w2']);
+    assert.equal(lostOut[0]!.reason, `conflicts with confl-lost in README.md; its resolution turn failed: the transcript of session ${w2.session} is not on this machine`);
   });
 
   it("a failed check goes back to the worker's session with the check's output; a fix it cannot commit (no shell) is committed for it", async () => {
