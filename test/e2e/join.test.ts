@@ -93,14 +93,14 @@ describe('<join> through the built CLI', () => {
     const log = join(box.dir, 'kill-log');
     const wf = box.write({
       'START.sh': sh('for i in 1 2 3 4 5 6; do echo "<fork item=\\"$i\\">W.sh</fork>"; done', 'echo "<join>COLLECT.sh</join>"'),
-      'W.sh': sh(`echo "start $item" >> ${log}`, 'sleep 1', 'echo "<result>item $item</result>"'),
+      'W.sh': sh(`echo "start $item" >> ${log}`, 'sleep 3', 'echo "<result>item $item</result>"'),
       'COLLECT.sh': sh(`echo "collect" >> ${log}`, 'printf "<result>%s</result>" "$RAYMOND_INPUT"'),
     }, 'kill');
     const child = execa(process.execPath, [CLI, wf, '--workflow-id', 'kill', '--max-parallel', '2', '--quiet'], { cwd: box.dir, reject: false, stdin: 'ignore' });
     // Two workers running, four queued.
     for (let i = 0; i < 100 && !(existsSync(log) && readFileSync(log, 'utf8').split('\n').filter(Boolean).length >= 2); i++) await sleep(50);
     const status = await box.run(['--status', 'kill']);
-    assert.match(status.stdout, /main {2}awaiting-child \(waits for 6 of 6 workers\) {2}COLLECT\.sh/);
+    assert.match(status.stdout, /main {2}awaiting-child \(waits for [456] of 6 workers\) {2}COLLECT\.sh/);
     child.kill('SIGKILL');
     await child;
     const stateFile = join(box.dir, '.raymond/state/kill.json');
