@@ -97,6 +97,29 @@ if (want('queue')) {
     );
   }
 }
+// `npm run bench -- join`: the targets of <join> (issue 29), against the same fan-out without a join.
+if (want('join')) {
+  const { benchJoinInput, benchJoinMemory, benchJoinWall } = await import('./join.js');
+  const { JOIN_INPUT_TARGET_MS, JOIN_MEMORY_TARGET_MB, JOIN_WALL_RATIO_TARGET } = await import('./targets.js');
+  try {
+    const w = await benchJoinWall(1000, parallel, 3);
+    const ratio = w.joined / w.plain;
+    const line = `join: 1,000 script workers joined by one parent: wall ${ms(w.joined)} against ${ms(w.plain)} without the join (medians of 3): ${ratio.toFixed(2)}x, target ${JOIN_WALL_RATIO_TARGET}x ${verdict(ratio <= JOIN_WALL_RATIO_TARGET)}`;
+    console.log(line);
+    summary.push('', line);
+    const m = await benchJoinMemory(10000, parallel);
+    const added = m.joined - m.plain;
+    const mline = `join: a parent waiting on 10,000 workers: orchestrator peak RSS ${m.joined.toFixed(0)} MB against ${m.plain.toFixed(0)} MB without the join: +${added.toFixed(1)} MB, target ${JOIN_MEMORY_TARGET_MB} MB ${verdict(added <= JOIN_MEMORY_TARGET_MB)}`;
+    console.log(mline);
+    summary.push(mline);
+    const input = benchJoinInput(10000);
+    const iline = `join: the join state's input for 10,000 workers built in ${input.toFixed(1)} ms, target ${JOIN_INPUT_TARGET_MS} ms ${verdict(input <= JOIN_INPUT_TARGET_MS)}`;
+    console.log(iline);
+    summary.push(iline);
+  } catch (err) {
+    console.log(`join: FAILED: ${failure(err)}`);
+  }
+}
 // Opt-in only (`npm run bench -- worktrees`), never in the default run: it
 // generates a 20,000-file repository and checks out gigabytes, for minutes.
 if (only.includes('worktrees')) {

@@ -33,6 +33,15 @@ export const WORKTREE_SLACK = 4;
  */
 export const QUEUE_SPEEDUP_TARGETS: Readonly<Record<number, number>> = { 2: 1.6, 4: 2.8 };
 
+/** Join bench: wall time of 1,000 joined script workers against the same fan-out without a join. */
+export const JOIN_WALL_RATIO_TARGET = 1.15;
+
+/** Join bench: what a parent waiting on 10,000 workers may add to the orchestrator's peak RSS. */
+export const JOIN_MEMORY_TARGET_MB = 15;
+
+/** Join bench: building the join state's input for 10,000 workers. */
+export const JOIN_INPUT_TARGET_MS = 200;
+
 /** "met" or "NOT met", in capitals so a miss stands out in the output. */
 export function verdict(met: boolean): string {
   return met ? 'met' : 'NOT met';

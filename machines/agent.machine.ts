@@ -63,7 +63,10 @@ export interface AgentOutput {
 /** The supervisor's answer to a frame waiting in `asking`: the agent's record with the answer (or the timeout) applied. */
 export type AskResolvedEvent = { type: 'ask.resolved'; record: AgentRecord };
 
-export type AgentEvent = ({ type: 'step.start' } & StepGrant) | AskResolvedEvent | DoneActorEvent<AgentOutput> | ErrorActorEvent;
+/** The supervisor's answer to a frame waiting on a `<join>`: the agent's record with its workers' entries as input. */
+export type JoinResolvedEvent = { type: 'join.resolved'; record: AgentRecord };
+
+export type AgentEvent = ({ type: 'step.start' } & StepGrant) | AskResolvedEvent | JoinResolvedEvent | DoneActorEvent<AgentOutput> | ErrorActorEvent;
 
 /** Events an agent sends to the actor registered with systemId `supervisor`. */
 export type AgentToSupervisorEvent =
@@ -83,7 +86,9 @@ export type AgentToSupervisorEvent =
     }
   | { type: 'step.failed'; agentId: string; state: string; failure: StepFailure }
   /** A frame waits for the answer to its agent's ask: the supervisor sends it `ask.resolved`. */
-  | { type: 'agent.asking'; agentId: string; ref: AnyActorRef };
+  | { type: 'agent.asking'; agentId: string; ref: AnyActorRef }
+  /** A frame waits for its agent's workers (`<join>`): the supervisor sends it `join.resolved`. */
+  | { type: 'agent.joining'; agentId: string; ref: AnyActorRef };
 
 /** Actor id of a frame: the agent id, with `@depth` for callee frames. */
 export function frameId(agentId: string, depth: number): string {
@@ -124,6 +129,7 @@ export const agentMachine = setup({
   guards: {
     hasCallee: ({ context }) => context.depth < stackDepth(context.record.stack),
     waitsForAnswer: ({ context }) => context.record.ask !== undefined,
+    waitsForWorkers: ({ context }) => context.record.joining === true,
   },
   actions: {
     recordStep: enqueueActions(({ context, event, enqueue, self }) => {
@@ -153,7 +159,7 @@ export const agentMachine = setup({
      * fewer per step.
      */
     announce: enqueueActions(({ context, event, self, enqueue }) => {
-      if (context.depth < stackDepth(context.record.stack) || context.record.ask) return;
+      if (context.depth < stackDepth(context.record.stack) || context.record.ask || context.record.joining) return;
       // xstate enters the initial state with its own init event, which the event type does not list.
       const type = event.type as string;
       const unknown = type === 'xstate.init' ? context.depth > 0 : type !== 'xstate.done.actor.step';
@@ -171,10 +177,11 @@ export const agentMachine = setup({
   initial: 'idle',
   states: {
     idle: {
-      description: 'Waiting for the supervisor to grant a step slot. A bottom frame resumed with frames on its stack goes straight on to wait for its top frame; a frame resumed with a pending ask, to wait for the answer.',
+      description: 'Waiting for the supervisor to grant a step slot. A bottom frame resumed with frames on its stack goes straight on to wait for its top frame; a frame resumed with a pending ask, to wait for the answer; one resumed in a join, to wait for its workers.',
       always: [
         { guard: 'hasCallee', target: 'awaiting-child' },
         { guard: 'waitsForAnswer', target: 'asking' },
+        { guard: 'waitsForWorkers', target: 'awaiting-child.workers' },
       ],
       entry: 'announce',
       on: {
@@ -195,6 +202,12 @@ export const agentMachine = setup({
             actions: 'recordStep',
           },
           {
+            description: 'The state joined (<join>): this frame waits for the workers its agent forked.',
+            guard: ({ context, event }) => outcomeOf(context.record, event.output.decision) === 'join',
+            target: 'awaiting-child.workers',
+            actions: 'recordStep',
+          },
+          {
             description: 'The bottom frame called: it waits for its callee.',
             guard: ({ context, event }) => context.depth === 0 && outcomeOf(context.record, event.output.decision) === 'call',
             target: 'awaiting-child',
@@ -212,33 +225,48 @@ export const agentMachine = setup({
       },
     },
     'awaiting-child': {
-      description: 'The bottom frame has frames on its stack: the top frame runs as its child actor until it calls or returns.',
-      entry: assign({
-        callee: ({ context, spawn, self }) => {
-          const depth = stackDepth(context.record.stack);
-          const id = frameId(context.record.id, depth);
-          // The callee runs this frame's own logic, with whatever was provided to it.
-          // xstate's types forbid an `id` for inline logic, but its runtime honours it,
-          // and the id is what makes callees readable in the inspector.
-          const logic = (self as unknown as { logic: AnyActorLogic }).logic;
-          const spawnInline = spawn as unknown as (logic: AnyActorLogic, options: { id: string; systemId: string; input: AgentInput }) => AnyActorRef;
-          return spawnInline(logic, { id, systemId: `agent:${id}`, input: { record: context.record, depth } });
-        },
-      }),
-      // A finished child stays in xstate's children map until stopped, and every spawn copies that map.
-      exit: [stopChild(({ context }) => context.callee!), assign({ callee: null })],
-      on: {
-        'xstate.done.actor.*': [
-          {
-            guard: ({ event }) => handedBack({ event }) && stackDepth((event as Done).output.record.stack) > 0,
-            target: 'awaiting-child',
-            reenter: true,
-            actions: 'takeRecord',
+      description: 'The frame waits for a child: its callee frame (a call), or the workers its agent forked (a join). It takes no step slot and runs no process meanwhile.',
+      initial: 'callee',
+      states: {
+        callee: {
+          description: 'The bottom frame has frames on its stack: the top frame runs as its child actor until it calls or returns.',
+          entry: assign({
+            callee: ({ context, spawn, self }) => {
+              const depth = stackDepth(context.record.stack);
+              const id = frameId(context.record.id, depth);
+              // The callee runs this frame's own logic, with whatever was provided to it.
+              // xstate's types forbid an `id` for inline logic, but its runtime honours it,
+              // and the id is what makes callees readable in the inspector.
+              const logic = (self as unknown as { logic: AnyActorLogic }).logic;
+              const spawnInline = spawn as unknown as (logic: AnyActorLogic, options: { id: string; systemId: string; input: AgentInput }) => AnyActorRef;
+              return spawnInline(logic, { id, systemId: `agent:${id}`, input: { record: context.record, depth } });
+            },
+          }),
+          // A finished child stays in xstate's children map until stopped, and every spawn copies that map.
+          exit: [stopChild(({ context }) => context.callee!), assign({ callee: null })],
+          on: {
+            'xstate.done.actor.*': [
+              {
+                guard: ({ event }) => handedBack({ event }) && stackDepth((event as Done).output.record.stack) > 0,
+                target: 'callee',
+                reenter: true,
+                actions: 'takeRecord',
+              },
+              { guard: handedBack, target: '#agent.idle', actions: 'takeRecord' },
+              { target: '#agent.terminated', actions: 'takeRecord' },
+            ],
+            'xstate.error.actor.*': { target: '#agent.terminated', actions: 'reportFailure' },
           },
-          { guard: handedBack, target: 'idle', actions: 'takeRecord' },
-          { target: 'terminated', actions: 'takeRecord' },
-        ],
-        'xstate.error.actor.*': { target: 'terminated', actions: 'reportFailure' },
+        },
+        workers: {
+          description: 'The state joined (<join>): the frame waits, holding nothing, until every worker its agent forked and has not joined yet has ended; the supervisor then hands it their results.',
+          entry: enqueueActions(({ context, self, enqueue }) => {
+            enqueue.sendTo(supervisorRef, { type: 'agent.joining', agentId: context.record.id, ref: self } satisfies AgentToSupervisorEvent);
+          }),
+          on: {
+            'join.resolved': { target: '#agent.idle', actions: assign({ record: ({ event }) => event.record }) },
+          },
+        },
       },
     },
     asking: {

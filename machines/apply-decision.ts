@@ -12,7 +12,9 @@ export type StepOutcome =
   /** `<result>` with an empty stack: the agent is done. */
   | 'terminate'
   /** `<ask>`: the frame waits for an answer before it goes on. */
-  | 'ask';
+  | 'ask'
+  /** `<join>`: the frame waits for the agent's unjoined workers to end before it goes on. */
+  | 'join';
 
 /** A worker to create; the supervisor gives it a record. */
 export interface SpawnRequest extends Omit<ForkSpawn, 'id' | 'cd' | 'worktree' | 'created' | 'inheritTask' | 'workflow'> {
@@ -25,6 +27,8 @@ export interface SpawnRequest extends Omit<ForkSpawn, 'id' | 'cd' | 'worktree' |
   cwd: string;
   /** Id reserved for the worker's first Claude Code turn. */
   nextSession?: string;
+  /** The agent that forked it. */
+  parent: string;
 }
 
 /** The effect of one completed step on its agent. */
@@ -39,6 +43,7 @@ export function outcomeOf(record: AgentRecord, decision: Decision): StepOutcome 
   if (decision.kind === 'call' || decision.kind === 'function') return 'call';
   if (decision.kind === 'result') return record.stack !== null ? 'return' : 'terminate';
   if (decision.kind === 'ask') return 'ask';
+  if (decision.kind === 'fork' && decision.join) return 'join';
   return 'continue';
 }
 
@@ -125,14 +130,16 @@ function apply(record: AgentRecord, decision: Decision, session: string | null):
         },
       };
     }
-    case 'fork':
-      return {
-        outcome: 'continue',
-        spawns: decision.workers.map((w) => ({
-          id: named(w), target: w.target, attributes: w.attributes, input: w.input, cwd: w.created?.path ?? w.cd ?? record.cwd, worktree: w.created, taskFolder: w.taskFolder, ...calleeScope(record, w.workflow),
-        })),
-        record: { ...record, ...after, state: decision.next, input: decision.nextInput ?? null },
-      };
+    case 'fork': {
+      const spawns = decision.workers.map((w) => ({
+        id: named(w), parent: record.id, target: w.target, attributes: w.attributes, input: w.input, cwd: w.created?.path ?? w.cd ?? record.cwd, worktree: w.created, taskFolder: w.taskFolder, ...calleeScope(record, w.workflow),
+      }));
+      // The workers name their parent: a <join> gathers every worker of the agent not joined yet, of this fork or earlier ones.
+      const next: AgentRecord = { ...record, ...after, state: decision.next, input: decision.nextInput ?? null };
+      if (decision.join) next.joining = true;
+      if (decision.worktree) next.worktree = decision.worktree;
+      return { outcome: decision.join ? 'join' : 'continue', spawns, record: next };
+    }
     case 'ask':
       // The session is kept, as for <goto>: the answer's state continues the conversation that asked.
       return { outcome: 'ask', spawns: [], record: { ...record, ...after, input: null, ask: decision.ask! } };
@@ -161,7 +168,7 @@ function named(worker: ForkSpawn): string {
 
 /** The record of a worker a step forked, as it starts: fresh session, empty stack, in its workflow's scope. */
 export function workerRecord(spawn: SpawnRequest): AgentRecord {
-  const record: AgentRecord = { id: spawn.id, state: spawn.target, session: null, branchFrom: null, stack: null, cwd: spawn.cwd, attributes: spawn.attributes, input: spawn.input ?? null, status: 'active' };
+  const record: AgentRecord = { id: spawn.id, state: spawn.target, session: null, branchFrom: null, stack: null, cwd: spawn.cwd, attributes: spawn.attributes, input: spawn.input ?? null, status: 'active', parent: spawn.parent };
   if (spawn.nextSession !== undefined) record.next_session = spawn.nextSession;
   if (spawn.worktree !== undefined) record.worktree = spawn.worktree;
   if (spawn.scope !== undefined) record.scope = spawn.scope;

@@ -1,38 +1,7 @@
-import type { AnyActorRef } from 'xstate';
 import { answerAsk, expireAsk } from './asks.js';
 import { putAgent, type RunStore } from './run-store.js';
 import type { StepFailure } from './step-failure.js';
 import type { AgentRecord } from './types.js';
-
-/**
- * Where the supervisor keeps the frames waiting for answers: a frame says it
- * waits (`agent.asking`) after the step that asked is recorded, so an answer
- * may come first; it is then kept until the frame is there.
- */
-export interface AskWaiters {
-  frames: Map<string, AnyActorRef>;
-  early: Map<string, AgentRecord>;
-}
-
-export function createAskWaiters(): AskWaiters {
-  return { frames: new Map(), early: new Map() };
-}
-
-/** A frame waits for its agent's answer: the record to hand it at once, if the answer came first. */
-export function frameWaits(w: AskWaiters, agentId: string, ref: AnyActorRef): AgentRecord | undefined {
-  const early = w.early.get(agentId);
-  if (early) w.early.delete(agentId);
-  else w.frames.set(agentId, ref);
-  return early;
-}
-
-/** The frame to hand an answered (or timed out) agent's record to, or undefined when it is kept until its frame waits. */
-export function frameFor(w: AskWaiters, record: AgentRecord): AnyActorRef | undefined {
-  const ref = w.frames.get(record.id);
-  if (ref) w.frames.delete(record.id);
-  else w.early.set(record.id, record);
-  return ref;
-}
 
 /** Applies an answer to the store; the agent's record after, or undefined for an ask no agent waits on (answered, timed out, unknown). */
 export function answerInStore(store: RunStore, askId: string, text: string): AgentRecord | undefined {

@@ -50,7 +50,10 @@ export type RunEvent =
     }
   | ({ type: 'agent.forked'; parentId: string } & ForkedWorker)
   | { type: 'agent.paused'; agentId: string; state: string; failure: StepFailure; totalCostUsd: number }
-  | { type: 'agent.failed'; agentId: string; state: string; failure: StepFailure; totalCostUsd: number }
+  /** `worker`: a forked worker failed; it ended alone, and the run goes on. */
+  | { type: 'agent.failed'; agentId: string; state: string; failure: StepFailure; totalCostUsd: number; worker?: true | undefined }
+  /** A `<join>` got every worker it waited for: the agent goes on at `state` with `workers` entries as its input. */
+  | { type: 'agent.joined'; agentId: string; state: string; workers: number }
   /** An agent asked a question (`<ask>`); it waits for an answer. */
   | { type: 'ask.created'; ask: AgentAsk }
   /** An ask that was already waiting when the run (re)started. */

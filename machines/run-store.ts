@@ -14,8 +14,21 @@ export interface RunStore {
   live: number;
   /** Of those, the agents waiting for an answer to an `<ask>`. */
   asking: number;
+  /** Of those, the agents waiting for their workers (`<join>`). */
+  joining: number;
   /** What changed since the persister last took the changes, so it can journal just that. */
   dirty: Dirty;
+  /** For each agent with workers: how many of them it has not joined and that have not ended (machines/joins.ts). */
+  unended: Map<string, number>;
+  /**
+   * For each agent with workers: the ids of those it has not joined yet, as
+   * they were added. Derived from the workers' `parent` and `joined`, never
+   * stored: a parent that forks one worker per step would otherwise write a
+   * growing list at every step.
+   */
+  unjoined: Map<string, string[]>;
+  /** Joining agents whose workers have all ended: their joins are to be resolved. */
+  joinReady: Set<string>;
 }
 
 /** Keys changed since the last write. */
@@ -50,8 +63,18 @@ export function storeFromState(state: WorkflowState): RunStore {
     agents: map,
     live: agents.filter((a) => a.status === 'active').length,
     asking: agents.filter((a) => a.status === 'active' && a.ask !== undefined).length,
+    joining: agents.filter((a) => a.status === 'active' && a.joining).length,
     dirty: cleanDirty(),
+    unended: new Map(),
+    unjoined: new Map(),
+    joinReady: new Set(),
   };
+  for (const a of map.values()) {
+    if (a.parent === undefined || a.joined !== undefined) continue;
+    addUnjoined(store, a.parent, a.id);
+    if (awaited(a)) bump(store, a.parent, 1);
+  }
+  for (const a of map.values()) if (a.joining && a.status === 'active' && !store.unended.get(a.id)) store.joinReady.add(a.id);
   for (const [parentId, floor] of forkCounterFloors([...map.keys(), ...Object.keys(meta.results)])) {
     if ((store.meta.fork_counters[parentId] ?? 0) >= floor) continue;
     store.meta.fork_counters[parentId] = floor;
@@ -75,16 +98,45 @@ export function agentFromStored(agent: StoredAgent): AgentRecord {
   return { ...agent, stack: stackFromArray(agent.stack) };
 }
 
-/** Replaces an agent's record, keeping the live count right. */
+/** Whether a worker keeps a join of its parent waiting: not joined yet, and not ended (a paused worker may still go on). */
+function awaited(a: AgentRecord): boolean {
+  return a.joined === undefined && (a.status === 'active' || a.status === 'paused');
+}
+
+function addUnjoined(store: RunStore, parentId: string, id: string): void {
+  const ids = store.unjoined.get(parentId);
+  if (ids) ids.push(id);
+  else store.unjoined.set(parentId, [id]);
+}
+
+function bump(store: RunStore, parentId: string, by: number): void {
+  const n = (store.unended.get(parentId) ?? 0) + by;
+  if (n > 0) {
+    store.unended.set(parentId, n);
+    return;
+  }
+  store.unended.delete(parentId);
+  if (store.agents.get(parentId)?.joining) store.joinReady.add(parentId);
+}
+
+/** Replaces an agent's record, keeping the live count and its parent's count of unended workers right. */
 export function putAgent(store: RunStore, record: AgentRecord): void {
   const before = store.agents.get(record.id);
+  if (record.parent !== undefined) {
+    if (before === undefined && record.joined === undefined) addUnjoined(store, record.parent, record.id);
+    const delta = Number(awaited(record)) - Number(before !== undefined && awaited(before));
+    if (delta !== 0) bump(store, record.parent, delta);
+  }
+  if (record.joining && record.status === 'active' && !store.unended.get(record.id)) store.joinReady.add(record.id);
   if (before?.status === 'active') {
     store.live--;
     if (before.ask) store.asking--;
+    if (before.joining) store.joining--;
   }
   if (record.status === 'active') {
     store.live++;
     if (record.ask) store.asking++;
+    if (record.joining) store.joining++;
   }
   store.agents.set(record.id, record);
   store.dirty.agents.add(record.id);
@@ -137,9 +189,13 @@ export function setRunStatus(store: RunStore, status: WorkflowState['status'], e
  */
 export function settleStatus(store: RunStore): void {
   if (store.meta.status !== 'running') return;
-  // Every live agent waits for an answer: the run stops to ask (exit 2).
-  if (store.live > 0 && store.live === store.asking) return setRunStatus(store, 'asking');
-  if (store.live > 0) return;
+  // Every live agent waits, for an answer or on a join: nothing can go on without an answer (exit 2), or without resuming paused workers.
+  const waiting = store.live > 0 && store.live === store.asking + store.joining;
+  if (waiting && store.asking > 0) return setRunStatus(store, 'asking');
+  if (store.live > 0 && !waiting) return;
+  // A worker's failure that no <join> received is the run's failure; one a join received was handled there.
+  const failed = [...store.agents.values()].filter((a) => a.status === 'failed' && a.joined === undefined);
+  if (failed.length > 0) return setRunStatus(store, 'failed', `${failed.length} worker(s) failed and no <join> received the failure: ${failed.map((a) => `${a.id}: ${a.error}`).join('; ')}`);
   const paused = [...store.agents.values()].filter((a) => a.status === 'paused');
   if (paused.length === 0) return setRunStatus(store, 'completed');
   setRunStatus(store, 'paused', `${paused.length} agent(s) paused: ${paused.map((a) => `${a.id}: ${a.error}`).join('; ')}`);

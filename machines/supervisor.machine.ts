@@ -1,7 +1,9 @@
 import { assign, createActor, enqueueActions, fromCallback, setup, stopChild, type AnyActorLogic, type AnyActorRef, type ErrorActorEvent } from 'xstate';
-import { agentMachine, type AgentToSupervisorEvent, type AskResolvedEvent, type StepGrant } from './agent.machine.js';
+import { agentMachine, type AgentToSupervisorEvent, type AskResolvedEvent, type JoinResolvedEvent, type StepGrant } from './agent.machine.js';
 import { workerRecord } from './apply-decision.js';
-import { answerInStore, createAskWaiters, expireInStore, frameFor, frameWaits, type AskWaiters } from './run-asks.js';
+import { createFrameWaiters, frameFor, frameWaits, type FrameWaiters } from './frame-waiters.js';
+import { resolveReadyJoins } from './joins.js';
+import { answerInStore, expireInStore } from './run-asks.js';
 import { charge, sessionCostsFor } from './cost-ledger.js';
 import { stackDepth } from './frame-stack.js';
 import type { RunEvent } from './run-events.js';
@@ -37,7 +39,9 @@ export interface RunWork {
   /** Agent records new to the supervisor (forked, or live when the run started). */
   toSpawn: AgentRecord[];
   /** Frames waiting for answers to their agents' asks. */
-  asks: AskWaiters;
+  asks: FrameWaiters;
+  /** Frames waiting for their agents' workers (`<join>`). */
+  joins: FrameWaiters;
 }
 
 export interface SupervisorContext {
@@ -68,7 +72,7 @@ export type SupervisorEvent =
   | ErrorActorEvent;
 
 /** The part of the run's event stream the supervisor produces. */
-export type SupervisorEmitted = Extract<RunEvent, { type: 'step.started' | 'step.done' | 'agent.forked' | 'agent.paused' | 'agent.failed' | 'ask.created' | 'ask.answered' }>;
+export type SupervisorEmitted = Extract<RunEvent, { type: 'step.started' | 'step.done' | 'agent.forked' | 'agent.paused' | 'agent.failed' | 'agent.joined' | 'ask.created' | 'ask.answered' }>;
 
 /**
  * The persister is told of each new version and answers with
@@ -92,12 +96,26 @@ function waitForSlot(context: SupervisorContext, agentId: string, ref: AnyActorR
   enqueue(context.work.slots, { agentId, ref, readyAt, markdown: record.state.endsWith('.md'), holder });
 }
 
-/** Records an agent's failure, which fails the run, and returns the event that says so. */
-function failAgentAndRun(store: RunStore, agentId: string, state: string, failure: StepFailure): SupervisorEmitted {
-  putAgent(store, { ...store.agents.get(agentId)!, status: 'failed', error: failureText(failure) });
+/** An agent's record with what a step of it cost added to its own total. */
+function withCost<T extends AgentRecord>(store: RunStore, record: T, costUsd: number): T {
+  const total = (store.agents.get(record.id)?.cost_usd ?? 0) + costUsd;
+  return total > 0 ? { ...record, cost_usd: total } : record;
+}
+
+/**
+ * Records an agent's failure and returns the event that says so. A forked
+ * worker's failure ends that worker only (its parent's join, if any, gets it
+ * as a failed entry); any other agent's fails the run.
+ */
+function failAgent(store: RunStore, agentId: string, state: string, failure: StepFailure): SupervisorEmitted {
+  const record = store.agents.get(agentId)!;
+  putAgent(store, withCost(store, { ...record, status: 'failed', error: failureText(failure) }, failure.spentUsd));
   charge(store, failure.spentUsd, failure.sessionCosts);
-  setRunStatus(store, 'failed', failureText(failure));
-  return { type: 'agent.failed', agentId, state, failure, totalCostUsd: store.meta.total_cost_usd };
+  if (record.parent === undefined) {
+    setRunStatus(store, 'failed', failureText(failure));
+    return { type: 'agent.failed', agentId, state, failure, totalCostUsd: store.meta.total_cost_usd };
+  }
+  return { type: 'agent.failed', agentId, state, failure, totalCostUsd: store.meta.total_cost_usd, worker: true };
 }
 
 /**
@@ -114,10 +132,19 @@ function startAgent(context: SupervisorContext, self: AnyActorRef, record: Agent
   return ref;
 }
 
-type Enqueue = { sendTo: (ref: AnyActorRef, event: AskResolvedEvent) => void; emit: (event: SupervisorEmitted) => void };
+type Enqueue = { sendTo: (ref: AnyActorRef, event: AskResolvedEvent | JoinResolvedEvent) => void; emit: (event: SupervisorEmitted) => void };
+
+/** Hands every join whose workers have all ended its entries, or keeps them until its frame waits. */
+function settleJoins(work: RunWork, enqueue: Enqueue): void {
+  for (const record of resolveReadyJoins(work.store)) {
+    const ref = frameFor(work.joins, record);
+    if (ref) enqueue.sendTo(ref, { type: 'join.resolved', record });
+    enqueue.emit({ type: 'agent.joined', agentId: record.id, state: record.state, workers: (JSON.parse(record.input ?? '[]') as unknown[]).length });
+  }
+}
 
 /** Settles an ask whose time ran out (if still pending); true when its agent fails, and the run with it. */
-function expireOne(work: RunWork, due: { agentId: string; askId: string }, enqueue: Enqueue): boolean {
+function expireOne(work: RunWork, due: { agentId: string; askId: string }, enqueue: Enqueue, stop: (ref: AnyActorRef) => void): boolean {
   const expiry = expireInStore(work.store, due.agentId, due.askId);
   if (expiry?.kind === 'moved') {
     const ref = frameFor(work.asks, expiry.record);
@@ -125,8 +152,13 @@ function expireOne(work: RunWork, due: { agentId: string; askId: string }, enque
     enqueue.emit({ type: 'ask.answered', agentId: due.agentId, askId: due.askId, expired: true });
   }
   if (expiry?.kind !== 'fails') return false;
-  enqueue.emit(failAgentAndRun(work.store, expiry.agentId, expiry.state, expiry.failure));
-  return true;
+  const worker = work.store.agents.get(expiry.agentId)?.parent !== undefined;
+  enqueue.emit(failAgent(work.store, expiry.agentId, expiry.state, expiry.failure));
+  if (!worker) return true;
+  const ref = work.actors.get(expiry.agentId);
+  if (ref) stop(ref);
+  work.actors.delete(expiry.agentId);
+  return false;
 }
 
 /**
@@ -160,7 +192,7 @@ export const supervisorMachine = setup({
     recordStep: enqueueActions(({ context, event, enqueue }) => {
       if (event.type !== 'step.done') return;
       const { store, slots, actors, toSpawn } = context.work;
-      putAgent(store, event.record);
+      putAgent(store, withCost(store, event.record, event.costUsd));
       if (charge(store, event.costUsd, event.sessionCosts)) enqueue.assign({ draining: true });
       if (event.record.status === 'terminated') {
         putResult(store, event.agentId, event.record.result ?? '');
@@ -195,7 +227,7 @@ export const supervisorMachine = setup({
       const record = store.agents.get(event.agentId)!;
       const paused: AgentRecord = { ...record, status: 'paused', error: failureText(failure) };
       if (failure.resetsAt !== undefined) paused.resets_at = failure.resetsAt;
-      putAgent(store, paused);
+      putAgent(store, withCost(store, paused, failure.spentUsd));
       if (charge(store, failure.spentUsd, failure.sessionCosts)) enqueue.assign({ draining: true });
       actors.delete(event.agentId);
       release(slots, event.agentId);
@@ -203,8 +235,22 @@ export const supervisorMachine = setup({
     }),
     failAgent: enqueueActions(({ context, event, enqueue }) => {
       if (event.type !== 'step.failed') return;
-      enqueue.emit(failAgentAndRun(context.work.store, event.agentId, event.state, event.failure));
+      enqueue.emit(failAgent(context.work.store, event.agentId, event.state, event.failure));
     }),
+    /** A forked worker failed: it ends, the others go on. */
+    failWorker: enqueueActions(({ context, event, enqueue }) => {
+      if (event.type !== 'step.failed') return;
+      const { store, slots, actors } = context.work;
+      enqueue.emit(failAgent(store, event.agentId, event.state, event.failure));
+      actors.delete(event.agentId);
+      release(slots, event.agentId);
+    }),
+    registerJoiner: enqueueActions(({ context, event, enqueue }) => {
+      if (event.type !== 'agent.joining') return;
+      const early = frameWaits(context.work.joins, event.agentId, event.ref);
+      if (early) enqueue.sendTo(event.ref, { type: 'join.resolved', record: early } satisfies JoinResolvedEvent);
+    }),
+    resolveJoins: enqueueActions(({ context, enqueue }) => settleJoins(context.work, enqueue)),
     refuseStep: enqueueActions(({ context, event, enqueue }) => {
       if (event.type !== 'step.done') return;
       const { store } = context.work;
@@ -219,7 +265,8 @@ export const supervisorMachine = setup({
         spentUsd: event.costUsd,
         sessionCosts: event.sessionCosts ?? {},
       };
-      enqueue.emit(failAgentAndRun(store, event.agentId, event.from, failure));
+      enqueue.emit(failAgent(store, event.agentId, event.from, failure));
+      setRunStatus(store, 'failed', failureText(failure));
     }),
     failRun: ({ context }, params: { error: string }) => setRunStatus(context.work.store, 'failed', params.error),
     registerAsker: enqueueActions(({ context, event, enqueue }) => {
@@ -236,11 +283,11 @@ export const supervisorMachine = setup({
       enqueue.emit({ type: 'ask.answered', agentId: answered.id, askId: event.askId, expired: false });
     }),
     expire: enqueueActions(({ context, event, enqueue }) => {
-      if (event.type === 'ask.expire') expireOne(context.work, event, enqueue);
+      if (event.type === 'ask.expire') expireOne(context.work, event, enqueue, (ref) => enqueue(stopChild(ref)));
     }),
     expireDue: enqueueActions(({ context, enqueue }) => {
       let failed = false;
-      for (const due of context.dueAsks) failed = expireOne(context.work, due, enqueue) || failed;
+      for (const due of context.dueAsks) failed = expireOne(context.work, due, enqueue, (ref) => enqueue(stopChild(ref))) || failed;
       if (failed) enqueue.assign({ halted: true });
     }),
     /**
@@ -254,7 +301,8 @@ export const supervisorMachine = setup({
       const pending = context.work.toSpawn.splice(0);
       if (context.halted) return;
       for (const record of pending) {
-        if (stackDepth(record.stack) === 0) waitForSlot(context, record.id, undefined);
+        // An agent resumed waiting (for an answer, for its workers, or for its callee) takes no slot: its actor waits.
+        if (stackDepth(record.stack) === 0 && !record.ask && !record.joining) waitForSlot(context, record.id, undefined);
         else startAgent(context, self, record);
       }
     },
@@ -291,16 +339,19 @@ export const supervisorMachine = setup({
     finished: ({ context }) => {
       const { store, slots } = context.work;
       if (store.live === 0 || context.halted || (context.draining && slots.running === 0)) return true;
-      // --on-ask=pause: every live agent waits for an answer, so nothing can happen until one comes.
-      return context.stopWhenAsking && store.live === store.asking;
+      // Every live agent waits on a join: their workers are paused, so nothing can happen until a resume.
+      if (store.live === store.joining) return true;
+      // --on-ask=pause: every live agent waits for an answer (or on a join), so nothing can happen until one comes.
+      return context.stopWhenAsking && store.live === store.asking + store.joining;
     },
     flushed: ({ context }) => context.persisted >= context.version,
     reusesId: ({ context, event }) => event.type === 'step.done' && event.spawns.length > 0 && reusedId(context.work.store, event.spawns.map((s) => s.id)) !== undefined,
     pauses: ({ event }) => event.type === 'step.failed' && event.failure.pauses,
+    isWorker: ({ context, event }) => event.type === 'step.failed' && context.work.store.agents.get(event.agentId)?.parent !== undefined,
     expiryFails: ({ context, event }) => {
       if (event.type !== 'ask.expire') return false;
       const record = context.work.store.agents.get(event.agentId);
-      return record?.status === 'active' && record.ask?.id === event.askId && record.ask.timeout_next === undefined;
+      return record?.status === 'active' && record.parent === undefined && record.ask?.id === event.askId && record.ask.timeout_next === undefined;
     },
   },
 }).createMachine({
@@ -311,7 +362,8 @@ export const supervisorMachine = setup({
       slots: createSlots(input.maxParallel, input.maxMarkdown),
       actors: new Map(),
       toSpawn: [...input.store.agents.values()].filter((a) => a.status === 'active'),
-      asks: createAskWaiters(),
+      asks: createFrameWaiters(),
+      joins: createFrameWaiters(),
     },
     version: 0,
     persisted: 0,
@@ -325,7 +377,7 @@ export const supervisorMachine = setup({
     // Handled at the top level so a step that completed while the run was halting is still recorded.
     'step.done': [
       { guard: 'reusesId', actions: ['refuseStep', 'halt', 'changed'] },
-      { actions: ['recordStep', 'spawnAgents', 'queueContinuing', 'changed', 'dispatch'] },
+      { actions: ['recordStep', 'resolveJoins', 'spawnAgents', 'queueContinuing', 'changed', 'dispatch'] },
     ],
     'state.persisted': { actions: [assign({ persisted: ({ context, event }) => Math.max(context.persisted, event.version) }), 'dispatch'] },
     'state.write_failed': {
@@ -336,7 +388,7 @@ export const supervisorMachine = setup({
   initial: 'running',
   states: {
     running: {
-      entry: ['expireDue', 'spawnAgents', 'changed'],
+      entry: ['expireDue', 'resolveJoins', 'spawnAgents', 'changed'],
       always: { guard: 'finished', target: 'finishing' },
       on: {
         'agent.ready': { actions: ['queue', 'dispatch'] },
@@ -346,6 +398,11 @@ export const supervisorMachine = setup({
             guard: 'pauses',
             actions: ['pauseAgent', 'changed', 'dispatch'],
           },
+          {
+            description: 'A forked worker failed: it ends, and its parent\'s join (if any) gets the failure; the others go on.',
+            guard: 'isWorker',
+            actions: ['failWorker', 'resolveJoins', 'changed', 'dispatch'],
+          },
           { actions: ['failAgent', 'halt'] },
         ],
         'xstate.error.actor.*': {
@@ -353,10 +410,11 @@ export const supervisorMachine = setup({
         },
         'run.interrupt': { actions: 'halt' },
         'agent.asking': { actions: 'registerAsker' },
+        'agent.joining': { actions: 'registerJoiner' },
         'run.answer': { actions: ['applyAnswer', 'changed', 'dispatch'] },
         'ask.expire': [
           { description: 'An ask without timeout_next ran out of time: its agent fails, and the run with it.', guard: 'expiryFails', actions: ['expire', 'halt', 'changed'] },
-          { actions: ['expire', 'changed', 'dispatch'] },
+          { actions: ['expire', 'resolveJoins', 'changed', 'dispatch'] },
         ],
         'run.drain': { description: 'First Ctrl-C: start nothing new, let running steps finish.', actions: [assign({ draining: true }), 'changed'] },
       },

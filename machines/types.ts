@@ -133,7 +133,14 @@ export type Decision =
       /** `cd` of a `<function-workflow>`: the callee's working directory. */
       cd?: string | undefined;
     }
-  | { kind: 'fork'; next: string; nextInput?: string | undefined; workers: ForkSpawn[] }
+  /**
+   * `<fork>` tags, with the parent's continuation `next`. With `join` (a
+   * `<join>NEXT</join>`, alone or beside the forks) the parent waits at
+   * `next` until every worker it forked and has not joined yet has ended;
+   * `next` then runs with their results as its input. `worktree`: a joining
+   * agent's worktree once its folder went back to the pool for the wait.
+   */
+  | { kind: 'fork'; next: string; nextInput?: string | undefined; workers: ForkSpawn[]; join?: true | undefined; worktree?: WorktreeRef | undefined }
   /** `worktree`: the agent's worktree as it was left, when the agent terminates. */
   | { kind: 'result'; payload: string; worktree?: WorktreeRef | undefined }
   /**
@@ -241,6 +248,27 @@ export interface AgentFields {
   ask?: PendingAsk;
   /** `{{ask_id}}`: the ask whose answer is this state's `{{input}}`; lives for exactly one state, as `input` does. */
   answered_ask?: string;
+  /** A forked worker's parent: the agent whose `<fork>` made it, and whose `<join>` may gather it. */
+  parent?: string;
+  /** The agent waits (`<join>`) at `state` until every worker it forked and has not joined yet has ended. */
+  joining?: true;
+  /** A worker its parent's `<join>` gathered: its result, or its failure, was handed on. */
+  joined?: true;
+  /** What this agent's own steps cost, in USD. */
+  cost_usd?: number;
+}
+
+/** One worker as a `<join>` hands it to its parent's next state (a JSON array of these, in fork order). */
+export interface JoinEntry {
+  agent: string;
+  attributes: Record<string, string>;
+  status: 'completed' | 'failed';
+  result?: string;
+  error?: string;
+  cost_usd: number;
+  /** For a worker that worked in a git worktree: its branch and the commits on it. */
+  branch?: string;
+  commits?: number;
 }
 
 /** One agent in memory: a logical thread with a current state and a return stack. */

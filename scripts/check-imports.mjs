@@ -20,7 +20,7 @@ const LAYERS = [
   ['src/claude', 'src/pi'],
   ['src/backends'],
   ['src/queue'],
-  ['src/config', 'src/analysis', 'src/runtime'],
+  ['src/config', 'src/analysis', 'src/runtime', 'src/merge'],
   ['src/serve'],
   ['src/cli'],
 ];

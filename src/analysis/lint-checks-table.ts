@@ -29,6 +29,7 @@ export const CHECKS = {
   'call-without-return': 'error',
   'fork-without-next': 'error',
   'fork-next-mismatch': 'warning',
+  'unjoined-fork': 'warning',
   'force-implicit-invalid': 'error',
   'bad-worktree-attributes': 'error',
   'bad-task-attribute': 'error',

@@ -35,9 +35,12 @@ export function stateChecks(node: WorkflowNode): Problem[] {
     }
   }
   const forks = node.transitions.filter((t) => FORKS.has(t.tag));
-  if (forks.length > 0 && !forks.some((f) => f.next) && !node.transitions.some((t) => t.tag === 'goto')) {
+  if (forks.length > 0 && !forks.some((f) => f.next) && !node.transitions.some((t) => t.tag === 'goto' || t.tag === 'join')) {
     const first = forks[0]!;
-    report('fork-without-next', `<${first.tag}>${first.target.written}</${first.tag}> has no next="STATE" and the state has no <goto>: the parent has nowhere to continue`);
+    report('fork-without-next', `<${first.tag}>${first.target.written}</${first.tag}> has no next="STATE" and the state has no <goto> or <join>: the parent has nowhere to continue`);
+  }
+  for (const t of node.textTags) {
+    if (t.tag === 'join' && Object.keys(t.attributes).length > 0) report('malformed-tag', `<join> takes no attributes (it has ${Object.keys(t.attributes).join(', ')}): its next state's input is the workers' results`);
   }
   askChecks(node, report);
   for (const t of node.textTags) {

@@ -14,7 +14,7 @@ interface Reach {
   open: boolean;
 }
 
-/** The checks that follow transitions: unreachable states, dead ends, callees that never return. */
+/** The checks that follow transitions: unreachable states, dead ends, callees that never return, forks never joined. */
 export function reachabilityChecks(graph: WorkflowGraph): Problem[] {
   const byFile = new Map(graph.nodes.map((n) => [n.file, n]));
   const out: Problem[] = [];
@@ -37,6 +37,27 @@ export function reachabilityChecks(graph: WorkflowGraph): Problem[] {
     const frame = reach(byFile, [callee], 'frame');
     if (frame.open || [...frame.seen].some((f) => byFile.get(f)?.result)) continue;
     out.push({ check: 'callee-without-result', file: callee, message: `${callers.join(', ')} enters here, but no <result> can be reached from it: the caller never resumes` });
+  }
+  out.push(...unjoinedForks(graph, byFile));
+  return out;
+}
+
+/**
+ * In a workflow that joins somewhere, a state that forks from which the
+ * parent can never reach a `<join>`: its workers' results go nowhere.
+ * Workflows without a join are fire-and-forget by design and not warned.
+ */
+function unjoinedForks(graph: WorkflowGraph, byFile: Map<string, WorkflowNode>): Problem[] {
+  const joins = (n: WorkflowNode | undefined) => n?.transitions.some((t) => t.tag === 'join') ?? false;
+  if (!graph.nodes.some(joins)) return [];
+  const out: Problem[] = [];
+  for (const node of graph.nodes) {
+    const forks = node.transitions.filter((t) => t.tag === 'fork' || t.tag === 'fork-workflow');
+    if (forks.length === 0 || joins(node)) continue;
+    const parent = reach(byFile, [node.file], 'frame');
+    if (parent.open || [...parent.seen].some((f) => joins(byFile.get(f)))) continue;
+    const first = forks[0]!;
+    out.push({ check: 'unjoined-fork', file: node.file, message: `<${first.tag}>${first.target.written}</${first.tag}> makes workers that no <join> gathers: the parent never reaches a <join>, so their results go nowhere (add <join>NEXT</join> where the parent should wait for them)` });
   }
   return out;
 }
@@ -84,7 +105,7 @@ function reach(byFile: Map<string, WorkflowNode>, starts: string[], walk: Walk):
 function successors(node: WorkflowNode, walk: Walk): StateRef[] {
   return node.transitions.flatMap((t) => {
     // A callee or a forked worker runs in another frame; this frame goes on at `return` or `next`.
-    const leavesFrame = t.tag !== 'goto' && t.tag !== 'reset' && t.tag !== 'reset-workflow' && t.tag !== 'ask';
+    const leavesFrame = t.tag !== 'goto' && t.tag !== 'join' && t.tag !== 'reset' && t.tag !== 'reset-workflow' && t.tag !== 'ask';
     const refs = walk === 'frame' && leavesFrame ? [t.returnTo, t.next] : [t.target, t.returnTo, t.next, t.timeoutNext];
     return refs.filter((r): r is StateRef => r !== undefined);
   });

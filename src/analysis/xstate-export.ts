@@ -29,7 +29,7 @@ const RESULT_STATE = 'result';
  * A workflow as an XState machine config: one state per state file (keyed by
  * the same ids as the diagrams, since XState reads `.` in a target as a
  * path), events named after the tags (`goto`, `reset`, `call`, `function`,
- * `fork`), `return` to where a caller continues, `next` to where a forking
+ * `fork`, `join`), `return` to where a caller continues, `next` to where a forking
  * parent does, and `result` into a final state. Targets that do not resolve
  * or are built at run time have no state to go to and are left out.
  */

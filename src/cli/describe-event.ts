@@ -45,7 +45,8 @@ export function describeStep(e: Extract<RunEvent, { type: 'step.done' }>): strin
         const workflow = d.workers[i]?.workflow;
         return `${w.id} (${workflow ? `${workflow.spec}: ` : ''}${w.state}${attrs(w.attributes)})`;
       }).join(', ');
-      return `${head} fork ${workers}; continues at ${d.next}`;
+      if (d.join && workers === '') return `${head} join; continues at ${d.next} once its workers end`;
+      return `${head} fork ${workers}; ${d.join ? `joins at ${d.next} once they end` : `continues at ${d.next}`}`;
     }
     case 'result':
       return e.to === null ? `${head} result: ${preview(d.payload)}` : `${head} result to ${e.to}: ${preview(d.payload)}`;
@@ -57,6 +58,7 @@ export function describeStep(e: Extract<RunEvent, { type: 'step.done' }>): strin
 /** What the short activity column of the live view says a step did: `goto X`, `fork`, `result`. */
 export function shortStep(e: Extract<RunEvent, { type: 'step.done' }>): string {
   const d = e.decision;
+  if (d.kind === 'fork' && d.join) return d.workers.length > 0 ? 'fork, join' : 'join';
   if (d.kind === 'fork' || d.kind === 'result' || d.kind === 'ask') return d.kind;
   const workflow = d.kind === 'goto' ? undefined : d.workflow;
   return workflow ? `${d.kind}-workflow ${workflow.spec}` : `${d.kind} ${d.target}`;
@@ -78,7 +80,10 @@ export function eventLine(e: RunEvent, verbose: boolean): { text: string; warnin
       return { text: `warning: ${e.text}`, warning: true };
     case 'agent.paused':
       return { text: `warning: [${e.agentId}] paused: ${failureText(e.failure)}`, warning: true };
+    case 'agent.joined':
+      return { text: `[${e.agentId}] joined ${e.workers} worker(s); continues at ${e.state}` };
     case 'agent.failed':
+      if (e.worker) return { text: `warning: [${e.agentId}] failed in ${e.state}: ${verbose ? (e.failure.detail ?? failureText(e.failure)) : failureText(e.failure)} (the other agents go on)`, warning: true };
       return verbose ? { text: `[${e.agentId}] ${e.state} failed: ${e.failure.detail ?? failureText(e.failure)}` } : undefined;
     case 'detail':
       return verbose ? { text: e.text } : undefined;

@@ -35,4 +35,6 @@ async function main(argv: string[]): Promise<number> {
 
 // A write past the file-size limit (ulimit -f) must fail like a full disk, not kill the run mid-write.
 process.on('SIGXFSZ', () => {});
+// Scripts call this same Raymond back (`"$RAYMOND_BIN" merge ...`), whether or not it is on their PATH.
+if (process.argv[1]) process.env.RAYMOND_BIN = process.argv[1];
 process.exitCode = await main(process.argv);

@@ -121,7 +121,7 @@ export function buildProgram(result: CliResult): Command {
     .enablePositionalOptions();
   program
     .name('raymond')
-    .usage('PATH [options]  |  --resume ID  |  --list  |  --status ID  |  --recover  |  --init-config  |  worktrees ID [--prune]  |  lint PATH  |  diagram PATH  |  convert PATH  |  replay TRACE  |  serve --root DIR  |  worker --queue URL  |  workers --queue URL')
+    .usage('PATH [options]  |  --resume ID  |  --list  |  --status ID  |  --recover  |  --init-config  |  worktrees ID [--prune]  |  merge ID --into BRANCH  |  lint PATH  |  diagram PATH  |  convert PATH  |  replay TRACE  |  serve --root DIR  |  worker --queue URL  |  workers --queue URL')
     .description('Run a workflow of markdown prompts and shell scripts linked by transition tags.')
     .version(packageVersion())
     .argument('[path]', 'a state file, a workflow folder (entry 1_START or START), a .zip of one, or the URL of a hashed .zip')
@@ -178,6 +178,24 @@ export function buildProgram(result: CliResult): Command {
       result.jsonError = opts.json ? jsonError : null;
       process.stdout.write(`${await runWorktrees(opts.stateDir ?? defaultStateDir(), id, { prune: !!opts.prune, json: !!opts.json })}\n`);
       result.exitCode = EXIT.completed;
+    });
+  program
+    .command('merge')
+    .description("merge a run's agent branches into one branch, one at a time, each checked; conflicts and failed checks go back to the agent's session")
+    .argument('<id>', 'the run')
+    .requiredOption('--into <branch>', "the branch to merge into (made from the run's base if it does not exist; never a checked-out one)")
+    .option('--check <cmd>', 'run this (sh -c) after each merge; a merge it fails on is not kept')
+    .addOption(new Option('--retries <n>', 'most resolution turns per branch by the agent that made it').argParser(integer(0)).default(2))
+    .addOption(new Option('--budget <usd>', "no resolution turn once the run's cost plus merge's reaches this; 0 = unlimited (default: the run's budget)").argParser(money))
+    .option('--delete-merged', 'delete the merged agent branches (and their fix branches)')
+    .option('--state-dir <dir>', 'folder of state files (default: .raymond/state of the project)')
+    .option('--claude-bin <path>', 'the Claude Code executable (default: claude on PATH)')
+    .option('--json', 'the report as JSON on stdout')
+    .option('--quiet', 'no progress lines on stderr')
+    .action(async (id: string, opts: Omit<import('./merge-command.js').MergeFlags, 'stateDir'> & { stateDir?: string }) => {
+      result.jsonError = opts.json ? jsonError : null;
+      const { mergeCommand } = await import('./merge-command.js');
+      result.exitCode = await mergeCommand(id, { ...opts, stateDir: opts.stateDir ?? defaultStateDir() });
     });
   program
     .command('lint')
@@ -278,7 +296,7 @@ export function buildProgram(result: CliResult): Command {
   program
     .command('help')
     .description('show the help of raymond, or of one of its commands')
-    .argument('[command]', 'worktrees, lint, diagram, convert, replay, serve, worker or workers')
+    .argument('[command]', 'worktrees, merge, lint, diagram, convert, replay, serve, worker or workers')
     .action((name: string | undefined) => {
       const command = name === undefined ? program : program.commands.find((c) => c.name() === name);
       if (!command) usage(`unknown command "${name}"`);

@@ -25,6 +25,7 @@ import type { LiveControl } from '../web/live-routes.js';
 import { createAskPrompter, type AskPrompter } from './ask-prompter.js';
 import { askingObject, resumeCommand as answerCommand } from './ask-report.js';
 import { askNotification, runNotification } from '../notify/notification.js';
+import { mergedInto, readMergeState } from '../merge/merge-state.js';
 import { createNotifier, type Notifier } from '../notify/notifier.js';
 
 /** How long past a usage limit's reset the run waits: a reset told to the minute may lift a few seconds late. */
@@ -75,8 +76,8 @@ export function worktreeHeader(outcome: Pick<RunOutcome, 'worktrees' | 'worktree
   return `worktrees (${outcome.worktrees.length} branches; pooled folders: at most ${pool.peakAlive} alive, ${pool.created} checked out, reused ${pool.reused} times):`;
 }
 
-/** One line per worktree: branch, commits and diffstat, or what became of it. */
-export function worktreeLines(worktrees: RunOutcome['worktrees']): string[] {
+/** One line per worktree: branch, commits and diffstat, or what became of it (`merged`: where `raymond merge` took each agent's branch). */
+export function worktreeLines(worktrees: RunOutcome['worktrees'], merged: ReadonlyMap<string, string> = new Map()): string[] {
   return worktrees.map((w) => {
     if (w.removed) return `  ${w.agent}: ${w.branch} had no changes; ${pooledRef(w) ? 'branch deleted' : 'worktree and branch removed'}`;
     if (w.commits === undefined) return `  ${w.agent}: ${w.branch} ${w.path === undefined ? '(not started)' : `(still working) at ${w.path}`}`;
@@ -84,7 +85,8 @@ export function worktreeLines(worktrees: RunOutcome['worktrees']): string[] {
     const left = w.saved ? `; it left uncommitted work, saved as commit ${w.saved.slice(0, 10)}` : w.dirty ? ', uncommitted changes' : '';
     // A pooled folder went on to another agent, or the folder is on a worker: the branch is where the work is.
     const where = w.pushed ? `; pushed to ${w.pushed}` : pooledRef(w) ? '' : ` at ${w.path}`;
-    return `  ${w.agent}: ${w.branch}: ${w.commits} commit${w.commits === 1 ? '' : 's'}${changes}${left}${where}`;
+    const into = merged.has(w.agent) ? `; merged into ${merged.get(w.agent)}` : '';
+    return `  ${w.agent}: ${w.branch}: ${w.commits} commit${w.commits === 1 ? '' : 's'}${changes}${left}${where}${into}`;
   });
 }
 
@@ -304,7 +306,10 @@ async function runAndReport(path: string | undefined, flags: CliFlags, config: C
     process.stdout.write(`${JSON.stringify(askingObject(report, flags.json ? JSON.parse(jsonSummary(outcome)) as Record<string, unknown> : undefined))}\n`);
   } else if (flags.json) process.stdout.write(`${jsonSummary(outcome)}\n`);
   else if (outcome.status === 'completed' && outcome.results.main !== undefined) process.stdout.write(`${outcome.results.main}\n`);
-  if (outcome.worktrees.length > 0 && !flags.quiet) process.stderr.write(`${worktreeHeader(outcome)}\n${worktreeLines(outcome.worktrees).join('\n')}\n`);
+  // A script of the run may have merged its branches (`raymond merge`), with resolution turns charged to the run.
+  const merge = outcome.worktrees.length > 0 ? await readMergeState(dirname(outcome.stateFile), outcome.workflowId).catch(() => undefined) : undefined;
+  if (outcome.worktrees.length > 0 && !flags.quiet) process.stderr.write(`${worktreeHeader(outcome)}\n${worktreeLines(outcome.worktrees, mergedInto(merge)).join('\n')}\n`);
+  if (merge && merge.total_cost_usd > 0 && !flags.quiet) process.stderr.write(`raymond merge: ${merge.turns.length} resolution turn(s), $${merge.total_cost_usd.toFixed(4)}, on top of the steps' cost below (raymond --status ${outcome.workflowId} shows the total)\n`);
   if (outcome.error !== undefined) process.stderr.write(`raymond: ${outcome.error}\n`);
   const interrupted = signals.drain.aborted || signals.kill.aborted;
   if (finished && !flags.quiet) process.stderr.write(`${summaryLine(finished, progress, interrupted)}\n`);

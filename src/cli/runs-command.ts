@@ -8,6 +8,7 @@ import { pendingAsks } from '../../machines/asks.js';
 import { branchExists, checkedOut, removeFolder, summarizeWorktree, worktreesDir } from '../worktrees/git-worktrees.js';
 import { acquireLock, lockHolder } from '../state/run-lock.js';
 import { lockFilePath, readStateFile, stateFilePath } from '../state/state-file.js';
+import { mergeStatus } from '../merge/merge-state.js';
 
 interface RunSummary {
   workflow_id: string;
@@ -58,6 +59,12 @@ function summarize(stateDir: string, s: WorkflowState): RunSummary {
 }
 
 /** ` (running, pid N)`, ` (locked by pid N on host H)`, or nothing. */
+/** How many of a joining agent's workers have not ended yet, of those it has not joined: `3 of 5 workers`. */
+function joinsLeft(state: WorkflowState, agent: WorkflowState['agents'][number]): string {
+  const mine = state.agents.filter((a) => a.parent === agent.id && a.joined === undefined);
+  return `${mine.filter((a) => a.status === 'active' || a.status === 'paused').length} of ${mine.length} workers`;
+}
+
 function holderText(r: RunSummary): string {
   if (r.running_pid === null) return '';
   return r.running_host === undefined ? ` (running, pid ${r.running_pid})` : ` (locked by pid ${r.running_pid} on host ${r.running_host})`;
@@ -88,18 +95,26 @@ export async function listRuns(stateDir: string, opts: { json: boolean; recover:
 export async function runStatus(stateDir: string, id: string, json: boolean): Promise<string> {
   const state = await readStateFile(stateFilePath(stateDir, id), id);
   const summary = summarize(stateDir, state);
-  if (json) return JSON.stringify({ ...state, status: summary.status, running_pid: summary.running_pid, ...(summary.running_host ? { running_host: summary.running_host } : {}) });
+  // `raymond merge`'s resolution turns are charged to the run, from merge's own state file (it never writes the run's).
+  const merge = await mergeStatus(stateDir, id);
+  const total = state.total_cost_usd + (merge?.cost_usd ?? 0);
+  if (json) return JSON.stringify({ ...state, total_cost_usd: total, ...(merge ? { merge } : {}), status: summary.status, running_pid: summary.running_pid, ...(summary.running_host ? { running_host: summary.running_host } : {}) });
   const budget = state.options.budget_usd > 0 ? `$${state.options.budget_usd.toFixed(2)}` : 'unlimited';
   const out = [
     `run ${state.workflow_id}${summary.name ? ` "${summary.name}"` : ''}: ${summary.status}${holderText(summary)}${summary.status === 'interrupted' ? ` (its process is gone; resume with raymond --resume ${state.workflow_id})` : ''}`,
     `scope: ${state.scope.path} (${state.scope.kind}, entry ${state.scope.entry})`,
-    `cost: $${state.total_cost_usd.toFixed(4)} of ${budget}; started ${state.started_at}, updated ${state.updated_at}`,
+    `cost: $${total.toFixed(4)} of ${budget}${merge ? ` (merge's resolution turns $${merge.cost_usd.toFixed(4)} of it)` : ''}; started ${state.started_at}, updated ${state.updated_at}`,
   ];
+  if (merge) {
+    const targets = merge.into.map((t) => `${t.branch} (${t.merged} merged, ${t.left_out} left out)`).join(', ');
+    out.push(`merge: ${merge.turns.length} resolution turn${merge.turns.length === 1 ? '' : 's'}, $${merge.cost_usd.toFixed(4)}; into ${targets}`);
+    for (const t of merge.turns) out.push(`  ${t.agent}  resolution ${t.attempt} into ${t.into}  session ${t.session}  $${t.cost_usd.toFixed(4)}`);
+  }
   if (state.error) out.push(`error: ${state.error}`);
   out.push(`agents (${state.agents.length}):`);
   for (const a of state.agents) {
     const extra = a.error ? `  ${a.error}` : '';
-    const status = a.ask && a.status === 'active' ? 'asking' : a.status;
+    const status = a.ask && a.status === 'active' ? 'asking' : a.joining && a.status === 'active' ? `awaiting-child (waits for ${joinsLeft(state, a)})` : a.status;
     out.push(`  ${a.id}  ${status}  ${stateLabel(a.state, a.scope)}  depth ${a.stack.length}  ${a.cwd}${extra}`);
   }
   const asks = pendingAsks(state.agents);

@@ -23,7 +23,7 @@ function isObject(x: unknown): x is Plain {
 export function summarizeDecision(d: Decision): Plain {
   switch (d.kind) {
     case 'fork':
-      return { tag: 'fork', next: d.next, workers: d.workers.map((w) => w.target) };
+      return { tag: d.join ? 'join' : 'fork', next: d.next, workers: d.workers.map((w) => w.target) };
     case 'result':
       return { tag: 'result' };
     case 'ask':

@@ -72,16 +72,16 @@ function optional(value: string | undefined): string | undefined {
  */
 export function decide(tags: ParsedTag[], source: string): Decision {
   if (tags.length === 0) {
-    throw new RaymondError('ERR_TAG_MISSING', 'output has no transition tag (expected one of <goto>, <reset>, <call>, <function>, <fork>, <result>, or a cross-workflow <call-workflow>, <function-workflow>, <fork-workflow>, <reset-workflow>)', { file: source });
+    throw new RaymondError('ERR_TAG_MISSING', 'output has no transition tag (expected one of <goto>, <reset>, <call>, <function>, <fork>, <join>, <result>, or a cross-workflow <call-workflow>, <function-workflow>, <fork-workflow>, <reset-workflow>)', { file: source });
   }
   const forks = tags.filter((t) => t.tag === 'fork' || t.tag === 'fork-workflow');
   if (tags.length > 1) {
-    const gotos = tags.filter((t) => t.tag === 'goto');
-    const others = tags.length - forks.length - gotos.length;
-    if (forks.length === 0 || others > 0 || gotos.length > 1) {
-      throw new RaymondError('ERR_TAG_MULTIPLE', `output has ${tags.length} transition tags (${describe(tags)}); exactly one is allowed, or several <fork>/<fork-workflow> with at most one <goto>`, { file: source });
+    const continuations = tags.filter((t) => t.tag === 'goto' || t.tag === 'join');
+    const others = tags.length - forks.length - continuations.length;
+    if (forks.length === 0 || others > 0 || continuations.length > 1) {
+      throw new RaymondError('ERR_TAG_MULTIPLE', `output has ${tags.length} transition tags (${describe(tags)}); exactly one is allowed, or several <fork>/<fork-workflow> with at most one <goto> or <join>`, { file: source });
     }
-    return forkDecision(forks, gotos[0], source);
+    return forkDecision(forks, continuations[0], source);
   }
   const tag = tags[0]!;
   const a = tag.attributes;
@@ -100,6 +100,8 @@ export function decide(tags: ParsedTag[], source: string): Decision {
     case 'fork':
     case 'fork-workflow':
       return forkDecision([tag], undefined, source);
+    case 'join':
+      return forkDecision([], tag, source);
     case 'result':
       return { kind: 'result', payload: tag.body };
     case 'call-workflow':
@@ -148,7 +150,17 @@ function callWorkflow(tag: ParsedTag, source: string): Decision {
   return { ...workflowOf(tag), kind, returnTo: a.return, input: optional(a.input), cd: optional(a.cd) };
 }
 
+/**
+ * The forks of one output with the parent's continuation: a `<goto>`, a
+ * `<join>` (the parent waits for its workers), or the forks' `next`.
+ */
 function forkDecision(forks: ParsedTag[], goto: ParsedTag | undefined, source: string): Decision {
+  const join = goto?.tag === 'join';
+  if (join) {
+    const attrs = Object.keys(goto.attributes);
+    // The join's input is its workers' results: nothing else may be given.
+    if (attrs.length > 0) throw new RaymondError('ERR_TAG_PARSE', `<join> takes no attributes (it has ${attrs.map((k) => `${k}="..."`).join(' ')}): its next state's input is the workers' results`, { file: source });
+  }
   const nexts = new Set<string>();
   for (const f of forks) if (f.attributes.next !== undefined) nexts.add(f.attributes.next);
   if (goto) nexts.add(goto.body);
@@ -157,7 +169,7 @@ function forkDecision(forks: ParsedTag[], goto: ParsedTag | undefined, source: s
     throw new RaymondError('ERR_TAG_PARSE', `<${first.tag}>${first.body}</${first.tag}> needs a next="STATE" attribute (where the parent continues), or a <goto> beside it`, { file: source });
   }
   if (nexts.size > 1) {
-    throw new RaymondError('ERR_TAG_PARSE', `the forks' next states and the <goto> disagree (${[...nexts].join(', ')}); the parent can continue in only one state`, { file: source });
+    throw new RaymondError('ERR_TAG_PARSE', `the forks' next states and the <${goto?.tag ?? 'goto'}> disagree (${[...nexts].join(', ')}); the parent can continue in only one state`, { file: source });
   }
   const workers: ForkSpawn[] = forks.map((f) => {
     // fromEntries defines keys, so a `__proto__` attribute stays an ordinary variable of the worker.
@@ -168,5 +180,6 @@ function forkDecision(forks: ParsedTag[], goto: ParsedTag | undefined, source: s
     if (tag === 'fork-workflow') worker.workflow = { spec: f.body };
     return worker;
   });
+  if (join) return { kind: 'fork', next: [...nexts][0]!, workers, join: true };
   return { kind: 'fork', next: [...nexts][0]!, nextInput: optional(goto?.attributes.input), workers };
 }

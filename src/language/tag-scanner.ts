@@ -3,7 +3,7 @@ export const WORKFLOW_TAGS = ['call-workflow', 'function-workflow', 'fork-workfl
 export type WorkflowTagName = (typeof WORKFLOW_TAGS)[number];
 
 /** The transition tags of the workflow language: those of one workflow (`<ask>` waits for a person), then the cross-workflow ones. */
-export const TRANSITION_TAGS = ['goto', 'reset', 'call', 'function', 'fork', 'result', 'ask', ...WORKFLOW_TAGS] as const;
+export const TRANSITION_TAGS = ['goto', 'reset', 'call', 'function', 'fork', 'join', 'result', 'ask', ...WORKFLOW_TAGS] as const;
 export type TagName = (typeof TRANSITION_TAGS)[number];
 
 /** Whether a tag's body is a workflow specifier (a cross-workflow tag). */

@@ -138,6 +138,8 @@ export function createRemoteExecutors(ctx: RemoteContext): { script: StateExecut
       const job: JobRequest = { ...base({ agent, file: '', timeoutMs: 0, scope: { display: () => w.branch, scriptPath: async () => '' } }, 'worktree.finish'), prefer: agentHolder.get(agentId) };
       return (await run(job, async () => undefined, new AbortController().signal)).worktree!;
     },
+    // A worker keeps one folder per agent (not a pool): a joining agent's folder is its own and stays, as with `off`.
+    suspend: async (w) => w,
     close: async () => undefined,
     stats: () => ({ created: 0, reused: 0, peakAlive: 0 }),
   };

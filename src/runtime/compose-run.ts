@@ -119,7 +119,8 @@ export async function composeRun(state: WorkflowState, scopes: ScopeSet, stateFi
       workflowId,
       scopes,
       language,
-      script: queued?.script ?? createScriptExecutor(spawners, values, settings.environment),
+      // RAYMOND_STATE_DIR: where this run's state is, for a script that calls Raymond back about it (`raymond merge`).
+      script: queued?.script ?? createScriptExecutor(spawners, values, { ...settings.environment, RAYMOND_STATE_DIR: dirname(stateFile) }),
       markdown: hooks.markdown ?? queued?.markdown ?? backendExecutor({
         claude: createClaudeExecutor({ bin: settings.claudeBin, skipPermissions: settings.skipPermissions, permissionMode: settings.permissionMode, disallowedTools: settings.disallowedTools, emit, warm, env: settings.environment }),
         pi: createPiExecutor({ skipPermissions: settings.skipPermissions, emit, env: settings.environment }),

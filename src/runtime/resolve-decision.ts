@@ -104,7 +104,9 @@ export async function resolveDecision(decision: Decision, input: StepInput, deps
         if (w.worktree) w.created = await plan(w.id, w.worktree);
         else if (w.cd !== undefined) w.cd = await resolveCd(agent, w.cd, where);
       }
-      return { ...decision, next, workers };
+      // A parent that waits for its workers gives its pooled worktree folder back meanwhile.
+      const parked = decision.join && agent.worktree && agent.worktree.removed === undefined ? await deps.worktrees.suspend(agent.worktree, agent.id) : undefined;
+      return { ...decision, next, workers, ...(parked ? { worktree: parked } : {}) };
     }
     case 'ask': {
       if (deps.onAsk === 'reject') {

@@ -27,6 +27,7 @@ export function frameCounts(agents: Iterable<AgentRecord>): FrameCounts {
   for (const a of agents) {
     if (a.status === 'active') {
       if (a.ask) counts.asking++;
+      else if (a.joining) counts['awaiting-child']++;
       else counts.idle++;
       counts['awaiting-child'] += stackDepth(a.stack);
     } else if (a.status === 'paused') counts.paused++;
@@ -38,7 +39,8 @@ export function frameCounts(agents: Iterable<AgentRecord>): FrameCounts {
 /**
  * Keeps a run's figures from its events, O(1) per event: a view that reads
  * them never walks the agents. Frames: each live agent's top frame is idle or
- * invoking, and each return frame on its stack is a caller awaiting its callee.
+ * invoking (or awaiting its workers, in a join), and each return frame on its
+ * stack is a caller awaiting its callee.
  */
 export function trackProgress(progress: RunProgress, e: RunEvent): void {
   const c = progress.counts;
@@ -64,6 +66,7 @@ export function trackProgress(progress: RunProgress, e: RunEvent): void {
       if (kind === 'call' || kind === 'function') c['awaiting-child']++;
       if (kind === 'result' && e.to === null) c.terminated++;
       else if (kind === 'ask') c.asking++;
+      else if (kind === 'fork' && e.decision.join) c['awaiting-child']++;
       else c.idle++;
       if (kind === 'result' && e.to !== null) c['awaiting-child']--;
       c.idle += e.workers.length;
@@ -73,6 +76,10 @@ export function trackProgress(progress: RunProgress, e: RunEvent): void {
       c.invoking--;
       c.paused++;
       progress.costUsd = e.totalCostUsd;
+      break;
+    case 'agent.joined':
+      c['awaiting-child']--;
+      c.idle++;
       break;
     case 'ask.answered':
       // An ask that ran out of time with nowhere to go fails its agent instead (agent.failed).

@@ -113,7 +113,8 @@ export async function resumeWorkflow(req: ResumeRequest): Promise<RunOutcome> {
   try {
     // Read only once the lock is ours: a copy read before could predate what the previous holder wrote last.
     const state = await readStateFile(stateFile, req.workflowId);
-    const live = state.agents.filter((a) => a.status !== 'terminated');
+    // A worker whose failure a <join> received was handled there: it stays failed.
+    const live = state.agents.filter((a) => a.status !== 'terminated' && a.joined === undefined);
     if (live.length === 0) {
       throw new RaymondError('ERR_STATE_FILE', `run ${req.workflowId} has ${state.status === 'completed' ? 'completed' : 'no live agent'}; nothing to resume`, { file: stateFile });
     }
@@ -135,7 +136,7 @@ export async function resumeWorkflow(req: ResumeRequest): Promise<RunOutcome> {
         status: 'running',
         options: toOptions(settings),
         agents: answered.agents.map((a) => {
-          if (a.status === 'terminated') return a;
+          if (a.status === 'terminated' || a.joined !== undefined) return a;
           const { error: _e, resets_at: _r, ...rest } = a;
           return { ...rest, status: 'active' as const };
         }),

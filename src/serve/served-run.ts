@@ -10,7 +10,7 @@ export interface AgentView {
   id: string;
   state: string;
   /** The agent machine's state (`idle`, `invoking`), or how it ended or waits (`terminated`, `failed`, `paused`, `asking`). */
-  machine: 'idle' | 'invoking' | 'terminated' | 'failed' | 'paused' | 'asking';
+  machine: 'idle' | 'invoking' | 'awaiting-child' | 'terminated' | 'failed' | 'paused' | 'asking';
   /** Return frames on its stack: callers in `awaiting-child`. */
   depth: number;
   costUsd: number;
@@ -67,7 +67,7 @@ export class ServedRun {
     this.costUsd = state.total_cost_usd;
     this.budgetUsd = state.options.budget_usd;
     for (const a of state.agents) {
-      const machine = a.status === 'active' ? (a.ask ? 'asking' : 'idle') : a.status;
+      const machine = a.status === 'active' ? (a.ask ? 'asking' : a.joining ? 'awaiting-child' : 'idle') : a.status;
       this.agents.set(a.id, { id: a.id, state: a.state, machine, depth: a.stack.length, costUsd: 0, ...(a.result !== undefined ? { result: a.result } : {}) });
     }
     this.result = state.results.main;
@@ -103,7 +103,7 @@ export class ServedRun {
       case 'step.done': {
         const a = this.agent(e.agentId);
         a.state = e.to ?? e.from;
-        a.machine = e.to === null ? 'terminated' : [...this.asks.values()].some((k) => k.agent_id === e.agentId) ? 'asking' : 'idle';
+        a.machine = e.to === null ? 'terminated' : [...this.asks.values()].some((k) => k.agent_id === e.agentId) ? 'asking' : e.decision.kind === 'fork' && e.decision.join ? 'awaiting-child' : 'idle';
         a.depth = e.depth;
         a.costUsd += e.costUsd;
         this.costUsd = e.totalCostUsd;
@@ -121,6 +121,12 @@ export class ServedRun {
       case 'agent.paused':
         this.agent(e.agentId).machine = 'paused';
         break;
+      case 'agent.joined': {
+        const a = this.agent(e.agentId);
+        a.state = e.state;
+        a.machine = 'idle';
+        break;
+      }
       case 'agent.failed':
         this.agent(e.agentId).machine = 'failed';
         break;

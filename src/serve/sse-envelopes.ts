@@ -8,6 +8,7 @@ export type Envelope = { type: string } & Record<string, unknown>;
 function transitionType(e: Extract<RunEvent, { type: 'step.done' }>): string {
   const d = e.decision;
   if (d.kind === 'reset' || d.kind === 'call' || d.kind === 'function') return d.workflow ? `${d.kind}_workflow` : d.kind;
+  if (d.kind === 'fork' && d.workers.length === 0 && d.join) return 'join';
   if (d.kind === 'fork') return d.workers.some((w) => w.workflow) ? 'fork_workflow' : 'fork';
   return d.kind;
 }
@@ -36,6 +37,8 @@ export function rayEnvelopes(e: RunEvent, runId: string, cancelled: boolean): En
       return [{ type: 'agent_spawned', ParentAgentID: e.parentId, NewAgentID: e.id, InitialState: e.state }];
     case 'agent.paused':
       return [{ type: 'agent_paused', AgentID: e.agentId, Reason: e.failure.message }];
+    case 'agent.joined':
+      return [{ type: 'agent_joined', AgentID: e.agentId, StateName: e.state, Workers: e.workers }];
     case 'agent.failed':
       return [{ type: 'error_occurred', AgentID: e.agentId, ErrorType: e.failure.code, ErrorMessage: e.failure.message, CurrentState: e.state, IsRetryable: false }];
     case 'ask.created':

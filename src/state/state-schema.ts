@@ -75,6 +75,10 @@ const AGENT: Shape = {
   'workflow_depth?': number,
   'ask?': (v) => (mismatch(v, ASK, '') === undefined ? undefined : 'an ask ({id, prompt, created_at, next})'),
   'answered_ask?': string,
+  'parent?': string,
+  'joining?': (v) => (v === true ? undefined : 'true'),
+  'joined?': (v) => (v === true ? undefined : 'true'),
+  'cost_usd?': number,
   // Each frame is checked on its own, to name it.
   stack: (v) => (Array.isArray(v) ? undefined : 'a list of frames'),
 };

@@ -48,12 +48,13 @@ function apply(e) {
       const a = agent(e.agentId, e.from);
       a.costUsd += e.costUsd; a.depth = e.depth;
       if (e.to === null) a.machine = 'terminated';
-      else Object.assign(a, { machine: e.decision.kind === 'ask' ? 'asking' : 'idle', state: e.to });
+      else Object.assign(a, { machine: e.decision.kind === 'ask' ? 'asking' : e.decision.kind === 'fork' && e.decision.join ? 'awaiting-child' : 'idle', state: e.to });
       if (e.to === null && e.decision.kind === 'result' && e.agentId === 'main') run.result = e.decision.payload;
       run.costUsd = e.totalCostUsd; run.steps++;
       break;
     }
     case 'agent.paused': agent(e.agentId, e.state).machine = 'paused'; run.costUsd = e.totalCostUsd; break;
+    case 'agent.joined': Object.assign(agent(e.agentId, e.state), { machine: 'idle', state: e.state }); break;
     case 'agent.failed': Object.assign(agent(e.agentId, e.state), { machine: 'terminated', failed: true }); run.costUsd = e.totalCostUsd; break;
     case 'ask.created': case 'ask.pending': model.asks.set(e.ask.id, e.ask); agent(e.ask.agent_id, e.ask.next).machine = 'asking'; break;
     case 'ask.answered': {
@@ -80,6 +81,7 @@ function logText(e) {
     case 'warning': return ['warning: ' + e.text, 'warning'];
     case 'agent.paused': return ['[' + e.agentId + '] paused at ' + e.state + ': ' + e.failure.message, 'failed'];
     case 'agent.failed': return ['[' + e.agentId + '] failed at ' + e.state + ': ' + e.failure.message, 'failed'];
+    case 'agent.joined': return ['[' + e.agentId + '] joined ' + e.workers + ' worker(s); continues at ' + e.state, ''];
     case 'ask.created': case 'ask.pending': return ['[' + e.ask.agent_id + '] asks (' + e.ask.id + '): ' + e.ask.prompt.split('\n')[0], 'ask'];
     case 'ask.answered': return ['[' + e.agentId + '] ' + e.askId + (e.expired ? ' ran out of time' : ' answered'), 'ask'];
     case 'run.finished': return ['run ' + (e.status === 'running' ? 'stopped' : e.status) + (e.error ? ': ' + e.error : '') + ', ' + e.steps + ' steps, ' + money(e.totalCostUsd), e.status === 'completed' ? '' : 'failed'];

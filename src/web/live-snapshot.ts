@@ -52,7 +52,7 @@ export interface LiveSnapshot {
 /** How many log-worthy events a snapshot keeps. */
 export const RECENT_EVENTS = 200;
 /** The events the page's log shows (the others only move agents). */
-export const LOGGED_EVENTS: ReadonlySet<RunEvent['type']> = new Set<RunEvent['type']>(['run.started', 'step.done', 'agent.paused', 'agent.failed', 'ask.created', 'ask.pending', 'ask.answered', 'print', 'warning', 'run.finished']);
+export const LOGGED_EVENTS: ReadonlySet<RunEvent['type']> = new Set<RunEvent['type']>(['run.started', 'step.done', 'agent.paused', 'agent.failed', 'agent.joined', 'ask.created', 'ask.pending', 'ask.answered', 'print', 'warning', 'run.finished']);
 
 /** Folds a run's events into what the live page needs; O(1) per event. */
 export interface LiveTracker {
@@ -94,7 +94,7 @@ export function createLiveTracker(): LiveTracker {
         a.costUsd += e.costUsd;
         a.depth = e.depth;
         if (e.to === null) a.machine = 'terminated';
-        else Object.assign(a, { machine: e.decision.kind === 'ask' ? 'asking' : 'idle', state: e.to });
+        else Object.assign(a, { machine: e.decision.kind === 'ask' ? 'asking' : e.decision.kind === 'fork' && e.decision.join ? 'awaiting-child' : 'idle', state: e.to });
         if (e.to === null && e.decision.kind === 'result' && e.agentId === 'main') run.result = e.decision.payload;
         run.costUsd = e.totalCostUsd;
         run.steps++;
@@ -103,6 +103,9 @@ export function createLiveTracker(): LiveTracker {
       case 'agent.paused':
         Object.assign(agent(e.agentId, e.state), { machine: 'paused' });
         run.costUsd = e.totalCostUsd;
+        break;
+      case 'agent.joined':
+        Object.assign(agent(e.agentId, e.state), { machine: 'idle', state: e.state });
         break;
       case 'agent.failed':
         Object.assign(agent(e.agentId, e.state), { machine: 'terminated', failed: true });

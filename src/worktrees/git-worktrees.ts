@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { rmdir } from 'node:fs/promises';
-import { dirname, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import type { WorktreeRef } from '../../machines/types.js';
 import { RaymondError } from '../errors.js';
 import { ignoreRaymondFolder } from '../raymond-folder.js';
@@ -33,12 +33,24 @@ export async function pinBase(cwd: string, base: string | undefined, name: strin
   const dir = resolve(cwd);
   const top = await git(dir, ['rev-parse', '--show-toplevel'], dir);
   if (!top.ok || top.stdout === '') throw new RaymondError('ERR_WORKTREE', `not inside a git repository: worktree="${name}" needs one`, { file: dir });
-  const repo = resolve(top.stdout);
+  const repo = await mainRepository(dir, resolve(top.stdout));
   const rev = base ?? 'HEAD';
-  const sha = await git(repo, ['rev-parse', '--verify', '--end-of-options', `${rev}^{commit}`], dir);
+  // HEAD as the forking agent sees it: in its own worktree, its branch.
+  const sha = await git(dir, ['rev-parse', '--verify', '--end-of-options', `${rev}^{commit}`], dir);
   if (!sha.ok) throw new RaymondError('ERR_WORKTREE', `cannot create worktree "${name}": base "${rev}" is not a commit: ${sha.error}`, { file: dir });
   await ignoreRaymondFolder(join(repo, '.raymond'));
   return { repo, base: sha.stdout };
+}
+
+/**
+ * The repository whose worktrees a fork from `dir` joins: the main checkout,
+ * also when `dir` is itself a linked worktree (an agent in a worktree forking
+ * workers with worktrees), so that every folder of a run is in one pool
+ * under the main checkout's `.raymond/`, never nested in another worktree.
+ */
+async function mainRepository(dir: string, top: string): Promise<string> {
+  const common = await git(dir, ['rev-parse', '--path-format=absolute', '--git-common-dir'], dir);
+  return common.ok && basename(common.stdout) === '.git' ? dirname(common.stdout) : top;
 }
 
 /** `<repo>/.raymond/worktrees/<workflow_id>`: every folder of a run's worktrees. */

@@ -26,6 +26,12 @@ export interface WorktreePool {
   acquire(w: WorktreeRef, agentId: string): Promise<string>;
   /** The agent terminated: counts its commits, saves what it left uncommitted (pooled), and frees or removes its folder. */
   finish(w: WorktreeRef, agentId: string): Promise<WorktreeRef>;
+  /**
+   * The agent waits for a while (a `<join>`): a pooled folder goes back to
+   * the pool, what it left uncommitted saved on its branch first, and its
+   * next step checks the branch out again. An `off` folder is its own and stays.
+   */
+  suspend(w: WorktreeRef, agentId: string): Promise<WorktreeRef>;
   /** Removes the folders no agent holds (the run ended); held ones stay for a resume. */
   close(): Promise<void>;
   stats(): WorktreePoolStats;
@@ -197,6 +203,33 @@ export function createWorktreePool(workflowId: string): WorktreePool {
     });
   }
 
+  /** The folder the agent's branch is checked out in now, if any; its hold time is counted and ended. */
+  function heldFolder(folders: RepoFolders, w: WorktreeRef): Folder | undefined {
+    const folder = folders.held.get(w.branch);
+    const since = folders.holdsSince.get(w.branch);
+    if (since !== undefined) folders.holdMs = averageHold(folders.holdMs, Date.now() - since);
+    folders.holdsSince.delete(w.branch);
+    return folder && readFolder(folder.path)?.branch === w.branch ? folder : undefined;
+  }
+
+  /** Detaches a pooled folder whose work is all committed and gives it to the next agent waiting, or to the free list. */
+  async function giveBack(folders: RepoFolders, folder: Folder, w: WorktreeRef): Promise<void> {
+    // Detached, the branch is checked out nowhere: it can be deleted, or checked out by the user.
+    // HEAD alone changes (this folder's own ref): unlike `checkout --detach`, no walk of the tree.
+    const detach = await git(folder.path, ['update-ref', '--no-deref', '-m', 'raymond: released', 'HEAD', 'HEAD'], w.repo);
+    if (!detach.ok) throw new RaymondError('ERR_WORKTREE', `cannot release worktree ${folder.path}: ${detach.error}`, { file: folder.path });
+    folders.held.delete(w.branch);
+    // Everything it left is committed now: nothing untracked for the next switch to clean.
+    folder.tidy = true;
+    const waiter = folders.waiting.shift();
+    if (waiter) {
+      figures.reused++;
+      waiter.give({ folder, ready: false });
+    } else {
+      folders.free.push(folder);
+    }
+  }
+
   return {
     async acquire(w, agentId) {
       const folders = await foldersOf(w.repo);
@@ -235,11 +268,8 @@ export function createWorktreePool(workflowId: string): WorktreePool {
 
     async finish(w, agentId) {
       const folders = await foldersOf(w.repo);
-      const folder = folders.held.get(w.branch);
-      const path = folder && readFolder(folder.path)?.branch === w.branch ? folder.path : undefined;
-      const since = folders.holdsSince.get(w.branch);
-      if (since !== undefined) folders.holdMs = averageHold(folders.holdMs, Date.now() - since);
-      folders.holdsSince.delete(w.branch);
+      const folder = heldFolder(folders, w);
+      const path = folder?.path;
       let summary = await summarizeWorktree(w, path);
       const done: WorktreeRef = { ...w };
       if (!pooled(w)) {
@@ -258,25 +288,21 @@ export function createWorktreePool(workflowId: string): WorktreePool {
         // Only the counts changed: the folder is clean now, and what is reported is that it was not.
         summary = { ...(await summarizeWorktree(w, undefined)), dirty: true };
       }
-      if (path) {
-        // Detached, the branch is checked out nowhere: it can be deleted, or checked out by the user.
-        // HEAD alone changes (this folder's own ref): unlike `checkout --detach`, no walk of the tree.
-        const detach = await git(path, ['update-ref', '--no-deref', '-m', 'raymond: released', 'HEAD', 'HEAD'], w.repo);
-        if (!detach.ok) throw new RaymondError('ERR_WORKTREE', `cannot release worktree ${path}: ${detach.error}`, { file: path });
-        folders.held.delete(w.branch);
-        // Everything it left is committed now: nothing untracked for the next switch to clean.
-        folder!.tidy = true;
-        const waiter = folders.waiting.shift();
-        if (waiter) {
-          figures.reused++;
-          waiter.give({ folder: folder!, ready: false });
-        } else {
-          folders.free.push(folder!);
-        }
-      }
+      if (folder) await giveBack(folders, folder, w);
       const removed = summary.commits === 0;
       if (removed) await deleteBranch(w);
       return { ...done, ...summary, removed };
+    },
+
+    async suspend(w, agentId) {
+      if (!pooled(w)) return w;
+      const folders = await foldersOf(w.repo);
+      const folder = heldFolder(folders, w);
+      if (!folder) return w;
+      const out: WorktreeRef = { ...w };
+      if ((await summarizeWorktree(w, folder.path)).dirty) out.saved = await saveWork({ ...w, path: folder.path }, agentId);
+      await giveBack(folders, folder, w);
+      return out;
     },
 
     async close() {

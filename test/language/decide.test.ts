@@ -89,3 +89,37 @@ describe('decide: <ask>', () => {
     assert.throws(() => d('<ask next="A">q</ask><goto>B</goto>'), /exactly one is allowed/);
   });
 });
+
+describe('decide: <join>', () => {
+  const code = (text: string) => {
+    try {
+      d(text);
+    } catch (err) {
+      assert.ok(err instanceof RaymondError);
+      return `${err.code}: ${err.message}`;
+    }
+    return 'no error';
+  };
+
+  it('alone, the agent waits at NEXT with no new workers', () => {
+    assert.deepEqual(d('<join>COLLECT.sh</join>'), { kind: 'fork', next: 'COLLECT.sh', workers: [], join: true });
+  });
+
+  it('beside forks, it is their continuation: in place of next, or agreeing with it', () => {
+    const both = d('<fork item="1">W.sh</fork><fork item="2" next="C.sh">W.sh</fork><join>C.sh</join>');
+    assert.equal(both.kind, 'fork');
+    if (both.kind !== 'fork') return;
+    assert.equal(both.join, true);
+    assert.equal(both.next, 'C.sh');
+    assert.deepEqual(both.workers.map((w) => w.attributes.item), ['1', '2']);
+    assert.match(code('<fork next="A.sh">W.sh</fork><join>C.sh</join>'), /^ERR_TAG_PARSE: the forks' next states and the <join> disagree/);
+  });
+
+  it('refuses a join with a goto, two joins, a join beside another tag, and attributes', () => {
+    assert.match(code('<fork>W.sh</fork><join>C.sh</join><goto>C.sh</goto>'), /^ERR_TAG_MULTIPLE: .*at most one <goto> or <join>/);
+    assert.match(code('<join>C.sh</join><join>C.sh</join>'), /^ERR_TAG_MULTIPLE/);
+    assert.match(code('<join>C.sh</join><result>x</result>'), /^ERR_TAG_MULTIPLE/);
+    assert.match(code('<join input="x">C.sh</join>'), /^ERR_TAG_PARSE: <join> takes no attributes/);
+    assert.match(code('<join>../C.sh</join>'), /^ERR_TARGET_INVALID/);
+  });
+});

@@ -136,3 +136,18 @@ describe('allowed_transitions and cross-workflow tags', () => {
     assert.equal(!open.ok && open.error.code, 'ERR_TAG_MISSING');
   });
 });
+
+describe('allowed_transitions: <join>', () => {
+  const policy: AllowedTransition[] = [
+    { tag: 'fork', target: 'W', attributes: {} },
+    { tag: 'join', target: 'COLLECT', attributes: {} },
+  ];
+  it('allows the forks with the join it lists', () => assert.equal(interpret('<fork item="a">W</fork><join>COLLECT</join>', policy).ok, true));
+  it('refuses a join to another state, and a join where only goto is allowed', () => {
+    const other = interpret('<fork>W</fork><join>ELSEWHERE</join>', policy);
+    assert.equal(other.ok, false);
+    const gotoOnly = interpret('<join>REVIEW</join>');
+    assert.equal(gotoOnly.ok, false);
+    if (!gotoOnly.ok) assert.match(formatError(RaymondError.fromJSON(gotoOnly.error)), /emitted <join>REVIEW<\/join>, which allowed_transitions does not allow/);
+  });
+});

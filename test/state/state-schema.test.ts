@@ -42,3 +42,13 @@ describe('state file schema', () => {
     for (const [state, problem] of cases) assert.equal(stateFileProblem(state), problem);
   });
 });
+
+describe('state file schema: <join> fields', () => {
+  it('accepts a parent waiting on a join and its workers, and refuses their fields of the wrong type', () => {
+    const agent = good.agents[0]!;
+    const joining = { ...good, agents: [{ ...agent, status: 'active', joining: true, cost_usd: 0.5 }, { ...agent, id: 'main_w1', status: 'failed', parent: 'main', joined: true, stack: [] }] };
+    assert.equal(stateFileProblem(joining), undefined);
+    assert.match(stateFileProblem({ ...good, agents: [{ ...agent, joining: 'yes' }] })!, /agents\[0\]\.joining is "yes"; it must be true/);
+    assert.match(stateFileProblem({ ...good, agents: [{ ...agent, parent: 7 }] })!, /agents\[0\]\.parent is 7; it must be a string/);
+  });
+});

@@ -12,7 +12,11 @@ after(() => box.stop());
 
 const git = async (cwd: string, ...args: string[]) => (await execa('git', args, { cwd })).stdout.trim();
 
-/** A small repository with three files to refactor (foo -> bar) and a check script. */
+/**
+ * A small repository with four files to refactor (foo -> bar, one needing
+ * nothing), a NOTES.md two workers append to (so their branches conflict),
+ * and a check that fails on a conflict marker.
+ */
 async function makeRepo(): Promise<string> {
   const repo = join(box.dir, 'repo');
   mkdirSync(repo);
@@ -23,6 +27,10 @@ async function makeRepo(): Promise<string> {
   writeFileSync(join(repo, 'a.txt'), 'foo one\n');
   writeFileSync(join(repo, 'b.txt'), 'foo two\n');
   writeFileSync(join(repo, 'c.txt'), 'nothing to rename\n');
+  writeFileSync(join(repo, 'd.txt'), 'foo four\n');
+  writeFileSync(join(repo, 'NOTES.md'), 'notes\n');
+  // The project's check: no conflict marker, and the notes start as they should.
+  writeFileSync(join(repo, 'check.sh'), '#!/bin/sh\n! grep -rlE "^(<<<<<<<|>>>>>>>)" --include="*.md" --include="*.txt" . && [ "$(head -1 NOTES.md)" = notes ]\n', { mode: 0o755 });
   writeFileSync(join(repo, '.gitignore'), '.raymond/\n');
   await git(repo, 'add', '-A');
   await git(repo, 'commit', '-qm', 'initial');
@@ -30,47 +38,45 @@ async function makeRepo(): Promise<string> {
 }
 
 describe('batch refactor across git worktrees (real claude, scripted API)', () => {
-  it('forks a worker per target into its own worktree, commits there, cleans up untouched ones, and reports', async () => {
+  it('forks a worker per target, joins them, and merges their branches into one checked branch, a conflict resolved by its worker\'s own session', async () => {
     const repo = await makeRepo();
     const s = box.server;
     s.on('Apply the refactoring described in', (r) => {
       const target = /to `([^`]+)` only/.exec(r.prompt)![1]!;
-      if (r.afterTool) return { text: `Done with ${target}.` };
-      const command = target === 'c.txt' ? 'grep -q foo c.txt || true' : `sed -i 's/foo/bar/' ${target} && git add -A && git commit -qm "refactor: ${target}"`;
+      if (r.afterTool) return { text: `<result>renamed foo in ${target}</result>` };
+      // a.txt and b.txt also note themselves on NOTES.md's second line: their branches conflict there.
+      const note = target === 'a.txt' || target === 'b.txt' ? ` && echo "${target} done" >> NOTES.md` : '';
+      const command = target === 'c.txt' ? 'grep -q foo c.txt || true' : `sed -i 's/foo/bar/' ${target}${note} && git add -A && git commit -qm "refactor: ${target}"`;
       return { toolUse: { name: 'Bash', input: { command, description: `refactor ${target}` } } };
     });
-    const r = await raymond([join(ROOT, 'workflows/examples/batch-refactor'), '--input', 'a.txt b.txt c.txt', '--workflow-id', 'batch', '--json', '--dangerously-skip-permissions'], { cwd: repo, env: box.env({ IS_SANDBOX: '1' }) });
+    s.on('Raymond is merging the branches of run batch', (r) => {
+      if (r.afterTool) return { text: 'kept both notes' };
+      const command = "printf 'notes\\na.txt done\\nb.txt done\\n' > NOTES.md && git add NOTES.md && (git commit -q --no-edit || git commit -qm 'merge notes')";
+      return { toolUse: { name: 'Bash', input: { command, description: 'resolve NOTES.md' } }, usage: { input_tokens: 3000, output_tokens: 100 } };
+    });
+    const r = await raymond([join(ROOT, 'workflows/examples/batch-refactor'), '--input', 'a.txt b.txt c.txt d.txt', '--workflow-id', 'batch', '--json', '--dangerously-skip-permissions'], { cwd: repo, env: box.env({ IS_SANDBOX: '1' }) });
     assert.equal(r.code, 0, r.stderr);
-    const out = summary(r) as ReturnType<typeof summary> & { worktrees: Array<{ agent: string; branch: string; path: string; mode: string; commits: number; diffstat: string; removed: boolean }> };
-    assert.match(out.results.main!, /^3 workers done\./);
-    assert.equal(out.results.main_worker1, 'a.txt: refactor: a.txt');
-    assert.equal(out.results.main_worker3, 'c.txt: initial', 'c.txt needed no change');
-    const byAgent = Object.fromEntries(out.worktrees.map((w) => [w.agent, w]));
-    const w1 = byAgent.main_worker1!;
-    assert.deepEqual([w1.branch, w1.mode, w1.commits, w1.diffstat, w1.removed], ['raymond/batch/main_worker1', 'keep-ignored', 1, '1 file changed, 1 insertion(+), 1 deletion(-)', false]);
-    assert.match(w1.path, /\.raymond\/worktrees\/batch\/pool-\d+$/, 'a folder of the pool');
-    assert.equal(byAgent.main_worker3!.removed, true);
-
-    // The branches, as git sees them.
-    assert.equal(await git(repo, 'show', 'raymond/batch/main_worker2:b.txt'), 'bar two');
-    assert.equal(await git(repo, 'log', '-1', '--format=%s', 'raymond/batch/main_worker2'), 'refactor: b.txt');
-    assert.equal(await git(repo, 'branch', '--list', 'raymond/batch/main_worker3'), '', 'the untouched branch is gone');
-    assert.equal(existsSync(join(repo, '.raymond/worktrees/batch')), false, "the pool's folders went with the run");
+    const out = summary(r);
+    assert.match(out.results.main!, /^4 workers \(0 failed\)\. raymond\/batch\/merged \(created at the run's base [0-9a-f]+\) is at [0-9a-f]+: 3 merged/);
+    assert.match(out.results.main!, /main_worker2 +raymond\/batch\/main_worker2 +as [0-9a-f]+; resolved by its agent's session in 1 turn/);
+    assert.equal(out.results.main_worker1, 'renamed foo in a.txt');
+    // One branch holds every change, and its check passes.
+    for (const [file, text] of [['a.txt', 'bar one'], ['b.txt', 'bar two'], ['d.txt', 'bar four'], ['c.txt', 'nothing to rename'], ['NOTES.md', 'notes\na.txt done\nb.txt done']]) {
+      assert.equal(await git(repo, 'show', `raymond/batch/merged:${file}`), text, file);
+    }
+    const checkout = join(box.dir, 'merged-check');
+    await git(repo, 'worktree', 'add', '-q', checkout, 'raymond/batch/merged');
+    await execa('./check.sh', { cwd: checkout });
+    // The merged branches are gone; the user's checkout is as it was.
+    assert.equal(await git(repo, 'branch', '--list', 'raymond/batch/main_worker*'), '');
+    assert.equal(await git(repo, 'rev-parse', '--abbrev-ref', 'HEAD'), 'main');
+    assert.equal(await git(repo, 'status', '--porcelain'), '');
     assert.equal(await git(repo, 'show', 'main:a.txt'), 'foo one', 'main is untouched');
-    // Each worker ran in its own worktree.
-    const cwds = s.requestsFor('Apply the refactoring').map((q) => q.cwd).filter((c) => c && !c.endsWith('repo'));
-    assert.ok(cwds.length >= 3 && cwds.every((c) => /\.raymond\/worktrees\/batch\/pool-\d+$/.test(c!)), cwds.join(' '));
-    assert.match(r.stderr, /worktrees \(3 branches; pooled folders: at most \d alive, \d checked out, reused \d times\):\n {2}main_worker1: raymond\/batch\/main_worker1: 1 commit, 1 file changed/);
-
-    const list = await raymond(['worktrees', 'batch'], { cwd: repo });
-    assert.equal(list.code, 0, list.stderr);
-    assert.match(list.stdout, /^main_worker1 {2}raymond\/batch\/main_worker1 {2}1 commit, 1 file changed.* {2}not checked out$/m);
-    assert.match(list.stdout, /^main_worker3 {2}raymond\/batch\/main_worker3 {2}deleted \(no changes\)$/m);
-    await git(repo, 'worktree', 'add', '-q', join(box.dir, 'review'), 'raymond/batch/main_worker2');
-    assert.match((await raymond(['worktrees', 'batch'], { cwd: repo })).stdout, /^main_worker2 .* {2}checked out at .*review$/m);
-    const pruned = await raymond(['worktrees', 'batch', '--prune'], { cwd: repo });
-    assert.equal(pruned.code, 0, pruned.stderr);
-    assert.equal(await git(repo, 'log', '-1', '--format=%s', 'raymond/batch/main_worker1'), 'refactor: a.txt', 'the branch is kept');
+    // The resolution turn is charged to the run.
+    const status = await raymond(['--status', 'batch', '--json'], { cwd: repo });
+    const st = JSON.parse(status.stdout) as { total_cost_usd: number; merge?: { cost_usd: number } };
+    assert.ok((st.merge?.cost_usd ?? 0) > 0, 'merge\'s turn cost something');
+    assert.ok(st.total_cost_usd >= out.total_cost_usd, 'the run\'s total holds merge\'s turn');
   });
 
   it('worktree="..." outside a git repository is a clear error', async () => {

@@ -1,0 +1,16 @@
+/** What `raymond merge` is asked to do. */
+export interface MergeRequest {
+  stateDir: string;
+  workflowId: string;
+  into: string;
+  check?: string | undefined;
+  /** Most resolution turns per branch. */
+  retries: number;
+  deleteMerged: boolean;
+  /** Undefined: the run's budget. 0: unlimited. */
+  budgetUsd?: number | undefined;
+  claudeBin?: string | undefined;
+  signal: AbortSignal;
+  /** A progress line for stderr. */
+  say: (line: string) => void;
+}

@@ -1,0 +1,103 @@
+import { randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { copyFile, mkdir, readdir } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import type { RunEventSink } from '../../machines/run-events.js';
+import type { StoredAgent } from '../../machines/types.js';
+import { backendExecutor } from '../backends/agent-backend.js';
+import { createClaudeExecutor } from '../claude/claude-executor.js';
+import { RaymondError } from '../errors.js';
+import { createPiExecutor } from '../pi/pi-executor.js';
+import { transcriptPath } from '../queue/session-transcripts.js';
+import type { BackendSpec } from '../scope/backend-spec.js';
+
+/** One resolution turn to run: the agent's session forked into the fix folder. */
+export interface ResolveRequest {
+  workflowId: string;
+  agent: StoredAgent;
+  backend: BackendSpec | undefined;
+  /** The session forked from: the agent's own, or its last resolution's. */
+  from: string;
+  /** The folder the session ran in last (where Claude Code keeps its transcript). */
+  fromCwd: string;
+  /** The session's last known total cost, so the turn is charged only its own. */
+  costBase: number | undefined;
+  folder: string;
+  prompt: string;
+  skipPermissions: boolean;
+  /** The run's `--model` and `--effort`, if it had them (a state's own frontmatter is not known here). */
+  model?: string | undefined;
+  effort?: string | undefined;
+  claudeBin?: string | undefined;
+  timeoutMs: number;
+  signal: AbortSignal;
+  emit: RunEventSink;
+}
+
+/** What a resolution turn cost, and the session it made. */
+export interface ResolveResult {
+  session: string;
+  costUsd: number;
+  sessionTotal?: number | undefined;
+  /** Why the turn failed, when it did (its cost is still charged). */
+  error?: string | undefined;
+}
+
+/**
+ * Claude Code finds a session by the folder it ran in
+ * (`<config>/projects/<folder>/<id>.jsonl`): the transcript is copied to the
+ * fix folder's project folder so `--resume` finds it there. Found in
+ * another project folder when its own is not where the state file says.
+ */
+async function placeTranscript(req: ResolveRequest): Promise<void> {
+  const dest = transcriptPath(req.folder, req.from);
+  if (existsSync(dest)) return;
+  let source = transcriptPath(req.fromCwd, req.from);
+  if (!existsSync(source)) {
+    const projects = dirname(dirname(source));
+    const names = await readdir(projects).catch(() => [] as string[]);
+    const hit = names.map((n) => join(projects, n, `${req.from}.jsonl`)).find((p) => existsSync(p));
+    if (!hit) throw new RaymondError('ERR_CLAUDE_FAILED', `the transcript of session ${req.from} is not on this machine`, { file: source });
+    source = hit;
+  }
+  await mkdir(dirname(dest), { recursive: true });
+  await copyFile(source, dest);
+}
+
+/**
+ * Runs one resolution turn: the agent's session resumed forked (Claude
+ * Code `--resume FROM --fork-session`, pi `--fork`), as Raymond forks
+ * sessions for `<call>`, so the agent's own session stays as it was. It
+ * goes through the run's executors, with the run's permission setting.
+ */
+export async function resolveTurn(req: ResolveRequest): Promise<ResolveResult> {
+  const session = randomUUID();
+  // A bare `git commit` concluding the merge takes git's message instead of waiting for an editor nobody sees.
+  const env = { GIT_EDITOR: 'true' };
+  const executor = backendExecutor({
+    claude: createClaudeExecutor({ bin: req.claudeBin, skipPermissions: req.skipPermissions, emit: req.emit, env }),
+    pi: createPiExecutor({ skipPermissions: req.skipPermissions, emit: req.emit, env }),
+  });
+  try {
+    if (req.backend?.name !== 'pi') await placeTranscript(req);
+    const out = await executor.execute({
+      workflowId: req.workflowId,
+      agent: { ...req.agent, cwd: req.folder, session: req.from, branchFrom: null },
+      file: 'merge',
+      scope: { display: () => `raymond merge (${req.agent.id})`, scriptPath: () => Promise.reject(new Error('a resolution turn runs no script')) },
+      backend: req.backend,
+      prompt: req.prompt,
+      session: { kind: 'branch', from: req.from, id: session },
+      costBase: req.costBase,
+      model: req.model,
+      effort: req.effort,
+      signal: req.signal,
+      timeoutMs: req.timeoutMs,
+    });
+    return { session: out.session ?? session, costUsd: out.costUsd, sessionTotal: out.sessionTotal };
+  } catch (err) {
+    if (!(err instanceof RaymondError)) throw err;
+    const spent = err.details as { costUsd?: number; sessionTotal?: number | null; session?: string | null };
+    return { session: spent.session ?? session, costUsd: spent.costUsd ?? 0, sessionTotal: spent.sessionTotal ?? undefined, error: err.message };
+  }
+}
