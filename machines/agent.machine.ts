@@ -165,6 +165,10 @@ export const agentMachine = setup({
       const unknown = type === 'xstate.init' ? context.depth > 0 : type !== 'xstate.done.actor.step';
       if (unknown) enqueue.sendTo(supervisorRef, { type: 'agent.ready', agentId: context.record.id, ref: self } satisfies AgentToSupervisorEvent);
     }),
+    /** Tells the supervisor that this frame waits for what only it hands out: an answer (`agent.asking`) or its workers' end (`agent.joining`). */
+    sayWaiting: enqueueActions(({ context, self, enqueue }, params: { type: 'agent.asking' | 'agent.joining' }) => {
+      enqueue.sendTo(supervisorRef, { type: params.type, agentId: context.record.id, ref: self } satisfies AgentToSupervisorEvent);
+    }),
     reportFailure: enqueueActions(({ context, event, enqueue }) => {
       const failure = asStepFailure('error' in event ? event.error : undefined);
       enqueue.sendTo(supervisorRef, { type: 'step.failed', agentId: context.record.id, state: context.record.state, failure } satisfies AgentToSupervisorEvent);
@@ -260,9 +264,7 @@ export const agentMachine = setup({
         },
         workers: {
           description: 'The state joined (<join>): the frame waits, holding nothing, until every worker its agent forked and has not joined yet has ended; the supervisor then hands it their results.',
-          entry: enqueueActions(({ context, self, enqueue }) => {
-            enqueue.sendTo(supervisorRef, { type: 'agent.joining', agentId: context.record.id, ref: self } satisfies AgentToSupervisorEvent);
-          }),
+          entry: { type: 'sayWaiting', params: { type: 'agent.joining' } },
           on: {
             'join.resolved': { target: '#agent.idle', actions: assign({ record: ({ event }) => event.record }) },
           },
@@ -271,9 +273,7 @@ export const agentMachine = setup({
     },
     asking: {
       description: 'The agent asked a question (<ask>) and waits, taking no step slot, until the supervisor hands it the answer or the ask times out.',
-      entry: enqueueActions(({ context, self, enqueue }) => {
-        enqueue.sendTo(supervisorRef, { type: 'agent.asking', agentId: context.record.id, ref: self } satisfies AgentToSupervisorEvent);
-      }),
+      entry: { type: 'sayWaiting', params: { type: 'agent.asking' } },
       on: {
         'ask.resolved': { target: 'idle', actions: assign({ record: ({ event }) => event.record }) },
       },

@@ -19,31 +19,6 @@ function notFolder(path: string): NodeJS.ErrnoException {
 }
 
 /** Makes `path` and its missing parents; an error is the first mkdir's that failed (ENOSPC, ENOENT, EACCES...). */
-export async function makeFolders(path: string): Promise<void> {
-  const missing: string[] = [];
-  // Up to the deepest folder that exists, then down again making each level once.
-  for (let at = resolve(path); ; at = dirname(at)) {
-    try {
-      await mkdir(at);
-    } catch (err) {
-      if (codeOf(err) === 'EEXIST') {
-        if (!(await stat(at)).isDirectory()) throw notFolder(at);
-        break;
-      }
-      if (codeOf(err) !== 'ENOENT' || dirname(at) === at) throw err;
-      missing.push(at);
-      continue;
-    }
-    break;
-  }
-  for (const dir of missing.reverse()) {
-    await mkdir(dir).catch((err: unknown) => {
-      if (codeOf(err) !== 'EEXIST') throw err;
-    });
-  }
-}
-
-/** makeFolders, synchronous. */
 export function makeFoldersSync(path: string): void {
   const missing: string[] = [];
   for (let at = resolve(path); ; at = dirname(at)) {
@@ -77,3 +52,11 @@ export function isDiskFull(err: unknown): boolean {
 
 /** What a full disk's error message ends with, so that every write Raymond makes says it the same way. */
 export const DISK_FULL_HINT = '; make room, then resume';
+
+/**
+ * makeFoldersSync for async callers: a few mkdir calls that each return at
+ * once, so nothing is gained by giving the event loop back between them.
+ */
+export async function makeFolders(path: string): Promise<void> {
+  makeFoldersSync(path);
+}
