@@ -12,8 +12,13 @@ export interface StepFailure {
   message: string;
   /** The state file the failure is about, as shown to the user. */
   file?: string | undefined;
-  /** True: pause this agent and let the others go on; false: fail the run. */
+  /** True: pause this agent and let the others go on; false: fail the agent (and the run, unless it is a forked worker). */
   pauses: boolean;
+  /**
+   * The run cannot go on, whichever agent met it: a full disk, or a bug of
+   * ours. Even a forked worker's such failure stops the run at once.
+   */
+  halts?: true | undefined;
   /** What the step cost before it failed: still charged. */
   spentUsd: number;
   /** Last known total cost of each Claude Code session the step used. */
@@ -40,7 +45,7 @@ export function errorText(error: unknown): string {
  */
 export function asStepFailure(error: unknown): StepFailure {
   if (typeof error === 'object' && error !== null && (error as { kind?: unknown }).kind === 'step-failure') return error as StepFailure;
-  const failure: StepFailure = { kind: 'step-failure', code: 'ERR_INTERNAL', message: errorText(error), pauses: false, spentUsd: 0, sessionCosts: {} };
+  const failure: StepFailure = { kind: 'step-failure', code: 'ERR_INTERNAL', message: errorText(error), pauses: false, spentUsd: 0, sessionCosts: {}, halts: true };
   if (error instanceof Error && error.stack) failure.detail = error.stack;
   return failure;
 }

@@ -111,7 +111,7 @@ function failAgent(store: RunStore, agentId: string, state: string, failure: Ste
   const record = store.agents.get(agentId)!;
   putAgent(store, withCost(store, { ...record, status: 'failed', error: failureText(failure) }, failure.spentUsd));
   charge(store, failure.spentUsd, failure.sessionCosts);
-  if (record.parent === undefined) {
+  if (record.parent === undefined || failure.halts) {
     setRunStatus(store, 'failed', failureText(failure));
     return { type: 'agent.failed', agentId, state, failure, totalCostUsd: store.meta.total_cost_usd };
   }
@@ -347,7 +347,7 @@ export const supervisorMachine = setup({
     flushed: ({ context }) => context.persisted >= context.version,
     reusesId: ({ context, event }) => event.type === 'step.done' && event.spawns.length > 0 && reusedId(context.work.store, event.spawns.map((s) => s.id)) !== undefined,
     pauses: ({ event }) => event.type === 'step.failed' && event.failure.pauses,
-    isWorker: ({ context, event }) => event.type === 'step.failed' && context.work.store.agents.get(event.agentId)?.parent !== undefined,
+    isWorker: ({ context, event }) => event.type === 'step.failed' && !event.failure.halts && context.work.store.agents.get(event.agentId)?.parent !== undefined,
     expiryFails: ({ context, event }) => {
       if (event.type !== 'ask.expire') return false;
       const record = context.work.store.agents.get(event.agentId);

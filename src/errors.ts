@@ -161,6 +161,9 @@ export function formatError(err: unknown): string {
   return err instanceof RaymondError && err.file ? `${err.file}: ${err.message}` : errorMessage(err);
 }
 
+/** What a full disk's error message ends with, so that every write Raymond makes says it the same way. */
+export const DISK_FULL_HINT = '; make room, then resume';
+
 /**
  * A failed step as the supervisor reads it. This is the one place that
  * decides whether a failure pauses its agent (Claude Code kept failing, or a
@@ -179,6 +182,8 @@ export function toStepFailure(err: unknown): StepFailure {
     sessionCosts: spent.sessionCosts ?? {},
   };
   if (typeof spent.resetsAt === 'number') failure.resetsAt = spent.resetsAt;
+  // Not the agent's own doing: every other agent would meet it too.
+  if (err.code === 'ERR_INTERNAL' || err.message.endsWith(DISK_FULL_HINT)) failure.halts = true;
   return failure;
 }
 

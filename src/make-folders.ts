@@ -1,5 +1,4 @@
 import { mkdirSync, statSync } from 'node:fs';
-import { mkdir, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 
 /**
@@ -50,8 +49,7 @@ export function isDiskFull(err: unknown): boolean {
   return code === 'ENOSPC' || code === 'EDQUOT' || code === 'EFBIG';
 }
 
-/** What a full disk's error message ends with, so that every write Raymond makes says it the same way. */
-export const DISK_FULL_HINT = '; make room, then resume';
+export { DISK_FULL_HINT } from './errors.js';
 
 /**
  * makeFoldersSync for async callers: a few mkdir calls that each return at

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { agentIn as agent, freshState, runFake } from '../helpers/fake-actors.js';
+import type { StepFailure } from '../../machines/step-failure.js';
 import type { AgentRecord, Decision, JoinEntry, WorkflowState } from '../../machines/types.js';
 
 const W = (item: string, target = 'W') => ({ target, attributes: { item } });
@@ -8,6 +9,10 @@ const W = (item: string, target = 'W') => ({ target, attributes: { item } });
 const echo = (r: AgentRecord): Decision => ({ kind: 'result', payload: r.input ?? 'no input' });
 const entries = (payload: string | undefined) => JSON.parse(payload ?? 'null') as JoinEntry[];
 const last = (writes: string[]) => JSON.parse(writes.at(-1)!) as WorkflowState;
+/** A step's own failure, as the runtime rejects with it (a plain Error is a bug of ours, which stops the run). */
+const stepFails = (message: string, halts?: true): never => {
+  throw { kind: 'step-failure', code: 'ERR_SCRIPT_FAILED', message, pauses: false, spentUsd: 0, sessionCosts: {}, halts } satisfies StepFailure;
+};
 
 describe('supervisor: <join>', () => {
   it('hands the join state every worker in fork order, a failed one included, and the run completes', async () => {
@@ -15,7 +20,7 @@ describe('supervisor: <join>', () => {
       START: { kind: 'fork', next: 'COLLECT', workers: [W('1'), W('2'), W('3')], join: true },
       // Worker 1 is the slowest, so fork order is not end order.
       W: async (r) => {
-        if (r.attributes.item === '2') throw new Error('script exited with code 3');
+        if (r.attributes.item === '2') stepFails('script exited with code 3');
         await new Promise((ok) => setTimeout(ok, r.attributes.item === '1' ? 30 : 1));
         return { kind: 'result', payload: `done ${r.attributes.item}` };
       },
@@ -61,7 +66,7 @@ describe('supervisor: <join>', () => {
     const run = await runFake({
       START: { kind: 'fork', next: 'END', workers: [W('1'), W('2'), W('3')] },
       W: async (r) => {
-        if (r.attributes.item === '1') throw new Error('boom');
+        if (r.attributes.item === '1') stepFails('boom');
         await new Promise((ok) => setTimeout(ok, 20));
         return { kind: 'result', payload: r.attributes.item! };
       },
@@ -72,6 +77,19 @@ describe('supervisor: <join>', () => {
     assert.deepEqual(Object.keys(run.store.meta.results).sort(), ['main', 'main_w2', 'main_w3']);
     const failed = run.reports.find((e) => e.type === 'agent.failed');
     assert.equal(failed?.type === 'agent.failed' && failed.worker, true);
+  });
+
+  it('a worker that meets a full disk, or a bug of ours, stops the run at once like the main agent', async () => {
+    for (const fail of [() => stepFails('cannot make the task folder /t: ENOSPC; make room, then resume', true), () => { throw new Error('a bug'); }]) {
+      const run = await runFake({
+        START: { kind: 'fork', next: 'C', workers: [W('1'), W('2')], join: true },
+        W: (r) => (r.attributes.item === '1' ? fail() : new Promise<Decision>((ok) => setTimeout(() => ok({ kind: 'result', payload: 'late' }), 200))),
+        C: echo,
+      });
+      assert.equal(run.output.status, 'failed');
+      assert.equal(run.store.meta.results.main_w2, undefined, 'the other worker was stopped');
+      assert.equal(run.store.meta.results.main, undefined, 'the join never ran');
+    }
   });
 
   it('the main agent\'s own failure still ends the run at once', async () => {

@@ -28,3 +28,11 @@ describe('step failures', () => {
     assert.equal(asStepFailure('boom').message, 'boom');
   });
 });
+
+describe('failures that stop the whole run', () => {
+  it('a full disk and a bug of ours halt the run even when a forked worker meets them; a script\'s own exit does not', () => {
+    assert.equal(toStepFailure(new RaymondError('ERR_TASK_FOLDER', 'cannot make the task folder /t: ENOSPC: no space left on device; make room, then resume')).halts, true);
+    assert.equal(toStepFailure(new Error('undefined is not a function')).halts, true);
+    assert.equal(toStepFailure(new RaymondError('ERR_SCRIPT_FAILED', 'exited with code 3')).halts, undefined);
+  });
+});
