@@ -3,11 +3,12 @@ import { RaymondError } from '../errors.js';
 import { timeoutName, type Execution, type ExecutionRequest, type StateExecutor } from '../executors/executor.js';
 import { oneLine } from '../executors/one-line.js';
 import { mib } from '../executors/output-cut.js';
+import { grantKey } from '../executors/resolved-grant.js';
 import { runProcess } from '../executors/run-process.js';
 import { claudeArgs, promptOnStdin } from './claude-argv.js';
 import { invocationCost } from './cost.js';
 import { findClaude } from './find-claude.js';
-import { MAX_LINE_CHARS, StreamReader, type StreamSummary } from './stream-reader.js';
+import { MAX_LINE_CHARS, StreamReader, describeDenial, type StreamSummary } from './stream-reader.js';
 import type { WarmProcess } from './warm-process.js';
 import type { WarmSessions } from './warm-sessions.js';
 
@@ -78,6 +79,7 @@ function settle(s: StreamSummary, end: TurnEnd, req: ExecutionRequest, bin: stri
     throw new RaymondError('ERR_CLAUDE_FAILED', `Claude Code ${how}${stderr}${cut}`, { file: where, details: { ...spent, sessionInUse } });
   }
   const out: Execution = { output: s.resultText, session: s.sessionId, costUsd };
+  if (s.denials.length > 0) out.denials = s.denials.map(describeDenial);
   if (s.totalCostUsd !== null) out.sessionTotal = s.totalCostUsd;
   return out;
 }
@@ -99,6 +101,7 @@ export function createClaudeExecutor(options: ClaudeOptions): StateExecutor {
       const reader = new StreamReader((p) => {
         if (p.kind === 'result') proc?.endTurn();
         else if (p.kind === 'bad-line') options.emit({ type: 'detail', text: `[${agentId}] skipped a line that is not JSON: ${p.text}` });
+        else if (p.kind === 'denied') options.emit({ type: 'permission.denied', agentId, state: req.file, tool: p.denial.tool, input: p.denial.input, shown: describeDenial(p.denial) });
         else if (p.kind === 'cut') options.emit({ type: 'warning', text: `[${agentId}] ${where}: output was cut: skipped a line of ${mib(p.chars)} from Claude Code (at most ${mib(MAX_LINE_CHARS)} are read)` });
         else options.emit({ type: 'print', agentId, text: p.text });
       });
@@ -109,11 +112,12 @@ export function createClaudeExecutor(options: ClaudeOptions): StateExecutor {
       };
       const prompt = req.prompt ?? '';
       const plan = req.session ?? { kind: 'fresh' };
-      const invocation = { prompt, session: plan, model: req.model, effort: req.effort, skipPermissions: options.skipPermissions, permissionMode: options.permissionMode, disallowedTools: options.disallowedTools };
+      const invocation = { prompt, session: plan, model: req.model, effort: req.effort, skipPermissions: options.skipPermissions, permissionMode: options.permissionMode, disallowedTools: options.disallowedTools, grant: req.grant };
       const warm = options.warm;
       if (warm) {
-        const fit = plan.kind === 'resume' ? warm.take(plan.session, { cwd: req.agent.cwd, model: req.model, effort: req.effort }) : undefined;
-        proc = fit ?? warm.start(bin, claudeArgs({ ...invocation, prompt: undefined }), req.agent.cwd, req.model, req.effort);
+        const fit = { cwd: req.agent.cwd, model: req.model, effort: req.effort, grant: grantKey(req.grant) };
+        const live = plan.kind === 'resume' ? warm.take(plan.session, fit) : undefined;
+        proc = live ?? warm.start(bin, claudeArgs({ ...invocation, prompt: undefined }), fit);
         const t = await proc.turn({ prompt, onStdout, signal: req.signal, inactivityMs: req.timeoutMs, model: req.model });
         debug?.finish();
         try {

@@ -17,10 +17,24 @@ export interface StreamSummary {
   badLines: number;
   /** Lines longer than MAX_LINE_CHARS (skipped unread). */
   cutLines: number;
+  /** Tool calls Claude Code's permissions refused, in the order they happened. */
+  denials: ToolDenial[];
+}
+
+/** One tool call a turn's permissions refused: the tool and its input as the model gave it. */
+export interface ToolDenial {
+  tool: string;
+  input: Record<string, unknown>;
 }
 
 /** Progress events surfaced while the turn runs; `cut`: a line of `chars` characters was skipped unread. */
-export type StreamProgress = { kind: 'text'; text: string } | { kind: 'tool'; text: string } | { kind: 'bad-line'; text: string } | { kind: 'cut'; chars: number } | { kind: 'result' };
+export type StreamProgress =
+  | { kind: 'text'; text: string }
+  | { kind: 'tool'; text: string }
+  | { kind: 'denied'; denial: ToolDenial }
+  | { kind: 'bad-line'; text: string }
+  | { kind: 'cut'; chars: number }
+  | { kind: 'result' };
 
 /**
  * The longest stream line read: 16 Mi characters. Claude Code's lines are
@@ -45,10 +59,21 @@ function tokens(u: unknown): number {
   return sum;
 }
 
-function describeTool(name: string, input: Json): string {
+/** The input field that says what a tool call does: its command, its file, ... (first line). */
+function toolDetail(input: Json): string {
   const pick = ['command', 'file_path', 'path', 'pattern', 'url', 'description'].map((k) => input[k]).find((v) => typeof v === 'string') as string | undefined;
-  const detail = (pick ?? '').split('\n')[0]!.slice(0, 120);
+  return (pick ?? '').split('\n')[0]!;
+}
+
+function describeTool(name: string, input: Json): string {
+  const detail = toolDetail(input).slice(0, 120);
   return detail ? `[${name}] ${detail}` : `[${name}]`;
+}
+
+/** A denied call as shown: `Bash(git commit -m …)`. */
+export function describeDenial(d: ToolDenial): string {
+  const detail = toolDetail(d.input);
+  return detail ? `${d.tool}(${detail.length > 80 ? `${detail.slice(0, 79)}…` : detail})` : d.tool;
 }
 
 /** Epoch seconds or milliseconds, or an ISO date, to epoch milliseconds. */
@@ -69,7 +94,10 @@ export class StreamReader {
   private length = 0;
   /** Characters of an overlong line skipped so far (0: none). */
   private skipped = 0;
-  readonly summary: StreamSummary = { sessionId: null, resultText: null, isError: false, totalCostUsd: null, invocationTokens: 0, reportedTokens: 0, usageLimit: null, badLines: 0, cutLines: 0 };
+  readonly summary: StreamSummary = { sessionId: null, resultText: null, isError: false, totalCostUsd: null, invocationTokens: 0, reportedTokens: 0, usageLimit: null, badLines: 0, cutLines: 0, denials: [] };
+  /** Tool calls of the turn by id, for a denial that names only the id; and the ids already denied. */
+  private readonly toolInputs = new Map<string, { tool: string; input: Json }>();
+  private readonly deniedIds = new Set<string>();
 
   constructor(private readonly onProgress: (p: StreamProgress) => void = () => {}) {}
 
@@ -137,7 +165,26 @@ export class StreamReader {
         return this.result(msg);
       case 'rate_limit_event':
         return this.rateLimit(msg);
+      case 'system':
+        if (msg.subtype === 'permission_denied') this.denied(msg.tool_use_id, msg.tool_name, undefined);
+        return;
     }
+  }
+
+  /**
+   * A denial, from a `system` `permission_denied` line as it happens, or
+   * from the result's `permission_denials`: each tool call once.
+   */
+  private denied(id: unknown, tool: unknown, input: unknown): void {
+    if (typeof id === 'string') {
+      if (this.deniedIds.has(id)) return;
+      this.deniedIds.add(id);
+    }
+    const known = typeof id === 'string' ? this.toolInputs.get(id) : undefined;
+    const name = typeof tool === 'string' ? tool : (known?.tool ?? 'unknown tool');
+    const denial: ToolDenial = { tool: name, input: input && typeof input === 'object' && !Array.isArray(input) ? (input as Json) : (known?.input ?? {}) };
+    this.summary.denials.push(denial);
+    this.onProgress({ kind: 'denied', denial });
   }
 
   private assistant(msg: Json): void {
@@ -149,6 +196,7 @@ export class StreamReader {
         const first = block.text.trim().split('\n')[0]!.trim();
         if (first) this.onProgress({ kind: 'text', text: first.slice(0, 160) });
       } else if (block.type === 'tool_use' && typeof block.name === 'string') {
+        if (typeof block.id === 'string') this.toolInputs.set(block.id, { tool: block.name, input: (block.input as Json) ?? {} });
         this.onProgress({ kind: 'tool', text: describeTool(block.name, (block.input as Json) ?? {}) });
       }
     }
@@ -159,6 +207,7 @@ export class StreamReader {
     if (typeof msg.result === 'string') s.resultText = msg.result;
     s.isError = msg.is_error === true;
     if (typeof msg.total_cost_usd === 'number') s.totalCostUsd = msg.total_cost_usd;
+    if (Array.isArray(msg.permission_denials)) for (const d of msg.permission_denials as Json[]) this.denied(d.tool_use_id, d.tool_name, d.tool_input);
     s.invocationTokens = tokens(msg.usage);
     const mu = msg.modelUsage;
     s.reportedTokens = mu && typeof mu === 'object' ? Object.values(mu as Json).reduce<number>((sum, m) => sum + tokens(m), 0) : s.invocationTokens;

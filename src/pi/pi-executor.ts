@@ -66,7 +66,7 @@ export function createPiExecutor(o: PiExecutorOptions): StateExecutor {
       const where = req.scope.display(req.file);
       const options = req.backend?.name === 'pi' ? req.backend.options : {};
       const agentId = req.agent.id;
-      const args = piArgs({ session: sessionOf(req, options, env, where), model: req.model, thinking: req.effort, skipPermissions: o.skipPermissions, options });
+      const args = piArgs({ session: sessionOf(req, options, env, where), model: req.model, thinking: req.effort, skipPermissions: o.skipPermissions, options, tools: req.grant?.tools, appendSystemPrompt: req.grant?.appendSystemPrompt });
       const reader = new PiStreamReader((p) => {
         if (p.kind === 'text') o.emit({ type: 'print', agentId, text: p.text });
         else if (p.kind === 'bad-line') o.emit({ type: 'detail', text: `[${agentId}] skipped a line that is not JSON: ${p.text}` });

@@ -18,7 +18,7 @@ import { verifyJob } from './job-signing.js';
 import type { QueueTarget } from './queue-url.js';
 import { closeRedis, openRedis, whenReady } from './redis-link.js';
 import { SessionTranscripts } from './session-transcripts.js';
-import { KEY_PREFIX, QUEUE_NAME, rebaseAgent, rebaseText, rebaseWorktree, type StepJob, type StepJobResult } from './step-job.js';
+import { KEY_PREFIX, QUEUE_NAME, rebase, rebaseAgent, rebaseText, rebaseWorktree, type StepJob, type StepJobResult } from './step-job.js';
 import { cancelKey } from './step-queue.js';
 import { BEAT_MS, alive, beat, leave, workerBeat, type WorkerBeat } from './worker-registry.js';
 import { WorkerWorktrees } from './worker-worktrees.js';
@@ -126,7 +126,7 @@ export async function startWorker(o: WorkerOptions): Promise<{ close: () => Prom
           claude: createClaudeExecutor({ bin: o.claudeBin, skipPermissions: job.claude!.skipPermissions, permissionMode: job.claude!.permissionMode, disallowedTools: job.claude!.disallowedTools, emit: forward, warm: live, env: job.env }),
           pi: createPiExecutor({ skipPermissions: job.claude!.skipPermissions, emit: forward, env: job.env }),
         });
-        execution = await claude.execute({ ...request(''), backend: job.backend, prompt: rebaseText(job.prompt ?? '', job.root, o.workdir), session: job.session, costBase: job.costBase, model: job.model, effort: job.effort });
+        execution = await claude.execute({ ...request(''), backend: job.backend, prompt: rebaseText(job.prompt ?? '', job.root, o.workdir), session: job.session, costBase: job.costBase, model: job.model, effort: job.effort, grant: job.grant && { ...job.grant, addDirs: job.grant.addDirs?.map((d) => rebase(d, job.root, o.workdir)) } });
         session = execution.session;
       }
       result.execution = execution;

@@ -34,6 +34,8 @@ export interface ApiRequest {
   transcript: string;
   /** Whether this is the main agent loop (tools offered) rather than an auxiliary call. */
   main: boolean;
+  /** Names of the tools the request offers. */
+  tools: string[];
 }
 
 type Rule = { match: (r: ApiRequest) => boolean; reply: (r: ApiRequest, n: number) => Reply; count: number };
@@ -132,6 +134,7 @@ export class ApiServer {
       afterTool,
       transcript,
       main: Array.isArray(body.tools) && body.tools.length > 0,
+      tools: Array.isArray(body.tools) ? (body.tools as Array<{ name?: unknown }>).flatMap((t) => (typeof t.name === 'string' ? [t.name] : [])) : [],
     };
     this.requests.push(request);
     const rule = request.main ? this.rules.find((r) => r.match(request)) : undefined;

@@ -1,0 +1,115 @@
+import assert from 'node:assert/strict';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { summary } from '../../helpers/cli.js';
+import { ClaudeSandbox } from '../../helpers/claude-sandbox.js';
+import type { ApiRequest, Reply } from '../../helpers/api-server.js';
+
+const box = new ClaudeSandbox();
+before(() => box.start());
+after(() => box.stop());
+
+/** A `--claude-bin` that logs the flags of each process it starts, then becomes the real `claude`. */
+function loggingClaude(name: string): { bin: string; starts: () => string[] } {
+  const log = join(box.dir, `${name}.starts`);
+  const bin = join(box.dir, `${name}-claude`);
+  writeFileSync(bin, `#!/usr/bin/env bash\necho "$*" >> '${log}'\nexec claude "$@"\n`);
+  chmodSync(bin, 0o755);
+  return { bin, starts: () => (existsSync(log) ? readFileSync(log, 'utf8').trim().split('\n') : []) };
+}
+
+/** A state's turn: first a tool call, then, after its result, the text. */
+function toolThen(tool: Reply['toolUse'], text: string): (r: ApiRequest) => Reply {
+  return (r) => (r.afterTool ? { text } : { toolUse: tool });
+}
+
+describe('grants per state (real claude, scripted API)', () => {
+  it('a state with tools: [Read] cannot run Bash even with --dangerously-skip-permissions; the next state can, in the same session', async () => {
+    const claude = loggingClaude('readonly');
+    box.server.on('RO-READER', toolThen({ name: 'Bash', input: { command: 'touch blocked.txt' } }, '<goto>WORK</goto>'));
+    box.server.on('RO-WORKER', toolThen({ name: 'Bash', input: { command: 'touch allowed.txt' } }, '<result>done</result>'));
+    const wf = box.write({ 'START.md': '---\ntools: [Read]\n---\nRO-READER: look only', 'WORK.md': 'RO-WORKER: now act' }, 'readonly');
+    const cwd = box.dir;
+    const r = await box.run([wf, '--json', '--workflow-id', 'ro', '--claude-bin', claude.bin, '--dangerously-skip-permissions'], { IS_SANDBOX: '1' });
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(summary(r).results.main, 'done');
+    assert.ok(!existsSync(join(cwd, 'blocked.txt')), 'the read-only state ran no Bash');
+    assert.ok(existsSync(join(cwd, 'allowed.txt')), 'the next state did');
+    const [reader] = box.server.requestsFor('RO-READER');
+    assert.ok(reader!.tools.includes('Read') && !reader!.tools.includes('Bash'), `offered: ${reader!.tools.join(', ')}`);
+    const starts = claude.starts();
+    assert.equal(starts.length, 2, `a process per grant: ${starts.join(' | ')}`);
+    assert.match(starts[0]!, /--tools Read .*--strict-mcp-config/);
+    assert.doesNotMatch(starts[1]!, /--tools/);
+    assert.match(starts[1]!, /--resume [0-9a-f-]{36}/, 'the second grant resumes the session in a new process');
+  });
+
+  it('append_system_prompt (text and @FILE) reaches the system prompt; add_dirs lets a state write outside its directory', async () => {
+    box.server.on('ASP-ONE', { text: '<goto>TWO</goto>' });
+    box.server.on('ASP-TWO', toolThen({ name: 'Write', input: { file_path: join(box.dir, 'asp-extra', 'note.txt'), content: 'hi' } }, '<result>wrote</result>'));
+    mkdirSync(join(box.dir, 'asp-extra'));
+    const wf = box.write(
+      {
+        'START.md': '---\nappend_system_prompt: "INLINE-SYSTEM-MARKER"\n---\nASP-ONE: go',
+        'TWO.md': '---\nappend_system_prompt: "@house-rules.txt"\nadd_dirs: [asp-extra]\n---\nASP-TWO: write',
+        'house-rules.txt': 'FILE-SYSTEM-MARKER: be brief',
+      },
+      'asp',
+    );
+    const r = await box.run([wf, '--json', '--workflow-id', 'asp']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(summary(r).results.main, 'wrote');
+    assert.match(box.server.requestsFor('ASP-ONE')[0]!.system, /INLINE-SYSTEM-MARKER/);
+    const two = box.server.requestsFor('ASP-TWO')[0]!;
+    assert.match(two.system, /FILE-SYSTEM-MARKER: be brief/);
+    assert.doesNotMatch(two.system, /INLINE-SYSTEM-MARKER/, "a state's system prompt is its own");
+    assert.equal(readFileSync(join(box.dir, 'asp-extra', 'note.txt'), 'utf8'), 'hi', 'the Write outside the directory was allowed by add_dirs');
+  });
+
+  it('an add_dirs entry that is not a directory fails the state with one line naming it', async () => {
+    const wf = box.write({ 'START.md': '---\nadd_dirs: [no-such-dir]\n---\nNOPE: x' }, 'baddir');
+    const r = await box.run([wf, '--workflow-id', 'baddir']);
+    assert.equal(r.code, 1, r.stderr);
+    assert.match(r.stderr, /START\.md: add_dirs: "no-such-dir" is not a directory \(resolved to .*no-such-dir\)/);
+    assert.equal(box.server.requestsFor('NOPE').length, 0);
+  });
+
+  it('workflow.yaml grant keys are every state\'s defaults; a state\'s own replace them', async () => {
+    const claude = loggingClaude('defaults');
+    box.server.on('DEF-A', { text: '<goto>B</goto>' });
+    box.server.on('DEF-B', { text: '<result>ok</result>' });
+    const wf = box.write({ 'workflow.yaml': 'tools: [Read, Grep]\n', 'START.md': 'DEF-A: a', 'B.md': '---\ntools: "Read, Bash(git status:*), Edit"\n---\nDEF-B: b' }, 'defaults');
+    const r = await box.run([wf, '--json', '--workflow-id', 'defaults', '--claude-bin', claude.bin]);
+    assert.equal(r.code, 0, r.stderr);
+    const [a, b] = [box.server.requestsFor('DEF-A')[0]!, box.server.requestsFor('DEF-B')[0]!];
+    assert.deepEqual(a.tools.filter((t) => ['Read', 'Grep', 'Bash', 'Edit'].includes(t)).sort(), ['Grep', 'Read']);
+    assert.deepEqual(b.tools.filter((t) => ['Read', 'Grep', 'Bash', 'Edit'].includes(t)).sort(), ['Bash', 'Edit', 'Read']);
+  });
+
+  it('allowed_tools lets exactly that command run without skip-permissions; a denied call is shown, counted and listed in --json', async () => {
+    const calls: Reply[] = [{ toolUse: { name: 'Bash', input: { command: 'touch granted.txt' } } }, { toolUse: { name: 'Bash', input: { command: 'git init -q refused-repo' } } }, { text: '<result>tried</result>' }];
+    box.server.on('ALLOW-TOUCH', (_r, n) => calls[n - 1]!);
+    const wf = box.write({ 'START.md': '---\nallowed_tools: ["Bash(touch:*)"]\n---\nALLOW-TOUCH: go' }, 'allow');
+    const r = await box.run([wf, '--json', '--workflow-id', 'allow']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.ok(existsSync(join(box.dir, 'granted.txt')), 'the pre-approved command ran');
+    assert.ok(!existsSync(join(box.dir, 'refused-repo')), 'the other did not');
+    assert.match(r.stderr, /\[main\] denied: Bash\(git init -q refused-repo\)/);
+    assert.match(r.stderr, /run allow completed: .*; 1 tool call denied;/);
+    const out = JSON.parse(r.stdout) as { permission_denials: unknown[] };
+    assert.deepEqual(out.permission_denials, [{ agent: 'main', state: 'START.md', tool: 'Bash', input: { command: 'git init -q refused-repo' } }]);
+    assert.match(readFileSync(join(box.dir, '.raymond/debug/allow/transitions.log'), 'utf8'), /\[main\] START\.md denied: Bash\(git init -q refused-repo\)/);
+  });
+
+  it('on_denial: fail fails the step, and so the agent, instead of going on', async () => {
+    box.server.on('FAIL-DENIED', toolThen({ name: 'Bash', input: { command: 'git init -q nope-repo' } }, '<goto>NEXT</goto>'));
+    box.server.on('FAIL-NEXT', { text: '<result>should not run</result>' });
+    const wf = box.write({ 'START.md': '---\non_denial: fail\n---\nFAIL-DENIED: go', 'NEXT.md': 'FAIL-NEXT' }, 'ondenial');
+    const r = await box.run([wf, '--json', '--workflow-id', 'ondenial']);
+    assert.equal(r.code, 1, r.stderr);
+    assert.equal(summary(r).status, 'failed');
+    assert.match(r.stderr, /START\.md: 1 tool call was denied \(on_denial: fail\): Bash\(git init -q nope-repo\)/);
+    assert.equal(box.server.requestsFor('FAIL-NEXT').length, 0);
+  });
+});
