@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { summary } from '../../helpers/cli.js';
+import { ROOT, summary } from '../../helpers/cli.js';
 import { ClaudeSandbox } from '../../helpers/claude-sandbox.js';
 import type { ApiRequest, Reply } from '../../helpers/api-server.js';
 
@@ -111,5 +111,38 @@ describe('grants per state (real claude, scripted API)', () => {
     assert.equal(summary(r).status, 'failed');
     assert.match(r.stderr, /START\.md: 1 tool call was denied \(on_denial: fail\): Bash\(git init -q nope-repo\)/);
     assert.equal(box.server.requestsFor('FAIL-NEXT').length, 0);
+  });
+
+  it('an MCP server (a small stdio one) is available in the state that names it, and absent in the next', async () => {
+    const server = join(ROOT, 'test/fixtures/mcp/stamp-server.mjs');
+    box.server.on('MCP-ONE', toolThen({ name: 'mcp__stamp__stamp', input: { text: 'stamped by MCP' } }, '<goto>TWO</goto>'));
+    box.server.on('MCP-TWO', { text: '<result>done</result>' });
+    const wf = box.write(
+      {
+        'servers.json': JSON.stringify({ mcpServers: { stamp: { command: process.execPath, args: [server], env: { STAMP_FILE: join(box.dir, 'mcp-stamp.txt') } } } }),
+        'START.md': '---\nmcp_servers: servers.json\nallowed_tools: [mcp__stamp__stamp]\n---\nMCP-ONE: stamp it',
+        'TWO.md': 'MCP-TWO: go on',
+      },
+      'mcp',
+    );
+    // Claude Code lists MCP tools by name only without tool search.
+    const r = await box.run([wf, '--json', '--workflow-id', 'mcp'], { ENABLE_TOOL_SEARCH: 'false' });
+    assert.equal(r.code, 0, r.stderr);
+    assert.deepEqual((JSON.parse(r.stdout) as { permission_denials: unknown[] }).permission_denials, []);
+    assert.equal(readFileSync(join(box.dir, 'mcp-stamp.txt'), 'utf8'), 'stamped by MCP', 'the MCP tool ran');
+    assert.ok(box.server.requestsFor('MCP-ONE')[0]!.tools.includes('mcp__stamp__stamp'));
+    assert.ok(!box.server.requestsFor('MCP-TWO')[0]!.tools.includes('mcp__stamp__stamp'), 'the next state has no such server');
+  });
+
+  it('a missing or malformed MCP server file fails the state with one line naming it', async () => {
+    const wf = box.write({ 'START.md': '---\nmcp_servers: gone.json\n---\nMCP-GONE: x' }, 'mcpgone');
+    const r = await box.run([wf, '--workflow-id', 'mcpgone']);
+    assert.equal(r.code, 1, r.stderr);
+    assert.match(r.stderr, /START\.md: mcp_servers: cannot read "gone\.json" \(relative to the workflow\)/);
+    const bad = box.write({ 'START.md': '---\nmcp_servers: s.json\n---\nMCP-BAD: x', 's.json': '{"mcpServers": ' }, 'mcpbad');
+    const r2 = await box.run([bad, '--workflow-id', 'mcpbad']);
+    assert.equal(r2.code, 1, r2.stderr);
+    assert.match(r2.stderr, /START\.md: mcp_servers file "s\.json": not valid JSON/);
+    assert.equal(box.server.requestsFor('MCP-GONE').length + box.server.requestsFor('MCP-BAD').length, 0);
   });
 });
