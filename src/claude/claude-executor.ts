@@ -8,7 +8,7 @@ import { runProcess } from '../executors/run-process.js';
 import { claudeArgs, promptOnStdin } from './claude-argv.js';
 import { invocationCost } from './cost.js';
 import { findClaude } from './find-claude.js';
-import { MAX_LINE_CHARS, StreamReader, describeDenial, type StreamSummary } from './stream-reader.js';
+import { MAX_LINE_CHARS, StreamReader, describeDenial, type StreamFatal, type StreamSummary } from './stream-reader.js';
 import type { WarmProcess } from './warm-process.js';
 import type { WarmSessions } from './warm-sessions.js';
 
@@ -32,6 +32,18 @@ export interface ClaudeOptions {
  */
 const ROOT_REFUSAL = /--dangerously-skip-permissions cannot be used with root\/sudo privileges/;
 
+/**
+ * Claude Code refusing a flag (too old for `--tools`, say): commander's
+ * words on stderr, the only place it says so (no stream has started).
+ */
+const FLAG_REFUSAL = /error: (unknown option '[^']+'|option '[^']+' argument '[^']*' is invalid[^\n]*)/;
+
+/** What a person does about a failure that no retry cures. */
+function fatalMessage(f: StreamFatal, req: ExecutionRequest): string {
+  if (f.kind === 'model') return `Claude Code cannot use the model${req.model ? ` "${req.model}"` : ''} ("${oneLine(f.message, 200)}"): name one it has (--model, the config's model, a state's model:); retrying cannot help`;
+  return `Claude Code is not logged in or its API key was refused ("${oneLine(f.message, 200)}"): run claude and /login, or set a valid ANTHROPIC_API_KEY, then resume the run; retrying cannot help`;
+}
+
 /** How a turn's process ended, from a cold run or a warm process. */
 interface TurnEnd {
   exitCode: number | null;
@@ -52,6 +64,8 @@ interface TurnEnd {
 function settle(s: StreamSummary, end: TurnEnd, req: ExecutionRequest, bin: string, where: string): Execution {
   const costUsd = invocationCost(s, req.costBase, req.session?.kind === 'continue');
   const spent = { costUsd, sessionTotal: s.totalCostUsd, session: s.sessionId };
+  // Said by the stream, so stopping the process for it (it would retry for minutes) is no abort of the user's.
+  if (s.fatal) throw new RaymondError('ERR_CLAUDE_REFUSED', fatalMessage(s.fatal, req), { file: where, details: spent });
   if (end.aborted) throw new RaymondError('ERR_CLAUDE_FAILED', 'stopped', { file: where, details: spent });
   // The binary was found before; a start failure now (EAGAIN, ENOMEM) may pass, so it is retried.
   if (end.spawnError) throw new RaymondError('ERR_CLAUDE_FAILED', `could not start ${bin}: ${end.spawnError}`, { file: where, details: spent });
@@ -61,6 +75,10 @@ function settle(s: StreamSummary, end: TurnEnd, req: ExecutionRequest, bin: stri
       `Claude Code refuses --dangerously-skip-permissions when run as root ("${oneLine(end.stderrTail, 200)}"); in a sandbox (a container or a VM) set IS_SANDBOX=1 in Raymond's environment, else run as another user or without --dangerously-skip-permissions`,
       { file: where, details: spent },
     );
+  }
+  const flag = FLAG_REFUSAL.exec(end.stderrTail);
+  if (flag && s.sessionId === null) {
+    throw new RaymondError('ERR_CLAUDE_REFUSED', `Claude Code refused a flag Raymond gave it (${flag[1]}): update Claude Code (npm install -g @anthropic-ai/claude-code@latest), or leave out the key that asks for it; retrying cannot help`, { file: where, details: spent });
   }
   if (s.usageLimit) {
     const when = s.usageLimit.resetsAt ? `; resets at ${new Date(s.usageLimit.resetsAt).toISOString()}` : '';
@@ -98,8 +116,14 @@ export function createClaudeExecutor(options: ClaudeOptions): StateExecutor {
       const where = req.scope.display(req.file);
       const agentId = req.agent.id;
       let proc: WarmProcess | undefined;
+      // Stops the turn's process when the stream says it cannot succeed.
+      const hopeless = new AbortController();
       const reader = new StreamReader((p) => {
         if (p.kind === 'result') proc?.endTurn();
+        else if (p.kind === 'fatal') {
+          proc?.kill();
+          hopeless.abort();
+        }
         else if (p.kind === 'bad-line') options.emit({ type: 'detail', text: `[${agentId}] skipped a line that is not JSON: ${p.text}` });
         else if (p.kind === 'denied') options.emit({ type: 'permission.denied', agentId, state: req.file, tool: p.denial.tool, input: p.denial.input, shown: describeDenial(p.denial) });
         else if (p.kind === 'cut') options.emit({ type: 'warning', text: `[${agentId}] ${where}: output was cut: skipped a line of ${mib(p.chars)} from Claude Code (at most ${mib(MAX_LINE_CHARS)} are read)` });
@@ -137,7 +161,7 @@ export function createClaudeExecutor(options: ClaudeOptions): StateExecutor {
         cwd: req.agent.cwd,
         // A Raymond run inside a Claude Code session must not look nested to the child.
         env: { ...options.env, CLAUDECODE: undefined },
-        signal: req.signal,
+        signal: AbortSignal.any([req.signal, hopeless.signal]),
         inactivityMs: req.timeoutMs,
         onStdout,
       });

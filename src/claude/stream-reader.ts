@@ -19,6 +19,15 @@ export interface StreamSummary {
   cutLines: number;
   /** Tool calls Claude Code's permissions refused, in the order they happened. */
   denials: ToolDenial[];
+  /** A failure no retry can cure, as the stream's structured fields say: not logged in or a refused key, an unknown model. */
+  fatal: StreamFatal | null;
+}
+
+/** Why a turn can never succeed as it is: `auth` (not logged in, a refused API key) or `model` (a model the API does not know). */
+export interface StreamFatal {
+  kind: 'auth' | 'model';
+  /** Claude Code's own words, when it gave some. */
+  message: string;
 }
 
 /** One tool call a turn's permissions refused: the tool and its input as the model gave it. */
@@ -32,6 +41,8 @@ export type StreamProgress =
   | { kind: 'text'; text: string }
   | { kind: 'tool'; text: string }
   | { kind: 'denied'; denial: ToolDenial }
+  /** The turn cannot succeed (summary.fatal says why): the process may be stopped now rather than left to retry. */
+  | { kind: 'fatal' }
   | { kind: 'bad-line'; text: string }
   | { kind: 'cut'; chars: number }
   | { kind: 'result' };
@@ -94,7 +105,7 @@ export class StreamReader {
   private length = 0;
   /** Characters of an overlong line skipped so far (0: none). */
   private skipped = 0;
-  readonly summary: StreamSummary = { sessionId: null, resultText: null, isError: false, totalCostUsd: null, invocationTokens: 0, reportedTokens: 0, usageLimit: null, badLines: 0, cutLines: 0, denials: [] };
+  readonly summary: StreamSummary = { sessionId: null, resultText: null, isError: false, totalCostUsd: null, invocationTokens: 0, reportedTokens: 0, usageLimit: null, badLines: 0, cutLines: 0, denials: [], fatal: null };
   /** Tool calls of the turn by id, for a denial that names only the id; and the ids already denied. */
   private readonly toolInputs = new Map<string, { tool: string; input: Json }>();
   private readonly deniedIds = new Set<string>();
@@ -167,6 +178,8 @@ export class StreamReader {
         return this.rateLimit(msg);
       case 'system':
         if (msg.subtype === 'permission_denied') this.denied(msg.tool_use_id, msg.tool_name, undefined);
+        // Claude Code retries a refused key ten times over minutes: the first retry says enough.
+        else if (msg.subtype === 'api_retry' && msg.error === 'authentication_failed') this.fail('auth', `the API refused the key (HTTP ${String(msg.error_status ?? 401)})`);
         return;
     }
   }
@@ -187,9 +200,19 @@ export class StreamReader {
     this.onProgress({ kind: 'denied', denial });
   }
 
+  private fail(kind: StreamFatal['kind'], message: string): void {
+    if (this.summary.fatal) return;
+    this.summary.fatal = { kind, message };
+    this.onProgress({ kind: 'fatal' });
+  }
+
   private assistant(msg: Json): void {
     if (msg.error === 'rate_limit') this.summary.usageLimit ??= { message: 'Claude Code reported a rate limit' };
     const content = (msg.message as Json | undefined)?.content;
+    if (msg.error === 'authentication_failed' || msg.error === 'model_not_found') {
+      const text = Array.isArray(content) ? (content as Json[]).find((b) => b.type === 'text' && typeof b.text === 'string')?.text : undefined;
+      this.fail(msg.error === 'model_not_found' ? 'model' : 'auth', typeof text === 'string' ? text.split('\n')[0]! : String(msg.error));
+    }
     if (!Array.isArray(content)) return;
     for (const block of content as Json[]) {
       if (block.type === 'text' && typeof block.text === 'string') {

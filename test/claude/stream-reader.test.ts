@@ -84,8 +84,29 @@ describe('StreamReader denials', () => {
   });
 });
 
+describe('StreamReader failures that cannot heal', () => {
+  it('reads not logged in and an unknown model from the assistant error field, and a refused key from the first api_retry', () => {
+    const read = (...lines: unknown[]) => {
+      const kinds: string[] = [];
+      const r = new StreamReader((p) => kinds.push(p.kind));
+      for (const l of lines) r.write(line(l));
+      return { fatal: r.end().fatal, kinds };
+    };
+    const login = read({ type: 'assistant', error: 'authentication_failed', message: { content: [{ type: 'text', text: 'Not logged in · Please run /login' }] } });
+    assert.deepEqual(login.fatal, { kind: 'auth', message: 'Not logged in · Please run /login' });
+    assert.ok(login.kinds.includes('fatal'));
+    assert.equal(read({ type: 'assistant', error: 'model_not_found', message: { content: [{ type: 'text', text: 'There is an issue with the selected model' }] } }).fatal?.kind, 'model');
+    const key = read({ type: 'system', subtype: 'api_retry', attempt: 1, error_status: 401, error: 'authentication_failed' }, { type: 'system', subtype: 'api_retry', attempt: 2, error_status: 401, error: 'authentication_failed' });
+    assert.deepEqual(key.fatal, { kind: 'auth', message: 'the API refused the key (HTTP 401)' });
+    assert.equal(key.kinds.filter((k) => k === 'fatal').length, 1);
+    // Overload and network errors heal: they are Claude Code's to retry, and Raymond's after it.
+    assert.equal(read({ type: 'system', subtype: 'api_retry', attempt: 1, error_status: 529, error: 'overloaded' }).fatal, null);
+    assert.equal(read({ type: 'assistant', message: { content: [{ type: 'text', text: 'Not logged in, says the model, but no error field' }] } }).fatal, null);
+  });
+});
+
 describe('invocationCost', () => {
-  const summary = (total: number, invocation: number, reported: number) => ({ sessionId: 's', resultText: '', isError: false, totalCostUsd: total, invocationTokens: invocation, reportedTokens: reported, usageLimit: null, badLines: 0, cutLines: 0, denials: [] });
+  const summary = (total: number, invocation: number, reported: number) => ({ sessionId: 's', resultText: '', isError: false, totalCostUsd: total, invocationTokens: invocation, reportedTokens: reported, usageLimit: null, badLines: 0, cutLines: 0, denials: [], fatal: null });
   it('charges a fresh session its total', () => assert.equal(invocationCost(summary(0.3, 10, 10), undefined), 0.3));
   it('charges a cumulative resumed session the delta', () => assert.ok(Math.abs(invocationCost(summary(0.5, 10, 30), 0.3) - 0.2) < 1e-12));
   it('charges a per-invocation total in full', () => assert.equal(invocationCost(summary(0.3, 10, 10), 0.3), 0.3));

@@ -145,7 +145,7 @@ export class ApiServer {
     }
     if (reply.delayMs) await new Promise((ok) => setTimeout(ok, reply.delayMs));
     if (reply.status) {
-      res.writeHead(reply.status, { 'content-type': 'application/json' }).end(JSON.stringify({ type: 'error', error: { type: reply.status === 429 ? 'rate_limit_error' : 'api_error', message: 'scripted failure' } }));
+      res.writeHead(reply.status, { 'content-type': 'application/json' }).end(JSON.stringify({ type: 'error', error: { type: ({ 401: 'authentication_error', 404: 'not_found_error', 429: 'rate_limit_error' } as Record<number, string>)[reply.status] ?? 'api_error', message: 'scripted failure' } }));
       return;
     }
     this.stream(res, body.model, reply);
