@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { execa } from 'execa';
@@ -13,8 +13,8 @@ after(() => box.stop());
 const git = async (cwd: string, ...args: string[]) => (await execa('git', args, { cwd })).stdout.trim();
 
 /** A small repository with three files to refactor (foo -> bar) and a check script. */
-async function makeRepo(): Promise<string> {
-  const repo = join(box.dir, 'repo');
+async function makeRepo(name = 'repo'): Promise<string> {
+  const repo = join(box.dir, name);
   mkdirSync(repo);
   await git(repo, 'init', '-q', '-b', 'main');
   await git(repo, 'config', 'user.email', 'test@example.com');
@@ -33,13 +33,23 @@ describe('batch refactor across git worktrees (real claude, scripted API)', () =
   it('forks a worker per target into its own worktree, commits there, cleans up untouched ones, and reports', async () => {
     const repo = await makeRepo();
     const s = box.server;
-    s.on('Apply the refactoring described in', (r) => {
+    // As a model would with the worker's grant: read the file, edit it, commit with git; Bash for anything else is denied.
+    const turns = new Map<string, number>();
+    s.on((r) => r.prompt.includes('Apply the refactoring described in') && !r.cwd?.includes('repo-nogrant'), (r) => {
       const target = /to `([^`]+)` only/.exec(r.prompt)![1]!;
-      if (r.afterTool) return { text: `Done with ${target}.` };
-      const command = target === 'c.txt' ? 'grep -q foo c.txt || true' : `sed -i 's/foo/bar/' ${target} && git add -A && git commit -qm "refactor: ${target}"`;
-      return { toolUse: { name: 'Bash', input: { command, description: `refactor ${target}` } } };
+      const file = join(r.cwd!, target);
+      const n = turns.get(target) ?? 0;
+      turns.set(target, n + 1);
+      const steps = target === 'c.txt'
+        ? [{ toolUse: { name: 'Read', input: { file_path: file } } }]
+        : [
+            { toolUse: { name: 'Read', input: { file_path: file } } },
+            { toolUse: { name: 'Edit', input: { file_path: file, old_string: 'foo', new_string: 'bar' } } },
+            { toolUse: { name: 'Bash', input: { command: `git add ${target} && git commit -qm "refactor: ${target}"`, description: `commit ${target}` } } },
+          ];
+      return steps[n] ?? { text: `Done with ${target}.` };
     });
-    const r = await raymond([join(ROOT, 'workflows/examples/batch-refactor'), '--input', 'a.txt b.txt c.txt', '--workflow-id', 'batch', '--json', '--dangerously-skip-permissions'], { cwd: repo, env: box.env({ IS_SANDBOX: '1' }) });
+    const r = await raymond([join(ROOT, 'workflows/examples/batch-refactor'), '--input', 'a.txt b.txt c.txt', '--workflow-id', 'batch', '--json'], { cwd: repo, env: box.env() });
     assert.equal(r.code, 0, r.stderr);
     const out = summary(r) as ReturnType<typeof summary> & { worktrees: Array<{ agent: string; branch: string; path: string; mode: string; commits: number; diffstat: string; removed: boolean }> };
     assert.match(out.results.main!, /^3 workers done\./);
@@ -71,6 +81,27 @@ describe('batch refactor across git worktrees (real claude, scripted API)', () =
     const pruned = await raymond(['worktrees', 'batch', '--prune'], { cwd: repo });
     assert.equal(pruned.code, 0, pruned.stderr);
     assert.equal(await git(repo, 'log', '-1', '--format=%s', 'raymond/batch/main_worker1'), 'refactor: a.txt', 'the branch is kept');
+  });
+
+  it("without the worker's grant, the denied commands are reported and counted", async () => {
+    const repo = await makeRepo('repo-nogrant');
+    const wf = join(box.dir, 'nogrant');
+    mkdirSync(wf);
+    for (const f of ['START.sh', 'REPORT.sh', 'FINISH.sh', 'WORKER.md']) {
+      const text = readFileSync(join(ROOT, 'workflows/examples/batch-refactor', f), 'utf8');
+      writeFileSync(join(wf, f), f === 'WORKER.md' ? text.replace(/^tools: .*\n/m, '') : text, { mode: 0o755 });
+    }
+    box.server.on('Apply the refactoring described in', (r) => {
+      const target = /to `([^`]+)` only/.exec(r.prompt)![1]!;
+      if (r.afterTool) return { text: `Done with ${target}.` };
+      return { toolUse: { name: 'Bash', input: { command: `sed -i 's/foo/bar/' ${target} && git add -A && git commit -qm "refactor: ${target}"` } } };
+    });
+    const r = await raymond([wf, '--input', 'a.txt b.txt', '--workflow-id', 'nogrant', '--json'], { cwd: repo, env: box.env() });
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stderr, /\[main_worker1\] denied: Bash\(sed -i 's\/foo\/bar\/' a\.txt && git add -A && git commit/);
+    assert.match(r.stderr, /; 2 tool calls denied;/);
+    const out = JSON.parse(r.stdout) as { permission_denials: Array<{ agent: string; state: string; tool: string }> };
+    assert.deepEqual(out.permission_denials.map((d) => [d.agent, d.state, d.tool]).sort(), [['main_worker1', 'WORKER.md', 'Bash'], ['main_worker2', 'WORKER.md', 'Bash']]);
   });
 
   it('worktree="..." outside a git repository is a clear error', async () => {
