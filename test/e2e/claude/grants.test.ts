@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { ROOT, summary } from '../../helpers/cli.js';
+import { ROOT, raymond, summary } from '../../helpers/cli.js';
 import { ClaudeSandbox } from '../../helpers/claude-sandbox.js';
 import type { ApiRequest, Reply } from '../../helpers/api-server.js';
 
@@ -144,5 +144,23 @@ describe('grants per state (real claude, scripted API)', () => {
     assert.equal(r2.code, 1, r2.stderr);
     assert.match(r2.stderr, /START\.md: mcp_servers file "s\.json": not valid JSON/);
     assert.equal(box.server.requestsFor('MCP-GONE').length + box.server.requestsFor('MCP-BAD').length, 0);
+  });
+
+  it("a YAML workflow's top-level keys are its states' defaults; the config's on_denial and tools are the defaults under them", async () => {
+    const project = join(box.dir, 'cfg-project');
+    mkdirSync(join(project, '.raymond'), { recursive: true });
+    writeFileSync(join(project, '.raymond/config.toml'), '[raymond]\non_denial = "fail"\ntools = ["Read", "Bash"]\n');
+    box.server.on('YAML-A', toolThen({ name: 'Bash', input: { command: 'git init -q yaml-refused' } }, '<goto>B</goto>'));
+    box.server.on('YAML-B', { text: '<result>not reached</result>' });
+    writeFileSync(join(project, 'flow.yaml'), 'tools: [Read, Grep]\nstates:\n  START:\n    prompt: "YAML-A: go"\n    tools: [Read, Bash]\n  B:\n    prompt: "YAML-B"\n');
+    const r = await raymond([join(project, 'flow.yaml'), '--json', '--workflow-id', 'yamlgrant'], { cwd: project, env: box.env() });
+    assert.equal(r.code, 1, r.stderr);
+    assert.match(r.stderr, /1 tool call was denied \(on_denial: fail\): Bash\(git init -q yaml-refused\)/, 'the config\'s on_denial held');
+    assert.ok(box.server.requestsFor('YAML-A')[0]!.tools.includes('Bash'), "the state's own tools beat the workflow's");
+    writeFileSync(join(project, 'flow.yaml'), 'tools: [Read, Grep]\nstates:\n  START:\n    prompt: "YAML-C: go <result>x</result>"\n');
+    box.server.on('YAML-C', { text: '<result>c</result>' });
+    const r2 = await raymond([join(project, 'flow.yaml'), '--json', '--workflow-id', 'yamlgrant2'], { cwd: project, env: box.env() });
+    assert.equal(r2.code, 0, r2.stderr);
+    assert.deepEqual(box.server.requestsFor('YAML-C')[0]!.tools.filter((t) => ['Read', 'Grep', 'Bash'].includes(t)).sort(), ['Grep', 'Read'], "the workflow's tools beat the config's");
   });
 });
