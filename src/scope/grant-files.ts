@@ -13,7 +13,8 @@ export async function readWorkflowFile(scope: Pick<Scope, 'ref' | 'readText'>, r
   try {
     return scope.ref.kind === 'yaml' ? await readFile(resolvePath(dirname(scope.ref.path), rel), 'utf8') : await scope.readText(rel);
   } catch (err) {
-    const why = err instanceof RaymondError ? err.message : (err as NodeJS.ErrnoException).code ?? String(err);
+    const code = err instanceof RaymondError ? err.message.replace(/^cannot read: /, '') : ((err as NodeJS.ErrnoException).code ?? String(err));
+    const why = code === 'ENOENT' ? 'no such file' : code;
     throw new RaymondError('ERR_GRANT', `${key}: cannot read "${rel}" (relative to the workflow): ${why}`, { file: where });
   }
 }
