@@ -4,6 +4,7 @@ import { timeoutName, type Execution, type ExecutionRequest, type StateExecutor 
 import { oneLine } from '../executors/one-line.js';
 import { mib } from '../executors/output-cut.js';
 import { grantKey } from '../executors/resolved-grant.js';
+import { toolName } from '../language/grant.js';
 import { runProcess } from '../executors/run-process.js';
 import { claudeArgs, promptOnStdin } from './claude-argv.js';
 import { invocationCost } from './cost.js';
@@ -128,7 +129,7 @@ export function createClaudeExecutor(options: ClaudeOptions): StateExecutor {
         else if (p.kind === 'denied') options.emit({ type: 'permission.denied', agentId, state: req.file, tool: p.denial.tool, input: p.denial.input, shown: describeDenial(p.denial) });
         else if (p.kind === 'cut') options.emit({ type: 'warning', text: `[${agentId}] ${where}: output was cut: skipped a line of ${mib(p.chars)} from Claude Code (at most ${mib(MAX_LINE_CHARS)} are read)` });
         else options.emit({ type: 'print', agentId, text: p.text });
-      });
+      }, req.grant?.tools && new Set(req.grant.tools.map(toolName)));
       const debug = req.debug?.();
       const onStdout = (text: string) => {
         reader.write(text);

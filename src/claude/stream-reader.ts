@@ -110,7 +110,15 @@ export class StreamReader {
   private readonly toolInputs = new Map<string, { tool: string; input: Json }>();
   private readonly deniedIds = new Set<string>();
 
-  constructor(private readonly onProgress: (p: StreamProgress) => void = () => {}) {}
+  constructor(
+    private readonly onProgress: (p: StreamProgress) => void = () => {},
+    /**
+     * The state's `tools`, when restricted: a call to another tool fails
+     * (Claude Code answers it as an unknown tool, with no permission
+     * record), and is reported as denied like one the permissions refused.
+     */
+    private readonly tools?: ReadonlySet<string>,
+  ) {}
 
   write(chunk: string): void {
     let start = 0;
@@ -172,6 +180,8 @@ export class StreamReader {
     switch (msg.type) {
       case 'assistant':
         return this.assistant(msg);
+      case 'user':
+        return this.toolResults(msg);
       case 'result':
         return this.result(msg);
       case 'rate_limit_event':
@@ -198,6 +208,18 @@ export class StreamReader {
     const denial: ToolDenial = { tool: name, input: input && typeof input === 'object' && !Array.isArray(input) ? (input as Json) : (known?.input ?? {}) };
     this.summary.denials.push(denial);
     this.onProgress({ kind: 'denied', denial });
+  }
+
+  /** Failed results of calls to tools the state does not have. */
+  private toolResults(msg: Json): void {
+    const tools = this.tools;
+    const content = (msg.message as Json | undefined)?.content;
+    if (!tools || !Array.isArray(content)) return;
+    for (const block of content as Json[]) {
+      if (block.type !== 'tool_result' || block.is_error !== true || typeof block.tool_use_id !== 'string') continue;
+      const call = this.toolInputs.get(block.tool_use_id);
+      if (call && !tools.has(call.tool) && !call.tool.startsWith('mcp__')) this.denied(block.tool_use_id, call.tool, call.input);
+    }
   }
 
   private fail(kind: StreamFatal['kind'], message: string): void {

@@ -84,6 +84,20 @@ describe('StreamReader denials', () => {
   });
 });
 
+describe('StreamReader calls outside the tools', () => {
+  it("reports a failed call to a tool the state does not have as denied; a failed call to one it has is not", () => {
+    const progress: StreamProgress[] = [];
+    const r = new StreamReader((p) => progress.push(p), new Set(['Read']));
+    r.write(line({ type: 'assistant', message: { content: [{ type: 'tool_use', id: 'a', name: 'Bash', input: { command: 'ls' } }, { type: 'tool_use', id: 'b', name: 'Read', input: { file_path: '/x' } }] } }));
+    r.write(line({ type: 'user', message: { content: [{ type: 'tool_result', tool_use_id: 'a', is_error: true, content: 'No such tool' }, { type: 'tool_result', tool_use_id: 'b', is_error: true, content: 'ENOENT' }] } }));
+    assert.deepEqual(r.end().denials, [{ tool: 'Bash', input: { command: 'ls' } }]);
+    const open = new StreamReader();
+    open.write(line({ type: 'assistant', message: { content: [{ type: 'tool_use', id: 'a', name: 'Bash', input: {} }] } }));
+    open.write(line({ type: 'user', message: { content: [{ type: 'tool_result', tool_use_id: 'a', is_error: true, content: 'exit 1' }] } }));
+    assert.deepEqual(open.end().denials, [], 'without a tools list, a failed command is no denial');
+  });
+});
+
 describe('StreamReader failures that cannot heal', () => {
   it('reads not logged in and an unknown model from the assistant error field, and a refused key from the first api_retry', () => {
     const read = (...lines: unknown[]) => {

@@ -35,6 +35,8 @@ describe('grants per state (real claude, scripted API)', () => {
     assert.equal(r.code, 0, r.stderr);
     assert.equal(summary(r).results.main, 'done');
     assert.ok(!existsSync(join(cwd, 'blocked.txt')), 'the read-only state ran no Bash');
+    assert.match(r.stderr, /\[main\] denied: Bash\(touch blocked\.txt\)/, 'and said so');
+    assert.deepEqual((JSON.parse(r.stdout) as { permission_denials: Array<{ tool: string }> }).permission_denials.map((d) => d.tool), ['Bash']);
     assert.ok(existsSync(join(cwd, 'allowed.txt')), 'the next state did');
     const [reader] = box.server.requestsFor('RO-READER');
     assert.ok(reader!.tools.includes('Read') && !reader!.tools.includes('Bash'), `offered: ${reader!.tools.join(', ')}`);
