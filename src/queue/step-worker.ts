@@ -48,7 +48,7 @@ const RUN_QUIET_MS = 10 * 60_000;
 const PREFER_MS = 3000;
 
 /** The worker's own events a coordinator shows: what Claude said, and warnings. */
-const FORWARDED = new Set<RunEvent['type']>(['print', 'warning', 'detail']);
+const FORWARDED = new Set<RunEvent['type']>(['print', 'warning', 'detail', 'permission.denied']);
 
 /**
  * A worker: takes signed step jobs from the queue and runs them here (a
