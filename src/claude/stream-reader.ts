@@ -1,3 +1,4 @@
+import { describeDenial, toolDetail, type ToolDenial } from '../executors/tool-denial.js';
 import { resetFromText } from './reset-text.js';
 
 /** What Raymond takes from one `claude -p --output-format stream-json` run. */
@@ -30,11 +31,7 @@ export interface StreamFatal {
   message: string;
 }
 
-/** One tool call a turn's permissions refused: the tool and its input as the model gave it. */
-export interface ToolDenial {
-  tool: string;
-  input: Record<string, unknown>;
-}
+export { describeDenial, type ToolDenial };
 
 /** Progress events surfaced while the turn runs; `cut`: a line of `chars` characters was skipped unread. */
 export type StreamProgress =
@@ -70,22 +67,12 @@ function tokens(u: unknown): number {
   return sum;
 }
 
-/** The input field that says what a tool call does: its command, its file, ... (first line). */
-function toolDetail(input: Json): string {
-  const pick = ['command', 'file_path', 'path', 'pattern', 'url', 'description'].map((k) => input[k]).find((v) => typeof v === 'string') as string | undefined;
-  return (pick ?? '').split('\n')[0]!;
-}
-
 function describeTool(name: string, input: Json): string {
   const detail = toolDetail(input).slice(0, 120);
   return detail ? `[${name}] ${detail}` : `[${name}]`;
 }
 
-/** A denied call as shown: `Bash(git commit -m …)`. */
-export function describeDenial(d: ToolDenial): string {
-  const detail = toolDetail(d.input);
-  return detail ? `${d.tool}(${detail.length > 80 ? `${detail.slice(0, 79)}…` : detail})` : d.tool;
-}
+
 
 /** Epoch seconds or milliseconds, or an ISO date, to epoch milliseconds. */
 function toEpochMs(v: unknown): number | undefined {

@@ -71,12 +71,14 @@ describe('backend: pi, with the real pi and the scripted API', () => {
 
   it("a state's tools: are pi's tools for that state alone; mcp_servers is refused by lint and at start with one line", async () => {
     const s = box.server;
-    s.on('PI-TOOLS-1', { text: '<goto>TWO</goto>' });
+    s.on('PI-TOOLS-1', (r) => (r.afterTool ? { text: '<goto>TWO</goto>' } : { toolUse: { name: 'bash', input: { command: 'touch pi-blocked.txt' } } }));
     s.on('PI-TOOLS-2', { text: '<result>ok</result>' });
     const wf = box.write({ 'workflow.yaml': PI, 'START.md': '---\ntools: [Read, Glob]\n---\nPI-TOOLS-1', 'TWO.md': 'PI-TOOLS-2' }, 'pitools');
     const r = await box.run([wf, '--json', '--workflow-id', 'pitools']);
     assert.equal(r.code, 0, r.stderr);
     assert.deepEqual(s.requestsFor('PI-TOOLS-1')[0]!.tools.sort(), ['find', 'read']);
+    assert.match(r.stderr, /\[main\] denied: bash\(touch pi-blocked\.txt\)/, 'a call outside the tools is reported as denied');
+    assert.deepEqual((JSON.parse(r.stdout) as { permission_denials: Array<{ tool: string }> }).permission_denials.map((d) => d.tool), ['bash']);
     assert.ok(s.requestsFor('PI-TOOLS-2')[0]!.tools.includes('edit'), 'the next state has the workflow\'s tools again');
 
     const mcp = box.write({ 'workflow.yaml': PI, 'START.md': '<goto>GH</goto>', 'GH.md': '---\nmcp_servers: { gh: { command: gh-mcp } }\n---\nnever <result>x</result>' }, 'pimcp');
