@@ -61,6 +61,8 @@ export type RunEvent =
   /** An ask got its answer, or its time ran out (`expired`: the agent went to `timeout_next`, or failed). */
   | { type: 'ask.answered'; agentId: string; askId: string; expired: boolean }
   | { type: 'print'; agentId: string; text: string }
+  /** A tool call the state's permissions refused (Claude Code's `permission_denials`), as it happened; `input` as the model gave it. */
+  | { type: 'permission.denied'; agentId: string; state: string; tool: string; input: Record<string, unknown>; shown: string }
   | { type: 'warning'; text: string }
   /** Extra detail, shown with --verbose. */
   | { type: 'detail'; text: string }

@@ -43,6 +43,10 @@ export type ErrorCode =
   | 'ERR_WORKFLOW_DEPTH'
   | 'ERR_POLICY'
   | 'ERR_MODEL'
+  /** A state's grant (tools, MCP servers, system prompt, directories) cannot be given: a file is missing or bad, a backend cannot honour a key. */
+  | 'ERR_GRANT'
+  /** A turn called a tool its grant denied, in a state with `on_denial: fail`. */
+  | 'ERR_PERMISSION_DENIED'
   | 'ERR_CLAUDE_NOT_FOUND'
   /** The agent CLI a workflow's backend names (pi) is missing or broken. */
   | 'ERR_BACKEND_NOT_FOUND'
@@ -94,6 +98,7 @@ const INVALID_CODES = new Set<ErrorCode>([
   'ERR_ASK_ANSWER',
   'ERR_ASK_REJECTED',
   'ERR_QUEUE_SECRET',
+  'ERR_GRANT',
 ]);
 
 /** Errors after which the agent is paused (resumable) rather than the run failed. */

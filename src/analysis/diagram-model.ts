@@ -10,7 +10,12 @@ export interface DiagramNode {
   kind: DiagramNodeKind;
   /** The state file, for markdown and script nodes. */
   file?: string;
+  /** A markdown state whose `tools` are restricted: drawn with a lock. */
+  locked?: boolean;
 }
+
+/** What a locked state's label begins with. */
+export const LOCK = '\u{1F512} ';
 
 export interface DiagramLink {
   from: string;
@@ -62,7 +67,10 @@ export function stateIds(files: string[]): Map<string, string> {
  */
 export function diagramModel(graph: WorkflowGraph): DiagramModel {
   const ids = stateIds(graph.nodes.map((n) => n.file));
-  const nodes: DiagramNode[] = graph.nodes.map((n) => ({ id: ids.get(n.file)!, label: n.file, kind: n.kind, file: n.file }));
+  const nodes: DiagramNode[] = graph.nodes.map((n) => {
+    const locked = n.kind === 'markdown' && n.grant?.tools !== undefined;
+    return { id: ids.get(n.file)!, label: locked ? `${LOCK}${n.file}` : n.file, kind: n.kind, file: n.file, ...(locked ? { locked } : {}) };
+  });
   const extra = new Map<string, DiagramNode>();
   const links = new Map<string, DiagramLink>();
   const link = (from: string, to: string, kind: string) => {

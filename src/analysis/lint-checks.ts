@@ -7,6 +7,7 @@ import { formatAllowed, formatTag, implicitTag, matches } from '../language/poli
 import { FORCE_IMPLICIT_PROBLEM } from '../language/frontmatter.js';
 import { isMarkdown } from '../scope/extensions.js';
 import type { Problem } from './lint-checks-table.js';
+import { grantChecks } from './lint-grant.js';
 import { refKey, type StateRef, type Transition, type WorkflowNode } from './workflow-graph.js';
 
 /** The checks that need only one state: its frontmatter, its tags and where they point. */
@@ -51,6 +52,7 @@ export function stateChecks(node: WorkflowNode): Problem[] {
   attributeEnvChecks(node, report);
   worktreeChecks(node, report);
   taskChecks(node, report);
+  grantChecks(node, report);
   return out;
 }
 

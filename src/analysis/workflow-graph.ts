@@ -5,6 +5,8 @@ import { RaymondError, type ErrorCode } from '../errors.js';
 import { parseStateSource, type Policy } from '../language/frontmatter.js';
 import { isWorkflowTag, type TagName } from '../language/parse-output.js';
 import { implicitTag } from '../language/policy.js';
+import { overGrant, type Grant } from '../language/grant.js';
+import { grantFileProblems } from '../scope/grant-files.js';
 import { HOST_PLATFORM, extensionOf, isMarkdown, stateExtensions } from '../scope/extensions.js';
 import { ENTRY_NAMES, openScope, type OpenOptions, type Scope } from '../scope/scope.js';
 import { isRemoteSpecifier } from '../scope/remote-zip.js';
@@ -76,6 +78,10 @@ export interface WorkflowNode {
   backend?: BackendSpec | undefined;
   /** Where the state file points, when it is a symbolic link that leaves its workflow folder. */
   linkOutside?: string;
+  /** Markdown states: the workflow's grant keys under the state's own; absent when neither gives any. */
+  grant?: Grant | undefined;
+  /** What reading the grant's files found wrong (a missing or malformed MCP server file). */
+  grantFileProblems?: string[] | undefined;
 }
 
 /** A workflow as a graph of states, for lint and diagrams. */
@@ -161,6 +167,10 @@ async function readNode(scope: Scope, file: string, entry: boolean): Promise<Wor
       const source = parseStateSource(text, file);
       node.policy = source.policy;
       node.warnings = source.warnings;
+      if (scope.grant || source.policy.grant) {
+        node.grant = overGrant(scope.grant ?? {}, source.policy.grant ?? {});
+        node.grantFileProblems = await grantFileProblems(scope, node.grant, file);
+      }
       scanned = scanPrompt(source.body);
     } catch (err) {
       if (!(err instanceof RaymondError)) throw err;

@@ -1,4 +1,5 @@
 import type { SessionPlan } from '../executors/executor.js';
+import type { ResolvedGrant } from '../executors/resolved-grant.js';
 
 export interface ClaudeInvocation {
   /** Undefined for a live process, which takes its prompts as messages on stdin. */
@@ -11,6 +12,8 @@ export interface ClaudeInvocation {
   permissionMode?: string | undefined;
   /** `--disallowed-tools`; none when empty. */
   disallowedTools?: readonly string[] | undefined;
+  /** The state's grant: its tools, MCP servers, system prompt and directories. */
+  grant?: ResolvedGrant | undefined;
 }
 
 /**
@@ -20,8 +23,8 @@ export interface ClaudeInvocation {
  */
 export const DEFAULT_DISALLOWED_TOOLS: readonly string[] = ['EnterPlanMode', 'ExitPlanMode', 'AskUserQuestion', 'NotebookEdit'];
 
-/** Claude Code's permission modes (its `--permission-mode` choices). */
-export const PERMISSION_MODES = ['acceptEdits', 'auto', 'bypassPermissions', 'manual', 'dontAsk', 'plan', 'default'] as const;
+import { toolName } from '../language/grant.js';
+export { PERMISSION_MODES } from '../language/grant.js';
 
 /**
  * Prompts larger than this go to Claude Code on stdin instead of in argv:
@@ -43,14 +46,28 @@ export function promptOnStdin(prompt: string): boolean {
  */
 export function claudeArgs(inv: ClaudeInvocation): string[] {
   const args = ['-p', '--output-format', 'stream-json', '--verbose'];
-  args.push(...(inv.skipPermissions ? ['--dangerously-skip-permissions'] : ['--permission-mode', inv.permissionMode ?? 'acceptEdits']));
-  if (inv.disallowedTools?.length) args.push('--disallowed-tools', inv.disallowedTools.join(','));
+  const g = inv.grant;
+  // A state's own permission_mode beats the run's; --dangerously-skip-permissions beats both, but never `tools`.
+  args.push(...(inv.skipPermissions ? ['--dangerously-skip-permissions'] : ['--permission-mode', g?.permissionMode ?? inv.permissionMode ?? 'acceptEdits']));
+  const disallowed = [...new Set([...(inv.disallowedTools ?? []), ...(g?.disallowedTools ?? [])])];
+  if (disallowed.length) args.push('--disallowed-tools', disallowed.join(','));
+  // --tools takes names only: `Bash(git *)` in `tools` gives Bash, pre-approved for that pattern alone.
+  if (g?.tools) args.push('--tools', [...new Set(g.tools.map(toolName))].join(','));
+  const allowed = [...new Set([...(g?.tools ?? []).filter((t) => t.includes('(')), ...(g?.allowedTools ?? [])])];
+  if (allowed.length) args.push('--allowed-tools', allowed.join(','));
+  if (g?.mcpConfig !== undefined) args.push('--mcp-config', g.mcpConfig);
+  // A state that names its servers or its tools gets no MCP server of the user's, unless it says mcp_inherit.
+  if (g && (g.mcpConfig !== undefined || g.tools !== undefined) && !g.mcpInherit) args.push('--strict-mcp-config');
+  if (g?.appendSystemPrompt !== undefined) args.push('--append-system-prompt', g.appendSystemPrompt);
+  if (g?.addDirs?.length) args.push('--add-dir', ...g.addDirs);
   if (inv.model) args.push('--model', inv.model);
   if (inv.effort) args.push('--effort', inv.effort);
   if (inv.session.kind === 'resume') args.push('--resume', inv.session.session);
   if (inv.session.kind === 'branch') args.push('--resume', inv.session.from, '--fork-session');
   if (inv.session.kind === 'continue') args.push('--continue', '--fork-session');
   if (inv.session.kind !== 'resume' && inv.session.id) args.push('--session-id', inv.session.id);
+  // A resumed session reuses its first turn's system prompt and tool list unless told not to: each state's grant must be its own.
+  if (g || inv.session.kind !== 'fresh') args.push('--system-prompt-snapshot', 'off');
   if (inv.prompt !== undefined && !promptOnStdin(inv.prompt)) args.push('--', inv.prompt);
   return args;
 }

@@ -3,11 +3,13 @@ import { RaymondError } from '../errors.js';
 import { timeoutName, type Execution, type ExecutionRequest, type StateExecutor } from '../executors/executor.js';
 import { oneLine } from '../executors/one-line.js';
 import { mib } from '../executors/output-cut.js';
+import { grantKey } from '../executors/resolved-grant.js';
+import { toolName } from '../language/grant.js';
 import { runProcess } from '../executors/run-process.js';
 import { claudeArgs, promptOnStdin } from './claude-argv.js';
 import { invocationCost } from './cost.js';
 import { findClaude } from './find-claude.js';
-import { MAX_LINE_CHARS, StreamReader, type StreamSummary } from './stream-reader.js';
+import { MAX_LINE_CHARS, StreamReader, describeDenial, type StreamFatal, type StreamSummary } from './stream-reader.js';
 import type { WarmProcess } from './warm-process.js';
 import type { WarmSessions } from './warm-sessions.js';
 
@@ -31,6 +33,18 @@ export interface ClaudeOptions {
  */
 const ROOT_REFUSAL = /--dangerously-skip-permissions cannot be used with root\/sudo privileges/;
 
+/**
+ * Claude Code refusing a flag (too old for `--tools`, say): commander's
+ * words on stderr, the only place it says so (no stream has started).
+ */
+const FLAG_REFUSAL = /error: (unknown option '[^']+'|option '[^']+' argument '[^']*' is invalid[^\n]*)/;
+
+/** What a person does about a failure that no retry cures. */
+function fatalMessage(f: StreamFatal, req: ExecutionRequest): string {
+  if (f.kind === 'model') return `Claude Code cannot use the model${req.model ? ` "${req.model}"` : ''} ("${oneLine(f.message, 200)}"): name one it has (--model, the config's model, a state's model:); retrying cannot help`;
+  return `Claude Code is not logged in or its API key was refused ("${oneLine(f.message, 200)}"): run claude and /login, or set a valid ANTHROPIC_API_KEY, then resume the run; retrying cannot help`;
+}
+
 /** How a turn's process ended, from a cold run or a warm process. */
 interface TurnEnd {
   exitCode: number | null;
@@ -51,6 +65,8 @@ interface TurnEnd {
 function settle(s: StreamSummary, end: TurnEnd, req: ExecutionRequest, bin: string, where: string): Execution {
   const costUsd = invocationCost(s, req.costBase, req.session?.kind === 'continue');
   const spent = { costUsd, sessionTotal: s.totalCostUsd, session: s.sessionId };
+  // Said by the stream, so stopping the process for it (it would retry for minutes) is no abort of the user's.
+  if (s.fatal) throw new RaymondError('ERR_CLAUDE_REFUSED', fatalMessage(s.fatal, req), { file: where, details: spent });
   if (end.aborted) throw new RaymondError('ERR_CLAUDE_FAILED', 'stopped', { file: where, details: spent });
   // The binary was found before; a start failure now (EAGAIN, ENOMEM) may pass, so it is retried.
   if (end.spawnError) throw new RaymondError('ERR_CLAUDE_FAILED', `could not start ${bin}: ${end.spawnError}`, { file: where, details: spent });
@@ -60,6 +76,10 @@ function settle(s: StreamSummary, end: TurnEnd, req: ExecutionRequest, bin: stri
       `Claude Code refuses --dangerously-skip-permissions when run as root ("${oneLine(end.stderrTail, 200)}"); in a sandbox (a container or a VM) set IS_SANDBOX=1 in Raymond's environment, else run as another user or without --dangerously-skip-permissions`,
       { file: where, details: spent },
     );
+  }
+  const flag = FLAG_REFUSAL.exec(end.stderrTail);
+  if (flag && s.sessionId === null) {
+    throw new RaymondError('ERR_CLAUDE_REFUSED', `Claude Code refused a flag Raymond gave it (${flag[1]}): update Claude Code (npm install -g @anthropic-ai/claude-code@latest), or leave out the key that asks for it; retrying cannot help`, { file: where, details: spent });
   }
   if (s.usageLimit) {
     const when = s.usageLimit.resetsAt ? `; resets at ${new Date(s.usageLimit.resetsAt).toISOString()}` : '';
@@ -78,6 +98,7 @@ function settle(s: StreamSummary, end: TurnEnd, req: ExecutionRequest, bin: stri
     throw new RaymondError('ERR_CLAUDE_FAILED', `Claude Code ${how}${stderr}${cut}`, { file: where, details: { ...spent, sessionInUse } });
   }
   const out: Execution = { output: s.resultText, session: s.sessionId, costUsd };
+  if (s.denials.length > 0) out.denials = s.denials.map(describeDenial);
   if (s.totalCostUsd !== null) out.sessionTotal = s.totalCostUsd;
   return out;
 }
@@ -96,12 +117,19 @@ export function createClaudeExecutor(options: ClaudeOptions): StateExecutor {
       const where = req.scope.display(req.file);
       const agentId = req.agent.id;
       let proc: WarmProcess | undefined;
+      // Stops the turn's process when the stream says it cannot succeed.
+      const hopeless = new AbortController();
       const reader = new StreamReader((p) => {
         if (p.kind === 'result') proc?.endTurn();
+        else if (p.kind === 'fatal') {
+          proc?.kill();
+          hopeless.abort();
+        }
         else if (p.kind === 'bad-line') options.emit({ type: 'detail', text: `[${agentId}] skipped a line that is not JSON: ${p.text}` });
+        else if (p.kind === 'denied') options.emit({ type: 'permission.denied', agentId, state: req.file, tool: p.denial.tool, input: p.denial.input, shown: describeDenial(p.denial) });
         else if (p.kind === 'cut') options.emit({ type: 'warning', text: `[${agentId}] ${where}: output was cut: skipped a line of ${mib(p.chars)} from Claude Code (at most ${mib(MAX_LINE_CHARS)} are read)` });
         else options.emit({ type: 'print', agentId, text: p.text });
-      });
+      }, req.grant?.tools && new Set(req.grant.tools.map(toolName)));
       const debug = req.debug?.();
       const onStdout = (text: string) => {
         reader.write(text);
@@ -109,11 +137,12 @@ export function createClaudeExecutor(options: ClaudeOptions): StateExecutor {
       };
       const prompt = req.prompt ?? '';
       const plan = req.session ?? { kind: 'fresh' };
-      const invocation = { prompt, session: plan, model: req.model, effort: req.effort, skipPermissions: options.skipPermissions, permissionMode: options.permissionMode, disallowedTools: options.disallowedTools };
+      const invocation = { prompt, session: plan, model: req.model, effort: req.effort, skipPermissions: options.skipPermissions, permissionMode: options.permissionMode, disallowedTools: options.disallowedTools, grant: req.grant };
       const warm = options.warm;
       if (warm) {
-        const fit = plan.kind === 'resume' ? warm.take(plan.session, { cwd: req.agent.cwd, model: req.model, effort: req.effort }) : undefined;
-        proc = fit ?? warm.start(bin, claudeArgs({ ...invocation, prompt: undefined }), req.agent.cwd, req.model, req.effort);
+        const fit = { cwd: req.agent.cwd, model: req.model, effort: req.effort, grant: grantKey(req.grant) };
+        const live = plan.kind === 'resume' ? warm.take(plan.session, fit) : undefined;
+        proc = live ?? warm.start(bin, claudeArgs({ ...invocation, prompt: undefined }), fit);
         const t = await proc.turn({ prompt, onStdout, signal: req.signal, inactivityMs: req.timeoutMs, model: req.model });
         debug?.finish();
         try {
@@ -133,7 +162,7 @@ export function createClaudeExecutor(options: ClaudeOptions): StateExecutor {
         cwd: req.agent.cwd,
         // A Raymond run inside a Claude Code session must not look nested to the child.
         env: { ...options.env, CLAUDECODE: undefined },
-        signal: req.signal,
+        signal: AbortSignal.any([req.signal, hopeless.signal]),
         inactivityMs: req.timeoutMs,
         onStdout,
       });

@@ -1,3 +1,4 @@
+import { describeDenial, toolDetail, type ToolDenial } from '../executors/tool-denial.js';
 import { resetFromText } from './reset-text.js';
 
 /** What Raymond takes from one `claude -p --output-format stream-json` run. */
@@ -17,10 +18,31 @@ export interface StreamSummary {
   badLines: number;
   /** Lines longer than MAX_LINE_CHARS (skipped unread). */
   cutLines: number;
+  /** Tool calls Claude Code's permissions refused, in the order they happened. */
+  denials: ToolDenial[];
+  /** A failure no retry can cure, as the stream's structured fields say: not logged in or a refused key, an unknown model. */
+  fatal: StreamFatal | null;
 }
 
+/** Why a turn can never succeed as it is: `auth` (not logged in, a refused API key) or `model` (a model the API does not know). */
+export interface StreamFatal {
+  kind: 'auth' | 'model';
+  /** Claude Code's own words, when it gave some. */
+  message: string;
+}
+
+export { describeDenial, type ToolDenial };
+
 /** Progress events surfaced while the turn runs; `cut`: a line of `chars` characters was skipped unread. */
-export type StreamProgress = { kind: 'text'; text: string } | { kind: 'tool'; text: string } | { kind: 'bad-line'; text: string } | { kind: 'cut'; chars: number } | { kind: 'result' };
+export type StreamProgress =
+  | { kind: 'text'; text: string }
+  | { kind: 'tool'; text: string }
+  | { kind: 'denied'; denial: ToolDenial }
+  /** The turn cannot succeed (summary.fatal says why): the process may be stopped now rather than left to retry. */
+  | { kind: 'fatal' }
+  | { kind: 'bad-line'; text: string }
+  | { kind: 'cut'; chars: number }
+  | { kind: 'result' };
 
 /**
  * The longest stream line read: 16 Mi characters. Claude Code's lines are
@@ -46,10 +68,11 @@ function tokens(u: unknown): number {
 }
 
 function describeTool(name: string, input: Json): string {
-  const pick = ['command', 'file_path', 'path', 'pattern', 'url', 'description'].map((k) => input[k]).find((v) => typeof v === 'string') as string | undefined;
-  const detail = (pick ?? '').split('\n')[0]!.slice(0, 120);
+  const detail = toolDetail(input).slice(0, 120);
   return detail ? `[${name}] ${detail}` : `[${name}]`;
 }
+
+
 
 /** Epoch seconds or milliseconds, or an ISO date, to epoch milliseconds. */
 function toEpochMs(v: unknown): number | undefined {
@@ -69,9 +92,20 @@ export class StreamReader {
   private length = 0;
   /** Characters of an overlong line skipped so far (0: none). */
   private skipped = 0;
-  readonly summary: StreamSummary = { sessionId: null, resultText: null, isError: false, totalCostUsd: null, invocationTokens: 0, reportedTokens: 0, usageLimit: null, badLines: 0, cutLines: 0 };
+  readonly summary: StreamSummary = { sessionId: null, resultText: null, isError: false, totalCostUsd: null, invocationTokens: 0, reportedTokens: 0, usageLimit: null, badLines: 0, cutLines: 0, denials: [], fatal: null };
+  /** Tool calls of the turn by id, for a denial that names only the id; and the ids already denied. */
+  private readonly toolInputs = new Map<string, { tool: string; input: Json }>();
+  private readonly deniedIds = new Set<string>();
 
-  constructor(private readonly onProgress: (p: StreamProgress) => void = () => {}) {}
+  constructor(
+    private readonly onProgress: (p: StreamProgress) => void = () => {},
+    /**
+     * The state's `tools`, when restricted: a call to another tool fails
+     * (Claude Code answers it as an unknown tool, with no permission
+     * record), and is reported as denied like one the permissions refused.
+     */
+    private readonly tools?: ReadonlySet<string>,
+  ) {}
 
   write(chunk: string): void {
     let start = 0;
@@ -133,22 +167,68 @@ export class StreamReader {
     switch (msg.type) {
       case 'assistant':
         return this.assistant(msg);
+      case 'user':
+        return this.toolResults(msg);
       case 'result':
         return this.result(msg);
       case 'rate_limit_event':
         return this.rateLimit(msg);
+      case 'system':
+        if (msg.subtype === 'permission_denied') this.denied(msg.tool_use_id, msg.tool_name, undefined);
+        // Claude Code retries a refused key ten times over minutes: the first retry says enough.
+        else if (msg.subtype === 'api_retry' && msg.error === 'authentication_failed') this.fail('auth', `the API refused the key (HTTP ${String(msg.error_status ?? 401)})`);
+        return;
     }
+  }
+
+  /**
+   * A denial, from a `system` `permission_denied` line as it happens, or
+   * from the result's `permission_denials`: each tool call once.
+   */
+  private denied(id: unknown, tool: unknown, input: unknown): void {
+    if (typeof id === 'string') {
+      if (this.deniedIds.has(id)) return;
+      this.deniedIds.add(id);
+    }
+    const known = typeof id === 'string' ? this.toolInputs.get(id) : undefined;
+    const name = typeof tool === 'string' ? tool : (known?.tool ?? 'unknown tool');
+    const denial: ToolDenial = { tool: name, input: input && typeof input === 'object' && !Array.isArray(input) ? (input as Json) : (known?.input ?? {}) };
+    this.summary.denials.push(denial);
+    this.onProgress({ kind: 'denied', denial });
+  }
+
+  /** Failed results of calls to tools the state does not have. */
+  private toolResults(msg: Json): void {
+    const tools = this.tools;
+    const content = (msg.message as Json | undefined)?.content;
+    if (!tools || !Array.isArray(content)) return;
+    for (const block of content as Json[]) {
+      if (block.type !== 'tool_result' || block.is_error !== true || typeof block.tool_use_id !== 'string') continue;
+      const call = this.toolInputs.get(block.tool_use_id);
+      if (call && !tools.has(call.tool) && !call.tool.startsWith('mcp__')) this.denied(block.tool_use_id, call.tool, call.input);
+    }
+  }
+
+  private fail(kind: StreamFatal['kind'], message: string): void {
+    if (this.summary.fatal) return;
+    this.summary.fatal = { kind, message };
+    this.onProgress({ kind: 'fatal' });
   }
 
   private assistant(msg: Json): void {
     if (msg.error === 'rate_limit') this.summary.usageLimit ??= { message: 'Claude Code reported a rate limit' };
     const content = (msg.message as Json | undefined)?.content;
+    if (msg.error === 'authentication_failed' || msg.error === 'model_not_found') {
+      const text = Array.isArray(content) ? (content as Json[]).find((b) => b.type === 'text' && typeof b.text === 'string')?.text : undefined;
+      this.fail(msg.error === 'model_not_found' ? 'model' : 'auth', typeof text === 'string' ? text.split('\n')[0]! : String(msg.error));
+    }
     if (!Array.isArray(content)) return;
     for (const block of content as Json[]) {
       if (block.type === 'text' && typeof block.text === 'string') {
         const first = block.text.trim().split('\n')[0]!.trim();
         if (first) this.onProgress({ kind: 'text', text: first.slice(0, 160) });
       } else if (block.type === 'tool_use' && typeof block.name === 'string') {
+        if (typeof block.id === 'string') this.toolInputs.set(block.id, { tool: block.name, input: (block.input as Json) ?? {} });
         this.onProgress({ kind: 'tool', text: describeTool(block.name, (block.input as Json) ?? {}) });
       }
     }
@@ -159,6 +239,7 @@ export class StreamReader {
     if (typeof msg.result === 'string') s.resultText = msg.result;
     s.isError = msg.is_error === true;
     if (typeof msg.total_cost_usd === 'number') s.totalCostUsd = msg.total_cost_usd;
+    if (Array.isArray(msg.permission_denials)) for (const d of msg.permission_denials as Json[]) this.denied(d.tool_use_id, d.tool_name, d.tool_input);
     s.invocationTokens = tokens(msg.usage);
     const mu = msg.modelUsage;
     s.reportedTokens = mu && typeof mu === 'object' ? Object.values(mu as Json).reduce<number>((sum, m) => sum + tokens(m), 0) : s.invocationTokens;

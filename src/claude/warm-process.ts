@@ -55,17 +55,23 @@ export class WarmProcess {
   /** When its last turn ended (ms epoch): the longest idle goes first under memory pressure. */
   idleSince = Date.now();
 
+  readonly cwd: string;
+  model: string | undefined;
+  readonly effort: string | undefined;
+  /** The grantKey of the grant it was started with. */
+  readonly grant: string;
+
   constructor(
     bin: string,
     args: string[],
-    readonly cwd: string,
-    public model: string | undefined,
-    readonly effort: string | undefined,
+    /** Its directory, model, effort and grant, as WarmSessions compares them. */
+    fit: { cwd: string; model: string | undefined; effort: string | undefined; grant: string },
     /** The run's own environment variables (a server run's `environment`), under Raymond's. */
     env: Readonly<Record<string, string>> = {},
   ) {
+    ({ cwd: this.cwd, model: this.model, effort: this.effort, grant: this.grant } = fit);
     this.child = execa(bin, [...args, '--input-format', 'stream-json'], {
-      cwd,
+      cwd: this.cwd,
       // A Raymond run inside a Claude Code session must not look nested to the child.
       env: { ...env, CLAUDECODE: undefined },
       extendEnv: true,

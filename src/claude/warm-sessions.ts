@@ -10,13 +10,16 @@ export const WARM_IDLE_MS = 2000;
 
 /**
  * What a turn needs of a live process besides its session: the same
- * directory and effort (fixed when Claude Code starts), and a model it can
- * switch to (a named one; Claude Code's default cannot be asked for by name).
+ * directory, effort and grant (fixed when Claude Code starts: its tools,
+ * MCP servers, system prompt, directories and permissions), and a model it
+ * can switch to (a named one; Claude Code's default cannot be asked for by name).
  */
 export interface WarmFit {
   cwd: string;
   model: string | undefined;
   effort: string | undefined;
+  /** The grant's grantKey. */
+  grant: string;
 }
 
 /** The live Claude Code processes of one run, by session. */
@@ -24,7 +27,7 @@ export interface WarmSessions {
   /** The live process of `session`, idle and fit for the turn, taken for it (model changes are made in the process). */
   take(session: string, fit: WarmFit): WarmProcess | undefined;
   /** Starts a process for a turn; when the live ones fill the memory cap, the longest idle goes first. */
-  start(bin: string, args: string[], cwd: string, model: string | undefined, effort: string | undefined): WarmProcess;
+  start(bin: string, args: string[], fit: WarmFit): WarmProcess;
   /** After a good turn: kept for the session's next turn, and let go after WARM_IDLE_MS unused. */
   keep(session: string, p: WarmProcess): void;
   /** After a failed turn: the process goes (the retry starts cold with --resume). */
@@ -58,7 +61,7 @@ export function createWarmSessions(cap: number, env: Readonly<Record<string, str
     take(session, fit) {
       const p = bySession.get(session);
       if (!p) return undefined;
-      if (!p.alive || p.busy || p.cwd !== fit.cwd || p.effort !== fit.effort || (fit.model === undefined && p.model !== undefined)) {
+      if (!p.alive || p.busy || p.cwd !== fit.cwd || p.effort !== fit.effort || p.grant !== fit.grant || (fit.model === undefined && p.model !== undefined)) {
         // A live process of the session that does not fit goes: the turn starts one that does.
         drop(p);
         return undefined;
@@ -68,14 +71,14 @@ export function createWarmSessions(cap: number, env: Readonly<Record<string, str
       return p;
     },
 
-    start(bin, args, cwd, model, effort) {
+    start(bin, args, fit) {
       for (const p of all) if (!p.alive) forget(p);
       while (all.size >= cap) {
         const idle = [...all].filter((p) => !p.busy).sort((a, b) => a.idleSince - b.idleSince)[0];
         if (!idle) break;
         drop(idle);
       }
-      const p = new WarmProcess(bin, args, cwd, model, effort, env);
+      const p = new WarmProcess(bin, args, fit, env);
       all.add(p);
       return p;
     },

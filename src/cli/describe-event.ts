@@ -76,6 +76,8 @@ export function eventLine(e: RunEvent, verbose: boolean): { text: string; warnin
       return { text: describeStep(e) };
     case 'print':
       return { text: `[${e.agentId}] ${e.text}` };
+    case 'permission.denied':
+      return { text: `[${e.agentId}] denied: ${e.shown}`, warning: true };
     case 'warning':
       return { text: `warning: ${e.text}`, warning: true };
     case 'agent.paused':

@@ -5,7 +5,7 @@ import type { RunEvent } from '../../machines/run-events.js';
 import { timerDelay } from '../timer-delay.js';
 import type { Inspection } from '../inspect/inspection.js';
 import type { RunOutcome } from '../runtime/compose-run.js';
-import { emptyProgress, trackProgress } from '../runtime/run-progress.js';
+import { emptyProgress, trackProgress, type PermissionDenial } from '../runtime/run-progress.js';
 import { resumeWorkflow, startWorkflow } from '../runtime/start-run.js';
 import { resumeSpecifier } from '../scope/scope.js';
 import { readStateFile, stateFilePath } from '../state/state-file.js';
@@ -43,12 +43,13 @@ async function refuseAsking(path: string, settings: RunSettings): Promise<void> 
 }
 
 /** JSON printed by `--json`. */
-export function jsonSummary(outcome: Partial<RunOutcome> & { status: string; error?: string }): string {
+export function jsonSummary(outcome: Partial<RunOutcome> & { status: string; error?: string }, denials: readonly PermissionDenial[] = []): string {
   const out: Record<string, unknown> = {
     workflow_id: outcome.workflowId ?? null,
     status: outcome.status,
     total_cost_usd: outcome.totalCostUsd ?? 0,
     results: outcome.results ?? {},
+    permission_denials: denials,
   };
   if (outcome.error !== undefined) out.error = outcome.error;
   if (outcome.worktrees?.length) {
@@ -303,8 +304,8 @@ async function runAndReport(path: string | undefined, flags: CliFlags, config: C
   if (asking) {
     // As ray: the question on stdout, with or without --json, for a caller's loop to read.
     const report = { runId: outcome.workflowId, workflow: outcome.workflow, asks: outcome.asks, resume: answerCommand(outcome.workflowId, flags.stateDirGiven ? flags.stateDir : undefined) };
-    process.stdout.write(`${JSON.stringify(askingObject(report, flags.json ? JSON.parse(jsonSummary(outcome)) as Record<string, unknown> : undefined))}\n`);
-  } else if (flags.json) process.stdout.write(`${jsonSummary(outcome)}\n`);
+    process.stdout.write(`${JSON.stringify(askingObject(report, flags.json ? JSON.parse(jsonSummary(outcome, progress.denials)) as Record<string, unknown> : undefined))}\n`);
+  } else if (flags.json) process.stdout.write(`${jsonSummary(outcome, progress.denials)}\n`);
   else if (outcome.status === 'completed' && outcome.results.main !== undefined) process.stdout.write(`${outcome.results.main}\n`);
   // A script of the run may have merged its branches (`raymond merge`), with resolution turns charged to the run.
   const merge = outcome.worktrees.length > 0 ? await readMergeState(dirname(outcome.stateFile), outcome.workflowId).catch(() => undefined) : undefined;

@@ -38,5 +38,7 @@ export function summaryLine(finished: RunFinished, progress: RunProgress, interr
   if (unfinished > 0) agents.push(`${unfinished} unfinished`);
   const budget = progress.budgetUsd > 0 ? `$${progress.budgetUsd.toFixed(2)}` : 'unlimited';
   const steps = `${finished.steps} step${finished.steps === 1 ? '' : 's'}`;
-  return `run ${finished.workflowId} ${status}: ${steps} in ${elapsed(finished.elapsedMs)}; agents ${agents.join(', ')}; cost $${finished.totalCostUsd.toFixed(4)} of ${budget}`;
+  const n = progress.denials.length;
+  const denied = n > 0 ? `; ${n} tool call${n === 1 ? '' : 's'} denied` : '';
+  return `run ${finished.workflowId} ${status}: ${steps} in ${elapsed(finished.elapsedMs)}; agents ${agents.join(', ')}${denied}; cost $${finished.totalCostUsd.toFixed(4)} of ${budget}`;
 }

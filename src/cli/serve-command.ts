@@ -91,7 +91,7 @@ export async function serveCommand(flags: ServeFlags, version: string): Promise<
   // The config's notification hooks hear of the server's runs too.
   const hooks = notifyHooks({}, config.values);
   const notifier = hooks.commands.length + hooks.urls.length > 0 ? createNotifier({ ...hooks, warn: (text) => say(`warning: ${text}`) }) : undefined;
-  const pool = new RunPool(poolDir, { claudeBin: baseSettings.claudeBin, debug: baseSettings.debug, warm: baseSettings.warm, permissionMode: baseSettings.permissionMode, disallowedTools: baseSettings.disallowedTools }, (run, ask) => staging.onAsk(run, ask), say, notifier && serveNotifications(notifier));
+  const pool = new RunPool(poolDir, { claudeBin: baseSettings.claudeBin, debug: baseSettings.debug, warm: baseSettings.warm, permissionMode: baseSettings.permissionMode, disallowedTools: baseSettings.disallowedTools, grant: baseSettings.grant }, (run, ask) => staging.onAsk(run, ask), say, notifier && serveNotifications(notifier));
   const ctx: ServeContext = {
     registry, pool, staging, baseSettings, defaultBudgetUsd: baseSettings.budgetUsd, workdir, cwd, token, say,
     uploadCaps: { ...(config.serve.upload_max_size ? { perFile: config.serve.upload_max_size } : {}), ...(config.serve.upload_max_total_size ? { total: config.serve.upload_max_total_size } : {}), ...(config.serve.upload_max_count ? { count: config.serve.upload_max_count } : {}) },

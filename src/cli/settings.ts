@@ -1,6 +1,7 @@
 import type { ConfigValues, QueueConfigValues } from '../config/config-file.js';
 import { DEFAULT_PUSH_REMOTE, type QueueSettings, type ResumeOverrides, type RunSettings } from '../runtime/run-settings.js';
 import { DEFAULT_DISALLOWED_TOOLS } from '../claude/claude-argv.js';
+import { isEmptyGrant } from '../language/grant.js';
 import { MAX_TIMER_MS } from '../timer-delay.js';
 import { DEFAULT_WORKTREE_MODE, type OnAskMode, type WorktreeMode } from '../../machines/types.js';
 import { DEFAULT_TASK_FOLDER_PATTERN } from '../task-folder-pattern.js';
@@ -68,8 +69,10 @@ export interface CliFlags {
  * none of them): a new run and a resume take them alike, from the flags,
  * else the config file, else the defaults.
  */
-function processSettings(flags: CliFlags, config: ConfigValues & { queue?: QueueConfigValues }): Pick<RunSettings, 'claudeBin' | 'debug' | 'warm' | 'permissionMode' | 'disallowedTools' | 'queue'> {
+function processSettings(flags: CliFlags, config: ConfigValues & { queue?: QueueConfigValues }): Pick<RunSettings, 'claudeBin' | 'debug' | 'warm' | 'permissionMode' | 'disallowedTools' | 'queue' | 'grant'> {
+  const grant = { tools: config.tools, allowedTools: config.allowed_tools, onDenial: config.on_denial };
   return {
+    grant: isEmptyGrant(grant) ? undefined : grant,
     queue: queueSettings(flags, config.queue ?? {}),
     claudeBin: flags.claudeBin ?? config.claude_bin,
     debug: flags.debug === false ? false : !(config.no_debug ?? false),

@@ -4,6 +4,7 @@ import { dirname, join } from 'node:path';
 import { parse } from 'smol-toml';
 import { EFFORTS, isRunModel, MODEL_CHOICES, PERMISSION_MODES } from '../claude/claude-argv.js';
 import { PI_THINKING } from '../pi/pi-argv.js';
+import { ON_DENIAL_MODES, type OnDenial } from '../language/grant.js';
 
 /** Every effort a run-wide setting may give: Claude Code's and pi's; the workflow's backend decides when it starts. */
 const RUN_EFFORTS: readonly string[] = [...new Set<string>([...EFFORTS, ...PI_THINKING])];
@@ -32,6 +33,12 @@ export interface ConfigValues {
   verbose?: boolean;
   permission_mode?: string;
   disallowed_tools?: string[];
+  /** The only built-in tools of every markdown state whose workflow and frontmatter name none. */
+  tools?: string[];
+  /** Tools or patterns pre-approved in every markdown state (a state's own list replaces it). */
+  allowed_tools?: string[];
+  /** What a denied tool call does: warn (the default) or fail the step. */
+  on_denial?: OnDenial;
   claude_bin?: string;
   worktrees?: WorktreeMode;
   task_folder_pattern?: string;
@@ -72,6 +79,9 @@ const KEYS: Record<keyof ConfigValues, { check: Check; expected: string; help: s
   no_warm: { check: (v) => typeof v === 'boolean', expected: 'true or false', help: "Start a new Claude Code process for every turn, instead of keeping an agent's process alive between its turns in one session.", example: 'false' },
   permission_mode: { check: (v) => PERMISSION_MODES.includes(v as never), expected: `one of ${PERMISSION_MODES.map((m) => `"${m}"`).join(', ')}`, help: 'Claude Code\'s permission mode when permissions are not skipped. Default "acceptEdits".', example: '"acceptEdits"' },
   disallowed_tools: { check: (v) => Array.isArray(v) && v.every((t) => typeof t === 'string' && t.trim() !== ''), expected: 'a list of tool names', help: 'Tools no Claude Code turn may call (as ray). Default: the interactive ones, which hang in -p mode. [] allows every tool.', example: '["EnterPlanMode", "ExitPlanMode", "AskUserQuestion", "NotebookEdit"]' },
+  tools: { check: (v) => Array.isArray(v) && v.every((t) => typeof t === 'string' && t.trim() !== ''), expected: 'a list of tool names', help: 'The only built-in tools a markdown state has, unless its workflow or frontmatter says (Claude Code: --tools; pi: --tools). [] gives none.', example: '["Read", "Grep", "Glob"]' },
+  allowed_tools: { check: (v) => Array.isArray(v) && v.every((t) => typeof t === 'string' && t.trim() !== ''), expected: 'a list of tools or patterns', help: 'Tools or patterns a markdown state may use without asking, unless its workflow or frontmatter says (Claude Code: --allowedTools).', example: '["Bash(git status:*)"]' },
+  on_denial: { check: (v) => ON_DENIAL_MODES.includes(v as never), expected: `one of ${ON_DENIAL_MODES.map((m) => `"${m}"`).join(', ')}`, help: 'What a tool call the state may not make does: "warn" shows it and counts it, "fail" fails the step (and so the agent). Default "warn".', example: '"warn"' },
   task_folder_pattern: { check: (v) => typeof v === 'string', expected: 'a path pattern', problem: taskFolderPatternProblem, help: 'Where each agent\'s task folder goes ({{task_folder}}, $RAYMOND_TASK_FOLDER), relative to the project root; {workflow_id} and {agent_id} are filled in.', example: '".raymond/tasks/{workflow_id}/{agent_id}"' },
   claude_bin: { check: (v) => typeof v === 'string' && v !== '', expected: 'a path', help: 'The Claude Code executable. Default: claude on PATH.', example: '"/usr/local/bin/claude"' },
   on_ask: { check: (v) => ON_ASK_MODES.includes(v as never), expected: `one of ${ON_ASK_MODES.map((m) => `"${m}"`).join(', ')}`, help: 'What a state\'s <ask> does: "prompt" asks at the terminal while the other agents go on, "pause" ends the run with exit 2 once every live agent waits (answer with --resume ID --input TEXT), "reject" pauses an agent that asks. Default: "prompt" at a terminal, else "reject".', example: '"pause"' },

@@ -2,6 +2,7 @@ import type { AgentFields } from '../../machines/types.js';
 import type { StepDebug } from '../state/debug-log.js';
 import type { Scope } from '../scope/scope.js';
 import type { BackendSpec } from '../scope/backend-spec.js';
+import type { ResolvedGrant } from './resolved-grant.js';
 
 /** How the next Claude Code turn relates to earlier ones. */
 export type SessionPlan =
@@ -37,6 +38,8 @@ export interface ExecutionRequest {
   costBase?: number | undefined;
   model?: string | undefined;
   effort?: string | undefined;
+  /** The state's grant (tools, MCP servers, system prompt, directories); absent: the run's. */
+  grant?: ResolvedGrant | undefined;
   signal: AbortSignal;
   /** Inactivity timeout in milliseconds. */
   timeoutMs: number;
@@ -58,6 +61,8 @@ export interface Execution {
   sessionTotal?: number;
   /** Bytes at the start of the output that a cap left out: `output` is its tail. */
   droppedBytes?: number;
+  /** Tool calls the turn's permissions refused, shown as `Bash(git commit ...)`. */
+  denials?: string[];
 }
 
 /**

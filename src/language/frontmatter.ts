@@ -3,6 +3,7 @@ import { RaymondError } from '../errors.js';
 import { TRANSITION_TAGS, isWorkflowTag, type TagName, checkStateName } from './parse-output.js';
 import { isAttributeName } from './tag-scanner.js';
 import { yamlData } from './yaml-data.js';
+import { GRANT_KEYS, isGrantKey, readGrantKey, type Grant } from './grant.js';
 
 /** One entry of `allowed_transitions`. */
 export interface AllowedTransition {
@@ -29,6 +30,8 @@ export interface Policy {
   forceImplicit?: boolean;
   /** `timeout:` in seconds (0: none): replaces `--timeout` for this state. */
   timeoutSeconds?: number;
+  /** What the state may do: its tools, MCP servers, system prompt, directories and permissions; absent: nothing of its own. */
+  grant?: Grant;
 }
 
 /** A state file split into policy and prompt body. */
@@ -41,7 +44,7 @@ export interface StateSource {
 /** How a force_implicit the policy cannot take is refused: lint tells it apart by this. */
 export const FORCE_IMPLICIT_PROBLEM = 'force_implicit: true needs exactly one allowed transition';
 
-const KNOWN_KEYS = new Set(['allowed_transitions', 'model', 'effort', 'timeout', 'force_implicit']);
+const KNOWN_KEYS = new Set<string>(['allowed_transitions', 'model', 'effort', 'timeout', 'force_implicit', ...GRANT_KEYS]);
 /** A block between two lines that are exactly `---` (trailing blanks allowed): `effort: low---` does not close it. */
 const FRONTMATTER = /^\uFEFF?---[ \t]*\r?\n(?:([\s\S]*?)\r?\n)??---[ \t]*(?:\r?\n|$)/;
 
@@ -136,7 +139,8 @@ export function parseStateSource(text: string, file: string): StateSource {
       warnings.push(`unknown frontmatter key "${key}" (known: ${[...KNOWN_KEYS].join(', ')})`);
       continue;
     }
-    if (key === 'allowed_transitions') policy.allowed = parseAllowed(value, file);
+    if (isGrantKey(key)) readGrantKey((policy.grant ??= {}), key, value, (message) => fail(file, message));
+    else if (key === 'allowed_transitions') policy.allowed = parseAllowed(value, file);
     else if (key === 'model') policy.model = scalar(value, file, 'model');
     else if (key === 'effort') policy.effort = scalar(value, file, 'effort');
     else if (key === 'timeout') policy.timeoutSeconds = timeoutSeconds(value, file);

@@ -6,6 +6,22 @@ export const PI_THINKING = ['off', 'minimal', 'low', 'medium', 'high', 'xhigh'] 
 /** pi's built-in tools less `bash`: a pi turn's tools unless the workflow lists its own or permissions are skipped (as `ray`). */
 export const SAFE_PI_TOOLS = ['read', 'edit', 'write', 'grep', 'find', 'ls'] as const;
 
+/** Claude Code's names of the built-in tools pi has too, so one `tools:` list holds on both. */
+const PI_TOOL_NAMES: Readonly<Record<string, string>> = { read: 'read', edit: 'edit', write: 'write', bash: 'bash', grep: 'grep', glob: 'find', find: 'find', ls: 'ls' };
+
+/** A state's `tools:` as pi's names (`Read` → `read`, `Glob` → `find`); call piToolProblem first. */
+export function piTools(tools: readonly string[]): string[] {
+  return [...new Set(tools.map((t) => PI_TOOL_NAMES[t.toLowerCase()]!))];
+}
+
+/** Why pi cannot give exactly these tools, if it cannot: a pattern, or a tool it does not have. */
+export function piToolProblem(tools: readonly string[]): string | undefined {
+  const pattern = tools.find((t) => t.includes('('));
+  if (pattern !== undefined) return `"${pattern}" is a pattern; pi takes tool names only`;
+  const unknown = tools.find((t) => !Object.hasOwn(PI_TOOL_NAMES, t.toLowerCase()));
+  return unknown === undefined ? undefined : `pi has no tool "${unknown}"; it has ${Object.keys(PI_TOOL_NAMES).join(', ')}`;
+}
+
 /** How one pi turn starts: a new session, one continued (`--session FILE|ID`), or a branch of one (`--fork ID`). */
 export type PiSession = { kind: 'fresh' } | { kind: 'resume'; ref: string } | { kind: 'fork'; from: string };
 
@@ -17,6 +33,10 @@ export interface PiInvocation {
   thinking?: string | undefined;
   skipPermissions: boolean;
   options: PiOptions;
+  /** The state's `tools:` (checked with piToolProblem): they replace the workflow's options; `[]` is none. */
+  tools?: readonly string[] | undefined;
+  /** The state's `append_system_prompt`, as text. */
+  appendSystemPrompt?: string | undefined;
 }
 
 /**
@@ -34,7 +54,8 @@ export function piArgs(inv: PiInvocation): string[] {
   if (thinking !== undefined) args.push('--thinking', thinking);
   if (inv.session.kind === 'resume') args.push('--session', inv.session.ref);
   if (inv.session.kind === 'fork') args.push('--fork', inv.session.from);
-  if (o.no_tools) args.push('--no-tools');
+  if (inv.tools !== undefined) args.push(...(inv.tools.length === 0 ? ['--no-tools'] : ['--tools', piTools(inv.tools).join(',')]));
+  else if (o.no_tools) args.push('--no-tools');
   else if (o.no_builtin_tools) args.push('--no-builtin-tools');
   else if (o.tools) args.push('--tools', o.tools.join(','));
   // Skipped permissions: pi's own default tools (bash among them), as `ray` does.
@@ -43,5 +64,6 @@ export function piArgs(inv: PiInvocation): string[] {
   for (const s of o.skills ?? []) args.push('--skill', s);
   if (o.no_extensions) args.push('--no-extensions');
   if (o.no_skills) args.push('--no-skills');
+  if (inv.appendSystemPrompt !== undefined) args.push('--append-system-prompt', inv.appendSystemPrompt);
   return args;
 }

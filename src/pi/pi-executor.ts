@@ -3,8 +3,9 @@ import { RaymondError } from '../errors.js';
 import { timeoutName, type Execution, type ExecutionRequest, type StateExecutor } from '../executors/executor.js';
 import { oneLine } from '../executors/one-line.js';
 import { runProcess } from '../executors/run-process.js';
+import { describeDenial } from '../executors/tool-denial.js';
 import type { PiOptions } from '../scope/backend-spec.js';
-import { piArgs, type PiSession } from './pi-argv.js';
+import { piArgs, piTools, type PiSession } from './pi-argv.js';
 import { preflightPi } from './find-pi.js';
 import { findPiSession, latestPiSession } from './pi-sessions.js';
 import { PiStreamReader, type PiSummary } from './pi-stream.js';
@@ -48,7 +49,9 @@ function settle(s: PiSummary, end: Awaited<ReturnType<typeof runProcess>>, req: 
   // In --mode json pi exits 0 when the model's API failed: the last message says so.
   if (s.stopReason === 'error' || s.stopReason === 'aborted') throw fail(`pi reported an error: ${oneLine(s.errorMessage ?? s.stopReason)}`);
   if (s.resultText === null || s.sessionId === null) throw fail(`pi ended without a reply${stderr}`);
-  return { output: s.resultText, session: s.sessionId, costUsd: s.costUsd };
+  const out: Execution = { output: s.resultText, session: s.sessionId, costUsd: s.costUsd };
+  if (s.denials.length > 0) out.denials = s.denials.map(describeDenial);
+  return out;
 }
 
 /**
@@ -66,11 +69,12 @@ export function createPiExecutor(o: PiExecutorOptions): StateExecutor {
       const where = req.scope.display(req.file);
       const options = req.backend?.name === 'pi' ? req.backend.options : {};
       const agentId = req.agent.id;
-      const args = piArgs({ session: sessionOf(req, options, env, where), model: req.model, thinking: req.effort, skipPermissions: o.skipPermissions, options });
+      const args = piArgs({ session: sessionOf(req, options, env, where), model: req.model, thinking: req.effort, skipPermissions: o.skipPermissions, options, tools: req.grant?.tools, appendSystemPrompt: req.grant?.appendSystemPrompt });
       const reader = new PiStreamReader((p) => {
         if (p.kind === 'text') o.emit({ type: 'print', agentId, text: p.text });
         else if (p.kind === 'bad-line') o.emit({ type: 'detail', text: `[${agentId}] skipped a line that is not JSON: ${p.text}` });
-      });
+        else if (p.kind === 'denied') o.emit({ type: 'permission.denied', agentId, state: req.file, tool: p.denial.tool, input: p.denial.input, shown: describeDenial(p.denial) });
+      }, req.grant?.tools && new Set(piTools(req.grant.tools)));
       const debug = req.debug?.();
       const result = await runProcess({
         file: bin, args, cwd: req.agent.cwd, env: { ...o.env, PI_SKIP_VERSION_CHECK: '1' }, signal: req.signal, inactivityMs: req.timeoutMs,

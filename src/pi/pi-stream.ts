@@ -1,3 +1,5 @@
+import type { ToolDenial } from '../executors/tool-denial.js';
+
 /** What a pi turn's `--mode json` stream said, once it ended. */
 export interface PiSummary {
   /** From the first `session` event. */
@@ -10,10 +12,12 @@ export interface PiSummary {
   /** Sum of `usage.cost.total` of this turn's assistant messages: a forked session's copied history is never in the stream, so this is the turn's own cost. */
   costUsd: number;
   badLines: number;
+  /** Calls to tools outside the state's `tools` (pi answers them as not found), in order. */
+  denials: ToolDenial[];
 }
 
 /** What the reader passes on while the turn runs. */
-export type PiProgress = { kind: 'text'; text: string } | { kind: 'tool'; name: string } | { kind: 'bad-line'; text: string };
+export type PiProgress = { kind: 'text'; text: string } | { kind: 'tool'; name: string } | { kind: 'denied'; denial: ToolDenial } | { kind: 'bad-line'; text: string };
 
 interface Message {
   role?: string;
@@ -33,9 +37,15 @@ const textOf = (m: Message) => (m.content ?? []).filter((c) => c.type === 'text'
  */
 export class PiStreamReader {
   private buffer = '';
-  private readonly s: PiSummary = { sessionId: null, resultText: null, stopReason: null, errorMessage: null, costUsd: 0, badLines: 0 };
+  private readonly s: PiSummary = { sessionId: null, resultText: null, stopReason: null, errorMessage: null, costUsd: 0, badLines: 0, denials: [] };
+  /** Each call's arguments by id, for its end. */
+  private readonly calls = new Map<string, Record<string, unknown>>();
 
-  constructor(private readonly onProgress: (p: PiProgress) => void) {}
+  constructor(
+    private readonly onProgress: (p: PiProgress) => void,
+    /** The state's `tools` in pi's names, when restricted: a failed call to another is reported as denied. */
+    private readonly tools?: ReadonlySet<string>,
+  ) {}
 
   write(chunk: string): void {
     this.buffer += chunk;
@@ -49,7 +59,7 @@ export class PiStreamReader {
   end(): PiSummary {
     if (this.buffer.trim()) this.line(this.buffer);
     this.buffer = '';
-    return { ...this.s };
+    return { ...this.s, denials: [...this.s.denials] };
   }
 
   private line(raw: string): void {
@@ -77,7 +87,15 @@ export class PiStreamReader {
         break;
       }
       case 'tool_execution_start':
+        if (typeof e.toolCallId === 'string' && e.args && typeof e.args === 'object') this.calls.set(e.toolCallId, e.args as Record<string, unknown>);
         if (typeof e.toolName === 'string') this.onProgress({ kind: 'tool', name: e.toolName });
+        break;
+      case 'tool_execution_end':
+        if (this.tools && e.isError === true && typeof e.toolName === 'string' && !this.tools.has(e.toolName)) {
+          const denial: ToolDenial = { tool: e.toolName, input: (typeof e.toolCallId === 'string' ? this.calls.get(e.toolCallId) : undefined) ?? {} };
+          this.s.denials.push(denial);
+          this.onProgress({ kind: 'denied', denial });
+        }
         break;
       case 'agent_end': {
         const last = ((e.messages as Message[] | undefined) ?? []).filter((m) => m.role === 'assistant').at(-1);

@@ -120,7 +120,7 @@ export function createRemoteExecutors(ctx: RemoteContext): { script: StateExecut
         transcripts.push({ id: parent, sha: sha256(text), ...(existsSync(name) ? { name: await readFile(name, 'utf8') } : {}) });
       }
       const job: JobRequest = {
-        ...base(req, 'markdown'), prompt: req.prompt ?? '', session: req.session ?? { kind: 'fresh' }, costBase: req.costBase, model: req.model, effort: req.effort, claude: ctx.claude, transcripts, backend: req.backend,
+        ...base(req, 'markdown'), prompt: req.prompt ?? '', session: req.session ?? { kind: 'fresh' }, costBase: req.costBase, model: req.model, effort: req.effort, grant: req.grant, claude: ctx.claude, transcripts, backend: req.backend,
         prefer: (parent !== undefined ? sessionHolder.get(parent) : undefined) ?? (req.agent.worktree ? agentHolder.get(req.agent.id) : undefined),
       };
       const prepare = async () => {

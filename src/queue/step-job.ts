@@ -1,6 +1,7 @@
 import type { AgentFields, WorktreeRef } from '../../machines/types.js';
 import type { SerializedError } from '../errors.js';
 import type { BackendSpec } from '../scope/backend-spec.js';
+import type { ResolvedGrant } from '../executors/resolved-grant.js';
 import type { Execution, SessionPlan } from '../executors/executor.js';
 
 /** The BullMQ queue every worker takes steps from, under the `raymond` key prefix. */
@@ -61,6 +62,8 @@ export interface StepJob {
   costBase?: number | undefined;
   model?: string | undefined;
   effort?: string | undefined;
+  /** The state's grant, resolved on the run's machine (its add_dirs rebased by the worker). */
+  grant?: ResolvedGrant | undefined;
   claude?: ClaudeJobSettings;
   /** The agent CLI of the state's workflow; absent: Claude Code. */
   backend?: BackendSpec | undefined;

@@ -20,7 +20,7 @@ import type { QueueTarget } from './queue-url.js';
 import { closeRedis, openRedis, whenReady } from './redis-link.js';
 import { secretVerdict, wrongSecret } from './secret-check.js';
 import { SessionTranscripts } from './session-transcripts.js';
-import { KEY_PREFIX, QUEUE_NAME, rebaseAgent, rebaseText, rebaseWorktree, type SignedProgressPayload, type SignedResultPayload, type StepJob, type StepJobResult } from './step-job.js';
+import { KEY_PREFIX, QUEUE_NAME, rebase, rebaseAgent, rebaseText, rebaseWorktree, type SignedProgressPayload, type SignedResultPayload, type StepJob, type StepJobResult } from './step-job.js';
 import { JOB_VALID_MS, cancelKey } from './step-queue.js';
 import { BEAT_MS, alive, beat, leave, workerBeat, type WorkerBeat } from './worker-registry.js';
 import { WorkerWorktrees } from './worker-worktrees.js';
@@ -50,7 +50,7 @@ const RUN_QUIET_MS = 10 * 60_000;
 const PREFER_MS = 3000;
 
 /** The worker's own events a coordinator shows: what Claude said, and warnings. */
-const FORWARDED = new Set<RunEvent['type']>(['print', 'warning', 'detail']);
+const FORWARDED = new Set<RunEvent['type']>(['print', 'warning', 'detail', 'permission.denied']);
 
 /** A refused job: the reason its job fails with, which the coordinator reports as the agent's error. */
 function refuse(o: WorkerOptions, id: string | undefined, why: string): Error {
@@ -147,7 +147,7 @@ export async function startWorker(o: WorkerOptions): Promise<{ close: () => Prom
           claude: createClaudeExecutor({ bin: o.claudeBin, skipPermissions: job.claude!.skipPermissions, permissionMode: job.claude!.permissionMode, disallowedTools: job.claude!.disallowedTools, emit: forward, warm: live, env: job.env }),
           pi: createPiExecutor({ skipPermissions: job.claude!.skipPermissions, emit: forward, env: job.env }),
         });
-        execution = await claude.execute({ ...request(''), backend: job.backend, prompt: rebaseText(job.prompt ?? '', job.root, o.workdir), session: job.session, costBase: job.costBase, model: job.model, effort: job.effort });
+        execution = await claude.execute({ ...request(''), backend: job.backend, prompt: rebaseText(job.prompt ?? '', job.root, o.workdir), session: job.session, costBase: job.costBase, model: job.model, effort: job.effort, grant: job.grant && { ...job.grant, addDirs: job.grant.addDirs?.map((d) => rebase(d, job.root, o.workdir)) } });
         session = execution.session;
       }
       result.execution = execution;

@@ -129,6 +129,7 @@ export async function composeRun(state: WorkflowState, scopes: ScopeSet, stateFi
       emit,
       model: settings.model,
       effort: settings.effort,
+      grant: settings.grant,
       warnOnce: (text) => {
         if (!warned.has(text)) emit({ type: 'warning', text });
         warned.add(text);

@@ -9,6 +9,7 @@ import { templateVariables } from '../language/render.js';
 import { stateTimeoutMs } from '../timer-delay.js';
 import { MAX_REMINDERS, MAX_RETRIES, REMINDABLE, nextTurn, startTurns, type TurnAction, type TurnState } from './markdown-turns.js';
 import { resolveDecision } from './resolve-decision.js';
+import { layeredGrant, resolveGrant } from './state-grant.js';
 import { freshSessions, stepDebug, type StepDependencies } from './step-context.js';
 
 /** What the step's turns cost so far, and each session's last known total. */
@@ -62,6 +63,10 @@ export async function runMarkdownStep(deps: StepDependencies, input: StepInput, 
   const effort = prepared.policy.effort ?? deps.effort;
   const problem = (model !== undefined ? backend.modelProblem(model) : undefined) ?? (effort !== undefined ? backend.effortProblem(effort) : undefined);
   if (problem !== undefined) throw new RaymondError('ERR_MODEL', problem, { file: where });
+  const grant = layeredGrant(deps.grant, scope.grant, prepared.policy.grant);
+  const grantProblem = backend.grantProblem(grant);
+  if (grantProblem !== undefined) throw new RaymondError('ERR_GRANT', grantProblem, { file: where });
+  const resolvedGrant = await resolveGrant(grant, scope, agent.cwd, where);
   const allowed = prepared.policy.allowed;
   const timeoutMs = prepared.policy.timeoutSeconds === undefined ? deps.timeoutMs : stateTimeoutMs(prepared.policy.timeoutSeconds);
   const spending = new Spending(input.sessionCosts);
@@ -79,7 +84,7 @@ export async function runMarkdownStep(deps: StepDependencies, input: StepInput, 
       execution = await markdown.execute({
         workflowId: deps.workflowId, agent, file: agent.state, scope, signal, timeoutMs, timeoutFromState: prepared.policy.timeoutSeconds !== undefined, debug: stepDebug(deps, agent),
         prompt: state.remind === undefined ? prepared.prompt : prepared.prompt + reminder(allowed!, state.remind),
-        session: state.plan, costBase: spending.base(state.plan), backend: scope.backend, model, effort,
+        session: state.plan, costBase: spending.base(state.plan), backend: scope.backend, model, effort, grant: resolvedGrant,
       });
     } catch (err) {
       if (!(err instanceof RaymondError) || (err.code !== 'ERR_CLAUDE_FAILED' && err.code !== 'ERR_USAGE_LIMIT')) throw err;
@@ -89,6 +94,12 @@ export async function runMarkdownStep(deps: StepDependencies, input: StepInput, 
       continue;
     }
     spending.add(execution.costUsd, execution.session, execution.sessionTotal);
+    if (grant.onDenial === 'fail' && execution.denials?.length) {
+      // The turn went on without what it was denied: its reply cannot be trusted to have done the work.
+      if (execution.session) markdown.endSession?.(execution.session);
+      const n = execution.denials.length;
+      throw spending.attach(new RaymondError('ERR_PERMISSION_DENIED', `${n} tool call${n === 1 ? ' was' : 's were'} denied (on_denial: fail): ${execution.denials.join(', ')}`, { file: where }));
+    }
     try {
       const interpretation = await deps.language.interpret({ output: execution.output, file: where, allowed, forceImplicit: prepared.policy.forceImplicit, implicitVariables }, signal);
       for (const t of interpretation.prints) deps.emit({ type: 'print', agentId: agent.id, text: t });

@@ -14,11 +14,21 @@ export interface RunProgress {
   steps: number;
   /** Agents that failed since startedAt; they are counted in `counts.terminated` too. */
   failed: number;
+  /** Tool calls the states' permissions refused since startedAt, in order. */
+  denials: PermissionDenial[];
+}
+
+/** One refused tool call, as `--json` lists it under `permission_denials`. */
+export interface PermissionDenial {
+  agent: string;
+  state: string;
+  tool: string;
+  input: Record<string, unknown>;
 }
 
 /** Progress before a run has said anything. */
 export function emptyProgress(now = Date.now()): RunProgress {
-  return { counts: { idle: 0, invoking: 0, 'awaiting-child': 0, terminated: 0, paused: 0, asking: 0 }, costUsd: 0, budgetUsd: 0, startedAt: now, steps: 0, failed: 0 };
+  return { counts: { idle: 0, invoking: 0, 'awaiting-child': 0, terminated: 0, paused: 0, asking: 0 }, costUsd: 0, budgetUsd: 0, startedAt: now, steps: 0, failed: 0, denials: [] };
 }
 
 /** Frames per machine state when a run (re)starts; trackProgress keeps them from then on. */
@@ -53,6 +63,10 @@ export function trackProgress(progress: RunProgress, e: RunEvent): void {
       progress.steps = 0;
       // A resume runs failed agents again, so only this run's failures count.
       progress.failed = 0;
+      progress.denials = [];
+      break;
+    case 'permission.denied':
+      progress.denials.push({ agent: e.agentId, state: e.state, tool: e.tool, input: e.input });
       break;
     case 'step.started':
       c.idle--;

@@ -1,6 +1,7 @@
 import { freemem } from 'node:os';
 import { DEFAULT_WORKTREE_MODE, type OnAskMode, type RunOptions, type WorktreeMode } from '../../machines/types.js';
 import { DEFAULT_TASK_FOLDER_PATTERN } from '../task-folder-pattern.js';
+import type { Grant } from '../language/grant.js';
 
 /** How a run behaves; stored in the state file (but `debug`, `warm` and `claudeBin`). */
 export interface RunSettings {
@@ -15,6 +16,8 @@ export interface RunSettings {
   permissionMode?: string | undefined;
   /** `--disallowed-tools`: tools no turn may call; not stored. */
   disallowedTools: readonly string[];
+  /** The config's grant keys (`tools`, `allowed_tools`, `on_denial`): every markdown state's defaults; not stored. */
+  grant?: Grant | undefined;
   /** `--claude-bin`: the Claude Code executable; default `claude` on PATH. */
   claudeBin?: string | undefined;
   /** Write `.raymond/debug/<id>/`. */
@@ -80,7 +83,7 @@ export function toOptions(s: RunSettings): RunOptions {
 }
 
 /** The settings a state file stored, for a resume. */
-export function fromOptions(o: RunOptions): Omit<RunSettings, 'debug' | 'warm' | 'claudeBin' | 'permissionMode' | 'disallowedTools'> {
+export function fromOptions(o: RunOptions): Omit<RunSettings, 'debug' | 'warm' | 'claudeBin' | 'permissionMode' | 'disallowedTools' | 'grant'> {
   return { timeoutSeconds: o.timeout_seconds, maxParallel: o.max_parallel, budgetUsd: o.budget_usd, model: o.model ?? undefined, effort: o.effort ?? undefined, skipPermissions: o.dangerously_skip_permissions, worktreeMode: o.worktrees ?? DEFAULT_WORKTREE_MODE, taskFolderPattern: o.task_folder_pattern ?? DEFAULT_TASK_FOLDER_PATTERN, name: o.name, onAsk: o.on_ask ?? 'reject', environment: o.environment, queue: o.queue ? { url: o.queue, pushRemote: o.push_remote ?? DEFAULT_PUSH_REMOTE } : undefined };
 }
 

@@ -16,7 +16,9 @@ import { composeRun, type RunHooks, type RunOutcome } from './compose-run.js';
 import { applyResumeAnswers, type ResumeAnswers } from './resume-answers.js';
 import { checkQueue } from './queued-run.js';
 import { preflightPi } from '../pi/find-pi.js';
-import { backendOf } from '../backends/agent-backend.js';
+import { backendOf, type AgentBackend } from '../backends/agent-backend.js';
+import { parseStateSource } from '../language/frontmatter.js';
+import { layeredGrant } from './state-grant.js';
 import { fromOptions, resumeQueue, toOptions, type ResumeOverrides, type RunSettings } from './run-settings.js';
 
 interface CommonRequest extends RunHooks {
@@ -59,11 +61,31 @@ async function checkBackend(scope: Scope, first: string[], settings: RunSettings
   for (const [flag, problem] of [['--model', settings.model && backend.modelProblem(settings.model)], ['--effort', settings.effort && backend.effortProblem(settings.effort)]] as const) {
     if (problem) throw new RaymondError('ERR_USAGE', `${flag}: ${problem}${backend.name === 'pi' ? ' (this workflow runs on pi)' : ''}`);
   }
+  await checkGrants(scope, settings, backend);
   // A queued run's turns run on the workers, which look for their CLI themselves; its queue is checked instead.
   if (settings.queue) checkQueue(settings.queue);
   else if (markdown) return;
   else if (scope.backend?.name === 'pi') await preflightPi({ ...process.env, ...settings.environment });
   else if (first.some(isMarkdown)) findClaude(settings.claudeBin);
+}
+
+/**
+ * Every markdown state's grant against the workflow's backend, before
+ * anything is written: a key the backend cannot honour refuses the run
+ * with the line lint gives. A frontmatter that does not parse is left to
+ * the step that runs it.
+ */
+async function checkGrants(scope: Scope, settings: RunSettings, backend: AgentBackend): Promise<void> {
+  for (const file of scope.stateFiles().filter(isMarkdown)) {
+    let policy;
+    try {
+      policy = parseStateSource(await scope.readText(file), file).policy;
+    } catch {
+      continue;
+    }
+    const problem = backend.grantProblem(layeredGrant(settings.grant, scope.grant, policy.grant));
+    if (problem !== undefined) throw new RaymondError('ERR_GRANT', problem, { file: scope.display(file) });
+  }
 }
 
 /** Starts a new run of the workflow at `req.path`. */

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { RunEventSink } from '../../machines/run-events.js';
 import type { AgentRecord, Decision, OnAskMode, WorktreeMode } from '../../machines/types.js';
 import type { StateExecutor } from '../executors/executor.js';
+import type { Grant } from '../language/grant.js';
 import type { LanguageService } from '../language/language-service.js';
 import { isMarkdown } from '../scope/extensions.js';
 import type { ScopeSet } from '../scope/scope-set.js';
@@ -23,6 +24,8 @@ export interface StepDependencies {
   /** `--model` / `--effort`: used when a state's frontmatter says nothing. */
   model?: string | undefined;
   effort?: string | undefined;
+  /** The config's grant keys: defaults under each workflow's and each state's. */
+  grant?: Grant | undefined;
   /** Shows a warning once per run. */
   warnOnce: (text: string) => void;
   /** Debug logs, unless --no-debug. */

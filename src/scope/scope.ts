@@ -6,7 +6,8 @@ import type { ScopeRef } from '../../machines/types.js';
 import { HOST_PLATFORM, STATE_EXTENSIONS, extensionOf, isMarkdown, stateExtensions, type ScriptPlatform } from './extensions.js';
 import { entryOf, resolveTarget } from './resolve-target.js';
 import { decodeUtf8 } from './utf8.js';
-import { folderBackend, manifestBackend, type BackendSpec } from './backend-spec.js';
+import { folderBackend, folderGrant, manifestBackend, manifestGrant, type BackendSpec } from './backend-spec.js';
+import type { Grant } from '../language/grant.js';
 import { YamlScope, isYamlPath } from './yaml-scope.js';
 import { createHash } from 'node:crypto';
 import { extractStates } from './zip-extract.js';
@@ -24,6 +25,8 @@ export interface Scope {
   readonly name: string;
   /** The agent CLI its markdown states run on (`backend:` of its manifest); absent: Claude Code. */
   readonly backend?: BackendSpec | undefined;
+  /** The grant keys of its manifest: the defaults of its markdown states. */
+  readonly grant?: Grant | undefined;
   /** Resolves a target as written in a tag to a state file name of this scope. */
   resolve(target: string, source: string): string;
   /** The text of a state file (UTF-8). */
@@ -60,6 +63,8 @@ class FileScope implements Scope {
   readonly name: string;
   /** Set by openScope from the workflow's manifest. */
   backend: BackendSpec | undefined;
+  /** Set by openScope from the workflow's manifest. */
+  grant: Grant | undefined;
   private readonly texts = new Map<string, Promise<string>>();
 
   constructor(
@@ -170,6 +175,7 @@ export async function openScope(input: string, opts: OpenOptions = {}): Promise<
     const files = await readDirFiles(path);
     const scope = new FileScope('dir', path, undefined, files, (f) => readFile(join(path, f)).catch(readError(join(path, f))), path, exts, undefined, requireEntry);
     scope.backend = folderBackend(path);
+    scope.grant = folderGrant(path);
     return scope;
   }
   if (path.toLowerCase().endsWith('.zip')) return openZip(path, scopeInput, info.size, entry, requireEntry);
@@ -181,6 +187,7 @@ export async function openScope(input: string, opts: OpenOptions = {}): Promise<
   const dir = dirname(path);
   const scope = new FileScope('file', path, name, await readDirFiles(dir), (f) => readFile(join(dir, f)).catch(readError(join(dir, f))), dir, exts, undefined, true);
   scope.backend = folderBackend(dir);
+  scope.grant = folderGrant(dir);
   return scope;
 }
 
@@ -205,7 +212,11 @@ async function openZip(path: string, input: string, size: number, entry: string 
     const read = (f: string) => readFile(join(folder.path, f)).catch(readError(`${path}:${f}`));
     const scope = new FileScope('zip', path, entry, new Set(files.keys()), read, folder.path, STATE_EXTENSIONS, folder.remove, requireEntry);
     const manifest = files.get('workflow.yaml');
-    if (manifest) scope.backend = manifestBackend(await streamText(manifest.stream()), `${path}:workflow.yaml`);
+    if (manifest) {
+      const text = await streamText(manifest.stream());
+      scope.backend = manifestBackend(text, `${path}:workflow.yaml`);
+      scope.grant = manifestGrant(text, `${path}:workflow.yaml`);
+    }
     return scope;
   } catch (err) {
     await folder.remove();

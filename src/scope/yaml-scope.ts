@@ -3,6 +3,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import type { ScopeRef } from '../../machines/types.js';
 import { parseBackend, type BackendSpec } from './backend-spec.js';
+import { readGrant, type Grant } from '../language/grant.js';
 import { RaymondError } from '../errors.js';
 import { stateTimeoutMs } from '../timer-delay.js';
 import { extensionOf, isMarkdown } from './extensions.js';
@@ -26,6 +27,8 @@ export class YamlScope {
   readonly name: string;
   /** `backend:` at the top of the file. */
   readonly backend: BackendSpec | undefined;
+  /** The grant keys at the top of the file: its markdown states' defaults. */
+  readonly grant: Grant | undefined;
   private readonly texts = new Map<string, string>();
   private readonly stateOf = new Map<string, YamlState>();
   private scripts: Promise<PrivateFolder> | undefined;
@@ -42,6 +45,7 @@ export class YamlScope {
     requireEntry: boolean,
   ) {
     this.backend = parseBackend(manifest.backend, input);
+    this.grant = readGrant(manifest, input, 'ERR_YAML_INVALID');
     this.name = basename(path).replace(/\.[^.]*$/, '').replace(/[^A-Za-z0-9_-]+/g, '-').replace(/^-+|-+$/g, '') || 'workflow';
     for (const state of states) {
       for (const [file, text] of state.files) {

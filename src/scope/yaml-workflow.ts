@@ -2,16 +2,17 @@ import { parseDocument, stringify } from 'yaml';
 import { RaymondError } from '../errors.js';
 import { parseStateSource } from '../language/frontmatter.js';
 import { yamlData } from '../language/yaml-data.js';
+import { GRANT_KEYS } from '../language/grant.js';
 
 /** Script keys of a state, in the order their virtual files are listed. */
 export const SCRIPT_KEYS = ['sh', 'ps1', 'bat'] as const;
 export type ScriptKey = (typeof SCRIPT_KEYS)[number];
 
 /** Policy keys of a markdown state: they become its synthesized frontmatter, in this order. */
-export const POLICY_KEYS = ['allowed_transitions', 'model', 'effort', 'timeout', 'force_implicit'] as const;
+export const POLICY_KEYS = ['allowed_transitions', 'model', 'effort', 'timeout', 'force_implicit', ...GRANT_KEYS] as const;
 
-/** Top-level keys besides `states`: manifest metadata, read by the server, ignored by a run. */
-export const MANIFEST_KEYS = ['id', 'name', 'description', 'input', 'default_budget', 'working_directory', 'environment', 'requires_human_input', 'backend'] as const;
+/** Top-level keys besides `states`: manifest metadata, read by the server, and the grant keys, every markdown state's defaults. */
+export const MANIFEST_KEYS = ['id', 'name', 'description', 'input', 'default_budget', 'working_directory', 'environment', 'requires_human_input', 'backend', ...GRANT_KEYS] as const;
 
 const STATE_KEYS = new Set<string>(['prompt', ...SCRIPT_KEYS, ...POLICY_KEYS]);
 /** Policy keys a script state may not carry (it may carry `timeout`). */

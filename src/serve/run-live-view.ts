@@ -25,6 +25,7 @@ export function liveSnapshotOf(run: ServedRun): LiveSnapshot {
       startedAt: run.startedAt,
       ...(run.endedAt !== undefined ? { elapsedMs: run.endedAt - run.startedAt } : {}),
       steps: run.steps,
+      denials: run.denials,
       ...(run.error !== undefined ? { error: run.error } : {}),
       ...(run.result !== undefined ? { result: run.result } : {}),
     },

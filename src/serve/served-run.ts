@@ -45,6 +45,8 @@ export class ServedRun {
   cancelled = false;
   /** Steps done while this server followed the run. */
   steps = 0;
+  /** Tool calls the states' permissions refused while this server followed the run. */
+  denials = 0;
   /** The last events the page's log shows, with the id of the stream's last event when each came (a page opened late still has some history). */
   readonly recent: Array<{ seq: number; event: RunEvent }> = [];
   /** Settles when the run's promise did (never rejects). */
@@ -117,6 +119,9 @@ export class ServedRun {
       }
       case 'agent.forked':
         this.agent(e.id, e.state);
+        break;
+      case 'permission.denied':
+        this.denials++;
         break;
       case 'agent.paused':
         this.agent(e.agentId).machine = 'paused';

@@ -50,6 +50,9 @@ export function rayEnvelopes(e: RunEvent, runId: string, cancelled: boolean): En
       return [{ type: 'progress_message', AgentID: e.agentId, Message: e.text }];
     case 'warning':
       return [{ type: 'warning', Message: e.text }];
+    case 'permission.denied':
+      // `ray` has no such event: Raymond's own name, in its fields' style.
+      return [{ type: 'permission_denied', AgentID: e.agentId, StateName: e.state, ToolName: e.tool, ToolInput: e.input, Message: e.shown }];
     case 'detail':
       return [];
     case 'run.finished': {

@@ -162,6 +162,8 @@ export function transitionLine(e: RunEvent): string | undefined {
     case 'agent.paused':
     case 'agent.failed':
       return `[${e.agentId}] ${e.state} ${e.type === 'agent.paused' ? 'paused' : 'failed'}: ${failureText(e.failure)}`;
+    case 'permission.denied':
+      return `[${e.agentId}] ${e.state} denied: ${e.shown} input=${JSON.stringify(e.input)}`;
     default:
       return undefined;
   }

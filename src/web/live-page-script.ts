@@ -41,7 +41,8 @@ function agent(id, state) {
 function apply(e) {
   const run = model.run;
   switch (e.type) {
-    case 'run.started': Object.assign(run, { id: e.workflowId, name: e.name, status: 'running', costUsd: e.totalCostUsd, budgetUsd: e.budgetUsd, startedAt: e.at, steps: 0 }); break;
+    case 'run.started': Object.assign(run, { id: e.workflowId, name: e.name, status: 'running', costUsd: e.totalCostUsd, budgetUsd: e.budgetUsd, startedAt: e.at, steps: 0, denials: 0 }); break;
+    case 'permission.denied': run.denials = (run.denials || 0) + 1; break;
     case 'agent.forked': agent(e.id, e.state); break;
     case 'step.started': Object.assign(agent(e.agentId, e.state), { machine: 'invoking', state: e.state, scope: e.scope }); break;
     case 'step.done': {
@@ -79,6 +80,7 @@ function logText(e) {
     }
     case 'print': return ['[' + e.agentId + '] ' + e.text, 'print'];
     case 'warning': return ['warning: ' + e.text, 'warning'];
+    case 'permission.denied': return ['[' + e.agentId + '] denied: ' + e.shown, 'denied'];
     case 'agent.paused': return ['[' + e.agentId + '] paused at ' + e.state + ': ' + e.failure.message, 'failed'];
     case 'agent.failed': return ['[' + e.agentId + '] failed at ' + e.state + ': ' + e.failure.message, 'failed'];
     case 'agent.joined': return ['[' + e.agentId + '] joined ' + e.workers + ' worker(s); continues at ' + e.state, ''];
@@ -128,6 +130,7 @@ function renderRun() {
   const elapsed = run.elapsedMs !== undefined ? run.elapsedMs : run.startedAt ? Date.now() - run.startedAt : 0;
   $('run-elapsed').textContent = duration(elapsed);
   $('run-steps').textContent = run.steps + (run.steps === 1 ? ' step' : ' steps');
+  $('run-denials').textContent = run.denials ? run.denials + (run.denials === 1 ? ' tool call denied' : ' tool calls denied') : '';
   const cancel = $('cancel');
   if (cancel && model.finished) cancel.disabled = true;
 }

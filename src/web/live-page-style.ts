@@ -51,7 +51,8 @@ main { display: grid; grid-template-columns: minmax(0, 3fr) minmax(320px, 2fr); 
 #log { list-style: none; margin: 0; padding: 0; height: 260px; overflow-y: auto; font: 12px/1.45 ui-monospace, Menlo, Consolas, monospace; }
 #log li { white-space: pre-wrap; word-break: break-word; border-bottom: 1px solid #f7f7f7; }
 #log li.print { color: #2b6cb0; }
-#log li.warning, #log li.failed { color: #c53030; }
+#log li.warning, #log li.failed, #log li.denied { color: #c53030; }
+.denials { color: #c53030; font-weight: 600; }
 #log li.ask { color: #c05621; }
 svg text { font: 13px system-ui, -apple-system, "Segoe UI", sans-serif; text-anchor: middle; dominant-baseline: central; }
 #diagram .node.live-here rect, #diagram .node.live-here polygon { stroke: #d53f8c; stroke-width: 3.5; }

@@ -40,6 +40,8 @@ export interface LiveSnapshot {
     /** Set once the run finished (milliseconds it took). */
     elapsedMs?: number | undefined;
     steps: number;
+    /** Tool calls the states' permissions refused since the run (re)started. */
+    denials: number;
     error?: string | undefined;
     /** The main agent's result, once it gave one. */
     result?: string | undefined;
@@ -52,7 +54,7 @@ export interface LiveSnapshot {
 /** How many log-worthy events a snapshot keeps. */
 export const RECENT_EVENTS = 200;
 /** The events the page's log shows (the others only move agents). */
-export const LOGGED_EVENTS: ReadonlySet<RunEvent['type']> = new Set<RunEvent['type']>(['run.started', 'step.done', 'agent.paused', 'agent.failed', 'agent.joined', 'ask.created', 'ask.pending', 'ask.answered', 'print', 'warning', 'run.finished']);
+export const LOGGED_EVENTS: ReadonlySet<RunEvent['type']> = new Set<RunEvent['type']>(['run.started', 'step.done', 'agent.paused', 'agent.failed', 'agent.joined', 'permission.denied', 'ask.created', 'ask.pending', 'ask.answered', 'print', 'warning', 'run.finished']);
 
 /** Folds a run's events into what the live page needs; O(1) per event. */
 export interface LiveTracker {
@@ -67,7 +69,7 @@ export function createLiveTracker(): LiveTracker {
   const agents = new Map<string, LiveAgent>();
   const asks = new Map<string, AgentAsk>();
   const recent: Array<{ seq: number; event: RunEvent }> = [];
-  const run: LiveSnapshot['run'] = { id: null, status: 'starting', costUsd: 0, budgetUsd: 0, startedAt: null, steps: 0 };
+  const run: LiveSnapshot['run'] = { id: null, status: 'starting', costUsd: 0, budgetUsd: 0, startedAt: null, steps: 0, denials: 0 };
   let last = 0;
 
   const agent = (id: string, state: string): LiveAgent => {
@@ -79,7 +81,10 @@ export function createLiveTracker(): LiveTracker {
   const fold = (e: RunEvent) => {
     switch (e.type) {
       case 'run.started':
-        Object.assign(run, { id: e.workflowId, name: e.name, status: 'running', costUsd: e.totalCostUsd, budgetUsd: e.budgetUsd, startedAt: e.at, steps: 0 });
+        Object.assign(run, { id: e.workflowId, name: e.name, status: 'running', costUsd: e.totalCostUsd, budgetUsd: e.budgetUsd, startedAt: e.at, steps: 0, denials: 0 });
+        break;
+      case 'permission.denied':
+        run.denials++;
         break;
       case 'agent.forked':
         agent(e.id, e.state);

@@ -19,6 +19,17 @@ async function lint(files: Record<string, string>): Promise<string[]> {
 const result = (payload = 'done') => sh(`echo "<result>${payload}</result>"`);
 
 describe('lint rules', () => {
+  it("checks grants: unknown tools warn; a missing or malformed MCP file, a missing prompt file, a bad add_dirs, a key pi cannot honour are errors", async () => {
+    assert.deepEqual(await lint({ 'START.md': '---\ntools: [Read, Grep, "Bash(git *)", mcp__gh__list]\nallowed_tools: [Bsh]\n---\n<result>x</result>' }), ['START.md unknown-tool']);
+    assert.deepEqual(await lint({ 'START.md': '---\nmcp_servers: none.json\n---\n<result>x</result>' }), ['START.md bad-grant-file']);
+    assert.deepEqual(await lint({ 'START.md': '---\nmcp_servers: s.json\n---\n<result>x</result>', 's.json': '{"mcpServers": {"a": {"args": []}}}' }), ['START.md bad-grant-file']);
+    assert.deepEqual(await lint({ 'START.md': '---\nmcp_servers: s.json\nappend_system_prompt: "@rules.txt"\n---\n<result>x</result>', 's.json': '{"mcpServers": {"a": {"command": "x"}}}', 'rules.txt': 'r' }), []);
+    assert.deepEqual(await lint({ 'START.md': '---\nappend_system_prompt: "@gone.txt"\nadd_dirs: [/no/such/dir, "~/x", sub]\n---\n<result>x</result>' }), ['START.md bad-grant-file', 'START.md bad-add-dir', 'START.md bad-add-dir']);
+    assert.deepEqual(await lint({ 'workflow.yaml': 'backend: pi\n', 'START.md': '---\nmcp_servers: { a: { command: x } }\n---\n<result>x</result>' }), ['START.md unsupported-grant']);
+    assert.deepEqual(await lint({ 'workflow.yaml': 'backend: pi\ntools: [Read, Grep]\n', 'START.md': '<result>x</result>' }), []);
+    assert.deepEqual(await lint({ 'workflow.yaml': 'backend: pi\ntools: [Read, WebFetch]\n', 'START.md': '<result>x</result>' }), ['START.md unsupported-grant']);
+  });
+
   it('claims no unreachable state when a dynamic target could reach it', async () => {
     assert.deepEqual(await lint({ 'START.sh': sh('echo "<goto>$NEXT</goto>"'), 'A.sh': result(), 'B.sh': result() }), []);
   });

@@ -60,7 +60,7 @@ describe('workflow graph', () => {
     const graph = await loadWorkflowGraph(wf);
     const [b, start] = graph.nodes;
     assert.match(start!.frontmatterError!, /^malformed YAML frontmatter/);
-    assert.deepEqual(b!.warnings, ['unknown frontmatter key "colour" (known: allowed_transitions, model, effort, timeout, force_implicit)']);
+    assert.deepEqual(b!.warnings, ['unknown frontmatter key "colour" (known: allowed_transitions, model, effort, timeout, force_implicit, tools, allowed_tools, disallowed_tools, mcp_servers, mcp_inherit, append_system_prompt, add_dirs, permission_mode, on_denial)']);
     assert.equal(b!.result, true);
   });
 

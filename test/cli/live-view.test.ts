@@ -19,6 +19,7 @@ function setup(over: { snapshot?: Partial<RunProgress>; verbose?: boolean; rows?
   const snap: RunProgress = {
     counts: { idle: 140, invoking: 12, 'awaiting-child': 3, terminated: 857, paused: 0, asking: 0 },
     costUsd: 1.2345,
+    denials: [],
     budgetUsd: 10,
     startedAt: T0,
     steps: 0,

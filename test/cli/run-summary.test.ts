@@ -7,6 +7,7 @@ const finished = (over: Partial<RunFinished> = {}): RunFinished => ({ type: 'run
 const progress = (over: Partial<RunProgress> = {}): RunProgress => ({
   counts: { idle: 0, invoking: 0, 'awaiting-child': 0, terminated: 4, paused: 0, asking: 0 },
   costUsd: 0.5,
+  denials: [],
   budgetUsd: 10,
   startedAt: 0,
   steps: 12,
@@ -17,6 +18,12 @@ const progress = (over: Partial<RunProgress> = {}): RunProgress => ({
 describe('the summary line', () => {
   it('says status, steps, time, agents and cost against the budget', () => {
     assert.equal(summaryLine(finished(), progress(), false), 'run wf-1 completed: 12 steps in 1.2s; agents 4 done, 0 failed; cost $0.5000 of $10.00');
+  });
+
+  it('counts the tool calls the states were denied', () => {
+    const denial = { agent: 'main', state: 'START.md', tool: 'Bash', input: { command: 'ls' } };
+    assert.equal(summaryLine(finished(), progress({ denials: [denial, denial] }), false), 'run wf-1 completed: 12 steps in 1.2s; agents 4 done, 0 failed; 2 tool calls denied; cost $0.5000 of $10.00');
+    assert.match(summaryLine(finished(), progress({ denials: [denial] }), false), /; 1 tool call denied;/);
   });
 
   it('counts failed, paused and unfinished agents, and says interrupted when the user stopped the run', () => {

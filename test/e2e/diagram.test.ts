@@ -31,6 +31,17 @@ async function headless(args: string[]): Promise<string> {
 }
 
 describe('raymond diagram', () => {
+  it('draws a lock on the states whose tools are restricted', async () => {
+    const wf = box.write({ 'START.md': '---\ntools: [Read]\n---\nLook. <goto>WORK</goto>', 'WORK.md': 'Act. <result>done</result>' }, 'locked');
+    const r = await box.run(['diagram', wf]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /START_md\("\u{1F512} START\.md"\)/u);
+    assert.match(r.stdout, /WORK_md\("WORK\.md"\)/);
+    const page = join(box.dir, 'locked.html');
+    assert.equal((await box.run(['diagram', wf, '--html', page])).code, 0);
+    assert.match(readFileSync(page, 'utf8'), /<text[^>]*>\u{1F512} START\.md<\/text>/u);
+  });
+
   it('prints a Mermaid flowchart of the workflow', async () => {
     const r = await box.run(['diagram', TOUR]);
     assert.equal(r.code, 0, r.stderr);

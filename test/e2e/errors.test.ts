@@ -77,7 +77,7 @@ describe('user mistakes before the run', () => {
   it('--json reports a start-up error as JSON too', async () => {
     const r = await box.run(['missing-dir', '--json']);
     assert.equal(r.code, 64);
-    assert.deepEqual(summary(r), { workflow_id: null, status: 'failed', total_cost_usd: 0, results: {}, error: 'missing-dir: no such file or directory' });
+    assert.deepEqual(summary(r), { workflow_id: null, status: 'failed', total_cost_usd: 0, results: {}, permission_denials: [], error: 'missing-dir: no such file or directory' });
   });
 });
 

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { join } from 'node:path';
 import { execa, type ResultPromise } from 'execa';
@@ -128,6 +128,34 @@ describe('the live page of --inspect for a resumed run', () => {
 });
 
 describe('the live page of --inspect, offline, in headless Chromium', () => {
+  it('shows each denied tool call in the log, counts them, and draws a lock on the restricted state', needsChromium, async () => {
+    const fake = join(box.dir, 'fake-denied');
+    mkdirSync(fake, { recursive: true });
+    const wf = box.write({ 'START.md': '---\ntools: [Read]\n---\nLook only <result>ok</result>' }, 'denied-page');
+    const port = await freePort();
+    const run = execa(process.execPath, [CLI, wf, '--claude-bin', join(ROOT, 'test/fixtures/fake-claude/claude'), `--inspect=${port}`, '--inspect-wait', '--no-debug'], {
+      cwd: box.dir, stdin: 'pipe', reject: false, all: true, timeout: 120_000, env: { FAKE_CLAUDE_DIR: fake, FAKE_CLAUDE_MODE: 'denied' },
+    });
+    let printed = '';
+    await new Promise<void>((resolve, reject) => {
+      run.stderr.on('data', (c: Buffer) => {
+        printed += String(c);
+        if (printed.includes(`open http://localhost:${port}/live `)) resolve();
+      });
+      void run.then(() => reject(new Error(printed)));
+    });
+    const page = await browser!.page();
+    await page.goto(`http://localhost:${port}/live`);
+    await page.waitForFunction(() => document.querySelector('#run-denials').textContent === '1 tool call denied');
+    const lines = await page.$$eval('#log li.denied', (li) => (li as unknown as El[]).map((l) => l.textContent));
+    assert.deepEqual(lines, ['[main] denied: Bash(git push)']);
+    assert.match(await text(page, '#diagram'), /\u{1F512} START\.md/u);
+    run.stdin!.end();
+    const r = await run;
+    assert.equal(r.exitCode, 0, r.all);
+    assert.match(r.all!, /\[main\] denied: Bash\(git push\)/);
+  });
+
   it('shows the approval example moving on the diagram, takes both answers, and sees the run complete', needsChromium, async () => {
     const { run, page } = await watch([join(ROOT, 'workflows/examples/approval/states'), '--input', 'rename foo']);
     assert.equal(await text(page, '#heading'), 'Raymond live view (offline)');

@@ -90,7 +90,7 @@ describe('raymond serve: the approval package, answered with JSON', () => {
     // `live`: the same run as the web page reads it, up to the same last event.
     const live = snapshot.body.live;
     assert.equal(live.seq, snapshot.body.last_event_id);
-    assert.deepEqual({ ...live.run, startedAt: 0 }, { id, name: 'approval', status: 'running', costUsd: 0, budgetUsd: 1, startedAt: 0, steps: 1 });
+    assert.deepEqual({ ...live.run, startedAt: 0 }, { id, name: 'approval', status: 'running', costUsd: 0, budgetUsd: 1, startedAt: 0, steps: 1, denials: 0 });
     assert.deepEqual(live.agents, [{ id: 'main', machine: 'asking', state: '1_START.sh', depth: 0, costUsd: 0 }]);
     assert.equal(live.asks[0].id, asks.body[0].ask_id);
     assert.deepEqual(live.recent.map((r: { event: { type: string } }) => r.event.type), ['run.started', 'ask.created', 'step.done']);

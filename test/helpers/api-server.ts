@@ -34,6 +34,8 @@ export interface ApiRequest {
   transcript: string;
   /** Whether this is the main agent loop (tools offered) rather than an auxiliary call. */
   main: boolean;
+  /** Names of the tools the request offers. */
+  tools: string[];
 }
 
 type Rule = { match: (r: ApiRequest) => boolean; reply: (r: ApiRequest, n: number) => Reply; count: number };
@@ -132,6 +134,7 @@ export class ApiServer {
       afterTool,
       transcript,
       main: Array.isArray(body.tools) && body.tools.length > 0,
+      tools: Array.isArray(body.tools) ? (body.tools as Array<{ name?: unknown }>).flatMap((t) => (typeof t.name === 'string' ? [t.name] : [])) : [],
     };
     this.requests.push(request);
     const rule = request.main ? this.rules.find((r) => r.match(request)) : undefined;
@@ -142,7 +145,7 @@ export class ApiServer {
     }
     if (reply.delayMs) await new Promise((ok) => setTimeout(ok, reply.delayMs));
     if (reply.status) {
-      res.writeHead(reply.status, { 'content-type': 'application/json' }).end(JSON.stringify({ type: 'error', error: { type: reply.status === 429 ? 'rate_limit_error' : 'api_error', message: 'scripted failure' } }));
+      res.writeHead(reply.status, { 'content-type': 'application/json' }).end(JSON.stringify({ type: 'error', error: { type: ({ 401: 'authentication_error', 404: 'not_found_error', 429: 'rate_limit_error' } as Record<number, string>)[reply.status] ?? 'api_error', message: 'scripted failure' } }));
       return;
     }
     this.stream(res, body.model, reply);

@@ -40,7 +40,22 @@ describe('parseStateSource', () => {
 
   it('warns about unknown keys, naming the file and the key', () => {
     const src = parseStateSource('---\nmodle: opus\n---\nx', F);
-    assert.deepEqual(src.warnings, [`unknown frontmatter key "modle" (known: allowed_transitions, model, effort, timeout, force_implicit)`]);
+    assert.deepEqual(src.warnings, [`unknown frontmatter key "modle" (known: allowed_transitions, model, effort, timeout, force_implicit, tools, allowed_tools, disallowed_tools, mcp_servers, mcp_inherit, append_system_prompt, add_dirs, permission_mode, on_denial)`]);
+  });
+
+  it('reads the grant keys: lists or comma strings, servers inline, and refuses a bad value with one line', () => {
+    const src = parseStateSource('---\ntools: "Read, Bash(git add:*, -A)"\nallowed_tools: [Edit]\ndisallowed_tools: []\nmcp_servers: { gh: { command: gh-mcp, args: [serve] } }\nadd_dirs: ../shared\npermission_mode: dontAsk\non_denial: fail\n---\nx', F);
+    assert.deepEqual(src.policy.grant, { tools: ['Read', 'Bash(git add:*, -A)'], allowedTools: ['Edit'], disallowedTools: [], mcpServers: { gh: { command: 'gh-mcp', args: ['serve'] } }, addDirs: ['../shared'], permissionMode: 'dontAsk', onDenial: 'fail' });
+    assert.deepEqual(parseStateSource('---\ntools: []\nmcp_servers: servers.json\n---\nx', F).policy.grant, { tools: [], mcpServers: 'servers.json' });
+    for (const [fm, message] of [
+      ['tools: 3', /tools must be a list of tool names/],
+      ['on_denial: stop', /on_denial must be one of warn, fail, not "stop"/],
+      ['mcp_servers: { gh: { args: [x] } }', /mcp_servers\.gh has neither command nor url/],
+      ['permission_mode: yolo', /permission_mode must be one of/],
+      ['mcp_inherit: yes', /mcp_inherit must be true or false/],
+    ] as const) {
+      assert.throws(() => parseStateSource(`---\n${fm}\n---\nx`, F), (e: unknown) => e instanceof RaymondError && e.code === 'ERR_FRONTMATTER' && e.file === F && message.test(e.message), fm);
+    }
   });
 
   const errors: Array<[string, string, RegExp]> = [

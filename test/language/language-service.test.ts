@@ -13,7 +13,7 @@ describe('language service: pool, inline and the run\'s mix agree', () => {
   for (const [name, service] of [['pool', pool], ['inline', inline], ['mixed', hybrid]] as const) {
     it(`${name}: prepares a markdown state`, async () => {
       const prepared = await service.prepare({ text: '---\nmodel: haiku\nfoo: 1\n---\nHi {{agent_id}} {{x}}', file: 'wf/A.md', variables: { agent_id: 'main' } });
-      assert.deepEqual(prepared, { policy: { model: 'haiku' }, prompt: 'Hi main {{x}}', warnings: ['unknown frontmatter key "foo" (known: allowed_transitions, model, effort, timeout, force_implicit)'] });
+      assert.deepEqual(prepared, { policy: { model: 'haiku' }, prompt: 'Hi main {{x}}', warnings: ['unknown frontmatter key "foo" (known: allowed_transitions, model, effort, timeout, force_implicit, tools, allowed_tools, disallowed_tools, mcp_servers, mcp_inherit, append_system_prompt, add_dirs, permission_mode, on_denial)'] });
     });
 
     it(`${name}: interprets an output`, async () => {

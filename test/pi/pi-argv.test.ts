@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { SAFE_PI_TOOLS, piArgs, type PiInvocation } from '../../src/pi/pi-argv.js';
+import { SAFE_PI_TOOLS, piArgs, piToolProblem, type PiInvocation } from '../../src/pi/pi-argv.js';
 
 const inv = (over: Partial<PiInvocation> = {}): PiInvocation => ({ session: { kind: 'fresh' }, skipPermissions: false, options: {}, ...over });
 const SAFE = ['--tools', 'read,edit,write,grep,find,ls'];
@@ -63,6 +63,16 @@ describe('piArgs', () => {
     assert.deepEqual(toolFlags(piArgs(inv({ options: { no_builtin_tools: true } }))), ['--no-builtin-tools']);
     assert.deepEqual(toolFlags(piArgs(inv({ skipPermissions: true, options: { no_tools: true } }))), ['--no-tools']);
     assert.deepEqual(toolFlags(piArgs(inv({ options: { tools: ['ls'] } }))), ['--tools']);
+  });
+
+  it("gives a state's tools in pi's names over the workflow's options, [] as none, and its system prompt", () => {
+    const args = piArgs(inv({ options: { tools: ['ls'] }, tools: ['Read', 'Glob', 'find', 'Bash'], appendSystemPrompt: 'be brief' }));
+    assert.deepEqual(args.slice(args.indexOf('--tools'), args.indexOf('--tools') + 2), ['--tools', 'read,find,bash']);
+    assert.equal(args.filter((a) => a === '--tools').length, 1);
+    assert.deepEqual(args.slice(-2), ['--append-system-prompt', 'be brief']);
+    assert.ok(piArgs(inv({ skipPermissions: true, tools: [] })).includes('--no-tools'));
+    assert.equal(piToolProblem(['Read', 'Bash(git *)']), '"Bash(git *)" is a pattern; pi takes tool names only');
+    assert.match(piToolProblem(['WebFetch'])!, /pi has no tool "WebFetch"/);
   });
 
   it('passes each extension and skill, in order', () => {

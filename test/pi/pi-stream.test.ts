@@ -57,6 +57,7 @@ describe('PiStreamReader', () => {
         errorMessage: null,
         costUsd: 0.0045,
         badLines: 0,
+        denials: [],
       });
       assert.deepEqual(progress, [{ kind: 'text', text: 'hello <goto>B</goto>' }]);
     });
@@ -151,5 +152,19 @@ describe('PiStreamReader', () => {
     const odd = { ...hello, usage: { cost: { total: 'free' } } };
     const none = { ...hello, usage: undefined };
     assert.equal(read(messageEnd(odd) + messageEnd(none) + messageEnd(hello)).s.costUsd, 0.0045);
+  });
+});
+
+describe('PiStreamReader calls outside the tools', () => {
+  it('reports a failed call to a tool the state does not have as denied, with its arguments', () => {
+    const denied: unknown[] = [];
+    const r = new PiStreamReader((p) => p.kind === 'denied' && denied.push(p.denial), new Set(['read']));
+    const l = (o: unknown) => `${JSON.stringify(o)}\n`;
+    r.write(l({ type: 'tool_execution_start', toolCallId: 't1', toolName: 'bash', args: { command: 'rm -rf x' } }));
+    r.write(l({ type: 'tool_execution_end', toolCallId: 't1', toolName: 'bash', isError: true, result: { content: [{ type: 'text', text: 'Tool bash not found' }] } }));
+    r.write(l({ type: 'tool_execution_start', toolCallId: 't2', toolName: 'read', args: { path: '/nope' } }));
+    r.write(l({ type: 'tool_execution_end', toolCallId: 't2', toolName: 'read', isError: true }));
+    assert.deepEqual(r.end().denials, [{ tool: 'bash', input: { command: 'rm -rf x' } }]);
+    assert.deepEqual(denied, [{ tool: 'bash', input: { command: 'rm -rf x' } }]);
   });
 });

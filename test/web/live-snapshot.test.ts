@@ -24,12 +24,20 @@ describe('the live tracker', () => {
     ]);
     const s = t.snapshot();
     assert.equal(s.seq, 5);
-    assert.deepEqual(s.run, { id: 'wf-1', name: undefined, status: 'running', costUsd: 0.25, budgetUsd: 5, startedAt: 1000, steps: 1 });
+    assert.deepEqual(s.run, { id: 'wf-1', name: undefined, status: 'running', costUsd: 0.25, budgetUsd: 5, startedAt: 1000, steps: 1, denials: 0 });
     assert.deepEqual(s.agents, [
       { id: 'main', machine: 'idle', state: 'SUB.md', depth: 1, costUsd: 0.25, scope: undefined },
       { id: 'main_w1', machine: 'invoking', state: 'WORK.sh', depth: 0, costUsd: 0, scope: 'other' },
     ]);
     assert.deepEqual(s.recent.map((r) => r.seq), [1, 4], 'the log keeps the run and its steps, not step starts');
+  });
+
+  it('counts denied tool calls and keeps them in the log', () => {
+    const t = createLiveTracker();
+    t.event(1, { type: 'run.started', workflowId: 'wf', workflow: 'wf', resumed: false, at: 1, budgetUsd: 0, totalCostUsd: 0, counts: { idle: 1, invoking: 0, 'awaiting-child': 0, terminated: 0, paused: 0, asking: 0 } });
+    t.event(2, { type: 'permission.denied', agentId: 'main', state: 'START.md', tool: 'Bash', input: { command: 'git push' }, shown: 'Bash(git push)' });
+    assert.equal(t.snapshot().run.denials, 1);
+    assert.deepEqual(t.snapshot().recent.map((r) => r.event.type), ['run.started', 'permission.denied']);
   });
 
   it('keeps pending asks until answered, and marks the asking agent', () => {

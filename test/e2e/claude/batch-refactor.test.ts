@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { execa } from 'execa';
@@ -17,8 +17,8 @@ const git = async (cwd: string, ...args: string[]) => (await execa('git', args, 
  * nothing), a NOTES.md two workers append to (so their branches conflict),
  * and a check that fails on a conflict marker.
  */
-async function makeRepo(): Promise<string> {
-  const repo = join(box.dir, 'repo');
+async function makeRepo(name = 'repo'): Promise<string> {
+  const repo = join(box.dir, name);
   mkdirSync(repo);
   await git(repo, 'init', '-q', '-b', 'main');
   await git(repo, 'config', 'user.email', 'test@example.com');
@@ -77,6 +77,29 @@ describe('batch refactor across git worktrees (real claude, scripted API)', () =
     const st = JSON.parse(status.stdout) as { total_cost_usd: number; merge?: { cost_usd: number } };
     assert.ok((st.merge?.cost_usd ?? 0) > 0, 'merge\'s turn cost something');
     assert.ok(st.total_cost_usd >= out.total_cost_usd, 'the run\'s total holds merge\'s turn');
+  });
+
+  it("without the worker's grant, the denied commands are reported and counted", async () => {
+    const repo = await makeRepo('repo-nogrant');
+    const wf = join(box.dir, 'nogrant');
+    mkdirSync(wf);
+    for (const f of ['START.sh', 'MERGE.sh', 'WORKER.md']) {
+      const text = readFileSync(join(ROOT, 'workflows/examples/batch-refactor', f), 'utf8');
+      // Its own marker, so this test's scripted replies are the ones used.
+      writeFileSync(join(wf, f), f === 'WORKER.md' ? text.replace(/^tools: .*\n/m, '').replace('Apply the refactoring', 'NOGRANT: apply the refactoring') : text, { mode: 0o755 });
+    }
+    box.server.on('NOGRANT: apply the refactoring', (r) => {
+      const target = /to `([^`]+)` only/.exec(r.prompt)![1]!;
+      if (r.afterTool) return { text: `<result>done with ${target}</result>` };
+      return { toolUse: { name: 'Bash', input: { command: `sed -i 's/foo/bar/' ${target} && git add -A && git commit -qm "refactor: ${target}"` } } };
+    });
+    const r = await raymond([wf, '--input', 'a.txt b.txt', '--workflow-id', 'nogrant', '--json'], { cwd: repo, env: box.env() });
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stderr, /\[main_worker1\] denied: Bash\(sed -i 's\/foo\/bar\/' a\.txt && git add -A && git commit/);
+    assert.match(r.stderr, /; 2 tool calls denied;/);
+    const out = JSON.parse(r.stdout) as { results: Record<string, string>; permission_denials: Array<{ agent: string; state: string; tool: string }> };
+    assert.deepEqual(out.permission_denials.map((d) => [d.agent, d.state, d.tool]).sort(), [['main_worker1', 'WORKER.md', 'Bash'], ['main_worker2', 'WORKER.md', 'Bash']]);
+    assert.match(out.results.main!, /^2 workers \(0 failed\)\./);
   });
 
   it('worktree="..." outside a git repository is a clear error', async () => {

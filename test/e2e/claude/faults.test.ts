@@ -38,7 +38,7 @@ describe('Claude Code failures (fake claude)', () => {
     const denied = ['--disallowed-tools', 'EnterPlanMode,ExitPlanMode,AskUserQuestion,NotebookEdit'];
     assert.deepEqual(log[0]!.args, ['-p', '--output-format', 'stream-json', '--verbose', '--permission-mode', 'acceptEdits', ...denied, '--model', 'haiku', '--effort', 'high', '--session-id', reserved, '--', 'Say $(whoami) "quoted" --flag']);
     const sid = log[1]!.args[log[1]!.args.indexOf('--resume') + 1];
-    assert.deepEqual(log[1]!.args, ['-p', '--output-format', 'stream-json', '--verbose', '--permission-mode', 'acceptEdits', ...denied, '--resume', sid, '--', 'second']);
+    assert.deepEqual(log[1]!.args, ['-p', '--output-format', 'stream-json', '--verbose', '--permission-mode', 'acceptEdits', ...denied, '--resume', sid, '--system-prompt-snapshot', 'off', '--', 'second']);
     assert.equal(log[0]!.claudecode, null, 'CLAUDECODE removed from the child environment');
   });
 

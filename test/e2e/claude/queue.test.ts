@@ -32,6 +32,21 @@ function holds(w: WorkerProcess, session: string): boolean {
 }
 
 describe('--queue: Claude Code turns on worker processes (real claude, scripted API)', () => {
+  it("a state's grant holds on a worker, and its denials come back to the run", async (t) => {
+    if (!redis) return t.skip('redis-server is not installed (apt-get install redis-server): queue tests skipped');
+    const worker = await workers.start('grant-a');
+    t.after(() => worker.kill());
+    box.server.on('QGRANT', (r) => (r.afterTool ? { text: '<result>looked</result>' } : { toolUse: { name: 'Bash', input: { command: 'touch queued-blocked.txt' } } }));
+    const wf = box.write({ 'START.md': '---\ntools: [Read]\nappend_system_prompt: QUEUE-SYSTEM-MARKER\n---\nQGRANT: look only' }, 'qgrant');
+    const r = await box.run([wf, '--queue', redis.url, '--json', '--workflow-id', 'qgrant', '--dangerously-skip-permissions'], { ...env, IS_SANDBOX: '1' });
+    assert.equal(r.code, 0, r.stderr);
+    const [q] = box.server.requestsFor('QGRANT');
+    assert.ok(q!.tools.includes('Read') && !q!.tools.includes('Bash'), q!.tools.join(', '));
+    assert.match(q!.system, /QUEUE-SYSTEM-MARKER/);
+    assert.match(r.stderr, /\[main\] denied: Bash\(touch queued-blocked\.txt\)/);
+    assert.deepEqual((JSON.parse(r.stdout) as { permission_denials: Array<{ agent: string; tool: string }> }).permission_denials.map((d) => [d.agent, d.tool]), [['main', 'Bash']]);
+  });
+
   it('a <goto> chain whose session holder is killed between turns goes on elsewhere with the conversation', async (t) => {
     if (!redis) return t.skip('redis-server is not installed (apt-get install redis-server): queue tests skipped');
     const go = join(box.dir, 'chain-go');

@@ -69,6 +69,28 @@ describe('backend: pi, with the real pi and the scripted API', () => {
     assert.ok(near(out.total_cost_usd, 3 * PI_TURN_USD), `three turns, the third past the budget: ${out.total_cost_usd}`);
   });
 
+  it("a state's tools: are pi's tools for that state alone; mcp_servers is refused by lint and at start with one line", async () => {
+    const s = box.server;
+    s.on('PI-TOOLS-1', (r) => (r.afterTool ? { text: '<goto>TWO</goto>' } : { toolUse: { name: 'bash', input: { command: 'touch pi-blocked.txt' } } }));
+    s.on('PI-TOOLS-2', { text: '<result>ok</result>' });
+    const wf = box.write({ 'workflow.yaml': PI, 'START.md': '---\ntools: [Read, Glob]\n---\nPI-TOOLS-1', 'TWO.md': 'PI-TOOLS-2' }, 'pitools');
+    const r = await box.run([wf, '--json', '--workflow-id', 'pitools']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.deepEqual(s.requestsFor('PI-TOOLS-1')[0]!.tools.sort(), ['find', 'read']);
+    assert.match(r.stderr, /\[main\] denied: bash\(touch pi-blocked\.txt\)/, 'a call outside the tools is reported as denied');
+    assert.deepEqual((JSON.parse(r.stdout) as { permission_denials: Array<{ tool: string }> }).permission_denials.map((d) => d.tool), ['bash']);
+    assert.ok(s.requestsFor('PI-TOOLS-2')[0]!.tools.includes('edit'), 'the next state has the workflow\'s tools again');
+
+    const mcp = box.write({ 'workflow.yaml': PI, 'START.md': '<goto>GH</goto>', 'GH.md': '---\nmcp_servers: { gh: { command: gh-mcp } }\n---\nnever <result>x</result>' }, 'pimcp');
+    const lint = await box.run(['lint', mcp]);
+    assert.equal(lint.code, 1, lint.stdout + lint.stderr);
+    assert.match(lint.stdout, /GH\.md: error unsupported-grant: mcp_servers: the pi backend cannot honour it \(pi has no MCP servers\)/);
+    const start = await box.run([mcp]);
+    assert.equal(start.code, 64, start.stderr);
+    assert.match(start.stderr, /GH\.md: mcp_servers: the pi backend cannot honour it \(pi has no MCP servers\)/);
+    assert.equal(start.stderr.trim().split('\n').length, 1, start.stderr);
+  });
+
   it('a missing pi is one line before any state runs', async () => {
     const wf = box.write({ 'workflow.yaml': PI, 'START.md': 'never' }, 'pimissing');
     const r = await box.run([wf, '--json'], { PATH: '/usr/bin:/bin' });

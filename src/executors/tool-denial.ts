@@ -1,0 +1,17 @@
+/** One tool call a turn's permissions (or its state's `tools`) refused: the tool and its input as the model gave it. */
+export interface ToolDenial {
+  tool: string;
+  input: Record<string, unknown>;
+}
+
+/** The input field that says what a tool call does: its command, its file, ... (first line). */
+export function toolDetail(input: Record<string, unknown>): string {
+  const pick = ['command', 'file_path', 'path', 'pattern', 'url', 'description'].map((k) => input[k]).find((v) => typeof v === 'string') as string | undefined;
+  return (pick ?? '').split('\n')[0]!;
+}
+
+/** A denied call as shown: `Bash(git commit -m …)`. */
+export function describeDenial(d: ToolDenial): string {
+  const detail = toolDetail(d.input);
+  return detail ? `${d.tool}(${detail.length > 80 ? `${detail.slice(0, 79)}…` : detail})` : d.tool;
+}
