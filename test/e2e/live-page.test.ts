@@ -227,6 +227,28 @@ describe('the live page of --inspect, offline, in headless Chromium', () => {
     writeFileSync(gate2, '');
   });
 
+  it('shows a parent waiting on its <join> as awaiting-child, then going on with its workers\' results', needsChromium, async () => {
+    const gate = join(box.dir, 'join-gate');
+    const wf = box.write(
+      {
+        'START.sh': '#!/bin/sh\nfor i in 1 2; do echo "<fork item=\\"$i\\">WORK.sh</fork>"; done\necho "<join>COLLECT.sh</join>"\n',
+        'WORK.sh': `#!/bin/sh\n${waitFor(gate)}echo "<result>item $item</result>"\n`,
+        'COLLECT.sh': '#!/bin/sh\nprintf "<result>%s</result>" "$RAYMOND_INPUT"\n',
+      },
+      'joins',
+    );
+    const { run, page } = await watch([wf, '--max-parallel', '4']);
+    await page.waitForSelector('#diagram .node[data-file="WORK.sh"][data-agents="2"]');
+    await page.waitForFunction(() => document.querySelector('#agents .row[data-agent="main"] .machine').textContent === 'awaiting-child');
+    await shot(page, 'joining');
+    writeFileSync(gate, '');
+    await page.waitForSelector('body[data-status="completed"]');
+    const r = await run;
+    assert.equal(r.exitCode, 0, r.all);
+    assert.match(r.stdout, /"result":"item 1".*"result":"item 2"/);
+    assert.match(await page.content(), /joined 2 worker\(s\); continues at COLLECT\.sh/);
+  });
+
   it('stays responsive watching a fan-out of 1,000 script workers', needsChromium, async () => {
     const gate = join(box.dir, 'gate-fan');
     const wf = box.write(
