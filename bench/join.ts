@@ -73,7 +73,7 @@ export function benchJoinInput(n: number): number {
     const t0 = performance.now();
     const resolved = resolveJoin(store, 'main');
     times.push(performance.now() - t0);
-    if ((JSON.parse(resolved?.input ?? '[]') as unknown[]).length !== n) throw new Error('the join did not resolve with every worker');
+    if ((JSON.parse(resolved?.record.input ?? '[]') as unknown[]).length !== n) throw new Error('the join did not resolve with every worker');
   }
   return median(times);
 }

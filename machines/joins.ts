@@ -23,14 +23,20 @@ function entryOf(store: RunStore, id: string): JoinEntry {
   return entry;
 }
 
+/** A join that went through: the agent's record after, and how many workers its input holds. */
+export interface ResolvedJoin {
+  record: AgentRecord;
+  workers: number;
+}
+
 /**
  * Resolves the join of an agent whose unjoined workers have all ended: its
  * next state gets their entries, in fork order, as its input (a JSON
  * array), and each worker is marked joined, so a failure it carried counts
- * as handled. Returns the agent's record after, or undefined when the agent
- * does not wait on a join with every worker ended.
+ * as handled. Undefined when the agent does not wait on a join with every
+ * worker ended.
  */
-export function resolveJoin(store: RunStore, agentId: string): AgentRecord | undefined {
+export function resolveJoin(store: RunStore, agentId: string): ResolvedJoin | undefined {
   const parent = store.agents.get(agentId);
   if (!parent?.joining || parent.status !== 'active' || (store.unended.get(agentId) ?? 0) > 0) return undefined;
   const ids = forkOrder(store.unjoined.get(agentId) ?? []);
@@ -43,26 +49,18 @@ export function resolveJoin(store: RunStore, agentId: string): AgentRecord | und
   const { joining: _j, ...rest } = parent;
   const resolved: AgentRecord = { ...rest, input: JSON.stringify(entries) };
   putAgent(store, resolved);
-  return resolved;
+  return { record: resolved, workers: ids.length };
 }
 
-/** Resolves every join whose workers have all ended; the agents' records after, in the order they became ready. */
-export function resolveReadyJoins(store: RunStore): AgentRecord[] {
+/** Resolves every join whose workers have all ended, in the order they became ready. */
+export function resolveReadyJoins(store: RunStore): ResolvedJoin[] {
   if (store.joinReady.size === 0) return [];
   const ready = [...store.joinReady];
   store.joinReady.clear();
-  const out: AgentRecord[] = [];
+  const out: ResolvedJoin[] = [];
   for (const id of ready) {
     const resolved = resolveJoin(store, id);
     if (resolved) out.push(resolved);
   }
   return out;
-}
-
-/**
- * Failed workers whose failure no join received: they decide whether a run
- * that ran out of work completed or failed.
- */
-export function unhandledFailures(store: RunStore): AgentRecord[] {
-  return [...store.agents.values()].filter((a) => a.status === 'failed' && a.joined === undefined);
 }

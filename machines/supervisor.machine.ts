@@ -136,10 +136,11 @@ type Enqueue = { sendTo: (ref: AnyActorRef, event: AskResolvedEvent | JoinResolv
 
 /** Hands every join whose workers have all ended its entries, or keeps them until its frame waits. */
 function settleJoins(work: RunWork, enqueue: Enqueue): void {
-  for (const record of resolveReadyJoins(work.store)) {
+  // The count comes with the join: its input may hold thousands of entries, not worth parsing again.
+  for (const { record, workers } of resolveReadyJoins(work.store)) {
     const ref = frameFor(work.joins, record);
     if (ref) enqueue.sendTo(ref, { type: 'join.resolved', record });
-    enqueue.emit({ type: 'agent.joined', agentId: record.id, state: record.state, workers: (JSON.parse(record.input ?? '[]') as unknown[]).length });
+    enqueue.emit({ type: 'agent.joined', agentId: record.id, state: record.state, workers });
   }
 }
 
