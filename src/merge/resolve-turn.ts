@@ -1,12 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { copyFile, mkdir, readdir } from 'node:fs/promises';
+import { copyFile, readdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { RunEventSink } from '../../machines/run-events.js';
 import type { StoredAgent } from '../../machines/types.js';
 import { backendExecutor } from '../backends/agent-backend.js';
 import { createClaudeExecutor } from '../claude/claude-executor.js';
 import { RaymondError } from '../errors.js';
+import { makeFolders } from '../make-folders.js';
 import { createPiExecutor } from '../pi/pi-executor.js';
 import { transcriptPath } from '../queue/session-transcripts.js';
 import type { BackendSpec } from '../scope/backend-spec.js';
@@ -60,7 +61,7 @@ async function placeTranscript(req: ResolveRequest): Promise<void> {
     if (!hit) throw new RaymondError('ERR_CLAUDE_FAILED', `the transcript of session ${req.from} is not on this machine`, { file: source });
     source = hit;
   }
-  await mkdir(dirname(dest), { recursive: true });
+  await makeFolders(dirname(dest));
   await copyFile(source, dest);
 }
 
