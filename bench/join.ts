@@ -28,7 +28,7 @@ async function fanOut(n: number, joined: boolean, parallel: number): Promise<Fan
       'W.sh': '#!/usr/bin/env bash\necho "<result>$i</result>"\n',
       'END.sh': '#!/usr/bin/env bash\necho "<result>end</result>"\n',
     });
-    const run = await runCli([dir, '--max-parallel', String(parallel), '--quiet', '--workflow-id', 'join', '--state-dir', join(dir, 'state')], { cwd: dir, timeoutMs: 900_000 });
+    const run = await runCli([dir, '--max-parallel', String(parallel), '--quiet', '--workflow-id', 'join', '--state-dir', join(dir, '.raymond', 'state')], { cwd: dir, timeoutMs: 900_000 });
     if (run.code !== 0) throw new Error(`${joined ? 'joined' : 'plain'} fan-out of ${n} failed (exit ${run.code ?? run.signal}): ${tailOf(run.stderr)}`);
     return { wallMs: run.wallMs, peakRssMb: run.peakRssMb };
   } finally {
