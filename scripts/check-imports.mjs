@@ -3,7 +3,10 @@
 //  1. no import cycle between files;
 //  2. folders are layered: a file imports only from its own folder or from a
 //     lower layer, so no import runs back up and no two folders lean on each other;
-//  3. machines/ is pure: no node:* module and nothing outside machines/ but xstate.
+//  3. machines/ is pure: no node:* module and nothing outside machines/ but xstate;
+//  4. src/web/client/ is browser code: it imports its own folder, the modules
+//     it shares with the server (SHARED_WITH_CLIENT, themselves free of node:*
+//     and of packages), and types from machines/, nothing else.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 
@@ -14,6 +17,7 @@ const LAYERS = [
   ['machines'],
   ['src'],
   ['src/web'],
+  ['src/web/client'],
   ['src/language'],
   ['src/scope', 'src/state', 'src/worktrees', 'src/inspect', 'src/notify'],
   ['src/executors'],
@@ -24,6 +28,8 @@ const LAYERS = [
   ['src/serve'],
   ['src/cli'],
 ];
+/** The server's modules the browser client imports: esbuild bundles them into the pages. */
+const SHARED_WITH_CLIENT = new Set(['src/web/live-fold.ts', 'src/web/live-snapshot.ts', 'src/web/page-config.ts']);
 const layerOf = new Map(LAYERS.flatMap((folders, i) => folders.map((f) => [f, i])));
 
 function sources(dir) {
@@ -36,9 +42,21 @@ function sources(dir) {
 
 const IMPORT = /(?:^|\n)\s*(?:import|export)\s[^'";]*?from\s*'([^']+)'|import\(\s*'([^']+)'\s*\)|(?:^|\n)\s*import\s*'([^']+)'/g;
 
+/** Each import's specifier, and whether it brings types only (`import type`, which no bundle follows). */
 function importsOf(file) {
   const text = readFileSync(join(root, file), 'utf8');
-  return [...text.matchAll(IMPORT)].map((m) => m[1] ?? m[2] ?? m[3]);
+  return [...text.matchAll(IMPORT)].map((m) => ({ spec: m[1] ?? m[2] ?? m[3], typeOnly: /^\s*(?:import|export)\s+type\s/.test(m[0]) }));
+}
+
+/** Rule 4: what a browser client file (or a module shared with it) may import. */
+function clientProblem(file, folder, spec, target, typeOnly) {
+  const client = folder === 'src/web/client' || folder.startsWith('src/web/client/');
+  if (!client && !SHARED_WITH_CLIENT.has(file)) return undefined;
+  const what = client ? 'src/web/client/ runs in the browser' : 'it is shared with the browser client';
+  if (!spec.startsWith('.')) return `${file}: ${what}, but imports '${spec}'`;
+  if (target === undefined || dirname(target) === folder || SHARED_WITH_CLIENT.has(target)) return undefined;
+  if (target.startsWith('machines/') && typeOnly) return undefined;
+  return `${file}: ${what}, but imports ${target}${target.startsWith('machines/') ? ' (only types may come from machines/)' : ''}`;
 }
 
 const files = [...sources('machines'), ...sources('src')];
@@ -48,12 +66,15 @@ const problems = [];
 for (const file of files) {
   const folder = dirname(file);
   const edges = [];
-  for (const spec of importsOf(file)) {
+  for (const { spec, typeOnly } of importsOf(file)) {
+    const resolved = spec.startsWith('.') ? relative(root, resolve(root, folder, spec)).replace(/\.js$/, '.ts') : undefined;
+    const clientIssue = clientProblem(file, folder, spec, resolved, typeOnly);
+    if (clientIssue) problems.push(clientIssue);
     if (!spec.startsWith('.')) {
       if (folder === 'machines' && spec !== 'xstate') problems.push(`${file}: machines/ must stay pure, but imports '${spec}'`);
       continue;
     }
-    const target = relative(root, resolve(root, folder, spec)).replace(/\.js$/, '.ts');
+    const target = resolved;
     if (!known.has(target)) {
       problems.push(`${file}: imports '${spec}', which is not a source file`);
       continue;
@@ -87,4 +108,4 @@ if (problems.length > 0) {
   for (const p of problems) console.error(`check-imports: ${p}`);
   process.exit(1);
 }
-console.log(`check-imports: ${files.length} files, ${[...graph.values()].reduce((n, e) => n + e.length, 0)} imports: no cycle, every import goes down the layers, machines/ is pure`);
+console.log(`check-imports: ${files.length} files, ${[...graph.values()].reduce((n, e) => n + e.length, 0)} imports: no cycle, every import goes down the layers, machines/ is pure, the browser client imports only what it shares`);

@@ -2,6 +2,7 @@ import { diagramModel, stateIds } from './diagram-model.js';
 import { layoutDiagram } from './diagram-layout.js';
 import { DIAGRAM_SVG_STYLE, escapeHtml, nodeSize, renderSvg } from './diagram-svg.js';
 import type { WorkflowGraph } from './workflow-graph.js';
+import { clientScript } from '../web/client-scripts.js';
 
 const STYLE = `
 * { box-sizing: border-box; }
@@ -19,36 +20,11 @@ aside .kind { margin: 0 0 8px; color: #718096; }
 aside pre { margin: 0; max-height: 75vh; overflow: auto; padding: 10px; background: #f7fafc; border-radius: 4px; font: 12.5px/1.45 ui-monospace, Menlo, Consolas, monospace; white-space: pre-wrap; word-break: break-word; }
 ${DIAGRAM_SVG_STYLE}`;
 
-// Shows the clicked state's file; the texts are in the page, so it works offline. The
-// address keeps the shown state (#ID), so a link can point at one state.
-const SCRIPT = `
-const title = document.getElementById('file-name');
-const kind = document.getElementById('file-kind');
-const body = document.getElementById('file-text');
-function show(id) {
-  const source = document.querySelector('pre[data-for="' + id + '"]');
-  if (!source) return;
-  document.querySelectorAll('.node.selected').forEach((n) => n.classList.remove('selected'));
-  document.querySelector('.node[data-id="' + id + '"]').classList.add('selected');
-  title.textContent = source.dataset.file;
-  kind.textContent = source.dataset.kind;
-  body.textContent = source.textContent;
-}
-document.querySelectorAll('.node[data-file]').forEach((node) => {
-  const pick = () => { show(node.dataset.id); history.replaceState(null, '', '#' + node.dataset.id); };
-  node.addEventListener('click', pick);
-  node.addEventListener('keydown', (e) => {
-    if (e.key === 'Enter' || e.key === ' ') { e.preventDefault(); pick(); }
-  });
-});
-const wanted = location.hash.slice(1);
-show(document.querySelector('pre[data-for="' + wanted + '"]') ? wanted : document.body.dataset.entry);
-`;
-
 /**
  * A self-contained HTML page of a workflow: the diagram as inline SVG, laid
  * out here, and every state's text embedded, shown beside the diagram when
- * its box is clicked. It loads nothing from the network.
+ * its box is clicked (src/web/client/diagram-page.ts). It loads nothing
+ * from the network.
  */
 export function diagramHtml(graph: WorkflowGraph): string {
   const model = diagramModel(graph);
@@ -87,7 +63,7 @@ ${svg}
 <div hidden>
 ${texts.join('\n')}
 </div>
-<script>${SCRIPT}</script>
+<script>${clientScript('diagram-page')}</script>
 </body>
 </html>
 `;

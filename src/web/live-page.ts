@@ -1,24 +1,6 @@
 import { LIVE_SCRIPT } from './live-page-script.js';
 import { LIVE_STYLE } from './live-page-style.js';
-
-/**
- * Where the live page gets and sends everything; relative or absolute URLs,
- * so the same page can be served by `--inspect` or by a server.
- */
-export interface LivePageUrls {
-  /** GET: a `LiveSnapshot` as JSON. */
-  snapshot: string;
-  /** GET: Server-Sent Events, `data:` one RunEvent as JSON, `id:` its sequence number; `?since=SEQ` starts after SEQ; `event: reset` asks the page to reload the snapshot. */
-  events: string;
-  /** GET: the workflow's diagram as SVG (`raymond diagram --html`'s); none: no diagram. */
-  diagram?: string | undefined;
-  /** POST: the answer to an ask, `{ "response": "..." }` (or multipart with files); `{ask_id}` is replaced. */
-  answer: string;
-  /** GET: an ask's file; `{ask_id}` and `{path}` are replaced. None: file names are shown without links. */
-  askFile?: string | undefined;
-  /** POST: cancels the run. None: no cancel button. */
-  cancel?: string | undefined;
-}
+import type { LivePageConfig, LivePageUrls } from './page-config.js';
 
 /** What the page says it is, and what else it offers. */
 export interface LivePageOptions {
@@ -52,7 +34,7 @@ function escapeHtml(text: string): string {
  */
 export function livePageHtml(opts: LivePageOptions): string {
   // JSON in a script element: `<` is escaped so no value can close the element.
-  const config = JSON.stringify({ urls: opts.urls, uploads: !!opts.uploads, serve: opts.serve ?? null }).replace(/</g, '\\u003c');
+  const config = JSON.stringify({ urls: opts.urls, uploads: !!opts.uploads, serve: opts.serve ?? null } satisfies LivePageConfig).replace(/</g, '\\u003c');
   const link = opts.link ? ` <a id="other-view" href="${escapeHtml(opts.link.href)}">${escapeHtml(opts.link.text)}</a>` : '';
   return `<!doctype html>
 <html lang="en">

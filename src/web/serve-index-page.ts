@@ -1,15 +1,6 @@
 import { SERVE_INDEX_SCRIPT } from './serve-index-script.js';
 import { SERVE_INDEX_STYLE } from './serve-index-style.js';
-
-/** What the server's page needs to know beyond what it fetches. */
-export interface ServeIndexOptions {
-  /** Model names offered in the launch forms (any other the server takes can be typed). */
-  models: readonly string[];
-  /** The budget of a run whose request and manifest give none (USD). */
-  defaultBudgetUsd: number;
-  /** Where a run's page is; `{id}` is replaced. */
-  runPage: string;
-}
+import type { ServeIndexOptions } from './page-config.js';
 
 /**
  * `raymond serve`'s page at `/`: the workflows, each with a launch form

@@ -48,4 +48,30 @@ describe('scripts/check-imports.mjs', () => {
     assert.match(r.out, /machines\/a\.ts: machines\/ must stay pure, but imports 'node:fs'/);
     assert.match(r.out, /machines\/a\.ts: imports src\/errors\.ts, but src\/ is above machines\//);
   });
+
+  it('lets the browser client import its folder, the shared fold and types from machines/', () => {
+    const r = check({
+      'machines/types.ts': '',
+      'src/errors.ts': '',
+      'src/web/live-fold.ts': "import type { T } from '../../machines/types.js';\n",
+      'src/web/client/page.ts': "import { foldLiveEvent } from '../live-fold.js';\nimport type { T } from '../../../machines/types.js';\nimport { el } from './helpers.js';\n",
+      'src/web/client/helpers.ts': '',
+    });
+    assert.equal(r.code, 0, r.out);
+  });
+
+  it('refuses node:*, server modules and machines/ values in the browser client, and node:* in what it shares', () => {
+    const r = check({
+      'machines/types.ts': '',
+      'src/errors.ts': '',
+      'src/web/live-fold.ts': "import { EventEmitter } from 'node:events';\n",
+      'src/web/live-routes.ts': '',
+      'src/web/client/page.ts': "import { readFileSync } from 'node:fs';\nimport { routes } from '../live-routes.js';\nimport { m } from '../../../machines/types.js';\n",
+    });
+    assert.equal(r.code, 1);
+    assert.match(r.out, /src\/web\/client\/page\.ts: src\/web\/client\/ runs in the browser, but imports 'node:fs'/);
+    assert.match(r.out, /src\/web\/client\/page\.ts: src\/web\/client\/ runs in the browser, but imports src\/web\/live-routes\.ts/);
+    assert.match(r.out, /src\/web\/client\/page\.ts: src\/web\/client\/ runs in the browser, but imports machines\/types\.ts \(only types may come from machines\/\)/);
+    assert.match(r.out, /src\/web\/live-fold\.ts: it is shared with the browser client, but imports 'node:events'/);
+  });
 });

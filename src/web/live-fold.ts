@@ -1,0 +1,127 @@
+import type { RunEvent } from '../../machines/run-events.js';
+import type { AgentAsk, RunStatus } from '../../machines/types.js';
+
+// Shared by the server (live-snapshot.ts) and the live page in the browser
+// (client/live-page.ts, bundled by esbuild): no node:* module here, so the
+// snapshot a page loads and the events it folds on top agree by construction.
+
+/** What the live page shows of an agent's machine: its top frame, or what it waits for. */
+export type LiveMachineState = 'idle' | 'invoking' | 'awaiting-child' | 'terminated' | 'asking' | 'paused';
+
+/** One agent as the live page lists it. */
+export interface LiveAgent {
+  id: string;
+  machine: LiveMachineState;
+  /** The state file its top frame is at (for a terminated agent: the last one it ran). */
+  state: string;
+  /** The workflow the state is in, when it is not the run's own (a cross-workflow callee). */
+  scope?: string | undefined;
+  /** Return frames on its stack: callers awaiting it. */
+  depth: number;
+  /** What its steps cost, as far as this view saw them. */
+  costUsd: number;
+  /** Ended with a failure rather than a result. */
+  failed?: boolean | undefined;
+}
+
+/** The run as the live page heads it. */
+export interface LiveRun {
+  id: string | null;
+  name?: string | undefined;
+  /** `stopped`: the run ended while agents were still running (interrupted or cancelled; it can be resumed); `cancelled`: a server's run cancelled over HTTP. */
+  status: RunStatus | 'starting' | 'stopped' | 'cancelled';
+  costUsd: number;
+  /** 0: unlimited. */
+  budgetUsd: number;
+  /** Epoch ms; null before the run started. */
+  startedAt: number | null;
+  /** Set once the run finished (milliseconds it took). */
+  elapsedMs?: number | undefined;
+  steps: number;
+  /** Tool calls the states' permissions refused since the run (re)started. */
+  denials: number;
+  error?: string | undefined;
+  /** The main agent's result, once it gave one. */
+  result?: string | undefined;
+}
+
+/** What the events fold into: the run, its agents (in the order they appeared) and its pending asks. */
+export interface LiveModel {
+  run: LiveRun;
+  agents: Map<string, LiveAgent>;
+  /** Agent ids in the order they appeared (the page's table indexes it). */
+  order: string[];
+  asks: Map<string, AgentAsk>;
+}
+
+/** The model of a run no event has reached yet. */
+export function emptyLiveModel(): LiveModel {
+  const run: LiveRun = { id: null, status: 'starting', costUsd: 0, budgetUsd: 0, startedAt: null, steps: 0, denials: 0 };
+  return { run, agents: new Map(), order: [], asks: new Map() };
+}
+
+function agentOf(model: LiveModel, id: string, state: string): LiveAgent {
+  let a = model.agents.get(id);
+  if (!a) {
+    model.agents.set(id, (a = { id, machine: 'idle', state, depth: 0, costUsd: 0 }));
+    model.order.push(id);
+  }
+  return a;
+}
+
+/** Folds one RunEvent into the model, in place; O(1) per event. Events that move nothing are ignored. */
+export function foldLiveEvent(model: LiveModel, e: RunEvent): void {
+  const run = model.run;
+  switch (e.type) {
+    case 'run.started':
+      Object.assign(run, { id: e.workflowId, name: e.name, status: 'running', costUsd: e.totalCostUsd, budgetUsd: e.budgetUsd, startedAt: e.at, steps: 0, denials: 0 });
+      break;
+    case 'permission.denied':
+      run.denials++;
+      break;
+    case 'agent.forked':
+      agentOf(model, e.id, e.state);
+      break;
+    case 'step.started':
+      Object.assign(agentOf(model, e.agentId, e.state), { machine: 'invoking', state: e.state, scope: e.scope });
+      break;
+    case 'step.done': {
+      const a = agentOf(model, e.agentId, e.from);
+      a.costUsd += e.costUsd;
+      a.depth = e.depth;
+      if (e.to === null) a.machine = 'terminated';
+      else Object.assign(a, { machine: e.decision.kind === 'ask' ? 'asking' : e.decision.kind === 'fork' && e.decision.join ? 'awaiting-child' : 'idle', state: e.to });
+      if (e.to === null && e.decision.kind === 'result' && e.agentId === 'main') run.result = e.decision.payload;
+      run.costUsd = e.totalCostUsd;
+      run.steps++;
+      break;
+    }
+    case 'agent.paused':
+      agentOf(model, e.agentId, e.state).machine = 'paused';
+      run.costUsd = e.totalCostUsd;
+      break;
+    case 'agent.joined':
+      Object.assign(agentOf(model, e.agentId, e.state), { machine: 'idle', state: e.state });
+      break;
+    case 'agent.failed':
+      Object.assign(agentOf(model, e.agentId, e.state), { machine: 'terminated', failed: true });
+      run.costUsd = e.totalCostUsd;
+      break;
+    case 'ask.created':
+    case 'ask.pending':
+      model.asks.set(e.ask.id, e.ask);
+      agentOf(model, e.ask.agent_id, e.ask.next).machine = 'asking';
+      break;
+    case 'ask.answered': {
+      model.asks.delete(e.askId);
+      const a = model.agents.get(e.agentId);
+      if (a?.machine === 'asking') a.machine = 'idle';
+      break;
+    }
+    case 'run.finished':
+      Object.assign(run, { status: e.status === 'running' ? 'stopped' : e.status, costUsd: e.totalCostUsd, elapsedMs: e.elapsedMs, error: e.error });
+      break;
+    default:
+      break;
+  }
+}
