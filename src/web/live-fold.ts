@@ -6,7 +6,7 @@ import type { AgentAsk, RunStatus } from '../../machines/types.js';
 // snapshot a page loads and the events it folds on top agree by construction.
 
 /** What the live page shows of an agent's machine: its top frame, or what it waits for. */
-export type LiveMachineState = 'idle' | 'invoking' | 'awaiting-child' | 'terminated' | 'asking' | 'paused';
+type LiveMachineState = 'idle' | 'invoking' | 'awaiting-child' | 'terminated' | 'asking' | 'paused';
 
 /** One agent as the live page lists it. */
 export interface LiveAgent {

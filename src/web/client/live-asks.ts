@@ -6,7 +6,7 @@ import { $, el, fill, jsonBody, messageOf } from './page-helpers.js';
 // takes them and the page can send them.
 
 /** The names of a comma-separated list (an ask's files fields), trimmed, empty ones dropped. */
-export function names(value: string | undefined): string[] {
+function names(value: string | undefined): string[] {
   return (value ?? '')
     .split(',')
     .map((s) => s.trim())
@@ -14,12 +14,12 @@ export function names(value: string | undefined): string[] {
 }
 
 /** A slot is NAME or NAME:TYPES; its form field is the name alone. */
-export function slotName(entry: string): string {
+function slotName(entry: string): string {
   return entry.split(':')[0]!.trim();
 }
 
 /** A display file is SOURCE or SOURCE:LABEL; the ask's folder has it under its label, else the source's file name. */
-export function displayName(entry: string): string {
+function displayName(entry: string): string {
   const parts = entry.split(':');
   return (parts[1] ?? '').trim() || parts[0]!.trim().split(/[/\\]/).pop()!;
 }

@@ -5,7 +5,7 @@ import { el, money, $ } from './page-helpers.js';
 const LOG_MAX = 500;
 
 /** The log line of an event and its class, or null for events the log does not show. */
-export function logText(e: RunEvent): [string, string] | null {
+function logText(e: RunEvent): [string, string] | null {
   switch (e.type) {
     case 'run.started':
       return [(e.resumed ? 'resumed ' : 'started ') + e.workflowId, ''];

@@ -11,7 +11,7 @@ export const CONFIG = readConfig<LivePageConfig>('live-config');
 export const MACHINES = ['invoking', 'idle', 'asking', 'awaiting-child', 'paused', 'terminated'] as const;
 
 /** The run as the page knows it: the snapshot, then every event folded on top. */
-export interface PageModel extends LiveModel {
+interface PageModel extends LiveModel {
   /** The last event's sequence number. */
   seq: number;
   /** The run ended: nothing more will come. */

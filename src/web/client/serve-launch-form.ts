@@ -14,7 +14,7 @@ export interface WorkflowEntry {
 export class LoggedOut extends Error {}
 
 /** What the launch forms do besides posting: open a run's page, poll the runs, show the login form. */
-export interface LaunchHooks {
+interface LaunchHooks {
   config: ServeIndexOptions;
   started(): void;
   loggedOut(): void;
