@@ -8,7 +8,7 @@ import { mistypedCommandError } from './command-suggest.js';
 
 /**
  * The one place that turns errors into messages and sets the exit code. Every
- * error is one `raymond: ` line on stderr (with --json, also a JSON object on
+ * error is one `raymond: ` line (`ray: ` when run as ray) on stderr (with --json, also a JSON object on
  * stdout); a stack trace only with --verbose or for our own bugs.
  */
 async function main(argv: string[]): Promise<number> {
