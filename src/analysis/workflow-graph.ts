@@ -11,6 +11,7 @@ import { HOST_PLATFORM, extensionOf, isMarkdown, stateExtensions } from '../scop
 import { ENTRY_NAMES, openScope, type OpenOptions, type Scope } from '../scope/scope.js';
 import { isRemoteSpecifier } from '../scope/remote-zip.js';
 import { ScopeSet } from '../scope/scope-set.js';
+import { statesFolder } from '../scope/skill-package.js';
 import { hasPlaceholder, scanPrompt, scanScript, type FoundTag, type TextScan } from './extract-tags.js';
 
 /** A tag that moves the agent to another state (every tag but `<result>`). */
@@ -124,7 +125,9 @@ export async function loadWorkflowGraph(path: string, opts: OpenOptions = {}): P
   }
 }
 
-async function openForAnalysis(path: string, opts: OpenOptions) {
+async function openForAnalysis(given: string, opts: OpenOptions) {
+  // A skill package is checked as it runs: its states/ (the paths shown are there too).
+  const path = await statesFolder(given);
   try {
     const scope = await openScope(path, opts);
     return { scope, entries: [scope.ref.entry], entryProblem: undefined, base: scope.ref.kind === 'file' ? dirname(path) : path };

@@ -1,10 +1,5 @@
-import { basename } from 'node:path';
 import type { AgentAsk } from '../../machines/types.js';
-
-/** The command name the user ran Raymond by: `ray` when installed and called as `ray`, else `raymond`. */
-export function commandName(argv1 = process.argv[1] ?? ''): string {
-  return basename(argv1).replace(/\.js$/, '') === 'ray' ? 'ray' : 'raymond';
-}
+import { commandName } from './program-name.js';
 
 /** A value quoted for a POSIX shell, so a resume command can be pasted as it is printed. */
 function shellQuote(value: string): string {

@@ -13,6 +13,9 @@ import { listRuns, runStatus, runWorktrees } from './runs-command.js';
 import { EXIT } from './exit-codes.js';
 import { jsonSummary, runCommand } from './run-command.js';
 import type { CliFlags } from './settings.js';
+import { commandName } from './program-name.js';
+import { usageMessage } from './command-suggest.js';
+import { addSurfaceCommands } from './surface-commands.js';
 
 /** The package's version, read from package.json both from `src/` (tsx) and from `dist/src/`. */
 function packageVersion(): string {
@@ -28,7 +31,7 @@ function packageVersion(): string {
 }
 
 function usage(message: string): never {
-  throw new RaymondError('ERR_USAGE', `${message} (run raymond --help for usage)`);
+  throw new RaymondError('ERR_USAGE', `${message} (run ${commandName()} --help for usage)`);
 }
 
 /** What the command line ends with: the exit code, and how an error is shown on stdout. */
@@ -55,9 +58,7 @@ export function jsonError(error: string, code: string): string {
 function usageErrors(command: Command, name: string): Command {
   return command.exitOverride((err: CommanderError) => {
     if (err.exitCode === 0) throw err;
-    // A value quoted back may hold a newline: escaped, the message stays one line.
-    const message = err.message.replace(/^error: /, '').replace(/[\u0000-\u001f]/g, (c) => JSON.stringify(c).slice(1, -1));
-    throw new RaymondError('ERR_USAGE', `${message} (run ${name} --help for usage)`);
+    throw new RaymondError('ERR_USAGE', usageMessage(err.message, name));
   });
 }
 
@@ -116,14 +117,14 @@ export function buildProgram(result: CliResult): Command {
   // Commander prints nothing itself: its errors reach main.ts as usage errors, shown in Raymond's
   // one style. Subcommands copy the output settings when they are created, so they come first.
   // Positional options let `lint PATH --json` mean the subcommand's --json rather than the root's.
-  const program = usageErrors(new Command(), 'raymond')
+  const program = usageErrors(new Command(), commandName())
     .configureOutput({ outputError: () => {} })
     .enablePositionalOptions();
   program
-    .name('raymond')
+    .name(commandName())
     .usage('PATH [options]  |  --resume ID  |  --list  |  --status ID  |  --recover  |  --init-config  |  worktrees ID [--prune]  |  merge ID --into BRANCH  |  lint PATH  |  diagram PATH  |  convert PATH  |  replay TRACE  |  serve --root DIR  |  worker --queue URL  |  workers --queue URL')
     .description('Run a workflow of markdown prompts and shell scripts linked by transition tags.')
-    .version(packageVersion())
+    .version(packageVersion(), '-v, --version', 'print the version')
     .argument('[path]', 'a state file, a workflow folder (entry 1_START or START), a .zip of one, or the URL of a hashed .zip')
     .option('--input <text>', 'value of {{input}} (and $RAYMOND_INPUT) for the first state')
     .option('--workflow-id <id>', 'id of this run (letters, digits, - and _); default <scope>-<8 hex>')
@@ -267,7 +268,7 @@ export function buildProgram(result: CliResult): Command {
       process.stdout.write(`${await serveList(!!opts.json)}\n`);
       result.exitCode = EXIT.completed;
     });
-  usageErrors(serve.commands[0]!, 'raymond serve list');
+  usageErrors(serve.commands[0]!, `${commandName()} serve list`);
   program
     .command('worker')
     .description("take steps of queued runs (--queue) and run them on this machine, until Ctrl-C")
@@ -292,17 +293,18 @@ export function buildProgram(result: CliResult): Command {
       process.stdout.write(`${await workersCommand(opts)}\n`);
       result.exitCode = EXIT.completed;
     });
+  addSurfaceCommands(program, result);
   // `raymond help lint`: commander offers a help command only to a program without an action of its own.
   program
     .command('help')
     .description('show the help of raymond, or of one of its commands')
-    .argument('[command]', 'worktrees, merge, lint, diagram, convert, replay, serve, worker or workers')
+    .argument('[command]', 'worktrees, merge, lint, diagram, convert, replay, serve, worker, workers, completion or new')
     .action((name: string | undefined) => {
       const command = name === undefined ? program : program.commands.find((c) => c.name() === name);
       if (!command) usage(`unknown command "${name}"`);
       command.outputHelp();
       result.exitCode = EXIT.completed;
     });
-  for (const command of program.commands) usageErrors(command, `raymond ${command.name()}`);
+  for (const command of program.commands) usageErrors(command, `${commandName()} ${command.name()}`);
   return program;
 }

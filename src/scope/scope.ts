@@ -14,6 +14,7 @@ import { extractStates } from './zip-extract.js';
 import { localWorkflowPath } from './remote-zip.js';
 import { checkZipHash } from './zip-hash.js';
 import { MAX_ARCHIVE_BYTES, zipScopeFiles } from './zip-scope.js';
+import { statesFolder } from './skill-package.js';
 
 /**
  * The set of state files a workflow may use: the folder of a state file, a
@@ -172,10 +173,12 @@ export async function openScope(input: string, opts: OpenOptions = {}): Promise<
     throw new RaymondError('ERR_SCOPE', 'no such file or directory', { file: scopeInput });
   });
   if (info.isDirectory()) {
-    const files = await readDirFiles(path);
-    const scope = new FileScope('dir', path, undefined, files, (f) => readFile(join(path, f)).catch(readError(join(path, f))), path, exts, undefined, requireEntry);
-    scope.backend = folderBackend(path);
-    scope.grant = folderGrant(path);
+    // A skill package runs its states/, as serve runs it.
+    const dir = await statesFolder(path);
+    const files = await readDirFiles(dir);
+    const scope = new FileScope('dir', dir, undefined, files, (f) => readFile(join(dir, f)).catch(readError(join(dir, f))), dir, exts, undefined, requireEntry);
+    scope.backend = folderBackend(dir);
+    scope.grant = folderGrant(dir);
     return scope;
   }
   if (path.toLowerCase().endsWith('.zip')) return openZip(path, scopeInput, info.size, entry, requireEntry);

@@ -7,6 +7,7 @@ import { errorMessage } from '../errors.js';
 import { ENTRY_NAMES } from '../scope/scope.js';
 import { STATE_EXTENSIONS, extensionOf } from '../scope/extensions.js';
 import { readZipArchive } from '../scope/zip-archive.js';
+import { MANIFEST, statesFolder } from '../scope/skill-package.js';
 
 /** `input.mode` of a manifest: whether a run must, may or must not be given an input. */
 export type InputMode = 'required' | 'optional' | 'none';
@@ -28,7 +29,6 @@ export interface WorkflowEntry {
 
 /** The largest zip whose manifest discovery reads (the size a zip workflow may have). */
 const MAX_ZIP_BYTES = 256 * 2 ** 20;
-const MANIFEST = 'workflow.yaml';
 
 function text(v: unknown): string {
   return typeof v === 'string' ? v : '';
@@ -122,9 +122,7 @@ async function folderEntry(dir: string): Promise<WorkflowEntry | undefined> {
   const files = await readdir(dir);
   if (files.includes(MANIFEST)) {
     // A skill package keeps its states in `states/`; a plain folder with a manifest has them beside it.
-    const states = join(dir, 'states');
-    const path = (await isDir(states)) ? states : dir;
-    return fromManifest(parseMapping(await readYaml(join(dir, MANIFEST))), basename(dir), path);
+    return fromManifest(parseMapping(await readYaml(join(dir, MANIFEST))), basename(dir), await statesFolder(dir));
   }
   return hasEntry(files) ? fromManifest({}, basename(dir), dir) : undefined;
 }

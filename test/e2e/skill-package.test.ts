@@ -3,7 +3,7 @@ import { mkdirSync, symlinkSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { execa } from 'execa';
-import { CLI, ROOT, Sandbox } from '../helpers/cli.js';
+import { CLI, ROOT, Sandbox, summary } from '../helpers/cli.js';
 
 const box = new Sandbox();
 after(() => box.remove());
@@ -42,5 +42,30 @@ describe('a skill package driven as its callers drive it', () => {
     assert.match(prompts[0]!, /^Plan for "rename the config loader" is in .*plan\.md: three steps/);
     assert.match(prompts[1]!, /^Noted in .*plan\.md\. Reply approve/);
     assert.match(String(r.stdout), /^implemented: rename the config loader \(plan .*\/\.raymond\/tasks\/approval-[0-9a-f]+\/main\/plan\.md\)$/);
+  });
+
+  it('raymond PACKAGE runs its states/ as serve does: it starts at states/1_START.sh, asks, and a resume finishes it', async () => {
+    const r = await box.run([PACKAGE, '--on-ask=pause', '--input', 'rename the loader']);
+    assert.equal(r.code, 2, r.stderr);
+    const out = JSON.parse(r.stdout) as { status: string; run_id: string; workflow: string; asking: { prompt: string } };
+    assert.equal(out.status, 'asking');
+    assert.equal(out.workflow, 'approval');
+    assert.match(out.run_id, /^approval-[0-9a-f]{8}$/, 'the run is named after the package, not states/');
+    assert.match(out.asking.prompt, /^Plan for "rename the loader" is in /);
+    assert.match(r.stderr, /\[main\] running 1_START\.sh/);
+    const done = await box.run(['--resume', out.run_id, '--input', 'approve', '--json']);
+    assert.equal(done.code, 0, done.stderr);
+    assert.match(summary(done).results.main ?? '', /^implemented: rename the loader \(plan /);
+  });
+
+  it('lint and diagram read the package as it runs: its three states, none of run.sh or SKILL.md', async () => {
+    const lint = await box.run(['lint', PACKAGE]);
+    assert.equal(lint.code, 0, lint.stderr + lint.stdout);
+    assert.equal(lint.stdout.trim(), `${PACKAGE}: 0 errors, 0 warnings in 3 states`);
+    const diagram = await box.run(['diagram', PACKAGE]);
+    assert.equal(diagram.code, 0, diagram.stderr);
+    assert.match(diagram.stdout, /start\(\("start"\)\)/);
+    assert.match(diagram.stdout, /1_START_sh\["1_START\.sh"\]/);
+    assert.doesNotMatch(diagram.stdout, /run_sh|SKILL/);
   });
 });
