@@ -4,10 +4,10 @@ import { DEFAULT_BUDGET_USD, DEFAULT_TIMEOUT_SECONDS, RUN_SETTINGS } from '../..
 import { SettingProblem, attributeName, type AnySetting } from '../../src/settings/setting.js';
 import { configTemplate } from '../../src/config/config-file.js';
 
-const entries = Object.entries(RUN_SETTINGS) as Array<[string, AnySetting]>;
+const entries = Object.entries(RUN_SETTINGS) as unknown as Array<[string, AnySetting]>;
 
 /** What a check says about a value: the line shown, or undefined when it takes it. */
-function problem(s: AnySetting, value: unknown): string | undefined {
+function problem(s: { check: (v: unknown) => unknown }, value: unknown): string | undefined {
   try {
     s.check(value);
     return undefined;
