@@ -8,6 +8,7 @@ import { EXIT } from './exit-codes.js';
 import { defaultStateDir } from './cli-context.js';
 import { dispatch, jsonError, usage, type CliResult } from './dispatch.js';
 import { ROOT_EXAMPLES, addRootOptions } from './root-options.js';
+import { DEFAULT_BUDGET_USD } from '../settings/run-settings-table.js';
 import type { CliFlags } from './settings.js';
 
 /** The package's version, read from package.json both from `src/` (tsx) and from `dist/src/`. */
@@ -157,7 +158,7 @@ export function buildProgram(result: CliResult): Command {
     .option('--workdir <dir>', "runs' default directory; a run's working_directory must be inside it")
     .option('--clean', 'move the unfinished runs of the pool to .raymond/serve-state/abandoned/<time>/ instead of resuming them')
     .option('--token <token>', 'the token requests must carry (Authorization: Bearer, or /login); "generate" makes one and prints it once; default $RAYMOND_SERVE_TOKEN')
-    .addOption(new Option('--budget <usd>', 'budget of runs whose request and manifest give none (default: the config\'s, else 10)').argParser(money))
+    .addOption(new Option('--budget <usd>', `budget of runs whose request and manifest give none (default: the config's, else ${DEFAULT_BUDGET_USD})`).argParser(money))
     .option('--dangerously-skip-permissions', "let the runs' Claude Code turns run any tool without asking (trusted workflows only)")
     .option('--claude-bin <path>', 'the Claude Code executable (default: claude on PATH)')
     .action(async (opts: import('./serve-command.js').ServeFlags) => {
