@@ -10,7 +10,7 @@ export function defaultStateDir(): string {
 }
 
 /** The config file that applies here, if any; its warnings go to stderr. */
-export function loadConfig(cwd: string): RunConfig {
+function loadConfig(cwd: string): RunConfig {
   const path = findConfigFile(cwd);
   if (!path) return {};
   const { values, queue, warnings } = readConfig(path);

@@ -34,7 +34,7 @@ const ACTION_OPTIONS: readonly ActionOption[] = [
 ];
 
 /** The heading of a group in `--help`. */
-export function groupHeading(group: HelpGroup): string {
+function groupHeading(group: HelpGroup): string {
   return `${group} options:`;
 }
 
