@@ -40,7 +40,7 @@ export const speedFactor = nonNegative('a number, 0 or more (0 = all at once)');
  * the default (from the table's constant), its choices, and its check as
  * the parser, so a flag and the config file refuse a value with one line.
  */
-export function settingOption(s: Setting<unknown>): Option {
+export function settingOption<T, V>(s: Setting<T, V>): Option {
   // A flag without a value is off unless given: its default says nothing.
   const shown = s.defaultText && s.flag!.includes('<') ? ` (default: ${s.defaultText})` : '';
   const option = new Option(s.flag!, `${s.help}${shown}`);
@@ -49,7 +49,7 @@ export function settingOption(s: Setting<unknown>): Option {
   return option.argParser((raw: string, previous: unknown) => {
     try {
       const value = s.check(s.fromFlag ? s.fromFlag(raw) : raw);
-      return s.repeatable ? (s.collect ? s.collect(value, previous) : [...((previous as unknown[] | undefined) ?? []), value]) : value;
+      return s.repeatable ? (s.collect ? s.collect(value, previous as T | undefined) : [...((previous as unknown[] | undefined) ?? []), value]) : value;
     } catch (err) {
       if (err instanceof SettingProblem) throw new InvalidArgumentError(err.message);
       throw err;

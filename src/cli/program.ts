@@ -1,14 +1,14 @@
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError, Option } from 'commander';
 import { RaymondError } from '../errors.js';
-import { DEFAULT_INSPECT_PORT, integer, money, speedFactor } from './options.js';
+import { DEFAULT_INSPECT_PORT, integer, money, settingOption, speedFactor } from './options.js';
 import type { DiagramOptions } from './diagram-command.js';
 import { runWorktrees } from './runs-command.js';
 import { EXIT } from './exit-codes.js';
 import { defaultStateDir } from './cli-context.js';
 import { dispatch, jsonError, usage, type CliResult } from './dispatch.js';
 import { ROOT_EXAMPLES, addRootOptions } from './root-options.js';
-import { DEFAULT_BUDGET_USD } from '../settings/run-settings-table.js';
+import { DEFAULT_BUDGET_USD, RUN_SETTINGS } from '../settings/run-settings-table.js';
 import type { CliFlags } from './settings.js';
 
 /** The package's version, read from package.json both from `src/` (tsx) and from `dist/src/`. */
@@ -95,7 +95,7 @@ export function buildProgram(result: CliResult): Command {
     .addOption(new Option('--budget <usd>', "no resolution turn once the run's cost plus merge's reaches this; 0 = unlimited (default: the run's budget)").argParser(money))
     .option('--delete-merged', 'delete the merged agent branches (and their fix branches)')
     .option('--state-dir <dir>', 'folder of state files (default: .raymond/state of the project)')
-    .option('--claude-bin <path>', 'the Claude Code executable (default: claude on PATH)')
+    .addOption(settingOption(RUN_SETTINGS.claude_bin))
     .option('--json', 'the report as JSON on stdout')
     .option('--quiet', 'no progress lines on stderr')
     .action(async (id: string, opts: Omit<import('./merge-command.js').MergeFlags, 'stateDir'> & { stateDir?: string }) => {
@@ -160,7 +160,7 @@ export function buildProgram(result: CliResult): Command {
     .option('--token <token>', 'the token requests must carry (Authorization: Bearer, or /login); "generate" makes one and prints it once; default $RAYMOND_SERVE_TOKEN')
     .addOption(new Option('--budget <usd>', `budget of runs whose request and manifest give none (default: the config's, else ${DEFAULT_BUDGET_USD})`).argParser(money))
     .option('--dangerously-skip-permissions', "let the runs' Claude Code turns run any tool without asking (trusted workflows only)")
-    .option('--claude-bin <path>', 'the Claude Code executable (default: claude on PATH)')
+    .addOption(settingOption(RUN_SETTINGS.claude_bin))
     .action(async (opts: import('./serve-command.js').ServeFlags) => {
       const { serveCommand } = await import('./serve-command.js');
       result.exitCode = await serveCommand(opts, packageVersion());
@@ -184,7 +184,7 @@ export function buildProgram(result: CliResult): Command {
     .option('--name <name>', 'name shown by raymond workers (default: host-pid)')
     .option('--workdir <dir>', "this machine's checkout of the project: the run's project folder maps onto it (default: the current folder)")
     .option('--queue-secret-file <file>', 'the file holding the shared secret (default: $RAYMOND_QUEUE_SECRET)')
-    .option('--claude-bin <path>', 'the Claude Code executable (default: claude on PATH)')
+    .addOption(settingOption(RUN_SETTINGS.claude_bin))
     .action(async (opts: import('./worker-command.js').WorkerFlags) => {
       const { workerCommand } = await import('./worker-command.js');
       result.exitCode = await workerCommand(opts);
