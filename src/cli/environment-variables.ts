@@ -1,5 +1,5 @@
 /** Who meets an environment variable: Raymond reads it, or gives it to the scripts (and hooks) it runs. */
-export type EnvironmentUse = 'read' | 'scripts' | 'hooks';
+type EnvironmentUse = 'read' | 'scripts' | 'hooks';
 
 /** One environment variable of the reference. */
 export interface EnvironmentVariable {

@@ -20,7 +20,7 @@ export const DEFAULT_BUDGET_USD = 10;
 /** The default `--push-remote`. */
 export const DEFAULT_PUSH_REMOTE = 'origin';
 /** Claude Code's permission mode when permissions are not skipped. */
-export const DEFAULT_PERMISSION_MODE = 'acceptEdits';
+const DEFAULT_PERMISSION_MODE = 'acceptEdits';
 
 /** Every effort a run-wide setting may give: Claude Code's and pi's; the workflow's backend decides when it starts. */
 const RUN_EFFORTS: readonly string[] = [...new Set<string>([...EFFORTS, ...PI_THINKING])];
