@@ -24,6 +24,7 @@ const LAYERS = [
   ['src/claude', 'src/pi'],
   ['src/backends'],
   ['src/queue'],
+  ['src/settings'],
   ['src/config', 'src/analysis', 'src/runtime', 'src/merge'],
   ['src/serve'],
   ['src/cli'],

@@ -1,11 +1,10 @@
-import { loadWorkflowGraph } from './workflow-graph.js';
+import type { WorkflowGraph } from './workflow-graph.js';
 
 /**
  * The states of a workflow that can ask a question: an `<ask>` in their
  * prompt or script, or an `ask` entry in their `allowed_transitions`. Read
- * without running anything, as lint reads them.
+ * from its graph, without running anything, as lint reads them.
  */
-export async function statesThatAsk(path: string): Promise<string[]> {
-  const graph = await loadWorkflowGraph(path);
+export function statesThatAsk(graph: WorkflowGraph): string[] {
   return graph.nodes.filter((n) => n.textTags.some((t) => t.tag === 'ask') || (n.policy.allowed ?? []).some((e) => e.tag === 'ask')).map((n) => n.file);
 }

@@ -107,6 +107,23 @@ export interface WorkflowGraph {
  */
 export async function loadWorkflowGraph(path: string, opts: OpenOptions = {}): Promise<WorkflowGraph> {
   const { scope, entries, entryProblem, base } = await openForAnalysis(path, opts);
+  try {
+    return await graphOf(scope, path, entries, base, entryProblem, opts);
+  } finally {
+    await scope.dispose();
+  }
+}
+
+/**
+ * The graph of a workflow a run already opened (and will dispose of): a
+ * run that checks for asks or draws its diagram reads the scope it runs,
+ * rather than opening (for a zip: reading, hashing, extracting) it again.
+ */
+export function scopeGraph(scope: Scope, path: string): Promise<WorkflowGraph> {
+  return graphOf(scope, path, [scope.ref.entry], scope.ref.kind === 'file' ? dirname(path) : path, undefined, {});
+}
+
+async function graphOf(scope: Scope, path: string, entries: string[], base: string, entryProblem: WorkflowGraph['entryProblem'], opts: OpenOptions): Promise<WorkflowGraph> {
   const others = new ScopeSet(scope, opts.platform);
   try {
     const nodes: WorkflowNode[] = [];
@@ -121,7 +138,6 @@ export async function loadWorkflowGraph(path: string, opts: OpenOptions = {}): P
     return { name: scope.name, path, entries, ...(entryProblem ? { entryProblem } : {}), nodes, display };
   } finally {
     await others.dispose();
-    await scope.dispose();
   }
 }
 

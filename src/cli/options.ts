@@ -1,15 +1,5 @@
-import { availableParallelism } from 'node:os';
-import { InvalidArgumentError } from 'commander';
-import { isRunModel, MODEL_CHOICES } from '../claude/claude-argv.js';
-import { runNameProblem } from '../config/config-file.js';
-import { notifyUrlProblem } from '../notify/hook-spec.js';
-import { splitCommand } from '../notify/split-command.js';
-
-/** Default step parallelism: one per core, at least two. */
-export const DEFAULT_MAX_PARALLEL = Math.max(2, availableParallelism());
-/** `--max-parallel` of a queued run when neither the flag nor the config gives one: the workers' --concurrency limits it. */
-export const QUEUE_MAX_PARALLEL = 1000;
-export const DEFAULT_TIMEOUT_SECONDS = 600;
+import { InvalidArgumentError, Option } from 'commander';
+import { SettingProblem, type Setting } from '../settings/setting.js';
 
 /** Port of the inspector relay (`@statelyai/inspect`'s own default). */
 export const DEFAULT_INSPECT_PORT = 8080;
@@ -23,8 +13,6 @@ export function integer(min: number, max = Number.MAX_SAFE_INTEGER) {
   };
 }
 
-export const DEFAULT_BUDGET_USD = 10;
-
 /** Commander parser for a finite number, 0 or more; `expected` says what it is in the error. */
 function nonNegative(expected: string) {
   return (value: string): number => {
@@ -34,33 +22,11 @@ function nonNegative(expected: string) {
   };
 }
 
-/**
- * Commander parser for `--model`: a Claude alias or full name, or a pi
- * model (`provider/id`); which of them the workflow's backend takes is
- * checked when the run starts.
- */
-export function modelName(value: string): string {
-  if (!isRunModel(value)) throw new InvalidArgumentError(`expected ${MODEL_CHOICES}, or a pi model (provider/id)`);
-  return value;
-}
-
-/** Commander parser for `--name`: a one-line label. */
-export function runName(value: string): string {
-  const problem = runNameProblem(value);
-  if (problem) throw new InvalidArgumentError(`the label ${problem}`);
-  return value;
-}
-
 /** Commander parser for `--answer ASK_ID=TEXT`, repeatable: the pairs in the order given. */
 export function answerPair(value: string, previous: Array<{ askId: string; text: string }> = []): Array<{ askId: string; text: string }> {
   const eq = value.indexOf('=');
   if (eq <= 0) throw new InvalidArgumentError('expected ASK_ID=TEXT (the ask id as --status or the exit-2 JSON shows it)');
   return [...previous, { askId: value.slice(0, eq), text: value.slice(eq + 1) }];
-}
-
-/** Commander parser for `--disallowed-tools`: names separated by commas (a name may hold spaces: `Bash(git *)`); empty: none. */
-export function toolList(value: string): string[] {
-  return value.split(',').map((t) => t.trim()).filter((t) => t !== '');
 }
 
 /** Commander parser for a non-negative amount of dollars. */
@@ -69,15 +35,25 @@ export const money = nonNegative('an amount in USD, 0 or more (0 = unlimited)');
 /** Commander parser for a speed factor: a number, 0 or more. */
 export const speedFactor = nonNegative('a number, 0 or more (0 = all at once)');
 
-/** Commander parser for `--notify CMD` (repeatable): each command line split into argv, as a shell splits words but expanding nothing. */
-export function notifyCommand(value: string, previous: string[][] | undefined): string[][] {
-  const split = splitCommand(value);
-  if (!split.ok) throw new InvalidArgumentError(`the command ${split.problem}`);
-  return [...(previous ?? []), split.argv];
-}
-
-/** Commander parser for `--notify-url URL` (repeatable): http or https only. */
-export function notifyUrl(value: string, previous: string[] | undefined): string[] {
-  if (notifyUrlProblem(value) !== undefined) throw new InvalidArgumentError('expected an http: or https: URL');
-  return [...(previous ?? []), value];
+/**
+ * Commander's option for a setting of the table: its flag, its help with
+ * the default (from the table's constant), its choices, and its check as
+ * the parser, so a flag and the config file refuse a value with one line.
+ */
+export function settingOption<T, V>(s: Setting<T, V>): Option {
+  // A flag without a value is off unless given: its default says nothing.
+  const shown = s.defaultText && s.flag!.includes('<') ? ` (default: ${s.defaultText})` : '';
+  const option = new Option(s.flag!, `${s.help}${shown}`);
+  // Commander lists the choices after the help, unless the help already names every one.
+  if (s.choices && !s.choices.every((c) => s.help.includes(c))) option.choices(s.choices);
+  if (!s.flag!.includes('<') || s.flagCheckedLater) return option;
+  return option.argParser((raw: string, previous: unknown) => {
+    try {
+      const value = s.check(s.fromFlag ? s.fromFlag(raw) : raw);
+      return s.repeatable ? (s.collect ? s.collect(value, previous as T | undefined) : [...((previous as unknown[] | undefined) ?? []), value]) : value;
+    } catch (err) {
+      if (err instanceof SettingProblem) throw new InvalidArgumentError(err.message);
+      throw err;
+    }
+  });
 }

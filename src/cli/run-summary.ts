@@ -1,5 +1,6 @@
 import type { RunEvent } from '../../machines/run-events.js';
-import type { RunProgress } from '../runtime/run-progress.js';
+import type { RunOutcome } from '../runtime/compose-run.js';
+import type { PermissionDenial, RunProgress } from '../runtime/run-progress.js';
 import { duration } from './text-layout.js';
 
 /** The event a run ends with. */
@@ -41,4 +42,53 @@ export function summaryLine(finished: RunFinished, progress: RunProgress, interr
   const n = progress.denials.length;
   const denied = n > 0 ? `; ${n} tool call${n === 1 ? '' : 's'} denied` : '';
   return `run ${finished.workflowId} ${status}: ${steps} in ${elapsed(finished.elapsedMs)}; agents ${agents.join(', ')}${denied}; cost $${finished.totalCostUsd.toFixed(4)} of ${budget}`;
+}
+
+/** The object `--json` prints: the run's id, status, cost, results and denials, its error and worktrees when it has them. */
+export function jsonSummary(outcome: Partial<RunOutcome> & { status: string; error?: string }, denials: readonly PermissionDenial[] = []): Record<string, unknown> {
+  const out: Record<string, unknown> = {
+    workflow_id: outcome.workflowId ?? null,
+    status: outcome.status,
+    total_cost_usd: outcome.totalCostUsd ?? 0,
+    results: outcome.results ?? {},
+    permission_denials: denials,
+  };
+  if (outcome.error !== undefined) out.error = outcome.error;
+  if (outcome.worktrees?.length) {
+    out.worktrees = outcome.worktrees.map(worktreeJson);
+    const pool = outcome.worktreePool;
+    if (pool) out.worktree_pool = { created: pool.created, reused: pool.reused, peak_alive: pool.peakAlive };
+  }
+  return out;
+}
+
+function worktreeJson(w: RunOutcome['worktrees'][number]) {
+  return {
+    agent: w.agent, branch: w.branch, base: w.base, mode: w.mode ?? 'off', sparse: w.sparse ?? null, path: w.path ?? null,
+    commits: w.commits ?? null, diffstat: w.diffstat ?? null, dirty: w.dirty ?? null, saved: w.saved ?? null, removed: w.removed ?? false,
+    ...(w.pushed ? { pushed: w.pushed } : {}),
+  };
+}
+
+const pooledRef = (w: RunOutcome['worktrees'][number]) => w.mode === 'keep-ignored' || w.mode === 'clean';
+
+/** The head of the worktree summary: what the pool cost, when there was one. */
+export function worktreeHeader(outcome: Pick<RunOutcome, 'worktrees' | 'worktreePool'>): string {
+  const pool = outcome.worktreePool;
+  if (!outcome.worktrees.some(pooledRef) || pool.peakAlive === 0) return 'worktrees:';
+  return `worktrees (${outcome.worktrees.length} branches; pooled folders: at most ${pool.peakAlive} alive, ${pool.created} checked out, reused ${pool.reused} times):`;
+}
+
+/** One line per worktree: branch, commits and diffstat, or what became of it (`merged`: where `raymond merge` took each agent's branch). */
+export function worktreeLines(worktrees: RunOutcome['worktrees'], merged: ReadonlyMap<string, string> = new Map()): string[] {
+  return worktrees.map((w) => {
+    if (w.removed) return `  ${w.agent}: ${w.branch} had no changes; ${pooledRef(w) ? 'branch deleted' : 'worktree and branch removed'}`;
+    if (w.commits === undefined) return `  ${w.agent}: ${w.branch} ${w.path === undefined ? '(not started)' : `(still working) at ${w.path}`}`;
+    const changes = w.diffstat ? `, ${w.diffstat}` : '';
+    const left = w.saved ? `; it left uncommitted work, saved as commit ${w.saved.slice(0, 10)}` : w.dirty ? ', uncommitted changes' : '';
+    // A pooled folder went on to another agent, or the folder is on a worker: the branch is where the work is.
+    const where = w.pushed ? `; pushed to ${w.pushed}` : pooledRef(w) ? '' : ` at ${w.path}`;
+    const into = merged.has(w.agent) ? `; merged into ${merged.get(w.agent)}` : '';
+    return `  ${w.agent}: ${w.branch}: ${w.commits} commit${w.commits === 1 ? '' : 's'}${changes}${left}${where}${into}`;
+  });
 }

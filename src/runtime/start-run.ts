@@ -35,6 +35,8 @@ export interface StartRequest extends CommonRequest {
   settings: RunSettings;
   /** `--continue-session`: the main agent's first markdown turn branches from the user's newest session in `cwd`. */
   continueSession?: boolean | undefined;
+  /** `path` already opened by the caller, who disposes of it: the workflow is opened once per command. */
+  scope?: Scope | undefined;
 }
 
 export interface ResumeRequest extends CommonRequest {
@@ -90,7 +92,7 @@ async function checkGrants(scope: Scope, settings: RunSettings, backend: AgentBa
 
 /** Starts a new run of the workflow at `req.path`. */
 export async function startWorkflow(req: StartRequest): Promise<RunOutcome> {
-  const scope = await openScope(req.path);
+  const scope = req.scope ?? (await openScope(req.path));
   try {
     const fingerprints = await scope.fingerprints();
     await checkBackend(scope, [scope.ref.entry], req.settings, req.markdown);
@@ -122,7 +124,7 @@ export async function startWorkflow(req: StartRequest): Promise<RunOutcome> {
       release();
     }
   } finally {
-    await scope.dispose();
+    if (!req.scope) await scope.dispose();
   }
 }
 

@@ -76,7 +76,7 @@ describe('.raymond/config.toml', () => {
 
   it('an invalid file names the file, the key and the expected value', async () => {
     const cases: Array<[string, RegExp]> = [
-      ['[raymond]\nbudget = "lots"\n', /config\.toml: raymond\.budget = "lots": expected a number of USD, 0 or more$/m],
+      ['[raymond]\nbudget = "lots"\n', /config\.toml: raymond\.budget = "lots": expected an amount in USD, 0 or more \(0 = unlimited\)$/m],
       ['[raymond]\nmodel = "gpt"\n', /raymond\.model = "gpt": expected opus, sonnet, haiku or a full model name \(claude-\.\.\.\)/],
       ['[raymond\nbudget = 1\n', /config\.toml: not valid TOML/],
       ['raymond = 5\n', /config\.toml: raymond = 5: expected the table \[raymond\], with the options under it$/m],
