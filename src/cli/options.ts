@@ -44,8 +44,8 @@ export function settingOption<T, V>(s: Setting<T, V>): Option {
   // A flag without a value is off unless given: its default says nothing.
   const shown = s.defaultText && s.flag!.includes('<') ? ` (default: ${s.defaultText})` : '';
   const option = new Option(s.flag!, `${s.help}${shown}`);
-  // Commander lists the choices after the help, unless the help already names every one.
-  if (s.choices && !s.choices.every((c) => s.help.includes(c))) option.choices(s.choices);
+  // The choices are also what shell completion offers (completion-model.ts reads them from the option).
+  if (s.choices) option.choices(s.choices);
   if (!s.flag!.includes('<') || s.flagCheckedLater) return option;
   return option.argParser((raw: string, previous: unknown) => {
     try {
