@@ -56,6 +56,7 @@ function usageErrors(command: Command, name: string): Command {
   return command.exitOverride((err: CommanderError) => {
     if (err.exitCode === 0) throw err;
     // A value quoted back may hold a newline: escaped, the message stays one line.
+    // eslint-disable-next-line no-control-regex
     const message = err.message.replace(/^error: /, '').replace(/[\u0000-\u001f]/g, (c) => JSON.stringify(c).slice(1, -1));
     throw new RaymondError('ERR_USAGE', `${message} (run ${name} --help for usage)`);
   });

@@ -198,7 +198,7 @@ function readSubTable<T>(name: string, keys: Record<string, { check: Check; expe
 export function readConfig(path: string): ConfigFile {
   let data: Record<string, unknown>;
   try {
-    data = parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
+    data = parse(readFileSync(path, 'utf8'));
   } catch (err) {
     const first = errorMessage(err).split('\n')[0];
     throw new RaymondError('ERR_CONFIG', `not valid TOML: ${first}`, { file: path });
@@ -226,7 +226,7 @@ export function readConfig(path: string): ConfigFile {
     if (problem !== undefined) throw new RaymondError('ERR_CONFIG', `raymond.${key} = ${shown(value)}: ${problem}`, { file: path });
     out[key] = value;
   }
-  return { values: out as ConfigValues, serve, queue, warnings, serveWarnings };
+  return { values: out, serve, queue, warnings, serveWarnings };
 }
 
 /** The template `raymond --init-config` writes: every key, commented out and explained. */
