@@ -1,11 +1,14 @@
 #!/usr/bin/env node
-// Bundles the CLI after tsc: dist/src/cli/main.js and everything it imports
-// become one file (plus chunks for what is loaded only when used: lint,
-// diagram, the inspector, the YAML-reading language tasks). Loading some
-// ninety modules and the dependencies' hundred more one by one took most of
-// a short run's start (README, Benchmarks). The spawner process and the
-// parse/render worker keep their own unbundled entries (tsc's output), as
-// does piscina, which finds its worker file beside itself.
+// Bundles the three entries after tsc: the CLI (dist/src/cli/main.js), the
+// spawner process (dist/src/executors/spawner.main.js) and the parse/render
+// worker (dist/src/language/language.worker.js) each become one file over
+// tsc's, sharing chunks (dist/src/cli/chunk-*.js) for the code they have in
+// common and for what the CLI loads only when used (lint, diagram, the
+// inspector). Loading some ninety modules and the dependencies' hundred more
+// one by one took most of a short run's start (README, Benchmarks), and with
+// every dependency inside the bundle an install needs no other package.
+// Piscina finds its own worker file beside itself (`__dirname/worker.js`): it
+// is bundled as dist/src/cli/worker.js, next to the chunk that holds piscina.
 //
 // The pages' scripts (src/web/client/*.ts, browser code that tsc only
 // checks) are bundled first, one classic script per page, and the CLI's
@@ -14,10 +17,12 @@
 // inline them: an installed package reads no file for them.
 import { build } from 'esbuild';
 import { chmodSync, readdirSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { basename } from 'node:path';
 
-const cli = new URL('../dist/src/cli/', import.meta.url).pathname;
-// The chunks of an earlier bundle; tsc's own files in this folder are the input.
+const src = new URL('../dist/src/', import.meta.url).pathname;
+const cli = `${src}cli/`;
+// The chunks of an earlier bundle; tsc's own files are the input.
 for (const name of readdirSync(cli)) if (name.startsWith('chunk-')) rmSync(cli + name);
 
 const { clientBuildOptions } = await import('../dist/src/web/client-scripts.js');
@@ -37,17 +42,28 @@ const clientScripts = {
   },
 };
 
+// piscina exports only its entry: its worker file sits beside it.
+const piscinaWorker = createRequire(import.meta.url).resolve('piscina').replace(/[^/]+$/, 'worker.js');
+const entries = ['cli/main', 'executors/spawner.main', 'language/language.worker'];
 await build({
-  entryPoints: { main: `${cli}main.js` },
-  outdir: cli,
+  entryPoints: [
+    ...entries.map((name) => ({ in: `${src}${name}.js`, out: name })),
+    { in: piscinaWorker, out: 'cli/worker' },
+  ],
+  outdir: src,
   allowOverwrite: true,
   bundle: true,
+  // Minified, the bundle and its dependencies fit a 3 MB install; names are kept for the libraries that read
+  // a class's or a function's name (error names, stack traces in a bug report).
+  minify: true,
+  keepNames: true,
   splitting: true,
   format: 'esm',
   platform: 'node',
   target: 'node20',
-  chunkNames: 'chunk-[hash]',
-  external: ['piscina'],
+  chunkNames: 'cli/chunk-[hash]',
+  // Piscina's worker loads this native module only for a `niceIncrement` Raymond does not set, and goes on without it.
+  external: ['@napi-rs/nice'],
   plugins: [clientScripts],
   // Bundled CommonJS dependencies call require() for Node's own modules, and write-file-atomic names its temporary files from __filename.
   banner: {
@@ -64,5 +80,5 @@ await build({
 // Else the bundle would build the scripts from a source tree an installed package does not have.
 if (!replaced) throw new Error('bundle: src/web/client-scripts.ts was not replaced by the built page scripts');
 chmodSync(`${cli}main.js`, 0o755);
-// tsc's map describes the file the bundle replaced.
-rmSync(`${cli}main.js.map`, { force: true });
+// tsc's maps describe the files the bundle replaced.
+for (const name of entries) rmSync(`${src}${name}.js.map`, { force: true });

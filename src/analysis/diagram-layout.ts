@@ -63,7 +63,7 @@ export function layoutDiagram(model: DiagramModel, size: (node: DiagramNode) => 
     chain.push(bottom);
     return back.has(i) ? chain.reverse() : chain;
   });
-  const segments = chains.flatMap((c) => c.slice(1).map((v, k) => (vLayer[v]! > vLayer[c[k]!]! ? [c[k]!, v] : [v, c[k]!]) as [number, number]));
+  const segments = chains.flatMap((c) => c.slice(1).map((v, k): [number, number] => (vLayer[v]! > vLayer[c[k]!]! ? [c[k]!, v] : [v, c[k]!])));
   const rows = orderRows(vLayer, segments, topo);
   const xs = placeRows(rows, widths, loopRoom(links, widths.length), segments);
   const ys = vLayer.map((row) => MARGIN + 30 + row * ROW_STEP);
@@ -217,8 +217,8 @@ function route(link: DiagramLink, chain: number[], back: boolean, nodes: PlacedN
   pts[0] = back ? { x: box.x + box.width / 2, y: box.y + shift } : { x: box.x + shift, y: box.y + box.height / 2 };
   pts[pts.length - 1] = back ? { x: end.x + end.width / 2, y: end.y + shift } : { x: end.x + shift, y: end.y - end.height / 2 };
   const dir = back ? -1 : 1;
-  let path = `M${pts[0]!.x},${pts[0]!.y}`;
-  let labelAt = pts[0]!;
+  let path = `M${pts[0].x},${pts[0].y}`;
+  let labelAt = pts[0];
   for (let i = 1; i < pts.length; i++) {
     const [p, q] = [pts[i - 1]!, pts[i]!];
     const k = Math.max(25, Math.abs(q.y - p.y) / 2);

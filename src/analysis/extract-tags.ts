@@ -35,6 +35,7 @@ const SHELL_EXPANSION = new RegExp(
 // Comment lines describe tags ("# <call> pushes a frame") without printing them.
 const COMMENT_LINE = /^[ \t]*#.*$/gm;
 // Masked expansions become \0N\0: no character of a state name or of the tag syntax.
+// eslint-disable-next-line no-control-regex
 const MASK = /\u0000(\d+)\u0000/g;
 
 /** Whether a value written in a frontmatter policy holds a template placeholder. */

@@ -176,7 +176,7 @@ export class StreamReader {
       case 'system':
         if (msg.subtype === 'permission_denied') this.denied(msg.tool_use_id, msg.tool_name, undefined);
         // Claude Code retries a refused key ten times over minutes: the first retry says enough.
-        else if (msg.subtype === 'api_retry' && msg.error === 'authentication_failed') this.fail('auth', `the API refused the key (HTTP ${String(msg.error_status ?? 401)})`);
+        else if (msg.subtype === 'api_retry' && msg.error === 'authentication_failed') this.fail('auth', `the API refused the key (HTTP ${typeof msg.error_status === 'number' ? msg.error_status : 401})`);
         return;
     }
   }

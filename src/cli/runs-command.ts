@@ -153,7 +153,7 @@ export async function runWorktrees(stateDir: string, id: string, opts: { prune: 
     }
   }
   const checkouts = new Map<string, Map<string, string>>();
-  for (const repo of repos) checkouts.set(repo, existsSync(repo) ? await checkedOut(repo) : new Map());
+  for (const repo of repos) checkouts.set(repo, existsSync(repo) ? await checkedOut(repo) : new Map<string, string>());
   const rows = [];
   for (const { agent, w } of refs) {
     const removed = w.removed === true;

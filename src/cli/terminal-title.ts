@@ -20,6 +20,7 @@ export function createTerminalTitle(stream: { write(text: string): unknown }): (
     // A run with a --name says which run it is: `ray: nightly: START`.
     if (e.type === 'run.started') label = e.name ? `${e.name}: ` : '';
     if (e.type !== 'step.started') return;
+    // eslint-disable-next-line no-control-regex
     const title = `ray: ${label}${stateStem(e.state)}`.replace(/[\u0000-\u001f\u007f-\u009f]/g, '');
     if (title === last) return;
     last = title;

@@ -78,7 +78,7 @@ function describeExit(exit: SpawnerExit): string {
  * after a crash of the orchestrator).
  */
 export function createSpawnerPool(options: { size?: number; nodeFlags?: readonly string[] } = {}): SpawnerPool {
-  const slots: Array<Slot | undefined> = new Array(Math.max(1, options.size ?? availableParallelism())).fill(undefined);
+  const slots: Array<Slot | undefined> = new Array<Slot | undefined>(Math.max(1, options.size ?? availableParallelism())).fill(undefined);
   // Replies find their step by id in constant time, however many steps are in flight.
   const byId = new Map<number, Pending>();
   let nextId = 1;
@@ -213,7 +213,7 @@ export function createSpawnerPool(options: { size?: number; nodeFlags?: readonly
     },
     async close() {
       closed = true;
-      await Promise.all(slots.map((slot) => slot?.link.close()));
+      await Promise.all(slots.flatMap((slot) => (slot ? [slot.link.close()] : [])));
     },
     stats() {
       const spawners = slots.flatMap((slot) => (slot ? [{ pid: slot.link.pid, inFlight: slot.pending.size }] : []));

@@ -125,7 +125,7 @@ export async function openInspection(opts: InspectOptions): Promise<Inspection> 
       if (agent !== undefined && !only.test(agent)) return;
     }
     if (event.type === '@xstate.snapshot') {
-      inspector.inspect.next?.({ ...event, snapshot: plainSnapshot(event.snapshot as unknown as Record<string, unknown>, opts.full) } as unknown as InspectionEvent);
+      inspector.inspect.next?.({ ...event, snapshot: plainSnapshot(event.snapshot, opts.full) } as unknown as InspectionEvent);
     } else if (event.type === '@xstate.actor') {
       // The library reads the new actor's whole snapshot, a step's input (prompt, attributes) included.
       const ref = event.actorRef as unknown as ActorLike & { id: string; sessionId: string; logic: unknown; getSnapshot(): Record<string, unknown> };

@@ -43,6 +43,8 @@ export async function startRelay(port: number, option: { name: string; choose: s
   const listen = Server.prototype.listen;
   let server: Server | undefined;
   Server.prototype.listen = function (this: Server, ...args: unknown[]) {
+    // The patched listen records which server the library made: it is called as that server's method.
+    // eslint-disable-next-line @typescript-eslint/no-this-alias
     server = this;
     const cb = args.find((a) => typeof a === 'function');
     return (listen as (...a: unknown[]) => Server).call(this, args[0], '127.0.0.1', cb);

@@ -49,7 +49,7 @@ function toolList(value: unknown, key: string, fail: (message: string) => never)
   else return fail(usage);
   return items.map((item) => {
     if (typeof item !== 'string' || item.trim() === '') fail(`${usage}; ${JSON.stringify(item)} is not one`);
-    return (item as string).trim();
+    return item.trim();
   });
 }
 
@@ -85,7 +85,7 @@ export function mcpServerMap(value: unknown, fail: (message: string) => never): 
   const servers = isMapping(value.mcpServers) && Object.keys(value).length === 1 ? value.mcpServers : value;
   for (const [name, server] of Object.entries(servers)) {
     if (!isMapping(server)) fail(`mcp_servers.${name} must be a mapping like { command: ..., args: [...] } or { url: ... }`);
-    const s = server as Record<string, unknown>;
+    const s = server;
     const command = typeof s.command === 'string' && s.command.trim() !== '';
     const url = typeof s.url === 'string' && s.url.trim() !== '';
     if (!command && !url) fail(`mcp_servers.${name} has neither command nor url`);
@@ -103,7 +103,7 @@ export function mcpServerMap(value: unknown, fail: (message: string) => never): 
 export function readGrantKey(grant: Grant, key: GrantKey, value: unknown, fail: (message: string) => never): void {
   const text = (what: string): string => {
     if (typeof value !== 'string' || value.trim() === '') fail(`${key} must be ${what}`);
-    return value as string;
+    return value;
   };
   switch (key) {
     case 'tools':
@@ -120,7 +120,7 @@ export function readGrantKey(grant: Grant, key: GrantKey, value: unknown, fail: 
       return;
     case 'mcp_inherit':
       if (typeof value !== 'boolean') fail(`mcp_inherit must be true or false, not ${JSON.stringify(value)}`);
-      grant.mcpInherit = value as boolean;
+      grant.mcpInherit = value;
       return;
     case 'append_system_prompt':
       grant.appendSystemPrompt = text('text, or @FILE relative to the workflow');

@@ -1,7 +1,7 @@
 import { RaymondError } from '../errors.js';
 import { isWorkflowTag, nextOpenTag, type OpenTag, type TagName } from './tag-scanner.js';
 
-export { TRANSITION_TAGS, WORKFLOW_TAGS, isWorkflowTag, type TagName, type WorkflowTagName } from './tag-scanner.js';
+export { TRANSITION_TAGS, isWorkflowTag, type TagName } from './tag-scanner.js';
 
 /** One transition tag as written in an output. */
 export interface ParsedTag {

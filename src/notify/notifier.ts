@@ -61,7 +61,7 @@ export function createNotifier(options: NotifierOptions): Notifier {
   async function deliver(hook: Hook, json: string): Promise<void> {
     let reason: string | undefined;
     for (let attempt = 0; attempt <= delays.length; attempt++) {
-      if (attempt > 0) await sleep(delays[attempt - 1]!, undefined, { signal: giveUp.signal }).catch(() => {});
+      if (attempt > 0) await sleep(delays[attempt - 1], undefined, { signal: giveUp.signal }).catch(() => {});
       if (giveUp.signal.aborted) return;
       reason = await hook.attempt(json, { timeoutMs, signal: giveUp.signal }).catch((err: unknown) => (err instanceof Error ? err.message : String(err)));
       if (reason === undefined || giveUp.signal.aborted) return;

@@ -181,7 +181,7 @@ export async function startWorker(o: WorkerOptions): Promise<{ close: () => Prom
       throw refuse(o, bull.id, 'its signature does not match the shared secret (a forged or altered job, or one signed with another secret)');
     }
     const ran = `${job.id} ${job.nonce}`;
-    if (active.has(bull.id!)) return later(bull, token, claimMs);
+    if (active.has(bull.id)) return later(bull, token, claimMs);
     if (started.has(ran)) throw refuse(o, bull.id, 'it ran already (a copy put back in the queue)');
     const now = await redisNow(redis);
     if (job.expires < now) throw refuse(o, bull.id, `it expired ${Math.round((now - job.expires) / 1000)} s ago (a copy put back in the queue after its run stopped waiting for it)`);
@@ -193,7 +193,7 @@ export async function startWorker(o: WorkerOptions): Promise<{ close: () => Prom
     started.set(ran, job.expires);
     const ac = new AbortController();
     lastJob.set(job.run, Date.now());
-    active.set(bull.id!, { ac, job });
+    active.set(bull.id, { ac, job });
     figures.active = active.size;
     const events: RunEvent[] = [];
     let flushing: Promise<unknown> = Promise.resolve();
@@ -220,7 +220,7 @@ export async function startWorker(o: WorkerOptions): Promise<{ close: () => Prom
       flush();
       await flushing;
       await finishClaim(redis, job.id, job.nonce).catch(() => undefined);
-      active.delete(bull.id!);
+      active.delete(bull.id);
       figures.active = active.size;
     }
   };

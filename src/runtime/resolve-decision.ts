@@ -94,11 +94,11 @@ export async function resolveDecision(decision: Decision, input: StepInput, deps
       return { ...decision, target: r(decision.target), returnTo: r(decision.returnTo) };
     case 'fork': {
       const next = r(decision.next);
-      const callees = await Promise.all(decision.workers.map((w) => (w.workflow ? openCallee(w.workflow, agent, deps, 'fork-workflow', where) : undefined)));
+      const callees = await Promise.all(decision.workers.map((w) => (w.workflow ? openCallee(w.workflow, agent, deps, 'fork-workflow', where) : Promise.resolve(undefined))));
       const targets = decision.workers.map((w, i) => callees[i]?.entry ?? r(w.target));
       // A workflow's worker is named after the workflow (main_other1), a state's after the state.
       const names = nameWorkers(agent.id, input.forkCount, decision.workers.map((w, i) => callees[i]?.workflow.name ?? targets[i]!));
-      const workers = decision.workers.map((w, i) => ({ ...w, id: names[i]!, target: targets[i]!, ...(callees[i] ? { workflow: callees[i]!.workflow, input: rendered(w.input) } : {}) }));
+      const workers = decision.workers.map((w, i) => ({ ...w, id: names[i]!, target: targets[i]!, ...(callees[i] ? { workflow: callees[i].workflow, input: rendered(w.input) } : {}) }));
       for (const w of workers) {
         w.taskFolder = w.inheritTask ? { path: deps.tasks.of(agent), number: 0 } : { path: deps.tasks.path(w.id, 1), number: 1 };
         if (w.worktree) w.created = await plan(w.id, w.worktree);

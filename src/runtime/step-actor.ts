@@ -62,6 +62,8 @@ export function createRunStep(deps: StepDependencies) {
       const result = await (isMarkdown(step.record.state) ? runMarkdownStep(deps, step, where, signal) : runScriptStep(deps, step, where, signal));
       return acquired ? { ...result, acquired } : result;
     } catch (err) {
+      // The machine receives the failure as plain data (it is stored in the state file), not as an Error.
+      // eslint-disable-next-line @typescript-eslint/only-throw-error
       throw toStepFailure(err);
     }
   });

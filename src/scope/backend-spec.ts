@@ -70,7 +70,7 @@ export function parseBackend(value: unknown, file: string): BackendSpec | undefi
   }
   const exclusive = ['tools', 'no_tools', 'no_builtin_tools'].filter((k) => out[k] !== undefined && out[k] !== false);
   if (exclusive.length > 1) bad(`options ${exclusive.join(' and ')} exclude each other`);
-  return { name: 'pi', options: out as PiOptions };
+  return { name: 'pi', options: out };
 }
 
 /**

@@ -44,7 +44,7 @@ export async function downloadBytes(url: string, limits: DownloadLimits): Promis
     const chunks: Buffer[] = [];
     let total = 0;
     // Leaving the loop by a throw cancels the body, so a server streaming on is cut off at the cap.
-    for await (const chunk of res.body ?? []) {
+    for await (const chunk of (res.body ?? []) as AsyncIterable<Uint8Array>) {
       total += chunk.length;
       if (total > limits.maxBytes) tooBig();
       chunks.push(Buffer.from(chunk));

@@ -6,7 +6,6 @@ import { GRANT_KEYS } from '../language/grant.js';
 
 /** Script keys of a state, in the order their virtual files are listed. */
 export const SCRIPT_KEYS = ['sh', 'ps1', 'bat'] as const;
-export type ScriptKey = (typeof SCRIPT_KEYS)[number];
 
 /** Policy keys of a markdown state: they become its synthesized frontmatter, in this order. */
 export const POLICY_KEYS = ['allowed_transitions', 'model', 'effort', 'timeout', 'force_implicit', ...GRANT_KEYS] as const;
@@ -81,7 +80,7 @@ function checkState(name: string, value: unknown, invalid: (message: string) => 
   if ('timeout' in value) {
     const t = value.timeout;
     if (typeof t !== 'number' || !Number.isFinite(t) || t < 0) invalid(`${where}: timeout must be a number of seconds, 0 or more (0: none), not ${JSON.stringify(t)}`);
-    state.timeoutSeconds = t as number;
+    state.timeoutSeconds = t;
   }
   if (!hasPrompt) {
     const misplaced = MARKDOWN_ONLY.filter((k) => k in value);
@@ -115,7 +114,7 @@ export function synthesize(fields: Record<string, unknown>, prompt: string): str
 
 function text(value: unknown, where: string, invalid: (message: string) => never): string {
   if (typeof value !== 'string') invalid(`${where} must be text (use a block scalar: \`|\`)`);
-  return value as string;
+  return value;
 }
 
 function isMapping(value: unknown): value is Record<string, unknown> {

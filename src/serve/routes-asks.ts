@@ -24,7 +24,7 @@ async function jsonSubmission(req: IncomingMessage, affordance: FileAffordance |
   const body = await readJsonObject(req);
   if (body.response !== undefined && typeof body.response !== 'string') throw new HttpError(400, 'bad_request', 'response must be a string');
   checkSlots(affordance, []);
-  return { response: (body.response as string | undefined) ?? '', files: [] };
+  return { response: body.response ?? '', files: [] };
 }
 
 /**

@@ -39,7 +39,7 @@ function fromManifest(m: Record<string, unknown>, fallbackId: string, path: stri
   const input = (typeof m.input === 'object' && m.input !== null ? m.input : {}) as Record<string, unknown>;
   const mode = input.mode === undefined ? 'optional' : input.mode;
   if (mode !== 'required' && mode !== 'optional' && mode !== 'none') throw new Error(`input.mode must be one of required, optional, none; got ${JSON.stringify(mode)}`);
-  const human = m.requires_human_input === undefined ? 'auto' : String(m.requires_human_input);
+  const human = m.requires_human_input === undefined ? 'auto' : typeof m.requires_human_input === 'string' ? m.requires_human_input : JSON.stringify(m.requires_human_input);
   if (!['auto', 'true', 'false'].includes(human)) throw new Error(`requires_human_input must be one of auto, true, false; got ${JSON.stringify(m.requires_human_input)}`);
   const budget = m.default_budget === undefined ? 0 : m.default_budget;
   if (typeof budget !== 'number' || !Number.isFinite(budget) || budget < 0) throw new Error(`default_budget must be a number of USD, 0 or more; got ${JSON.stringify(budget)}`);

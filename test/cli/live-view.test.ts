@@ -56,7 +56,7 @@ describe('createLiveView', () => {
     wide.snap.budgetUsd = 0;
     wide.clock.t += 1000;
     await sleep(20);
-    assert.match(strip(wide.lastWrite()), /\$1\.2345 \/ unlimited   3m08s/);
+    assert.match(strip(wide.lastWrite()), /\$1\.2345 \/ unlimited {3}3m08s/);
   });
 
   it('computes steps/s over a recent window', async () => {
@@ -118,7 +118,7 @@ describe('createLiveView', () => {
     const lines = strip(lastWrite()).split('\n').slice(0, -1);
     assert.ok(lines.length >= 2);
     for (const l of lines.filter((l) => !l.startsWith('['))) assert.ok(l.length <= 60, l);
-    assert.match(lines.find((l) => l.startsWith('  main_'))!, /^ {2}main_x+…  0s$/, "the agent's age stays whole");
+    assert.match(lines.find((l) => l.startsWith('  main_'))!, /^ {2}main_x+… {2}0s$/, "the agent's age stays whole");
   });
 
   it('aligns and cuts agent lines by terminal columns: CJK state and agent names take two a character', async () => {

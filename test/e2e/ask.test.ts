@@ -145,7 +145,7 @@ describe('<ask> with --on-ask=pause (script states)', () => {
     writeFileSync(join(wf, 'SLOW.sh'), sh('echo "<result>slow, resumed</result>"'));
     const done = await box.run(['--resume', 'ask5', '--input', 'go', '--allow-changes', '--json']);
     assert.equal(done.code, 0, done.stderr);
-    assert.deepEqual(summary(done).results, { main: `got go for ${stored.ask!.id}`, main_slow1: 'slow, resumed' });
+    assert.deepEqual(summary(done).results, { main: `got go for ${stored.ask.id}`, main_slow1: 'slow, resumed' });
     assert.equal(readFileSync(join(box.dir, 'ask5.answers'), 'utf8'), 'go\n');
   });
 });
@@ -217,12 +217,12 @@ describe('<ask> at a terminal (--on-ask=prompt, the default there)', () => {
     const child = execa('script', ['-qfec', `stty cols 120 rows 30; ${process.execPath} ${CLI} ${wf} --workflow-id askpty --json`, '/dev/null'], { cwd: box.dir, reject: false });
     let out = '';
     let typed = false;
-    child.stdout!.on('data', (d: Buffer) => {
+    child.stdout.on('data', (d: Buffer) => {
       out += d.toString();
       if (!typed && out.includes('answer> ')) {
         typed = true;
         // Typed once the worker has had time to finish under the open question.
-        setTimeout(() => child.stdin!.write('yes please\r'), 1500);
+        setTimeout(() => child.stdin.write('yes please\r'), 1500);
       }
     });
     const r = await child;
@@ -241,11 +241,11 @@ describe('<ask> at a terminal (--on-ask=prompt, the default there)', () => {
     const child = execa('script', ['-qfec', `${process.execPath} ${CLI} ${wf} --workflow-id askint`, '/dev/null'], { cwd: box.dir, reject: false });
     let out = '';
     let sent = false;
-    child.stdout!.on('data', (d: Buffer) => {
+    child.stdout.on('data', (d: Buffer) => {
       out += d.toString();
       if (!sent && out.includes('answer> ')) {
         sent = true;
-        child.stdin!.write('\x03');
+        child.stdin.write('\x03');
       }
     });
     const r = await child;

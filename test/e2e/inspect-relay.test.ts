@@ -29,7 +29,7 @@ describe('the --inspect WebSocket relay', () => {
     const run = execa(process.execPath, [CLI, wf, `--inspect=${port}`, '--inspect-wait', '--workflow-id', 'relayed', '--no-debug'], { cwd: box.dir, reject: false, timeout: 60_000 });
     await new Promise<void>((resolve, reject) => {
       let printed = '';
-      run.stderr!.on('data', (c: Buffer) => (printed += String(c)).includes(`localhost:${port}`) && resolve());
+      run.stderr.on('data', (c: Buffer) => (printed += String(c)).includes(`localhost:${port}`) && resolve());
       void run.then(() => reject(new Error(`raymond ended before printing the relay's URL:\n${printed}`)));
     });
     after(() => run.kill('SIGKILL'));
@@ -50,7 +50,7 @@ describe('the --inspect WebSocket relay', () => {
     const viewer = await handshake(url, { origin: `http://localhost:${port}` });
     assert.equal(viewer.status, 101);
     const messages: string[] = [];
-    viewer.socket!.on('message', (m) => messages.push(String(m)));
+    viewer.socket!.on('message', (m: Buffer) => messages.push(m.toString()));
     const r = await run;
     viewer.socket!.close();
     assert.equal(r.exitCode, 0, String(r.stderr));

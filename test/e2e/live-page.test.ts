@@ -120,7 +120,7 @@ describe('the live page of --inspect for a resumed run', () => {
       await new Promise((resolve) => setTimeout(resolve, 50));
       svg = await fetch(`http://localhost:${port}/live/diagram.svg`).then((r) => (r.ok ? r.text() : '')).catch(() => '');
     }
-    run.stdin!.end('yes\n');
+    run.stdin.end('yes\n');
     assert.ok(svg.startsWith('<svg') && svg.includes('START.sh') && svg.includes('DONE.sh'), svg.slice(0, 200));
     const r = await run;
     assert.equal(r.exitCode, 0, r.all);
@@ -150,10 +150,10 @@ describe('the live page of --inspect, offline, in headless Chromium', () => {
     const lines = await page.$$eval('#log li.denied', (li) => (li as unknown as El[]).map((l) => l.textContent));
     assert.deepEqual(lines, ['[main] denied: Bash(git push)']);
     assert.match(await text(page, '#diagram'), /\u{1F512} START\.md/u);
-    run.stdin!.end();
+    run.stdin.end();
     const r = await run;
     assert.equal(r.exitCode, 0, r.all);
-    assert.match(r.all!, /\[main\] denied: Bash\(git push\)/);
+    assert.match(r.all, /\[main\] denied: Bash\(git push\)/);
   });
 
   it('shows the approval example moving on the diagram, takes both answers, and sees the run complete', needsChromium, async () => {

@@ -121,7 +121,7 @@ describe('--queue: what Redis access without the secret cannot do', () => {
       env: { RAYMOND_QUEUE_SECRET: 'a-typo-in-the-secret-0123', RAYMOND_QUEUE_STALL_MS: '1500', HOME: box.dir }, reject: false, all: true,
     });
     let out = '';
-    wrong.all!.on('data', (d: Buffer) => (out += d.toString()));
+    wrong.all.on('data', (d: Buffer) => (out += d.toString()));
     while (!out.includes('is taking steps from')) {
       assert.equal(wrong.exitCode, null, out);
       await sleep(50);

@@ -146,7 +146,7 @@ describe('--queue: script steps on worker processes through Redis', () => {
       for (const id of ['forged-1', 'altered-1']) {
         let state = '';
         for (let i = 0; i < 100 && state !== 'failed'; i++) {
-          state = (await queue.getJobState(id)) as string;
+          state = await queue.getJobState(id);
           await new Promise((r) => setTimeout(r, 50));
         }
         assert.equal(state, 'failed', id);

@@ -111,7 +111,7 @@ describe('raymond serve: the approval package, answered with JSON', () => {
     const all = await readEvents(`${server.url}/runs/${id}/output`);
     assert.deepEqual(all.map((e) => e.id), all.map((_, i) => i + 1));
     const types = all.map((e) => e.data.type);
-    for (const t of ['workflow_started', 'state_started', 'agent_ask_started', 'agent_ask_resolved', 'agent_terminated', 'workflow_completed']) assert.ok(types.includes(t), `${t} in ${types}`);
+    for (const t of ['workflow_started', 'state_started', 'agent_ask_started', 'agent_ask_resolved', 'agent_terminated', 'workflow_completed']) assert.ok(types.includes(t), `${t} in ${types.join(', ')}`);
     assert.equal(all.at(-1)!.data.type, 'workflow_completed');
     assert.equal(all[0]!.data.raymond.type, 'run.started');
     const rest = await readEvents(`${server.url}/runs/${id}/output`, { 'Last-Event-ID': '4' });

@@ -174,7 +174,7 @@ describe("raymond serve's web page, in headless Chromium", () => {
     await page.waitForSelector('.ask input[type=file][name="notes.txt"]');
     // The shown file links to the server's copy, under its label.
     const link = await page.$eval('.ask .files a', (a) => a.getAttribute('href'));
-    assert.match(link!, new RegExp(`^/runs/${id}/asks/ask_main_\\d+/files/Report\\.txt$`));
+    assert.match(link, new RegExp(`^/runs/${id}/asks/ask_main_\\d+/files/Report\\.txt$`));
     assert.equal((await fetch(`${server!.url}${link}`)).headers.get('content-type'), 'text/plain');
     assert.equal(await (await fetch(`${server!.url}${link}`)).text(), 'shown\n');
     await answer(page, /^Send your notes/, 'here they are', { slot: 'notes.txt', path: notes });

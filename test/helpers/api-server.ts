@@ -120,7 +120,7 @@ export class ApiServer {
     const system = texts(body.system).join('\n');
     const users = body.messages.filter((m) => m.role === 'user');
     const last = users.at(-1);
-    const lastBlocks = Array.isArray(last?.content) ? (last!.content as Block[]) : [];
+    const lastBlocks = Array.isArray(last?.content) ? (last.content as Block[]) : [];
     const afterTool = lastBlocks.some((b) => b.type === 'tool_result');
     const plain = [...users].reverse().find((m) => !(Array.isArray(m.content) && (m.content as Block[]).some((b) => b.type === 'tool_result')));
     const transcript = body.messages.flatMap((m) => texts(m.content)).join('\n');

@@ -87,8 +87,8 @@ export async function runFake(script: FakeScript, opts: { state?: WorkflowState;
   const machine = supervisorMachine.provide({ actors: { agent: agentMachine.provide({ actors: { runStep } }), persister: (opts.persister as typeof persister | undefined) ?? persister } });
   const actor = createActor(machine, { input: { store, maxParallel: opts.maxParallel ?? 4, stopWhenAsking: opts.stopWhenAsking ?? false, ...(opts.maxMarkdown ? { maxMarkdown: opts.maxMarkdown } : {}) }, systemId: 'supervisor', ...(opts.inspect ? { inspect: opts.inspect } : {}) });
   actor.on('*', (e) => {
-    reports.push(e as SupervisorEmitted);
-    opts.onReport?.(e as SupervisorEmitted, (event) => actor.send(event));
+    reports.push(e);
+    opts.onReport?.(e, (event) => actor.send(event));
   });
   actor.start();
   const snap = await waitFor(actor, (s) => s.status !== 'active', { timeout: opts.timeoutMs ?? 10_000 });

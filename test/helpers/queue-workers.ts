@@ -48,7 +48,7 @@ export class QueueWorkers {
       buffer: true,
     });
     let out = '';
-    proc.all!.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    proc.all.on('data', (chunk: Buffer) => (out += chunk.toString()));
     const handle: WorkerProcess = {
       name, home, workdir, pid: proc.pid!,
       log: () => out,

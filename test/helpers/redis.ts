@@ -57,7 +57,7 @@ async function launch(bin: string, port: number, dir: string, extra: readonly st
   const proc = spawn(bin, args, { stdio: ['ignore', 'ignore', 'pipe'] });
   live.add(proc);
   let stderr = '';
-  proc.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+  proc.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
   let exited = false;
   proc.once('exit', () => {
     exited = true;

@@ -18,7 +18,7 @@ export async function startServe(args: string[], cwd: string, env: Record<string
   let err = '';
   const exited = new Promise<number | null>((resolve) => proc.on('exit', (code) => resolve(code)));
   const url = await new Promise<string>((resolve, reject) => {
-    proc.stderr!.on('data', (d: Buffer) => {
+    proc.stderr.on('data', (d: Buffer) => {
       err += d.toString();
       const m = /listening on (http:\/\/[^/]+)\//.exec(err);
       if (m) resolve(m[1]!);

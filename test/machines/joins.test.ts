@@ -11,6 +11,7 @@ const entries = (payload: string | undefined) => JSON.parse(payload ?? 'null') a
 const last = (writes: string[]) => JSON.parse(writes.at(-1)!) as WorkflowState;
 /** A step's own failure, as the runtime rejects with it (a plain Error is a bug of ours, which stops the run). */
 const stepFails = (message: string, halts?: true): never => {
+  // eslint-disable-next-line @typescript-eslint/only-throw-error -- the runtime's step failures are plain data
   throw { kind: 'step-failure', code: 'ERR_SCRIPT_FAILED', message, pauses: false, spentUsd: 0, sessionCosts: {}, halts } satisfies StepFailure;
 };
 
@@ -46,7 +47,7 @@ describe('supervisor: <join>', () => {
     const run = await runFake({
       START: { kind: 'fork', next: 'MORE', workers: [W('a')] },
       MORE: { kind: 'fork', next: 'J1', workers: [W('b')], join: true },
-      J1: (r) => ({ kind: 'fork', next: 'J2', workers: [W('c')], join: true, nextInput: r.input ?? '' } as Decision),
+      J1: (r) => ({ kind: 'fork', next: 'J2', workers: [W('c')], join: true, nextInput: r.input ?? '' }),
       J2: echo,
       W: (r) => ({ kind: 'result', payload: r.attributes.item! }),
     });

@@ -60,7 +60,7 @@ async function race(all: Contender[], lock: string): Promise<{ holders: number; 
 /** The pid of a process that has exited. */
 function deadPid(): number {
   const r = spawnSync('true');
-  return r.pid!;
+  return r.pid;
 }
 
 describe('run lock', () => {

@@ -20,6 +20,7 @@ describe('serveIndexHtml', () => {
   });
 
   it('has scripts that parse (a typo in them breaks the page, not the build)', () => {
+    // eslint-disable-next-line @typescript-eslint/no-implied-eval -- compiling without running is the check
     for (const script of [SERVE_INDEX_SCRIPT, LIVE_SCRIPT]) assert.doesNotThrow(() => new Function(script));
   });
 });

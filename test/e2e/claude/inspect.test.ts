@@ -69,13 +69,13 @@ describe('inspecting a run (real claude, scripted API)', () => {
     const port = await freePort();
     const run = execa(process.execPath, [CLI, wf, '--inspect', String(port), '--inspect-wait', '--workflow-id', 'live', '--no-debug'], { cwd: box.dir, env: box.env(), reject: false, timeout: 60_000 });
     // The relay is up once the URL is printed; --inspect-wait holds the run until we are connected.
-    await new Promise<void>((resolve) => run.stderr!.on('data', (c: Buffer) => String(c).includes(`localhost:${port}`) && resolve()));
+    await new Promise<void>((resolve) => run.stderr.on('data', (c: Buffer) => String(c).includes(`localhost:${port}`) && resolve()));
     // Loopback only: the machine's other addresses refuse the relay.
     const external = Object.values(networkInterfaces()).flat().find((i) => i && i.family === 'IPv4' && !i.internal);
     if (external) await assert.rejects(new Promise((resolve, reject) => new WebSocket(`ws://${external.address}:${port}`).on('open', resolve).on('error', reject)), /ECONNREFUSED/);
     const client = new WebSocket(`ws://127.0.0.1:${port}`);
     const events: Inspected[] = [];
-    client.on('message', (m) => events.push(JSON.parse(String(m)) as Inspected));
+    client.on('message', (m: Buffer) => events.push(JSON.parse(m.toString()) as Inspected));
     const r = await run;
     assert.equal(r.exitCode, 0, String(r.stderr));
     client.close();
@@ -141,10 +141,10 @@ describe('inspecting a run (real claude, scripted API)', () => {
     assert.ok(lines.some((e) => (e.type as string) === '@raymond.step.done'), 'the run events are in the trace');
     const port = await freePort();
     const replay = execa(process.execPath, [CLI, 'replay', trace, '--port', String(port)], { cwd: box.dir, reject: false, timeout: 30_000 });
-    await new Promise<void>((resolve) => replay.stderr!.on('data', (c: Buffer) => String(c).includes(`localhost:${port}`) && resolve()));
+    await new Promise<void>((resolve) => replay.stderr.on('data', (c: Buffer) => String(c).includes(`localhost:${port}`) && resolve()));
     const client = new WebSocket(`ws://127.0.0.1:${port}`);
     const received: Inspected[] = [];
-    client.on('message', (m) => received.push(JSON.parse(String(m)) as Inspected));
+    client.on('message', (m: Buffer) => received.push(JSON.parse(m.toString()) as Inspected));
     const done = await replay;
     client.close();
     assert.equal(done.exitCode, 0, String(done.stderr));
