@@ -8,8 +8,14 @@ describe('projectRootOf', () => {
     assert.equal(projectRootOf('/p/.raymond/serve-state/r.json'), '/p');
   });
 
-  it('a folder named state belongs to the folder holding its parent; any other to the folder holding it', () => {
-    assert.equal(projectRootOf('/p/runs/state/r.json'), '/p');
+  it('any other state folder, one named state included, belongs to the folder holding it', () => {
+    assert.equal(projectRootOf('/p/runs/state/r.json'), '/p/runs');
+    assert.equal(projectRootOf('/tmp/x/state/r.json'), '/tmp/x');
     assert.equal(projectRootOf('/p/st/r.json'), '/p');
+  });
+
+  it('only a parent named exactly .raymond counts', () => {
+    assert.equal(projectRootOf('/p/raymond/state/r.json'), '/p/raymond');
+    assert.equal(projectRootOf('/p/.raymond-old/state/r.json'), '/p/.raymond-old');
   });
 });
