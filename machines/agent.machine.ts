@@ -2,7 +2,7 @@ import { assertEvent, assign, enqueueActions, fromPromise, setup, stopChild, typ
 import { applyDecision, outcomeOf, type SpawnRequest, type StepOutcome } from './apply-decision.js';
 import { stackDepth } from './frame-stack.js';
 import { asStepFailure, type StepFailure } from './step-failure.js';
-import type { AgentRecord, Decision, WorktreeRef } from './types.js';
+import type { AgentRecord, ResolvedDecision, WorktreeRef } from './types.js';
 
 /**
  * Input of one frame actor. Depth 0 is the agent's bottom frame, the actor
@@ -25,7 +25,7 @@ export interface StepGrant {
 /** What the step actor reports for one state execution. */
 export interface StepResult {
   /** The decision with its targets resolved and its workers named. */
-  decision: Decision;
+  decision: ResolvedDecision;
   /** Session the step ran in; null for scripts. */
   session: string | null;
   costUsd: number;
@@ -78,7 +78,7 @@ export type AgentToSupervisorEvent =
       /** The frame that ran the step: the supervisor queues it again when it goes on. */
       ref: AnyActorRef;
       from: string;
-      decision: Decision;
+      decision: ResolvedDecision;
       record: AgentRecord;
       spawns: SpawnRequest[];
       costUsd: number;
