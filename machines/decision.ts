@@ -8,7 +8,7 @@ import type { WorktreeRef, WorktreeRequest } from './worktree-types.js';
  */
 
 /** A task folder a step gave an agent: its absolute path and which of the agent's own folders it is. */
-export interface TaskFolderRef {
+interface TaskFolderRef {
   path: string;
   /** 1 for the agent's first own folder, 2 after its first `task="new"`...; 0 for a folder shared with its parent. */
   number: number;
@@ -119,7 +119,7 @@ export interface ResolvedForkSpawn extends Omit<ForkSpawn, 'workflow'> {
 declare const resolved: unique symbol;
 
 /** What marks a decision as resolved, for the one place that makes them. */
-export interface ResolvedMark {
+interface ResolvedMark {
   readonly [resolved]: true;
 }
 

@@ -7,7 +7,7 @@
 import type { PendingAsk } from './decision.js';
 import type { WorktreeMode, WorktreeRef } from './worktree-types.js';
 
-export type { Decision, ForkSpawn, PendingAsk, ResolvedDecision, ResolvedDecisionData, ResolvedForkSpawn, ResolvedMark, ResolvedWorkflowTarget, TaskFolderRef, WorkflowTarget } from './decision.js';
+export type { Decision, ForkSpawn, PendingAsk, ResolvedDecision, ResolvedDecisionData, ResolvedForkSpawn, ResolvedWorkflowTarget, WorkflowTarget } from './decision.js';
 export { MAX_WORKFLOW_DEPTH } from './decision.js';
 export type { WorktreeMode, WorktreeRef, WorktreeRequest } from './worktree-types.js';
 export { DEFAULT_WORKTREE_MODE, WORKTREE_MODES } from './worktree-types.js';
