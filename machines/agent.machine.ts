@@ -1,8 +1,8 @@
-import { assign, enqueueActions, fromPromise, setup, stopChild, type AnyActorLogic, type AnyActorRef, type DoneActorEvent, type ErrorActorEvent } from 'xstate';
+import { assertEvent, assign, enqueueActions, fromPromise, setup, stopChild, type AnyActorLogic, type AnyActorRef, type DoneActorEvent, type ErrorActorEvent } from 'xstate';
 import { applyDecision, outcomeOf, type SpawnRequest, type StepOutcome } from './apply-decision.js';
 import { stackDepth } from './frame-stack.js';
 import { asStepFailure, type StepFailure } from './step-failure.js';
-import type { AgentRecord, Decision, WorktreeRef } from './types.js';
+import type { AgentRecord, ResolvedDecision, WorktreeRef } from './types.js';
 
 /**
  * Input of one frame actor. Depth 0 is the agent's bottom frame, the actor
@@ -25,7 +25,7 @@ export interface StepGrant {
 /** What the step actor reports for one state execution. */
 export interface StepResult {
   /** The decision with its targets resolved and its workers named. */
-  decision: Decision;
+  decision: ResolvedDecision;
   /** Session the step ran in; null for scripts. */
   session: string | null;
   costUsd: number;
@@ -66,7 +66,8 @@ export type AskResolvedEvent = { type: 'ask.resolved'; record: AgentRecord };
 /** The supervisor's answer to a frame waiting on a `<join>`: the agent's record with its workers' entries as input. */
 export type JoinResolvedEvent = { type: 'join.resolved'; record: AgentRecord };
 
-export type AgentEvent = ({ type: 'step.start' } & StepGrant) | AskResolvedEvent | JoinResolvedEvent | DoneActorEvent<AgentOutput> | ErrorActorEvent;
+/** Everything a frame actor takes: its slot, the supervisor's answers, its step's end (`xstate.done.actor.step`) and its callee's. */
+export type AgentEvent = ({ type: 'step.start' } & StepGrant) | AskResolvedEvent | JoinResolvedEvent | DoneActorEvent<StepResult, 'step'> | DoneActorEvent<AgentOutput> | ErrorActorEvent;
 
 /** Events an agent sends to the actor registered with systemId `supervisor`. */
 export type AgentToSupervisorEvent =
@@ -77,7 +78,7 @@ export type AgentToSupervisorEvent =
       /** The frame that ran the step: the supervisor queues it again when it goes on. */
       ref: AnyActorRef;
       from: string;
-      decision: Decision;
+      decision: ResolvedDecision;
       record: AgentRecord;
       spawns: SpawnRequest[];
       costUsd: number;
@@ -133,7 +134,8 @@ export const agentMachine = setup({
   },
   actions: {
     recordStep: enqueueActions(({ context, event, enqueue, self }) => {
-      const output = (event as unknown as DoneActorEvent<StepResult>).output;
+      assertEvent(event, 'xstate.done.actor.step');
+      const output = event.output;
       const record = output.acquired ? { ...context.record, ...output.acquired } : context.record;
       const applied = applyDecision(record, output.decision, output.session, output.freshSessions);
       enqueue.assign({ record: applied.record });
@@ -150,7 +152,12 @@ export const agentMachine = setup({
         outcome: applied.outcome,
       } satisfies AgentToSupervisorEvent);
     }),
-    takeRecord: assign({ record: ({ event }) => (event as unknown as Done).output.record }),
+    takeRecord: assign({
+      record: ({ event }) => {
+        assertEvent(event, 'xstate.done.actor.*');
+        return (event as Done).output.record;
+      },
+    }),
     /**
      * Tells the supervisor of a frame waiting for a slot that it does not
      * know of: a callee frame's first step, or a bottom frame its callee
@@ -170,7 +177,8 @@ export const agentMachine = setup({
       enqueue.sendTo(supervisorRef, { type: params.type, agentId: context.record.id, ref: self } satisfies AgentToSupervisorEvent);
     }),
     reportFailure: enqueueActions(({ context, event, enqueue }) => {
-      const failure = asStepFailure('error' in event ? event.error : undefined);
+      assertEvent(event, 'xstate.error.actor.*');
+      const failure = asStepFailure(event.error);
       enqueue.sendTo(supervisorRef, { type: 'step.failed', agentId: context.record.id, state: context.record.state, failure } satisfies AgentToSupervisorEvent);
       enqueue.assign({ record: { ...context.record, status: 'failed' } });
     }),

@@ -1,5 +1,5 @@
 import { pushFrame } from './frame-stack.js';
-import type { AgentRecord, Decision, ForkSpawn, Frame, WorkflowTarget, WorktreeRef } from './types.js';
+import type { AgentRecord, Decision, Frame, ResolvedDecision, ResolvedForkSpawn, ResolvedWorkflowTarget, WorktreeRef } from './types.js';
 
 /** What the agent's own machine does after a step. */
 export type StepOutcome =
@@ -17,8 +17,7 @@ export type StepOutcome =
   | 'join';
 
 /** A worker to create; the supervisor gives it a record. */
-export interface SpawnRequest extends Omit<ForkSpawn, 'id' | 'cd' | 'worktree' | 'created' | 'inheritTask' | 'workflow'> {
-  id: string;
+export interface SpawnRequest extends Omit<ResolvedForkSpawn, 'cd' | 'worktree' | 'created' | 'inheritTask' | 'workflow'> {
   /** The worker's scope key (absent: the run's own) and workflow nesting depth (absent: 0). */
   scope?: string | undefined;
   depth?: number | undefined;
@@ -53,7 +52,7 @@ export function outcomeOf(record: AgentRecord, decision: Decision): StepOutcome 
  * step ran in (null for scripts, which leave the agent's session as it was).
  * Targets and `cd` paths in the decision are already resolved.
  */
-export function applyDecision(record: AgentRecord, decision: Decision, session: string | null, fresh: readonly string[] = []): Applied {
+export function applyDecision(record: AgentRecord, decision: ResolvedDecision, session: string | null, fresh: readonly string[] = []): Applied {
   // `{{ask_id}}` lives for the one state an answer led to, as `{{input}}` does.
   const applied = apply(record.answered_ask === undefined ? record : withoutAnswered(record), decision, session);
   // Every step reserves new ids for the next fresh or branched turns; unused ones cost nothing.
@@ -79,12 +78,12 @@ function inScope(record: AgentRecord, key: string | null | undefined, depth: num
 }
 
 /** Where a cross-workflow tag leads, once resolved; a tag that is not one stays in the agent's scope. */
-function calleeScope(record: AgentRecord, workflow: WorkflowTarget | undefined): { scope: string | undefined; depth: number | undefined } {
+function calleeScope(record: AgentRecord, workflow: ResolvedWorkflowTarget | undefined): { scope: string | undefined; depth: number | undefined } {
   if (!workflow) return { scope: record.scope, depth: record.workflow_depth };
   return { scope: workflow.scope ?? undefined, depth: (record.workflow_depth ?? 0) + 1 };
 }
 
-function apply(record: AgentRecord, decision: Decision, session: string | null): Applied {
+function apply(record: AgentRecord, decision: ResolvedDecision, session: string | null): Applied {
   // A markdown turn fixes the agent's session, and a pending <call> branch is then used up.
   const current = session ?? record.session;
   const after = session === null ? { session: record.session, branchFrom: record.branchFrom } : { session, branchFrom: null };
@@ -132,7 +131,7 @@ function apply(record: AgentRecord, decision: Decision, session: string | null):
     }
     case 'fork': {
       const spawns = decision.workers.map((w) => ({
-        id: named(w), parent: record.id, target: w.target, attributes: w.attributes, input: w.input, cwd: w.created?.path ?? w.cd ?? record.cwd, worktree: w.created, taskFolder: w.taskFolder, ...calleeScope(record, w.workflow),
+        id: w.id, parent: record.id, target: w.target, attributes: w.attributes, input: w.input, cwd: w.created?.path ?? w.cd ?? record.cwd, worktree: w.created, taskFolder: w.taskFolder, ...calleeScope(record, w.workflow),
       }));
       // The workers name their parent: a <join> gathers every worker of the agent not joined yet, of this fork or earlier ones.
       const next: AgentRecord = { ...record, ...after, state: decision.next, input: decision.nextInput ?? null };
@@ -142,7 +141,7 @@ function apply(record: AgentRecord, decision: Decision, session: string | null):
     }
     case 'ask':
       // The session is kept, as for <goto>: the answer's state continues the conversation that asked.
-      return { outcome: 'ask', spawns: [], record: { ...record, ...after, input: null, ask: decision.ask! } };
+      return { outcome: 'ask', spawns: [], record: { ...record, ...after, input: null, ask: decision.ask } };
     case 'result': {
       const top = record.stack;
       if (top === null) {
@@ -158,12 +157,6 @@ function apply(record: AgentRecord, decision: Decision, session: string | null):
       };
     }
   }
-}
-
-function named(worker: ForkSpawn): string {
-  // Resolving the step names its workers; an unnamed one here is a bug, not a user error.
-  if (worker.id === undefined) throw new Error(`forked worker for ${worker.target} was not named`);
-  return worker.id;
 }
 
 /** The record of a worker a step forked, as it starts: fresh session, empty stack, in its workflow's scope. */

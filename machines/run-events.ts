@@ -1,5 +1,5 @@
 import type { StepFailure } from './step-failure.js';
-import type { AgentAsk, Decision, OnAskMode, RunStatus } from './types.js';
+import type { AgentAsk, OnAskMode, ResolvedDecisionData, RunStatus } from './types.js';
 
 /** Agent machine frames per state: top frames idle or invoking, callers awaiting their callee. */
 export interface FrameCounts {
@@ -36,7 +36,7 @@ export type RunEvent =
       agentId: string;
       /** The state that ran. */
       from: string;
-      decision: Decision;
+      decision: ResolvedDecisionData;
       /** The agent's next state; null once it terminated. */
       to: string | null;
       /** The agent's session after the step. */

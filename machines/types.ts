@@ -4,20 +4,13 @@
  * holds as a FrameStack and the state file as an array.
  */
 
-/** `worktree="NAME"` (and `base="REV"`, `sparse="DIR ..."`) on a `<fork>` or `<reset>`. */
-export interface WorktreeRequest {
-  name: string;
-  base?: string | undefined;
-  /** Folders of a cone-mode sparse checkout; absent checks out everything. */
-  sparse?: string[] | undefined;
-}
+import type { PendingAsk } from './decision.js';
+import type { WorktreeMode, WorktreeRef } from './worktree-types.js';
 
-/**
- * How agents get their worktree folders: from a pool sized to concurrency,
- * keeping ignored files warm between agents (`keep-ignored`) or removing them
- * (`clean`), or one folder per agent kept until it ends (`off`).
- */
-export type WorktreeMode = 'keep-ignored' | 'clean' | 'off';
+export type { Decision, ForkSpawn, PendingAsk, ResolvedDecision, ResolvedDecisionData, ResolvedForkSpawn, ResolvedWorkflowTarget, WorkflowTarget } from './decision.js';
+export { MAX_WORKFLOW_DEPTH } from './decision.js';
+export type { WorktreeMode, WorktreeRef, WorktreeRequest } from './worktree-types.js';
+export { DEFAULT_WORKTREE_MODE, WORKTREE_MODES } from './worktree-types.js';
 
 /**
  * How a run treats `<ask>`: `prompt` asks at the terminal while the others
@@ -29,144 +22,9 @@ export type OnAskMode = 'pause' | 'reject' | 'prompt';
 /** Every `--on-ask` mode. */
 export const ON_ASK_MODES: readonly OnAskMode[] = ['pause', 'reject', 'prompt'];
 
-/** Every `--worktrees` mode. */
-export const WORKTREE_MODES: readonly WorktreeMode[] = ['keep-ignored', 'clean', 'off'];
-
-/** Folders from a pool sized to concurrency, ignored files kept warm. */
-export const DEFAULT_WORKTREE_MODE: WorktreeMode = 'keep-ignored';
-
-/** A git worktree an agent works in: its own branch, checked out in a folder while the agent lives. */
-export interface WorktreeRef {
-  /** The `worktree="..."` name the workflow gave. */
-  name: string;
-  repo: string;
-  /** Where the branch is checked out for the agent; absent until the agent first runs. */
-  path?: string;
-  branch: string;
-  /** Commit the branch started from. */
-  base: string;
-  sparse?: string[];
-  /** Absent in state files written before the pool: one folder per agent, as `off`. */
-  mode?: WorktreeMode;
-  /** Filled in when the agent terminated. */
-  commits?: number;
-  diffstat?: string;
-  dirty?: boolean;
-  /** The branch had no changes and was deleted (and, with `off`, its folder removed). */
-  removed?: boolean;
-  /** Sha of the commit that saved what the agent left uncommitted, on its branch. */
-  saved?: string;
-  /** The remote its branch was pushed to, by the worker that ran the agent (`--queue`). */
-  pushed?: string;
-}
-
-/** A task folder a step gave an agent: its absolute path and which of the agent's own folders it is. */
-export interface TaskFolderRef {
-  path: string;
-  /** 1 for the agent's first own folder, 2 after its first `task="new"`...; 0 for a folder shared with its parent. */
-  number: number;
-}
-
-/**
- * The callee of a cross-workflow tag: the specifier as written and, once
- * resolved, the scope it opened (src/scope/scope-set.ts).
- */
-export interface WorkflowTarget {
-  spec: string;
-  /** Key of the callee's scope; null when it is the run's own scope. Set when resolved. */
-  scope?: string | null | undefined;
-  /** Short name of the callee's scope, for worker ids. Set when resolved. */
-  name?: string | undefined;
-}
-
-/** The deepest a composition of workflows may nest (`<call-workflow>`, `<function-workflow>`, `<fork-workflow>`). */
-export const MAX_WORKFLOW_DEPTH = 4;
-
-/**
- * A question an agent asked with `<ask>`, waiting for an answer. It is in
- * the state file (on its agent) from the step that made it until the answer
- * is applied, so a crash loses no ask and an answer is applied once.
- */
-export interface PendingAsk {
-  /** `ask_<agent id>_<epoch ms>`: unique in the run. */
-  id: string;
-  /** The question: the text between the tags. */
-  prompt: string;
-  /** ISO 8601 times: when it was asked, and when it stops waiting (absent: never). */
-  created_at: string;
-  timeout_at?: string;
-  /** The state the answer goes to (as its `{{input}}`), and the one a timeout goes to (absent: the agent fails). */
-  next: string;
-  timeout_next?: string;
-  /** The file attributes of the tag (`upload_slots`, `display_files`...), for whoever answers it. */
-  files?: Record<string, string>;
-}
-
 /** A pending ask with the agent that asked it, as reports and notifications list them. */
 export interface AgentAsk extends PendingAsk {
   agent_id: string;
-}
-
-/** What one state execution asked for, after parsing and validation. */
-export type Decision =
-  | { kind: 'goto'; target: string; input?: string | undefined }
-  | {
-      kind: 'reset';
-      target: string;
-      input?: string | undefined;
-      cd?: string | undefined;
-      worktree?: WorktreeRequest | undefined;
-      created?: WorktreeRef | undefined;
-      /** `task="new"`: the agent moves to a fresh task folder, `taskFolder` once resolved. */
-      newTask?: boolean | undefined;
-      taskFolder?: TaskFolderRef | undefined;
-      /** `<reset-workflow>`: the agent moves into another workflow, its stack cleared. */
-      workflow?: WorkflowTarget | undefined;
-    }
-  | {
-      kind: 'call' | 'function';
-      target: string;
-      returnTo: string;
-      input?: string | undefined;
-      /** `<call-workflow>`/`<function-workflow>`: the callee runs in another workflow's scope. */
-      workflow?: WorkflowTarget | undefined;
-      /** `cd` of a `<function-workflow>`: the callee's working directory. */
-      cd?: string | undefined;
-    }
-  /**
-   * `<fork>` tags, with the parent's continuation `next`. With `join` (a
-   * `<join>NEXT</join>`, alone or beside the forks) the parent waits at
-   * `next` until every worker it forked and has not joined yet has ended;
-   * `next` then runs with their results as its input. `worktree`: a joining
-   * agent's worktree once its folder went back to the pool for the wait.
-   */
-  | { kind: 'fork'; next: string; nextInput?: string | undefined; workers: ForkSpawn[]; join?: true | undefined; worktree?: WorktreeRef | undefined }
-  /** `worktree`: the agent's worktree as it was left, when the agent terminates. */
-  | { kind: 'result'; payload: string; worktree?: WorktreeRef | undefined }
-  /**
-   * `<ask next="N" timeout="24h" timeout_next="L">question</ask>`: the agent
-   * waits for an answer. `ask` is filled in when the step resolves it (its id
-   * and times); `timeoutMs` is the duration as read from `timeout`.
-   */
-  | { kind: 'ask'; next: string; prompt: string; timeoutMs?: number | undefined; timeoutNext?: string | undefined; files?: Record<string, string>; ask?: PendingAsk | undefined };
-
-/** One worker requested by a `<fork>`. */
-export interface ForkSpawn {
-  /** The worker's agent id, given when the step resolves its decision (machines/worker-names.ts). */
-  id?: string | undefined;
-  target: string;
-  attributes: Record<string, string>;
-  cd?: string | undefined;
-  input?: string | undefined;
-  worktree?: WorktreeRequest | undefined;
-  /** The worktree made for the worker, once resolved (its path is the worker's cwd). */
-  created?: WorktreeRef | undefined;
-  /** `task="inherit"`: the worker shares its parent's task folder instead of getting its own. */
-  inheritTask?: boolean | undefined;
-  /** The worker's task folder, once resolved. */
-  taskFolder?: TaskFolderRef | undefined;
-  /** `<fork-workflow>`: the worker runs another workflow. */
-  workflow?: WorkflowTarget | undefined;
 }
 
 /** What a cross-workflow call saves of its caller, restored when the callee returns. */

@@ -84,13 +84,26 @@ function workflowName(scope: ScopeSet['main']): string {
   return scope.ref.kind === 'file' ? basename(dirname(scope.ref.path)) : scope.name;
 }
 
+/** What composeRun runs: the run's state as it stands, its workflows, where it is stored, and how it behaves. */
+export interface ComposeRunOptions {
+  /** The run's state: fresh for a new run, as read (and answered) for a resume. */
+  state: WorkflowState;
+  scopes: ScopeSet;
+  stateFile: string;
+  settings: RunSettings;
+  hooks: RunHooks;
+  /** Whether this continues a stored run (`run.started` says so). */
+  resumed: boolean;
+}
+
 /**
  * The composition root: provides the side-effecting actors (step runner,
  * persister) to the pure statecharts, joins the supervisor's events and the
  * steps' into one stream, and runs the supervisor until every agent has
  * terminated or paused, one failed, or the run was stopped.
  */
-export async function composeRun(state: WorkflowState, scopes: ScopeSet, stateFile: string, settings: RunSettings, hooks: RunHooks, resumed: boolean): Promise<RunOutcome> {
+export async function composeRun(options: ComposeRunOptions): Promise<RunOutcome> {
+  const { state, scopes, stateFile, settings, hooks, resumed } = options;
   const workflowId = state.workflow_id;
   const startedAt = Date.now();
   let steps = 0;

@@ -9,6 +9,7 @@ import { templateVariables } from '../language/render.js';
 import { stateTimeoutMs } from '../timer-delay.js';
 import { MAX_REMINDERS, MAX_RETRIES, REMINDABLE, nextTurn, startTurns, type TurnAction, type TurnState } from './markdown-turns.js';
 import { resolveDecision } from './resolve-decision.js';
+import { settleWorktrees } from './step-worktree.js';
 import { layeredGrant, resolveGrant } from './state-grant.js';
 import { freshSessions, stepDebug, type StepDependencies } from './step-context.js';
 
@@ -103,7 +104,7 @@ export async function runMarkdownStep(deps: StepDependencies, input: StepInput, 
     try {
       const interpretation = await deps.language.interpret({ output: execution.output, file: where, allowed, forceImplicit: prepared.policy.forceImplicit, implicitVariables }, signal);
       for (const t of interpretation.prints) deps.emit({ type: 'print', agentId: agent.id, text: t });
-      const decision = await resolveDecision(interpretation.decision, input, deps, where);
+      const decision = await settleWorktrees(deps, input, await resolveDecision(interpretation.decision, input, deps, where));
       // A result ends the session (the agent's, or a callee's branch), a reset leaves it: its live process is of no more use.
       // An ask may wait for hours: its session's process goes too, and the answer resumes the session from disk.
       if (execution.session && (decision.kind === 'result' || decision.kind === 'reset' || decision.kind === 'ask')) markdown.endSession?.(execution.session);

@@ -119,7 +119,7 @@ export async function startWorkflow(req: StartRequest): Promise<RunOutcome> {
         results: {},
       };
       await removeLeftoverTemps(stateFile);
-      return await runInScopes(scope, (scopes) => composeRun(state, scopes, stateFile, req.settings, req, false));
+      return await runInScopes(scope, (scopes) => composeRun({ state, scopes, stateFile, settings: req.settings, hooks: req, resumed: false }));
     } finally {
       release();
     }
@@ -172,7 +172,7 @@ export async function resumeWorkflow(req: ResumeRequest): Promise<RunOutcome> {
           throw new RaymondError('ERR_WORKFLOW_CHANGED', `a workflow that run ${req.workflowId}'s agents are in is gone (${formatError(err)}); restore it to resume`, { file: stateFile });
         });
         checkStoredStates(live, scopes, stateFile, req.workflowId);
-        return composeRun(resumed, scopes, stateFile, settings, req, true);
+        return composeRun({ state: resumed, scopes, stateFile, settings, hooks: req, resumed: true });
       });
     } finally {
       await scope.dispose();

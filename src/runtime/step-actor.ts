@@ -6,7 +6,7 @@ import { cutNote } from '../executors/output-cut.js';
 import { isMarkdown } from '../scope/extensions.js';
 import { runMarkdownStep } from './markdown-step.js';
 import { resolveDecision } from './resolve-decision.js';
-import { takeWorktree } from './step-worktree.js';
+import { settleWorktrees, takeWorktree } from './step-worktree.js';
 import { freshSessions, stepDebug, type StepDependencies } from './step-context.js';
 
 function tail(text: string, max = 300): string {
@@ -40,7 +40,7 @@ async function runScriptStep(deps: StepDependencies, input: StepInput, where: st
     throw err;
   }
   for (const text of interpretation.prints) deps.emit({ type: 'print', agentId: agent.id, text });
-  const decision = await resolveDecision(interpretation.decision, input, deps, where);
+  const decision = await settleWorktrees(deps, input, await resolveDecision(interpretation.decision, input, deps, where));
   return { decision, session: null, costUsd: 0, freshSessions: freshSessions(decision) };
 }
 

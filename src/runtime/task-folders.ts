@@ -17,15 +17,15 @@ export interface TaskFolders {
 /**
  * The project root a state folder belongs to, where task folder patterns
  * start: for a state folder inside a `.raymond` folder (`.raymond/state`,
- * and `raymond serve`'s `.raymond/serve-state`) or named `state`
- * (`runs/state`) the folder holding its parent, as `.raymond` is held by
- * the project; for any other (`--state-dir st`) the folder holding it, so a
- * run's folders never land above the directory the user chose.
+ * and `raymond serve`'s `.raymond/serve-state`) the folder holding that
+ * `.raymond`; for any other (`--state-dir st`, `--state-dir runs/state`) the
+ * folder holding the state folder, so a run's folders never land above the
+ * directory the user chose.
  */
 export function projectRootOf(stateFile: string): string {
   const stateDir = dirname(stateFile);
   const parent = dirname(stateDir);
-  return basename(stateDir) === 'state' || basename(parent) === '.raymond' ? dirname(parent) : parent;
+  return basename(parent) === '.raymond' ? dirname(parent) : parent;
 }
 
 /** Task folders laid out by `pattern` under `root` for the run `workflowId`. */

@@ -1,10 +1,10 @@
-import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { WorktreeRef } from '../../machines/types.js';
 import { RaymondError } from '../errors.js';
 import { git, serialized } from './git.js';
-import { deleteBranch, removeFolder, summarizeWorktree, worktreesDir } from './git-worktrees.js';
-import { averageHold, growDelayMs } from './pool-growth.js';
+import { deleteBranch, removeFolder, summarizeWorktree } from './git-worktrees.js';
+import { growDelayMs } from './pool-growth.js';
+import { heldFolder, pooled, POOL_PREFIX, scanFolders, type RepoFolders, type Waiter } from './pool-folders.js';
 import { saveWork } from './save-work.js';
 import { readFolder } from './worktree-folder.js';
 import { switchFolder, type Folder } from './worktree-switch.js';
@@ -37,46 +37,6 @@ export interface WorktreePool {
   stats(): WorktreePoolStats;
 }
 
-interface RepoFolders {
-  dir: string;
-  free: Folder[];
-  /** By branch: the folder each live agent's branch is checked out in. */
-  held: Map<string, Folder>;
-  /** Folders on disk now, including one being handed from an agent to the next. */
-  count: number;
-  next: number;
-  /** Agents waiting for a folder: a folder given back goes to the first of them. */
-  waiting: Waiter[];
-  /**
-   * New pooled folders are made one at a time, with their first (full)
-   * checkout, and only when one more pays (pool-growth.ts): a checkout of a
-   * big tree is mostly the kernel's work, and several at once on a small
-   * machine each took as long as all of them in a row.
-   */
-  growing: boolean;
-  timer?: ReturnType<typeof setTimeout>;
-  /** Figures the growth is decided on. */
-  createMs?: number;
-  holdMs?: number;
-  /** When each live agent got its folder, by branch. */
-  holdsSince: Map<string, number>;
-  /** `off` folders are made one at a time too, in the order asked. */
-  ownFolders: Promise<void>;
-}
-
-interface Waiter {
-  w: WorktreeRef;
-  agentId: string;
-  /** `ready` when it is checked out on the waiter's branch already (a new folder); else a folder given back. */
-  give: (got: { folder: Folder; ready: boolean }) => void;
-  fail: (err: unknown) => void;
-}
-
-const POOL_PREFIX = 'pool-';
-
-/** `off` (and worktrees recorded before the pool) keep one folder per agent, named after it. */
-const pooled = (w: WorktreeRef) => w.mode === 'keep-ignored' || w.mode === 'clean';
-
 /** Creates the pool of one run. Folders live in `<repo>/.raymond/worktrees/<workflowId>/`. */
 export function createWorktreePool(workflowId: string): WorktreePool {
   const repos = new Map<string, Promise<RepoFolders>>();
@@ -91,28 +51,16 @@ export function createWorktreePool(workflowId: string): WorktreePool {
     alive--;
   };
 
-  /** What is on disk, read once per repository: a resumed run takes back its folders. */
-  async function scan(repo: string): Promise<RepoFolders> {
-    const dir = worktreesDir(repo, workflowId);
-    const folders: RepoFolders = { dir, free: [], held: new Map(), count: 0, next: 1, waiting: [], growing: false, holdsSince: new Map(), ownFolders: Promise.resolve() };
-    for (const name of await readdir(dir).catch(() => [] as string[])) {
-      const n = name.startsWith(POOL_PREFIX) ? Number(name.slice(POOL_PREFIX.length)) : NaN;
-      if (Number.isInteger(n)) folders.next = Math.max(folders.next, n + 1);
-      const path = join(dir, name);
-      const state = readFolder(path);
-      if (!state) continue;
-      grew(folders);
-      // Mid-switch: free, and the next switch into it redoes the checkout whole.
-      const folder: Folder = { path, sparse: undefined, fresh: false };
-      if (state.branch !== null && state.switching === null) folders.held.set(state.branch, folder);
-      else if (Number.isInteger(n)) folders.free.push(folder);
-    }
+  /** A repository's folders, what is on disk read once: a resumed run takes back its folders, and counts them alive. */
+  const taken = async (repo: string) => {
+    const folders = await scanFolders(repo, workflowId);
+    alive += folders.count;
+    figures.peakAlive = Math.max(figures.peakAlive, alive);
     return folders;
-  }
-
+  };
   const foldersOf = (repo: string) => {
     let found = repos.get(repo);
-    if (!found) repos.set(repo, (found = scan(repo)));
+    if (!found) repos.set(repo, (found = taken(repo)));
     return found;
   };
 
@@ -201,15 +149,6 @@ export function createWorktreePool(workflowId: string): WorktreePool {
       folders.waiting.push(waiter);
       grow(folders);
     });
-  }
-
-  /** The folder the agent's branch is checked out in now, if any; its hold time is counted and ended. */
-  function heldFolder(folders: RepoFolders, w: WorktreeRef): Folder | undefined {
-    const folder = folders.held.get(w.branch);
-    const since = folders.holdsSince.get(w.branch);
-    if (since !== undefined) folders.holdMs = averageHold(folders.holdMs, Date.now() - since);
-    folders.holdsSince.delete(w.branch);
-    return folder && readFolder(folder.path)?.branch === w.branch ? folder : undefined;
   }
 
   /** Detaches a pooled folder whose work is all committed and gives it to the next agent waiting, or to the free list. */

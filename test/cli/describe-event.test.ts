@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { RunEvent } from '../../machines/run-events.js';
-import type { Decision } from '../../machines/types.js';
+import type { ResolvedDecisionData } from '../../machines/types.js';
 import { describeStep, eventLine } from '../../src/cli/describe-event.js';
 import { createPlainReporter } from '../../src/cli/progress.js';
 
-const done = (decision: Decision, to: string | null, workers: Array<{ id: string; state: string; attributes: Record<string, string> }> = []) =>
+const done = (decision: ResolvedDecisionData, to: string | null, workers: Array<{ id: string; state: string; attributes: Record<string, string> }> = []) =>
   ({ type: 'step.done', agentId: 'main', from: 'A.sh', decision, to, session: null, depth: 0, costUsd: 0, totalCostUsd: 0, workers }) as const;
 
 describe('events as text', () => {

@@ -2,12 +2,12 @@ import assert from 'node:assert/strict';
 import { afterEach, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { RunEvent } from '../../machines/run-events.js';
-import type { Decision } from '../../machines/types.js';
+import type { ResolvedDecisionData } from '../../machines/types.js';
 import { createLiveView, type LiveView } from '../../src/cli/live-view.js';
 import type { RunProgress } from '../../src/runtime/run-progress.js';
 
 const started = (agentId: string, state: string): RunEvent => ({ type: 'step.started', agentId, state });
-const done = (agentId: string, from: string, decision: Decision, to: string): RunEvent => ({ type: 'step.done', agentId, from, decision, to, session: null, depth: 0, costUsd: 0, totalCostUsd: 0, workers: [] });
+const done = (agentId: string, from: string, decision: ResolvedDecisionData, to: string): RunEvent => ({ type: 'step.done', agentId, from, decision, to, session: null, depth: 0, costUsd: 0, totalCostUsd: 0, workers: [] });
 
 const strip = (s: string) => s.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '');
 const T0 = 1_700_000_000_000;

@@ -127,4 +127,16 @@ describe('task folders (script states)', () => {
     assert.equal(summary(r).results.main, join(project, '.raymond/tasks/tf7/main'));
     assert.ok(!existsSync(join(box.dir, '.raymond/tasks/tf7')), 'nothing above the working directory');
   });
+
+  it('with --state-dir <dir>/x/state the task folders go under x (the state folder\'s parent is not .raymond), not above it', async () => {
+    const project = join(box.dir, 'named');
+    mkdirSync(project, { recursive: true });
+    const wf = box.write({ 'START.sh': sh('echo "<result>$RAYMOND_TASK_FOLDER</result>"') }, 'named/wf');
+    const r = await raymond([wf, '--json', '--workflow-id', 'tf8', '--state-dir', join(project, 'x/state')], { cwd: project });
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(summary(r).results.main, join(project, 'x/.raymond/tasks/tf8/main'));
+    assert.ok(existsSync(join(project, 'x/.raymond/tasks/tf8/main')), 'the folder was made');
+    assert.ok(!existsSync(join(project, '.raymond/tasks/tf8')), 'nothing in the folder holding x');
+    assert.ok(!existsSync(join(box.dir, '.raymond/tasks/tf8')), 'nothing above the working directory');
+  });
 });

@@ -3,10 +3,16 @@ import { agentMachine, type StepInput, type StepResult } from '../../machines/ag
 import { nameWorkers } from '../../machines/worker-names.js';
 import { storeFromState, stateFromStore, type RunStore } from '../../machines/run-store.js';
 import { supervisorMachine, type PersisterEvent, type SupervisorEmitted, type SupervisorEvent, type SupervisorOutput } from '../../machines/supervisor.machine.js';
-import type { AgentRecord, Decision, StoredAgent, WorkflowState } from '../../machines/types.js';
+import type { AgentRecord, ResolvedDecision, ResolvedDecisionData, ResolvedForkSpawn, StoredAgent, WorkflowState } from '../../machines/types.js';
+
+/** A worker as a script forks it: the fake names it unless the script did, and gives it no task folder. */
+type FakeSpawn = Omit<ResolvedForkSpawn, 'id' | 'taskFolder'> & Partial<Pick<ResolvedForkSpawn, 'id' | 'taskFolder'>>;
+
+/** What a scripted step decides: a resolved decision's data, its workers' names optional. */
+export type FakeDecision = Exclude<ResolvedDecisionData, { kind: 'fork' }> | (Omit<Extract<ResolvedDecisionData, { kind: 'fork' }>, 'workers'> & { workers: FakeSpawn[] });
 
 /** A scripted workflow: for each state name, what the step decides. */
-export type FakeScript = Record<string, Decision | ((record: AgentRecord, call: number) => Decision | Promise<Decision>)>;
+export type FakeScript = Record<string, FakeDecision | ((record: AgentRecord, call: number) => FakeDecision | Promise<FakeDecision>)>;
 
 export interface FakeRun {
   output: SupervisorOutput;
@@ -43,11 +49,15 @@ export function freshState(entry = 'START', overrides: Partial<StoredAgent> = {}
   };
 }
 
-/** Names a fork's workers the way the real step does when it resolves a decision; a script may name them itself. */
-function named(decision: Decision, input: StepInput): Decision {
-  if (decision.kind !== 'fork') return decision;
+/**
+ * Stands in for the step's resolution: names a fork's workers the way the
+ * real step does (a script may name them itself), and marks the decision
+ * resolved, as only a step may.
+ */
+function named(decision: FakeDecision, input: StepInput): ResolvedDecision {
+  if (decision.kind !== 'fork') return decision as ResolvedDecision;
   const ids = nameWorkers(input.record.id, input.forkCount, decision.workers.map((w) => w.target));
-  return { ...decision, workers: decision.workers.map((w, i) => ({ ...w, id: w.id ?? ids[i] })) };
+  return { ...decision, workers: decision.workers.map((w, i) => ({ ...w, id: w.id ?? ids[i] })) } as ResolvedDecision;
 }
 
 /**

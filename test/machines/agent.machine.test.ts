@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { AnyActorRef, InspectionEvent } from 'xstate';
-import { agentIn as agent, freshState, runFake, type FakeScript } from '../helpers/fake-actors.js';
+import { agentIn as agent, freshState, runFake, type FakeDecision, type FakeScript } from '../helpers/fake-actors.js';
 import { stackDepth, stackToArray } from '../../machines/frame-stack.js';
-import type { AgentRecord, Decision, WorkflowState } from '../../machines/types.js';
+import type { AgentRecord, WorkflowState } from '../../machines/types.js';
 import type { SupervisorEmitted, SupervisorEvent } from '../../machines/supervisor.machine.js';
 
 
@@ -195,7 +195,7 @@ describe('agent machine: cross-workflow tags', () => {
 });
 
 describe('agent machine: <ask>', () => {
-  const asked = (id: string, next: string): Decision => ({ kind: 'ask', next, prompt: 'ok?', ask: { id, prompt: 'ok?', created_at: '2026-01-01T00:00:00.000Z', next } });
+  const asked = (id: string, next: string): FakeDecision => ({ kind: 'ask', next, prompt: 'ok?', ask: { id, prompt: 'ok?', created_at: '2026-01-01T00:00:00.000Z', next } });
 
   it('with stopWhenAsking the run ends as asking once every live agent waits, with the ask in the store', async () => {
     const run = await runFake({ START: asked('ask_main_1', 'DO'), DO: { kind: 'result', payload: 'no' } }, { stopWhenAsking: true });
@@ -224,7 +224,7 @@ describe('agent machine: <ask>', () => {
   });
 
   it('an expired ask goes to timeout_next; one without fails the run', async () => {
-    const timed = (id: string, timeoutNext?: string): Decision => ({ kind: 'ask', next: 'A', prompt: 'q', ask: { id, prompt: 'q', created_at: '2026-01-01T00:00:00.000Z', timeout_at: '2026-01-01T00:00:01.000Z', next: 'A', ...(timeoutNext ? { timeout_next: timeoutNext } : {}) } });
+    const timed = (id: string, timeoutNext?: string): FakeDecision => ({ kind: 'ask', next: 'A', prompt: 'q', ask: { id, prompt: 'q', created_at: '2026-01-01T00:00:00.000Z', timeout_at: '2026-01-01T00:00:01.000Z', next: 'A', ...(timeoutNext ? { timeout_next: timeoutNext } : {}) } });
     const expireOnAsk = (e: SupervisorEmitted, send: (e: SupervisorEvent) => void) => e.type === 'ask.created' && send({ type: 'ask.expire', agentId: e.ask.agent_id, askId: e.ask.id });
     const late = await runFake({ START: timed('ask_main_3', 'LATE'), LATE: (r) => ({ kind: 'result', payload: `late ${r.input}` }) }, { onReport: expireOnAsk });
     assert.deepEqual([late.output.status, late.store.meta.results.main], ['completed', 'late null']);

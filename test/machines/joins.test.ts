@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { agentIn as agent, freshState, runFake } from '../helpers/fake-actors.js';
+import { agentIn as agent, freshState, runFake, type FakeDecision } from '../helpers/fake-actors.js';
 import type { StepFailure } from '../../machines/step-failure.js';
-import type { AgentRecord, Decision, JoinEntry, WorkflowState } from '../../machines/types.js';
+import type { AgentRecord, JoinEntry, WorkflowState } from '../../machines/types.js';
 
 const W = (item: string, target = 'W') => ({ target, attributes: { item } });
 /** The join state echoes its input as its result. */
-const echo = (r: AgentRecord): Decision => ({ kind: 'result', payload: r.input ?? 'no input' });
+const echo = (r: AgentRecord): FakeDecision => ({ kind: 'result', payload: r.input ?? 'no input' });
 const entries = (payload: string | undefined) => JSON.parse(payload ?? 'null') as JoinEntry[];
 const last = (writes: string[]) => JSON.parse(writes.at(-1)!) as WorkflowState;
 /** A step's own failure, as the runtime rejects with it (a plain Error is a bug of ours, which stops the run). */
@@ -47,7 +47,7 @@ describe('supervisor: <join>', () => {
     const run = await runFake({
       START: { kind: 'fork', next: 'MORE', workers: [W('a')] },
       MORE: { kind: 'fork', next: 'J1', workers: [W('b')], join: true },
-      J1: (r) => ({ kind: 'fork', next: 'J2', workers: [W('c')], join: true, nextInput: r.input ?? '' }),
+      J1: (r) => ({ kind: 'fork', next: 'J2', workers: [W('c')], join: true, nextInput: r.input ?? '' } as FakeDecision),
       J2: echo,
       W: (r) => ({ kind: 'result', payload: r.attributes.item! }),
     });
@@ -84,7 +84,7 @@ describe('supervisor: <join>', () => {
     for (const fail of [() => stepFails('cannot make the task folder /t: ENOSPC; make room, then resume', true), () => { throw new Error('a bug'); }]) {
       const run = await runFake({
         START: { kind: 'fork', next: 'C', workers: [W('1'), W('2')], join: true },
-        W: (r) => (r.attributes.item === '1' ? fail() : new Promise<Decision>((ok) => setTimeout(() => ok({ kind: 'result', payload: 'late' }), 200))),
+        W: (r) => (r.attributes.item === '1' ? fail() : new Promise<FakeDecision>((ok) => setTimeout(() => ok({ kind: 'result', payload: 'late' }), 200))),
         C: echo,
       });
       assert.equal(run.output.status, 'failed');

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { agentIn as agent, freshState, runFake } from '../helpers/fake-actors.js';
+import { supervisorMachine } from '../../machines/supervisor.machine.js';
 import type { AgentRecord, WorkflowState } from '../../machines/types.js';
 
 
@@ -89,5 +90,20 @@ describe('supervisor: worker ids', () => {
     assert.equal(run.output.status, 'failed');
     assert.match(run.output.error!, /"main_x1"/);
     assert.equal(run.store.agents.has('main_x1'), false);
+  });
+});
+
+describe('supervisor: event wiring', () => {
+  // An action or guard wired to the wrong event throws (xstate's assertEvent) instead of doing nothing.
+  type Impl = (args: { context: unknown; event: { type: string } }) => unknown;
+  const { actions, guards } = supervisorMachine.implementations as unknown as { actions: Record<string, Impl>; guards: Record<string, Impl> };
+
+  it('an action or guard given an event it was not written for throws, naming the event it expected', () => {
+    const wrong = { context: {}, event: { type: 'run.drain' } };
+    assert.throws(() => actions.queue!(wrong), /Expected event \{"type":"run\.drain"\} to have type matching "agent\.ready"/);
+    assert.throws(() => actions.queueContinuing!(wrong), /to have type matching "step\.done"/);
+    for (const [name, type] of [['pauses', 'step.failed'], ['isWorker', 'step.failed'], ['reusesId', 'step.done'], ['expiryFails', 'ask.expire']] as const) {
+      assert.throws(() => guards[name]!(wrong), new RegExp(`to have type matching "${type.replace('.', '\\.')}"`), name);
+    }
   });
 });

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { RunEvent } from '../../machines/run-events.js';
-import type { Decision } from '../../machines/types.js';
+import type { ResolvedDecisionData } from '../../machines/types.js';
 import { emptyProgress, trackProgress } from '../../src/runtime/run-progress.js';
 
-const done = (agentId: string, decision: Decision, to: string | null, workers: string[] = [], total = 0): RunEvent => ({
+const done = (agentId: string, decision: ResolvedDecisionData, to: string | null, workers: string[] = [], total = 0): RunEvent => ({
   type: 'step.done', agentId, from: 'X', decision, to, session: null, depth: 0, costUsd: 0, totalCostUsd: total, workers: workers.map((id) => ({ id, state: 'W', attributes: {} })),
 });
 
@@ -53,7 +53,7 @@ describe('trackProgress: asks', () => {
     const counts = { idle: 1, invoking: 0, 'awaiting-child': 0, terminated: 0, paused: 0, asking: 0 };
     trackProgress(p, { type: 'run.started', workflowId: 'wf', workflow: 'wf', resumed: false, at: 0, budgetUsd: 0, totalCostUsd: 0, counts });
     trackProgress(p, { type: 'step.started', agentId: 'main', state: 'START.sh' });
-    trackProgress(p, { type: 'step.done', agentId: 'main', from: 'START.sh', decision: { kind: 'ask', next: 'DO.sh', prompt: 'ok?' }, to: 'START.sh', session: null, depth: 0, costUsd: 0, totalCostUsd: 0, workers: [] });
+    trackProgress(p, { type: 'step.done', agentId: 'main', from: 'START.sh', decision: { kind: 'ask', next: 'DO.sh', prompt: 'ok?', ask: { id: 'ask_main_1', prompt: 'ok?', created_at: '2026-01-01T00:00:00.000Z', next: 'DO.sh' } }, to: 'START.sh', session: null, depth: 0, costUsd: 0, totalCostUsd: 0, workers: [] });
     assert.deepEqual([p.counts.idle, p.counts.asking], [0, 1]);
     trackProgress(p, { type: 'ask.answered', agentId: 'main', askId: 'ask_main_1', expired: false });
     assert.deepEqual([p.counts.idle, p.counts.asking], [1, 0]);
