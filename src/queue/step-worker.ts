@@ -16,6 +16,7 @@ import { createValueFiles } from '../executors/value-files.js';
 import { BlobStore } from './blob-store.js';
 import { claimJob, finishClaim, redisNow, renewClaim } from './job-claims.js';
 import { secretCheck, signJob, verifyJob, type SignedJob } from './job-signing.js';
+import { stepJobEnvelope } from './queue-schemas.js';
 import type { QueueTarget } from './queue-url.js';
 import { closeRedis, openRedis, whenReady } from './redis-link.js';
 import { secretVerdict, wrongSecret } from './secret-check.js';
@@ -171,8 +172,9 @@ export async function startWorker(o: WorkerOptions): Promise<{ close: () => Prom
   };
 
   const processor = async (bull: Job, token?: string): Promise<SignedJob> => {
-    const job = verifyJob<StepJob>(o.secret, bull.data);
-    if (!job || job.v !== 2 || job.id !== bull.id || typeof job.nonce !== 'string' || typeof job.expires !== 'number') {
+    // The envelope is checked; the rest is the coordinator's own data, signed whole.
+    const job = verifyJob(o.secret, bull.data, stepJobEnvelope) as StepJob | undefined;
+    if (!job || job.id !== bull.id) {
       // Signed with another secret while the runs publish theirs: this worker's secret is the wrong one, not the job.
       if (!job && (await secretVerdict(redis, o.secret)) === 'other') {
         stop(wrongSecret(o.target));
