@@ -89,5 +89,17 @@ function walk(schema: TSchema, value: unknown, path: string, root: string): stri
     }
     return Value.Check(schema, value) ? undefined : wrong();
   }
+  // A tagged union (`type: 'run' | 'kill'`): the variant whose tag the value has names the wrong field.
+  if (schema[Kind] === 'Union') {
+    const variant = (schema.anyOf as TSchema[]).filter((v) => v[Kind] === 'Object' && tagsMatch(v, value));
+    if (variant.length === 1) return walk(variant[0]!, value, path, root);
+  }
   return Value.Check(schema, value) ? undefined : wrong();
+}
+
+/** Whether `value` has every literal field of an object schema (its tag). */
+function tagsMatch(schema: TSchema, value: unknown): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  const tags = Object.entries(schema.properties as Record<string, TSchema>).filter(([, s]) => s[Kind] === 'Literal');
+  return tags.length > 0 && tags.every(([key, s]) => (value as Record<string, unknown>)[key] === s.const);
 }
