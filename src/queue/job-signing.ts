@@ -29,23 +29,30 @@ export function secretCheck(secret: string): string {
 }
 
 /**
+ * The payload of a job (or a result) whose signature is right, not yet
+ * checked for its shape; undefined for a forged or altered one.
+ */
+export function signedPayload(secret: string, data: unknown): { payload: unknown } | undefined {
+  if (!signedJob.check(data)) return undefined;
+  const want = Buffer.from(mac(secret, data.payload), 'hex');
+  const got = Buffer.from(data.sig, 'hex');
+  if (got.length !== want.length || !timingSafeEqual(got, want)) return undefined;
+  try {
+    return { payload: JSON.parse(data.payload) };
+  } catch {
+    // Signed but no JSON: the secret check's text (secretCheck), never a job.
+    return undefined;
+  }
+}
+
+/**
  * The payload of a job (or a result) whose signature is right and which fits
  * `schema`; undefined for a forged or altered one, or one of another shape
  * (a worker or run of another version).
  */
 export function verifyJob<S extends TSchema>(secret: string, data: unknown, schema: Checked<S>): Static<S> | undefined {
-  if (!signedJob.check(data)) return undefined;
-  const want = Buffer.from(mac(secret, data.payload), 'hex');
-  const got = Buffer.from(data.sig, 'hex');
-  if (got.length !== want.length || !timingSafeEqual(got, want)) return undefined;
-  let payload: unknown;
-  try {
-    payload = JSON.parse(data.payload);
-  } catch {
-    // Signed but no JSON: the secret check's text (secretCheck), never a job.
-    return undefined;
-  }
-  return schema.check(payload) ? payload : undefined;
+  const signed = signedPayload(secret, data);
+  return signed && schema.check(signed.payload) ? signed.payload : undefined;
 }
 
 /**

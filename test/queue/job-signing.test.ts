@@ -3,7 +3,7 @@ import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { loadQueueSecret, secretCheck, signJob, verifyJob } from '../../src/queue/job-signing.js';
+import { loadQueueSecret, secretCheck, signedPayload, signJob, verifyJob } from '../../src/queue/job-signing.js';
 import { Type } from '@sinclair/typebox';
 import { RaymondError } from '../../src/errors.js';
 import { checked } from '../../src/schema-problem.js';
@@ -81,6 +81,10 @@ describe('verifyJob: the payload schema', () => {
   const envelope = checked(Type.Object({ v: Type.Literal(2), id: Type.String() }));
   it('gives a rightly signed payload that fits the schema', () => {
     assert.deepEqual(verifyJob(SECRET, signJob(SECRET, { v: 2, id: 'main.1', extra: true }), envelope), { v: 2, id: 'main.1', extra: true });
+  });
+  it('signedPayload gives a rightly signed payload whatever its shape, for the worker to say what is wrong with it', () => {
+    assert.deepEqual(signedPayload(SECRET, signJob(SECRET, { v: 1 })), { payload: { v: 1 } });
+    assert.equal(signedPayload(`${SECRET}x`, signJob(SECRET, { v: 1 })), undefined);
   });
   it('gives undefined for a rightly signed payload of another shape (a worker of another version)', () => {
     assert.equal(verifyJob(SECRET, signJob(SECRET, { v: 1, id: 'main.1' }), envelope), undefined);
