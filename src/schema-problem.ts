@@ -1,5 +1,5 @@
 import { Kind, OptionalKind, type Static, type TSchema } from '@sinclair/typebox';
-import { TypeCompiler } from '@sinclair/typebox/compiler';
+import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
 import { Value } from '@sinclair/typebox/value';
 
 /**
@@ -23,13 +23,18 @@ export interface Checked<T extends TSchema> {
   problem(value: unknown, root?: string): string | undefined;
 }
 
-/** Compiles `schema` once; its checks then run as generated code. */
+/**
+ * Compiles `schema` on its first use (a command that never reads a state
+ * file does not pay for compiling its schema); its checks then run as
+ * generated code.
+ */
 export function checked<T extends TSchema>(schema: T): Checked<T> {
-  const compiled = TypeCompiler.Compile(schema);
+  let compiled: TypeCheck<T> | undefined;
+  const fits = (value: unknown): value is Static<T> => (compiled ??= TypeCompiler.Compile(schema)).Check(value);
   return {
     schema,
-    check: (value): value is Static<T> => compiled.Check(value),
-    problem: (value, root = 'the value') => (compiled.Check(value) ? undefined : walk(schema, value, '', root)),
+    check: fits,
+    problem: (value, root = 'the value') => (fits(value) ? undefined : walk(schema, value, '', root)),
   };
 }
 
