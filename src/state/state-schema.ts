@@ -109,7 +109,7 @@ export const STATE_FILE = T.Object({
 });
 
 /** One line of a run's journal (src/state/journal.ts); its agents are checked with the folded state. */
-export const JOURNAL_LINE = T.Object({
+const JOURNAL_LINE = T.Object({
   seq: T.Integer({ minimum: Number.MIN_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER }),
   meta: T.Object({ status: T.String(), total_cost_usd: T.Number(), updated_at: T.String(), options: T.Object({}), error: opt(nullable(T.String())) }),
   agents: opt(T.Array(T.Object({ id: T.String() }))),
