@@ -120,6 +120,13 @@ if (want('join')) {
     console.log(`join: FAILED: ${failure(err)}`);
   }
 }
+// `npm run bench -- schemas`: parse and check the edges' data (issue 32) with TypeBox, Valibot and today's hand-written checks.
+if (want('schemas')) {
+  const { benchSchemas, schemaLines } = await import('./schemas.js');
+  const lines = schemaLines(benchSchemas());
+  console.log(lines.join('\n'));
+  summary.push('', ...lines);
+}
 // Opt-in only (`npm run bench -- worktrees`), never in the default run: it
 // generates a 20,000-file repository and checks out gigabytes, for minutes.
 if (only.includes('worktrees')) {

@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import { createLineSplitter, encodeMessage, tickBatchedWriter, type ReadyReply, type SpawnerReply, type SpawnerRequest } from './spawner-protocol.js';
+import { spawnerReply } from './spawner-schemas.js';
 
 // Under tsx (tests, development) the spawner is the .ts source and needs tsx's loader; once built, the compiled .js.
 const FROM_SOURCE = import.meta.url.endsWith('.ts');
@@ -63,11 +64,15 @@ export function startSpawner(options: {
   child.stdout.on(
     'data',
     createLineSplitter((line) => {
-      let reply: SpawnerReply;
+      let reply: unknown;
       try {
-        reply = JSON.parse(line) as SpawnerReply;
+        reply = JSON.parse(line);
       } catch {
         process.emitWarning(`raymond: ignoring a spawner reply that is not JSON: ${line.slice(0, 200)}`);
+        return;
+      }
+      if (!spawnerReply.check(reply)) {
+        process.emitWarning(`raymond: ignoring a spawner reply that is not one: ${spawnerReply.problem(reply, 'the reply')}`);
         return;
       }
       if (reply.type !== 'ready') return options.onReply(reply);

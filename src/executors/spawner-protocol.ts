@@ -1,86 +1,27 @@
+import type { Static } from '@sinclair/typebox';
+import type { CHUNK_REPLY, EXIT_REPLY, KILL_MESSAGE, OUTPUT_REPLY, READY_REPLY, RUN_MESSAGE, STARTED_REPLY } from './spawner-schemas.js';
+
 /**
  * Wire format between the orchestrator and its spawner processes: one JSON
- * object per line, in both directions. This file has no imports on purpose:
+ * object per line, in both directions. The messages' types come from their
+ * schemas (spawner-schemas.ts). This file imports types only, on purpose:
  * the spawner loads it, and the spawner must stay small.
  */
 
 /** Starts a program; answered by `started` (if it could be started) and then `exit`. */
-export interface RunMessage {
-  type: 'run';
-  /** Chosen by the orchestrator, unique per pool. */
-  id: number;
-  file: string;
-  args: string[];
-  cwd: string;
-  /** Changes to the spawner's environment (the orchestrator's, as it was at the spawner's start); null unsets. */
-  env: Record<string, string | null>;
-  /** Stop the group when it prints nothing for this long. */
-  inactivityMs: number;
-  /** Forward output as `chunk` replies while it arrives. */
-  stream: boolean;
-  /** Keep only the last this many bytes of stdout; absent keeps everything. */
-  maxOutputBytes?: number;
-  /** Keep the last this many bytes of stderr (default 4 KB); debug logs want more. */
-  stderrBytes?: number;
-}
-
+export type RunMessage = Static<typeof RUN_MESSAGE>;
 /** Stops a running program's group: `signal` now, SIGKILL after a grace period. */
-export interface KillMessage {
-  type: 'kill';
-  id: number;
-  signal: string;
-}
-
+export type KillMessage = Static<typeof KILL_MESSAGE>;
 export type SpawnerRequest = RunMessage | KillMessage;
 
 /** Sent once when the spawner is up; a spawner that dies before this failed to start. */
-export interface ReadyReply {
-  type: 'ready';
-  pid: number;
-}
-
+export type ReadyReply = Static<typeof READY_REPLY>;
 /** The program runs; `pid` is also its process group id. */
-export interface StartedReply {
-  type: 'started';
-  id: number;
-  pid: number;
-}
-
-export interface ChunkReply {
-  type: 'chunk';
-  id: number;
-  stream: 'stdout' | 'stderr';
-  text: string;
-}
-
-/**
- * A piece of the kept stdout, sent before `exit` when there is more than
- * fits one message: a spawner's heap is small, and one JSON line of 16 MiB
- * (six times that for control characters) would not fit it.
- */
-export interface OutputReply {
-  type: 'output';
-  id: number;
-  text: string;
-}
-
-export interface ExitReply {
-  type: 'exit';
-  id: number;
-  exitCode: number | null;
-  signal: string | null;
-  /** The whole stdout, or its tail when `maxOutputBytes` was set; after `output` pieces, the rest of it. */
-  stdout: string;
-  stderrTail: string;
-  timedOut: boolean;
-  /** Set when the program could not be started at all. */
-  spawnError?: string;
-  /** Bytes of stdout left out of `stdout` because of `maxOutputBytes`. */
-  droppedBytes: number;
-  /** Processes outside the program's group that still held its output pipes when it exited. */
-  leftRunning: number[];
-}
-
+export type StartedReply = Static<typeof STARTED_REPLY>;
+export type ChunkReply = Static<typeof CHUNK_REPLY>;
+/** A piece of the kept stdout, sent before `exit` when there is more than fits one message. */
+export type OutputReply = Static<typeof OUTPUT_REPLY>;
+export type ExitReply = Static<typeof EXIT_REPLY>;
 export type SpawnerReply = ReadyReply | StartedReply | ChunkReply | OutputReply | ExitReply;
 
 /** One message as one line. JSON escapes newlines inside strings, so a line is a message. */

@@ -3,16 +3,17 @@
  * script steps for the orchestrator. Forking from a process this small is
  * cheap, where forking from the big orchestrator copies its page tables on
  * every step. Requests arrive as JSON lines on stdin, replies leave as JSON
- * lines on stdout (see protocol.ts). Only `node:*` modules and two small
- * dependency-free files are imported, to keep the process small and its
- * start fast.
+ * lines on stdout (see protocol.ts). Only `node:*` modules and three small
+ * dependency-free files are imported (the request check is generated from
+ * its schema), to keep the process small and its start fast.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readlinkSync } from 'node:fs';
 import type { Readable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
 import { timerDelay } from '../timer-delay.js';
-import { createLineSplitter, encodeMessage, tickBatchedWriter, type RunMessage, type SpawnerReply, type SpawnerRequest } from './spawner-protocol.js';
+import { createLineSplitter, encodeMessage, tickBatchedWriter, type RunMessage, type SpawnerReply } from './spawner-protocol.js';
+import { isSpawnerRequest } from './spawner-request-check.js';
 
 const STDERR_TAIL = 4096;
 /** Stdout longer than this leaves in several messages (see sendOutput). */
@@ -218,11 +219,15 @@ function run(msg: RunMessage): void {
 }
 
 function handle(line: string): void {
-  let msg: SpawnerRequest;
+  let msg: unknown;
   try {
-    msg = JSON.parse(line) as SpawnerRequest;
+    msg = JSON.parse(line);
   } catch {
     process.stderr.write(`raymond spawner: ignoring a request that is not JSON: ${line.slice(0, 200)}\n`);
+    return;
+  }
+  if (!isSpawnerRequest(msg)) {
+    process.stderr.write(`raymond spawner: ignoring a request that is not a run or a kill of the protocol: ${line.slice(0, 200)}\n`);
     return;
   }
   if (msg.type === 'run') run(msg);

@@ -1,12 +1,11 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import type { Static, TSchema } from '@sinclair/typebox';
 import { RaymondError, errorMessage } from '../errors.js';
+import type { Checked } from '../schema-problem.js';
+import { signedJob, type SignedJob } from './queue-schemas.js';
 
-/** What goes into Redis for a job: the payload as JSON text, and its HMAC. */
-export interface SignedJob {
-  payload: string;
-  sig: string;
-}
+export type { SignedJob } from './queue-schemas.js';
 
 /** Shortest secret accepted: a guessable secret would let anyone with Redis access run commands on the workers. */
 const MIN_SECRET_CHARS = 16;
@@ -29,19 +28,31 @@ export function secretCheck(secret: string): string {
   return mac(secret, 'raymond queue secret check v1');
 }
 
-/** The payload of a job (or a result) whose signature is right; undefined for a forged or altered one. */
-export function verifyJob<T>(secret: string, data: unknown): T | undefined {
-  const job = data as Partial<SignedJob> | null;
-  if (!job || typeof job.payload !== 'string' || typeof job.sig !== 'string') return undefined;
-  const want = Buffer.from(mac(secret, job.payload), 'hex');
-  const got = Buffer.from(job.sig, 'hex');
+/**
+ * The payload of a job (or a result) whose signature is right, not yet
+ * checked for its shape; undefined for a forged or altered one.
+ */
+export function signedPayload(secret: string, data: unknown): { payload: unknown } | undefined {
+  if (!signedJob.check(data)) return undefined;
+  const want = Buffer.from(mac(secret, data.payload), 'hex');
+  const got = Buffer.from(data.sig, 'hex');
   if (got.length !== want.length || !timingSafeEqual(got, want)) return undefined;
   try {
-    return JSON.parse(job.payload) as T;
+    return { payload: JSON.parse(data.payload) };
   } catch {
     // Signed but no JSON: the secret check's text (secretCheck), never a job.
     return undefined;
   }
+}
+
+/**
+ * The payload of a job (or a result) whose signature is right and which fits
+ * `schema`; undefined for a forged or altered one, or one of another shape
+ * (a worker or run of another version).
+ */
+export function verifyJob<S extends TSchema>(secret: string, data: unknown, schema: Checked<S>): Static<S> | undefined {
+  const signed = signedPayload(secret, data);
+  return signed && schema.check(signed.payload) ? signed.payload : undefined;
 }
 
 /**

@@ -5,10 +5,11 @@ import { RaymondError } from '../errors.js';
 import { BlobStore } from './blob-store.js';
 import { redisNow } from './job-claims.js';
 import { signJob, verifyJob } from './job-signing.js';
+import { signedProgress, signedResult, stepJobEnvelope } from './queue-schemas.js';
 import type { QueueTarget } from './queue-url.js';
 import { closeRedis, openRedis, whenReady, type LinkNotice } from './redis-link.js';
 import { publishSecretCheck, refreshSecretCheck } from './secret-check.js';
-import { KEY_PREFIX, QUEUE_NAME, type JobRequest, type SignedProgressPayload, type SignedResultPayload, type StepJob, type StepJobResult } from './step-job.js';
+import { KEY_PREFIX, QUEUE_NAME, type JobRequest, type StepJob, type StepJobResult } from './step-job.js';
 
 /** How often jobs in flight are looked up, besides the events that announce them: a missed event, or a job Redis lost, is found this way. */
 const POLL_MS = 1000;
@@ -90,8 +91,8 @@ export class StepQueue {
     });
     events.on('progress', ({ jobId, data }) => {
       const p = this.pending.get(jobId);
-      const signed = p ? verifyJob<SignedProgressPayload>(secret, json(data)) : undefined;
-      if (p && signed?.for === 'progress' && signed.id === jobId && p.nonces.has(signed.nonce)) p.onProgress({ events: signed.events });
+      const signed = p ? verifyJob(secret, json(data), signedProgress) : undefined;
+      if (p && signed && signed.id === jobId && p.nonces.has(signed.nonce)) p.onProgress({ events: signed.events });
     });
     this.timer = setInterval(() => void this.poll(), POLL_MS);
     this.timer.unref();
@@ -150,14 +151,14 @@ export class StepQueue {
 
   /** A job's data, if this secret signed it: its nonce and expiry. */
   private openJob(data: unknown): StepJob | undefined {
-    const job = verifyJob<StepJob>(this.secret, data);
-    return job && job.v === 2 && typeof job.nonce === 'string' ? job : undefined;
+    // The envelope is checked; the rest is this coordinator's own data, signed whole.
+    return verifyJob(this.secret, data, stepJobEnvelope) as StepJob | undefined;
   }
 
   /** A returned value, if a worker signed it with the secret for this job. */
   private openResult(value: unknown, id: string): Opened {
-    const signed = verifyJob<SignedResultPayload>(this.secret, json(value));
-    if (!signed || signed.for !== 'result' || signed.id !== id || typeof signed.nonce !== 'string' || !signed.result) return { kind: 'forged' };
+    const signed = verifyJob(this.secret, json(value), signedResult);
+    if (!signed || signed.id !== id) return { kind: 'forged' };
     return { kind: 'result', result: signed.result, nonce: signed.nonce };
   }
 

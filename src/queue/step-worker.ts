@@ -15,7 +15,8 @@ import { createSpawnerPool } from '../executors/spawner-pool.js';
 import { createValueFiles } from '../executors/value-files.js';
 import { BlobStore } from './blob-store.js';
 import { claimJob, finishClaim, redisNow, renewClaim } from './job-claims.js';
-import { secretCheck, signJob, verifyJob, type SignedJob } from './job-signing.js';
+import { secretCheck, signedPayload, signJob, type SignedJob } from './job-signing.js';
+import { stepJobEnvelope } from './queue-schemas.js';
 import type { QueueTarget } from './queue-url.js';
 import { closeRedis, openRedis, whenReady } from './redis-link.js';
 import { secretVerdict, wrongSecret } from './secret-check.js';
@@ -171,8 +172,12 @@ export async function startWorker(o: WorkerOptions): Promise<{ close: () => Prom
   };
 
   const processor = async (bull: Job, token?: string): Promise<SignedJob> => {
-    const job = verifyJob<StepJob>(o.secret, bull.data);
-    if (!job || job.v !== 2 || job.id !== bull.id || typeof job.nonce !== 'string' || typeof job.expires !== 'number') {
+    const signed = signedPayload(o.secret, bull.data);
+    // Rightly signed, but not a job this worker knows: a run of another version.
+    if (signed && !stepJobEnvelope.check(signed.payload)) throw refuse(o, bull.id, `it is not a step job this worker knows (a run of another Raymond version?): ${stepJobEnvelope.problem(signed.payload, 'the job')}`);
+    // The envelope is checked; the rest is the coordinator's own data, signed whole.
+    const job = signed?.payload as StepJob | undefined;
+    if (!job || job.id !== bull.id) {
       // Signed with another secret while the runs publish theirs: this worker's secret is the wrong one, not the job.
       if (!job && (await secretVerdict(redis, o.secret)) === 'other') {
         stop(wrongSecret(o.target));

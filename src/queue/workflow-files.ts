@@ -4,11 +4,10 @@ import { dirname, join, relative, sep } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { RaymondError } from '../errors.js';
 import type { BlobStore } from './blob-store.js';
+import { folderManifest, type FolderManifest } from './queue-schemas.js';
 
 /** The files of a folder a script runs from: relative path → hash and whether it is executable. */
-export interface FolderManifest {
-  files: Record<string, { sha: string; exec: boolean }>;
-}
+export type { FolderManifest } from './queue-schemas.js';
 
 /** Folders a manifest skips: they are never part of a workflow. */
 const SKIPPED = new Set(['.git', 'node_modules', '.raymond']);
@@ -75,7 +74,7 @@ export async function receiveFolder(manifestSha: string, blobs: BlobStore, cache
   if (!/^[0-9a-f]{64}$/.test(manifestSha)) throw new RaymondError('ERR_QUEUE_REFUSED', `a workflow folder's hash "${manifestSha.slice(0, 80)}" is not a SHA-256: refused`);
   const dir = join(cache, manifestSha);
   if (existsSync(dir)) return dir;
-  const manifest = JSON.parse((await blobs.get(manifestSha)).toString('utf8')) as FolderManifest;
+  const manifest = readManifest((await blobs.get(manifestSha)).toString('utf8'), manifestSha);
   const tmp = `${dir}.${randomUUID()}.tmp`;
   try {
     for (const [rel, f] of Object.entries(manifest.files)) {
@@ -96,4 +95,17 @@ export async function receiveFolder(manifestSha: string, blobs: BlobStore, cache
     await rm(tmp, { recursive: true, force: true });
     throw err;
   }
+}
+
+/** A manifest's text, checked: another version's (or a forged) manifest is refused in one line. */
+function readManifest(text: string, sha: string): FolderManifest {
+  const refuse = (problem: string) => new RaymondError('ERR_QUEUE_REFUSED', `the workflow folder's manifest ${sha.slice(0, 12)} is not one: ${problem}: refused`);
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw refuse('it is not JSON');
+  }
+  if (folderManifest.check(value)) return value;
+  throw refuse(String(folderManifest.problem(value, 'the manifest')));
 }

@@ -1,7 +1,11 @@
+import { ANSWER_ASK, CREATE_RUN, jsonSchemaOf } from './request-schemas.js';
+
 /**
- * The OpenAPI 3 description of `raymond serve`, served at `/openapi.json`.
- * Written by hand, path by path; a test checks that it lists exactly the
- * routes the server has.
+ * The OpenAPI 3.1 description of `raymond serve`, served at `/openapi.json`.
+ * The request bodies are the schemas the routes check them with
+ * (request-schemas.ts); OpenAPI 3.1's schemas are JSON Schema, as TypeBox's
+ * are. The paths and the answers are written here; a test checks that it
+ * lists exactly the routes the server has.
  */
 
 const error = { description: 'refused: `{"error": "<message>", "code": "<stable code>"}`', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } };
@@ -42,7 +46,7 @@ const PATHS: Record<string, Record<string, object>> = {
     post: {
       summary: 'Answer an ask: JSON {"response": "..."}, or multipart/form-data with a `response` field and files',
       parameters: [id, askId],
-      requestBody: { required: true, content: { 'application/json': { schema: { type: 'object', properties: { response: { type: 'string' } } } }, 'multipart/form-data': { schema: { type: 'object', properties: { response: { type: 'string' } }, additionalProperties: { type: 'string', format: 'binary' } } } } },
+      requestBody: { required: true, content: { 'application/json': { schema: ref('AnswerAsk') }, 'multipart/form-data': { schema: { type: 'object', properties: { response: { type: 'string' } }, additionalProperties: { type: 'string', format: 'binary' } } } } },
       responses: { 200: json('answered', { type: 'object', properties: { run_id: { type: 'string' }, ask_id: { type: 'string' }, status: { type: 'string', enum: ['resumed'] } } }), 400: error, 404: error, 409: error, 413: error },
     },
   },
@@ -62,7 +66,8 @@ const PATHS: Record<string, Record<string, object>> = {
 const SCHEMAS = {
   Error: { type: 'object', required: ['error', 'code'], properties: { error: { type: 'string' }, code: { type: 'string' }, constraint: { type: 'string' } } },
   Workflow: { type: 'object', properties: { id: { type: 'string' }, name: { type: 'string' }, description: { type: 'string' }, input: { type: 'object', properties: { mode: { type: 'string', enum: ['required', 'optional', 'none'] }, label: { type: 'string' }, description: { type: 'string' } } }, default_budget: { type: 'number' }, requires_human_input: { type: 'boolean' } } },
-  CreateRun: { type: 'object', required: ['workflow_id'], properties: { workflow_id: { type: 'string' }, input: { type: 'string' }, budget: { type: 'number' }, model: { type: 'string' }, working_directory: { type: 'string' }, environment: { type: 'object', additionalProperties: { type: 'string' } } } },
+  CreateRun: jsonSchemaOf(CREATE_RUN),
+  AnswerAsk: jsonSchemaOf(ANSWER_ASK),
   Agent: { type: 'object', properties: { id: { type: 'string' }, current_state: { type: 'string' }, status: { type: 'string' }, machine_state: { type: 'string', enum: ['idle', 'invoking', 'asking', 'awaiting-child', 'terminated', 'failed', 'paused'] }, stack_depth: { type: 'integer' }, cost_usd: { type: 'number' }, result: { type: 'string' } } },
   Run: { type: 'object', properties: { run_id: { type: 'string' }, workflow_id: { type: 'string' }, status: { type: 'string', enum: ['running', 'asking', 'completed', 'failed', 'cancelled', 'budget_exceeded', 'paused'] }, current_state: { type: 'string' }, agents: { type: 'array', items: ref('Agent') }, cost_usd: { type: 'number' }, budget_usd: { type: 'number' }, started_at: { type: 'string', format: 'date-time' }, elapsed_seconds: { type: 'number' }, result: { type: 'string' }, error: { type: 'string' }, pending_asks: { type: 'integer' }, state_file: { type: 'string' }, last_event_id: { type: 'integer' } } },
   File: { type: 'object', properties: { name: { type: 'string' }, size: { type: 'integer' }, content_type: { type: 'string' }, source: { type: 'string', enum: ['display', 'upload'] } } },
@@ -72,7 +77,7 @@ const SCHEMAS = {
 /** The document, with the server's version. */
 export function openApiDocument(version: string): object {
   return {
-    openapi: '3.0.3',
+    openapi: '3.1.0',
     info: { title: 'raymond serve', version, description: "Raymond's workflow server: the HTTP API of `ray serve`, plus event ids, snapshots and diagrams. With a token, every request but /, /login and /openapi.json carries `Authorization: Bearer TOKEN` (or the login cookie)." },
     components: { schemas: SCHEMAS, securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
     security: [{ bearer: [] }],

@@ -1,7 +1,8 @@
 import type { IncomingMessage } from 'node:http';
 import { affordanceOf, capsOf, serveAskFile, type FileAffordance } from './ask-files.js';
 import { checkSlots, readSubmission, storeUploads, type UploadSubmission } from './ask-uploads.js';
-import { HttpError, readJsonObject, sendJson } from './http-error.js';
+import { HttpError, sendJson } from './http-error.js';
+import { answerAskBody, readRequestBody } from './request-schemas.js';
 import { pendingAskJson } from './run-json.js';
 import { runOf } from './routes-runs.js';
 import type { Handler } from './serve-context.js';
@@ -21,8 +22,7 @@ export const pendingAsks: Handler = async (ctx, _req, res, p) => {
 
 /** What an answer sent as JSON holds: its text, and no file, so an ask with upload slots refuses it as it would a multipart answer without them. */
 async function jsonSubmission(req: IncomingMessage, affordance: FileAffordance | undefined): Promise<UploadSubmission> {
-  const body = await readJsonObject(req);
-  if (body.response !== undefined && typeof body.response !== 'string') throw new HttpError(400, 'bad_request', 'response must be a string');
+  const body = await readRequestBody(req, answerAskBody);
   checkSlots(affordance, []);
   return { response: body.response ?? '', files: [] };
 }

@@ -4,7 +4,8 @@ import { diagramSvgFile } from '../analysis/diagram-html.js';
 import { loadWorkflowGraph } from '../analysis/workflow-graph.js';
 import { isRunModel, MODEL_CHOICES } from '../claude/claude-argv.js';
 import { formatError } from '../errors.js';
-import { HttpError, readJsonObject, sendJson } from './http-error.js';
+import { HttpError, sendJson } from './http-error.js';
+import { createRunBody, readRequestBody, type CreateRun } from './request-schemas.js';
 import { pendingAskJson, runJson, workflowJson } from './run-json.js';
 import { liveSnapshotOf } from './run-live-view.js';
 import type { Handler, ServeContext } from './serve-context.js';
@@ -41,35 +42,27 @@ async function workingDirectory(ctx: ServeContext, asked: string | undefined): P
   return real;
 }
 
-function optionalString(body: Record<string, unknown>, key: string): string | undefined {
-  const v = body[key];
-  if (v === undefined || v === null || v === '') return undefined;
-  if (typeof v !== 'string') throw new HttpError(400, 'bad_request', `${key} must be a string`);
-  return v;
-}
+/** A string field of a body: empty text and null stand for "not given". */
+const givenText = (v: string | null | undefined): string | undefined => (v === null || v === '' ? undefined : v);
 
 /**
  * Starts a run as `POST /runs` asks (also what `--launch ID` does, with
- * only the id), after checking everything the request says.
+ * only the id), after checking what the body's schema cannot: the workflow,
+ * its input, the model and the folder.
  */
-export async function startRun(ctx: ServeContext, body: Record<string, unknown>): Promise<ServedRun> {
+export async function startRun(ctx: ServeContext, body: CreateRun): Promise<ServedRun> {
   if (!ctx.pool.open) throw new HttpError(503, 'shutting_down', 'the server is shutting down; no new runs');
-  const id = optionalString(body, 'workflow_id');
-  if (id === undefined) throw new HttpError(400, 'bad_request', 'workflow_id is required');
+  const id = body.workflow_id;
   const entry = ctx.registry.get(id);
   if (!entry) throw new HttpError(404, 'workflow_not_found', `workflow "${id}" not found`);
-  const input = optionalString(body, 'input') ?? '';
+  const input = givenText(body.input) ?? '';
   if (entry.input.mode === 'required' && input === '') throw new HttpError(400, 'input_required', 'workflow requires non-empty input');
   if (entry.input.mode === 'none' && input !== '') throw new HttpError(400, 'input_not_accepted', 'workflow does not accept input');
   const budget = body.budget ?? 0;
-  if (typeof budget !== 'number' || !Number.isFinite(budget) || budget < 0) throw new HttpError(400, 'bad_request', 'budget must be a number of USD, 0 or more');
-  const model = optionalString(body, 'model');
+  const model = givenText(body.model);
   if (model !== undefined && !isRunModel(model)) throw new HttpError(400, 'bad_request', `model must be ${MODEL_CHOICES}, or a pi model (provider/id)`);
   const env = body.environment ?? {};
-  if (typeof env !== 'object' || env === null || Array.isArray(env) || !Object.entries(env).every(([k, v]) => /^[A-Za-z_][A-Za-z0-9_]*$/.test(k) && typeof v === 'string')) {
-    throw new HttpError(400, 'bad_request', 'environment must be an object of variable names to strings');
-  }
-  const cwd = await workingDirectory(ctx, optionalString(body, 'working_directory') ?? entry.working_directory);
+  const cwd = await workingDirectory(ctx, givenText(body.working_directory) ?? entry.working_directory);
   return ctx.pool.launch({
     workflowId: entry.id,
     path: entry.path,
@@ -80,7 +73,7 @@ export async function startRun(ctx: ServeContext, body: Record<string, unknown>)
       // Request, then manifest, then the server's (config, flag): 0 in the request or the manifest means "not given", as in `ray`.
       budgetUsd: budget > 0 ? budget : entry.default_budget > 0 ? entry.default_budget : ctx.defaultBudgetUsd,
       ...(model !== undefined ? { model } : {}),
-      environment: { ...entry.environment, ...(env as Record<string, string>) },
+      environment: { ...entry.environment, ...env },
       onAsk: 'prompt',
     },
   });
@@ -88,7 +81,7 @@ export async function startRun(ctx: ServeContext, body: Record<string, unknown>)
 
 /** `POST /runs`: 201 with `run_id`, `status`, `started_at`; the run goes on in the background. */
 export const createRun: Handler = async (ctx, req, res) => {
-  const run = await startRun(ctx, await readJsonObject(req));
+  const run = await startRun(ctx, await readRequestBody(req, createRunBody));
   sendJson(res, 201, { run_id: run.id, status: run.status, started_at: new Date(run.startedAt).toISOString() });
 };
 

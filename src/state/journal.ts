@@ -2,6 +2,7 @@ import { stackChange } from '../../machines/frame-stack.js';
 import type { Dirty, RunStore } from '../../machines/run-store.js';
 import type { AgentFields, Frame, FrameStack, StoredAgent, WorkflowState } from '../../machines/types.js';
 import { RaymondError } from '../errors.js';
+import { journalRecord } from './state-schema.js';
 
 /**
  * An agent in a journal line. Its return stack is written as a change to
@@ -68,24 +69,6 @@ export function journalLine(store: RunStore, dirty: Dirty, seq: number, written:
   return `${JSON.stringify(batch)}\n`;
 }
 
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
-function recordOf(v: unknown, type: 'string' | 'number'): boolean {
-  return v === undefined || (isObject(v) && Object.values(v).every((x) => typeof x === type));
-}
-
-/** Whether a parsed line has the shape journalLine writes (agents are checked with the folded state). */
-function isBatch(v: unknown): v is JournalBatch {
-  if (!isObject(v) || !Number.isSafeInteger(v.seq) || !isObject(v.meta)) return false;
-  const m = v.meta;
-  if (typeof m.status !== 'string' || typeof m.total_cost_usd !== 'number' || typeof m.updated_at !== 'string' || !isObject(m.options)) return false;
-  if (m.error !== undefined && m.error !== null && typeof m.error !== 'string') return false;
-  if (v.agents !== undefined && !(Array.isArray(v.agents) && v.agents.every((a) => isObject(a) && typeof a.id === 'string'))) return false;
-  return recordOf(v.results, 'string') && recordOf(v.fork_counters, 'number') && recordOf(v.session_costs, 'number');
-}
-
 /**
  * An agent of a journal line applied to the agent as it was. `owned` holds
  * the stack arrays this fold made itself: those it changes in place, so a
@@ -125,8 +108,9 @@ export function applyJournal(state: WorkflowState, text: string, file: string): 
       throw damaged(i);
     }
     // A torn write never parses (it lacks the closing brace), so valid JSON of another shape is damage, wherever it is.
-    if (!isBatch(data)) throw damaged(i, 'valid JSON, but not a journal record');
-    const batch = data;
+    if (!journalRecord.check(data)) throw damaged(i, 'valid JSON, but not a journal record');
+    // The schema checks the line's own fields; its agents are checked with the folded state (state-file.ts).
+    const batch = data as JournalBatch;
     if (batch.seq <= (out.journal_seq ?? 0)) continue;
     const { error, ...meta } = batch.meta;
     Object.assign(out, meta);

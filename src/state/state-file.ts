@@ -5,7 +5,7 @@ import { ignoreRaymondFolder } from '../raymond-folder.js';
 import { DISK_FULL_HINT, isDiskFull, makeFolders } from '../make-folders.js';
 import type { WorkflowState } from '../../machines/types.js';
 import { applyJournal } from './journal.js';
-import { stateFileProblem } from './state-schema.js';
+import { stateFileLike, stateFileProblem } from './state-schema.js';
 
 const WORKFLOW_ID = /^[A-Za-z0-9_-]{1,128}$/;
 
@@ -85,15 +85,14 @@ export async function readStateFile(path: string, id?: string): Promise<Workflow
   } catch {
     throw new RaymondError('ERR_STATE_FILE', 'the state file is not valid JSON (corrupt or truncated)', { file: path });
   }
-  const state = data as Partial<WorkflowState> | null;
-  if (!state || typeof state !== 'object' || typeof state.workflow_id !== 'string' || !Array.isArray(state.agents)) {
-    throw new RaymondError('ERR_STATE_FILE', 'not a Raymond state file', { file: path });
-  }
+  if (!stateFileLike.check(data)) throw new RaymondError('ERR_STATE_FILE', 'not a Raymond state file', { file: path });
+  const state = data;
   if (state.version !== 1) {
     throw new RaymondError('ERR_STATE_FILE', `state file version ${JSON.stringify(state.version)} is not one this build knows (1); use the Raymond that wrote it`, { file: path });
   }
   checkShape(state, path);
   const journal = await readFile(journalFilePath(path), 'utf8').catch(() => undefined);
+  // checkShape has checked the snapshot as a whole; the journal's fold is checked again.
   if (journal === undefined) return state as WorkflowState;
   return checkShape(applyJournal(state as WorkflowState, journal, journalFilePath(path)), path);
 }

@@ -1,122 +1,129 @@
+import { Type as T, type TSchema } from '@sinclair/typebox';
 import { ON_ASK_MODES, WORKTREE_MODES } from '../../machines/types.js';
+import { checked } from '../schema-problem.js';
 
 /**
  * The schema of a state file, checked whole when one is read: a state file
  * edited by hand (or by anything else) either has every field of the type
  * the runtime relies on, or is refused with the first field that is wrong.
- * Fields an older Raymond did not write are optional here.
+ * Fields an older Raymond did not write are optional here; fields it does
+ * not know are kept as they are.
  */
 
-/** What a value must be, or for a nested object the whole message about its wrong field; undefined when it fits. */
-type Check = (v: unknown) => string | { full: string } | undefined;
+const oneOf = (values: readonly string[]) => T.Union(values.map((v) => T.Literal(v)));
+const nullable = <S extends TSchema>(s: S) => T.Union([s, T.Null()]);
+const recordOf = <S extends TSchema>(s: S, what: string) => T.Record(T.String(), s, { must: `an object of ${what}` });
+const strings = () => recordOf(T.String(), 'strings');
+const numbers = () => recordOf(T.Number(), 'numbers');
+const opt = T.Optional;
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const FRAME = T.Object({
+  state: T.String(),
+  session: nullable(T.String()),
+  workflow: opt(T.Object({ scope: nullable(T.String()), cwd: T.String(), depth: T.Number() }, { opaque: true, must: 'a caller scope ({scope, cwd, depth})' })),
+});
 
-const string: Check = (v) => (typeof v === 'string' ? undefined : 'a string');
-const number: Check = (v) => (typeof v === 'number' && Number.isFinite(v) ? undefined : 'a number');
-const boolean: Check = (v) => (typeof v === 'boolean' ? undefined : 'true or false');
-const nullable = (c: Check): Check => (v) => {
-  const wrong = v === null ? undefined : c(v);
-  return typeof wrong === 'string' ? `${wrong} or null` : wrong;
-};
-const oneOf = (values: readonly string[]): Check => (v) => (typeof v === 'string' && values.includes(v) ? undefined : `one of ${values.join(', ')}`);
-const recordOf = (c: Check, what: string): Check => (v) => (isObject(v) && Object.values(v).every((x) => c(x) === undefined) ? undefined : `an object of ${what}`);
+const ASK = T.Object(
+  { id: T.String(), prompt: T.String(), created_at: T.String(), timeout_at: opt(T.String()), next: T.String(), timeout_next: opt(T.String()), files: opt(strings()) },
+  { opaque: true, must: 'an ask ({id, prompt, created_at, next})' },
+);
 
-/** Field name to its check; a name ending in `?` may be absent. */
-type Shape = Record<string, Check>;
+const WORKTREE = T.Object(
+  {
+    name: T.String(),
+    repo: T.String(),
+    path: opt(T.String()),
+    branch: T.String(),
+    base: T.String(),
+    mode: opt(oneOf(WORKTREE_MODES)),
+    commits: opt(T.Number()),
+    diffstat: opt(T.String()),
+    dirty: opt(T.Boolean()),
+    removed: opt(T.Boolean()),
+    saved: opt(T.String()),
+    pushed: opt(T.String()),
+  },
+  { opaque: true, must: 'a worktree ({name, repo, branch, base})' },
+);
 
-/** The first field of `v` that does not match `shape`, as `path: what it must be`. */
-function mismatch(v: unknown, shape: Shape, path: string): string | undefined {
-  if (!isObject(v)) return `${path.replace(/\.$/, '') || 'the state'} must be an object`;
-  for (const [key, check] of Object.entries(shape)) {
-    const optional = key.endsWith('?');
-    const name = optional ? key.slice(0, -1) : key;
-    const value = v[name];
-    if (value === undefined && optional) continue;
-    const wrong = check(value);
-    if (typeof wrong === 'object') return wrong.full;
-    if (wrong !== undefined) return `${path}${name} is ${value === undefined ? 'missing' : JSON.stringify(value)?.slice(0, 40)}; it must be ${wrong}`;
-  }
-  return undefined;
-}
-
-/** A nested object, whose wrong field the message names (`options.max_parallel`). */
-const object =
-  (shape: Shape, path: string): Check =>
-  (v) => {
-    const wrong = mismatch(v, shape, path);
-    return wrong === undefined ? undefined : { full: wrong };
-  };
-
-const FRAME: Shape = {
-  state: string,
-  session: nullable(string),
-  'workflow?': (v) => (isObject(v) && mismatch(v, { scope: nullable(string), cwd: string, depth: number }, '') === undefined ? undefined : 'a caller scope ({scope, cwd, depth})'),
-};
-
-const ASK: Shape = { id: string, prompt: string, created_at: string, 'timeout_at?': string, next: string, 'timeout_next?': string, 'files?': recordOf(string, 'strings') };
-
-const WORKTREE: Shape = { name: string, repo: string, 'path?': string, branch: string, base: string, 'mode?': oneOf(WORKTREE_MODES), 'commits?': number, 'diffstat?': string, 'dirty?': boolean, 'removed?': boolean, 'saved?': string, 'pushed?': string };
-
-const AGENT: Shape = {
-  id: (v) => (typeof v === 'string' && v !== '' ? undefined : 'a non-empty string'),
-  state: string,
-  'session?': nullable(string),
-  'branchFrom?': nullable(string),
-  'next_session?': string,
-  cwd: string,
-  'attributes?': recordOf(string, 'strings'),
-  'input?': nullable(string),
+const AGENT = T.Object({
+  id: T.String({ minLength: 1 }),
+  state: T.String(),
+  session: opt(nullable(T.String())),
+  branchFrom: opt(nullable(T.String())),
+  next_session: opt(T.String()),
+  cwd: T.String(),
+  attributes: opt(strings()),
+  input: opt(nullable(T.String())),
   status: oneOf(['active', 'terminated', 'failed', 'paused']),
-  'result?': string,
-  'error?': string,
-  'resets_at?': number,
-  'worktree?': (v) => (mismatch(v, WORKTREE, '') === undefined ? undefined : 'a worktree ({name, repo, branch, base})'),
-  'task_folder?': string,
-  'task_number?': number,
-  'scope?': string,
-  'workflow_depth?': number,
-  'ask?': (v) => (mismatch(v, ASK, '') === undefined ? undefined : 'an ask ({id, prompt, created_at, next})'),
-  'answered_ask?': string,
-  'parent?': string,
-  'joining?': (v) => (v === true ? undefined : 'true'),
-  'joined?': (v) => (v === true ? undefined : 'true'),
-  'cost_usd?': number,
+  result: opt(T.String()),
+  error: opt(T.String()),
+  resets_at: opt(T.Number()),
+  worktree: opt(WORKTREE),
+  task_folder: opt(T.String()),
+  task_number: opt(T.Number()),
+  scope: opt(T.String()),
+  workflow_depth: opt(T.Number()),
+  ask: opt(ASK),
+  answered_ask: opt(T.String()),
+  parent: opt(T.String()),
+  joining: opt(T.Literal(true)),
+  joined: opt(T.Literal(true)),
+  cost_usd: opt(T.Number()),
   // Each frame is checked on its own, to name it.
-  stack: (v) => (Array.isArray(v) ? undefined : 'a list of frames'),
-};
+  stack: T.Array(FRAME, { must: 'a list of frames' }),
+});
 
-const OPTIONS: Shape = {
-  timeout_seconds: number,
-  max_parallel: number,
-  budget_usd: number,
-  'model?': nullable(string),
-  'effort?': nullable(string),
-  'dangerously_skip_permissions?': boolean,
-  'worktrees?': oneOf(WORKTREE_MODES),
-  'task_folder_pattern?': string,
-  'name?': string,
-  'on_ask?': oneOf(ON_ASK_MODES),
-  'environment?': recordOf(string, 'strings'),
-  'queue?': string,
-  'push_remote?': string,
-};
+const OPTIONS = T.Object({
+  timeout_seconds: T.Number(),
+  max_parallel: T.Number(),
+  budget_usd: T.Number(),
+  model: opt(nullable(T.String())),
+  effort: opt(nullable(T.String())),
+  dangerously_skip_permissions: opt(T.Boolean()),
+  worktrees: opt(oneOf(WORKTREE_MODES)),
+  task_folder_pattern: opt(T.String()),
+  name: opt(T.String()),
+  on_ask: opt(oneOf(ON_ASK_MODES)),
+  environment: opt(strings()),
+  queue: opt(T.String()),
+  push_remote: opt(T.String()),
+});
 
-const STATE: Shape = {
-  version: (v) => (v === 1 ? undefined : '1'),
-  workflow_id: string,
+/** A state file (`<id>.json`) as Raymond writes it; its JSON Schema as well. */
+export const STATE_FILE = T.Object({
+  version: T.Literal(1),
+  workflow_id: T.String(),
   status: oneOf(['running', 'paused', 'completed', 'failed', 'budget_exceeded', 'asking']),
-  scope: object({ kind: oneOf(['file', 'dir', 'zip', 'yaml']), path: string, entry: string, 'fingerprints?': recordOf(string, 'strings') }, 'scope.'),
-  started_at: string,
-  updated_at: string,
-  options: object(OPTIONS, 'options.'),
-  total_cost_usd: number,
-  'fork_counters?': recordOf(number, 'numbers'),
-  'session_costs?': recordOf(number, 'numbers'),
-  'results?': recordOf(string, 'strings'),
-  'error?': string,
-  'journal_seq?': number,
-};
+  scope: T.Object({ kind: oneOf(['file', 'dir', 'zip', 'yaml']), path: T.String(), entry: T.String(), fingerprints: opt(strings()) }),
+  started_at: T.String(),
+  updated_at: T.String(),
+  options: OPTIONS,
+  total_cost_usd: T.Number(),
+  fork_counters: opt(numbers()),
+  session_costs: opt(numbers()),
+  results: opt(strings()),
+  error: opt(T.String()),
+  journal_seq: opt(T.Number()),
+  agents: T.Array(AGENT),
+});
+
+/** One line of a run's journal (src/state/journal.ts); its agents are checked with the folded state. */
+const JOURNAL_LINE = T.Object({
+  seq: T.Integer({ minimum: Number.MIN_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER }),
+  meta: T.Object({ status: T.String(), total_cost_usd: T.Number(), updated_at: T.String(), options: T.Object({}), error: opt(nullable(T.String())) }),
+  agents: opt(T.Array(T.Object({ id: T.String() }))),
+  results: opt(strings()),
+  fork_counters: opt(numbers()),
+  session_costs: opt(numbers()),
+});
+
+const stateFile = checked(STATE_FILE);
+
+/** Enough of a state file to tell one from other JSON, before its version and its shape are checked. */
+export const stateFileLike = checked(T.Object({ workflow_id: T.String(), agents: T.Array(T.Unknown()), version: opt(T.Unknown()) }));
+/** The compiled check of a journal line. */
+export const journalRecord = checked(JOURNAL_LINE);
 
 /**
  * What is wrong with a parsed state file, in one line naming the field
@@ -124,19 +131,5 @@ const STATE: Shape = {
  * it has the shape of a WorkflowState.
  */
 export function stateFileProblem(v: unknown): string | undefined {
-  const top = mismatch(v, STATE, '');
-  if (top !== undefined) return top;
-  const agents = (v as Record<string, unknown>).agents;
-  if (!Array.isArray(agents)) return 'agents must be a list';
-  for (let i = 0; i < agents.length; i++) {
-    const agent: unknown = agents[i];
-    const wrong = mismatch(agent, AGENT, `agents[${i}].`);
-    if (wrong !== undefined) return wrong;
-    const stack = (agent as { stack: unknown[] }).stack;
-    for (let j = 0; j < stack.length; j++) {
-      const frame = mismatch(stack[j], FRAME, `agents[${i}].stack[${j}].`);
-      if (frame !== undefined) return frame;
-    }
-  }
-  return undefined;
+  return stateFile.problem(v, 'the state');
 }

@@ -6,6 +6,7 @@ import { Queue, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import { execa } from 'execa';
 import { CLI, Sandbox, sh, summary } from '../helpers/cli.js';
+import { signJob } from '../../src/queue/job-signing.js';
 import { QueueWorkers, TEST_SECRET } from '../helpers/queue-workers.js';
 import { NO_REDIS, startRedis, type RedisServer } from '../helpers/redis.js';
 
@@ -109,6 +110,22 @@ describe('--queue: what Redis access without the secret cannot do', () => {
       assert.match(await replay(), /^failed: refused: it ran already/);
       assert.match(other.log(), /refused job replay\.\S+: it ran already/);
       assert.deepEqual(lines(ran), ['deploy'], 'the script ran once');
+    } finally {
+      await queue.close();
+    }
+  });
+
+  it('a rightly signed job of another shape (a run of another version) is refused in one line naming the field, and runs nothing', async (t) => {
+    if (!redis) return t.skip(NO_REDIS);
+    const w = await workers.start('shape');
+    const queue = new Queue('steps', { connection: conn, prefix: 'raymond' });
+    try {
+      const job = { v: 3, kind: 'script', run: 'other', id: 'other.1', nonce: 'n', expires: Date.now() + 60_000 };
+      await queue.add('step', signJob(TEST_SECRET, job), { jobId: 'other.1' });
+      assert.equal(await settled(queue, 'other.1'), 'failed');
+      const reason = (await queue.getJob('other.1'))?.failedReason ?? '';
+      assert.equal(reason, 'refused: it is not a step job this worker knows (a run of another Raymond version?): v is 3; it must be 2; nothing of it was run');
+      assert.match(w.log(), /refused job other\.1: it is not a step job this worker knows .*: v is 3; it must be 2; nothing of it was run/);
     } finally {
       await queue.close();
     }

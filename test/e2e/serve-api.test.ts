@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { ANSWER_ASK, CREATE_RUN, jsonSchemaOf } from '../../src/serve/request-schemas.js';
 import { API_ROUTES } from '../../src/serve/route-table.js';
 import { ROOT, Sandbox, sh } from '../helpers/cli.js';
 import { api, readEvents, startServe, until, type ServeProcess } from '../helpers/serve.js';
@@ -67,6 +68,24 @@ describe('raymond serve: workflows', () => {
     assert.equal((await api(`${server.url}/runs`, 'POST', { workflow_id: 'slow', model: 'gpt' })).status, 400);
     assert.equal((await api(`${server.url}/runs`, 'POST', { workflow_id: 'nope' })).status, 404);
     assert.equal((await api(`${server.url}/runs`, 'POST', '{not json')).body.code, 'invalid_json');
+  });
+
+  it('refuses a body its schema does not fit with a 400 naming the field, and starts nothing', async () => {
+    const before = (await api(`${server.url}/runs`)).body.length;
+    const cases: Array<[unknown, string]> = [
+      [{}, 'invalid request body: workflow_id is missing; it must be a non-empty string'],
+      [{ workflow_id: 7 }, 'invalid request body: workflow_id is 7; it must be a non-empty string'],
+      [{ workflow_id: 'slow', budget: -1 }, 'invalid request body: budget is -1; it must be a number of USD, 0 or more or null'],
+      [{ workflow_id: 'slow', budget: '2' }, 'invalid request body: budget is "2"; it must be a number of USD, 0 or more or null'],
+      [{ workflow_id: 'slow', input: ['a'] }, 'invalid request body: input is ["a"]; it must be a string or null'],
+      [{ workflow_id: 'slow', environment: { 'NOT A NAME': 'x' } }, 'invalid request body: environment is {"NOT A NAME":"x"}; it must be an object of variable names to strings'],
+      [{ workflow_id: 'slow', environment: { A: 1 } }, 'invalid request body: environment is {"A":1}; it must be an object of variable names to strings'],
+    ];
+    for (const [body, error] of cases) {
+      const r = await api(`${server.url}/runs`, 'POST', body);
+      assert.deepEqual([r.status, r.body], [400, { error, code: 'bad_request' }], JSON.stringify(body));
+    }
+    assert.equal((await api(`${server.url}/runs`)).body.length, before);
   });
 });
 
@@ -222,12 +241,21 @@ describe('raymond serve: runs side by side', () => {
 describe('raymond serve: /openapi.json', () => {
   it('describes every route the server has, and only those', async () => {
     const doc = (await api(`${server.url}/openapi.json`)).body;
-    assert.equal(doc.openapi, '3.0.3');
+    assert.equal(doc.openapi, '3.1.0');
     const described = Object.entries(doc.paths as Record<string, Record<string, unknown>>).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`)).sort();
     const served = [...API_ROUTES.map((r) => `${r.method} ${r.path}`), 'GET /openapi.json', 'POST /login', 'GET /'].sort();
     assert.deepEqual(described, served);
     // The README's API section names every route too.
     const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
     for (const r of API_ROUTES) assert.ok(readme.includes(`${r.method} ${r.path}`), `README mentions ${r.method} ${r.path}`);
+  });
+
+  it('describes the request bodies with the schemas the routes check them with', async () => {
+    const doc = (await api(`${server.url}/openapi.json`)).body;
+    const bodyOf = (path: string) => doc.paths[path].post.requestBody.content['application/json'].schema as { $ref: string };
+    const resolve = (ref: { $ref: string }) => doc.components.schemas[ref.$ref.replace('#/components/schemas/', '')] as unknown;
+    assert.deepEqual(resolve(bodyOf('/runs')), jsonSchemaOf(CREATE_RUN));
+    assert.deepEqual(resolve(bodyOf('/runs/{id}/asks/{ask_id}')), jsonSchemaOf(ANSWER_ASK));
+    assert.deepEqual((resolve(bodyOf('/runs')) as { required: string[] }).required, ['workflow_id']);
   });
 });

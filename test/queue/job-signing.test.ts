@@ -3,8 +3,13 @@ import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { loadQueueSecret, secretCheck, signJob, verifyJob } from '../../src/queue/job-signing.js';
+import { loadQueueSecret, secretCheck, signedPayload, signJob, verifyJob } from '../../src/queue/job-signing.js';
+import { Type } from '@sinclair/typebox';
 import { RaymondError } from '../../src/errors.js';
+import { checked } from '../../src/schema-problem.js';
+
+/** Any JSON payload: these tests are about the signature. */
+const ANY = checked(Type.Unknown());
 
 const SECRET = 'a-secret-of-32-characters-length';
 const root = mkdtempSync(join(tmpdir(), 'raymond-secret-'));
@@ -27,7 +32,7 @@ describe('secretCheck', () => {
     assert.notEqual(secretCheck(SECRET), secretCheck(`${SECRET}x`));
     assert.match(secretCheck(SECRET), /^[0-9a-f]{64}$/);
     assert.ok(!secretCheck(SECRET).includes(SECRET));
-    assert.equal(verifyJob(SECRET, { payload: 'raymond queue secret check v1', sig: secretCheck(SECRET) }), undefined, 'not a signed job either');
+    assert.equal(verifyJob(SECRET, { payload: 'raymond queue secret check v1', sig: secretCheck(SECRET) }, ANY), undefined, 'not a signed job either');
   });
 });
 
@@ -38,12 +43,12 @@ describe('signJob / verifyJob', () => {
     const job = signJob(SECRET, payload);
     assert.equal(typeof job.payload, 'string');
     assert.match(job.sig, /^[0-9a-f]{64}$/);
-    assert.deepEqual(verifyJob(SECRET, job), payload);
-    assert.deepEqual(verifyJob(SECRET, JSON.parse(JSON.stringify(job))), payload, 'after a trip through JSON');
+    assert.deepEqual(verifyJob(SECRET, job, ANY), payload);
+    assert.deepEqual(verifyJob(SECRET, JSON.parse(JSON.stringify(job)), ANY), payload, 'after a trip through JSON');
   });
 
   it('refuses a job signed with another secret', () => {
-    assert.equal(verifyJob(SECRET, signJob(`${SECRET}x`, payload)), undefined);
+    assert.equal(verifyJob(SECRET, signJob(`${SECRET}x`, payload), ANY), undefined);
   });
 
   const good = signJob(SECRET, payload);
@@ -67,9 +72,25 @@ describe('signJob / verifyJob', () => {
   ];
   for (const [what, data] of forged) {
     it(`gives undefined for ${what}`, () => {
-      assert.equal(verifyJob(SECRET, data), undefined);
+      assert.equal(verifyJob(SECRET, data, ANY), undefined);
     });
   }
+});
+
+describe('verifyJob: the payload schema', () => {
+  const envelope = checked(Type.Object({ v: Type.Literal(2), id: Type.String() }));
+  it('gives a rightly signed payload that fits the schema', () => {
+    assert.deepEqual(verifyJob(SECRET, signJob(SECRET, { v: 2, id: 'main.1', extra: true }), envelope), { v: 2, id: 'main.1', extra: true });
+  });
+  it('signedPayload gives a rightly signed payload whatever its shape, for the worker to say what is wrong with it', () => {
+    assert.deepEqual(signedPayload(SECRET, signJob(SECRET, { v: 1 })), { payload: { v: 1 } });
+    assert.equal(signedPayload(`${SECRET}x`, signJob(SECRET, { v: 1 })), undefined);
+  });
+  it('gives undefined for a rightly signed payload of another shape (a worker of another version)', () => {
+    assert.equal(verifyJob(SECRET, signJob(SECRET, { v: 1, id: 'main.1' }), envelope), undefined);
+    assert.equal(verifyJob(SECRET, signJob(SECRET, { v: 2, id: 7 }), envelope), undefined);
+    assert.equal(verifyJob(SECRET, signJob(SECRET, [2, 'main.1']), envelope), undefined);
+  });
 });
 
 describe('loadQueueSecret', () => {

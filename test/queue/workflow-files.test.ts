@@ -160,4 +160,24 @@ describe('sendFolder / receiveFolder (against a real redis-server)', () => {
       assert.ok(!existsSync('/tmp/escaped-abs.sh'));
     });
   }
+
+  const malformed: Array<[string, string, RegExp]> = [
+    ['not JSON', '{"files": ', /is not one: it is not JSON: refused$/],
+    ['a list', '[]', /is not one: the manifest must be an object: refused$/],
+    ['files that is a list', '{"files": []}', /files is \[\]; it must be an object of files: refused/],
+    ['a file without its hash', '{"files": {"a.sh": {"exec": true}}}', /files is \{"a\.sh":\{"exec":true\}\}; it must be an object of files: refused/],
+  ];
+  for (const [what, text, message] of malformed) {
+    it(`refuses a manifest that is ${what}, in one line naming it`, async (t) => {
+      if (!ctx.server) return t.skip(NO_REDIS);
+      const manifest = await ctx.blobs.put(Buffer.from(text));
+      const cache = mkdtempSync(join(root, 'cache-'));
+      const err = await rejection(receiveFolder(manifest, ctx.blobs, cache));
+      assert.equal(err.code, 'ERR_QUEUE_REFUSED');
+      assert.ok(err.message.startsWith(`the workflow folder's manifest ${manifest.slice(0, 12)} is not one: `), err.message);
+      assert.match(err.message, message);
+      assert.doesNotMatch(err.message, /\n/);
+      assert.deepEqual(readdirSync(cache), []);
+    });
+  }
 });

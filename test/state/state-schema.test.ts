@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { stateFileProblem } from '../../src/state/state-schema.js';
+import type { Static } from '@sinclair/typebox';
+import type { WorkflowState } from '../../machines/types.js';
+import { journalRecord, STATE_FILE, stateFileProblem } from '../../src/state/state-schema.js';
 
 const good = {
   version: 1,
@@ -50,5 +52,19 @@ describe('state file schema: <join> fields', () => {
     assert.equal(stateFileProblem(joining), undefined);
     assert.match(stateFileProblem({ ...good, agents: [{ ...agent, joining: 'yes' }] })!, /agents\[0\]\.joining is "yes"; it must be true/);
     assert.match(stateFileProblem({ ...good, agents: [{ ...agent, parent: 7 }] })!, /agents\[0\]\.parent is 7; it must be a string/);
+  });
+});
+
+describe('state file schema: the type', () => {
+  it('is the type the runtime writes: a WorkflowState fits the schema', () => {
+    // Fails to compile (npm run typecheck) when WorkflowState gains a field the schema does not allow.
+    const fits = (s: WorkflowState): Static<typeof STATE_FILE> => s;
+    assert.equal(typeof fits, 'function');
+  });
+
+  it('refuses a journal line of another shape', () => {
+    assert.equal(journalRecord.check({ seq: 1, meta: { status: 'running', total_cost_usd: 0, updated_at: 'x', options: {} } }), true);
+    assert.equal(journalRecord.problem({ seq: 1.5, meta: {} }, 'the line'), 'seq is 1.5; it must be a whole number');
+    assert.equal(journalRecord.problem({ seq: 1, meta: { status: 'running', total_cost_usd: 0, updated_at: 'x', options: [] } }, 'the line'), 'meta.options must be an object');
   });
 });
