@@ -259,7 +259,7 @@ export const agentMachine = setup({
           on: {
             'xstate.done.actor.*': [
               {
-                guard: ({ event }) => handedBack({ event }) && stackDepth(event.output.record.stack) > 0,
+                guard: ({ event }) => handedBack({ event }) && stackDepth((event as Done).output.record.stack) > 0,
                 target: 'callee',
                 reenter: true,
                 actions: 'takeRecord',
