@@ -82,7 +82,7 @@ export type AgentToSupervisorEvent =
       record: AgentRecord;
       spawns: SpawnRequest[];
       costUsd: number;
-      sessionCosts?: Record<string, number> | undefined;
+      sessionCosts?: Record<string, number>;
       outcome: StepOutcome;
     }
   | { type: 'step.failed'; agentId: string; state: string; failure: StepFailure }

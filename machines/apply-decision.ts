@@ -19,9 +19,9 @@ export type StepOutcome =
 /** A worker to create; the supervisor gives it a record. */
 export interface SpawnRequest extends Omit<ResolvedForkSpawn, 'cd' | 'worktree' | 'created' | 'inheritTask' | 'workflow'> {
   /** The worker's scope key (absent: the run's own) and workflow nesting depth (absent: 0). */
-  scope?: string | undefined;
-  depth?: number | undefined;
-  worktree?: WorktreeRef | undefined;
+  scope?: string;
+  depth?: number;
+  worktree?: WorktreeRef;
   /** Absolute working directory of the worker. */
   cwd: string;
   /** Id reserved for the worker's first Claude Code turn. */

@@ -44,27 +44,27 @@ export interface PendingAsk {
 
 /** What one state execution asked for, as its output was parsed and checked: names as written, nothing looked up yet. */
 export type Decision =
-  | { kind: 'goto'; target: string; input?: string | undefined }
+  | { kind: 'goto'; target: string; input?: string }
   | {
       kind: 'reset';
       target: string;
-      input?: string | undefined;
-      cd?: string | undefined;
-      worktree?: WorktreeRequest | undefined;
+      input?: string;
+      cd?: string;
+      worktree?: WorktreeRequest;
       /** `task="new"`: the agent moves to a fresh task folder. */
-      newTask?: boolean | undefined;
+      newTask?: boolean;
       /** `<reset-workflow>`: the agent moves into another workflow, its stack cleared. */
-      workflow?: WorkflowTarget | undefined;
+      workflow?: WorkflowTarget;
     }
   | {
       kind: 'call' | 'function';
       target: string;
       returnTo: string;
-      input?: string | undefined;
+      input?: string;
       /** `<call-workflow>`/`<function-workflow>`: the callee runs in another workflow's scope. */
-      workflow?: WorkflowTarget | undefined;
+      workflow?: WorkflowTarget;
       /** `cd` of a `<function-workflow>`: the callee's working directory. */
-      cd?: string | undefined;
+      cd?: string;
     }
   /**
    * `<fork>` tags, with the parent's continuation `next`. With `join` (a
@@ -72,25 +72,25 @@ export type Decision =
    * `next` until every worker it forked and has not joined yet has ended;
    * `next` then runs with their results as its input.
    */
-  | { kind: 'fork'; next: string; nextInput?: string | undefined; workers: ForkSpawn[]; join?: true | undefined }
+  | { kind: 'fork'; next: string; nextInput?: string; workers: ForkSpawn[]; join?: true }
   | { kind: 'result'; payload: string }
   /**
    * `<ask next="N" timeout="24h" timeout_next="L">question</ask>`: the agent
    * waits for an answer; `timeoutMs` is the duration as read from `timeout`.
    */
-  | { kind: 'ask'; next: string; prompt: string; timeoutMs?: number | undefined; timeoutNext?: string | undefined; files?: Record<string, string> };
+  | { kind: 'ask'; next: string; prompt: string; timeoutMs?: number; timeoutNext?: string; files?: Record<string, string> };
 
 /** One worker requested by a `<fork>`, as parsed. */
 export interface ForkSpawn {
   target: string;
   attributes: Record<string, string>;
-  cd?: string | undefined;
-  input?: string | undefined;
-  worktree?: WorktreeRequest | undefined;
+  cd?: string;
+  input?: string;
+  worktree?: WorktreeRequest;
   /** `task="inherit"`: the worker shares its parent's task folder instead of getting its own. */
-  inheritTask?: boolean | undefined;
+  inheritTask?: boolean;
   /** `<fork-workflow>`: the worker runs another workflow. */
-  workflow?: WorkflowTarget | undefined;
+  workflow?: WorkflowTarget;
 }
 
 /** A cross-workflow tag's callee once its scope was opened (src/scope/scope-set.ts). */
@@ -107,8 +107,8 @@ export interface ResolvedForkSpawn extends Omit<ForkSpawn, 'workflow'> {
   id: string;
   taskFolder: TaskFolderRef;
   /** The worktree planned for the worker (its path is the worker's cwd once it runs). */
-  created?: WorktreeRef | undefined;
-  workflow?: ResolvedWorkflowTarget | undefined;
+  created?: WorktreeRef;
+  workflow?: ResolvedWorkflowTarget;
 }
 
 /**
@@ -136,16 +136,16 @@ export type ResolvedDecisionData =
   | Variant<'goto'>
   | (Omit<Variant<'reset'>, 'workflow'> & {
       /** The worktree planned for the agent, when it asked for one and had none. */
-      created?: WorktreeRef | undefined;
+      created?: WorktreeRef;
       /** `task="new"`: the fresh task folder. */
-      taskFolder?: TaskFolderRef | undefined;
-      workflow?: ResolvedWorkflowTarget | undefined;
+      taskFolder?: TaskFolderRef;
+      workflow?: ResolvedWorkflowTarget;
     })
-  | (Omit<Variant<'call' | 'function'>, 'workflow'> & { workflow?: ResolvedWorkflowTarget | undefined })
+  | (Omit<Variant<'call' | 'function'>, 'workflow'> & { workflow?: ResolvedWorkflowTarget })
   /** `worktree`: a joining agent's worktree once its folder went back to the pool for the wait. */
-  | (Omit<Variant<'fork'>, 'workers'> & { workers: ResolvedForkSpawn[]; worktree?: WorktreeRef | undefined })
+  | (Omit<Variant<'fork'>, 'workers'> & { workers: ResolvedForkSpawn[]; worktree?: WorktreeRef })
   /** `worktree`: the agent's worktree as it was left, when the agent terminates. */
-  | (Variant<'result'> & { worktree?: WorktreeRef | undefined })
+  | (Variant<'result'> & { worktree?: WorktreeRef })
   /** `ask`: the pending ask, with its id and times. */
   | (Variant<'ask'> & { ask: PendingAsk });
 

@@ -11,22 +11,22 @@ export interface StepFailure {
   /** The raw message, without the file prefix. */
   message: string;
   /** The state file the failure is about, as shown to the user. */
-  file?: string | undefined;
+  file?: string;
   /** True: pause this agent and let the others go on; false: fail the agent (and the run, unless it is a forked worker). */
   pauses: boolean;
   /**
    * The run cannot go on, whichever agent met it: a full disk, or a bug of
    * ours. Even a forked worker's such failure stops the run at once.
    */
-  halts?: true | undefined;
+  halts?: true;
   /** What the step cost before it failed: still charged. */
   spentUsd: number;
   /** Last known total cost of each Claude Code session the step used. */
   sessionCosts: Record<string, number>;
   /** A usage limit's reset time (epoch ms), when known. */
-  resetsAt?: number | undefined;
+  resetsAt?: number;
   /** Extra detail for --verbose (a stack trace for internal errors). */
-  detail?: string | undefined;
+  detail?: string;
 }
 
 /** The one-line text of a failure: `file: message`. */

@@ -6,9 +6,9 @@
 /** `worktree="NAME"` (and `base="REV"`, `sparse="DIR ..."`) on a `<fork>` or `<reset>`. */
 export interface WorktreeRequest {
   name: string;
-  base?: string | undefined;
+  base?: string;
   /** Folders of a cone-mode sparse checkout; absent checks out everything. */
-  sparse?: string[] | undefined;
+  sparse?: string[];
 }
 
 /**

@@ -130,7 +130,7 @@ export class RaymondError extends Error {
   readonly file: string | undefined;
   readonly details: Record<string, unknown>;
 
-  constructor(code: ErrorCode, message: string, options: { file?: string | undefined; details?: Record<string, unknown> | undefined; cause?: unknown } = {}) {
+  constructor(code: ErrorCode, message: string, options: { file?: string; details?: Record<string, unknown>; cause?: unknown } = {}) {
     super(message, { cause: options.cause });
     this.name = 'RaymondError';
     this.code = code;

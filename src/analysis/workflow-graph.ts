@@ -76,13 +76,13 @@ export interface WorkflowNode {
   /** Warnings about the state's definition in the scope (a YAML state's unknown keys). */
   fieldWarnings: string[];
   /** The agent CLI of the state's workflow (`backend:`), whose models and efforts it may name. */
-  backend?: BackendSpec | undefined;
+  backend?: BackendSpec;
   /** Where the state file points, when it is a symbolic link that leaves its workflow folder. */
   linkOutside?: string;
   /** Markdown states: the workflow's grant keys under the state's own; absent when neither gives any. */
-  grant?: Grant | undefined;
+  grant?: Grant;
   /** What reading the grant's files found wrong (a missing or malformed MCP server file). */
-  grantFileProblems?: string[] | undefined;
+  grantFileProblems?: string[];
 }
 
 /** A workflow as a graph of states, for lint and diagrams. */

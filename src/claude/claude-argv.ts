@@ -5,15 +5,15 @@ export interface ClaudeInvocation {
   /** Undefined for a live process, which takes its prompts as messages on stdin. */
   prompt: string | undefined;
   session: SessionPlan;
-  model?: string | undefined;
-  effort?: string | undefined;
+  model?: string;
+  effort?: string;
   skipPermissions: boolean;
   /** `--permission-mode` when permissions are not skipped; default acceptEdits. */
-  permissionMode?: string | undefined;
+  permissionMode?: string;
   /** `--disallowed-tools`; none when empty. */
-  disallowedTools?: readonly string[] | undefined;
+  disallowedTools?: readonly string[];
   /** The state's grant: its tools, MCP servers, system prompt and directories. */
-  grant?: ResolvedGrant | undefined;
+  grant?: ResolvedGrant;
 }
 
 /**

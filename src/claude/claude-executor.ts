@@ -15,16 +15,16 @@ import type { WarmSessions } from './warm-sessions.js';
 
 export interface ClaudeOptions {
   /** `--claude-bin`; else `claude` on PATH. */
-  bin?: string | undefined;
+  bin?: string;
   skipPermissions: boolean;
-  permissionMode?: string | undefined;
-  disallowedTools?: readonly string[] | undefined;
+  permissionMode?: string;
+  disallowedTools?: readonly string[];
   /** The run's event stream: Claude's messages are shown as they arrive. */
   emit: RunEventSink;
   /** Live processes kept between an agent's turns in one session; absent with --no-warm. */
-  warm?: WarmSessions | undefined;
+  warm?: WarmSessions;
   /** The run's own environment variables (a server run's `environment`), given to every turn. */
-  env?: Readonly<Record<string, string>> | undefined;
+  env?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -52,7 +52,7 @@ interface TurnEnd {
   stderrTail: string;
   timedOut: boolean;
   aborted: boolean;
-  spawnError?: string | undefined;
+  spawnError?: string;
 }
 
 /**

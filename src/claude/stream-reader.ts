@@ -13,7 +13,7 @@ export interface StreamSummary {
   /** Tokens over the whole session history as Claude Code reports them (`modelUsage`). */
   reportedTokens: number;
   /** Set when the stream says a usage limit was hit. */
-  usageLimit: { resetsAt?: number | undefined; message: string } | null;
+  usageLimit: { resetsAt?: number; message: string } | null;
   /** Lines that were not JSON (logged, skipped). */
   badLines: number;
   /** Lines longer than MAX_LINE_CHARS (skipped unread). */

@@ -22,7 +22,7 @@ export interface WarmTurnRequest {
   signal: AbortSignal;
   inactivityMs: number;
   /** Switch the model first (a `set_model` control request), when it differs from the process's. */
-  model?: string | undefined;
+  model?: string;
 }
 
 const STDERR_TAIL = 4096;

@@ -7,12 +7,12 @@ import type { ResolvedGrant } from './resolved-grant.js';
 /** How the next Claude Code turn relates to earlier ones. */
 export type SessionPlan =
   /** `id`: the session id reserved for this turn (`--session-id`). */
-  | { kind: 'fresh'; id?: string | undefined }
+  | { kind: 'fresh'; id?: string }
   | { kind: 'resume'; session: string }
   /** `<call>`: branch from the caller's session; the caller's own session is left as it was. */
-  | { kind: 'branch'; from: string; id?: string | undefined }
+  | { kind: 'branch'; from: string; id?: string }
   /** `--continue-session`: branch from the newest Claude Code session of the directory (`-c --fork-session`), the user's. */
-  | { kind: 'continue'; id?: string | undefined };
+  | { kind: 'continue'; id?: string };
 
 /**
  * What an agent's `branchFrom` holds to branch its first markdown turn from
@@ -30,23 +30,23 @@ export interface ExecutionRequest {
   /** Where the state file is: executors only name it and find its script (a worker's copy, for a queued step). */
   scope: Pick<Scope, 'display' | 'scriptPath'>;
   /** The agent CLI the state's workflow runs on (markdown states); absent: Claude Code. */
-  backend?: BackendSpec | undefined;
+  backend?: BackendSpec;
   /** Rendered prompt, for markdown states. */
   prompt?: string;
   /** Markdown states: which session the turn starts from, and its last known total cost. */
   session?: SessionPlan;
-  costBase?: number | undefined;
-  model?: string | undefined;
-  effort?: string | undefined;
+  costBase?: number;
+  model?: string;
+  effort?: string;
   /** The state's grant (tools, MCP servers, system prompt, directories); absent: the run's. */
-  grant?: ResolvedGrant | undefined;
+  grant?: ResolvedGrant;
   signal: AbortSignal;
   /** Inactivity timeout in milliseconds. */
   timeoutMs: number;
   /** Where `timeoutMs` came from, for the message when it kills the step: the state's own `timeout`, else `--timeout`. */
   timeoutFromState?: boolean;
   /** Opens the debug files of this execution (absent with --no-debug). */
-  debug?: (() => StepDebug) | undefined;
+  debug?: (() => StepDebug);
 }
 
 /** What a state printed, and what running it cost. */

@@ -4,17 +4,17 @@
  */
 export interface ResolvedGrant {
   /** The only built-in tools; `[]`: none; absent: the CLI's default set. */
-  tools?: string[] | undefined;
-  allowedTools?: string[] | undefined;
+  tools?: string[];
+  allowedTools?: string[];
   /** Added to the run's `--disallowed-tools`. */
-  disallowedTools?: string[] | undefined;
+  disallowedTools?: string[];
   /** `{"mcpServers": {...}}` as JSON text. */
-  mcpConfig?: string | undefined;
-  mcpInherit?: boolean | undefined;
-  appendSystemPrompt?: string | undefined;
+  mcpConfig?: string;
+  mcpInherit?: boolean;
+  appendSystemPrompt?: string;
   /** Absolute directories. */
-  addDirs?: string[] | undefined;
-  permissionMode?: string | undefined;
+  addDirs?: string[];
+  permissionMode?: string;
 }
 
 /** One string per grant: two turns with equal keys may share a live process. */

@@ -12,15 +12,15 @@ import { sanitizeContext, sanitizeEvent, sanitizeOutput, sanitizeRunEvent } from
 /** What `--inspect`, `--inspect-full`, `--inspect-agents` and `--trace` ask for. */
 export interface InspectOptions {
   /** Port of the local relay for the Stately inspector; none: no relay. */
-  port?: number | undefined;
+  port?: number;
   /** JSONL file receiving every inspection event. */
-  trace?: string | undefined;
+  trace?: string;
   /** Keep prompts, inputs and results in what is inspected. */
   full: boolean;
   /** Only agents whose id matches (the supervisor is always inspected). */
-  agents?: string | undefined;
+  agents?: string;
   /** With a relay: the live page's diagram and what it may do to the run. */
-  live?: { diagram: () => Promise<string | undefined>; control: () => LiveControl | undefined } | undefined;
+  live?: { diagram: () => Promise<string | undefined>; control: () => LiveControl | undefined };
 }
 
 /** Where the relay serves Raymond's own live page (which works offline). */
@@ -41,9 +41,9 @@ export interface Inspection {
 }
 
 interface ActorLike {
-  systemId?: string | undefined;
-  options?: { systemId?: string | undefined };
-  _parent?: ActorLike | undefined;
+  systemId?: string;
+  options?: { systemId?: string };
+  _parent?: ActorLike;
 }
 
 /** Agent id of an agent frame or of an actor it invoked; undefined for the supervisor and its helpers. */

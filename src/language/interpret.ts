@@ -11,15 +11,15 @@ export interface InterpretTask {
   output: string;
   file: string;
   /** `allowed_transitions` of a markdown state, enforced when present. */
-  allowed?: AllowedTransition[] | undefined;
+  allowed?: AllowedTransition[];
   /** `force_implicit: true`: the single allowed transition, whatever the reply says. */
-  forceImplicit?: boolean | undefined;
+  forceImplicit?: boolean;
   /**
    * `{{workflow_id}}`, `{{agent_id}}`, `{{task_folder}}`: rendered in the
    * `input` of an implicit transition, as `ray` does. A tag the reply wrote
    * passes its `input` as written.
    */
-  implicitVariables?: Record<string, string> | undefined;
+  implicitVariables?: Record<string, string>;
 }
 
 export interface Interpretation {

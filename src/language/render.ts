@@ -14,10 +14,10 @@ export function templateVariables(opts: {
   agentId: string;
   input: string | null;
   attributes: Record<string, string>;
-  worktree?: { path?: string | undefined; branch: string } | undefined;
-  taskFolder?: string | undefined;
+  worktree?: { path?: string; branch: string };
+  taskFolder?: string;
   /** `{{ask_id}}`: the ask an answer came to, in the state that answer led to. */
-  askId?: string | undefined;
+  askId?: string;
 }): Record<string, string> {
   const vars: Record<string, string> = { ...opts.attributes, workflow_id: opts.workflowId, agent_id: opts.agentId };
   if (opts.taskFolder !== undefined) vars.task_folder = opts.taskFolder;

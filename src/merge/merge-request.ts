@@ -3,13 +3,13 @@ export interface MergeRequest {
   stateDir: string;
   workflowId: string;
   into: string;
-  check?: string | undefined;
+  check?: string;
   /** Most resolution turns per branch. */
   retries: number;
   deleteMerged: boolean;
   /** Undefined: the run's budget. 0: unlimited. */
-  budgetUsd?: number | undefined;
-  claudeBin?: string | undefined;
+  budgetUsd?: number;
+  claudeBin?: string;
   signal: AbortSignal;
   /** A progress line for stderr. */
   say: (line: string) => void;

@@ -9,7 +9,7 @@ export interface Candidate {
   agent: StoredAgent;
   entry: MergeBranch;
   /** The branch's tip now; undefined when it is not in the repository. */
-  tip?: string | undefined;
+  tip?: string;
 }
 
 /** Why an agent's branch cannot be merged now: its agent failed or has not finished (it cannot have been merged either). */

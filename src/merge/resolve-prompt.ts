@@ -21,7 +21,7 @@ export interface PromptFacts {
   folder: string;
   trouble: Trouble;
   fix: FixFolder;
-  check?: string | undefined;
+  check?: string;
 }
 
 function fenced(text: string): string {

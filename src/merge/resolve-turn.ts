@@ -27,9 +27,9 @@ export interface ResolveRequest {
   prompt: string;
   skipPermissions: boolean;
   /** The run's `--model` and `--effort`, if it had them (a state's own frontmatter is not known here). */
-  model?: string | undefined;
-  effort?: string | undefined;
-  claudeBin?: string | undefined;
+  model?: string;
+  effort?: string;
+  claudeBin?: string;
   timeoutMs: number;
   signal: AbortSignal;
   emit: RunEventSink;
@@ -39,9 +39,9 @@ export interface ResolveRequest {
 export interface ResolveResult {
   session: string;
   costUsd: number;
-  sessionTotal?: number | undefined;
+  sessionTotal?: number;
   /** Why the turn failed, when it did (its cost is still charged). */
-  error?: string | undefined;
+  error?: string;
 }
 
 /**

@@ -45,7 +45,7 @@ export interface Notification {
 export interface NotifiedRun {
   runId: string;
   workflow: string;
-  name?: string | undefined;
+  name?: string;
   /** The command that resumes the run: `raymond --resume ID` (with `--state-dir` when one was given). */
   resume: string;
 }

@@ -28,15 +28,15 @@ export type PiSession = { kind: 'fresh' } | { kind: 'resume'; ref: string } | { 
 /** One pi turn, in Raymond's terms. */
 export interface PiInvocation {
   session: PiSession;
-  model?: string | undefined;
+  model?: string;
   /** The state's effort, else `options.thinking`. */
-  thinking?: string | undefined;
+  thinking?: string;
   skipPermissions: boolean;
   options: PiOptions;
   /** The state's `tools:` (checked with piToolProblem): they replace the workflow's options; `[]` is none. */
-  tools?: readonly string[] | undefined;
+  tools?: readonly string[];
   /** The state's `append_system_prompt`, as text. */
-  appendSystemPrompt?: string | undefined;
+  appendSystemPrompt?: string;
 }
 
 /**

@@ -15,7 +15,7 @@ export interface PiExecutorOptions {
   skipPermissions: boolean;
   emit: RunEventSink;
   /** The run's own environment variables, given to every turn. */
-  env?: Readonly<Record<string, string>> | undefined;
+  env?: Readonly<Record<string, string>>;
 }
 
 /** Which session a turn starts from, in pi's terms. */

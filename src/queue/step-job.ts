@@ -14,14 +14,14 @@ export interface TranscriptRef {
   id: string;
   sha: string;
   /** pi's file name for it (`<time>_<id>.jsonl`). */
-  name?: string | undefined;
+  name?: string;
 }
 
 /** How Claude Code is run for a markdown turn: the run's own settings. */
 export interface ClaudeJobSettings {
   skipPermissions: boolean;
-  permissionMode?: string | undefined;
-  disallowedTools?: readonly string[] | undefined;
+  permissionMode?: string;
+  disallowedTools?: readonly string[];
   warm: boolean;
 }
 
@@ -50,7 +50,7 @@ export interface StepJob {
   file: string;
   where: string;
   timeoutMs: number;
-  timeoutFromState?: boolean | undefined;
+  timeoutFromState?: boolean;
   /** The run's own environment variables. */
   env: Record<string, string>;
   /** Scripts: the manifest hash of the folder the script runs from, and the script's path in it. */
@@ -59,19 +59,19 @@ export interface StepJob {
   /** Markdown turns. */
   prompt?: string;
   session?: SessionPlan;
-  costBase?: number | undefined;
-  model?: string | undefined;
-  effort?: string | undefined;
+  costBase?: number;
+  model?: string;
+  effort?: string;
   /** The state's grant, resolved on the run's machine (its add_dirs rebased by the worker). */
-  grant?: ResolvedGrant | undefined;
+  grant?: ResolvedGrant;
   claude?: ClaudeJobSettings;
   /** The agent CLI of the state's workflow; absent: Claude Code. */
-  backend?: BackendSpec | undefined;
+  backend?: BackendSpec;
   transcripts?: TranscriptRef[];
   /** Where an agent's worktree branch is pushed (`--push-remote`). */
   pushRemote: string;
   /** The worker that holds the agent's session or worktree: others leave the job to it while it lives and has room. */
-  prefer?: string | undefined;
+  prefer?: string;
   /** When the job was queued (epoch ms): a preference lapses after a while. */
   queuedAt: number;
 }

@@ -35,7 +35,7 @@ export interface WorkerOptions {
   /** This machine's checkout of the project: the coordinator's project root maps onto it. */
   workdir: string;
   concurrency: number;
-  claudeBin?: string | undefined;
+  claudeBin?: string;
   /** Where workflow folders are cached. */
   cache: string;
   /** How long a job's lock lasts without renewal: a killed worker's job goes to another after about this long. */

@@ -41,9 +41,9 @@ export interface RunHooks {
   markdown?: StateExecutor;
   stats?: PersisterStats;
   /** Receives every inspection event of the actor system (`--inspect`, `--trace`). */
-  inspect?: ((event: InspectionEvent) => void) | undefined;
+  inspect?: ((event: InspectionEvent) => void);
   /** Called once the run started, with a way to answer its asks while it runs (`--on-ask=prompt`). */
-  onControl?: ((control: RunControl) => void) | undefined;
+  onControl?: ((control: RunControl) => void);
 }
 
 /** What a front end can do to a running run. */

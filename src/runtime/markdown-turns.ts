@@ -16,7 +16,7 @@ export interface TurnState {
   retries: number;
   reminders: number;
   /** The problem with the last reply, when the next turn is a reminder. */
-  remind?: string | undefined;
+  remind?: string;
 }
 
 /** What happened to the last turn, when it did not give a usable reply. */
@@ -36,7 +36,7 @@ export type TurnAction =
   | { next: 'give-up'; reason: 'usage-limit' | 'aborted' | 'retries' | 'reminders' | 'not-remindable' };
 
 /** The first turn of a markdown state: resume the agent's session, branch from the caller's, or start the reserved one. */
-export function startTurns(agent: { session: string | null; branchFrom: string | null; next_session?: string | undefined }): TurnState {
+export function startTurns(agent: { session: string | null; branchFrom: string | null; next_session?: string }): TurnState {
   let first: SessionPlan;
   if (agent.session && !agent.branchFrom) first = { kind: 'resume', session: agent.session };
   else if (agent.branchFrom === CONTINUE_LATEST) first = { kind: 'continue', id: agent.next_session };

@@ -5,9 +5,9 @@ import { RaymondError } from '../errors.js';
 /** Answers given with `--resume`: `--input TEXT` (the oldest pending ask) and `--answer ASK_ID=TEXT`. */
 export interface ResumeAnswers {
   /** `--input`: answers the oldest pending ask that has not run out of time. */
-  input?: string | undefined;
+  input?: string;
   /** `--answer ASK_ID=TEXT`, in the order given. */
-  byId?: ReadonlyArray<{ askId: string; text: string }> | undefined;
+  byId?: ReadonlyArray<{ askId: string; text: string }>;
 }
 
 /** What applying answers did: the agents after, and notes for the user (asks whose time ran out before the answer came). */

@@ -12,11 +12,11 @@ import { fromStoredOptions, storedOptions, type TableRunSettings } from '../sett
  */
 export type RunSettings = TableRunSettings & {
   /** The config's grant keys (`tools`, `allowed_tools`, `on_denial`): every markdown state's defaults; not stored. */
-  grant?: Grant | undefined;
+  grant?: Grant;
   /** A server run's own environment variables, for its scripts and Claude Code turns (Raymond's own `RAYMOND_*` win). */
-  environment?: Readonly<Record<string, string>> | undefined;
+  environment?: Readonly<Record<string, string>>;
   /** `--queue`: steps run on worker machines through BullMQ on Redis; absent runs them here. */
-  queue?: QueueSettings | undefined;
+  queue?: QueueSettings;
 };
 
 /** Where a queued run's steps go, and how. */
@@ -24,13 +24,13 @@ export interface QueueSettings {
   /** `redis://...` or `rediss://...`, password included (the state file keeps it without). */
   url: string;
   /** `--queue-secret-file`; else RAYMOND_QUEUE_SECRET. */
-  secretFile?: string | undefined;
+  secretFile?: string;
   /** `--push-remote`: where workers push agents' worktree branches (default `origin`). */
   pushRemote: string;
 }
 
 /** Settings a resume's command line gives again: its queue may be only companions (`--queue-secret-file`, `--push-remote`) for the run's own URL. */
-export type ResumeOverrides = Partial<Omit<RunSettings, 'queue'>> & { queue?: Partial<QueueSettings> | undefined };
+export type ResumeOverrides = Partial<Omit<RunSettings, 'queue'>> & { queue?: Partial<QueueSettings> };
 
 /**
  * The queue a resumed run uses: a URL given again replaces the run's own;

@@ -28,15 +28,15 @@ interface CommonRequest extends RunHooks {
 
 export interface StartRequest extends CommonRequest {
   path: string;
-  input?: string | undefined;
-  workflowId?: string | undefined;
+  input?: string;
+  workflowId?: string;
   /** Working directory of the main agent. */
   cwd: string;
   settings: RunSettings;
   /** `--continue-session`: the main agent's first markdown turn branches from the user's newest session in `cwd`. */
-  continueSession?: boolean | undefined;
+  continueSession?: boolean;
   /** `path` already opened by the caller, who disposes of it: the workflow is opened once per command. */
-  scope?: Scope | undefined;
+  scope?: Scope;
 }
 
 export interface ResumeRequest extends CommonRequest {
@@ -46,7 +46,7 @@ export interface ResumeRequest extends CommonRequest {
   /** Resume even though state files changed since the run started. */
   allowChanges?: boolean;
   /** Answers to pending asks (`--input`, `--answer`). */
-  answers?: ResumeAnswers | undefined;
+  answers?: ResumeAnswers;
   /** Whether a person is at a terminal: a run stored with `--on-ask=prompt` resumed without one refuses asks instead. */
   interactive?: boolean;
 }

@@ -22,14 +22,14 @@ export interface StepDependencies {
   /** The run's event stream: prints, warnings, details. */
   emit: RunEventSink;
   /** `--model` / `--effort`: used when a state's frontmatter says nothing. */
-  model?: string | undefined;
-  effort?: string | undefined;
+  model?: string;
+  effort?: string;
   /** The config's grant keys: defaults under each workflow's and each state's. */
-  grant?: Grant | undefined;
+  grant?: Grant;
   /** Shows a warning once per run. */
   warnOnce: (text: string) => void;
   /** Debug logs, unless --no-debug. */
-  debug?: DebugLog | undefined;
+  debug?: DebugLog;
   /** Where agents with `worktree=` get their folders. */
   worktrees: WorktreePool;
   /** How worktrees planned by this run's steps get their folders (--worktrees). */

@@ -25,9 +25,9 @@ export interface Scope {
   /** Short name used in workflow ids. */
   readonly name: string;
   /** The agent CLI its markdown states run on (`backend:` of its manifest); absent: Claude Code. */
-  readonly backend?: BackendSpec | undefined;
+  readonly backend?: BackendSpec;
   /** The grant keys of its manifest: the defaults of its markdown states. */
-  readonly grant?: Grant | undefined;
+  readonly grant?: Grant;
   /** Resolves a target as written in a tag to a state file name of this scope. */
   resolve(target: string, source: string): string;
   /** The text of a state file (UTF-8). */

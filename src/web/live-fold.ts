@@ -15,19 +15,19 @@ export interface LiveAgent {
   /** The state file its top frame is at (for a terminated agent: the last one it ran). */
   state: string;
   /** The workflow the state is in, when it is not the run's own (a cross-workflow callee). */
-  scope?: string | undefined;
+  scope?: string;
   /** Return frames on its stack: callers awaiting it. */
   depth: number;
   /** What its steps cost, as far as this view saw them. */
   costUsd: number;
   /** Ended with a failure rather than a result. */
-  failed?: boolean | undefined;
+  failed?: boolean;
 }
 
 /** The run as the live page heads it. */
 export interface LiveRun {
   id: string | null;
-  name?: string | undefined;
+  name?: string;
   /** `stopped`: the run ended while agents were still running (interrupted or cancelled; it can be resumed); `cancelled`: a server's run cancelled over HTTP. */
   status: RunStatus | 'starting' | 'stopped' | 'cancelled';
   costUsd: number;
@@ -36,13 +36,13 @@ export interface LiveRun {
   /** Epoch ms; null before the run started. */
   startedAt: number | null;
   /** Set once the run finished (milliseconds it took). */
-  elapsedMs?: number | undefined;
+  elapsedMs?: number;
   steps: number;
   /** Tool calls the states' permissions refused since the run (re)started. */
   denials: number;
-  error?: string | undefined;
+  error?: string;
   /** The main agent's result, once it gave one. */
-  result?: string | undefined;
+  result?: string;
 }
 
 /** What the events fold into: the run, its agents (in the order they appeared) and its pending asks. */

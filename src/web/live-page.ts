@@ -8,17 +8,17 @@ export interface LivePageOptions {
   /** The page's heading: what the user is looking at. */
   heading: string;
   /** A line under the heading (plain text). */
-  note?: string | undefined;
+  note?: string;
   /** A link shown in the header, e.g. to the Stately inspector. */
-  link?: { href: string; text: string } | undefined;
+  link?: { href: string; text: string };
   /** Whether asks that take files get an upload input (the endpoint then takes multipart). */
-  uploads?: boolean | undefined;
+  uploads?: boolean;
   /**
    * Fed by `raymond serve`'s own endpoints: the snapshot's `live` field,
    * the stream's envelopes (their `raymond` field), `?last_event_id=`, and
    * `home`, where a refused request (401, not logged in) sends the page.
    */
-  serve?: { home: string } | undefined;
+  serve?: { home: string };
 }
 
 /** Escapes text for HTML content and attribute values. */

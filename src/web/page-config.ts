@@ -12,13 +12,13 @@ export interface LivePageUrls {
   /** GET: Server-Sent Events, `data:` one RunEvent as JSON, `id:` its sequence number; `?since=SEQ` starts after SEQ; `event: reset` asks the page to reload the snapshot. */
   events: string;
   /** GET: the workflow's diagram as SVG (`raymond diagram --html`'s); none: no diagram. */
-  diagram?: string | undefined;
+  diagram?: string;
   /** POST: the answer to an ask, `{ "response": "..." }` (or multipart with files); `{ask_id}` is replaced. */
   answer: string;
   /** GET: an ask's file; `{ask_id}` and `{path}` are replaced. None: file names are shown without links. */
-  askFile?: string | undefined;
+  askFile?: string;
   /** POST: cancels the run. None: no cancel button. */
-  cancel?: string | undefined;
+  cancel?: string;
 }
 
 /** The live page's config element (`#live-config`). */

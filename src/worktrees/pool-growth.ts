@@ -5,11 +5,11 @@ export interface GrowthFigures {
   /** Agents waiting for a folder. */
   waiting: number;
   /** How long the last new folder took to make, its first checkout included; undefined before one was made. */
-  createMs?: number | undefined;
+  createMs?: number;
   /** How long agents held their folders, on average, once some gave theirs back. */
-  holdMs?: number | undefined;
+  holdMs?: number;
   /** How long the agent holding a folder the longest has held it so far. */
-  oldestHoldMs?: number | undefined;
+  oldestHoldMs?: number;
 }
 
 /**
