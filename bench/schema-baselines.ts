@@ -17,7 +17,10 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 const string: Check = (v) => (typeof v === 'string' ? undefined : 'a string');
 const number: Check = (v) => (typeof v === 'number' && Number.isFinite(v) ? undefined : 'a number');
 const boolean: Check = (v) => (typeof v === 'boolean' ? undefined : 'true or false');
-const nullable = (c: Check): Check => (v) => (v === null || c(v) === undefined ? undefined : `${String(c(v))} or null`);
+const nullable = (c: Check): Check => (v) => {
+  const wrong = v === null ? undefined : c(v);
+  return typeof wrong === 'string' ? `${wrong} or null` : wrong;
+};
 const oneOf = (values: readonly string[]): Check => (v) => (typeof v === 'string' && values.includes(v) ? undefined : `one of ${values.join(', ')}`);
 const recordOf = (c: Check, what: string): Check => (v) => (isObject(v) && Object.values(v).every((x) => c(x) === undefined) ? undefined : `an object of ${what}`);
 
@@ -128,7 +131,7 @@ export function handStateProblem(v: unknown): string | undefined {
   const agents = (v as Record<string, unknown>).agents;
   if (!Array.isArray(agents)) return 'agents must be a list';
   for (let i = 0; i < agents.length; i++) {
-    const agent = agents[i];
+    const agent: unknown = agents[i];
     const wrong = mismatch(agent, AGENT, `agents[${i}].`);
     if (wrong !== undefined) return wrong;
     const stack = (agent as { stack: unknown[] }).stack;

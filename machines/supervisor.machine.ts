@@ -1,4 +1,4 @@
-import { assertEvent, assign, enqueueActions, fromCallback, setup, stopChild, type AnyActorRef } from 'xstate';
+import { assertEvent, assign, enqueueActions, fromCallback, setup, stopChild } from 'xstate';
 import { agentMachine, type AskResolvedEvent, type JoinResolvedEvent, type StepGrant } from './agent.machine.js';
 import { workerRecord } from './apply-decision.js';
 import { createFrameWaiters, frameFor, frameWaits } from './frame-waiters.js';
@@ -12,7 +12,7 @@ import { errorText, failureText } from './step-failure.js';
 import type { PersisterEvent, SupervisorContext, SupervisorEmitted, SupervisorEvent, SupervisorInput, SupervisorOutput } from './supervisor-types.js';
 import type { AgentRecord } from './types.js';
 
-export type { PersisterEvent, RunWork, SupervisorContext, SupervisorEmitted, SupervisorEvent, SupervisorInput, SupervisorOutput } from './supervisor-types.js';
+export type { PersisterEvent, SupervisorContext, SupervisorEmitted, SupervisorEvent, SupervisorInput, SupervisorOutput } from './supervisor-types.js';
 
 /**
  * Owns the run: spawns one actor per agent, grants step slots (machines/

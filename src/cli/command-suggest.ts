@@ -58,6 +58,7 @@ export function mistypedCommand(word: string, names: readonly string[], exists: 
 export function usageMessage(message: string, command: string): string {
   const [head = '', ...rest] = message.replace(/^error: /, '').split('\n');
   const guess = /^\(Did you mean (one of )?(.+)\?\)$/.exec(rest.join('\n'));
+  // eslint-disable-next-line no-control-regex -- control characters are what is escaped
   const line = (guess ? head : [head, ...rest].join('\n')).replace(/[\u0000-\u001f]/g, (c) => JSON.stringify(c).slice(1, -1));
   if (!guess) return `${line} (run ${command} --help for usage)`;
   const names = guess[2]!.split(', ').map((n) => `'${n}'`);

@@ -17,7 +17,8 @@ async function main(argv: string[]): Promise<number> {
   try {
     await program.parseAsync(normalizeArgv(argv));
     return result.exitCode;
-  } catch (err) {
+  } catch (thrown) {
+    let err = thrown;
     // Help and --version, which commander ends by throwing.
     if (err instanceof CommanderError) return err.exitCode === 0 ? EXIT.completed : EXIT.invalid;
     // `raymond serv --root .` stops at --root, but the mistake is the command's name.

@@ -88,7 +88,6 @@ interface RunSetup {
 
 /** Runs the workflow (waiting out usage limits), tells the hooks how it ended, prints the outcome and returns the exit code. */
 async function runAndReport(ctx: CliContext, workflow: OpenedWorkflow, { inspection, progress, live, show, notifier, prompt }: RunSetup): Promise<number> {
-  const { flags } = ctx;
   const answerHint = (workflowId: string) => answerCommand(workflowId, ctx.stateDirGiven);
   const asker = (): AskPrompter => {
     live?.stop();

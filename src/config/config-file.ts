@@ -137,7 +137,7 @@ function readSubTable<T>(name: string, known: readonly string[], check: KeyCheck
 export function readConfig(path: string): ConfigFile {
   let data: Record<string, unknown>;
   try {
-    data = parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
+    data = parse(readFileSync(path, 'utf8'));
   } catch (err) {
     const first = errorMessage(err).split('\n')[0];
     throw new RaymondError('ERR_CONFIG', `not valid TOML: ${first}`, { file: path });
@@ -153,7 +153,7 @@ export function readConfig(path: string): ConfigFile {
   const queue = readSubTable<QueueConfigValues>('queue', QUEUE_KEYS, (key, value) => tableCheck(settingOf(`queue.${key}`), value), table.queue, path, warnings);
   const top = settingEntries().flatMap(([key]) => (key.includes('.') ? [] : [key]));
   const values = readKeys('raymond.', top, (key, value) => tableCheck(key.includes('.') ? undefined : settingOf(key), value), table, path, warnings, ['serve', 'queue']);
-  return { values: values as ConfigValues, serve, queue, warnings, serveWarnings };
+  return { values: values, serve, queue, warnings, serveWarnings };
 }
 
 /** The template `raymond --init-config` writes: every key of the settings table, commented out and explained, with its default. */

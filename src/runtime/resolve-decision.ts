@@ -93,7 +93,7 @@ export async function resolveDecision(decision: Decision, input: StepInput, deps
       for (const [i, { workflow: _w, ...w }] of decision.workers.entries()) {
         const id = names[i]!;
         const taskFolder = w.inheritTask ? { path: deps.tasks.of(agent), number: 0 } : { path: deps.tasks.path(id, 1), number: 1 };
-        const worker: ResolvedForkSpawn = { ...w, id, target: targets[i]!, taskFolder, ...(callees[i] ? { workflow: callees[i]!.workflow, input: rendered(w.input) } : {}) };
+        const worker: ResolvedForkSpawn = { ...w, id, target: targets[i]!, taskFolder, ...(callees[i] ? { workflow: callees[i].workflow, input: rendered(w.input) } : {}) };
         if (!w.worktree && w.cd !== undefined) worker.cd = await resolveCd(agent, w.cd, where);
         workers.push(worker);
       }

@@ -46,6 +46,6 @@ export async function readRequestBody<S extends TSchema>(req: IncomingMessage, b
 
 /** A schema as JSON Schema for /openapi.json: without the keywords the one-line messages use (`must`, `opaque`). */
 export function jsonSchemaOf(schema: TSchema): object {
-  const json: object = JSON.parse(JSON.stringify(schema, (key, value: unknown) => (key === 'must' || key === 'opaque' ? undefined : value)));
+  const json = JSON.parse(JSON.stringify(schema, (key, value: unknown) => (key === 'must' || key === 'opaque' ? undefined : value))) as object;
   return json;
 }

@@ -52,7 +52,7 @@ describe('a run command opens its workflow once', () => {
     after(() => run.kill('SIGKILL'));
     await new Promise<void>((resolve, reject) => {
       let printed = '';
-      run.stderr!.on('data', (c: Buffer) => (printed += String(c)).includes('waiting for the inspector page') && resolve());
+      run.stderr.on('data', (c: Buffer) => (printed += String(c)).includes('waiting for the inspector page') && resolve());
       void run.then(() => reject(new Error(`raymond ended before waiting for the page:\n${printed}`)));
     });
     const svg = await fetch(`http://localhost:${port}/live/diagram.svg`);

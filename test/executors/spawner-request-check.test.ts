@@ -17,6 +17,7 @@ function generated(): string {
     'import type { SpawnerRequest } from \'./spawner-protocol.js\';',
     '',
     '/** Whether a parsed line is a request the spawner understands. */',
+    "// eslint-disable-next-line @typescript-eslint/no-implied-eval, @typescript-eslint/no-unsafe-call -- TypeBox's checker is generated as the text of a function body",
     'export const isSpawnerRequest = new Function(',
     `  ${JSON.stringify(code)},`,
     ')() as (value: unknown) => value is SpawnerRequest;',

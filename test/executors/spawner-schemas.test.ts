@@ -29,17 +29,17 @@ describe('spawner process: malformed requests', () => {
   it('ignores a request that is not JSON or not of the protocol with one line on stderr, and goes on', async () => {
     const child = execa(process.execPath, ['--import', 'tsx', MAIN], { stdin: 'pipe', reject: false, timeout: 20_000 });
     const run = { type: 'run', id: 1, file: 'sh', args: ['-c', 'echo ok'], cwd: '/', env: {}, inactivityMs: 10_000, stream: false };
-    child.stdin!.write('not json\n');
-    child.stdin!.write('{"type":"run","id":"1"}\n');
-    child.stdin!.write(`${JSON.stringify(run)}\n`);
+    child.stdin.write('not json\n');
+    child.stdin.write('{"type":"run","id":"1"}\n');
+    child.stdin.write(`${JSON.stringify(run)}\n`);
     let out = '';
     await new Promise<void>((resolve) => {
-      child.stdout!.on('data', (d: Buffer) => {
+      child.stdout.on('data', (d: Buffer) => {
         out += d.toString();
         if (out.includes('"type":"exit"')) resolve();
       });
     });
-    child.stdin!.end();
+    child.stdin.end();
     const result = await child;
     assert.equal(result.stderr, [
       'raymond spawner: ignoring a request that is not JSON: not json',

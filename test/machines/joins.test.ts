@@ -47,7 +47,7 @@ describe('supervisor: <join>', () => {
     const run = await runFake({
       START: { kind: 'fork', next: 'MORE', workers: [W('a')] },
       MORE: { kind: 'fork', next: 'J1', workers: [W('b')], join: true },
-      J1: (r) => ({ kind: 'fork', next: 'J2', workers: [W('c')], join: true, nextInput: r.input ?? '' } as FakeDecision),
+      J1: (r) => ({ kind: 'fork', next: 'J2', workers: [W('c')], join: true, nextInput: r.input ?? '' }),
       J2: echo,
       W: (r) => ({ kind: 'result', payload: r.attributes.item! }),
     });

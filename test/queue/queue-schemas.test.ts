@@ -52,7 +52,7 @@ describe('readBeat', () => {
     const warnings: string[] = [];
     const listen = (w: Error) => warnings.push(w.message);
     const emit = process.emitWarning;
-    process.emitWarning = ((w: string) => listen(new Error(w))) as typeof process.emitWarning;
+    process.emitWarning = ((w: string) => listen(new Error(w)));
     try {
       assert.deepEqual(readBeat(JSON.stringify(beat)), beat);
       assert.equal(readBeat('{"name": '), undefined);

@@ -66,6 +66,6 @@ describe('composeRun', () => {
     assert.deepEqual(outcome.asks.map((a) => [a.agent_id, a.prompt, a.next]), [['main', 'Deploy?', 'YES.md']]);
     const finished = project.events.at(-1)!;
     assert.ok(finished.type === 'run.finished' && finished.status === 'asking' && finished.asks?.length === 1);
-    assert.ok(project.events[0]!.type === 'run.started' && project.events[0]!.resumed === true);
+    assert.ok(project.events[0]!.type === 'run.started' && project.events[0].resumed === true);
   });
 });

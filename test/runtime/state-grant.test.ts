@@ -40,12 +40,12 @@ describe('resolveGrant', () => {
   it('reads an @FILE system prompt and an MCP file from the workflow, and resolves add_dirs against the agent\'s directory', async () => {
     const out = await resolveGrant({ appendSystemPrompt: '@system.txt', mcpServers: 'mcp.json', addDirs: ['docs'], tools: ['Read'] }, scope, dir, 'START.md');
     assert.equal(out?.appendSystemPrompt?.trim(), 'Be brief.');
-    assert.deepEqual(JSON.parse(out!.mcpConfig!), { mcpServers: { files: { command: 'files-server' } } });
+    assert.deepEqual(JSON.parse(out.mcpConfig!), { mcpServers: { files: { command: 'files-server' } } });
     assert.deepEqual(out?.addDirs, [join(dir, 'docs')]);
     assert.deepEqual(out?.tools, ['Read']);
     const inline = await resolveGrant({ appendSystemPrompt: 'plain', mcpServers: { x: { command: 'y' } } }, scope, dir, 'START.md');
     assert.equal(inline?.appendSystemPrompt, 'plain');
-    assert.deepEqual(JSON.parse(inline!.mcpConfig!), { mcpServers: { x: { command: 'y' } } });
+    assert.deepEqual(JSON.parse(inline.mcpConfig!), { mcpServers: { x: { command: 'y' } } });
   });
 
   it('refuses an add_dirs entry that is not a directory, naming the state', async () => {

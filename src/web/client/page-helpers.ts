@@ -50,5 +50,5 @@ export function messageOf(err: unknown): string {
 
 /** The JSON of the page's config element (`<script type="application/json" id="...">`), written by the server. */
 export function readConfig<T>(id: string): T {
-  return JSON.parse($(id).textContent!) as T;
+  return JSON.parse($(id).textContent) as T;
 }
