@@ -52,7 +52,7 @@ export function fences(text: string): Fence[] {
 }
 
 /** The page's text outside fenced blocks (links and headings inside code are not links or headings). */
-export function prose(text: string): string {
+function prose(text: string): string {
   let inFence = false;
   return text
     .split('\n')
