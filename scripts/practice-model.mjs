@@ -1,0 +1,124 @@
+#!/usr/bin/env node
+// A practice stand-in for the Anthropic Messages API, for "Write your first
+// workflow" (docs/first-workflow.md): the real `claude` talks to it on
+// 127.0.0.1, and it answers each prompt from a JSON file of rules, so a
+// newcomer can run markdown workflows offline, with no account. It is not a
+// model: it never reads a prompt beyond finding a rule's text in it.
+//
+//   node scripts/practice-model.mjs RULES.json [--port N]
+//
+// RULES.json is a list of {"when": "text found in the prompt", "reply": "the answer"};
+// the first rule whose `when` the prompt contains wins. Dependency-free on purpose.
+import { createServer } from 'node:http';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+
+/** What a prompt that no rule matches gets back: plain words, no tag, so the run says what went wrong. */
+const UNMATCHED = 'The practice model has no rule for this prompt (add one to your rules file).';
+
+function usage(message) {
+  process.stderr.write(`practice-model: ${message}\nusage: node scripts/practice-model.mjs RULES.json [--port N]\n`);
+  process.exit(64);
+}
+
+/** Reads and checks the rules file: a JSON list of {when, reply} strings. */
+function loadRules(path) {
+  let rules;
+  try {
+    rules = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (e) {
+    usage(`${path}: ${e instanceof SyntaxError ? `not JSON: ${e.message}` : e.message}`);
+  }
+  if (!Array.isArray(rules)) usage(`${path}: the rules must be a JSON list of {"when": "...", "reply": "..."}`);
+  rules.forEach((r, i) => {
+    if (typeof r?.when !== 'string' || typeof r?.reply !== 'string') usage(`${path}: rule ${i + 1} needs "when" and "reply", both strings`);
+  });
+  return rules;
+}
+
+function parseArgs(argv) {
+  let file;
+  let port = 0;
+  for (let i = 0; i < argv.length; i++) {
+    if (argv[i] === '--port') {
+      port = Number(argv[++i]);
+      if (!Number.isInteger(port) || port < 0 || port > 65535) usage(`--port wants a port number, got ${argv[i]}`);
+    } else if (argv[i]?.startsWith('-')) usage(`unknown option ${argv[i]}`);
+    else if (file === undefined) file = argv[i];
+    else usage(`one rules file only (got ${file} and ${argv[i]})`);
+  }
+  if (file === undefined) usage('name a rules file');
+  // `npm run` starts scripts in the package's folder; INIT_CWD is where the user typed the command.
+  const base = process.env.npm_lifecycle_event === 'practice-model' ? (process.env.INIT_CWD ?? process.cwd()) : process.cwd();
+  return { file: resolve(base, file), port };
+}
+
+/** The texts of a message's content (a string, or blocks). */
+function texts(content) {
+  if (typeof content === 'string') return [content];
+  if (!Array.isArray(content)) return [];
+  return content.flatMap((b) => (b?.type === 'text' && typeof b.text === 'string' ? [b.text] : []));
+}
+
+/** The prompt of this turn: the last text of the last user message that is not a tool result. */
+function promptOf(body) {
+  const users = (body.messages ?? []).filter((m) => m.role === 'user');
+  const plain = users.reverse().find((m) => !(Array.isArray(m.content) && m.content.some((b) => b?.type === 'tool_result')));
+  return texts(plain?.content).at(-1) ?? '';
+}
+
+/** Answers as the Messages API streams: one text block, then the end of the turn. No tokens: it costs $0. */
+function stream(res, model, text) {
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+  const send = (type, data) => res.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
+  const usage = { input_tokens: 0, output_tokens: 0 };
+  send('message_start', { message: { id: `msg_practice_${Date.now()}`, type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null, usage } });
+  send('content_block_start', { index: 0, content_block: { type: 'text', text: '' } });
+  send('content_block_delta', { index: 0, delta: { type: 'text_delta', text } });
+  send('content_block_stop', { index: 0 });
+  send('message_delta', { delta: { stop_reason: 'end_turn', stop_sequence: null }, usage });
+  send('message_stop', {});
+  res.end();
+}
+
+const { file, port } = parseArgs(process.argv.slice(2));
+loadRules(file);
+const server = createServer(async (req, res) => {
+  const chunks = [];
+  for await (const c of req) chunks.push(c);
+  if (req.method !== 'POST' || !req.url?.startsWith('/v1/messages')) return void res.writeHead(404).end();
+  if (req.url.startsWith('/v1/messages/count_tokens')) return void res.writeHead(200, { 'content-type': 'application/json' }).end('{"input_tokens":0}');
+  let body;
+  try {
+    body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+  } catch {
+    return void res.writeHead(400).end();
+  }
+  // Claude Code also sends small side requests (a title, a summary) without tools; they get a plain "ok".
+  if (!Array.isArray(body.tools) || body.tools.length === 0) return stream(res, body.model, 'ok');
+  const prompt = promptOf(body);
+  // The rules are read again for every turn, so an edit takes effect without a restart.
+  const rule = loadRules(file).find((r) => prompt.includes(r.when));
+  process.stderr.write(`practice-model: ${rule ? `rule "${rule.when}"` : 'no rule matched'} <- ${JSON.stringify(prompt.slice(0, 60))}\n`);
+  stream(res, body.model, rule ? rule.reply : UNMATCHED);
+});
+server.listen(port, '127.0.0.1', () => {
+  const url = `http://127.0.0.1:${server.address().port}`;
+  // Claude Code keeps its sessions under $HOME/.claude: a home of its own beside the rules keeps
+  // practice sessions out of yours.
+  const home = join(dirname(file), '.practice-home');
+  mkdirSync(home, { recursive: true });
+  const repo = resolve(new URL('..', import.meta.url).pathname);
+  process.stdout.write(
+    [
+      `# practice model on ${url}, rules from ${file}; paste these lines into another terminal:`,
+      `export ANTHROPIC_BASE_URL=${url}`,
+      'export ANTHROPIC_API_KEY=practice',
+      'export DISABLE_TELEMETRY=1 CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 DISABLE_AUTOUPDATER=1',
+      `export HOME=${home}`,
+      `export PATH=${join(repo, 'node_modules/.bin')}:$PATH`,
+      `raymond() { ${join(repo, 'dist/src/cli/main.js')} "$@"; }`,
+      '',
+    ].join('\n'),
+  );
+});
