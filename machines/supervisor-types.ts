@@ -27,7 +27,7 @@ export interface SupervisorInput {
  * The run's working set. These objects are changed in place, by the actions
  * below only, through their own modules: at fan-out they hold thousands of
  * agents, and copying them on every step (as `assign` would) costs O(agents)
- * per step (measured: README, Architecture). Everything else in the context
+ * per step (measured: docs/architecture.md). Everything else in the context
  * is updated with `assign`.
  */
 export interface RunWork {

@@ -5,7 +5,7 @@
 // tsc's, sharing chunks (dist/src/cli/chunk-*.js) for the code they have in
 // common and for what the CLI loads only when used (lint, diagram, the
 // inspector). Loading some ninety modules and the dependencies' hundred more
-// one by one took most of a short run's start (README, Benchmarks), and with
+// one by one took most of a short run's start (docs/benchmarks.md), and with
 // every dependency inside the bundle an install needs no other package.
 // Piscina finds its own worker file beside itself (`__dirname/worker.js`): it
 // is bundled as dist/src/cli/worker.js, next to the chunk that holds piscina.

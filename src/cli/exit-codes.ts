@@ -1,5 +1,5 @@
 /**
- * Exit codes of every command, as documented in the README. Only the CLI
+ * Exit codes of every command, as documented in docs/reference/exit-codes.md (generated from EXIT_MEANINGS). Only the CLI
  * entry sets them. `transient` is EX_TEMPFAIL (sysexits.h): a network
  * failure, worth trying again. `interrupted` (SIGINT) and `terminated`
  * (SIGTERM) are 128 plus the signal's number, as shells report them.
@@ -15,6 +15,6 @@ export const EXIT_MEANINGS: Record<keyof typeof EXIT, string> = {
   paused: 'The run paused: every live agent hit a usage limit (`--no-wait`) or was paused; `raymond --resume ID` goes on.',
   invalid: 'A usage mistake or bad input found before running (a flag, the config file, the workflow): one line says what.',
   transient: 'A server Raymond needs could not be reached (a remote workflow, Redis): trying again later may work.',
-  interrupted: 'Ctrl-C (SIGINT): the run stays resumable.',
-  terminated: 'SIGTERM (or the live page\'s cancel button): the run stays resumable.',
+  interrupted: 'Ctrl-C (SIGINT) or the live page\'s cancel button: the run stays resumable.',
+  terminated: 'SIGTERM (128 + 15, as shells report it): the run stays resumable.',
 };

@@ -67,7 +67,7 @@ export const INLINE_BELOW_BYTES = 1024 * 1024;
 
 /**
  * The service a run uses. Message passing to a worker thread costs more than
- * parsing a small output (README, Benchmarks: ~0.1 ms inline, ~0.4 ms on the
+ * parsing a small output (docs/benchmarks.md: ~0.1 ms inline, ~0.4 ms on the
  * pool), so outputs under `inlineBelow` characters are interpreted on the
  * calling thread, with a parser that loads no YAML; larger ones (over a
  * megabyte: tens of thousands of forks) and every markdown prompt

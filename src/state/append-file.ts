@@ -22,7 +22,7 @@ export function writeAllSync(fd: number, text: string): void {
  * written with one system call every 50 ms (or once 64 KB wait), instead of
  * one asynchronous write per line. At fan-out a run appends a few lines per
  * step, and a thread-pool round trip per line cost more than the step's own
- * bookkeeping (README, Benchmarks). The file is opened on the first write.
+ * bookkeeping (docs/benchmarks.md). The file is opened on the first write.
  * A failure is handed to `onError` once and the file is given up.
  */
 export class AppendFile {
