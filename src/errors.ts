@@ -5,12 +5,19 @@ import { asStepFailure, type StepFailure } from '../machines/step-failure.js';
  * `code`. Codes never change meaning, so scripts and tests can rely on them.
  */
 export type ErrorCode =
+  /** A command line Raymond cannot follow: an unknown option or command, options that cannot be combined, a missing argument. */
   | 'ERR_USAGE'
+  /** The workflow given is not one: no such file or folder, or not a state file, folder, .zip or .yaml. */
   | 'ERR_SCOPE'
+  /** A .zip workflow that cannot be used: damaged, not matching the hash in its name, or with entries escaping its folder. */
   | 'ERR_ZIP_INVALID'
+  /** A YAML workflow or workflow.yaml that is not valid YAML. */
   | 'ERR_YAML_PARSE'
+  /** A YAML workflow or workflow.yaml of the wrong shape (an unknown key, a value of the wrong type). */
   | 'ERR_YAML_INVALID'
+  /** `raymond convert` cannot write the workflow in the other form. */
   | 'ERR_CONVERT'
+  /** A remote workflow's server answered, but not with the workflow (a 404, a bad address, too large). */
   | 'ERR_DOWNLOAD'
   /**
    * A server Raymond needs could not be reached, or answered "later" (a
@@ -18,47 +25,81 @@ export type ErrorCode =
    * workflow's host, Redis. Trying again later may work: exit 75.
    */
   | 'ERR_UNREACHABLE'
+  /** A workflow folder with no entry state (`START` or `1_START`). */
   | 'ERR_ENTRY_NOT_FOUND'
+  /** A workflow folder with more than one entry state (`START.md` and `START.sh`, say). */
   | 'ERR_ENTRY_AMBIGUOUS'
+  /** A tag names a state the workflow does not have. */
   | 'ERR_STATE_NOT_FOUND'
+  /** A tag names a state by its stem and several files have it (`NEXT.md` and `NEXT.sh`). */
   | 'ERR_STATE_AMBIGUOUS'
+  /** A state of a kind the run cannot execute here (a markdown state without an agent backend). */
   | 'ERR_STATE_UNSUPPORTED'
+  /** A tag's target or return state is empty or not a plain state name. */
   | 'ERR_TARGET_INVALID'
+  /** An output with a malformed transition tag (an attribute without its closing quote, one given twice). */
   | 'ERR_TAG_PARSE'
+  /** An output with no transition tag. */
   | 'ERR_TAG_MISSING'
+  /** An output with more than one transition tag (several fork tags with one join are one transition). */
   | 'ERR_TAG_MULTIPLE'
+  /** A markdown state's frontmatter that is not valid YAML or has a bad key or value. */
   | 'ERR_FRONTMATTER'
+  /** A file Raymond must read (a state, a config, an input file) that cannot be read. */
   | 'ERR_FILE_READ'
+  /** A script state that exited with a non-zero code. */
   | 'ERR_SCRIPT_FAILED'
+  /** A step (script or agent turn) that printed nothing for `--timeout` seconds and was killed. */
   | 'ERR_SCRIPT_TIMEOUT'
+  /** A script state that could not be started (no interpreter, not executable). */
   | 'ERR_SCRIPT_START'
+  /** A run's state file that is missing, damaged or edited into something Raymond will not run. */
   | 'ERR_STATE_FILE'
+  /** A `--workflow-id` that is not letters, digits, `-` and `_`, or that an existing run has. */
   | 'ERR_WORKFLOW_ID'
+  /** A `cd` attribute naming no folder, or one outside what the agent may reach. */
   | 'ERR_CD'
+  /** A `<call>` or `<function>` that would make the return stack deeper than its limit (a recursion that never ends?). */
   | 'ERR_STACK_DEPTH'
+  /** A cross-workflow tag naming a workflow that cannot be opened from here. */
   | 'ERR_WORKFLOW_SPEC'
+  /** An `<ask>` in a run that cannot ask (`--on-ask reject`): the agent is paused. */
   | 'ERR_ASK_REJECTED'
+  /** An `<ask>` whose timeout passed with no `timeout_next` state to go on at. */
   | 'ERR_ASK_EXPIRED'
+  /** An `--answer` for an ask the run does not have pending, or given twice. */
   | 'ERR_ASK_ANSWER'
+  /** Cross-workflow calls nested deeper than their limit (two workflows calling each other?). */
   | 'ERR_WORKFLOW_DEPTH'
+  /** An output whose tag the state's `allowed_transitions` does not allow. */
   | 'ERR_POLICY'
+  /** A model name the state's backend cannot use. */
   | 'ERR_MODEL'
   /** A state's grant (tools, MCP servers, system prompt, directories) cannot be given: a file is missing or bad, a backend cannot honour a key. */
   | 'ERR_GRANT'
   /** A turn called a tool its grant denied, in a state with `on_denial: fail`. */
   | 'ERR_PERMISSION_DENIED'
+  /** The Claude Code executable is not on `PATH` (or where `--claude-bin` says). */
   | 'ERR_CLAUDE_NOT_FOUND'
   /** The agent CLI a workflow's backend names (pi) is missing or broken. */
   | 'ERR_BACKEND_NOT_FOUND'
+  /** An agent turn that failed after its retries (a crash, an API error): the agent is paused, resumable. */
   | 'ERR_CLAUDE_FAILED'
+  /** An agent turn that can never succeed as asked (not logged in, an unknown model, a refused flag): stopped after one try. */
   | 'ERR_CLAUDE_REFUSED'
+  /** Claude Code hit its usage limit: the agent waits for the reset, or is paused with `--no-wait`. */
   | 'ERR_USAGE_LIMIT'
+  /** A `.raymond/config.toml` that is not valid TOML or has a bad value. */
   | 'ERR_CONFIG'
+  /** A run that another live Raymond process holds (its lock file). */
   | 'ERR_LOCKED'
+  /** A `--resume` of a run whose state files changed since it started (give `--allow-changes` to accept them). */
   | 'ERR_WORKFLOW_CHANGED'
+  /** A git worktree that could not be made, switched or released. */
   | 'ERR_WORKTREE'
-  | 'ERR_WORKER_ID'
+  /** A task folder that could not be made. */
   | 'ERR_TASK_FOLDER'
+  /** `--inspect` or `--trace` cannot start: the port is in use, the trace file cannot be written. */
   | 'ERR_INSPECT'
   /** A request `raymond serve` refused; the HTTP status and a stable reason are in `details`. */
   | 'ERR_HTTP'
@@ -68,6 +109,7 @@ export type ErrorCode =
   | 'ERR_QUEUE_SECRET'
   /** A worker refused a job: its signature or its files did not check out. */
   | 'ERR_QUEUE_REFUSED'
+  /** A bug in Raymond: the message and, with `--verbose`, the stack say where. */
   | 'ERR_INTERNAL';
 
 /**
