@@ -14,7 +14,8 @@ const GENERATED = `<!-- Generated from the code by \`${REGENERATE}\`: edit the c
 
 /** Prose in a cell: `<ask>` is shown, not read as HTML. */
 function prose(text: string): string {
-  return text.replace(/</g, '&lt;');
+  // Inside a code span markdown shows `&lt;` as written, so only the text between spans is escaped.
+  return text.split(/(`[^`]*`)/).map((part, i) => (i % 2 === 1 ? part : part.replace(/</g, '&lt;'))).join('');
 }
 
 /** A table cell: one line, its pipes escaped. */
