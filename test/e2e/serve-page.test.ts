@@ -130,6 +130,8 @@ describe("raymond serve's web page, in headless Chromium", () => {
     await answer(page, /^Plan for/, 'add tests');
     await page.waitForSelector('#diagram .node[data-file="DECIDE.sh"][data-agents="1"]');
     assert.deepEqual(await marked(page), { 'DECIDE.sh': 1 });
+    // The diagram can move before the new question's card is drawn: the shot waits for the card.
+    await page.waitForFunction(() => Array.from(document.querySelectorAll('.ask pre')).some((p) => /^Noted in/.test(p.textContent ?? '')));
     const moved = await shot(page, 'serve-moved');
     assert.ok(countColour(moved, BADGE) > 100);
     assert.ok(countColour(moved, ASK_CARD) > 5_000, 'the second question is shown');
