@@ -1,15 +1,15 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
+import { Type as T, type Static, type TSchema } from '@sinclair/typebox';
 import { parse } from 'smol-toml';
 import { RaymondError, errorMessage } from '../errors.js';
 import { ignoreRaymondFolder, projectRaymondDir } from '../raymond-folder.js';
+import { checked, mustBe, type Checked } from '../schema-problem.js';
 import { SettingProblem } from '../settings/setting.js';
 import { settingEntries, settingOf, type ConfigValues, type QueueConfigValues } from '../settings/setting-values.js';
 
 export type { ConfigValues, QueueConfigValues } from '../settings/setting-values.js';
-
-type Check = (v: unknown) => boolean;
 
 /** `config.toml` in the project's `.raymond` folder (raymond-folder.ts), if there is one. */
 export function findConfigFile(cwd: string): string | undefined {
@@ -34,37 +34,36 @@ function shown(v: unknown): string {
   return JSON.stringify(v);
 }
 
-/** `[raymond.serve]`: the defaults of `raymond serve` (its flags beat them). */
-export interface ServeConfigValues {
+const folder = (must: string) => T.String({ minLength: 1, must });
+const list = (must: string) => T.Array(T.String({ minLength: 1 }), { must });
+const atLeastOne = (must: string) => T.Integer({ minimum: 1, must });
+/**
+ * `[raymond.serve]`: the defaults of `raymond serve` (its flags beat them),
+ * one TypeBox schema per key; `must` is the line a wrong value is refused
+ * with. (`[raymond]` and `[raymond.queue]` are the settings table's: their
+ * keys and checks come from it.)
+ */
+const SERVE_SCHEMAS = {
   /** Folders scanned for workflows (`--root`), relative to the project folder (`ray`'s name). */
-  roots?: string[];
-  port?: number;
-  host?: string;
+  roots: list('a list of folders'),
+  port: T.Integer({ minimum: 1, maximum: 65535, must: 'a port number, 1 to 65535' }),
+  host: folder('a host name or address'),
   /** Runs' default directory, and the folder `working_directory` must stay in (`--workdir`), relative to the project folder. */
-  workdir?: string;
+  workdir: folder('a folder'),
   /** Workflow ids started once the server is up (`--launch`). */
-  launch?: string[];
+  launch: list('a list of workflow ids'),
   /** Upload caps of asks with files: bytes per file, bytes per answer, files per answer. */
-  upload_max_size?: number;
-  upload_max_total_size?: number;
-  upload_max_count?: number;
+  upload_max_size: atLeastOne('a number of bytes, 1 or more'),
+  upload_max_total_size: atLeastOne('a number of bytes, 1 or more'),
+  upload_max_count: atLeastOne('a whole number, 1 or more'),
   /** Seconds a request's headers and body may take to arrive in full (a body that trickles in is cut off). */
-  request_timeout?: number;
-}
-
-const stringList = (v: unknown) => Array.isArray(v) && v.every((t) => typeof t === 'string' && t !== '');
-const positiveInteger = (v: unknown) => Number.isInteger(v) && (v as number) >= 1;
-const SERVE_KEYS: Record<keyof ServeConfigValues, { check: Check; expected: string }> = {
-  roots: { check: stringList, expected: 'a list of folders' },
-  port: { check: (v) => Number.isInteger(v) && (v as number) >= 1 && (v as number) <= 65535, expected: 'a port number, 1 to 65535' },
-  host: { check: (v) => typeof v === 'string' && v !== '', expected: 'a host name or address' },
-  workdir: { check: (v) => typeof v === 'string' && v !== '', expected: 'a folder' },
-  launch: { check: stringList, expected: 'a list of workflow ids' },
-  upload_max_size: { check: positiveInteger, expected: 'a number of bytes, 1 or more' },
-  upload_max_total_size: { check: positiveInteger, expected: 'a number of bytes, 1 or more' },
-  upload_max_count: { check: positiveInteger, expected: 'a whole number, 1 or more' },
-  request_timeout: { check: positiveInteger, expected: 'a number of seconds, 1 or more' },
+  request_timeout: atLeastOne('a number of seconds, 1 or more'),
 };
+/** `[raymond.serve]` as checked; its JSON Schema as well. */
+export const SERVE_CONFIG = T.Partial(T.Object(SERVE_SCHEMAS));
+/** `[raymond.serve]`'s values, typed by their schema. */
+export type ServeConfigValues = Static<typeof SERVE_CONFIG>;
+const SERVE_KEYS = new Map<string, Checked<TSchema>>(Object.entries(SERVE_SCHEMAS).map(([key, schema]) => [key, checked(schema)]));
 
 /** What a config file gave: its values, `[raymond.serve]`'s and `[raymond.queue]`'s, and lines to show about keys it ignored. */
 export interface ConfigFile {
@@ -97,9 +96,9 @@ function tableCheck(setting: { check: (v: unknown) => unknown } | undefined, val
 
 /** `[raymond.serve]`'s keys, checked as the settings are. */
 function serveCheck(key: string, value: unknown): ReturnType<KeyCheck> {
-  const spec = Object.hasOwn(SERVE_KEYS, key) ? SERVE_KEYS[key as keyof ServeConfigValues] : undefined;
+  const spec = SERVE_KEYS.get(key);
   if (!spec) return undefined;
-  return spec.check(value) ? { ok: true, value } : { ok: false, problem: `expected ${spec.expected}` };
+  return spec.check(value) ? { ok: true, value } : { ok: false, problem: `expected ${mustBe(spec.schema)}` };
 }
 
 /** The keys of `[raymond.queue]` in the settings table. */
@@ -149,7 +148,7 @@ export function readConfig(path: string): ConfigFile {
   const table = data.raymond ?? {};
   if (!isTable(table)) throw new RaymondError('ERR_CONFIG', `raymond = ${shown(table)}: expected the table [raymond], with the options under it`, { file: path });
   const serveWarnings: string[] = [];
-  const serve = readSubTable<ServeConfigValues>('serve', Object.keys(SERVE_KEYS), serveCheck, table.serve, path, serveWarnings);
+  const serve = readSubTable<ServeConfigValues>('serve', [...SERVE_KEYS.keys()], serveCheck, table.serve, path, serveWarnings);
   const queue = readSubTable<QueueConfigValues>('queue', QUEUE_KEYS, (key, value) => tableCheck(settingOf(`queue.${key}`), value), table.queue, path, warnings);
   const top = settingEntries().flatMap(([key]) => (key.includes('.') ? [] : [key]));
   const values = readKeys('raymond.', top, (key, value) => tableCheck(key.includes('.') ? undefined : settingOf(key), value), table, path, warnings, ['serve', 'queue']);

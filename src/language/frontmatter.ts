@@ -1,7 +1,7 @@
 import { parseDocument } from 'yaml';
 import { RaymondError } from '../errors.js';
-import { TRANSITION_TAGS, isWorkflowTag, type TagName, checkStateName } from './parse-output.js';
-import { isAttributeName } from './tag-scanner.js';
+import { isWorkflowTag, type TagName, checkStateName } from './parse-output.js';
+import { fitsPolicyKey, policyKeyProblem, type AllowedEntryAsWritten, type PolicyKey } from './frontmatter-schema.js';
 import { yamlData } from './yaml-data.js';
 import { GRANT_KEYS, isGrantKey, readGrantKey, type Grant } from './grant.js';
 
@@ -52,26 +52,18 @@ function fail(file: string, message: string): never {
   throw new RaymondError('ERR_FRONTMATTER', message, { file });
 }
 
-function scalar(value: unknown, file: string, where: string): string {
-  if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') return String(value);
-  fail(file, `${where} must be a plain value, not ${value === null ? 'null' : typeof value}`);
-}
-
-function parseAllowed(value: unknown, file: string): AllowedTransition[] {
-  if (!Array.isArray(value)) fail(file, 'allowed_transitions must be a list of { tag: ..., target: ... } entries');
-  return value.map((entry, i) => {
+/** Allowed transitions checked by their schema; what it cannot say (a target is a state name, a goto needs one) is checked here. */
+function parseAllowed(entries: AllowedEntryAsWritten[], file: string): AllowedTransition[] {
+  return entries.map((entry, i) => {
     const where = `allowed_transitions[${i}]`;
-    if (entry === null || typeof entry !== 'object' || Array.isArray(entry)) fail(file, `${where} must be a mapping like { tag: goto, target: NEXT.md }`);
-    const { tag, target, attributes, ...rest } = entry as Record<string, unknown>;
-    // `payload` fixes a <result>'s text (as in `ray`); on any other tag it is an attribute like the rest.
-    const payload = tag === 'result' ? rest.payload : undefined;
+    const { tag, target, attributes, ...others } = entry;
+    // Keys besides these are attributes (plain values, by the schema); a <result>'s payload is not one.
+    const rest: Record<string, unknown> = others;
+    const payload = entry.tag === 'result' ? entry.payload : undefined;
     if (tag === 'result') delete rest.payload;
-    if (typeof tag !== 'string' || !(TRANSITION_TAGS as readonly string[]).includes(tag)) {
-      fail(file, `${where} has tag ${JSON.stringify(tag)}; expected one of ${TRANSITION_TAGS.join(', ')}`);
-    }
-    const out: AllowedTransition = { tag: tag as TagName, attributes: {} };
+    const out: AllowedTransition = { tag, attributes: {} };
     if (target !== undefined && target !== null) {
-      out.target = scalar(target, file, `${where}.target`);
+      out.target = String(target);
       // A cross-workflow entry's target is a workflow specifier, a path by design.
       if (!isWorkflowTag(tag)) checkStateName(out.target, `${where}.target`, file);
       else if (out.target.trim() === '') fail(file, `${where}.target is empty`);
@@ -80,26 +72,23 @@ function parseAllowed(value: unknown, file: string): AllowedTransition[] {
       fail(file, `${where} (${tag}) needs a target`);
     }
     // fromEntries defines keys, so an attribute named `__proto__` is kept as one, never a prototype.
-    out.attributes = Object.fromEntries(Object.entries(rest).map(([k, v]) => [k, scalar(v, file, `${where}.${k}`)]));
-    if (attributes !== undefined) out.allowedAttributes = attributeList(attributes, file, `${where}.attributes`);
-    if (payload !== undefined && payload !== null) out.payload = scalar(payload, file, `${where}.payload`);
+    out.attributes = Object.fromEntries(Object.entries(rest).map(([k, v]) => [k, String(v)]));
+    if (attributes !== undefined) out.allowedAttributes = attributes;
+    if (payload !== undefined && payload !== null) out.payload = String(payload);
     return out;
   });
 }
 
-/** An entry's `attributes:` list: attribute names, as a tag would write them. */
-function attributeList(value: unknown, file: string, where: string): string[] {
-  const usage = `${where} must be a list of attribute names, like [item, input]`;
-  if (!Array.isArray(value)) fail(file, usage);
-  return value.map((name) => {
-    if (typeof name !== 'string' || !isAttributeName(name)) fail(file, `${usage}; ${JSON.stringify(name)} is not one`);
-    return name;
-  });
-}
-
-function timeoutSeconds(value: unknown, file: string): number {
-  if (typeof value === 'number' && Number.isFinite(value) && value >= 0) return value;
-  fail(file, `timeout must be a number of seconds, 0 or more (0: none), not ${JSON.stringify(value)}`);
+/** Reads one policy key, checked by its schema (frontmatter-schema.ts), into `policy`. */
+function readPolicyKey(policy: Policy, key: PolicyKey, value: unknown, file: string): void {
+  if (!fitsPolicyKey(key, value)) fail(file, policyKeyProblem(key, value));
+  // model and effort are plain values, by their schemas.
+  const plain = value as string | number | boolean;
+  if (key === 'allowed_transitions') policy.allowed = parseAllowed(value as AllowedEntryAsWritten[], file);
+  else if (key === 'model') policy.model = String(plain);
+  else if (key === 'effort') policy.effort = String(plain);
+  else if (key === 'timeout') policy.timeoutSeconds = value as number;
+  else if (value === true) policy.forceImplicit = true;
 }
 
 /**
@@ -140,12 +129,7 @@ export function parseStateSource(text: string, file: string): StateSource {
       continue;
     }
     if (isGrantKey(key)) readGrantKey((policy.grant ??= {}), key, value, (message) => fail(file, message));
-    else if (key === 'allowed_transitions') policy.allowed = parseAllowed(value, file);
-    else if (key === 'model') policy.model = scalar(value, file, 'model');
-    else if (key === 'effort') policy.effort = scalar(value, file, 'effort');
-    else if (key === 'timeout') policy.timeoutSeconds = timeoutSeconds(value, file);
-    else if (value === true) policy.forceImplicit = true;
-    else if (value !== false) fail(file, `force_implicit must be true or false, not ${JSON.stringify(value)}`);
+    else readPolicyKey(policy, key as PolicyKey, value, file);
   }
   const only = policy.allowed?.length === 1 ? policy.allowed[0]! : undefined;
   if (policy.forceImplicit && (!only || only.tag === 'ask' || (only.tag === 'result' ? only.payload === undefined : only.target === undefined))) {

@@ -31,12 +31,9 @@ export interface OpenTag {
 }
 
 const ATTRIBUTE_NAME = /[A-Za-z_][\w.-]*/y;
-const WHOLE_ATTRIBUTE_NAME = new RegExp(`^(?:${ATTRIBUTE_NAME.source})$`);
+/** A whole attribute name, as a JSON Schema pattern (frontmatter-schema.ts checks an entry's `attributes:` list with it). */
+export const ATTRIBUTE_NAME_PATTERN = `^(?:${ATTRIBUTE_NAME.source})$`;
 
-/** Whether a string is an attribute name as a tag may write it. */
-export function isAttributeName(name: string): boolean {
-  return WHOLE_ATTRIBUTE_NAME.test(name);
-}
 const SPACE = /\s*/y;
 // The nearest `<` or `>` decides what a malformed attribute list was: prose (`<`) or a broken tag (`>`).
 const ANGLE = /[<>]/g;

@@ -1,6 +1,7 @@
 import { parseDocument, stringify } from 'yaml';
 import { RaymondError } from '../errors.js';
 import { parseStateSource } from '../language/frontmatter.js';
+import { fitsPolicyKey, policyKeyProblem } from '../language/frontmatter-schema.js';
 import { yamlData } from '../language/yaml-data.js';
 import { GRANT_KEYS } from '../language/grant.js';
 
@@ -79,7 +80,8 @@ function checkState(name: string, value: unknown, invalid: (message: string) => 
   const state: YamlState = { name, files: new Map(), unknownKeys: Object.keys(value).filter((k) => !STATE_KEYS.has(k)) };
   if ('timeout' in value) {
     const t = value.timeout;
-    if (typeof t !== 'number' || !Number.isFinite(t) || t < 0) invalid(`${where}: timeout must be a number of seconds, 0 or more (0: none), not ${JSON.stringify(t)}`);
+    // The frontmatter's schema: a script state's timeout is checked as a markdown state's is.
+    if (!fitsPolicyKey('timeout', t)) invalid(`${where}: ${policyKeyProblem('timeout', t)}`);
     state.timeoutSeconds = t;
   }
   if (!hasPrompt) {

@@ -1,22 +1,31 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { closeSync, fstatSync, linkSync, openSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
+import { Type as T, type Static } from '@sinclair/typebox';
 import { RaymondError } from '../errors.js';
+import { checked } from '../schema-problem.js';
 
-/** What a lock file holds. */
-export interface LockInfo {
-  pid: number;
-  host: string;
-  started_at: string;
+/**
+ * What a lock file holds, as a TypeBox schema: a lock another process wrote
+ * is checked whole (compiled on first use) before Raymond believes its pid.
+ */
+const LOCK_FILE = T.Object({
+  // Not 0 nor negative: a signal to those goes to a process group, and no such process holds a lock.
+  pid: T.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }),
+  host: T.String(),
+  started_at: T.String(),
   /**
    * Which process the pid was when the lock was taken (boot id and start
    * time, from /proc): a pid reused by another process does not match.
    * Absent where /proc is not (and in locks of older versions).
    */
-  process_start?: string;
+  process_start: T.Optional(T.String()),
   /** Random, so that no two locks ever have the same content (absent in locks of older versions). */
-  nonce?: string;
-}
+  nonce: T.Optional(T.String()),
+});
+/** What a lock file holds. */
+export type LockInfo = Static<typeof LOCK_FILE>;
+const lockFile = checked(LOCK_FILE);
 
 /** A live holder of a lock, or one on another host whose liveness Raymond cannot see. */
 export interface LockHolder extends LockInfo {
@@ -90,8 +99,8 @@ function snapshot(path: string): Snapshot | undefined {
 
 function parseLock(text: string): LockInfo | undefined {
   try {
-    const info = JSON.parse(text) as Partial<LockInfo> | null;
-    return info && Number.isSafeInteger(info.pid) && typeof info.host === 'string' ? (info as LockInfo) : undefined;
+    const info: unknown = JSON.parse(text);
+    return lockFile.check(info) ? info : undefined;
   } catch {
     return undefined;
   }

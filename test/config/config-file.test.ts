@@ -53,6 +53,22 @@ describe('config file', () => {
     assert.match(refused('[raymond]\nserve = 3\n'), /raymond\.serve = 3: expected the table \[raymond\.serve\]/);
   });
 
+  it('refuses a malformed value of each [raymond.serve] key by its schema, with the line that key has always had', () => {
+    const cases: [string, RegExp][] = [
+      ['roots = ["flows", ""]', /raymond\.serve\.roots = \["flows",""\]: expected a list of folders$/],
+      ['port = 0', /raymond\.serve\.port = 0: expected a port number, 1 to 65535$/],
+      ['host = ""', /raymond\.serve\.host = "": expected a host name or address$/],
+      ['workdir = 3', /raymond\.serve\.workdir = 3: expected a folder$/],
+      ['launch = "a"', /raymond\.serve\.launch = "a": expected a list of workflow ids$/],
+      ['upload_max_size = 0', /raymond\.serve\.upload_max_size = 0: expected a number of bytes, 1 or more$/],
+      ['upload_max_total_size = 1.5', /raymond\.serve\.upload_max_total_size = 1.5: expected a number of bytes, 1 or more$/],
+      ['upload_max_count = true', /raymond\.serve\.upload_max_count = true: expected a whole number, 1 or more$/],
+      ['request_timeout = -5', /raymond\.serve\.request_timeout = -5: expected a number of seconds, 1 or more$/],
+    ];
+    for (const [line, message] of cases) assert.match(refused(`[raymond.serve]\n${line}\n`), message);
+    assert.deepEqual(readConfig(file('[raymond.serve]\nworkdir = "runs"\nrequest_timeout = 30\n')).serve, { workdir: 'runs', request_timeout: 30 });
+  });
+
   it('is found walking up from a subfolder, but not past the git root', () => {
     const path = file('[raymond]\n');
     const project = join(path, '..', '..');

@@ -87,6 +87,20 @@ describe('run lock', () => {
     assert.deepEqual(readdirSync(dir).filter((n) => n.includes('.lock.')), [], 'no temporary or claim file is left');
   });
 
+  it('believes only a lock file that fits its schema: a malformed one is not a lock, however it names its holder', () => {
+    const lock = join(dir, 'schema.lock');
+    const good = { pid: 4242, host: 'elsewhere.example', started_at: '2026-01-01T00:00:00.000Z', nonce: 'n' };
+    writeFileSync(lock, JSON.stringify(good));
+    assert.deepEqual(lockHolder(lock), { ...good, foreign: true });
+    const malformed = [{ ...good, pid: '4242' }, { ...good, pid: -1 }, { ...good, pid: 1.5 }, { ...good, host: 7 }, { pid: 4242, host: 'elsewhere.example' }, { ...good, nonce: 5 }, [good], null];
+    for (const value of malformed) {
+      writeFileSync(lock, JSON.stringify(value));
+      assert.equal(lockHolder(lock), undefined, JSON.stringify(value));
+      assert.throws(() => acquireLock(lock, 'schema'), (err: unknown) => err instanceof RaymondError && /being locked by another process/.test(err.message), 'a young unreadable lock is held');
+    }
+    rmSync(lock);
+  });
+
   it('counts an unreadable lock as held while it is young, and takes it over once old', () => {
     const lock = join(dir, 'young.lock');
     writeFileSync(lock, '');
