@@ -19,12 +19,32 @@ export default tseslint.config(
       // node:test's test() and describe() return promises the runner itself tracks.
       '@typescript-eslint/no-floating-promises': [
         'error',
-        { allowForKnownSafeCalls: [{ from: 'package', package: 'node:test', name: ['test', 'describe', 'it', 'suite', 'before', 'after', 'beforeEach', 'afterEach'] }] },
+        {
+          allowForKnownSafeCalls: [
+            {
+              from: 'package',
+              package: 'node:test',
+              name: [
+                'test',
+                'describe',
+                'it',
+                'suite',
+                'before',
+                'after',
+                'beforeEach',
+                'afterEach',
+              ],
+            },
+          ],
+        },
       ],
       // A switch over a union names every member, or has a default: a new event or state kind is not silently
       // ignored. A default counts as exhaustive because a dozen switches over the run's events handle a few kinds
       // and let the rest pass on purpose (run-progress, debug-log, sanitize, live-snapshot...).
-      '@typescript-eslint/switch-exhaustiveness-check': ['error', { considerDefaultExhaustiveForUnions: true }],
+      '@typescript-eslint/switch-exhaustiveness-check': [
+        'error',
+        { considerDefaultExhaustiveForUnions: true },
+      ],
       '@typescript-eslint/no-unnecessary-type-assertion': 'error',
       // Off: the project's objects are closures returned by factories (createX() { return { method() {} } }),
       // not classes using `this`, so a method taken off its object (`const { release } = placed`) works.
@@ -35,7 +55,10 @@ export default tseslint.config(
       // A timer assigned after the callback that clears it is declared stays `let`.
       'prefer-const': ['error', { ignoreReadBeforeAssign: true }],
       // `_`-prefixed names are deliberately unused (a callback's position, a rest sibling).
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' },
+      ],
     },
   },
   {
@@ -58,7 +81,18 @@ export default tseslint.config(
     extends: [js.configs.recommended],
     // Node's globals the scripts use (the `globals` package is not a dependency for five names).
     languageOptions: {
-      globals: Object.fromEntries(['process', 'console', 'URL', 'setTimeout', 'setImmediate', 'clearTimeout', 'performance', 'Buffer'].map((n) => [n, 'readonly'])),
+      globals: Object.fromEntries(
+        [
+          'process',
+          'console',
+          'URL',
+          'setTimeout',
+          'setImmediate',
+          'clearTimeout',
+          'performance',
+          'Buffer',
+        ].map((n) => [n, 'readonly']),
+      ),
     },
   },
 );

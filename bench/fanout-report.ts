@@ -4,7 +4,8 @@ import type { MemoryPeaks } from './memory-sampler.js';
 import { memoryTargetMb, verdict, WALL_RATIO_TARGET } from './targets.js';
 
 /** A shape's figures, or why it has none. */
-export type FanoutOutcome = { shape: FanoutShape; figures: FanoutFigures } | { shape: FanoutShape; error: string };
+export type FanoutOutcome =
+  { shape: FanoutShape; figures: FanoutFigures } | { shape: FanoutShape; error: string };
 
 const s = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 const mb = (x: number) => `${x.toFixed(0)} MB`;

@@ -28,13 +28,24 @@ function forkAll(id: string, n: number, k: number): FanoutShape {
     workers: n,
     write(dir) {
       const files: Record<string, string> = {
-        'START.sh': sh(`for i in $(seq 1 ${n}); do printf '<fork next="END" i="%s">W1</fork>' "$i"; done`),
+        'START.sh': sh(
+          `for i in $(seq 1 ${n}); do printf '<fork next="END" i="%s">W1</fork>' "$i"; done`,
+        ),
         'END.sh': sh('echo "<result>dispatched</result>"'),
       };
-      for (let s = 1; s <= k; s++) files[`W${s}.sh`] = s < k ? sh(`echo "<goto>W${s + 1}</goto>"`) : WORKER_RESULT;
+      for (let s = 1; s <= k; s++)
+        files[`W${s}.sh`] = s < k ? sh(`echo "<goto>W${s + 1}</goto>"`) : WORKER_RESULT;
       writeScripts(dir, files);
-      const workerJobs = Array.from({ length: k }, (_, s) => ({ script: join(dir, `W${s + 1}.sh`), runs: n, worker: true }));
-      return [{ script: join(dir, 'START.sh'), runs: 1, worker: false }, ...workerJobs, { script: join(dir, 'END.sh'), runs: 1, worker: false }];
+      const workerJobs = Array.from({ length: k }, (_, s) => ({
+        script: join(dir, `W${s + 1}.sh`),
+        runs: n,
+        worker: true,
+      }));
+      return [
+        { script: join(dir, 'START.sh'), runs: 1, worker: false },
+        ...workerJobs,
+        { script: join(dir, 'END.sh'), runs: 1, worker: false },
+      ];
     },
   };
 }
@@ -70,4 +81,9 @@ function forkPerStep(id: string, n: number): FanoutShape {
 }
 
 /** The four shapes the issue states its targets for. */
-export const FANOUT_SHAPES: FanoutShape[] = [forkAll('a', 1000, 1), forkAll('b', 10000, 1), forkAll('c', 1000, 6), forkPerStep('d', 1000)];
+export const FANOUT_SHAPES: FanoutShape[] = [
+  forkAll('a', 1000, 1),
+  forkAll('b', 10000, 1),
+  forkAll('c', 1000, 6),
+  forkPerStep('d', 1000),
+];

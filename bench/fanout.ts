@@ -44,11 +44,20 @@ export async function benchFanout(shape: FanoutShape, parallel: number): Promise
     const steps = jobs.reduce((n, job) => n + job.runs, 0);
     const plain = await runPlainLoop(jobs, parallel, { cwd: dir, timeoutMs: timeoutMs(steps) });
     shape.write(workflow);
-    const floor = await runPlainLoop(jobs, parallel, { cwd: dir, timeoutMs: timeoutMs(steps), floor: true });
+    const floor = await runPlainLoop(jobs, parallel, {
+      cwd: dir,
+      timeoutMs: timeoutMs(steps),
+      floor: true,
+    });
     shape.write(workflow);
-    const run = await runCli([workflow, '--max-parallel', String(parallel), '--quiet', '--verbose'], { cwd: dir, timeoutMs: timeoutMs(steps) });
+    const run = await runCli(
+      [workflow, '--max-parallel', String(parallel), '--quiet', '--verbose'],
+      { cwd: dir, timeoutMs: timeoutMs(steps) },
+    );
     if (run.code !== 0 || run.timedOut) {
-      throw new Error(`raymond ${run.timedOut ? `timed out after ${(timeoutMs(steps) / 1000).toFixed(0)} s` : `exited with ${run.code ?? run.signal}`}: ${tailOf(run.stderr)}`);
+      throw new Error(
+        `raymond ${run.timedOut ? `timed out after ${(timeoutMs(steps) / 1000).toFixed(0)} s` : `exited with ${run.code ?? run.signal}`}: ${tailOf(run.stderr)}`,
+      );
     }
     const bytes = Number(/writes \(\d+ snapshots\), (\d+) bytes/.exec(run.stderr)?.[1] ?? NaN);
     return {

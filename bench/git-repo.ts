@@ -24,13 +24,21 @@ const IDENTITY = ['-c', 'user.name=Raymond Bench', '-c', 'user.email=bench@raymo
 
 /** Runs git in `cwd`; throws with git's stderr when it fails. */
 export function git(cwd: string, args: string[]): string {
-  return execFileSync('git', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 64 * 2 ** 20 }).trim();
+  return execFileSync('git', args, {
+    cwd,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+    maxBuffer: 64 * 2 ** 20,
+  }).trim();
 }
 
 /** `du -sk` of `path` (0 when it is missing); `exclude` names folders left out. */
 export function diskKb(path: string, exclude: string[] = []): number {
   try {
-    const out = execFileSync('du', ['-sk', ...exclude.map((e) => `--exclude=${e}`), path], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+    const out = execFileSync('du', ['-sk', ...exclude.map((e) => `--exclude=${e}`), path], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
     return Number(out.split('\t')[0]);
   } catch {
     return 0;
@@ -51,7 +59,9 @@ function textWriter(): (bytes: number, title: string) => string {
     return seed >>> 0;
   };
   const letters = 'etaoinshrdlucmfwypvbgkjqxz';
-  const words = Array.from({ length: 4096 }, () => Array.from({ length: 2 + (next() % 9) }, () => letters[next() % letters.length]).join(''));
+  const words = Array.from({ length: 4096 }, () =>
+    Array.from({ length: 2 + (next() % 9) }, () => letters[next() % letters.length]).join(''),
+  );
   return (bytes, title) => {
     let text = `# ${title}\n`;
     while (text.length < bytes) {
@@ -77,11 +87,15 @@ export function generateRepo(dir: string): BenchRepo {
     mkdirSync(join(dir, 'pkg', pkg), { recursive: true });
     for (let f = 0; f < FILES_PER_PACKAGE; f++) {
       const name = `f${String(f).padStart(3, '0')}.txt`;
-      const bytes = FILE_BYTES.min + ((f * 7919 + pkg.charCodeAt(3) * 31) % (FILE_BYTES.max - FILE_BYTES.min));
+      const bytes =
+        FILE_BYTES.min + ((f * 7919 + pkg.charCodeAt(3) * 31) % (FILE_BYTES.max - FILE_BYTES.min));
       writeFileSync(join(dir, 'pkg', pkg, name), text(bytes, `${pkg}/${name}`));
     }
   }
-  writeFileSync(join(dir, 'README.md'), `# Bench repository\n\n${PACKAGES} packages under pkg/, ${FILES_PER_PACKAGE} files each.\n`);
+  writeFileSync(
+    join(dir, 'README.md'),
+    `# Bench repository\n\n${PACKAGES} packages under pkg/, ${FILES_PER_PACKAGE} files each.\n`,
+  );
   writeFileSync(join(dir, '.gitignore'), 'node_modules/\n');
   git(dir, ['init', '-q', '-b', 'main']);
   git(dir, ['add', '-A']);
@@ -110,8 +124,16 @@ export function cloneRepo(repo: BenchRepo, dir: string): string {
 }
 
 /** Branches under `refs/heads/<prefix>` and those without exactly one commit over `base`. */
-export function branchCommits(clone: string, prefix: string, base: string): { branches: number; wrong: string[] } {
-  const refs = git(clone, ['for-each-ref', '--format=%(refname:short)', `refs/heads/${prefix}`]).split('\n').filter((r) => r !== '');
-  const wrong = refs.filter((ref) => git(clone, ['rev-list', '--count', `${base}..${ref}`]) !== '1');
+export function branchCommits(
+  clone: string,
+  prefix: string,
+  base: string,
+): { branches: number; wrong: string[] } {
+  const refs = git(clone, ['for-each-ref', '--format=%(refname:short)', `refs/heads/${prefix}`])
+    .split('\n')
+    .filter((r) => r !== '');
+  const wrong = refs.filter(
+    (ref) => git(clone, ['rev-list', '--count', `${base}..${ref}`]) !== '1',
+  );
   return { branches: refs.length, wrong };
 }

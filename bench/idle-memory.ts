@@ -25,16 +25,31 @@ export async function benchIdleMemory(n: number): Promise<{ agents: number; memo
       'W.sh': wait,
     });
     let settledAt = 0;
-    const run = await runCli([dir, '--max-parallel', '1', '--quiet', '--workflow-id', 'idle', '--state-dir', join(dir, 'state')], {
-      cwd: dir,
-      timeoutMs: 180_000,
-      until: (_rss, elapsed) => {
-        if (!settledAt && existsSync(marker)) settledAt = elapsed;
-        // Give it a second with everyone spawned, then stop the run.
-        return settledAt > 0 && elapsed - settledAt > 1000;
+    const run = await runCli(
+      [
+        dir,
+        '--max-parallel',
+        '1',
+        '--quiet',
+        '--workflow-id',
+        'idle',
+        '--state-dir',
+        join(dir, 'state'),
+      ],
+      {
+        cwd: dir,
+        timeoutMs: 180_000,
+        until: (_rss, elapsed) => {
+          if (!settledAt && existsSync(marker)) settledAt = elapsed;
+          // Give it a second with everyone spawned, then stop the run.
+          return settledAt > 0 && elapsed - settledAt > 1000;
+        },
       },
-    });
-    if (!settledAt) throw new Error(`idle bench never saw ${n} agents (exit ${run.code ?? run.signal}): ${tailOf(run.stderr)}`);
+    );
+    if (!settledAt)
+      throw new Error(
+        `idle bench never saw ${n} agents (exit ${run.code ?? run.signal}): ${tailOf(run.stderr)}`,
+      );
     return { agents: n, memory: run.memory };
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -1,4 +1,8 @@
-import { createInlineLanguageService, createPoolLanguageService, type LanguageService } from '../src/language/language-service.js';
+import {
+  createInlineLanguageService,
+  createPoolLanguageService,
+  type LanguageService,
+} from '../src/language/language-service.js';
 
 const PROMPT = `---\nmodel: haiku\nallowed_transitions:\n  - { tag: goto, target: NEXT.md }\n  - { tag: result }\n---\n${'Review {{item}} for {{agent_id}} in {{workflow_id}}.\n'.repeat(40)}`;
 const OUTPUT = `${'I looked at the files and everything is fine. '.repeat(50)}<print>ok</print><goto>NEXT.md</goto>`;
@@ -8,7 +12,11 @@ async function measure(service: LanguageService, n: number, concurrency: number)
   let next = 0;
   const lane = async () => {
     while (next++ < n) {
-      await service.prepare({ text: PROMPT, file: 'S.md', variables: { item: 'x', agent_id: 'main', workflow_id: 'w' } });
+      await service.prepare({
+        text: PROMPT,
+        file: 'S.md',
+        variables: { item: 'x', agent_id: 'main', workflow_id: 'w' },
+      });
       await service.interpret({ output: OUTPUT, file: 'S.md' });
     }
   };

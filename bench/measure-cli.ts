@@ -24,7 +24,10 @@ export interface CliRun extends ProcessRun {
  * Runs the built CLI, sampling the orchestrator and its spawner processes
  * until it exits. `until` may stop it early (SIGTERM).
  */
-export async function runCli(args: string[], opts: Omit<MeasureOptions, 'captureStdout'>): Promise<CliRun> {
+export async function runCli(
+  args: string[],
+  opts: Omit<MeasureOptions, 'captureStdout'>,
+): Promise<CliRun> {
   // Run the bin itself, so the V8 flags on its #! line apply as for users.
   const run = await measureProcess(CLI, args, opts);
   return { ...run, peakRssMb: run.memory.aloneMb };

@@ -34,10 +34,18 @@ const KILL_GRACE_MS = 5000;
  * Both the orchestrator and the plain-loop helper run through here, so the
  * sampling costs them the same.
  */
-export function measureProcess(file: string, args: string[], opts: MeasureOptions): Promise<ProcessRun> {
+export function measureProcess(
+  file: string,
+  args: string[],
+  opts: MeasureOptions,
+): Promise<ProcessRun> {
   return new Promise((resolve) => {
     const t0 = performance.now();
-    const child = spawn(file, args, { cwd: opts.cwd, env: opts.env ?? process.env, stdio: ['ignore', opts.captureStdout ? 'pipe' : 'ignore', 'pipe'] });
+    const child = spawn(file, args, {
+      cwd: opts.cwd,
+      env: opts.env ?? process.env,
+      stdio: ['ignore', opts.captureStdout ? 'pipe' : 'ignore', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     let timedOut = false;
@@ -49,18 +57,38 @@ export function measureProcess(file: string, args: string[], opts: MeasureOption
       child.kill('SIGTERM');
       setTimeout(() => child.kill('SIGKILL'), KILL_GRACE_MS).unref();
     };
-    const deadline = opts.timeoutMs === undefined ? undefined : setTimeout(() => stopWith(() => (timedOut = true)), opts.timeoutMs);
+    const deadline =
+      opts.timeoutMs === undefined
+        ? undefined
+        : setTimeout(() => stopWith(() => (timedOut = true)), opts.timeoutMs);
     let stopping = false;
-    const sampler = child.pid === undefined ? undefined : sampleMemory(child.pid, () => {
-      const p = sampler?.peaks();
-      if (!stopping && p && opts.until?.(p.nowMb, performance.now() - t0)) stopWith(() => (stopping = true));
-    });
+    const sampler =
+      child.pid === undefined
+        ? undefined
+        : sampleMemory(child.pid, () => {
+            const p = sampler?.peaks();
+            if (!stopping && p && opts.until?.(p.nowMb, performance.now() - t0))
+              stopWith(() => (stopping = true));
+          });
     child.on('error', (err) => (spawnError = err.message));
     child.on('close', (code, signal) => {
       const wallMs = performance.now() - t0;
       clearTimeout(deadline);
-      const memory = sampler?.stop() ?? { withSpawnersMb: 0, withSpawnersRssMb: 0, aloneMb: 0, spawners: 0 };
-      resolve({ wallMs, memory, code, signal, timedOut, stdout, stderr: spawnError ? `${stderr}\n${spawnError}` : stderr });
+      const memory = sampler?.stop() ?? {
+        withSpawnersMb: 0,
+        withSpawnersRssMb: 0,
+        aloneMb: 0,
+        spawners: 0,
+      };
+      resolve({
+        wallMs,
+        memory,
+        code,
+        signal,
+        timedOut,
+        stdout,
+        stderr: spawnError ? `${stderr}\n${spawnError}` : stderr,
+      });
     });
   });
 }

@@ -43,12 +43,20 @@ export function sampleMemory(pid: number, onSample?: () => void): MemorySampler 
     const found = descendants(pid).filter(isSpawner);
     const sum = found.reduce((kb, child) => kb + residentKb(child).rss, own.rss);
     withSpawnersRssKb = Math.max(withSpawnersRssKb, sum);
-    withSpawnersKb = Math.max(withSpawnersKb, found.reduce((kb, child) => kb + proportionalKb(child), proportionalKb(pid)));
+    withSpawnersKb = Math.max(
+      withSpawnersKb,
+      found.reduce((kb, child) => kb + proportionalKb(child), proportionalKb(pid)),
+    );
     aloneKb = Math.max(aloneKb, own.hwm);
     nowKb = own.rss;
     spawners = Math.max(spawners, found.length);
   };
-  const peaks = (): MemoryPeaks => ({ withSpawnersMb: withSpawnersKb / 1024, withSpawnersRssMb: withSpawnersRssKb / 1024, aloneMb: aloneKb / 1024, spawners });
+  const peaks = (): MemoryPeaks => ({
+    withSpawnersMb: withSpawnersKb / 1024,
+    withSpawnersRssMb: withSpawnersRssKb / 1024,
+    aloneMb: aloneKb / 1024,
+    spawners,
+  });
   const timer = setInterval(() => {
     sample();
     onSample?.();

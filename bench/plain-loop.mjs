@@ -18,15 +18,25 @@ import { spawn } from 'node:child_process';
 import { openSync, writeSync } from 'node:fs';
 
 const { lanes, jobs, floor } = JSON.parse(process.argv[2] ?? '');
-const queue = jobs.flatMap((job) => Array.from({ length: job.runs }, (_, n) => ({ script: job.script, k: job.worker ? n + 1 : 0 })));
-const ids = (k) => ({ RAYMOND_WORKFLOW_ID: 'bench', RAYMOND_AGENT_ID: k ? `main_worker${k}` : 'main', ...(k ? { i: String(k) } : {}) });
+const queue = jobs.flatMap((job) =>
+  Array.from({ length: job.runs }, (_, n) => ({ script: job.script, k: job.worker ? n + 1 : 0 })),
+);
+const ids = (k) => ({
+  RAYMOND_WORKFLOW_ID: 'bench',
+  RAYMOND_AGENT_ID: k ? `main_worker${k}` : 'main',
+  ...(k ? { i: String(k) } : {}),
+});
 
 /** One script run; resolves with whether it exited 0. */
 function run({ script, k }) {
   const env = { ...process.env, ...ids(k) };
   return new Promise((resolve) => {
     // Like Raymond: a process group of its own, stdin closed, output read.
-    const child = spawn('bash', [script], { env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    const child = spawn('bash', [script], {
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
     child.stdout.resume();
     child.stderr.resume();
     child.on('error', () => resolve(false));
@@ -39,12 +49,15 @@ function spawnerRunner({ spawner, flags, journal }) {
   const fd = openSync(journal, 'w');
   let lines = [];
   const record = (line) => {
-    if (lines.length === 0) setImmediate(() => (writeSync(fd, `${lines.join('\n')}\n`), (lines = [])));
+    if (lines.length === 0)
+      setImmediate(() => (writeSync(fd, `${lines.join('\n')}\n`), (lines = [])));
     lines.push(line);
   };
   const waiting = new Map();
   const children = Array.from({ length: lanes }, () => {
-    const child = spawn(process.execPath, [...flags, spawner], { stdio: ['pipe', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, [...flags, spawner], {
+      stdio: ['pipe', 'pipe', 'inherit'],
+    });
     let buffer = '';
     child.stdout.setEncoding('utf8');
     child.stdout.on('data', (data) => {
@@ -64,10 +77,26 @@ function spawnerRunner({ spawner, flags, journal }) {
       waiting.set(id, (reply) => {
         waiting.delete(id);
         const tag = /<(result|goto|fork|reset|call|function)\b[^>]*>/.exec(reply.stdout);
-        record(JSON.stringify({ agent: ids(k).RAYMOND_AGENT_ID, step: script, tag: tag?.[0] ?? null, exit: reply.exitCode }));
+        record(
+          JSON.stringify({
+            agent: ids(k).RAYMOND_AGENT_ID,
+            step: script,
+            tag: tag?.[0] ?? null,
+            exit: reply.exitCode,
+          }),
+        );
         resolve(reply.exitCode === 0 && tag !== null);
       });
-      const message = { type: 'run', id, file: 'bash', args: [script], cwd: process.cwd(), env: ids(k), inactivityMs: 600_000, stream: false };
+      const message = {
+        type: 'run',
+        id,
+        file: 'bash',
+        args: [script],
+        cwd: process.cwd(),
+        env: ids(k),
+        inactivityMs: 600_000,
+        stream: false,
+      };
       children[id % lanes].stdin.write(`${JSON.stringify(message)}\n`);
     });
   return { run: runOne, close: () => children.forEach((child) => child.stdin.end()) };

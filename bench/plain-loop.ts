@@ -34,12 +34,33 @@ export interface PlainLoopRun {
  * runs go through Raymond's spawner processes and each is journalled, with
  * nothing else of Raymond's: the least any orchestrator over them can cost.
  */
-export async function runPlainLoop(jobs: PlainJob[], lanes: number, opts: { cwd: string; timeoutMs: number; floor?: boolean }): Promise<PlainLoopRun> {
-  const floor = opts.floor ? { spawner: SPAWNER, flags: DEFAULT_SPAWNER_FLAGS, journal: join(opts.cwd, 'floor.journal') } : undefined;
+export async function runPlainLoop(
+  jobs: PlainJob[],
+  lanes: number,
+  opts: { cwd: string; timeoutMs: number; floor?: boolean },
+): Promise<PlainLoopRun> {
+  const floor = opts.floor
+    ? { spawner: SPAWNER, flags: DEFAULT_SPAWNER_FLAGS, journal: join(opts.cwd, 'floor.journal') }
+    : undefined;
   // Raymond's GC flags keep the helper as small as they keep the orchestrator.
-  const run = await measureProcess(process.execPath, [...cliNodeFlags(), HELPER, JSON.stringify({ lanes, jobs, floor })], { cwd: opts.cwd, timeoutMs: opts.timeoutMs, captureStdout: true });
-  if (run.code !== 0 || run.timedOut) throw new Error(`${floor ? 'floor' : 'plain loop'} ${run.timedOut ? 'timed out' : `exited with ${run.code ?? run.signal}`}: ${tailOf(run.stderr)}`);
+  const run = await measureProcess(
+    process.execPath,
+    [...cliNodeFlags(), HELPER, JSON.stringify({ lanes, jobs, floor })],
+    { cwd: opts.cwd, timeoutMs: opts.timeoutMs, captureStdout: true },
+  );
+  if (run.code !== 0 || run.timedOut)
+    throw new Error(
+      `${floor ? 'floor' : 'plain loop'} ${run.timedOut ? 'timed out' : `exited with ${run.code ?? run.signal}`}: ${tailOf(run.stderr)}`,
+    );
   const report = JSON.parse(run.stdout) as { loopMs: number; runs: number; failed: number };
-  if (report.failed > 0) throw new Error(`${floor ? 'floor' : 'plain loop'}: ${report.failed} of ${report.runs} script runs failed`);
-  return { wallMs: run.wallMs, loopMs: report.loopMs, runs: report.runs, peakRssMb: run.memory.aloneMb };
+  if (report.failed > 0)
+    throw new Error(
+      `${floor ? 'floor' : 'plain loop'}: ${report.failed} of ${report.runs} script runs failed`,
+    );
+  return {
+    wallMs: run.wallMs,
+    loopMs: report.loopMs,
+    runs: report.runs,
+    peakRssMb: run.memory.aloneMb,
+  };
 }

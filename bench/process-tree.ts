@@ -49,7 +49,9 @@ export function isSpawner(pid: number): boolean {
  * machine runs.
  */
 function childrenFromTasks(pid: number): number[] {
-  return list(`/proc/${pid}/task`).flatMap((tid) => read(`/proc/${pid}/task/${tid}/children`).split(' ').filter(Boolean).map(Number));
+  return list(`/proc/${pid}/task`).flatMap((tid) =>
+    read(`/proc/${pid}/task/${tid}/children`).split(' ').filter(Boolean).map(Number),
+  );
 }
 
 /** Parent of each process on the machine, for kernels without `children` files. */
@@ -71,7 +73,8 @@ const HAS_CHILDREN_FILES = existsSync(`/proc/self/task/${process.pid}/children`)
 /** Every live descendant of `root` (children, their children, ...), not `root` itself. */
 export function descendants(root: number): number[] {
   const byParent = HAS_CHILDREN_FILES ? undefined : parentMap();
-  const childrenOf = (pid: number) => (byParent ? byParent.get(pid) ?? [] : childrenFromTasks(pid));
+  const childrenOf = (pid: number) =>
+    byParent ? (byParent.get(pid) ?? []) : childrenFromTasks(pid);
   const found: number[] = [];
   const queue = childrenOf(root);
   for (let pid = queue.shift(); pid !== undefined; pid = queue.shift()) {

@@ -7,12 +7,20 @@ const s = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 /** The fan-out's lines: wall time per worker count, the speed-up against one worker, and what the machine was doing meanwhile. */
 export function queueFanoutLines(f: QueueFanoutFigures): string[] {
   const cores = availableParallelism();
-  const what = f.kind === 'markdown' ? `markdown workers through the real claude, the scripted API answering each turn after ${s(f.delayMs)}` : `script workers each sleeping ${s(f.delayMs)} (the control: steps that need no CPU)`;
-  const lines = [`queue (${f.kind}): ${f.agents} ${what}; worker processes of --concurrency ${f.concurrency}, all on this machine (${cores} cores); median of ${f.rounds} runs each`];
+  const what =
+    f.kind === 'markdown'
+      ? `markdown workers through the real claude, the scripted API answering each turn after ${s(f.delayMs)}`
+      : `script workers each sleeping ${s(f.delayMs)} (the control: steps that need no CPU)`;
+  const lines = [
+    `queue (${f.kind}): ${f.agents} ${what}; worker processes of --concurrency ${f.concurrency}, all on this machine (${cores} cores); median of ${f.rounds} runs each`,
+  ];
   const one = f.counts.find((c) => c.workers === 1)?.median?.wallMs;
   for (const { workers, median: r, walls, failures } of f.counts) {
     const head = `  ${workers} worker${workers === 1 ? '' : 's'} (${workers * f.concurrency} at once)`;
-    const failed = failures.length === 0 ? '' : `; ${failures.length} of ${f.rounds} runs FAILED: ${failures[0]}`;
+    const failed =
+      failures.length === 0
+        ? ''
+        : `; ${failures.length} of ${f.rounds} runs FAILED: ${failures[0]}`;
     if (!r) {
       lines.push(`${head}: no figure${failed}`);
       continue;
@@ -20,11 +28,21 @@ export function queueFanoutLines(f: QueueFanoutFigures): string[] {
     const waits = Math.ceil(f.agents / (workers * f.concurrency)) * f.delayMs;
     const speedup = one === undefined ? 0 : one / r.wallMs;
     const target = QUEUE_SPEEDUP_TARGETS[workers];
-    const judged = workers === 1 || one === undefined ? '' : `, speed-up ${speedup.toFixed(2)}x (ideal ${workers}x)${f.kind === 'markdown' && target ? `: target ${target}x ${verdict(speedup >= target)}` : ''}`;
-    lines.push(`${head}: wall ${s(r.wallMs)} (the waits alone ${s(waits)}; runs ${walls.map((w) => (w / 1000).toFixed(1)).join(', ')} s)${judged}${failed}`);
-    const claudes = f.kind === 'markdown' ? `at most ${r.peakClaudes} claude processes alive (${(r.peakClaudeMb / 1024).toFixed(1)} GB RSS), ` : '';
+    const judged =
+      workers === 1 || one === undefined
+        ? ''
+        : `, speed-up ${speedup.toFixed(2)}x (ideal ${workers}x)${f.kind === 'markdown' && target ? `: target ${target}x ${verdict(speedup >= target)}` : ''}`;
+    lines.push(
+      `${head}: wall ${s(r.wallMs)} (the waits alone ${s(waits)}; runs ${walls.map((w) => (w / 1000).toFixed(1)).join(', ')} s)${judged}${failed}`,
+    );
+    const claudes =
+      f.kind === 'markdown'
+        ? `at most ${r.peakClaudes} claude processes alive (${(r.peakClaudeMb / 1024).toFixed(1)} GB RSS), `
+        : '';
     // Busy CPU time over the cores is the least wall time the same work could take here.
-    lines.push(`    ${r.turns} steps ran; ${claudes}least memory available ${(r.minAvailableMb / 1024).toFixed(1)} GB; CPU ${(r.cpuBusy * 100).toFixed(0)}% busy, ${r.cpuSeconds.toFixed(0)} CPU-s (${(r.cpuSeconds / r.turns).toFixed(2)} per step): no less than ${s((r.cpuSeconds * 1000) / cores)} on ${cores} cores`);
+    lines.push(
+      `    ${r.turns} steps ran; ${claudes}least memory available ${(r.minAvailableMb / 1024).toFixed(1)} GB; CPU ${(r.cpuBusy * 100).toFixed(0)}% busy, ${r.cpuSeconds.toFixed(0)} CPU-s (${(r.cpuSeconds / r.turns).toFixed(2)} per step): no less than ${s((r.cpuSeconds * 1000) / cores)} on ${cores} cores`,
+    );
   }
   return lines;
 }

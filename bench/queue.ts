@@ -68,7 +68,12 @@ export interface QueueChainFigures {
 }
 
 function cpuTicks(): { busy: number; total: number } {
-  const t = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0]!.trim().split(/\s+/).slice(1).map(Number);
+  const t = readFileSync('/proc/stat', 'utf8')
+    .split('\n', 1)[0]!
+    .trim()
+    .split(/\s+/)
+    .slice(1)
+    .map(Number);
   const total = t.slice(0, 8).reduce((a, b) => a + b, 0);
   return { busy: total - t[3]! - t[4]!, total };
 }
@@ -81,7 +86,13 @@ function availableMb(): number {
 /** Samples, until stopped, the claude processes whose HOME lies under `root`, the free memory and the CPU. */
 function lookAtMachine(root: string): { stop(): MachineLook } {
   let stopped = false;
-  const look: MachineLook = { peakClaudes: 0, peakClaudeMb: 0, minAvailableMb: availableMb(), cpuBusy: 0, cpuSeconds: 0 };
+  const look: MachineLook = {
+    peakClaudes: 0,
+    peakClaudeMb: 0,
+    minAvailableMb: availableMb(),
+    cpuBusy: 0,
+    cpuSeconds: 0,
+  };
   const cpu0 = cpuTicks();
   const sample = () => {
     let n = 0;
@@ -116,19 +127,37 @@ function lookAtMachine(root: string): { stop(): MachineLook } {
 }
 
 /** Runs the built CLI in `cwd`; throws with the end of its stderr if it fails. */
-async function raymond(what: string, args: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<number> {
+async function raymond(
+  what: string,
+  args: string[],
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+): Promise<number> {
   const run = await runCli([...args, ...COMMON], { cwd, env, timeoutMs: 600_000 });
-  if (run.code !== 0) throw new Error(`${what} exited with ${run.code ?? run.signal}${run.timedOut ? ' (timed out)' : ''}: ${tailOf(run.stderr)}`);
+  if (run.code !== 0)
+    throw new Error(
+      `${what} exited with ${run.code ?? run.signal}${run.timedOut ? ' (timed out)' : ''}: ${tailOf(run.stderr)}`,
+    );
   return run.wallMs;
 }
 
 /** A fresh Redis, `count` workers of `concurrency` each started and taking jobs; both gone after `body`, even if it throws. */
-async function withWorkers<T>(dir: string, count: number, concurrency: number, env: (home: string) => Record<string, string>, body: (redis: RedisServer) => Promise<T>): Promise<T> {
+async function withWorkers<T>(
+  dir: string,
+  count: number,
+  concurrency: number,
+  env: (home: string) => Record<string, string>,
+  body: (redis: RedisServer) => Promise<T>,
+): Promise<T> {
   const redis = await startRedis();
   if (!redis) throw new Error('redis-server is not installed (apt-get install -y redis-server)');
   const workers = new QueueWorkers(redis.url, dir, env);
   try {
-    await Promise.all(Array.from({ length: count }, (_, i) => workers.start(`w${i + 1}`, { concurrency, extraEnv: WORKER_ENV })));
+    await Promise.all(
+      Array.from({ length: count }, (_, i) =>
+        workers.start(`w${i + 1}`, { concurrency, extraEnv: WORKER_ENV }),
+      ),
+    );
     return await body(redis);
   } finally {
     await workers.stopAll();
@@ -146,10 +175,20 @@ async function withWorkers<T>(dir: string, count: number, concurrency: number, e
  * `rounds` times; its median run (by wall time) among those that succeeded
  * is the figure.
  */
-export async function benchQueueFanout(kind: 'markdown' | 'script', agents: number, workerCounts: number[], concurrency: number, delayMs: number, rounds = 3): Promise<QueueFanoutFigures> {
+export async function benchQueueFanout(
+  kind: 'markdown' | 'script',
+  agents: number,
+  workerCounts: number[],
+  concurrency: number,
+  delayMs: number,
+  rounds = 3,
+): Promise<QueueFanoutFigures> {
   const dir = mkdtempSync(join(tmpdir(), 'raymond-queue-fan-'));
   const server = await new ApiServer().start();
-  server.on('Summarize item', (r) => ({ text: `<result>${/item (\d+)/.exec(r.prompt)?.[1]}</result>`, delayMs }));
+  server.on('Summarize item', (r) => ({
+    text: `<result>${/item (\d+)/.exec(r.prompt)?.[1]}</result>`,
+    delayMs,
+  }));
   const step = kind === 'markdown' ? 'W.md' : 'W.sh';
   const once = async (root: string, count: number): Promise<FanoutRun> => {
     const wf = join(root, 'workflow');
@@ -159,30 +198,67 @@ export async function benchQueueFanout(kind: 'markdown' | 'script', agents: numb
     writeScripts(wf, {
       'START.sh': `#!/usr/bin/env bash\nfor i in $(seq 1 ${agents}); do printf '<fork next="END" i="%s">${step}</fork>' "$i"; done\n`,
       'END.sh': '#!/usr/bin/env bash\necho "<result>done</result>"\n',
-      ...(kind === 'markdown' ? { 'W.md': 'Summarize item {{i}}.' } : { 'W.sh': `#!/usr/bin/env bash\nsleep ${delayMs / 1000}\necho "$i" >> ${ran}\necho "<result>$i</result>"\n` }),
+      ...(kind === 'markdown'
+        ? { 'W.md': 'Summarize item {{i}}.' }
+        : {
+            'W.sh': `#!/usr/bin/env bash\nsleep ${delayMs / 1000}\necho "$i" >> ${ran}\necho "<result>$i</result>"\n`,
+          }),
     });
-    const workerEnv = (home: string) => ({ ...server.env(home), PATH: `${BIN_DIR}${delimiter}${process.env.PATH}` });
+    const workerEnv = (home: string) => ({
+      ...server.env(home),
+      PATH: `${BIN_DIR}${delimiter}${process.env.PATH}`,
+    });
     return withWorkers(root, count, concurrency, workerEnv, async (redis) => {
       const before = server.requestsFor('Summarize item').length;
-      const env = { ...process.env, ...server.env(join(root, 'home')), RAYMOND_QUEUE_SECRET: TEST_SECRET, IS_SANDBOX: '1' };
+      const env = {
+        ...process.env,
+        ...server.env(join(root, 'home')),
+        RAYMOND_QUEUE_SECRET: TEST_SECRET,
+        IS_SANDBOX: '1',
+      };
       const look = lookAtMachine(root);
-      const wallMs = await raymond(`the coordinator with ${count} workers`, [wf, '--queue', redis.url, '--dangerously-skip-permissions', '--max-parallel', '64'], root, env).finally(() => look.stop());
-      const turns = kind === 'markdown' ? server.requestsFor('Summarize item').length - before : readFileSync(ran, 'utf8').split('\n').filter(Boolean).length;
+      const wallMs = await raymond(
+        `the coordinator with ${count} workers`,
+        [wf, '--queue', redis.url, '--dangerously-skip-permissions', '--max-parallel', '64'],
+        root,
+        env,
+      ).finally(() => look.stop());
+      const turns =
+        kind === 'markdown'
+          ? server.requestsFor('Summarize item').length - before
+          : readFileSync(ran, 'utf8').split('\n').filter(Boolean).length;
       return { workers: count, wallMs, turns, ...look.stop() };
     });
   };
   try {
     // Rounds go 1, 2, 4, 1, 2, 4... so that a slow spell of the machine falls on every count alike.
-    const counts = workerCounts.map((workers): FanoutCount & { runs: FanoutRun[] } => ({ workers, median: undefined, walls: [], failures: [], runs: [] }));
+    const counts = workerCounts.map((workers): FanoutCount & { runs: FanoutRun[] } => ({
+      workers,
+      median: undefined,
+      walls: [],
+      failures: [],
+      runs: [],
+    }));
     for (let round = 0; round < rounds; round++) {
       for (const c of counts) {
         // A failed run is reported and the others go on: one failure should not hide every figure.
-        await once(join(dir, `round-${round}-workers-${c.workers}`), c.workers).then((r) => c.runs.push(r), (err: unknown) => c.failures.push(err instanceof Error ? err.message : String(err)));
+        await once(join(dir, `round-${round}-workers-${c.workers}`), c.workers).then(
+          (r) => c.runs.push(r),
+          (err: unknown) => c.failures.push(err instanceof Error ? err.message : String(err)),
+        );
       }
     }
     return {
-      kind, agents, concurrency, delayMs, rounds,
-      counts: counts.map(({ runs, ...c }) => ({ ...c, walls: runs.map((r) => r.wallMs), median: runs.sort((a, b) => a.wallMs - b.wallMs)[Math.floor(runs.length / 2)] })),
+      kind,
+      agents,
+      concurrency,
+      delayMs,
+      rounds,
+      counts: counts.map(({ runs, ...c }) => ({
+        ...c,
+        walls: runs.map((r) => r.wallMs),
+        median: runs.sort((a, b) => a.wallMs - b.wallMs)[Math.floor(runs.length / 2)],
+      })),
     };
   } finally {
     await server.stop();
@@ -209,15 +285,25 @@ export async function benchQueueChain(steps: number, repeats = 3): Promise<Queue
     const wf = join(dir, 'workflow');
     mkdirSync(wf);
     writeScripts(wf, {
-      'START.sh': '#!/usr/bin/env bash\nn=${RAYMOND_INPUT:-0}\nif [ "$n" -le 0 ]; then echo "<result>done</result>"; else echo "<goto input=\\"$((n - 1))\\">START.sh</goto>"; fi\n',
+      'START.sh':
+        '#!/usr/bin/env bash\nn=${RAYMOND_INPUT:-0}\nif [ "$n" -le 0 ]; then echo "<result>done</result>"; else echo "<goto input=\\"$((n - 1))\\">START.sh</goto>"; fi\n',
     });
     const env = { ...process.env, RAYMOND_QUEUE_SECRET: TEST_SECRET };
-    const chain = (extra: string[], n: number) => median(repeats, () => raymond(`a ${n}-step chain`, [wf, '--input', String(n), ...extra], dir, env));
+    const chain = (extra: string[], n: number) =>
+      median(repeats, () =>
+        raymond(`a ${n}-step chain`, [wf, '--input', String(n), ...extra], dir, env),
+      );
     const local = { wallMs: await chain([], steps), fixedMs: await chain([], 0) };
-    const queue = await withWorkers(join(dir, 'queue'), 1, 1, (home) => ({ HOME: home }), async (redis) => ({
-      wallMs: await chain(['--queue', redis.url], steps),
-      fixedMs: await chain(['--queue', redis.url], 0),
-    }));
+    const queue = await withWorkers(
+      join(dir, 'queue'),
+      1,
+      1,
+      (home) => ({ HOME: home }),
+      async (redis) => ({
+        wallMs: await chain(['--queue', redis.url], steps),
+        fixedMs: await chain(['--queue', redis.url], 0),
+      }),
+    );
     return { steps, local, queue };
   } finally {
     rmSync(dir, { recursive: true, force: true });

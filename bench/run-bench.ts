@@ -7,7 +7,12 @@ import { benchLanguage } from './language.js';
 import { benchMarkdown } from './markdown.js';
 import { IDLE_TARGET_MB, verdict, WARM_RATIO_TARGET } from './targets.js';
 import { worktreeHeader, worktreeLines, worktreeTable } from './worktree-report.js';
-import { benchWorktreeFigure, prepareWorktreeBench, WORKTREE_FIGURES, type WorktreeOutcome } from './worktrees.js';
+import {
+  benchWorktreeFigure,
+  prepareWorktreeBench,
+  WORKTREE_FIGURES,
+  type WorktreeOutcome,
+} from './worktrees.js';
 
 /**
  * `npm run bench`: prints figures against the targets (targets.ts) and
@@ -17,14 +22,23 @@ import { benchWorktreeFigure, prepareWorktreeBench, WORKTREE_FIGURES, type Workt
 const parallel = Math.max(2, availableParallelism());
 // `fanout:ad` runs shapes (a) and (d) only.
 const only = process.argv.slice(2).map((a) => a.split(':')[0]!);
-const shapes = process.argv.slice(2).find((a) => a.startsWith('fanout:'))?.slice('fanout:'.length);
+const shapes = process.argv
+  .slice(2)
+  .find((a) => a.startsWith('fanout:'))
+  ?.slice('fanout:'.length);
 // `worktrees:reuse,sparse` runs those figures only.
-const figures = process.argv.slice(2).find((a) => a.startsWith('worktrees:'))?.slice('worktrees:'.length).split(',');
+const figures = process.argv
+  .slice(2)
+  .find((a) => a.startsWith('worktrees:'))
+  ?.slice('worktrees:'.length)
+  .split(',');
 const want = (name: string) => only.length === 0 || only.includes(name);
 const ms = (x: number) => `${x.toFixed(0)} ms`;
 const failure = (err: unknown) => (err instanceof Error ? err.message : String(err));
 const summary: string[] = [];
-console.log(`machine: ${cpus()[0]?.model ?? 'unknown cpu'}, ${availableParallelism()} cores, ${Math.round(totalmem() / 2 ** 30)} GiB, node ${process.version}`);
+console.log(
+  `machine: ${cpus()[0]?.model ?? 'unknown cpu'}, ${availableParallelism()} cores, ${Math.round(totalmem() / 2 ** 30)} GiB, node ${process.version}`,
+);
 
 if (want('fanout')) {
   const outcomes: FanoutOutcome[] = [];
@@ -52,43 +66,64 @@ if (want('idle')) {
 if (want('markdown')) {
   for (const extra of [[], ['--no-warm']]) {
     const m = await benchMarkdown(50, parallel, extra);
-    console.log(`markdown${extra.length ? ' --no-warm' : ''}: ${m.workers} workers through the real claude and the scripted API: wall ${ms(m.wallMs)} (${m.perStepMs.toFixed(0)} ms/step), orchestrator peak RSS ${m.peakRssMb.toFixed(0)} MB, at most ${m.peakClaudes} claude processes alive`);
+    console.log(
+      `markdown${extra.length ? ' --no-warm' : ''}: ${m.workers} workers through the real claude and the scripted API: wall ${ms(m.wallMs)} (${m.perStepMs.toFixed(0)} ms/step), orchestrator peak RSS ${m.peakRssMb.toFixed(0)} MB, at most ${m.peakClaudes} claude processes alive`,
+    );
   }
 }
 if (want('warm')) {
   const { benchWarm } = await import('./warm.js');
   const w = await benchWarm(8, 10, 4);
-  const s = (t: { wallMs: number; cpuMs: number }) => `wall ${(t.wallMs / 1000).toFixed(1)} s, CPU ${(t.cpuMs / 1000).toFixed(1)} s`;
+  const s = (t: { wallMs: number; cpuMs: number }) =>
+    `wall ${(t.wallMs / 1000).toFixed(1)} s, CPU ${(t.cpuMs / 1000).toFixed(1)} s`;
   const ratio = (a: number, b: number) => `${(a / b).toFixed(2)}x`;
-  console.log(`warm: ${w.agents} agents x ${w.steps}-step <goto> chains through the real claude and the scripted API, --max-parallel ${w.parallel}`);
-  console.log(`  raymond (warm sessions): ${s(w.warm)}; raymond --no-warm: ${s(w.cold)}; live processes fed by hand: ${s(w.byHand)}`);
-  const met = w.warm.wallMs / w.byHand.wallMs <= WARM_RATIO_TARGET && w.warm.cpuMs / w.byHand.cpuMs <= WARM_RATIO_TARGET;
-  console.log(`  ratio to by hand: wall ${ratio(w.warm.wallMs, w.byHand.wallMs)}, CPU ${ratio(w.warm.cpuMs, w.byHand.cpuMs)}: target ${WARM_RATIO_TARGET}x ${verdict(met)} (--no-warm: wall ${ratio(w.cold.wallMs, w.byHand.wallMs)}, CPU ${ratio(w.cold.cpuMs, w.byHand.cpuMs)})`);
+  console.log(
+    `warm: ${w.agents} agents x ${w.steps}-step <goto> chains through the real claude and the scripted API, --max-parallel ${w.parallel}`,
+  );
+  console.log(
+    `  raymond (warm sessions): ${s(w.warm)}; raymond --no-warm: ${s(w.cold)}; live processes fed by hand: ${s(w.byHand)}`,
+  );
+  const met =
+    w.warm.wallMs / w.byHand.wallMs <= WARM_RATIO_TARGET &&
+    w.warm.cpuMs / w.byHand.cpuMs <= WARM_RATIO_TARGET;
+  console.log(
+    `  ratio to by hand: wall ${ratio(w.warm.wallMs, w.byHand.wallMs)}, CPU ${ratio(w.warm.cpuMs, w.byHand.cpuMs)}: target ${WARM_RATIO_TARGET}x ${verdict(met)} (--no-warm: wall ${ratio(w.cold.wallMs, w.byHand.wallMs)}, CPU ${ratio(w.cold.cpuMs, w.byHand.cpuMs)})`,
+  );
 }
 if (want('language')) {
   const l = await benchLanguage(5000);
-  console.log(`language: parse + render per step: pool ${l.poolUs.toFixed(0)} us, inline ${l.inlineUs.toFixed(0)} us (wall, 8 concurrent)`);
+  console.log(
+    `language: parse + render per step: pool ${l.poolUs.toFixed(0)} us, inline ${l.inlineUs.toFixed(0)} us (wall, 8 concurrent)`,
+  );
 }
 if (want('spawner')) {
   const { benchSpawner } = await import('./spawner.js');
   const s = await benchSpawner(2000, parallel);
-  console.log(`spawner: ${s.steps} steps from a ${s.benchRssMb.toFixed(0)} MB process, ${s.parallel} lanes: plain spawn ${s.plainMsPerStep.toFixed(2)} ms/step, spawner pool ${s.poolMsPerStep.toFixed(2)}, execa ${s.execaMsPerStep.toFixed(2)}; spawner RSS ${s.spawnerRssMb.map((m) => m.toFixed(0)).join(' + ')} MB`);
+  console.log(
+    `spawner: ${s.steps} steps from a ${s.benchRssMb.toFixed(0)} MB process, ${s.parallel} lanes: plain spawn ${s.plainMsPerStep.toFixed(2)} ms/step, spawner pool ${s.poolMsPerStep.toFixed(2)}, execa ${s.execaMsPerStep.toFixed(2)}; spawner RSS ${s.spawnerRssMb.map((m) => m.toFixed(0)).join(' + ')} MB`,
+  );
 }
 // The queue's figures: the 40 markdown workers (and, as the control, 40
 // sleeping scripts) over 1, 2 and 4 worker processes; a script chain's per-step overhead.
 if (want('queue')) {
   const { findRedisServer } = await import('../test/helpers/redis.js');
-  if (!findRedisServer()) console.log('queue: skipped: redis-server is not installed (apt-get install -y redis-server)');
+  if (!findRedisServer())
+    console.log('queue: skipped: redis-server is not installed (apt-get install -y redis-server)');
   else {
     const { benchQueueChain, benchQueueFanout } = await import('./queue.js');
     const { queueChainLine, queueFanoutLines } = await import('./queue-report.js');
     // A worker stands for a machine. Markdown: one Claude Code turn at a time per worker, so that this
     // 2-core machine's CPU (a turn's start-up costs about a CPU-second) is not what every count shares;
     // with 10 at a time per worker every count is bound by the same two cores. The control: 10 scripts at a time.
-    for (const [kind, concurrency, mdRounds] of [['markdown', 1, 1], ['markdown', 10, 1], ['script', 10, 3]] as const) {
+    for (const [kind, concurrency, mdRounds] of [
+      ['markdown', 1, 1],
+      ['markdown', 10, 1],
+      ['script', 10, 3],
+    ] as const) {
       await benchQueueFanout(kind, 40, [1, 2, 4], concurrency, 2000, mdRounds).then(
         (f) => console.log(queueFanoutLines(f).join('\n')),
-        (err: unknown) => console.log(`queue (${kind}, --concurrency ${concurrency}): FAILED: ${failure(err)}`),
+        (err: unknown) =>
+          console.log(`queue (${kind}, --concurrency ${concurrency}): FAILED: ${failure(err)}`),
       );
     }
     await benchQueueChain(200).then(
@@ -100,7 +135,8 @@ if (want('queue')) {
 // `npm run bench -- join`: the targets of <join> (issue 29), against the same fan-out without a join.
 if (want('join')) {
   const { benchJoinInput, benchJoinMemory, benchJoinWall } = await import('./join.js');
-  const { JOIN_INPUT_TARGET_MS, JOIN_MEMORY_TARGET_MB, JOIN_WALL_RATIO_TARGET } = await import('./targets.js');
+  const { JOIN_INPUT_TARGET_MS, JOIN_MEMORY_TARGET_MB, JOIN_WALL_RATIO_TARGET } =
+    await import('./targets.js');
   try {
     const w = await benchJoinWall(1000, parallel, 3);
     const ratio = w.joined / w.plain;

@@ -12,17 +12,28 @@ import { ON_ASK_MODES, WORKTREE_MODES } from '../machines/types.js';
 /** What a value must be, or for a nested object the whole message about its wrong field; undefined when it fits. */
 type Check = (v: unknown) => string | { full: string } | undefined;
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
 
 const string: Check = (v) => (typeof v === 'string' ? undefined : 'a string');
 const number: Check = (v) => (typeof v === 'number' && Number.isFinite(v) ? undefined : 'a number');
 const boolean: Check = (v) => (typeof v === 'boolean' ? undefined : 'true or false');
-const nullable = (c: Check): Check => (v) => {
-  const wrong = v === null ? undefined : c(v);
-  return typeof wrong === 'string' ? `${wrong} or null` : wrong;
-};
-const oneOf = (values: readonly string[]): Check => (v) => (typeof v === 'string' && values.includes(v) ? undefined : `one of ${values.join(', ')}`);
-const recordOf = (c: Check, what: string): Check => (v) => (isObject(v) && Object.values(v).every((x) => c(x) === undefined) ? undefined : `an object of ${what}`);
+const nullable =
+  (c: Check): Check =>
+  (v) => {
+    const wrong = v === null ? undefined : c(v);
+    return typeof wrong === 'string' ? `${wrong} or null` : wrong;
+  };
+const oneOf =
+  (values: readonly string[]): Check =>
+  (v) =>
+    typeof v === 'string' && values.includes(v) ? undefined : `one of ${values.join(', ')}`;
+const recordOf =
+  (c: Check, what: string): Check =>
+  (v) =>
+    isObject(v) && Object.values(v).every((x) => c(x) === undefined)
+      ? undefined
+      : `an object of ${what}`;
 
 /** Field name to its check; a name ending in `?` may be absent. */
 type Shape = Record<string, Check>;
@@ -37,7 +48,8 @@ function mismatch(v: unknown, shape: Shape, path: string): string | undefined {
     if (value === undefined && optional) continue;
     const wrong = check(value);
     if (typeof wrong === 'object') return wrong.full;
-    if (wrong !== undefined) return `${path}${name} is ${value === undefined ? 'missing' : JSON.stringify(value)?.slice(0, 40)}; it must be ${wrong}`;
+    if (wrong !== undefined)
+      return `${path}${name} is ${value === undefined ? 'missing' : JSON.stringify(value)?.slice(0, 40)}; it must be ${wrong}`;
   }
   return undefined;
 }
@@ -53,12 +65,37 @@ const object =
 const FRAME: Shape = {
   state: string,
   session: nullable(string),
-  'workflow?': (v) => (isObject(v) && mismatch(v, { scope: nullable(string), cwd: string, depth: number }, '') === undefined ? undefined : 'a caller scope ({scope, cwd, depth})'),
+  'workflow?': (v) =>
+    isObject(v) &&
+    mismatch(v, { scope: nullable(string), cwd: string, depth: number }, '') === undefined
+      ? undefined
+      : 'a caller scope ({scope, cwd, depth})',
 };
 
-const ASK: Shape = { id: string, prompt: string, created_at: string, 'timeout_at?': string, next: string, 'timeout_next?': string, 'files?': recordOf(string, 'strings') };
+const ASK: Shape = {
+  id: string,
+  prompt: string,
+  created_at: string,
+  'timeout_at?': string,
+  next: string,
+  'timeout_next?': string,
+  'files?': recordOf(string, 'strings'),
+};
 
-const WORKTREE: Shape = { name: string, repo: string, 'path?': string, branch: string, base: string, 'mode?': oneOf(WORKTREE_MODES), 'commits?': number, 'diffstat?': string, 'dirty?': boolean, 'removed?': boolean, 'saved?': string, 'pushed?': string };
+const WORKTREE: Shape = {
+  name: string,
+  repo: string,
+  'path?': string,
+  branch: string,
+  base: string,
+  'mode?': oneOf(WORKTREE_MODES),
+  'commits?': number,
+  'diffstat?': string,
+  'dirty?': boolean,
+  'removed?': boolean,
+  'saved?': string,
+  'pushed?': string,
+};
 
 const AGENT: Shape = {
   id: (v) => (typeof v === 'string' && v !== '' ? undefined : 'a non-empty string'),
@@ -73,12 +110,14 @@ const AGENT: Shape = {
   'result?': string,
   'error?': string,
   'resets_at?': number,
-  'worktree?': (v) => (mismatch(v, WORKTREE, '') === undefined ? undefined : 'a worktree ({name, repo, branch, base})'),
+  'worktree?': (v) =>
+    mismatch(v, WORKTREE, '') === undefined ? undefined : 'a worktree ({name, repo, branch, base})',
   'task_folder?': string,
   'task_number?': number,
   'scope?': string,
   'workflow_depth?': number,
-  'ask?': (v) => (mismatch(v, ASK, '') === undefined ? undefined : 'an ask ({id, prompt, created_at, next})'),
+  'ask?': (v) =>
+    mismatch(v, ASK, '') === undefined ? undefined : 'an ask ({id, prompt, created_at, next})',
   'answered_ask?': string,
   'parent?': string,
   'joining?': (v) => (v === true ? undefined : 'true'),
@@ -108,7 +147,15 @@ const STATE: Shape = {
   version: (v) => (v === 1 ? undefined : '1'),
   workflow_id: string,
   status: oneOf(['running', 'paused', 'completed', 'failed', 'budget_exceeded', 'asking']),
-  scope: object({ kind: oneOf(['file', 'dir', 'zip', 'yaml']), path: string, entry: string, 'fingerprints?': recordOf(string, 'strings') }, 'scope.'),
+  scope: object(
+    {
+      kind: oneOf(['file', 'dir', 'zip', 'yaml']),
+      path: string,
+      entry: string,
+      'fingerprints?': recordOf(string, 'strings'),
+    },
+    'scope.',
+  ),
   started_at: string,
   updated_at: string,
   options: object(OPTIONS, 'options.'),
@@ -147,6 +194,16 @@ export function handStateProblem(v: unknown): string | undefined {
 export function handStepJob(data: unknown): boolean {
   const signed = data as { payload?: unknown; sig?: unknown } | null;
   if (!signed || typeof signed.payload !== 'string' || typeof signed.sig !== 'string') return false;
-  const job = JSON.parse(signed.payload) as { v?: unknown; id?: unknown; nonce?: unknown; expires?: unknown };
-  return job.v === 2 && typeof job.id === 'string' && typeof job.nonce === 'string' && typeof job.expires === 'number';
+  const job = JSON.parse(signed.payload) as {
+    v?: unknown;
+    id?: unknown;
+    nonce?: unknown;
+    expires?: unknown;
+  };
+  return (
+    job.v === 2 &&
+    typeof job.id === 'string' &&
+    typeof job.nonce === 'string' &&
+    typeof job.expires === 'number'
+  );
 }

@@ -25,10 +25,16 @@ type PoolModule = typeof import('../src/executors/spawner-pool.js');
 /** The built pool when there is one: its spawners then run compiled, without tsx, as users run them. */
 async function loadPool(): Promise<PoolModule> {
   const built = new URL('../dist/src/executors/spawner-pool.js', import.meta.url);
-  return existsSync(built) ? ((await import(built.href)) as PoolModule) : import('../src/executors/spawner-pool.js');
+  return existsSync(built)
+    ? ((await import(built.href)) as PoolModule)
+    : import('../src/executors/spawner-pool.js');
 }
 
-async function inLanes(n: number, parallel: number, step: (i: number) => Promise<void>): Promise<number> {
+async function inLanes(
+  n: number,
+  parallel: number,
+  step: (i: number) => Promise<void>,
+): Promise<number> {
   const started = performance.now();
   let next = 0;
   const lane = async () => {
@@ -57,7 +63,14 @@ export async function benchSpawner(n: number, parallel: number): Promise<Spawner
   try {
     writeScripts(dir, { 'STEP.sh': '#!/usr/bin/env bash\necho "<result>$i</result>"\n' });
     const script = join(dir, 'STEP.sh');
-    const request = (i: number) => ({ file: 'bash', args: [script], cwd: dir, env: { i: String(i) }, signal: new AbortController().signal, inactivityMs: 60_000 });
+    const request = (i: number) => ({
+      file: 'bash',
+      args: [script],
+      cwd: dir,
+      env: { i: String(i) },
+      signal: new AbortController().signal,
+      inactivityMs: 60_000,
+    });
     const check = (r: { exitCode: number | null }) => {
       if (r.exitCode !== 0) throw new Error(`bench step failed: ${JSON.stringify(r)}`);
     };
@@ -67,13 +80,22 @@ export async function benchSpawner(n: number, parallel: number): Promise<Spawner
     // Warm every lane: all spawners started, every code path compiled.
     await inLanes(4 * parallel, parallel, async (i) => check(await pool.run(request(i))));
     // A plain spawn from this (big) process: what the orchestrator paid per step before the spawners.
-    const plainMs = await inLanes(n, parallel, (i) => new Promise<void>((ok, fail) => {
-      const child = spawn('bash', [script], { env: { ...process.env, i: String(i) }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-      child.stdout.resume();
-      child.stderr.resume();
-      child.on('error', fail);
-      child.on('close', () => ok());
-    }));
+    const plainMs = await inLanes(
+      n,
+      parallel,
+      (i) =>
+        new Promise<void>((ok, fail) => {
+          const child = spawn('bash', [script], {
+            env: { ...process.env, i: String(i) },
+            stdio: ['ignore', 'pipe', 'pipe'],
+            detached: true,
+          });
+          child.stdout.resume();
+          child.stderr.resume();
+          child.on('error', fail);
+          child.on('close', () => ok());
+        }),
+    );
     const poolMs = await inLanes(n, parallel, async (i) => check(await pool.run(request(i))));
     const execaMs = await inLanes(n, parallel, async (i) => check(await runProcess(request(i))));
     return {
@@ -98,7 +120,13 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
   const parallel = Number(process.argv[3] ?? Math.max(2, availableParallelism()));
   const f = await benchSpawner(n, parallel);
   const ms = (x: number) => `${x.toFixed(2)} ms/step`;
-  console.log(`spawner: ${f.steps} trivial bash steps, parallel ${f.parallel}, from a ${f.benchRssMb.toFixed(0)} MB process`);
-  console.log(`  plain spawn ${ms(f.plainMsPerStep)}, spawner pool ${ms(f.poolMsPerStep)}, execa runProcess ${ms(f.execaMsPerStep)}`);
-  console.log(`  pool first step ${f.poolFirstStepMs.toFixed(0)} ms; spawner RSS ${f.spawnerRssMb.map((x) => x.toFixed(0)).join(', ')} MB`);
+  console.log(
+    `spawner: ${f.steps} trivial bash steps, parallel ${f.parallel}, from a ${f.benchRssMb.toFixed(0)} MB process`,
+  );
+  console.log(
+    `  plain spawn ${ms(f.plainMsPerStep)}, spawner pool ${ms(f.poolMsPerStep)}, execa runProcess ${ms(f.execaMsPerStep)}`,
+  );
+  console.log(
+    `  pool first step ${f.poolFirstStepMs.toFixed(0)} ms; spawner RSS ${f.spawnerRssMb.map((x) => x.toFixed(0)).join(', ')} MB`,
+  );
 }

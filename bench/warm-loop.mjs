@@ -10,7 +10,16 @@
 import { spawn } from 'node:child_process';
 
 const { lanes, agents, cwd, bin } = JSON.parse(process.argv[2] ?? '');
-const flags = ['-p', '--input-format', 'stream-json', '--output-format', 'stream-json', '--verbose', '--permission-mode', 'acceptEdits'];
+const flags = [
+  '-p',
+  '--input-format',
+  'stream-json',
+  '--output-format',
+  'stream-json',
+  '--verbose',
+  '--permission-mode',
+  'acceptEdits',
+];
 
 /** One agent's prompts through one live process; resolves with the turns that ended in a result. */
 function agent(prompts) {
@@ -18,7 +27,10 @@ function agent(prompts) {
     const child = spawn(bin, flags, { cwd, stdio: ['pipe', 'pipe', 'ignore'] });
     let buffer = '';
     let turns = 0;
-    const send = () => child.stdin.write(`${JSON.stringify({ type: 'user', message: { role: 'user', content: prompts[turns] } })}\n`);
+    const send = () =>
+      child.stdin.write(
+        `${JSON.stringify({ type: 'user', message: { role: 'user', content: prompts[turns] } })}\n`,
+      );
     child.stdout.setEncoding('utf8');
     child.stdout.on('data', (data) => {
       buffer += data;

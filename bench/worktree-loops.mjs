@@ -24,15 +24,23 @@ const { mode, repo, dir, base, script, workers } = JSON.parse(process.argv[2] ??
 
 /** Runs one command; a failure ends the loop with what the command said. */
 function run(file, args, cwd, env = process.env) {
-  const r = spawnSync(file, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8' });
+  const r = spawnSync(file, args, {
+    cwd,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    encoding: 'utf8',
+  });
   if (r.status !== 0) {
-    process.stderr.write(`${file} ${args.join(' ')} in ${cwd}: ${r.error?.message ?? r.stderr.trim()}\n`);
+    process.stderr.write(
+      `${file} ${args.join(' ')} in ${cwd}: ${r.error?.message ?? r.stderr.trim()}\n`,
+    );
     process.exit(1);
   }
 }
 
 const git = (cwd, ...args) => run('git', args, cwd);
-const worker = (cwd, k, w) => run('bash', [script], cwd, { ...process.env, pkg: w.pkg, RAYMOND_AGENT_ID: `plain_${k}` });
+const worker = (cwd, k, w) =>
+  run('bash', [script], cwd, { ...process.env, pkg: w.pkg, RAYMOND_AGENT_ID: `plain_${k}` });
 
 const started = performance.now();
 if (mode === 'reuse') {

@@ -2,7 +2,8 @@ import { verdict, WORKTREE_SLACK } from './targets.js';
 import { WORKTREE_PARALLEL, type WorktreeBench, type WorktreeOutcome } from './worktrees.js';
 
 const s = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
-const size = (kb: number) => (kb >= 1024 * 1024 ? `${(kb / 1024 / 1024).toFixed(2)} GB` : `${(kb / 1024).toFixed(0)} MB`);
+const size = (kb: number) =>
+  kb >= 1024 * 1024 ? `${(kb / 1024 / 1024).toFixed(2)} GB` : `${(kb / 1024).toFixed(0)} MB`;
 const ALIVE_TARGET = WORKTREE_PARALLEL + WORKTREE_SLACK;
 const BASELINE = { reuse: 'one reused worktree by hand', sparse: 'plain sparse loop' };
 
@@ -14,7 +15,9 @@ export function worktreeHeader(bench: WorktreeBench): string[] {
   const r = bench.repo;
   return [
     `worktrees: generated repository of ${r.files.toLocaleString('en')} files, ${size(r.checkoutKb)} checkout (du without .git), one commit, in ${s(bench.generateMs)}; --max-parallel ${WORKTREE_PARALLEL}`,
-    bench.mode ? `  --worktrees ${bench.mode}` : '  (this build has no --worktrees: measuring per-agent worktrees)',
+    bench.mode
+      ? `  --worktrees ${bench.mode}`
+      : '  (this build has no --worktrees: measuring per-agent worktrees)',
   ];
 }
 
@@ -32,9 +35,14 @@ export function worktreeLines(o: WorktreeOutcome, bench: WorktreeBench): string[
       `  ratio ${ratio.toFixed(2)}x: target ${b.ratioTarget}x ${raymond.stoppedAtKb ? 'NOT met (stopped)' : verdict(ratio <= b.ratioTarget)}`,
     );
   } else {
-    lines.push(`  wall: raymond ${s(raymond.wallMs)} (for information${raymond.stoppedAtKb ? ', until the bench stopped it' : ''})`);
+    lines.push(
+      `  wall: raymond ${s(raymond.wallMs)} (for information${raymond.stoppedAtKb ? ', until the bench stopped it' : ''})`,
+    );
   }
-  if (raymond.stoppedAtKb) lines.push(`  STOPPED when its worktrees passed ${size(raymond.stoppedAtKb)}, the bench's cap: the peaks below are lower bounds`);
+  if (raymond.stoppedAtKb)
+    lines.push(
+      `  STOPPED when its worktrees passed ${size(raymond.stoppedAtKb)}, the bench's cap: the peaks below are lower bounds`,
+    );
   const checkouts = (raymond.peaks.diskKb / bench.repo.checkoutKb).toFixed(1);
   lines.push(
     `  peak worktrees alive ${raymond.peaks.alive}: target ${ALIVE_TARGET} ${verdict(raymond.peaks.alive <= ALIVE_TARGET)}`,
@@ -56,7 +64,9 @@ export function worktreeTable(outcomes: WorktreeOutcome[], bench: WorktreeBench)
     const cells = [
       `${name}${raymond.stoppedAtKb ? ' (stopped at the disk cap)' : ''}`,
       plain ? `${s(raymond.wallMs)} / ${s(plain.wallMs)}` : `${s(raymond.wallMs)} / -`,
-      ratio !== undefined && b ? `**${ratio.toFixed(2)}x** of ${b.ratioTarget}x ${raymond.stoppedAtKb ? 'NOT met' : verdict(ratio <= b.ratioTarget)}` : '-',
+      ratio !== undefined && b
+        ? `**${ratio.toFixed(2)}x** of ${b.ratioTarget}x ${raymond.stoppedAtKb ? 'NOT met' : verdict(ratio <= b.ratioTarget)}`
+        : '-',
       `**${raymond.peaks.alive}** of ${ALIVE_TARGET} ${verdict(raymond.peaks.alive <= ALIVE_TARGET)}`,
       `**${size(raymond.peaks.diskKb)}** of ${size(diskTargetKb(bench))} ${verdict(raymond.peaks.diskKb <= diskTargetKb(bench))}`,
       failed ? 'FAILED' : raymond.stoppedAtKb ? 'not checked' : 'ok',

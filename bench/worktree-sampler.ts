@@ -31,7 +31,9 @@ const DISK_GAP_MS = 250;
 export function countWorktrees(root: string): number {
   const dirs = (dir: string) => {
     try {
-      return readdirSync(dir, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => join(dir, e.name));
+      return readdirSync(dir, { withFileTypes: true })
+        .filter((e) => e.isDirectory())
+        .map((e) => join(dir, e.name));
     } catch {
       return []; // not made yet, or removed between two readdirs
     }
@@ -52,14 +54,19 @@ export function countWorktrees(root: string): number {
 function duKb(path: string): Promise<number> {
   return new Promise((resolve) => {
     if (!existsSync(path)) return resolve(0);
-    execFile('nice', ['-n', '19', 'du', '-sk', path], { encoding: 'utf8' }, (_err, stdout) => resolve(Number(stdout.split('\t')[0]) || 0));
+    execFile('nice', ['-n', '19', 'du', '-sk', path], { encoding: 'utf8' }, (_err, stdout) =>
+      resolve(Number(stdout.split('\t')[0]) || 0),
+    );
   });
 }
 
 /** Samples `root` (`<repo>/.raymond/worktrees`) until stopped. */
 export function sampleWorktrees(root: string): WorktreeSampler {
   const peaks: WorktreePeaks = { alive: 0, diskKb: 0, diskSamples: 0 };
-  const timer = setInterval(() => (peaks.alive = Math.max(peaks.alive, countWorktrees(root))), ALIVE_MS);
+  const timer = setInterval(
+    () => (peaks.alive = Math.max(peaks.alive, countWorktrees(root))),
+    ALIVE_MS,
+  );
   let stopped = false;
   const diskOnce = async () => {
     const kb = await duKb(root);

@@ -28,7 +28,10 @@ export function worktreeWorkers(n: number, packages: string[], sparse: boolean):
  * `pkg/$pkg/f000.txt` in its own directory (its worktree) and commits it.
  */
 export function writeWorktreeWorkflow(dir: string, workers: WorktreeWorker[]): string {
-  const forks = workers.map((w) => `<fork next="DONE.sh" worktree="w" pkg="${w.pkg}"${w.sparse ? ` sparse="${w.sparse}"` : ''}>W.sh</fork>`);
+  const forks = workers.map(
+    (w) =>
+      `<fork next="DONE.sh" worktree="w" pkg="${w.pkg}"${w.sparse ? ` sparse="${w.sparse}"` : ''}>W.sh</fork>`,
+  );
   writeScripts(dir, {
     // A here-document: one printf per fork would cost a process per worker in START.
     'START.sh': sh(`cat <<'FORKS'\n${forks.join('\n')}\nFORKS`),

@@ -1,4 +1,15 @@
-import { assertEvent, assign, enqueueActions, fromPromise, setup, stopChild, type AnyActorLogic, type AnyActorRef, type DoneActorEvent, type ErrorActorEvent } from 'xstate';
+import {
+  assertEvent,
+  assign,
+  enqueueActions,
+  fromPromise,
+  setup,
+  stopChild,
+  type AnyActorLogic,
+  type AnyActorRef,
+  type DoneActorEvent,
+  type ErrorActorEvent,
+} from 'xstate';
 import { applyDecision, outcomeOf, type SpawnRequest, type StepOutcome } from './apply-decision.js';
 import { stackDepth } from './frame-stack.js';
 import { asStepFailure, type StepFailure } from './step-failure.js';
@@ -67,7 +78,13 @@ export type AskResolvedEvent = { type: 'ask.resolved'; record: AgentRecord };
 export type JoinResolvedEvent = { type: 'join.resolved'; record: AgentRecord };
 
 /** Everything a frame actor takes: its slot, the supervisor's answers, its step's end (`xstate.done.actor.step`) and its callee's. */
-export type AgentEvent = ({ type: 'step.start' } & StepGrant) | AskResolvedEvent | JoinResolvedEvent | DoneActorEvent<StepResult, 'step'> | DoneActorEvent<AgentOutput> | ErrorActorEvent;
+export type AgentEvent =
+  | ({ type: 'step.start' } & StepGrant)
+  | AskResolvedEvent
+  | JoinResolvedEvent
+  | DoneActorEvent<StepResult, 'step'>
+  | DoneActorEvent<AgentOutput>
+  | ErrorActorEvent;
 
 /** Events an agent sends to the actor registered with systemId `supervisor`. */
 export type AgentToSupervisorEvent =
@@ -96,14 +113,19 @@ export function frameId(agentId: string, depth: number): string {
   return depth === 0 ? agentId : `${agentId}@${depth}`;
 }
 
-const supervisorRef = ({ system }: { system: { get: (id: string) => AnyActorRef | undefined } }): AnyActorRef => system.get('supervisor')!;
+const supervisorRef = ({
+  system,
+}: {
+  system: { get: (id: string) => AnyActorRef | undefined };
+}): AnyActorRef => system.get('supervisor')!;
 
 const NO_GRANT: StepGrant = { forkCount: 0, sessionCosts: {} };
 
 type Done = DoneActorEvent<AgentOutput>;
 
 /** Whether an ended callee frame handed the agent back to its bottom frame (it called or returned) rather than ending it. */
-const handedBack = ({ event }: { event: unknown }) => ['called', 'returned'].includes((event as Done).output.kind);
+const handedBack = ({ event }: { event: unknown }) =>
+  ['called', 'returned'].includes((event as Done).output.kind);
 
 /**
  * One frame of an agent. It waits in `idle` for the supervisor to grant a
@@ -166,30 +188,58 @@ export const agentMachine = setup({
      * fewer per step.
      */
     announce: enqueueActions(({ context, event, self, enqueue }) => {
-      if (context.depth < stackDepth(context.record.stack) || context.record.ask || context.record.joining) return;
+      if (
+        context.depth < stackDepth(context.record.stack) ||
+        context.record.ask ||
+        context.record.joining
+      )
+        return;
       // xstate enters the initial state with its own init event, which the event type does not list.
       const type = event.type as string;
-      const unknown = type === 'xstate.init' ? context.depth > 0 : type !== 'xstate.done.actor.step';
-      if (unknown) enqueue.sendTo(supervisorRef, { type: 'agent.ready', agentId: context.record.id, ref: self } satisfies AgentToSupervisorEvent);
+      const unknown =
+        type === 'xstate.init' ? context.depth > 0 : type !== 'xstate.done.actor.step';
+      if (unknown)
+        enqueue.sendTo(supervisorRef, {
+          type: 'agent.ready',
+          agentId: context.record.id,
+          ref: self,
+        } satisfies AgentToSupervisorEvent);
     }),
     /** Tells the supervisor that this frame waits for what only it hands out: an answer (`agent.asking`) or its workers' end (`agent.joining`). */
-    sayWaiting: enqueueActions(({ context, self, enqueue }, params: { type: 'agent.asking' | 'agent.joining' }) => {
-      enqueue.sendTo(supervisorRef, { type: params.type, agentId: context.record.id, ref: self } satisfies AgentToSupervisorEvent);
-    }),
+    sayWaiting: enqueueActions(
+      ({ context, self, enqueue }, params: { type: 'agent.asking' | 'agent.joining' }) => {
+        enqueue.sendTo(supervisorRef, {
+          type: params.type,
+          agentId: context.record.id,
+          ref: self,
+        } satisfies AgentToSupervisorEvent);
+      },
+    ),
     reportFailure: enqueueActions(({ context, event, enqueue }) => {
       assertEvent(event, 'xstate.error.actor.*');
       const failure = asStepFailure(event.error);
-      enqueue.sendTo(supervisorRef, { type: 'step.failed', agentId: context.record.id, state: context.record.state, failure } satisfies AgentToSupervisorEvent);
+      enqueue.sendTo(supervisorRef, {
+        type: 'step.failed',
+        agentId: context.record.id,
+        state: context.record.state,
+        failure,
+      } satisfies AgentToSupervisorEvent);
       enqueue.assign({ record: { ...context.record, status: 'failed' } });
     }),
   },
 }).createMachine({
   id: 'agent',
-  context: ({ input }) => ({ record: input.record, depth: input.depth, callee: null, grant: NO_GRANT }),
+  context: ({ input }) => ({
+    record: input.record,
+    depth: input.depth,
+    callee: null,
+    grant: NO_GRANT,
+  }),
   initial: 'idle',
   states: {
     idle: {
-      description: 'Waiting for the supervisor to grant a step slot. A bottom frame resumed with frames on its stack goes straight on to wait for its top frame; a frame resumed with a pending ask, to wait for the answer; one resumed in a join, to wait for its workers.',
+      description:
+        'Waiting for the supervisor to grant a step slot. A bottom frame resumed with frames on its stack goes straight on to wait for its top frame; a frame resumed with a pending ask, to wait for the answer; one resumed in a join, to wait for its workers.',
       always: [
         { guard: 'hasCallee', target: 'awaiting-child' },
         { guard: 'waitsForAnswer', target: 'asking' },
@@ -197,11 +247,20 @@ export const agentMachine = setup({
       ],
       entry: 'announce',
       on: {
-        'step.start': { target: 'invoking', actions: assign({ grant: ({ event }) => ({ forkCount: event.forkCount, sessionCosts: event.sessionCosts }) }) },
+        'step.start': {
+          target: 'invoking',
+          actions: assign({
+            grant: ({ event }) => ({
+              forkCount: event.forkCount,
+              sessionCosts: event.sessionCosts,
+            }),
+          }),
+        },
       },
     },
     invoking: {
-      description: 'Running the current state (a script or a Claude Code turn) and reading its transition.',
+      description:
+        'Running the current state (a script or a Claude Code turn) and reading its transition.',
       invoke: {
         id: 'step',
         src: 'runStep',
@@ -209,25 +268,31 @@ export const agentMachine = setup({
         onDone: [
           {
             description: 'The state asked a question (<ask>): this frame waits for the answer.',
-            guard: ({ context, event }) => outcomeOf(context.record, event.output.decision) === 'ask',
+            guard: ({ context, event }) =>
+              outcomeOf(context.record, event.output.decision) === 'ask',
             target: 'asking',
             actions: 'recordStep',
           },
           {
-            description: 'The state joined (<join>): this frame waits for the workers its agent forked.',
-            guard: ({ context, event }) => outcomeOf(context.record, event.output.decision) === 'join',
+            description:
+              'The state joined (<join>): this frame waits for the workers its agent forked.',
+            guard: ({ context, event }) =>
+              outcomeOf(context.record, event.output.decision) === 'join',
             target: 'awaiting-child.workers',
             actions: 'recordStep',
           },
           {
             description: 'The bottom frame called: it waits for its callee.',
-            guard: ({ context, event }) => context.depth === 0 && outcomeOf(context.record, event.output.decision) === 'call',
+            guard: ({ context, event }) =>
+              context.depth === 0 && outcomeOf(context.record, event.output.decision) === 'call',
             target: 'awaiting-child',
             actions: 'recordStep',
           },
           {
-            description: 'A callee frame called or returned, or the agent terminated: this frame actor is done; the bottom frame goes on with the new top.',
-            guard: ({ context, event }) => outcomeOf(context.record, event.output.decision) !== 'continue',
+            description:
+              'A callee frame called or returned, or the agent terminated: this frame actor is done; the bottom frame goes on with the new top.',
+            guard: ({ context, event }) =>
+              outcomeOf(context.record, event.output.decision) !== 'continue',
             target: 'terminated',
             actions: 'recordStep',
           },
@@ -237,11 +302,13 @@ export const agentMachine = setup({
       },
     },
     'awaiting-child': {
-      description: 'The frame waits for a child: its callee frame (a call), or the workers its agent forked (a join). It takes no step slot and runs no process meanwhile.',
+      description:
+        'The frame waits for a child: its callee frame (a call), or the workers its agent forked (a join). It takes no step slot and runs no process meanwhile.',
       initial: 'callee',
       states: {
         callee: {
-          description: 'The bottom frame has frames on its stack: the top frame runs as its child actor until it calls or returns.',
+          description:
+            'The bottom frame has frames on its stack: the top frame runs as its child actor until it calls or returns.',
           entry: assign({
             callee: ({ context, spawn, self }) => {
               const depth = stackDepth(context.record.stack);
@@ -250,8 +317,15 @@ export const agentMachine = setup({
               // xstate's types forbid an `id` for inline logic, but its runtime honours it,
               // and the id is what makes callees readable in the inspector.
               const logic = (self as unknown as { logic: AnyActorLogic }).logic;
-              const spawnInline = spawn as unknown as (logic: AnyActorLogic, options: { id: string; systemId: string; input: AgentInput }) => AnyActorRef;
-              return spawnInline(logic, { id, systemId: `agent:${id}`, input: { record: context.record, depth } });
+              const spawnInline = spawn as unknown as (
+                logic: AnyActorLogic,
+                options: { id: string; systemId: string; input: AgentInput },
+              ) => AnyActorRef;
+              return spawnInline(logic, {
+                id,
+                systemId: `agent:${id}`,
+                input: { record: context.record, depth },
+              });
             },
           }),
           // A finished child stays in xstate's children map until stopped, and every spawn copies that map.
@@ -259,7 +333,8 @@ export const agentMachine = setup({
           on: {
             'xstate.done.actor.*': [
               {
-                guard: ({ event }) => handedBack({ event }) && stackDepth((event as Done).output.record.stack) > 0,
+                guard: ({ event }) =>
+                  handedBack({ event }) && stackDepth((event as Done).output.record.stack) > 0,
                 target: 'callee',
                 reenter: true,
                 actions: 'takeRecord',
@@ -271,26 +346,41 @@ export const agentMachine = setup({
           },
         },
         workers: {
-          description: 'The state joined (<join>): the frame waits, holding nothing, until every worker its agent forked and has not joined yet has ended; the supervisor then hands it their results.',
+          description:
+            'The state joined (<join>): the frame waits, holding nothing, until every worker its agent forked and has not joined yet has ended; the supervisor then hands it their results.',
           entry: { type: 'sayWaiting', params: { type: 'agent.joining' } },
           on: {
-            'join.resolved': { target: '#agent.idle', actions: assign({ record: ({ event }) => event.record }) },
+            'join.resolved': {
+              target: '#agent.idle',
+              actions: assign({ record: ({ event }) => event.record }),
+            },
           },
         },
       },
     },
     asking: {
-      description: 'The agent asked a question (<ask>) and waits, taking no step slot, until the supervisor hands it the answer or the ask times out.',
+      description:
+        'The agent asked a question (<ask>) and waits, taking no step slot, until the supervisor hands it the answer or the ask times out.',
       entry: { type: 'sayWaiting', params: { type: 'agent.asking' } },
       on: {
-        'ask.resolved': { target: 'idle', actions: assign({ record: ({ event }) => event.record }) },
+        'ask.resolved': {
+          target: 'idle',
+          actions: assign({ record: ({ event }) => event.record }),
+        },
       },
     },
     terminated: { type: 'final' },
   },
   output: ({ context }) => {
     const { status, stack } = context.record;
-    const kind = status === 'failed' ? 'failed' : status === 'terminated' ? 'terminated' : stackDepth(stack) > context.depth ? 'called' : 'returned';
+    const kind =
+      status === 'failed'
+        ? 'failed'
+        : status === 'terminated'
+          ? 'terminated'
+          : stackDepth(stack) > context.depth
+            ? 'called'
+            : 'returned';
     return { kind, record: context.record };
   },
 });

@@ -1,5 +1,13 @@
 import { pushFrame } from './frame-stack.js';
-import type { AgentRecord, Decision, Frame, ResolvedDecision, ResolvedForkSpawn, ResolvedWorkflowTarget, WorktreeRef } from './types.js';
+import type {
+  AgentRecord,
+  Decision,
+  Frame,
+  ResolvedDecision,
+  ResolvedForkSpawn,
+  ResolvedWorkflowTarget,
+  WorktreeRef,
+} from './types.js';
 
 /** What the agent's own machine does after a step. */
 export type StepOutcome =
@@ -17,7 +25,10 @@ export type StepOutcome =
   | 'join';
 
 /** A worker to create; the supervisor gives it a record. */
-export interface SpawnRequest extends Omit<ResolvedForkSpawn, 'cd' | 'worktree' | 'created' | 'inheritTask' | 'workflow'> {
+export interface SpawnRequest extends Omit<
+  ResolvedForkSpawn,
+  'cd' | 'worktree' | 'created' | 'inheritTask' | 'workflow'
+> {
   /** The worker's scope key (absent: the run's own) and workflow nesting depth (absent: 0). */
   scope?: string;
   depth?: number;
@@ -52,11 +63,21 @@ export function outcomeOf(record: AgentRecord, decision: Decision): StepOutcome 
  * step ran in (null for scripts, which leave the agent's session as it was).
  * Targets and `cd` paths in the decision are already resolved.
  */
-export function applyDecision(record: AgentRecord, decision: ResolvedDecision, session: string | null, fresh: readonly string[] = []): Applied {
+export function applyDecision(
+  record: AgentRecord,
+  decision: ResolvedDecision,
+  session: string | null,
+  fresh: readonly string[] = [],
+): Applied {
   // `{{ask_id}}` lives for the one state an answer led to, as `{{input}}` does.
-  const applied = apply(record.answered_ask === undefined ? record : withoutAnswered(record), decision, session);
+  const applied = apply(
+    record.answered_ask === undefined ? record : withoutAnswered(record),
+    decision,
+    session,
+  );
   // Every step reserves new ids for the next fresh or branched turns; unused ones cost nothing.
-  if (fresh[0] !== undefined && applied.record.status === 'active') applied.record.next_session = fresh[0];
+  if (fresh[0] !== undefined && applied.record.status === 'active')
+    applied.record.next_session = fresh[0];
   applied.spawns.forEach((s, i) => {
     if (fresh[i + 1] !== undefined) s.nextSession = fresh[i + 1];
   });
@@ -78,7 +99,10 @@ function inScope(record: AgentRecord, key: string | null | undefined, depth: num
 }
 
 /** Where a cross-workflow tag leads, once resolved; a tag that is not one stays in the agent's scope. */
-function calleeScope(record: AgentRecord, workflow: ResolvedWorkflowTarget | undefined): { scope: string | undefined; depth: number | undefined } {
+function calleeScope(
+  record: AgentRecord,
+  workflow: ResolvedWorkflowTarget | undefined,
+): { scope: string | undefined; depth: number | undefined } {
   if (!workflow) return { scope: record.scope, depth: record.workflow_depth };
   return { scope: workflow.scope ?? undefined, depth: (record.workflow_depth ?? 0) + 1 };
 }
@@ -86,13 +110,22 @@ function calleeScope(record: AgentRecord, workflow: ResolvedWorkflowTarget | und
 function apply(record: AgentRecord, decision: ResolvedDecision, session: string | null): Applied {
   // A markdown turn fixes the agent's session, and a pending <call> branch is then used up.
   const current = session ?? record.session;
-  const after = session === null ? { session: record.session, branchFrom: record.branchFrom } : { session, branchFrom: null };
+  const after =
+    session === null
+      ? { session: record.session, branchFrom: record.branchFrom }
+      : { session, branchFrom: null };
   switch (decision.kind) {
     case 'goto':
-      return { outcome: 'continue', spawns: [], record: { ...record, ...after, state: decision.target, input: decision.input ?? null } };
+      return {
+        outcome: 'continue',
+        spawns: [],
+        record: { ...record, ...after, state: decision.target, input: decision.input ?? null },
+      };
     case 'reset': {
       // A <reset-workflow> leaves the caller's workflow for good: no frame to return to, depth 0.
-      const base = decision.workflow ? { ...inScope(record, decision.workflow.scope, 0), stack: null } : record;
+      const base = decision.workflow
+        ? { ...inScope(record, decision.workflow.scope, 0), stack: null }
+        : record;
       return {
         outcome: 'continue',
         spawns: [],
@@ -104,7 +137,9 @@ function apply(record: AgentRecord, decision: ResolvedDecision, session: string 
           cwd: decision.created?.path ?? decision.cd ?? record.cwd,
           input: decision.input ?? null,
           ...(decision.created ? { worktree: decision.created } : {}),
-          ...(decision.taskFolder ? { task_folder: decision.taskFolder.path, task_number: decision.taskFolder.number } : {}),
+          ...(decision.taskFolder
+            ? { task_folder: decision.taskFolder.path, task_number: decision.taskFolder.number }
+            : {}),
         },
       };
     }
@@ -112,8 +147,15 @@ function apply(record: AgentRecord, decision: ResolvedDecision, session: string 
     case 'function': {
       const frame: Frame = { state: decision.returnTo, session: current };
       // A cross-workflow frame brings the caller back to its own scope, directory and depth.
-      if (decision.workflow) frame.workflow = { scope: record.scope ?? null, cwd: record.cwd, depth: record.workflow_depth ?? 0 };
-      const callee = decision.workflow ? inScope(record, decision.workflow.scope, (record.workflow_depth ?? 0) + 1) : record;
+      if (decision.workflow)
+        frame.workflow = {
+          scope: record.scope ?? null,
+          cwd: record.cwd,
+          depth: record.workflow_depth ?? 0,
+        };
+      const callee = decision.workflow
+        ? inScope(record, decision.workflow.scope, (record.workflow_depth ?? 0) + 1)
+        : record;
       return {
         outcome: 'call',
         spawns: [],
@@ -131,29 +173,66 @@ function apply(record: AgentRecord, decision: ResolvedDecision, session: string 
     }
     case 'fork': {
       const spawns = decision.workers.map((w) => ({
-        id: w.id, parent: record.id, target: w.target, attributes: w.attributes, input: w.input, cwd: w.created?.path ?? w.cd ?? record.cwd, worktree: w.created, taskFolder: w.taskFolder, ...calleeScope(record, w.workflow),
+        id: w.id,
+        parent: record.id,
+        target: w.target,
+        attributes: w.attributes,
+        input: w.input,
+        cwd: w.created?.path ?? w.cd ?? record.cwd,
+        worktree: w.created,
+        taskFolder: w.taskFolder,
+        ...calleeScope(record, w.workflow),
       }));
       // The workers name their parent: a <join> gathers every worker of the agent not joined yet, of this fork or earlier ones.
-      const next: AgentRecord = { ...record, ...after, state: decision.next, input: decision.nextInput ?? null };
+      const next: AgentRecord = {
+        ...record,
+        ...after,
+        state: decision.next,
+        input: decision.nextInput ?? null,
+      };
       if (decision.join) next.joining = true;
       if (decision.worktree) next.worktree = decision.worktree;
       return { outcome: decision.join ? 'join' : 'continue', spawns, record: next };
     }
     case 'ask':
       // The session is kept, as for <goto>: the answer's state continues the conversation that asked.
-      return { outcome: 'ask', spawns: [], record: { ...record, ...after, input: null, ask: decision.ask } };
+      return {
+        outcome: 'ask',
+        spawns: [],
+        record: { ...record, ...after, input: null, ask: decision.ask },
+      };
     case 'result': {
       const top = record.stack;
       if (top === null) {
         const finished = decision.worktree ? { worktree: decision.worktree } : {};
-        return { outcome: 'terminate', spawns: [], record: { ...record, ...after, ...finished, status: 'terminated', result: decision.payload, input: null } };
+        return {
+          outcome: 'terminate',
+          spawns: [],
+          record: {
+            ...record,
+            ...after,
+            ...finished,
+            status: 'terminated',
+            result: decision.payload,
+            input: null,
+          },
+        };
       }
       const caller = top.frame.workflow;
-      const back = caller ? { ...inScope(record, caller.scope, caller.depth), cwd: caller.cwd } : record;
+      const back = caller
+        ? { ...inScope(record, caller.scope, caller.depth), cwd: caller.cwd }
+        : record;
       return {
         outcome: 'return',
         spawns: [],
-        record: { ...back, state: top.frame.state, session: top.frame.session, branchFrom: null, stack: top.below, input: decision.payload },
+        record: {
+          ...back,
+          state: top.frame.state,
+          session: top.frame.session,
+          branchFrom: null,
+          stack: top.below,
+          input: decision.payload,
+        },
       };
     }
   }
@@ -161,7 +240,18 @@ function apply(record: AgentRecord, decision: ResolvedDecision, session: string 
 
 /** The record of a worker a step forked, as it starts: fresh session, empty stack, in its workflow's scope. */
 export function workerRecord(spawn: SpawnRequest): AgentRecord {
-  const record: AgentRecord = { id: spawn.id, state: spawn.target, session: null, branchFrom: null, stack: null, cwd: spawn.cwd, attributes: spawn.attributes, input: spawn.input ?? null, status: 'active', parent: spawn.parent };
+  const record: AgentRecord = {
+    id: spawn.id,
+    state: spawn.target,
+    session: null,
+    branchFrom: null,
+    stack: null,
+    cwd: spawn.cwd,
+    attributes: spawn.attributes,
+    input: spawn.input ?? null,
+    status: 'active',
+    parent: spawn.parent,
+  };
   if (spawn.nextSession !== undefined) record.next_session = spawn.nextSession;
   if (spawn.worktree !== undefined) record.worktree = spawn.worktree;
   if (spawn.scope !== undefined) record.scope = spawn.scope;

@@ -30,8 +30,13 @@ export function askExpired(ask: PendingAsk, now: number): boolean {
 }
 
 /** The pending asks of some agents, oldest first (ties by agent id), each with its agent. */
-export function pendingAsks(agents: Iterable<Pick<AgentFields, 'id' | 'status' | 'ask'>>): AgentAsk[] {
+export function pendingAsks(
+  agents: Iterable<Pick<AgentFields, 'id' | 'status' | 'ask'>>,
+): AgentAsk[] {
   const out: AgentAsk[] = [];
-  for (const a of agents) if (a.ask && a.status === 'active') out.push({ ...a.ask, agent_id: a.id });
-  return out.sort((x, y) => x.created_at.localeCompare(y.created_at) || x.agent_id.localeCompare(y.agent_id));
+  for (const a of agents)
+    if (a.ask && a.status === 'active') out.push({ ...a.ask, agent_id: a.id });
+  return out.sort(
+    (x, y) => x.created_at.localeCompare(y.created_at) || x.agent_id.localeCompare(y.agent_id),
+  );
 }

@@ -5,7 +5,11 @@ import { putSessionCosts, type RunStore } from './run-store.js';
  * next turn of a session is charged only its delta). Returns true when this
  * charge spent the budget: from then on no new step may start.
  */
-export function charge(store: RunStore, costUsd: number, sessionCosts: Record<string, number> | undefined): boolean {
+export function charge(
+  store: RunStore,
+  costUsd: number,
+  sessionCosts: Record<string, number> | undefined,
+): boolean {
   const meta = store.meta;
   meta.total_cost_usd += costUsd;
   putSessionCosts(store, sessionCosts);
@@ -19,7 +23,10 @@ export function charge(store: RunStore, costUsd: number, sessionCosts: Record<st
 }
 
 /** Last known totals of the sessions a step may continue: what its first turn's cost is a delta from. */
-export function sessionCostsFor(store: RunStore, sessions: ReadonlyArray<string | null | undefined>): Record<string, number> {
+export function sessionCostsFor(
+  store: RunStore,
+  sessions: ReadonlyArray<string | null | undefined>,
+): Record<string, number> {
   const out: Record<string, number> = {};
   for (const s of sessions) {
     const total = s ? store.meta.session_costs[s] : undefined;

@@ -78,7 +78,14 @@ export type Decision =
    * `<ask next="N" timeout="24h" timeout_next="L">question</ask>`: the agent
    * waits for an answer; `timeoutMs` is the duration as read from `timeout`.
    */
-  | { kind: 'ask'; next: string; prompt: string; timeoutMs?: number; timeoutNext?: string; files?: Record<string, string> };
+  | {
+      kind: 'ask';
+      next: string;
+      prompt: string;
+      timeoutMs?: number;
+      timeoutNext?: string;
+      files?: Record<string, string>;
+    };
 
 /** One worker requested by a `<fork>`, as parsed. */
 export interface ForkSpawn {

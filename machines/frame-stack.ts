@@ -40,7 +40,10 @@ export function stackFromArray(frames: readonly Frame[]): FrameStack {
  * below the point where they part, so the cost is the number of frames
  * pushed or popped in between, not the depth: one frame per step.
  */
-export function stackChange(before: FrameStack, after: FrameStack): { keep: number; push: Frame[] } {
+export function stackChange(
+  before: FrameStack,
+  after: FrameStack,
+): { keep: number; push: Frame[] } {
   const push: Frame[] = [];
   let a = before;
   let b = after;

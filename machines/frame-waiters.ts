@@ -17,7 +17,11 @@ export function createFrameWaiters(): FrameWaiters {
 }
 
 /** A frame of agent `agentId` waits: the record to hand it at once, if what it waits for came first. */
-export function frameWaits(w: FrameWaiters, agentId: string, ref: AnyActorRef): AgentRecord | undefined {
+export function frameWaits(
+  w: FrameWaiters,
+  agentId: string,
+  ref: AnyActorRef,
+): AgentRecord | undefined {
   const early = w.early.get(agentId);
   if (early) w.early.delete(agentId);
   else w.frames.set(agentId, ref);

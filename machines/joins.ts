@@ -4,18 +4,40 @@ import { workerNumber } from './worker-names.js';
 
 /** Fork order: a parent numbers its workers as it forks them (machines/worker-names.ts). */
 function forkOrder(ids: readonly string[]): string[] {
-  return ids.map((id) => ({ id, n: workerNumber(id)?.n ?? 0 })).sort((a, b) => a.n - b.n).map((w) => w.id);
+  return ids
+    .map((id) => ({ id, n: workerNumber(id)?.n ?? 0 }))
+    .sort((a, b) => a.n - b.n)
+    .map((w) => w.id);
 }
 
 /** One worker as its parent's join receives it. */
 function entryOf(store: RunStore, id: string): JoinEntry {
   const w = store.agents.get(id);
-  if (!w) return { agent: id, attributes: {}, status: 'failed', error: 'the worker is missing from the run', cost_usd: 0 };
+  if (!w)
+    return {
+      agent: id,
+      attributes: {},
+      status: 'failed',
+      error: 'the worker is missing from the run',
+      cost_usd: 0,
+    };
   const completed = w.status === 'terminated';
   // Keys in the documented order: agent, attributes, status, result or error, cost_usd, branch, commits.
   const entry: JoinEntry = completed
-    ? { agent: id, attributes: w.attributes, status: 'completed', result: store.meta.results[id] ?? w.result ?? '', cost_usd: w.cost_usd ?? 0 }
-    : { agent: id, attributes: w.attributes, status: 'failed', error: w.error ?? 'failed', cost_usd: w.cost_usd ?? 0 };
+    ? {
+        agent: id,
+        attributes: w.attributes,
+        status: 'completed',
+        result: store.meta.results[id] ?? w.result ?? '',
+        cost_usd: w.cost_usd ?? 0,
+      }
+    : {
+        agent: id,
+        attributes: w.attributes,
+        status: 'failed',
+        error: w.error ?? 'failed',
+        cost_usd: w.cost_usd ?? 0,
+      };
   if (w.worktree) {
     entry.branch = w.worktree.branch;
     entry.commits = w.worktree.commits ?? 0;
@@ -38,7 +60,8 @@ export interface ResolvedJoin {
  */
 export function resolveJoin(store: RunStore, agentId: string): ResolvedJoin | undefined {
   const parent = store.agents.get(agentId);
-  if (!parent?.joining || parent.status !== 'active' || (store.unended.get(agentId) ?? 0) > 0) return undefined;
+  if (!parent?.joining || parent.status !== 'active' || (store.unended.get(agentId) ?? 0) > 0)
+    return undefined;
   const ids = forkOrder(store.unjoined.get(agentId) ?? []);
   store.unjoined.delete(agentId);
   const entries = ids.map((id) => entryOf(store, id));

@@ -28,7 +28,18 @@ export interface ForkedWorker {
  */
 export type RunEvent =
   /** `workflow`: the short name of the run's workflow; `name`: the run's `--name` label, if it has one; `onAsk`: who answers its asks. */
-  | { type: 'run.started'; workflowId: string; workflow: string; name?: string; onAsk?: OnAskMode; resumed: boolean; at: number; budgetUsd: number; totalCostUsd: number; counts: FrameCounts }
+  | {
+      type: 'run.started';
+      workflowId: string;
+      workflow: string;
+      name?: string;
+      onAsk?: OnAskMode;
+      resumed: boolean;
+      at: number;
+      budgetUsd: number;
+      totalCostUsd: number;
+      counts: FrameCounts;
+    }
   /** `scope`: the key of the workflow the state is in, when it is not the run's own (a cross-workflow callee). */
   | { type: 'step.started'; agentId: string; state: string; scope?: string }
   | {
@@ -49,9 +60,22 @@ export type RunEvent =
       workers: ForkedWorker[];
     }
   | ({ type: 'agent.forked'; parentId: string } & ForkedWorker)
-  | { type: 'agent.paused'; agentId: string; state: string; failure: StepFailure; totalCostUsd: number }
+  | {
+      type: 'agent.paused';
+      agentId: string;
+      state: string;
+      failure: StepFailure;
+      totalCostUsd: number;
+    }
   /** `worker`: a forked worker failed; it ended alone, and the run goes on. */
-  | { type: 'agent.failed'; agentId: string; state: string; failure: StepFailure; totalCostUsd: number; worker?: true }
+  | {
+      type: 'agent.failed';
+      agentId: string;
+      state: string;
+      failure: StepFailure;
+      totalCostUsd: number;
+      worker?: true;
+    }
   /** A `<join>` got every worker it waited for: the agent goes on at `state` with `workers` entries as its input. */
   | { type: 'agent.joined'; agentId: string; state: string; workers: number }
   /** An agent asked a question (`<ask>`); it waits for an answer. */
@@ -62,12 +86,28 @@ export type RunEvent =
   | { type: 'ask.answered'; agentId: string; askId: string; expired: boolean }
   | { type: 'print'; agentId: string; text: string }
   /** A tool call the state's permissions refused (Claude Code's `permission_denials`), as it happened; `input` as the model gave it. */
-  | { type: 'permission.denied'; agentId: string; state: string; tool: string; input: Record<string, unknown>; shown: string }
+  | {
+      type: 'permission.denied';
+      agentId: string;
+      state: string;
+      tool: string;
+      input: Record<string, unknown>;
+      shown: string;
+    }
   | { type: 'warning'; text: string }
   /** Extra detail, shown with --verbose. */
   | { type: 'detail'; text: string }
   /** `asks`: every pending ask, when the run stopped to ask (status `asking`). */
-  | { type: 'run.finished'; workflowId: string; status: RunStatus; error?: string; totalCostUsd: number; steps: number; elapsedMs: number; asks?: AgentAsk[] };
+  | {
+      type: 'run.finished';
+      workflowId: string;
+      status: RunStatus;
+      error?: string;
+      totalCostUsd: number;
+      steps: number;
+      elapsedMs: number;
+      asks?: AgentAsk[];
+    };
 
 /** Where a run's events go. */
 export type RunEventSink = (event: RunEvent) => void;

@@ -40,7 +40,12 @@ export interface Dirty {
 }
 
 export function cleanDirty(): Dirty {
-  return { agents: new Set(), results: new Set(), forkCounters: new Set(), sessionCosts: new Set() };
+  return {
+    agents: new Set(),
+    results: new Set(),
+    forkCounters: new Set(),
+    sessionCosts: new Set(),
+  };
 }
 
 /** Hands the changes so far to a writer and starts a new set. */
@@ -59,7 +64,12 @@ export function storeFromState(state: WorkflowState): RunStore {
   const { agents, journal_seq: _seq, ...meta } = state;
   const map = new Map(agents.map((a) => [a.id, agentFromStored(a)]));
   const store: RunStore = {
-    meta: { ...meta, results: { ...meta.results }, fork_counters: { ...meta.fork_counters }, session_costs: { ...meta.session_costs } },
+    meta: {
+      ...meta,
+      results: { ...meta.results },
+      fork_counters: { ...meta.fork_counters },
+      session_costs: { ...meta.session_costs },
+    },
     agents: map,
     live: agents.filter((a) => a.status === 'active').length,
     asking: agents.filter((a) => a.status === 'active' && a.ask !== undefined).length,
@@ -74,8 +84,12 @@ export function storeFromState(state: WorkflowState): RunStore {
     addUnjoined(store, a.parent, a.id);
     if (awaited(a)) bump(store, a.parent, 1);
   }
-  for (const a of map.values()) if (a.joining && a.status === 'active' && !store.unended.get(a.id)) store.joinReady.add(a.id);
-  for (const [parentId, floor] of forkCounterFloors([...map.keys(), ...Object.keys(meta.results)])) {
+  for (const a of map.values())
+    if (a.joining && a.status === 'active' && !store.unended.get(a.id)) store.joinReady.add(a.id);
+  for (const [parentId, floor] of forkCounterFloors([
+    ...map.keys(),
+    ...Object.keys(meta.results),
+  ])) {
     if ((store.meta.fork_counters[parentId] ?? 0) >= floor) continue;
     store.meta.fork_counters[parentId] = floor;
     store.dirty.forkCounters.add(parentId);
@@ -123,11 +137,13 @@ function bump(store: RunStore, parentId: string, by: number): void {
 export function putAgent(store: RunStore, record: AgentRecord): void {
   const before = store.agents.get(record.id);
   if (record.parent !== undefined) {
-    if (before === undefined && record.joined === undefined) addUnjoined(store, record.parent, record.id);
+    if (before === undefined && record.joined === undefined)
+      addUnjoined(store, record.parent, record.id);
     const delta = Number(awaited(record)) - Number(before !== undefined && awaited(before));
     if (delta !== 0) bump(store, record.parent, delta);
   }
-  if (record.joining && record.status === 'active' && !store.unended.get(record.id)) store.joinReady.add(record.id);
+  if (record.joining && record.status === 'active' && !store.unended.get(record.id))
+    store.joinReady.add(record.id);
   if (before?.status === 'active') {
     store.live--;
     if (before.ask) store.asking--;
@@ -177,7 +193,11 @@ export function putSessionCosts(store: RunStore, costs: Record<string, number> |
 }
 
 /** Sets the run's status and the error that explains it. */
-export function setRunStatus(store: RunStore, status: WorkflowState['status'], error?: string): void {
+export function setRunStatus(
+  store: RunStore,
+  status: WorkflowState['status'],
+  error?: string,
+): void {
   store.meta.status = status;
   if (error !== undefined) store.meta.error = error;
 }
@@ -194,9 +214,20 @@ export function settleStatus(store: RunStore): void {
   if (waiting && store.asking > 0) return setRunStatus(store, 'asking');
   if (store.live > 0 && !waiting) return;
   // A worker's failure that no <join> received is the run's failure; one a join received was handled there.
-  const failed = [...store.agents.values()].filter((a) => a.status === 'failed' && a.joined === undefined);
-  if (failed.length > 0) return setRunStatus(store, 'failed', `${failed.length} worker(s) failed and no <join> received the failure: ${failed.map((a) => `${a.id}: ${a.error}`).join('; ')}`);
+  const failed = [...store.agents.values()].filter(
+    (a) => a.status === 'failed' && a.joined === undefined,
+  );
+  if (failed.length > 0)
+    return setRunStatus(
+      store,
+      'failed',
+      `${failed.length} worker(s) failed and no <join> received the failure: ${failed.map((a) => `${a.id}: ${a.error}`).join('; ')}`,
+    );
   const paused = [...store.agents.values()].filter((a) => a.status === 'paused');
   if (paused.length === 0) return setRunStatus(store, 'completed');
-  setRunStatus(store, 'paused', `${paused.length} agent(s) paused: ${paused.map((a) => `${a.id}: ${a.error}`).join('; ')}`);
+  setRunStatus(
+    store,
+    'paused',
+    `${paused.length} agent(s) paused: ${paused.map((a) => `${a.id}: ${a.error}`).join('; ')}`,
+  );
 }

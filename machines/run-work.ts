@@ -6,7 +6,11 @@ import { expireInStore } from './run-asks.js';
 import { putAgent, reusedId, setRunStatus, type RunStore } from './run-store.js';
 import { enqueue } from './scheduler.js';
 import { failureText, type StepFailure } from './step-failure.js';
-import type { AgentToSupervisorEvent, AskResolvedEvent, JoinResolvedEvent } from './agent.machine.js';
+import type {
+  AgentToSupervisorEvent,
+  AskResolvedEvent,
+  JoinResolvedEvent,
+} from './agent.machine.js';
 import type { RunWork, SupervisorContext, SupervisorEmitted } from './supervisor-types.js';
 import type { AgentRecord } from './types.js';
 
@@ -22,10 +26,21 @@ import type { AgentRecord } from './types.js';
  * default the version being recorded, for actions that run before `changed`
  * bumps it.
  */
-export function waitForSlot(context: SupervisorContext, agentId: string, ref: AnyActorRef | undefined, readyAt = context.version + 1): void {
+export function waitForSlot(
+  context: SupervisorContext,
+  agentId: string,
+  ref: AnyActorRef | undefined,
+  readyAt = context.version + 1,
+): void {
   const record = context.work.store.agents.get(agentId)!;
   const holder = record.worktree?.path !== undefined && record.worktree.removed === undefined;
-  enqueue(context.work.slots, { agentId, ref, readyAt, markdown: record.state.endsWith('.md'), holder });
+  enqueue(context.work.slots, {
+    agentId,
+    ref,
+    readyAt,
+    markdown: record.state.endsWith('.md'),
+    holder,
+  });
 }
 
 /** An agent's record with what a step of it cost added to its own total. */
@@ -39,15 +54,36 @@ export function withCost<T extends AgentRecord>(store: RunStore, record: T, cost
  * worker's failure ends that worker only (its parent's join, if any, gets it
  * as a failed entry); any other agent's fails the run.
  */
-export function failAgent(store: RunStore, agentId: string, state: string, failure: StepFailure): SupervisorEmitted {
+export function failAgent(
+  store: RunStore,
+  agentId: string,
+  state: string,
+  failure: StepFailure,
+): SupervisorEmitted {
   const record = store.agents.get(agentId)!;
-  putAgent(store, withCost(store, { ...record, status: 'failed', error: failureText(failure) }, failure.spentUsd));
+  putAgent(
+    store,
+    withCost(store, { ...record, status: 'failed', error: failureText(failure) }, failure.spentUsd),
+  );
   charge(store, failure.spentUsd, failure.sessionCosts);
   if (record.parent === undefined || failure.halts) {
     setRunStatus(store, 'failed', failureText(failure));
-    return { type: 'agent.failed', agentId, state, failure, totalCostUsd: store.meta.total_cost_usd };
+    return {
+      type: 'agent.failed',
+      agentId,
+      state,
+      failure,
+      totalCostUsd: store.meta.total_cost_usd,
+    };
   }
-  return { type: 'agent.failed', agentId, state, failure, totalCostUsd: store.meta.total_cost_usd, worker: true };
+  return {
+    type: 'agent.failed',
+    agentId,
+    state,
+    failure,
+    totalCostUsd: store.meta.total_cost_usd,
+    worker: true,
+  };
 }
 
 /**
@@ -56,16 +92,30 @@ export function failAgent(store: RunStore, agentId: string, state: string, failu
  * children: xstate copies a parent's children map on every spawn and stop,
  * which would make each agent cost O(n).
  */
-export function startAgent(context: SupervisorContext, self: AnyActorRef, record: AgentRecord): AnyActorRef {
-  const logic = (self as unknown as { logic: { implementations: { actors: Record<string, AnyActorLogic> } } }).logic.implementations.actors.agent!;
-  const ref = createActor(logic, { parent: self, id: record.id, systemId: `agent:${record.id}`, input: { record, depth: 0 } });
+export function startAgent(
+  context: SupervisorContext,
+  self: AnyActorRef,
+  record: AgentRecord,
+): AnyActorRef {
+  const logic = (
+    self as unknown as { logic: { implementations: { actors: Record<string, AnyActorLogic> } } }
+  ).logic.implementations.actors.agent!;
+  const ref = createActor(logic, {
+    parent: self,
+    id: record.id,
+    systemId: `agent:${record.id}`,
+    input: { record, depth: 0 },
+  });
   context.work.actors.set(record.id, ref);
   ref.start();
   return ref;
 }
 
 /** The sends and emits of an `enqueueActions` the helpers here use. */
-export type Enqueue = { sendTo: (ref: AnyActorRef, event: AskResolvedEvent | JoinResolvedEvent) => void; emit: (event: SupervisorEmitted) => void };
+export type Enqueue = {
+  sendTo: (ref: AnyActorRef, event: AskResolvedEvent | JoinResolvedEvent) => void;
+  emit: (event: SupervisorEmitted) => void;
+};
 
 /** Hands every join whose workers have all ended its entries, or keeps them until its frame waits. */
 export function settleJoins(work: RunWork, enqueue: Enqueue): void {
@@ -78,7 +128,12 @@ export function settleJoins(work: RunWork, enqueue: Enqueue): void {
 }
 
 /** Settles an ask whose time ran out (if still pending); true when its agent fails, and the run with it. */
-export function expireOne(work: RunWork, due: { agentId: string; askId: string }, enqueue: Enqueue, stop: (ref: AnyActorRef) => void): boolean {
+export function expireOne(
+  work: RunWork,
+  due: { agentId: string; askId: string },
+  enqueue: Enqueue,
+  stop: (ref: AnyActorRef) => void,
+): boolean {
   const expiry = expireInStore(work.store, due.agentId, due.askId);
   if (expiry?.kind === 'moved') {
     const ref = frameFor(work.asks, expiry.record);
@@ -101,8 +156,14 @@ export function expireOne(work: RunWork, due: { agentId: string; askId: string }
  * by construction; if that ever breaks, the run fails rather than overwrite
  * an agent.
  */
-export function refuseReusedId(store: RunStore, event: Extract<AgentToSupervisorEvent, { type: 'step.done' }>): SupervisorEmitted {
-  const id = reusedId(store, event.spawns.map((s) => s.id))!;
+export function refuseReusedId(
+  store: RunStore,
+  event: Extract<AgentToSupervisorEvent, { type: 'step.done' }>,
+): SupervisorEmitted {
+  const id = reusedId(
+    store,
+    event.spawns.map((s) => s.id),
+  )!;
   const failure: StepFailure = {
     kind: 'step-failure',
     code: 'ERR_WORKER_ID',

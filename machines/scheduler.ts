@@ -39,8 +39,18 @@ export interface Waiting<R> {
 
 const emptyQueue = <R>(): Queue<R> => ({ items: [], head: 0 });
 
-export function createSlots<R>(maxParallel: number, maxMarkdown = Number.POSITIVE_INFINITY): Slots<R> {
-  return { maxParallel: Math.max(1, maxParallel), maxMarkdown: Math.max(1, maxMarkdown), running: 0, runningMarkdown: new Set(), holders: emptyQueue(), others: emptyQueue() };
+export function createSlots<R>(
+  maxParallel: number,
+  maxMarkdown = Number.POSITIVE_INFINITY,
+): Slots<R> {
+  return {
+    maxParallel: Math.max(1, maxParallel),
+    maxMarkdown: Math.max(1, maxMarkdown),
+    running: 0,
+    runningMarkdown: new Set(),
+    holders: emptyQueue(),
+    others: emptyQueue(),
+  };
 }
 
 export function enqueue<R>(slots: Slots<R>, waiting: Waiting<R>): void {
@@ -49,7 +59,9 @@ export function enqueue<R>(slots: Slots<R>, waiting: Waiting<R>): void {
 
 /** Agents waiting for a slot. */
 export function waitingCount<R>(slots: Slots<R>): number {
-  return slots.holders.items.length - slots.holders.head + slots.others.items.length - slots.others.head;
+  return (
+    slots.holders.items.length - slots.holders.head + slots.others.items.length - slots.others.head
+  );
 }
 
 /**
@@ -64,7 +76,12 @@ export function grant<R>(slots: Slots<R>, persisted: number): Array<Waiting<R>> 
   return granted;
 }
 
-function grantFrom<R>(slots: Slots<R>, queue: Queue<R>, persisted: number, granted: Array<Waiting<R>>): void {
+function grantFrom<R>(
+  slots: Slots<R>,
+  queue: Queue<R>,
+  persisted: number,
+  granted: Array<Waiting<R>>,
+): void {
   const { items } = queue;
   const take = (w: Waiting<R>) => {
     slots.running++;

@@ -44,8 +44,21 @@ export function errorText(error: unknown): string {
  * a StepFailure; anything else is a bug of ours and fails the run.
  */
 export function asStepFailure(error: unknown): StepFailure {
-  if (typeof error === 'object' && error !== null && (error as { kind?: unknown }).kind === 'step-failure') return error as StepFailure;
-  const failure: StepFailure = { kind: 'step-failure', code: 'ERR_INTERNAL', message: errorText(error), pauses: false, spentUsd: 0, sessionCosts: {}, halts: true };
+  if (
+    typeof error === 'object' &&
+    error !== null &&
+    (error as { kind?: unknown }).kind === 'step-failure'
+  )
+    return error as StepFailure;
+  const failure: StepFailure = {
+    kind: 'step-failure',
+    code: 'ERR_INTERNAL',
+    message: errorText(error),
+    pauses: false,
+    spentUsd: 0,
+    sessionCosts: {},
+    halts: true,
+  };
   if (error instanceof Error && error.stack) failure.detail = error.stack;
   return failure;
 }

@@ -72,7 +72,20 @@ export type SupervisorEvent =
   | ErrorActorEvent;
 
 /** The part of the run's event stream the supervisor produces. */
-export type SupervisorEmitted = Extract<RunEvent, { type: 'step.started' | 'step.done' | 'agent.forked' | 'agent.paused' | 'agent.failed' | 'agent.joined' | 'ask.created' | 'ask.answered' }>;
+export type SupervisorEmitted = Extract<
+  RunEvent,
+  {
+    type:
+      | 'step.started'
+      | 'step.done'
+      | 'agent.forked'
+      | 'agent.paused'
+      | 'agent.failed'
+      | 'agent.joined'
+      | 'ask.created'
+      | 'ask.answered';
+  }
+>;
 
 /**
  * The persister is told of each new version and answers with

@@ -1,18 +1,53 @@
 import { assertEvent, assign, enqueueActions, fromCallback, setup, stopChild } from 'xstate';
-import { agentMachine, type AskResolvedEvent, type JoinResolvedEvent, type StepGrant } from './agent.machine.js';
+import {
+  agentMachine,
+  type AskResolvedEvent,
+  type JoinResolvedEvent,
+  type StepGrant,
+} from './agent.machine.js';
 import { workerRecord } from './apply-decision.js';
 import { createFrameWaiters, frameFor, frameWaits } from './frame-waiters.js';
 import { answerInStore } from './run-asks.js';
 import { charge, sessionCostsFor } from './cost-ledger.js';
 import { stackDepth } from './frame-stack.js';
-import { advanceForkCounter, putAgent, putResult, reusedId, setRunStatus, settleStatus, type RunStore } from './run-store.js';
-import { expireOne, failAgent, refuseReusedId, settleJoins, startAgent, waitForSlot, withCost } from './run-work.js';
+import {
+  advanceForkCounter,
+  putAgent,
+  putResult,
+  reusedId,
+  setRunStatus,
+  settleStatus,
+  type RunStore,
+} from './run-store.js';
+import {
+  expireOne,
+  failAgent,
+  refuseReusedId,
+  settleJoins,
+  startAgent,
+  waitForSlot,
+  withCost,
+} from './run-work.js';
 import { clearSlots, createSlots, grant, release } from './scheduler.js';
 import { errorText, failureText } from './step-failure.js';
-import type { PersisterEvent, SupervisorContext, SupervisorEmitted, SupervisorEvent, SupervisorInput, SupervisorOutput } from './supervisor-types.js';
+import type {
+  PersisterEvent,
+  SupervisorContext,
+  SupervisorEmitted,
+  SupervisorEvent,
+  SupervisorInput,
+  SupervisorOutput,
+} from './supervisor-types.js';
 import type { AgentRecord } from './types.js';
 
-export type { PersisterEvent, SupervisorContext, SupervisorEmitted, SupervisorEvent, SupervisorInput, SupervisorOutput } from './supervisor-types.js';
+export type {
+  PersisterEvent,
+  SupervisorContext,
+  SupervisorEmitted,
+  SupervisorEvent,
+  SupervisorInput,
+  SupervisorOutput,
+} from './supervisor-types.js';
 
 /**
  * Owns the run: spawns one actor per agent, grants step slots (machines/
@@ -40,7 +75,11 @@ export const supervisorMachine = setup({
       const version = context.version + 1;
       context.work.store.meta.updated_at = new Date().toISOString();
       enqueue.assign({ version });
-      enqueue.sendTo('persister', { type: 'state.changed', version, compact: params?.compact ?? false } satisfies PersisterEvent);
+      enqueue.sendTo('persister', {
+        type: 'state.changed',
+        version,
+        compact: params?.compact ?? false,
+      } satisfies PersisterEvent);
     }),
     recordStep: enqueueActions(({ context, event, enqueue }) => {
       assertEvent(event, 'step.done');
@@ -56,10 +95,20 @@ export const supervisorMachine = setup({
       for (const w of workers) {
         putAgent(store, w);
         toSpawn.push(w);
-        enqueue.emit({ type: 'agent.forked', parentId: event.agentId, id: w.id, state: w.state, attributes: w.attributes });
+        enqueue.emit({
+          type: 'agent.forked',
+          parentId: event.agentId,
+          id: w.id,
+          state: w.state,
+          attributes: w.attributes,
+        });
       }
       release(slots, event.agentId);
-      if (event.outcome === 'ask' && event.record.ask) enqueue.emit({ type: 'ask.created', ask: { ...event.record.ask, agent_id: event.agentId } });
+      if (event.outcome === 'ask' && event.record.ask)
+        enqueue.emit({
+          type: 'ask.created',
+          ask: { ...event.record.ask, agent_id: event.agentId },
+        });
       enqueue.emit({
         type: 'step.done',
         agentId: event.agentId,
@@ -84,7 +133,13 @@ export const supervisorMachine = setup({
       if (charge(store, failure.spentUsd, failure.sessionCosts)) enqueue.assign({ draining: true });
       actors.delete(event.agentId);
       release(slots, event.agentId);
-      enqueue.emit({ type: 'agent.paused', agentId: event.agentId, state: event.state, failure, totalCostUsd: store.meta.total_cost_usd });
+      enqueue.emit({
+        type: 'agent.paused',
+        agentId: event.agentId,
+        state: event.state,
+        failure,
+        totalCostUsd: store.meta.total_cost_usd,
+      });
     }),
     failAgent: enqueueActions(({ context, event, enqueue }) => {
       assertEvent(event, 'step.failed');
@@ -101,26 +156,41 @@ export const supervisorMachine = setup({
     registerJoiner: enqueueActions(({ context, event, enqueue }) => {
       assertEvent(event, 'agent.joining');
       const early = frameWaits(context.work.joins, event.agentId, event.ref);
-      if (early) enqueue.sendTo(event.ref, { type: 'join.resolved', record: early } satisfies JoinResolvedEvent);
+      if (early)
+        enqueue.sendTo(event.ref, {
+          type: 'join.resolved',
+          record: early,
+        } satisfies JoinResolvedEvent);
     }),
     resolveJoins: enqueueActions(({ context, enqueue }) => settleJoins(context.work, enqueue)),
     refuseStep: enqueueActions(({ context, event, enqueue }) => {
       assertEvent(event, 'step.done');
       enqueue.emit(refuseReusedId(context.work.store, event));
     }),
-    failRun: ({ context }, params: { error: string }) => setRunStatus(context.work.store, 'failed', params.error),
+    failRun: ({ context }, params: { error: string }) =>
+      setRunStatus(context.work.store, 'failed', params.error),
     registerAsker: enqueueActions(({ context, event, enqueue }) => {
       assertEvent(event, 'agent.asking');
       const early = frameWaits(context.work.asks, event.agentId, event.ref);
-      if (early) enqueue.sendTo(event.ref, { type: 'ask.resolved', record: early } satisfies AskResolvedEvent);
+      if (early)
+        enqueue.sendTo(event.ref, {
+          type: 'ask.resolved',
+          record: early,
+        } satisfies AskResolvedEvent);
     }),
     applyAnswer: enqueueActions(({ context, event, enqueue }) => {
       assertEvent(event, 'run.answer');
       const answered = answerInStore(context.work.store, event.askId, event.text);
       if (!answered) return;
       const ref = frameFor(context.work.asks, answered);
-      if (ref) enqueue.sendTo(ref, { type: 'ask.resolved', record: answered } satisfies AskResolvedEvent);
-      enqueue.emit({ type: 'ask.answered', agentId: answered.id, askId: event.askId, expired: false });
+      if (ref)
+        enqueue.sendTo(ref, { type: 'ask.resolved', record: answered } satisfies AskResolvedEvent);
+      enqueue.emit({
+        type: 'ask.answered',
+        agentId: answered.id,
+        askId: event.askId,
+        expired: false,
+      });
     }),
     expire: enqueueActions(({ context, event, enqueue }) => {
       assertEvent(event, 'ask.expire');
@@ -128,7 +198,8 @@ export const supervisorMachine = setup({
     }),
     expireDue: enqueueActions(({ context, enqueue }) => {
       let failed = false;
-      for (const due of context.dueAsks) failed = expireOne(context.work, due, enqueue, (ref) => enqueue(stopChild(ref))) || failed;
+      for (const due of context.dueAsks)
+        failed = expireOne(context.work, due, enqueue, (ref) => enqueue(stopChild(ref))) || failed;
       if (failed) enqueue.assign({ halted: true });
     }),
     /**
@@ -143,7 +214,8 @@ export const supervisorMachine = setup({
       if (context.halted) return;
       for (const record of pending) {
         // An agent resumed waiting (for an answer, for its workers, or for its callee) takes no slot: its actor waits.
-        if (stackDepth(record.stack) === 0 && !record.ask && !record.joining) waitForSlot(context, record.id, undefined);
+        if (stackDepth(record.stack) === 0 && !record.ask && !record.joining)
+          waitForSlot(context, record.id, undefined);
         else startAgent(context, self, record);
       }
     },
@@ -165,9 +237,23 @@ export const supervisorMachine = setup({
       const { store, slots } = context.work;
       for (const w of grant(slots, context.persisted)) {
         const record = store.agents.get(w.agentId)!;
-        const granted: StepGrant = { forkCount: store.meta.fork_counters[w.agentId] ?? 0, sessionCosts: sessionCostsFor(store, [record.session, record.branchFrom, record.next_session]) };
-        enqueue.sendTo(w.ref ?? startAgent(context, self, record), { type: 'step.start', ...granted });
-        enqueue.emit(record.scope ? { type: 'step.started', agentId: w.agentId, state: record.state, scope: record.scope } : { type: 'step.started', agentId: w.agentId, state: record.state });
+        const granted: StepGrant = {
+          forkCount: store.meta.fork_counters[w.agentId] ?? 0,
+          sessionCosts: sessionCostsFor(store, [
+            record.session,
+            record.branchFrom,
+            record.next_session,
+          ]),
+        };
+        enqueue.sendTo(w.ref ?? startAgent(context, self, record), {
+          type: 'step.start',
+          ...granted,
+        });
+        enqueue.emit(
+          record.scope
+            ? { type: 'step.started', agentId: w.agentId, state: record.state, scope: record.scope }
+            : { type: 'step.started', agentId: w.agentId, state: record.state },
+        );
       }
     }),
     halt: enqueueActions(({ context, enqueue }) => {
@@ -181,7 +267,8 @@ export const supervisorMachine = setup({
   guards: {
     finished: ({ context }) => {
       const { store, slots } = context.work;
-      if (store.live === 0 || context.halted || (context.draining && slots.running === 0)) return true;
+      if (store.live === 0 || context.halted || (context.draining && slots.running === 0))
+        return true;
       // Every live agent waits on a join: their workers are paused, so nothing can happen until a resume.
       if (store.live === store.joining) return true;
       // --on-ask=pause: every live agent waits for an answer (or on a join), so nothing can happen until one comes.
@@ -190,7 +277,13 @@ export const supervisorMachine = setup({
     flushed: ({ context }) => context.persisted >= context.version,
     reusesId: ({ context, event }) => {
       assertEvent(event, 'step.done');
-      return event.spawns.length > 0 && reusedId(context.work.store, event.spawns.map((s) => s.id)) !== undefined;
+      return (
+        event.spawns.length > 0 &&
+        reusedId(
+          context.work.store,
+          event.spawns.map((s) => s.id),
+        ) !== undefined
+      );
     },
     pauses: ({ event }) => {
       assertEvent(event, 'step.failed');
@@ -198,12 +291,19 @@ export const supervisorMachine = setup({
     },
     isWorker: ({ context, event }) => {
       assertEvent(event, 'step.failed');
-      return !event.failure.halts && context.work.store.agents.get(event.agentId)?.parent !== undefined;
+      return (
+        !event.failure.halts && context.work.store.agents.get(event.agentId)?.parent !== undefined
+      );
     },
     expiryFails: ({ context, event }) => {
       assertEvent(event, 'ask.expire');
       const record = context.work.store.agents.get(event.agentId);
-      return record?.status === 'active' && record.parent === undefined && record.ask?.id === event.askId && record.ask.timeout_next === undefined;
+      return (
+        record?.status === 'active' &&
+        record.parent === undefined &&
+        record.ask?.id === event.askId &&
+        record.ask.timeout_next === undefined
+      );
     },
   },
 }).createMachine({
@@ -224,17 +324,38 @@ export const supervisorMachine = setup({
     stopWhenAsking: input.stopWhenAsking ?? false,
     dueAsks: input.dueAsks ?? [],
   }),
-  invoke: { id: 'persister', src: 'persister', input: ({ context }) => ({ store: context.work.store }) },
+  invoke: {
+    id: 'persister',
+    src: 'persister',
+    input: ({ context }) => ({ store: context.work.store }),
+  },
   on: {
     // Handled at the top level so a step that completed while the run was halting is still recorded.
     'step.done': [
       { guard: 'reusesId', actions: ['refuseStep', 'halt', 'changed'] },
-      { actions: ['recordStep', 'resolveJoins', 'spawnAgents', 'queueContinuing', 'changed', 'dispatch'] },
+      {
+        actions: [
+          'recordStep',
+          'resolveJoins',
+          'spawnAgents',
+          'queueContinuing',
+          'changed',
+          'dispatch',
+        ],
+      },
     ],
-    'state.persisted': { actions: [assign({ persisted: ({ context, event }) => Math.max(context.persisted, event.version) }), 'dispatch'] },
+    'state.persisted': {
+      actions: [
+        assign({ persisted: ({ context, event }) => Math.max(context.persisted, event.version) }),
+        'dispatch',
+      ],
+    },
     'state.write_failed': {
       target: '.done',
-      actions: [{ type: 'failRun', params: ({ event }) => ({ error: errorText(event.error) }) }, 'halt'],
+      actions: [
+        { type: 'failRun', params: ({ event }) => ({ error: errorText(event.error) }) },
+        'halt',
+      ],
     },
   },
   initial: 'running',
@@ -246,34 +367,54 @@ export const supervisorMachine = setup({
         'agent.ready': { actions: ['queue', 'dispatch'] },
         'step.failed': [
           {
-            description: 'Claude Code kept failing or hit a usage limit: pause this agent, let the others go on.',
+            description:
+              'Claude Code kept failing or hit a usage limit: pause this agent, let the others go on.',
             guard: 'pauses',
             actions: ['pauseAgent', 'changed', 'dispatch'],
           },
           {
-            description: 'A forked worker failed: it ends, and its parent\'s join (if any) gets the failure; the others go on.',
+            description:
+              "A forked worker failed: it ends, and its parent's join (if any) gets the failure; the others go on.",
             guard: 'isWorker',
             actions: ['failWorker', 'resolveJoins', 'changed', 'dispatch'],
           },
           { actions: ['failAgent', 'halt'] },
         ],
         'xstate.error.actor.*': {
-          actions: [{ type: 'failRun', params: ({ event }) => ({ error: `internal error: ${errorText(event.error)}` }) }, 'halt'],
+          actions: [
+            {
+              type: 'failRun',
+              params: ({ event }) => ({ error: `internal error: ${errorText(event.error)}` }),
+            },
+            'halt',
+          ],
         },
         'run.interrupt': { actions: 'halt' },
         'agent.asking': { actions: 'registerAsker' },
         'agent.joining': { actions: 'registerJoiner' },
         'run.answer': { actions: ['applyAnswer', 'changed', 'dispatch'] },
         'ask.expire': [
-          { description: 'An ask without timeout_next ran out of time: its agent fails, and the run with it.', guard: 'expiryFails', actions: ['expire', 'halt', 'changed'] },
+          {
+            description:
+              'An ask without timeout_next ran out of time: its agent fails, and the run with it.',
+            guard: 'expiryFails',
+            actions: ['expire', 'halt', 'changed'],
+          },
           { actions: ['expire', 'resolveJoins', 'changed', 'dispatch'] },
         ],
-        'run.drain': { description: 'First Ctrl-C: start nothing new, let running steps finish.', actions: [assign({ draining: true }), 'changed'] },
+        'run.drain': {
+          description: 'First Ctrl-C: start nothing new, let running steps finish.',
+          actions: [assign({ draining: true }), 'changed'],
+        },
       },
     },
     finishing: {
       description: 'No step runs any more: record the final status and wait until it is on disk.',
-      entry: [({ context }) => settleStatus(context.work.store), 'halt', { type: 'changed', params: { compact: true } }],
+      entry: [
+        ({ context }) => settleStatus(context.work.store),
+        'halt',
+        { type: 'changed', params: { compact: true } },
+      ],
       always: { guard: 'flushed', target: 'done' },
     },
     done: { type: 'final' },

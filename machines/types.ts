@@ -7,7 +7,16 @@
 import type { PendingAsk } from './decision.js';
 import type { WorktreeMode, WorktreeRef } from './worktree-types.js';
 
-export type { Decision, ForkSpawn, PendingAsk, ResolvedDecision, ResolvedDecisionData, ResolvedForkSpawn, ResolvedWorkflowTarget, WorkflowTarget } from './decision.js';
+export type {
+  Decision,
+  ForkSpawn,
+  PendingAsk,
+  ResolvedDecision,
+  ResolvedDecisionData,
+  ResolvedForkSpawn,
+  ResolvedWorkflowTarget,
+  WorkflowTarget,
+} from './decision.js';
 export { MAX_WORKFLOW_DEPTH } from './decision.js';
 export type { WorktreeMode, WorktreeRef, WorktreeRequest } from './worktree-types.js';
 export { DEFAULT_WORKTREE_MODE, WORKTREE_MODES } from './worktree-types.js';
@@ -140,7 +149,8 @@ export interface StoredAgent extends AgentFields {
 }
 
 /** The final status of a run, as in the state file and `--json`. */
-export type RunStatus = 'running' | 'paused' | 'completed' | 'failed' | 'budget_exceeded' | 'asking';
+export type RunStatus =
+  'running' | 'paused' | 'completed' | 'failed' | 'budget_exceeded' | 'asking';
 
 /** Where the run's own workflow's states come from. */
 export interface ScopeRef {

@@ -12,7 +12,11 @@
 
 /** The id part a target gives: up to six letters and digits, lower case, no trailing digits. */
 export function workerStem(target: string): string {
-  const six = target.replace(/\.(md|sh|bat|ps1)$/i, '').toLowerCase().replace(/[^a-z0-9]/g, '').slice(0, 6);
+  const six = target
+    .replace(/\.(md|sh|bat|ps1)$/i, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]/g, '')
+    .slice(0, 6);
   return six.replace(/\d+$/, '') || 'state';
 }
 
@@ -48,7 +52,11 @@ export function workerId(parentId: string, target: string, n: number): string {
 }
 
 /** Ids of the workers one `<fork>` step creates, in order, given the parent's counter before the step. */
-export function nameWorkers(parentId: string, counterBefore: number, targets: readonly string[]): string[] {
+export function nameWorkers(
+  parentId: string,
+  counterBefore: number,
+  targets: readonly string[],
+): string[] {
   return targets.map((target, i) => workerId(parentId, target, counterBefore + i + 1));
 }
 
@@ -80,7 +88,8 @@ export function forkCounterFloors(ids: Iterable<string>): Map<string, number> {
   for (const id of ids) {
     const w = workerNumber(id);
     // A shortened parent (`main-1f3a..._w2`) is no agent's id, and the current rule named it: no floor.
-    if (w && !w.parentId.includes('-') && w.n > (floors.get(w.parentId) ?? 0)) floors.set(w.parentId, w.n);
+    if (w && !w.parentId.includes('-') && w.n > (floors.get(w.parentId) ?? 0))
+      floors.set(w.parentId, w.n);
   }
   return floors;
 }

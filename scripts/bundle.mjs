@@ -29,21 +29,29 @@ const { clientBuildOptions } = await import('../dist/src/web/client-scripts.js')
 const clientDir = new URL('../src/web/client/', import.meta.url).pathname;
 const pages = ['live-page', 'serve-index', 'diagram-page'];
 const client = await build(clientBuildOptions(pages.map((page) => `${clientDir}${page}.ts`)));
-const scripts = Object.fromEntries(client.outputFiles.map((f) => [basename(f.path, '.js'), f.text]));
-for (const page of pages) if (!scripts[page]) throw new Error(`bundle: no script was built for the page ${page}`);
+const scripts = Object.fromEntries(
+  client.outputFiles.map((f) => [basename(f.path, '.js'), f.text]),
+);
+for (const page of pages)
+  if (!scripts[page]) throw new Error(`bundle: no script was built for the page ${page}`);
 let replaced = false;
 const clientScripts = {
   name: 'client-scripts',
   setup(b) {
     b.onLoad({ filter: /[\\/]dist[\\/]src[\\/]web[\\/]client-scripts\.js$/ }, () => {
       replaced = true;
-      return { contents: `const SCRIPTS = ${JSON.stringify(scripts)};\nexport function clientScript(name) { return SCRIPTS[name]; }\n`, loader: 'js' };
+      return {
+        contents: `const SCRIPTS = ${JSON.stringify(scripts)};\nexport function clientScript(name) { return SCRIPTS[name]; }\n`,
+        loader: 'js',
+      };
     });
   },
 };
 
 // piscina exports only its entry: its worker file sits beside it.
-const piscinaWorker = createRequire(import.meta.url).resolve('piscina').replace(/[^/]+$/, 'worker.js');
+const piscinaWorker = createRequire(import.meta.url)
+  .resolve('piscina')
+  .replace(/[^/]+$/, 'worker.js');
 const entries = ['cli/main', 'executors/spawner.main', 'language/language.worker'];
 await build({
   entryPoints: [
@@ -78,7 +86,8 @@ await build({
   logLevel: 'warning',
 });
 // Else the bundle would build the scripts from a source tree an installed package does not have.
-if (!replaced) throw new Error('bundle: src/web/client-scripts.ts was not replaced by the built page scripts');
+if (!replaced)
+  throw new Error('bundle: src/web/client-scripts.ts was not replaced by the built page scripts');
 chmodSync(`${cli}main.js`, 0o755);
 // tsc's maps describe the files the bundle replaced.
 for (const name of entries) rmSync(`${src}${name}.js.map`, { force: true });

@@ -30,7 +30,11 @@ const LAYERS = [
   ['src/cli'],
 ];
 /** The server's modules the browser client imports: esbuild bundles them into the pages. */
-const SHARED_WITH_CLIENT = new Set(['src/web/live-fold.ts', 'src/web/live-snapshot.ts', 'src/web/page-config.ts']);
+const SHARED_WITH_CLIENT = new Set([
+  'src/web/live-fold.ts',
+  'src/web/live-snapshot.ts',
+  'src/web/page-config.ts',
+]);
 const layerOf = new Map(LAYERS.flatMap((folders, i) => folders.map((f) => [f, i])));
 
 function sources(dir) {
@@ -41,21 +45,28 @@ function sources(dir) {
   });
 }
 
-const IMPORT = /(?:^|\n)\s*(?:import|export)\s[^'";]*?from\s*'([^']+)'|import\(\s*'([^']+)'\s*\)|(?:^|\n)\s*import\s*'([^']+)'/g;
+const IMPORT =
+  /(?:^|\n)\s*(?:import|export)\s[^'";]*?from\s*'([^']+)'|import\(\s*'([^']+)'\s*\)|(?:^|\n)\s*import\s*'([^']+)'/g;
 
 /** Each import's specifier, and whether it brings types only (`import type`, which no bundle follows). */
 function importsOf(file) {
   const text = readFileSync(join(root, file), 'utf8');
-  return [...text.matchAll(IMPORT)].map((m) => ({ spec: m[1] ?? m[2] ?? m[3], typeOnly: /^\s*(?:import|export)\s+type\s/.test(m[0]) }));
+  return [...text.matchAll(IMPORT)].map((m) => ({
+    spec: m[1] ?? m[2] ?? m[3],
+    typeOnly: /^\s*(?:import|export)\s+type\s/.test(m[0]),
+  }));
 }
 
 /** Rule 4: what a browser client file (or a module shared with it) may import. */
 function clientProblem(file, folder, spec, target, typeOnly) {
   const client = folder === 'src/web/client' || folder.startsWith('src/web/client/');
   if (!client && !SHARED_WITH_CLIENT.has(file)) return undefined;
-  const what = client ? 'src/web/client/ runs in the browser' : 'it is shared with the browser client';
+  const what = client
+    ? 'src/web/client/ runs in the browser'
+    : 'it is shared with the browser client';
   if (!spec.startsWith('.')) return `${file}: ${what}, but imports '${spec}'`;
-  if (target === undefined || dirname(target) === folder || SHARED_WITH_CLIENT.has(target)) return undefined;
+  if (target === undefined || dirname(target) === folder || SHARED_WITH_CLIENT.has(target))
+    return undefined;
   if (target.startsWith('machines/') && typeOnly) return undefined;
   return `${file}: ${what}, but imports ${target}${target.startsWith('machines/') ? ' (only types may come from machines/)' : ''}`;
 }
@@ -68,11 +79,14 @@ for (const file of files) {
   const folder = dirname(file);
   const edges = [];
   for (const { spec, typeOnly } of importsOf(file)) {
-    const resolved = spec.startsWith('.') ? relative(root, resolve(root, folder, spec)).replace(/\.js$/, '.ts') : undefined;
+    const resolved = spec.startsWith('.')
+      ? relative(root, resolve(root, folder, spec)).replace(/\.js$/, '.ts')
+      : undefined;
     const clientIssue = clientProblem(file, folder, spec, resolved, typeOnly);
     if (clientIssue) problems.push(clientIssue);
     if (!spec.startsWith('.')) {
-      if (folder === 'machines' && spec !== 'xstate') problems.push(`${file}: machines/ must stay pure, but imports '${spec}'`);
+      if (folder === 'machines' && spec !== 'xstate')
+        problems.push(`${file}: machines/ must stay pure, but imports '${spec}'`);
       continue;
     }
     const target = resolved;
@@ -84,8 +98,14 @@ for (const file of files) {
     const to = dirname(target);
     if (to === folder) continue;
     const [a, b] = [layerOf.get(folder), layerOf.get(to)];
-    if (a === undefined || b === undefined) problems.push(`${file}: folder ${a === undefined ? folder : to} has no layer in scripts/check-imports.mjs`);
-    else if (b >= a) problems.push(`${file}: imports ${target}, but ${to}/ is ${b === a ? 'beside' : 'above'} ${folder}/ in the layers`);
+    if (a === undefined || b === undefined)
+      problems.push(
+        `${file}: folder ${a === undefined ? folder : to} has no layer in scripts/check-imports.mjs`,
+      );
+    else if (b >= a)
+      problems.push(
+        `${file}: imports ${target}, but ${to}/ is ${b === a ? 'beside' : 'above'} ${folder}/ in the layers`,
+      );
   }
   graph.set(file, edges);
 }
@@ -97,7 +117,8 @@ function visit(file) {
   state.set(file, 'open');
   stack.push(file);
   for (const next of graph.get(file)) {
-    if (state.get(next) === 'open') problems.push(`import cycle: ${[...stack.slice(stack.indexOf(next)), next].join(' -> ')}`);
+    if (state.get(next) === 'open')
+      problems.push(`import cycle: ${[...stack.slice(stack.indexOf(next)), next].join(' -> ')}`);
     else if (!state.has(next)) visit(next);
   }
   stack.pop();
@@ -109,4 +130,6 @@ if (problems.length > 0) {
   for (const p of problems) console.error(`check-imports: ${p}`);
   process.exit(1);
 }
-console.log(`check-imports: ${files.length} files, ${[...graph.values()].reduce((n, e) => n + e.length, 0)} imports: no cycle, every import goes down the layers, machines/ is pure, the browser client imports only what it shares`);
+console.log(
+  `check-imports: ${files.length} files, ${[...graph.values()].reduce((n, e) => n + e.length, 0)} imports: no cycle, every import goes down the layers, machines/ is pure, the browser client imports only what it shares`,
+);

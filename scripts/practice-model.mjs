@@ -17,7 +17,9 @@ import { dirname, join, resolve } from 'node:path';
 const UNMATCHED = 'The practice model has no rule for this prompt (add one to your rules file).';
 
 function usage(message) {
-  process.stderr.write(`practice-model: ${message}\nusage: node scripts/practice-model.mjs RULES.json [--port N]\n`);
+  process.stderr.write(
+    `practice-model: ${message}\nusage: node scripts/practice-model.mjs RULES.json [--port N]\n`,
+  );
   process.exit(64);
 }
 
@@ -29,9 +31,11 @@ function loadRules(path) {
   } catch (e) {
     usage(`${path}: ${e instanceof SyntaxError ? `not JSON: ${e.message}` : e.message}`);
   }
-  if (!Array.isArray(rules)) usage(`${path}: the rules must be a JSON list of {"when": "...", "reply": "..."}`);
+  if (!Array.isArray(rules))
+    usage(`${path}: the rules must be a JSON list of {"when": "...", "reply": "..."}`);
   rules.forEach((r, i) => {
-    if (typeof r?.when !== 'string' || typeof r?.reply !== 'string') usage(`${path}: rule ${i + 1} needs "when" and "reply", both strings`);
+    if (typeof r?.when !== 'string' || typeof r?.reply !== 'string')
+      usage(`${path}: rule ${i + 1} needs "when" and "reply", both strings`);
   });
   return rules;
 }
@@ -42,14 +46,18 @@ function parseArgs(argv) {
   for (let i = 0; i < argv.length; i++) {
     if (argv[i] === '--port') {
       port = Number(argv[++i]);
-      if (!Number.isInteger(port) || port < 0 || port > 65535) usage(`--port wants a port number, got ${argv[i]}`);
+      if (!Number.isInteger(port) || port < 0 || port > 65535)
+        usage(`--port wants a port number, got ${argv[i]}`);
     } else if (argv[i]?.startsWith('-')) usage(`unknown option ${argv[i]}`);
     else if (file === undefined) file = argv[i];
     else usage(`one rules file only (got ${file} and ${argv[i]})`);
   }
   if (file === undefined) usage('name a rules file');
   // `npm run` starts scripts in the package's folder; INIT_CWD is where the user typed the command.
-  const base = process.env.npm_lifecycle_event === 'practice-model' ? (process.env.INIT_CWD ?? process.cwd()) : process.cwd();
+  const base =
+    process.env.npm_lifecycle_event === 'practice-model'
+      ? (process.env.INIT_CWD ?? process.cwd())
+      : process.cwd();
   return { file: resolve(base, file), port };
 }
 
@@ -63,16 +71,30 @@ function texts(content) {
 /** The prompt of this turn: the last text of the last user message that is not a tool result. */
 function promptOf(body) {
   const users = (body.messages ?? []).filter((m) => m.role === 'user');
-  const plain = users.reverse().find((m) => !(Array.isArray(m.content) && m.content.some((b) => b?.type === 'tool_result')));
+  const plain = users
+    .reverse()
+    .find((m) => !(Array.isArray(m.content) && m.content.some((b) => b?.type === 'tool_result')));
   return texts(plain?.content).at(-1) ?? '';
 }
 
 /** Answers as the Messages API streams: one text block, then the end of the turn. No tokens: it costs $0. */
 function stream(res, model, text) {
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-  const send = (type, data) => res.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
+  const send = (type, data) =>
+    res.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
   const usage = { input_tokens: 0, output_tokens: 0 };
-  send('message_start', { message: { id: `msg_practice_${Date.now()}`, type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null, usage } });
+  send('message_start', {
+    message: {
+      id: `msg_practice_${Date.now()}`,
+      type: 'message',
+      role: 'assistant',
+      model,
+      content: [],
+      stop_reason: null,
+      stop_sequence: null,
+      usage,
+    },
+  });
   send('content_block_start', { index: 0, content_block: { type: 'text', text: '' } });
   send('content_block_delta', { index: 0, delta: { type: 'text_delta', text } });
   send('content_block_stop', { index: 0 });
@@ -86,8 +108,12 @@ loadRules(file);
 const server = createServer(async (req, res) => {
   const chunks = [];
   for await (const c of req) chunks.push(c);
-  if (req.method !== 'POST' || !req.url?.startsWith('/v1/messages')) return void res.writeHead(404).end();
-  if (req.url.startsWith('/v1/messages/count_tokens')) return void res.writeHead(200, { 'content-type': 'application/json' }).end('{"input_tokens":0}');
+  if (req.method !== 'POST' || !req.url?.startsWith('/v1/messages'))
+    return void res.writeHead(404).end();
+  if (req.url.startsWith('/v1/messages/count_tokens'))
+    return void res
+      .writeHead(200, { 'content-type': 'application/json' })
+      .end('{"input_tokens":0}');
   let body;
   try {
     body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
@@ -99,7 +125,9 @@ const server = createServer(async (req, res) => {
   const prompt = promptOf(body);
   // The rules are read again for every turn, so an edit takes effect without a restart.
   const rule = loadRules(file).find((r) => prompt.includes(r.when));
-  process.stderr.write(`practice-model: ${rule ? `rule "${rule.when}"` : 'no rule matched'} <- ${JSON.stringify(prompt.slice(0, 60))}\n`);
+  process.stderr.write(
+    `practice-model: ${rule ? `rule "${rule.when}"` : 'no rule matched'} <- ${JSON.stringify(prompt.slice(0, 60))}\n`,
+  );
   stream(res, body.model, rule ? rule.reply : UNMATCHED);
 });
 server.listen(port, '127.0.0.1', () => {

@@ -19,13 +19,19 @@ function collect(dir) {
   return out;
 }
 
-const files = collect(join(root, 'test')).filter((f) => filters.length === 0 || filters.some((s) => f.includes(s)));
+const files = collect(join(root, 'test')).filter(
+  (f) => filters.length === 0 || filters.some((s) => f.includes(s)),
+);
 if (files.length === 0) {
   console.error('run-tests: no test files matched');
   process.exit(1);
 }
-const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', ...files], {
-  cwd: root,
-  stdio: 'inherit',
-});
+const result = spawnSync(
+  process.execPath,
+  ['--import', 'tsx', '--test', '--test-concurrency=2', ...files],
+  {
+    cwd: root,
+    stdio: 'inherit',
+  },
+);
 process.exit(result.status ?? 1);

@@ -144,7 +144,11 @@ const INVALID_CODES = new Set<ErrorCode>([
 ]);
 
 /** Errors after which the agent is paused (resumable) rather than the run failed. */
-const PAUSE_CODES = new Set<ErrorCode>(['ERR_CLAUDE_FAILED', 'ERR_USAGE_LIMIT', 'ERR_ASK_REJECTED']);
+const PAUSE_CODES = new Set<ErrorCode>([
+  'ERR_CLAUDE_FAILED',
+  'ERR_USAGE_LIMIT',
+  'ERR_ASK_REJECTED',
+]);
 
 /** JSON-safe shape of a RaymondError, used across worker threads and in state files. */
 export interface SerializedError {
@@ -172,7 +176,11 @@ export class RaymondError extends Error {
   readonly file: string | undefined;
   readonly details: Record<string, unknown>;
 
-  constructor(code: ErrorCode, message: string, options: { file?: string; details?: Record<string, unknown>; cause?: unknown } = {}) {
+  constructor(
+    code: ErrorCode,
+    message: string,
+    options: { file?: string; details?: Record<string, unknown>; cause?: unknown } = {},
+  ) {
     super(message, { cause: options.cause });
     this.name = 'RaymondError';
     this.code = code;
@@ -205,7 +213,9 @@ export function errorMessage(err: unknown): string {
 
 /** How an error is shown: `file: message` for a RaymondError about a file, else its message. */
 export function formatError(err: unknown): string {
-  return err instanceof RaymondError && err.file ? `${err.file}: ${err.message}` : errorMessage(err);
+  return err instanceof RaymondError && err.file
+    ? `${err.file}: ${err.message}`
+    : errorMessage(err);
 }
 
 /** What a full disk's error message ends with, so that every write Raymond makes says it the same way. */

@@ -14,7 +14,10 @@ function codeOf(err: unknown): string | undefined {
 }
 
 function notFolder(path: string): NodeJS.ErrnoException {
-  return Object.assign(new Error(`ENOTDIR: not a directory, mkdir '${path}'`), { code: 'ENOTDIR', path });
+  return Object.assign(new Error(`ENOTDIR: not a directory, mkdir '${path}'`), {
+    code: 'ENOTDIR',
+    path,
+  });
 }
 
 /** Makes `path` and its missing parents; an error is the first mkdir's that failed (ENOSPC, ENOENT, EACCES...). */

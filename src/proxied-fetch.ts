@@ -14,12 +14,18 @@ function variable(name: string, env: NodeJS.ProcessEnv): string | undefined {
 }
 
 /** The proxies the environment names, if it names any; NO_PROXY alone changes nothing. */
-export function proxySettings(env: NodeJS.ProcessEnv = process.env): { httpProxy?: string; httpsProxy?: string; noProxy?: string } | undefined {
+export function proxySettings(
+  env: NodeJS.ProcessEnv = process.env,
+): { httpProxy?: string; httpsProxy?: string; noProxy?: string } | undefined {
   const httpProxy = variable('HTTP_PROXY', env);
   const httpsProxy = variable('HTTPS_PROXY', env);
   if (!httpProxy && !httpsProxy) return undefined;
   const noProxy = variable('NO_PROXY', env);
-  return { ...(httpProxy ? { httpProxy } : {}), ...(httpsProxy ? { httpsProxy } : {}), ...(noProxy ? { noProxy } : {}) };
+  return {
+    ...(httpProxy ? { httpProxy } : {}),
+    ...(httpsProxy ? { httpsProxy } : {}),
+    ...(noProxy ? { noProxy } : {}),
+  };
 }
 
 /** `fetch(url, init)`, through the environment's proxy when it names one. */
@@ -28,11 +34,13 @@ export async function proxiedFetch(url: string, init: RequestInit = {}): Promise
   if (!settings) return fetch(url, init);
   viaProxy ??= import('undici').then((loaded) => {
     // Bundled, undici (CommonJS) is only the default export of its chunk; unbundled, Node gives both.
-    const { fetch: undiciFetch, EnvHttpProxyAgent } = (loaded.default as typeof loaded.default | undefined) ?? loaded;
+    const { fetch: undiciFetch, EnvHttpProxyAgent } =
+      (loaded.default as typeof loaded.default | undefined) ?? loaded;
     // One agent for the process: it keeps the proxy's connections for the next request.
     // http URLs go to the proxy as plain requests (absolute-form, as curl sends them), https ones through CONNECT.
     const dispatcher = new EnvHttpProxyAgent({ ...settings, proxyTunnel: false });
-    return ((input: string, options: RequestInit) => undiciFetch(input, { ...(options as object), dispatcher })) as unknown as typeof fetch;
+    return ((input: string, options: RequestInit) =>
+      undiciFetch(input, { ...(options as object), dispatcher })) as unknown as typeof fetch;
   });
   return (await viaProxy)(url, init);
 }

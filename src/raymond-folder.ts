@@ -7,7 +7,8 @@ import { basename, dirname, join, resolve } from 'node:path';
  * and worktrees are a machine's, not the project's; the config file is meant
  * to be shared and committed.
  */
-export const RAYMOND_GITIGNORE = '# Written by Raymond: run data stays out of git; the config file may be committed.\n*\n!config.toml\n';
+export const RAYMOND_GITIGNORE =
+  '# Written by Raymond: run data stays out of git; the config file may be committed.\n*\n!config.toml\n';
 
 /** Whether `path` is a directory (not a file that happens to be called so). */
 function isDirectory(path: string): boolean {

@@ -30,11 +30,13 @@ export interface Checked<T extends TSchema> {
  */
 export function checked<T extends TSchema>(schema: T): Checked<T> {
   let compiled: TypeCheck<T> | undefined;
-  const fits = (value: unknown): value is Static<T> => (compiled ??= TypeCompiler.Compile(schema)).Check(value);
+  const fits = (value: unknown): value is Static<T> =>
+    (compiled ??= TypeCompiler.Compile(schema)).Check(value);
   return {
     schema,
     check: fits,
-    problem: (value, root = 'the value') => (fits(value) ? undefined : walk(schema, value, '', root)),
+    problem: (value, root = 'the value') =>
+      fits(value) ? undefined : walk(schema, value, '', root),
   };
 }
 
@@ -62,7 +64,8 @@ export function mustBe(schema: TSchema): string {
       return 'a list';
     case 'Union': {
       const variants = schema.anyOf as TSchema[];
-      if (variants.every((v) => v[Kind] === 'Literal')) return `one of ${variants.map((v) => String(v.const)).join(', ')}`;
+      if (variants.every((v) => v[Kind] === 'Literal'))
+        return `one of ${variants.map((v) => String(v.const)).join(', ')}`;
       const nulls = variants.filter((v) => v[Kind] === 'Null');
       const rest = variants.filter((v) => v[Kind] !== 'Null');
       return `${rest.map(mustBe).join(' or ')}${nulls.length > 0 ? ' or null' : ''}`;
@@ -77,7 +80,8 @@ function walk(schema: TSchema, value: unknown, path: string, root: string): stri
   const here = path.replace(/\.$/, '');
   const wrong = () => `${here || root} is ${shown(value)}; it must be ${mustBe(schema)}`;
   if (schema[Kind] === 'Object' && schema.opaque !== true) {
-    if (typeof value !== 'object' || value === null || Array.isArray(value)) return `${here || root} must be an object`;
+    if (typeof value !== 'object' || value === null || Array.isArray(value))
+      return `${here || root} must be an object`;
     const record = value as Record<string, unknown>;
     for (const [key, sub] of Object.entries(schema.properties as Record<string, TSchema>)) {
       if (record[key] === undefined && sub[OptionalKind] === 'Optional') continue;
@@ -87,7 +91,8 @@ function walk(schema: TSchema, value: unknown, path: string, root: string): stri
     return Value.Check(schema, value) ? undefined : wrong();
   }
   if (schema[Kind] === 'Array') {
-    if (!Array.isArray(value)) return typeof schema.must === 'string' ? wrong() : `${here || root} must be a list`;
+    if (!Array.isArray(value))
+      return typeof schema.must === 'string' ? wrong() : `${here || root} must be a list`;
     for (let i = 0; i < value.length; i++) {
       const problem = walk(schema.items as TSchema, value[i], `${here}[${i}].`, root);
       if (problem !== undefined) return problem;
@@ -96,7 +101,9 @@ function walk(schema: TSchema, value: unknown, path: string, root: string): stri
   }
   // A tagged union (`type: 'run' | 'kill'`): the variant whose tag the value has names the wrong field.
   if (schema[Kind] === 'Union') {
-    const variant = (schema.anyOf as TSchema[]).filter((v) => v[Kind] === 'Object' && tagsMatch(v, value));
+    const variant = (schema.anyOf as TSchema[]).filter(
+      (v) => v[Kind] === 'Object' && tagsMatch(v, value),
+    );
     if (variant.length === 1) return walk(variant[0]!, value, path, root);
   }
   return Value.Check(schema, value) ? undefined : wrong();
@@ -105,6 +112,10 @@ function walk(schema: TSchema, value: unknown, path: string, root: string): stri
 /** Whether `value` has every literal field of an object schema (its tag). */
 function tagsMatch(schema: TSchema, value: unknown): boolean {
   if (typeof value !== 'object' || value === null) return false;
-  const tags = Object.entries(schema.properties as Record<string, TSchema>).filter(([, s]) => s[Kind] === 'Literal');
-  return tags.length > 0 && tags.every(([key, s]) => (value as Record<string, unknown>)[key] === s.const);
+  const tags = Object.entries(schema.properties as Record<string, TSchema>).filter(
+    ([, s]) => s[Kind] === 'Literal',
+  );
+  return (
+    tags.length > 0 && tags.every(([key, s]) => (value as Record<string, unknown>)[key] === s.const)
+  );
 }

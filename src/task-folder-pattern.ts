@@ -15,10 +15,15 @@ const PLACEHOLDERS = ['{workflow_id}', '{agent_id}'];
 export function taskFolderPatternProblem(pattern: string): string | undefined {
   if (pattern.trim() === '') return 'must not be empty';
   const stray = pattern.replace(/\{(workflow_id|agent_id)\}/g, '').match(/\{[^}]*\}?|\}/);
-  if (stray) return `has ${JSON.stringify(stray[0])}; the only placeholders are {workflow_id} and {agent_id}`;
-  for (const p of PLACEHOLDERS) if (!pattern.includes(p)) return `must contain ${p}, so that every run and every agent gets a folder of its own`;
-  if (pattern.startsWith('/') || pattern.startsWith('\\') || /^[A-Za-z]:/.test(pattern)) return 'must be relative to the project root (the folder that holds .raymond)';
-  if (pattern.split(/[/\\]/).includes('..')) return 'must not contain "..": task folders stay inside the project';
+  if (stray)
+    return `has ${JSON.stringify(stray[0])}; the only placeholders are {workflow_id} and {agent_id}`;
+  for (const p of PLACEHOLDERS)
+    if (!pattern.includes(p))
+      return `must contain ${p}, so that every run and every agent gets a folder of its own`;
+  if (pattern.startsWith('/') || pattern.startsWith('\\') || /^[A-Za-z]:/.test(pattern))
+    return 'must be relative to the project root (the folder that holds .raymond)';
+  if (pattern.split(/[/\\]/).includes('..'))
+    return 'must not contain "..": task folders stay inside the project';
   return undefined;
 }
 
@@ -28,7 +33,16 @@ export function taskFolderPatternProblem(pattern: string): string | undefined {
  * `task="new"` appends `.2`, `.3`, ... to the last part. Neither ids nor
  * workflow ids hold a `.`, so these never meet another agent's folder.
  */
-export function taskFolderPath(root: string, pattern: string, workflowId: string, agentId: string, number: number): string {
-  const filled = pattern.replaceAll('{workflow_id}', workflowId).replaceAll('{agent_id}', agentId).replace(/[/\\]+$/, '');
+export function taskFolderPath(
+  root: string,
+  pattern: string,
+  workflowId: string,
+  agentId: string,
+  number: number,
+): string {
+  const filled = pattern
+    .replaceAll('{workflow_id}', workflowId)
+    .replaceAll('{agent_id}', agentId)
+    .replace(/[/\\]+$/, '');
   return resolve(root, number > 1 ? `${filled}.${number}` : filled);
 }

@@ -25,13 +25,18 @@ describe('makeFolders', () => {
     assert.throws(() => makeFoldersSync(join(dir, 'file')), { code: 'ENOTDIR' });
   });
 
-  it('fails once where a parent cannot be made, instead of looping as recursive mkdir does under /proc', { skip: !existsSync('/proc/self') }, async () => {
-    await assert.rejects(makeFolders('/proc/raymond-nope/state'), { code: 'ENOENT' });
-    assert.throws(() => makeFoldersSync('/proc/raymond-nope/state'), { code: 'ENOENT' });
-  });
+  it(
+    'fails once where a parent cannot be made, instead of looping as recursive mkdir does under /proc',
+    { skip: !existsSync('/proc/self') },
+    async () => {
+      await assert.rejects(makeFolders('/proc/raymond-nope/state'), { code: 'ENOENT' });
+      assert.throws(() => makeFoldersSync('/proc/raymond-nope/state'), { code: 'ENOENT' });
+    },
+  );
 
   it('counts out of space, of inodes and over quota as a full disk', () => {
-    for (const code of ['ENOSPC', 'EDQUOT', 'EFBIG']) assert.equal(isDiskFull(Object.assign(new Error(code), { code })), true);
+    for (const code of ['ENOSPC', 'EDQUOT', 'EFBIG'])
+      assert.equal(isDiskFull(Object.assign(new Error(code), { code })), true);
     assert.equal(isDiskFull(Object.assign(new Error('x'), { code: 'ENOENT' })), false);
   });
 });

@@ -19,7 +19,11 @@ describe('checked', () => {
   it('checks with the compiled schema and finds no problem in a value that fits', () => {
     assert.ok(c.check(good));
     assert.equal(c.problem(good), undefined);
-    assert.equal(c.problem({ ...good, extra: 1 }), undefined, 'fields it does not know are left alone');
+    assert.equal(
+      c.problem({ ...good, extra: 1 }),
+      undefined,
+      'fields it does not know are left alone',
+    );
   });
 
   it('names the first wrong field in one line', () => {
@@ -41,7 +45,10 @@ describe('checked', () => {
   });
 
   it('cuts a long value short in the message', () => {
-    assert.equal(c.problem({ ...good, mode: 'z'.repeat(100) }), `mode is "${'z'.repeat(39)}; it must be one of a, b`);
+    assert.equal(
+      c.problem({ ...good, mode: 'z'.repeat(100) }),
+      `mode is "${'z'.repeat(39)}; it must be one of a, b`,
+    );
   });
 });
 
@@ -51,6 +58,9 @@ describe('mustBe', () => {
     assert.equal(mustBe(T.Literal(1)), '1');
     assert.equal(mustBe(T.Array(T.String())), 'a list');
     assert.equal(mustBe(T.Union([T.Number(), T.Null()])), 'a number or null');
-    assert.equal(mustBe(T.Record(T.String(), T.String(), { must: 'an object of strings' })), 'an object of strings');
+    assert.equal(
+      mustBe(T.Record(T.String(), T.String(), { must: 'an object of strings' })),
+      'an object of strings',
+    );
   });
 });

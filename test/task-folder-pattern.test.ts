@@ -1,21 +1,39 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { DEFAULT_TASK_FOLDER_PATTERN, taskFolderPath, taskFolderPatternProblem } from '../src/task-folder-pattern.js';
+import {
+  DEFAULT_TASK_FOLDER_PATTERN,
+  taskFolderPath,
+  taskFolderPatternProblem,
+} from '../src/task-folder-pattern.js';
 
 describe('taskFolderPath', () => {
   it('fills the default layout under the project root', () => {
-    assert.equal(taskFolderPath('/p', DEFAULT_TASK_FOLDER_PATTERN, 'wf-1', 'main_w1', 1), '/p/.raymond/tasks/wf-1/main_w1');
+    assert.equal(
+      taskFolderPath('/p', DEFAULT_TASK_FOLDER_PATTERN, 'wf-1', 'main_w1', 1),
+      '/p/.raymond/tasks/wf-1/main_w1',
+    );
   });
 
-  it('appends .N to the last part for the agent\'s later folders, after any trailing slash', () => {
-    assert.equal(taskFolderPath('/p', 'out/{agent_id}@{workflow_id}/', 'wf', 'main', 2), '/p/out/main@wf.2');
-    assert.equal(taskFolderPath('/p', '{workflow_id}/{agent_id}/work', 'wf', 'main', 3), '/p/wf/main/work.3');
+  it("appends .N to the last part for the agent's later folders, after any trailing slash", () => {
+    assert.equal(
+      taskFolderPath('/p', 'out/{agent_id}@{workflow_id}/', 'wf', 'main', 2),
+      '/p/out/main@wf.2',
+    );
+    assert.equal(
+      taskFolderPath('/p', '{workflow_id}/{agent_id}/work', 'wf', 'main', 3),
+      '/p/wf/main/work.3',
+    );
   });
 });
 
 describe('taskFolderPatternProblem', () => {
   it('accepts the default and other relative patterns with both placeholders', () => {
-    for (const p of [DEFAULT_TASK_FOLDER_PATTERN, 'tasks/{agent_id}-{workflow_id}', './x/{workflow_id}/{agent_id}/']) assert.equal(taskFolderPatternProblem(p), undefined, p);
+    for (const p of [
+      DEFAULT_TASK_FOLDER_PATTERN,
+      'tasks/{agent_id}-{workflow_id}',
+      './x/{workflow_id}/{agent_id}/',
+    ])
+      assert.equal(taskFolderPatternProblem(p), undefined, p);
   });
 
   it('refuses patterns that are empty, escape the project, share folders or name unknown placeholders', () => {

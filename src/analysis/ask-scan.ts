@@ -6,5 +6,11 @@ import type { WorkflowGraph } from './workflow-graph.js';
  * from its graph, without running anything, as lint reads them.
  */
 export function statesThatAsk(graph: WorkflowGraph): string[] {
-  return graph.nodes.filter((n) => n.textTags.some((t) => t.tag === 'ask') || (n.policy.allowed ?? []).some((e) => e.tag === 'ask')).map((n) => n.file);
+  return graph.nodes
+    .filter(
+      (n) =>
+        n.textTags.some((t) => t.tag === 'ask') ||
+        (n.policy.allowed ?? []).some((e) => e.tag === 'ask'),
+    )
+    .map((n) => n.file);
 }

@@ -17,7 +17,10 @@ export const MANIFEST_FILE = 'workflow.yaml';
  * UTF-8, a frontmatter that does not parse) is refused with ERR_CONVERT
  * naming `display(file)`.
  */
-export function convertToYaml(files: ReadonlyMap<string, Uint8Array>, display: (file: string) => string): string {
+export function convertToYaml(
+  files: ReadonlyMap<string, Uint8Array>,
+  display: (file: string) => string,
+): string {
   const refuse = (file: string, message: string): never => {
     throw new RaymondError('ERR_CONVERT', message, { file: display(file) });
   };
@@ -27,9 +30,15 @@ export function convertToYaml(files: ReadonlyMap<string, Uint8Array>, display: (
     const ext = extensionOf(file);
     if (ext === undefined) continue;
     const name = file.slice(0, -ext.length);
-    const text = utf8(files.get(file)!, () => refuse(file, 'is not valid UTF-8 text; a YAML workflow holds text only'));
+    const text = utf8(files.get(file)!, () =>
+      refuse(file, 'is not valid UTF-8 text; a YAML workflow holds text only'),
+    );
     const other = kinds.get(name);
-    if (other !== undefined && (other === '.md' || ext === '.md')) refuse(file, `state ${name} is both ${name}${other} and ${file}; a YAML state is either a prompt or a script: rename one`);
+    if (other !== undefined && (other === '.md' || ext === '.md'))
+      refuse(
+        file,
+        `state ${name} is both ${name}${other} and ${file}; a YAML state is either a prompt or a script: rename one`,
+      );
     kinds.set(name, ext);
     const state = states.get(name) ?? {};
     states.set(name, state);
@@ -47,7 +56,11 @@ export function convertToYaml(files: ReadonlyMap<string, Uint8Array>, display: (
     Object.assign(state, { prompt: body, ...frontmatterData(text) });
   }
   if (states.size === 0) refuse('', 'holds no state files (.md, .sh, .ps1, .bat) to convert');
-  const manifest = files.has(MANIFEST_FILE) ? manifestOf(files.get(MANIFEST_FILE)!, (message) => refuse(MANIFEST_FILE, message ?? 'is not a YAML mapping; fix it or remove it')) : {};
+  const manifest = files.has(MANIFEST_FILE)
+    ? manifestOf(files.get(MANIFEST_FILE)!, (message) =>
+        refuse(MANIFEST_FILE, message ?? 'is not a YAML mapping; fix it or remove it'),
+      )
+    : {};
   // Scripts in a fixed key order (sh, ps1, bat) so the output does not depend on the listing.
   const ordered = Object.fromEntries([...states].map(([name, s]) => [name, orderKeys(s)]));
   return stringify({ ...manifest, states: ordered }, { blockQuote: 'literal', lineWidth: 0 });
@@ -55,7 +68,9 @@ export function convertToYaml(files: ReadonlyMap<string, Uint8Array>, display: (
 
 function orderKeys(state: Record<string, unknown>): Record<string, unknown> {
   const first = ['prompt', 'sh', 'ps1', 'bat'].filter((k) => k in state);
-  return Object.fromEntries([...first, ...Object.keys(state).filter((k) => !first.includes(k))].map((k) => [k, state[k]]));
+  return Object.fromEntries(
+    [...first, ...Object.keys(state).filter((k) => !first.includes(k))].map((k) => [k, state[k]]),
+  );
 }
 
 function utf8(bytes: Uint8Array, refuse: () => never): string {
@@ -66,9 +81,14 @@ function utf8(bytes: Uint8Array, refuse: () => never): string {
   }
 }
 
-function manifestOf(bytes: Uint8Array, refuse: (message?: string) => never): Record<string, unknown> {
+function manifestOf(
+  bytes: Uint8Array,
+  refuse: (message?: string) => never,
+): Record<string, unknown> {
   const doc = parseDocument(utf8(bytes, refuse));
   const data: unknown = doc.errors.length > 0 ? undefined : yamlData(doc, refuse);
   if (data === null || typeof data !== 'object' || Array.isArray(data)) return refuse();
-  return Object.fromEntries(MANIFEST_KEYS.filter((k) => k in data).map((k) => [k, (data as Record<string, unknown>)[k]]));
+  return Object.fromEntries(
+    MANIFEST_KEYS.filter((k) => k in data).map((k) => [k, (data as Record<string, unknown>)[k]]),
+  );
 }

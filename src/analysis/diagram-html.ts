@@ -75,5 +75,7 @@ ${texts.join('\n')}
  */
 export function diagramSvgFile(graph: WorkflowGraph): string {
   const svg = renderSvg(layoutDiagram(diagramModel(graph), nodeSize));
-  return svg.replace('<svg ', '<svg xmlns="http://www.w3.org/2000/svg" ').replace('<defs>', `<style>${DIAGRAM_SVG_STYLE}</style><defs>`);
+  return svg
+    .replace('<svg ', '<svg xmlns="http://www.w3.org/2000/svg" ')
+    .replace('<defs>', `<style>${DIAGRAM_SVG_STYLE}</style><defs>`);
 }

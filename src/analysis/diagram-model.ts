@@ -1,7 +1,8 @@
 import type { StateRef, WorkflowGraph, WorkflowRef } from './workflow-graph.js';
 
 /** What a box of a diagram stands for (`workflow`: another workflow a cross-workflow tag leads into). */
-export type DiagramNodeKind = 'markdown' | 'script' | 'start' | 'result' | 'missing' | 'dynamic' | 'workflow';
+export type DiagramNodeKind =
+  'markdown' | 'script' | 'start' | 'result' | 'missing' | 'dynamic' | 'workflow';
 
 export interface DiagramNode {
   /** Safe as a Mermaid, XState and HTML id: letters, digits and `_`. */
@@ -69,7 +70,13 @@ export function diagramModel(graph: WorkflowGraph): DiagramModel {
   const ids = stateIds(graph.nodes.map((n) => n.file));
   const nodes: DiagramNode[] = graph.nodes.map((n) => {
     const locked = n.kind === 'markdown' && n.grant?.tools !== undefined;
-    return { id: ids.get(n.file)!, label: locked ? `${LOCK}${n.file}` : n.file, kind: n.kind, file: n.file, ...(locked ? { locked } : {}) };
+    return {
+      id: ids.get(n.file)!,
+      label: locked ? `${LOCK}${n.file}` : n.file,
+      kind: n.kind,
+      file: n.file,
+      ...(locked ? { locked } : {}),
+    };
   });
   const extra = new Map<string, DiagramNode>();
   const links = new Map<string, DiagramLink>();
@@ -94,7 +101,12 @@ export function diagramModel(graph: WorkflowGraph): DiagramModel {
     const kind = ref.dynamic ? 'dynamic' : ref.problem !== undefined ? 'missing' : 'workflow';
     const key = `workflow:${ref.written}`;
     if (!extra.has(key)) {
-      const label = kind === 'missing' ? `${ref.written} (missing)` : kind === 'workflow' ? `workflow ${ref.written}` : ref.written || 'any workflow';
+      const label =
+        kind === 'missing'
+          ? `${ref.written} (missing)`
+          : kind === 'workflow'
+            ? `workflow ${ref.written}`
+            : ref.written || 'any workflow';
       extra.set(key, { id: `${kind}_${extra.size + 1}`, label, kind });
     }
     return extra.get(key)!.id;
@@ -114,6 +126,7 @@ export function diagramModel(graph: WorkflowGraph): DiagramModel {
     if (node.result) link(from, RESULT_ID, 'result');
   }
   nodes.push(...extra.values());
-  if (graph.nodes.some((n) => n.result)) nodes.push({ id: RESULT_ID, label: 'result', kind: 'result' });
+  if (graph.nodes.some((n) => n.result))
+    nodes.push({ id: RESULT_ID, label: 'result', kind: 'result' });
   return { nodes, links: [...links.values()] };
 }

@@ -30,7 +30,12 @@ svg text { font: 13px system-ui, -apple-system, "Segoe UI", sans-serif; text-anc
 
 /** Escapes text for HTML and SVG content and attribute values. */
 export function escapeHtml(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
+  return text
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    .replace(/'/g, '&#39;');
 }
 
 /** The size of a node's box, from its label. */
@@ -76,7 +81,8 @@ function linkLabel(routed: RoutedLink): string {
 function nodeGroup(placed: PlacedNode): string {
   const { node, x, y, width: w, height: h } = placed;
   const text = `<text x="${round(x)}" y="${round(y)}">${escapeHtml(node.label)}</text>`;
-  const box = (rx: number) => `<rect x="${round(x - w / 2)}" y="${round(y - h / 2)}" width="${round(w)}" height="${round(h)}" rx="${rx}"/>`;
+  const box = (rx: number) =>
+    `<rect x="${round(x - w / 2)}" y="${round(y - h / 2)}" width="${round(w)}" height="${round(h)}" rx="${rx}"/>`;
   let shape: string;
   switch (node.kind) {
     case 'start':
@@ -87,7 +93,16 @@ function nodeGroup(placed: PlacedNode): string {
       break;
     case 'dynamic': {
       const [l, r, t, b, d] = [x - w / 2, x + w / 2, y - h / 2, y + h / 2, 12];
-      shape = `<polygon points="${[[l, y], [l + d, t], [r - d, t], [r, y], [r - d, b], [l + d, b]].map((p) => p.map(round).join(',')).join(' ')}"/>`;
+      shape = `<polygon points="${[
+        [l, y],
+        [l + d, t],
+        [r - d, t],
+        [r, y],
+        [r - d, b],
+        [l + d, b],
+      ]
+        .map((p) => p.map(round).join(','))
+        .join(' ')}"/>`;
       break;
     }
     case 'markdown':
@@ -100,7 +115,9 @@ function nodeGroup(placed: PlacedNode): string {
     default:
       shape = box(2);
   }
-  const title = node.file ? `${node.file} (${node.kind === 'markdown' ? 'markdown prompt' : 'script'}): click to show it` : node.label;
+  const title = node.file
+    ? `${node.file} (${node.kind === 'markdown' ? 'markdown prompt' : 'script'}): click to show it`
+    : node.label;
   const state = node.file ? ` data-file="${escapeHtml(node.file)}" tabindex="0" role="button"` : '';
   return `<g class="node ${node.kind}" data-id="${node.id}"${state}><title>${escapeHtml(title)}</title>${shape}${text}</g>`;
 }

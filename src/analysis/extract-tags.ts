@@ -73,11 +73,17 @@ function scan(text: string, expansion: RegExp): TextScan {
     if (end < 0) continue;
     // Prose that mentions a tag ("the <goto> tag", "a <result> ends it") has a target spanning
     // lines or holding markup, or the same tag opening again before the close.
-    if (name === 'result' || name === 'print' ? isBefore(find(`<${name}`, open.end), end) : isBefore(firstMarkup(masked, open.end), end)) continue;
+    if (
+      name === 'result' || name === 'print'
+        ? isBefore(find(`<${name}`, open.end), end)
+        : isBefore(firstMarkup(masked, open.end), end)
+    )
+      continue;
     pos = end + close.length;
     if (name === 'print') continue;
     try {
-      for (const tag of parseOutput(masked.slice(open.start, pos), '').tags) out.tags.push(unmask(tag, restore));
+      for (const tag of parseOutput(masked.slice(open.start, pos), '').tags)
+        out.tags.push(unmask(tag, restore));
     } catch (err) {
       if (!(err instanceof RaymondError)) throw err;
       out.errors.push(restore(err.message));

@@ -20,18 +20,31 @@ export function grantChecks(node: WorkflowNode, report: Report): void {
   const problem = backend.grantProblem(grant);
   if (problem !== undefined) report('unsupported-grant', problem);
   if (backend.name === 'claude') {
-    const lists: Array<[string, string[] | undefined]> = [['tools', grant.tools], ['allowed_tools', grant.allowedTools], ['disallowed_tools', grant.disallowedTools]];
+    const lists: Array<[string, string[] | undefined]> = [
+      ['tools', grant.tools],
+      ['allowed_tools', grant.allowedTools],
+      ['disallowed_tools', grant.disallowedTools],
+    ];
     for (const [key, list] of lists) {
       for (const tool of list ?? []) {
         const name = toolName(tool);
-        if (!CLAUDE_TOOLS.includes(name) && !name.startsWith('mcp__')) report('unknown-tool', `${key}: "${tool}" is not a Claude Code tool (known: ${CLAUDE_TOOLS.join(', ')}, and mcp__SERVER__TOOL)`);
+        if (!CLAUDE_TOOLS.includes(name) && !name.startsWith('mcp__'))
+          report(
+            'unknown-tool',
+            `${key}: "${tool}" is not a Claude Code tool (known: ${CLAUDE_TOOLS.join(', ')}, and mcp__SERVER__TOOL)`,
+          );
       }
     }
   }
   for (const p of node.grantFileProblems ?? []) report('bad-grant-file', p);
   for (const dir of grant.addDirs ?? []) {
     // A relative directory is the agent's, known only when it runs; an absolute one must be there now, as a run would check.
-    if (dir.startsWith('~')) report('bad-add-dir', `add_dirs: "${dir}" starts with ~, which is not expanded (as with cd="..."): write the path out`);
-    else if (isAbsolute(dir) && !(existsSync(dir) && statSync(dir).isDirectory())) report('bad-add-dir', `add_dirs: "${dir}" is not a directory`);
+    if (dir.startsWith('~'))
+      report(
+        'bad-add-dir',
+        `add_dirs: "${dir}" starts with ~, which is not expanded (as with cd="..."): write the path out`,
+      );
+    else if (isAbsolute(dir) && !(existsSync(dir) && statSync(dir).isDirectory()))
+      report('bad-add-dir', `add_dirs: "${dir}" is not a directory`);
   }
 }

@@ -18,25 +18,35 @@ interface Reach {
 export function reachabilityChecks(graph: WorkflowGraph): Problem[] {
   const byFile = new Map(graph.nodes.map((n) => [n.file, n]));
   const out: Problem[] = [];
-  const fromEntry = graph.entries.length > 0 ? reach(byFile, graph.entries, 'everything') : undefined;
+  const fromEntry =
+    graph.entries.length > 0 ? reach(byFile, graph.entries, 'everything') : undefined;
   // Reachability is only claimed when every transition on the way is known.
   const reachable = fromEntry && !fromEntry.open ? fromEntry.seen : undefined;
   for (const node of graph.nodes) {
     if (reachable && !reachable.has(node.file)) {
-      out.push({ check: 'unreachable-state', file: node.file, message: `no transition leads here from the entry (${graph.entries.join(', ')})` });
+      out.push({
+        check: 'unreachable-state',
+        file: node.file,
+        message: `no transition leads here from the entry (${graph.entries.join(', ')})`,
+      });
       continue;
     }
     if (deadEnd(node)) {
-      const message = node.kind === 'markdown'
-        ? 'the prompt shows no transition tag and there are no allowed_transitions: the reply cannot say where to go'
-        : 'prints no transition tag: a run that gets here fails';
+      const message =
+        node.kind === 'markdown'
+          ? 'the prompt shows no transition tag and there are no allowed_transitions: the reply cannot say where to go'
+          : 'prints no transition tag: a run that gets here fails';
       out.push({ check: 'no-way-out', file: node.file, message });
     }
   }
   for (const [callee, callers] of callersByCallee(graph)) {
     const frame = reach(byFile, [callee], 'frame');
     if (frame.open || [...frame.seen].some((f) => byFile.get(f)?.result)) continue;
-    out.push({ check: 'callee-without-result', file: callee, message: `${callers.join(', ')} enters here, but no <result> can be reached from it: the caller never resumes` });
+    out.push({
+      check: 'callee-without-result',
+      file: callee,
+      message: `${callers.join(', ')} enters here, but no <result> can be reached from it: the caller never resumes`,
+    });
   }
   out.push(...unjoinedForks(graph, byFile));
   return out;
@@ -48,7 +58,8 @@ export function reachabilityChecks(graph: WorkflowGraph): Problem[] {
  * Workflows without a join are fire-and-forget by design and not warned.
  */
 function unjoinedForks(graph: WorkflowGraph, byFile: Map<string, WorkflowNode>): Problem[] {
-  const joins = (n: WorkflowNode | undefined) => n?.transitions.some((t) => t.tag === 'join') ?? false;
+  const joins = (n: WorkflowNode | undefined) =>
+    n?.transitions.some((t) => t.tag === 'join') ?? false;
   if (!graph.nodes.some(joins)) return [];
   const out: Problem[] = [];
   for (const node of graph.nodes) {
@@ -57,7 +68,11 @@ function unjoinedForks(graph: WorkflowGraph, byFile: Map<string, WorkflowNode>):
     const parent = reach(byFile, [node.file], 'frame');
     if (parent.open || [...parent.seen].some((f) => joins(byFile.get(f)))) continue;
     const first = forks[0]!;
-    out.push({ check: 'unjoined-fork', file: node.file, message: `<${first.tag}>${first.target.written}</${first.tag}> makes workers that no <join> gathers: the parent never reaches a <join>, so their results go nowhere (add <join>NEXT</join> where the parent should wait for them)` });
+    out.push({
+      check: 'unjoined-fork',
+      file: node.file,
+      message: `<${first.tag}>${first.target.written}</${first.tag}> makes workers that no <join> gathers: the parent never reaches a <join>, so their results go nowhere (add <join>NEXT</join> where the parent should wait for them)`,
+    });
   }
   return out;
 }
@@ -105,8 +120,16 @@ function reach(byFile: Map<string, WorkflowNode>, starts: string[], walk: Walk):
 function successors(node: WorkflowNode, walk: Walk): StateRef[] {
   return node.transitions.flatMap((t) => {
     // A callee or a forked worker runs in another frame; this frame goes on at `return` or `next`.
-    const leavesFrame = t.tag !== 'goto' && t.tag !== 'join' && t.tag !== 'reset' && t.tag !== 'reset-workflow' && t.tag !== 'ask';
-    const refs = walk === 'frame' && leavesFrame ? [t.returnTo, t.next] : [t.target, t.returnTo, t.next, t.timeoutNext];
+    const leavesFrame =
+      t.tag !== 'goto' &&
+      t.tag !== 'join' &&
+      t.tag !== 'reset' &&
+      t.tag !== 'reset-workflow' &&
+      t.tag !== 'ask';
+    const refs =
+      walk === 'frame' && leavesFrame
+        ? [t.returnTo, t.next]
+        : [t.target, t.returnTo, t.next, t.timeoutNext];
     return refs.filter((r): r is StateRef => r !== undefined);
   });
 }

@@ -16,7 +16,8 @@ export interface Finding {
 export function lintWorkflow(graph: WorkflowGraph): Finding[] {
   const problems: Problem[] = [];
   if (graph.entryProblem) {
-    const check = graph.entryProblem.code === 'ERR_ENTRY_AMBIGUOUS' ? 'ambiguous-entry' : 'no-entry';
+    const check =
+      graph.entryProblem.code === 'ERR_ENTRY_AMBIGUOUS' ? 'ambiguous-entry' : 'no-entry';
     problems.push({ check, file: undefined, message: graph.entryProblem.message });
   }
   for (const node of graph.nodes) problems.push(...stateChecks(node));
@@ -26,5 +27,10 @@ export function lintWorkflow(graph: WorkflowGraph): Finding[] {
   return problems
     .map((p, i) => ({ p, i }))
     .sort((a, b) => rank(a.p) - rank(b.p) || a.i - b.i)
-    .map(({ p }) => ({ check: p.check, severity: CHECKS[p.check], file: p.file === undefined ? graph.path : graph.display(p.file), message: p.message }));
+    .map(({ p }) => ({
+      check: p.check,
+      severity: CHECKS[p.check],
+      file: p.file === undefined ? graph.path : graph.display(p.file),
+      message: p.message,
+    }));
 }

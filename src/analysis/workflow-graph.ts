@@ -12,7 +12,13 @@ import { ENTRY_NAMES, openScope, type OpenOptions, type Scope } from '../scope/s
 import { isRemoteSpecifier } from '../scope/remote-zip.js';
 import { ScopeSet } from '../scope/scope-set.js';
 import { statesFolder } from '../scope/skill-package.js';
-import { hasPlaceholder, scanPrompt, scanScript, type FoundTag, type TextScan } from './extract-tags.js';
+import {
+  hasPlaceholder,
+  scanPrompt,
+  scanScript,
+  type FoundTag,
+  type TextScan,
+} from './extract-tags.js';
 
 /** A tag that moves the agent to another state (every tag but `<result>`). */
 export type EdgeTag = Exclude<TagName, 'result'>;
@@ -105,7 +111,10 @@ export interface WorkflowGraph {
  * rather than thrown, so the rest can still be checked. `opts.platform`
  * reads the scripts as that platform would (`--win`).
  */
-export async function loadWorkflowGraph(path: string, opts: OpenOptions = {}): Promise<WorkflowGraph> {
+export async function loadWorkflowGraph(
+  path: string,
+  opts: OpenOptions = {},
+): Promise<WorkflowGraph> {
   const { scope, entries, entryProblem, base } = await openForAnalysis(path, opts);
   try {
     return await graphOf(scope, path, entries, base, entryProblem, opts);
@@ -120,10 +129,24 @@ export async function loadWorkflowGraph(path: string, opts: OpenOptions = {}): P
  * rather than opening (for a zip: reading, hashing, extracting) it again.
  */
 export function scopeGraph(scope: Scope, path: string): Promise<WorkflowGraph> {
-  return graphOf(scope, path, [scope.ref.entry], scope.ref.kind === 'file' ? dirname(path) : path, undefined, {});
+  return graphOf(
+    scope,
+    path,
+    [scope.ref.entry],
+    scope.ref.kind === 'file' ? dirname(path) : path,
+    undefined,
+    {},
+  );
 }
 
-async function graphOf(scope: Scope, path: string, entries: string[], base: string, entryProblem: WorkflowGraph['entryProblem'], opts: OpenOptions): Promise<WorkflowGraph> {
+async function graphOf(
+  scope: Scope,
+  path: string,
+  entries: string[],
+  base: string,
+  entryProblem: WorkflowGraph['entryProblem'],
+  opts: OpenOptions,
+): Promise<WorkflowGraph> {
   const others = new ScopeSet(scope, opts.platform);
   try {
     const nodes: WorkflowNode[] = [];
@@ -132,10 +155,20 @@ async function graphOf(scope: Scope, path: string, entries: string[], base: stri
       node.fieldWarnings = scope.stateWarnings?.(file) ?? [];
       nodes.push(node);
     }
-    for (const node of nodes) for (const t of node.transitions) if (t.workflow) await checkWorkflow(others, t.workflow, node.file);
+    for (const node of nodes)
+      for (const t of node.transitions)
+        if (t.workflow) await checkWorkflow(others, t.workflow, node.file);
     if (scope.ref.kind === 'dir') await markLinksOutside(nodes, scope.ref.path);
-    const display = (file: string) => (scope.ref.kind === 'zip' || scope.ref.kind === 'yaml' ? `${path}:${file}` : join(base, file));
-    return { name: scope.name, path, entries, ...(entryProblem ? { entryProblem } : {}), nodes, display };
+    const display = (file: string) =>
+      scope.ref.kind === 'zip' || scope.ref.kind === 'yaml' ? `${path}:${file}` : join(base, file);
+    return {
+      name: scope.name,
+      path,
+      entries,
+      ...(entryProblem ? { entryProblem } : {}),
+      nodes,
+      display,
+    };
   } finally {
     await others.dispose();
   }
@@ -146,14 +179,26 @@ async function openForAnalysis(given: string, opts: OpenOptions) {
   const path = await statesFolder(given);
   try {
     const scope = await openScope(path, opts);
-    return { scope, entries: [scope.ref.entry], entryProblem: undefined, base: scope.ref.kind === 'file' ? dirname(path) : path };
+    return {
+      scope,
+      entries: [scope.ref.entry],
+      entryProblem: undefined,
+      base: scope.ref.kind === 'file' ? dirname(path) : path,
+    };
   } catch (err) {
-    if (!(err instanceof RaymondError) || (err.code !== 'ERR_ENTRY_NOT_FOUND' && err.code !== 'ERR_ENTRY_AMBIGUOUS')) throw err;
+    if (
+      !(err instanceof RaymondError) ||
+      (err.code !== 'ERR_ENTRY_NOT_FOUND' && err.code !== 'ERR_ENTRY_AMBIGUOUS')
+    )
+      throw err;
     // A folder with states but no single entry is still worth checking: open it through one of its
     // states. An archive cannot be opened that way, and stays refused like a run would refuse it.
     const listing = await readdir(path, { withFileTypes: true }).catch(() => []);
     const exts = stateExtensions(opts.platform ?? HOST_PLATFORM);
-    const names = listing.filter((e) => !e.isDirectory() && exts.includes(extensionOf(e.name) ?? '')).map((e) => e.name).sort();
+    const names = listing
+      .filter((e) => !e.isDirectory() && exts.includes(extensionOf(e.name) ?? ''))
+      .map((e) => e.name)
+      .sort();
     if (names.length === 0) throw err;
     const scope = await openScope(join(path, names[0]!), opts);
     const entries = scope.stateFiles().filter((f) => ENTRY_NAMES.includes(stem(f)));
@@ -168,7 +213,8 @@ async function markLinksOutside(nodes: WorkflowNode[], dir: string): Promise<voi
     const path = join(dir, node.file);
     if (!(await lstat(path).catch(() => undefined))?.isSymbolicLink()) continue;
     const real = await realpath(path).catch(() => undefined);
-    if (real !== undefined && real !== top && !real.startsWith(`${top}${sep}`)) node.linkOutside = real;
+    if (real !== undefined && real !== top && !real.startsWith(`${top}${sep}`))
+      node.linkOutside = real;
   }
 }
 
@@ -179,7 +225,20 @@ function stem(file: string): string {
 async function readNode(scope: Scope, file: string, entry: boolean): Promise<WorkflowNode> {
   const text = await scope.readText(file);
   const kind = isMarkdown(file) ? 'markdown' : 'script';
-  const node: WorkflowNode = { file, kind, entry, text, policy: {}, transitions: [], textTags: [], result: false, tagErrors: [], warnings: [], fieldWarnings: [], backend: scope.backend };
+  const node: WorkflowNode = {
+    file,
+    kind,
+    entry,
+    text,
+    policy: {},
+    transitions: [],
+    textTags: [],
+    result: false,
+    tagErrors: [],
+    warnings: [],
+    fieldWarnings: [],
+    backend: scope.backend,
+  };
   let scanned: TextScan;
   if (node.kind === 'markdown') {
     try {
@@ -207,7 +266,13 @@ async function readNode(scope: Scope, file: string, entry: boolean): Promise<Wor
   const add = (tag: FoundTag, fromPolicy: boolean) => {
     if (tag.tag === 'result') return;
     const t = transition(scope, { ...tag, tag: tag.tag }, fromPolicy && implicit);
-    const key = [t.tag, refKey(t.target), refKey(t.returnTo), refKey(t.next), refKey(t.timeoutNext)].join('\u0000');
+    const key = [
+      t.tag,
+      refKey(t.target),
+      refKey(t.returnTo),
+      refKey(t.next),
+      refKey(t.timeoutNext),
+    ].join('\u0000');
     const seen = merged.get(key);
     if (seen) seen.inText ||= !fromPolicy;
     else merged.set(key, { ...t, inText: !fromPolicy });
@@ -221,7 +286,8 @@ async function readNode(scope: Scope, file: string, entry: boolean): Promise<Wor
   }
   for (const tag of scanned.tags) add(tag, false);
   node.transitions = [...merged.values()];
-  node.result = allowed.some((e) => e.tag === 'result') || scanned.tags.some((t) => t.tag === 'result');
+  node.result =
+    allowed.some((e) => e.tag === 'result') || scanned.tags.some((t) => t.tag === 'result');
   return node;
 }
 
@@ -242,23 +308,45 @@ export function refKey(ref: StateRef | undefined): string {
   return ref.files.length > 0 ? ref.files.join('|') : ref.written;
 }
 
-function transition(scope: Scope, tag: FoundTag & { tag: EdgeTag }, implicit: boolean): Omit<Transition, 'inText'> {
-  const ref = (field: string, written: string) => resolveRef(scope, written, tag.dynamic.includes(field));
+function transition(
+  scope: Scope,
+  tag: FoundTag & { tag: EdgeTag },
+  implicit: boolean,
+): Omit<Transition, 'inText'> {
+  const ref = (field: string, written: string) =>
+    resolveRef(scope, written, tag.dynamic.includes(field));
   const workflow = isWorkflowTag(tag.tag);
   if (tag.tag === 'ask') {
     // An ask's body is its question: the answer leads to `next` (a missing next is lint's missing-ask-next).
     const next = tag.attributes.next;
-    const out: Omit<Transition, 'inText'> = { tag: 'ask', target: next === undefined ? { written: '', files: [], dynamic: true } : ref('next', next), implicit };
-    if (tag.attributes.timeout_next !== undefined) out.timeoutNext = ref('timeout_next', tag.attributes.timeout_next);
+    const out: Omit<Transition, 'inText'> = {
+      tag: 'ask',
+      target: next === undefined ? { written: '', files: [], dynamic: true } : ref('next', next),
+      implicit,
+    };
+    if (tag.attributes.timeout_next !== undefined)
+      out.timeoutNext = ref('timeout_next', tag.attributes.timeout_next);
     return out;
   }
   // A workflow target leads out of this workflow: no state here, and no unknown one either.
-  const target = workflow ? { written: tag.body, files: [], dynamic: false } : ref('body', tag.body);
+  const target = workflow
+    ? { written: tag.body, files: [], dynamic: false }
+    : ref('body', tag.body);
   const out: Omit<Transition, 'inText'> = { tag: tag.tag, target, implicit };
-  if (workflow) out.workflow = { written: tag.body, dynamic: tag.dynamic.includes('body') || isRemoteSpecifier(tag.body) };
-  const calls = tag.tag === 'call' || tag.tag === 'function' || tag.tag === 'call-workflow' || tag.tag === 'function-workflow';
-  if (calls && tag.attributes.return !== undefined) out.returnTo = ref('return', tag.attributes.return);
-  if ((tag.tag === 'fork' || tag.tag === 'fork-workflow') && tag.attributes.next !== undefined) out.next = ref('next', tag.attributes.next);
+  if (workflow)
+    out.workflow = {
+      written: tag.body,
+      dynamic: tag.dynamic.includes('body') || isRemoteSpecifier(tag.body),
+    };
+  const calls =
+    tag.tag === 'call' ||
+    tag.tag === 'function' ||
+    tag.tag === 'call-workflow' ||
+    tag.tag === 'function-workflow';
+  if (calls && tag.attributes.return !== undefined)
+    out.returnTo = ref('return', tag.attributes.return);
+  if ((tag.tag === 'fork' || tag.tag === 'fork-workflow') && tag.attributes.next !== undefined)
+    out.next = ref('next', tag.attributes.next);
   return out;
 }
 
@@ -268,7 +356,10 @@ function resolveRef(scope: Scope, written: string, dynamic: boolean): StateRef {
     return { written, files: [scope.resolve(written, '')], dynamic };
   } catch (err) {
     if (!(err instanceof RaymondError)) throw err;
-    const files = err.code === 'ERR_STATE_AMBIGUOUS' ? scope.stateFiles().filter((f) => stem(f) === written) : [];
+    const files =
+      err.code === 'ERR_STATE_AMBIGUOUS'
+        ? scope.stateFiles().filter((f) => stem(f) === written)
+        : [];
     return { written, files, dynamic, problem: err.code };
   }
 }

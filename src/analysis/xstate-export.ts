@@ -57,15 +57,20 @@ export function xstateMachine(graph: WorkflowGraph): XStateConfig {
       meta: { file: node.file, kind: node.kind, entry: node.entry },
     };
     if (events.size > 0) {
-      state.on = Object.fromEntries([...events].map(([event, targets]) => {
-        const list = targets.map((target) => ({ target }));
-        return [event, list.length === 1 ? list[0]! : list];
-      }));
+      state.on = Object.fromEntries(
+        [...events].map(([event, targets]) => {
+          const list = targets.map((target) => ({ target }));
+          return [event, list.length === 1 ? list[0]! : list];
+        }),
+      );
     }
     states[ids.get(node.file)!] = state;
   }
   if (graph.nodes.some((n) => n.result)) {
-    states[RESULT_STATE] = { type: 'final', description: '<result>: the payload goes back to the caller, or the agent ends' };
+    states[RESULT_STATE] = {
+      type: 'final',
+      description: '<result>: the payload goes back to the caller, or the agent ends',
+    };
   }
   const entry = graph.entries[0] ?? graph.nodes[0]!.file;
   return {

@@ -24,7 +24,10 @@ export interface AgentBackend {
 const CLAUDE: AgentBackend = {
   name: 'claude',
   modelProblem: (m) => (isModelName(m) ? undefined : `model "${m}" is not ${MODEL_CHOICES}`),
-  effortProblem: (e) => ((EFFORTS as readonly string[]).includes(e) ? undefined : `effort "${e}" is not one of ${EFFORTS.join(', ')}`),
+  effortProblem: (e) =>
+    (EFFORTS as readonly string[]).includes(e)
+      ? undefined
+      : `effort "${e}" is not one of ${EFFORTS.join(', ')}`,
   grantProblem: () => undefined,
 };
 
@@ -32,8 +35,16 @@ const CLAUDE: AgentBackend = {
 const PI_REFUSED: Array<[keyof Grant, string, string]> = [
   ['mcpServers', 'mcp_servers', 'pi has no MCP servers'],
   ['mcpInherit', 'mcp_inherit', 'pi has no MCP servers'],
-  ['allowedTools', 'allowed_tools', 'pi asks no permission, so it has nothing to pre-approve and no patterns; list its tools in `tools`'],
-  ['disallowedTools', 'disallowed_tools', 'pi has no deny list or patterns; list the tools it may use in `tools`'],
+  [
+    'allowedTools',
+    'allowed_tools',
+    'pi asks no permission, so it has nothing to pre-approve and no patterns; list its tools in `tools`',
+  ],
+  [
+    'disallowedTools',
+    'disallowed_tools',
+    'pi has no deny list or patterns; list the tools it may use in `tools`',
+  ],
   ['addDirs', 'add_dirs', 'pi has no extra directories'],
   ['permissionMode', 'permission_mode', 'pi has no permission modes'],
 ];
@@ -41,10 +52,15 @@ const PI_REFUSED: Array<[keyof Grant, string, string]> = [
 const PI: AgentBackend = {
   name: 'pi',
   // pi takes a model verbatim (`provider/id` is clearest): only pi knows its providers' models.
-  modelProblem: (m) => (m.trim() === '' || /\s/.test(m) ? `model "${m}" is not a pi model (provider/id)` : undefined),
-  effortProblem: (e) => ((PI_THINKING as readonly string[]).includes(e) ? undefined : `effort "${e}" is not one of pi's thinking levels ${PI_THINKING.join(', ')}`),
+  modelProblem: (m) =>
+    m.trim() === '' || /\s/.test(m) ? `model "${m}" is not a pi model (provider/id)` : undefined,
+  effortProblem: (e) =>
+    (PI_THINKING as readonly string[]).includes(e)
+      ? undefined
+      : `effort "${e}" is not one of pi's thinking levels ${PI_THINKING.join(', ')}`,
   grantProblem(grant) {
-    for (const [field, key, why] of PI_REFUSED) if (grant[field] !== undefined) return `${key}: the pi backend cannot honour it (${why})`;
+    for (const [field, key, why] of PI_REFUSED)
+      if (grant[field] !== undefined) return `${key}: the pi backend cannot honour it (${why})`;
     const tools = grant.tools === undefined ? undefined : piToolProblem(grant.tools);
     return tools === undefined ? undefined : `tools: the pi backend cannot honour it (${tools})`;
   },
@@ -56,7 +72,9 @@ export function backendOf(spec: BackendSpec | undefined): AgentBackend {
 }
 
 /** One executor for markdown states that hands each turn to its workflow's backend. */
-export function backendExecutor(executors: Record<BackendSpec['name'], StateExecutor>): StateExecutor {
+export function backendExecutor(
+  executors: Record<BackendSpec['name'], StateExecutor>,
+): StateExecutor {
   const of = (req: ExecutionRequest) => executors[req.backend?.name ?? 'claude'];
   return {
     execute: (req) => of(req).execute(req),

@@ -21,7 +21,12 @@ export interface ClaudeInvocation {
  * person who is not there (plan mode, a question to the user) or edits
  * notebooks behind the workflow's back. `--disallowed-tools` replaces the list.
  */
-export const DEFAULT_DISALLOWED_TOOLS: readonly string[] = ['EnterPlanMode', 'ExitPlanMode', 'AskUserQuestion', 'NotebookEdit'];
+export const DEFAULT_DISALLOWED_TOOLS: readonly string[] = [
+  'EnterPlanMode',
+  'ExitPlanMode',
+  'AskUserQuestion',
+  'NotebookEdit',
+];
 
 import { toolName } from '../language/grant.js';
 export { PERMISSION_MODES } from '../language/grant.js';
@@ -36,7 +41,9 @@ export const MAX_ARGV_PROMPT_BYTES = process.platform === 'win32' ? 16 * 1024 : 
 /** Whether a prompt is too large for argv and goes on stdin. */
 export function promptOnStdin(prompt: string): boolean {
   // Up to three bytes a character: most prompts are known to fit without counting.
-  return prompt.length * 3 > MAX_ARGV_PROMPT_BYTES && Buffer.byteLength(prompt) > MAX_ARGV_PROMPT_BYTES;
+  return (
+    prompt.length * 3 > MAX_ARGV_PROMPT_BYTES && Buffer.byteLength(prompt) > MAX_ARGV_PROMPT_BYTES
+  );
 }
 
 /**
@@ -48,17 +55,25 @@ export function claudeArgs(inv: ClaudeInvocation): string[] {
   const args = ['-p', '--output-format', 'stream-json', '--verbose'];
   const g = inv.grant;
   // A state's own permission_mode beats the run's; --dangerously-skip-permissions beats both, but never `tools`.
-  args.push(...(inv.skipPermissions ? ['--dangerously-skip-permissions'] : ['--permission-mode', g?.permissionMode ?? inv.permissionMode ?? 'acceptEdits']));
+  args.push(
+    ...(inv.skipPermissions
+      ? ['--dangerously-skip-permissions']
+      : ['--permission-mode', g?.permissionMode ?? inv.permissionMode ?? 'acceptEdits']),
+  );
   const disallowed = [...new Set([...(inv.disallowedTools ?? []), ...(g?.disallowedTools ?? [])])];
   if (disallowed.length) args.push('--disallowed-tools', disallowed.join(','));
   // --tools takes names only: `Bash(git *)` in `tools` gives Bash, pre-approved for that pattern alone.
   if (g?.tools) args.push('--tools', [...new Set(g.tools.map(toolName))].join(','));
-  const allowed = [...new Set([...(g?.tools ?? []).filter((t) => t.includes('(')), ...(g?.allowedTools ?? [])])];
+  const allowed = [
+    ...new Set([...(g?.tools ?? []).filter((t) => t.includes('(')), ...(g?.allowedTools ?? [])]),
+  ];
   if (allowed.length) args.push('--allowed-tools', allowed.join(','));
   if (g?.mcpConfig !== undefined) args.push('--mcp-config', g.mcpConfig);
   // A state that names its servers or its tools gets no MCP server of the user's, unless it says mcp_inherit.
-  if (g && (g.mcpConfig !== undefined || g.tools !== undefined) && !g.mcpInherit) args.push('--strict-mcp-config');
-  if (g?.appendSystemPrompt !== undefined) args.push('--append-system-prompt', g.appendSystemPrompt);
+  if (g && (g.mcpConfig !== undefined || g.tools !== undefined) && !g.mcpInherit)
+    args.push('--strict-mcp-config');
+  if (g?.appendSystemPrompt !== undefined)
+    args.push('--append-system-prompt', g.appendSystemPrompt);
   if (g?.addDirs?.length) args.push('--add-dir', ...g.addDirs);
   if (inv.model) args.push('--model', inv.model);
   if (inv.effort) args.push('--effort', inv.effort);
@@ -84,7 +99,10 @@ export const MODEL_CHOICES = `${MODELS.join(', ')} or a full model name (claude-
 
 /** An alias Claude Code knows, or a full model name as `ray` passes them through (`claude-sonnet-4-5-20250929`). */
 export function isModelName(name: string): boolean {
-  return (MODELS as readonly string[]).includes(name) || /^claude-[a-z0-9][a-z0-9.-]*[a-z0-9](\[[a-z0-9]+\])?$/.test(name);
+  return (
+    (MODELS as readonly string[]).includes(name) ||
+    /^claude-[a-z0-9][a-z0-9.-]*[a-z0-9](\[[a-z0-9]+\])?$/.test(name)
+  );
 }
 export const EFFORTS = ['low', 'medium', 'high'] as const;
 

@@ -1,6 +1,11 @@
 import type { RunEventSink } from '../../machines/run-events.js';
 import { RaymondError } from '../errors.js';
-import { timeoutName, type Execution, type ExecutionRequest, type StateExecutor } from '../executors/executor.js';
+import {
+  timeoutName,
+  type Execution,
+  type ExecutionRequest,
+  type StateExecutor,
+} from '../executors/executor.js';
 import { oneLine } from '../executors/one-line.js';
 import { mib } from '../executors/output-cut.js';
 import { grantKey } from '../executors/resolved-grant.js';
@@ -9,7 +14,13 @@ import { runProcess } from '../executors/run-process.js';
 import { claudeArgs, promptOnStdin } from './claude-argv.js';
 import { invocationCost } from './cost.js';
 import { findClaude } from './find-claude.js';
-import { MAX_LINE_CHARS, StreamReader, describeDenial, type StreamFatal, type StreamSummary } from './stream-reader.js';
+import {
+  MAX_LINE_CHARS,
+  StreamReader,
+  describeDenial,
+  type StreamFatal,
+  type StreamSummary,
+} from './stream-reader.js';
 import type { WarmProcess } from './warm-process.js';
 import type { WarmSessions } from './warm-sessions.js';
 
@@ -37,11 +48,13 @@ const ROOT_REFUSAL = /--dangerously-skip-permissions cannot be used with root\/s
  * Claude Code refusing a flag (too old for `--tools`, say): commander's
  * words on stderr, the only place it says so (no stream has started).
  */
-const FLAG_REFUSAL = /error: (unknown option '[^']+'|option '[^']+' argument '[^']*' is invalid[^\n]*)/;
+const FLAG_REFUSAL =
+  /error: (unknown option '[^']+'|option '[^']+' argument '[^']*' is invalid[^\n]*)/;
 
 /** What a person does about a failure that no retry cures. */
 function fatalMessage(f: StreamFatal, req: ExecutionRequest): string {
-  if (f.kind === 'model') return `Claude Code cannot use the model${req.model ? ` "${req.model}"` : ''} ("${oneLine(f.message, 200)}"): name one it has (--model, the config's model, a state's model:); retrying cannot help`;
+  if (f.kind === 'model')
+    return `Claude Code cannot use the model${req.model ? ` "${req.model}"` : ''} ("${oneLine(f.message, 200)}"): name one it has (--model, the config's model, a state's model:); retrying cannot help`;
   return `Claude Code is not logged in or its API key was refused ("${oneLine(f.message, 200)}"): run claude and /login, or set a valid ANTHROPIC_API_KEY, then resume the run; retrying cannot help`;
 }
 
@@ -62,14 +75,29 @@ interface TurnEnd {
  * what the turn cost so far in `details`. A refusal that no retry can cure
  * throws ERR_CLAUDE_REFUSED.
  */
-function settle(s: StreamSummary, end: TurnEnd, req: ExecutionRequest, bin: string, where: string): Execution {
+function settle(
+  s: StreamSummary,
+  end: TurnEnd,
+  req: ExecutionRequest,
+  bin: string,
+  where: string,
+): Execution {
   const costUsd = invocationCost(s, req.costBase, req.session?.kind === 'continue');
   const spent = { costUsd, sessionTotal: s.totalCostUsd, session: s.sessionId };
   // Said by the stream, so stopping the process for it (it would retry for minutes) is no abort of the user's.
-  if (s.fatal) throw new RaymondError('ERR_CLAUDE_REFUSED', fatalMessage(s.fatal, req), { file: where, details: spent });
-  if (end.aborted) throw new RaymondError('ERR_CLAUDE_FAILED', 'stopped', { file: where, details: spent });
+  if (s.fatal)
+    throw new RaymondError('ERR_CLAUDE_REFUSED', fatalMessage(s.fatal, req), {
+      file: where,
+      details: spent,
+    });
+  if (end.aborted)
+    throw new RaymondError('ERR_CLAUDE_FAILED', 'stopped', { file: where, details: spent });
   // The binary was found before; a start failure now (EAGAIN, ENOMEM) may pass, so it is retried.
-  if (end.spawnError) throw new RaymondError('ERR_CLAUDE_FAILED', `could not start ${bin}: ${end.spawnError}`, { file: where, details: spent });
+  if (end.spawnError)
+    throw new RaymondError('ERR_CLAUDE_FAILED', `could not start ${bin}: ${end.spawnError}`, {
+      file: where,
+      details: spent,
+    });
   if (ROOT_REFUSAL.test(end.stderrTail)) {
     throw new RaymondError(
       'ERR_CLAUDE_REFUSED',
@@ -79,23 +107,51 @@ function settle(s: StreamSummary, end: TurnEnd, req: ExecutionRequest, bin: stri
   }
   const flag = FLAG_REFUSAL.exec(end.stderrTail);
   if (flag && s.sessionId === null) {
-    throw new RaymondError('ERR_CLAUDE_REFUSED', `Claude Code refused a flag Raymond gave it (${flag[1]}): update Claude Code (npm install -g @anthropic-ai/claude-code@latest), or leave out the key that asks for it; retrying cannot help`, { file: where, details: spent });
+    throw new RaymondError(
+      'ERR_CLAUDE_REFUSED',
+      `Claude Code refused a flag Raymond gave it (${flag[1]}): update Claude Code (npm install -g @anthropic-ai/claude-code@latest), or leave out the key that asks for it; retrying cannot help`,
+      { file: where, details: spent },
+    );
   }
   if (s.usageLimit) {
-    const when = s.usageLimit.resetsAt ? `; resets at ${new Date(s.usageLimit.resetsAt).toISOString()}` : '';
-    throw new RaymondError('ERR_USAGE_LIMIT', `Claude usage limit reached (${oneLine(s.usageLimit.message, 120)})${when}`, { file: where, details: { ...spent, resetsAt: s.usageLimit.resetsAt ?? null } });
+    const when = s.usageLimit.resetsAt
+      ? `; resets at ${new Date(s.usageLimit.resetsAt).toISOString()}`
+      : '';
+    throw new RaymondError(
+      'ERR_USAGE_LIMIT',
+      `Claude usage limit reached (${oneLine(s.usageLimit.message, 120)})${when}`,
+      { file: where, details: { ...spent, resetsAt: s.usageLimit.resetsAt ?? null } },
+    );
   }
   if (end.timedOut) {
-    throw new RaymondError('ERR_CLAUDE_FAILED', `Claude Code printed nothing for ${Math.round(req.timeoutMs / 1000)} s and was killed (${timeoutName(req)})`, { file: where, details: spent });
+    throw new RaymondError(
+      'ERR_CLAUDE_FAILED',
+      `Claude Code printed nothing for ${Math.round(req.timeoutMs / 1000)} s and was killed (${timeoutName(req)})`,
+      { file: where, details: spent },
+    );
   }
-  if (s.isError) throw new RaymondError('ERR_CLAUDE_FAILED', `Claude Code reported an error: ${oneLine(s.resultText ?? 'no text')}`, { file: where, details: spent });
+  if (s.isError)
+    throw new RaymondError(
+      'ERR_CLAUDE_FAILED',
+      `Claude Code reported an error: ${oneLine(s.resultText ?? 'no text')}`,
+      { file: where, details: spent },
+    );
   if (s.resultText === null || s.sessionId === null) {
-    const how = end.exitCode === null ? (end.signal ? `was killed by ${end.signal}` : 'ended') : `exited with code ${end.exitCode}`;
+    const how =
+      end.exitCode === null
+        ? end.signal
+          ? `was killed by ${end.signal}`
+          : 'ended'
+        : `exited with code ${end.exitCode}`;
     const stderr = end.stderrTail.trim() ? `: ${oneLine(end.stderrTail)}` : ' without a result';
-    const cut = s.cutLines > 0 ? `; ${s.cutLines} line(s) over ${mib(MAX_LINE_CHARS)} were skipped` : '';
+    const cut =
+      s.cutLines > 0 ? `; ${s.cutLines} line(s) over ${mib(MAX_LINE_CHARS)} were skipped` : '';
     // The reserved id exists already: an earlier attempt (or a killed run) began that session.
     const sessionInUse = /Session ID \S+ is already in use/.test(end.stderrTail);
-    throw new RaymondError('ERR_CLAUDE_FAILED', `Claude Code ${how}${stderr}${cut}`, { file: where, details: { ...spent, sessionInUse } });
+    throw new RaymondError('ERR_CLAUDE_FAILED', `Claude Code ${how}${stderr}${cut}`, {
+      file: where,
+      details: { ...spent, sessionInUse },
+    });
   }
   const out: Execution = { output: s.resultText, session: s.sessionId, costUsd };
   if (s.denials.length > 0) out.denials = s.denials.map(describeDenial);
@@ -119,17 +175,35 @@ export function createClaudeExecutor(options: ClaudeOptions): StateExecutor {
       let proc: WarmProcess | undefined;
       // Stops the turn's process when the stream says it cannot succeed.
       const hopeless = new AbortController();
-      const reader = new StreamReader((p) => {
-        if (p.kind === 'result') proc?.endTurn();
-        else if (p.kind === 'fatal') {
-          proc?.kill();
-          hopeless.abort();
-        }
-        else if (p.kind === 'bad-line') options.emit({ type: 'detail', text: `[${agentId}] skipped a line that is not JSON: ${p.text}` });
-        else if (p.kind === 'denied') options.emit({ type: 'permission.denied', agentId, state: req.file, tool: p.denial.tool, input: p.denial.input, shown: describeDenial(p.denial) });
-        else if (p.kind === 'cut') options.emit({ type: 'warning', text: `[${agentId}] ${where}: output was cut: skipped a line of ${mib(p.chars)} from Claude Code (at most ${mib(MAX_LINE_CHARS)} are read)` });
-        else options.emit({ type: 'print', agentId, text: p.text });
-      }, req.grant?.tools && new Set(req.grant.tools.map(toolName)));
+      const reader = new StreamReader(
+        (p) => {
+          if (p.kind === 'result') proc?.endTurn();
+          else if (p.kind === 'fatal') {
+            proc?.kill();
+            hopeless.abort();
+          } else if (p.kind === 'bad-line')
+            options.emit({
+              type: 'detail',
+              text: `[${agentId}] skipped a line that is not JSON: ${p.text}`,
+            });
+          else if (p.kind === 'denied')
+            options.emit({
+              type: 'permission.denied',
+              agentId,
+              state: req.file,
+              tool: p.denial.tool,
+              input: p.denial.input,
+              shown: describeDenial(p.denial),
+            });
+          else if (p.kind === 'cut')
+            options.emit({
+              type: 'warning',
+              text: `[${agentId}] ${where}: output was cut: skipped a line of ${mib(p.chars)} from Claude Code (at most ${mib(MAX_LINE_CHARS)} are read)`,
+            });
+          else options.emit({ type: 'print', agentId, text: p.text });
+        },
+        req.grant?.tools && new Set(req.grant.tools.map(toolName)),
+      );
       const debug = req.debug?.();
       const onStdout = (text: string) => {
         reader.write(text);
@@ -137,16 +211,42 @@ export function createClaudeExecutor(options: ClaudeOptions): StateExecutor {
       };
       const prompt = req.prompt ?? '';
       const plan = req.session ?? { kind: 'fresh' };
-      const invocation = { prompt, session: plan, model: req.model, effort: req.effort, skipPermissions: options.skipPermissions, permissionMode: options.permissionMode, disallowedTools: options.disallowedTools, grant: req.grant };
+      const invocation = {
+        prompt,
+        session: plan,
+        model: req.model,
+        effort: req.effort,
+        skipPermissions: options.skipPermissions,
+        permissionMode: options.permissionMode,
+        disallowedTools: options.disallowedTools,
+        grant: req.grant,
+      };
       const warm = options.warm;
       if (warm) {
-        const fit = { cwd: req.agent.cwd, model: req.model, effort: req.effort, grant: grantKey(req.grant) };
+        const fit = {
+          cwd: req.agent.cwd,
+          model: req.model,
+          effort: req.effort,
+          grant: grantKey(req.grant),
+        };
         const live = plan.kind === 'resume' ? warm.take(plan.session, fit) : undefined;
         proc = live ?? warm.start(bin, claudeArgs({ ...invocation, prompt: undefined }), fit);
-        const t = await proc.turn({ prompt, onStdout, signal: req.signal, inactivityMs: req.timeoutMs, model: req.model });
+        const t = await proc.turn({
+          prompt,
+          onStdout,
+          signal: req.signal,
+          inactivityMs: req.timeoutMs,
+          model: req.model,
+        });
         debug?.finish();
         try {
-          const out = settle(reader.end(), { ...t, timedOut: t.ended === 'timeout', aborted: t.ended === 'aborted' }, req, bin, where);
+          const out = settle(
+            reader.end(),
+            { ...t, timedOut: t.ended === 'timeout', aborted: t.ended === 'aborted' },
+            req,
+            bin,
+            where,
+          );
           if (t.ended === 'result') warm.keep(out.session!, proc);
           else warm.drop(proc);
           return out;

@@ -9,12 +9,17 @@ import type { StreamSummary } from './stream-reader.js';
  * this binary does. `previous` is the last total known for the session this
  * turn continued from (undefined for a fresh session).
  */
-export function invocationCost(summary: StreamSummary, previous: number | undefined, parentUnknown = false): number {
+export function invocationCost(
+  summary: StreamSummary,
+  previous: number | undefined,
+  parentUnknown = false,
+): number {
   const total = summary.totalCostUsd ?? 0;
   const cumulative = summary.reportedTokens > summary.invocationTokens;
   // A branch of a session whose total Raymond never saw (the user's, --continue-session): the turn's
   // share of the cumulative figure, by its tokens, rather than the user's whole session charged to the run.
-  if (parentUnknown && cumulative) return (total * summary.invocationTokens) / summary.reportedTokens;
+  if (parentUnknown && cumulative)
+    return (total * summary.invocationTokens) / summary.reportedTokens;
   if (previous === undefined) return total;
   // A cumulative figure never shrinks; if it did, the binary reported the invocation alone.
   if (cumulative && total >= previous) return total - previous;

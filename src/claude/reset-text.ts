@@ -1,5 +1,21 @@
 /** Offsets (hours from UTC) of the zone abbreviations Claude Code's limit notices are seen with. */
-const ABBREVIATIONS: Record<string, number> = { UTC: 0, GMT: 0, EST: -5, EDT: -4, CST: -6, CDT: -5, MST: -7, MDT: -6, PST: -8, PDT: -7, CET: 1, CEST: 2, BST: 1, IST: 5.5, JST: 9 };
+const ABBREVIATIONS: Record<string, number> = {
+  UTC: 0,
+  GMT: 0,
+  EST: -5,
+  EDT: -4,
+  CST: -6,
+  CDT: -5,
+  MST: -7,
+  MDT: -6,
+  PST: -8,
+  PDT: -7,
+  CET: 1,
+  CEST: 2,
+  BST: 1,
+  IST: 5.5,
+  JST: 9,
+};
 
 const RESETS = /\bresets\s+(?:at\s+)?(\d{1,2})(?::(\d{2}))?\s*(am|pm)?(?:\s*\(([^)]+)\))?/i;
 
@@ -9,7 +25,15 @@ function zoneOffsetMinutes(zone: string, at: number): number | undefined {
   if (abbreviation !== undefined) return abbreviation * 60;
   let parts: Intl.DateTimeFormatPart[];
   try {
-    parts = new Intl.DateTimeFormat('en-US', { timeZone: zone, hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric' }).formatToParts(at);
+    parts = new Intl.DateTimeFormat('en-US', {
+      timeZone: zone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: 'numeric',
+      day: 'numeric',
+      hour: 'numeric',
+      minute: 'numeric',
+    }).formatToParts(at);
   } catch {
     return undefined;
   }
@@ -36,11 +60,14 @@ export function resetFromText(text: string, now = Date.now()): number | undefine
   if (meridiem === 'pm' && hour < 12) hour += 12;
   if (meridiem === 'am' && hour === 12) hour = 0;
   const zone = m[4]?.trim();
-  const offset = zone === undefined ? -new Date(now).getTimezoneOffset() : zoneOffsetMinutes(zone, now);
+  const offset =
+    zone === undefined ? -new Date(now).getTimezoneOffset() : zoneOffsetMinutes(zone, now);
   if (offset === undefined) return undefined;
   // That wall-clock time today in the zone, or tomorrow when it has passed.
   const local = new Date(now + offset * 60_000);
-  let at = Date.UTC(local.getUTCFullYear(), local.getUTCMonth(), local.getUTCDate(), hour, minute) - offset * 60_000;
+  let at =
+    Date.UTC(local.getUTCFullYear(), local.getUTCMonth(), local.getUTCDate(), hour, minute) -
+    offset * 60_000;
   if (at <= now) at += 24 * 3_600_000;
   return at;
 }

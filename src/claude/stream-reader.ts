@@ -54,13 +54,23 @@ export const MAX_LINE_CHARS = 16 * 2 ** 20;
 
 type Json = Record<string, unknown>;
 
-const LIMIT_TEXT = /usage limit|limit reached|rate limit|out of (extra )?usage|hit your (\w+ )?limit/i;
+const LIMIT_TEXT =
+  /usage limit|limit reached|rate limit|out of (extra )?usage|hit your (\w+ )?limit/i;
 
 function tokens(u: unknown): number {
   if (!u || typeof u !== 'object') return 0;
   const o = u as Record<string, unknown>;
   let sum = 0;
-  for (const key of ['input_tokens', 'output_tokens', 'cache_read_input_tokens', 'cache_creation_input_tokens', 'inputTokens', 'outputTokens', 'cacheReadInputTokens', 'cacheCreationInputTokens']) {
+  for (const key of [
+    'input_tokens',
+    'output_tokens',
+    'cache_read_input_tokens',
+    'cache_creation_input_tokens',
+    'inputTokens',
+    'outputTokens',
+    'cacheReadInputTokens',
+    'cacheCreationInputTokens',
+  ]) {
     const v = o[key];
     if (typeof v === 'number') sum += v;
   }
@@ -71,8 +81,6 @@ function describeTool(name: string, input: Json): string {
   const detail = toolDetail(input).slice(0, 120);
   return detail ? `[${name}] ${detail}` : `[${name}]`;
 }
-
-
 
 /** Epoch seconds or milliseconds, or an ISO date, to epoch milliseconds. */
 function toEpochMs(v: unknown): number | undefined {
@@ -92,7 +100,19 @@ export class StreamReader {
   private length = 0;
   /** Characters of an overlong line skipped so far (0: none). */
   private skipped = 0;
-  readonly summary: StreamSummary = { sessionId: null, resultText: null, isError: false, totalCostUsd: null, invocationTokens: 0, reportedTokens: 0, usageLimit: null, badLines: 0, cutLines: 0, denials: [], fatal: null };
+  readonly summary: StreamSummary = {
+    sessionId: null,
+    resultText: null,
+    isError: false,
+    totalCostUsd: null,
+    invocationTokens: 0,
+    reportedTokens: 0,
+    usageLimit: null,
+    badLines: 0,
+    cutLines: 0,
+    denials: [],
+    fatal: null,
+  };
   /** Tool calls of the turn by id, for a denial that names only the id; and the ids already denied. */
   private readonly toolInputs = new Map<string, { tool: string; input: Json }>();
   private readonly deniedIds = new Set<string>();
@@ -174,9 +194,14 @@ export class StreamReader {
       case 'rate_limit_event':
         return this.rateLimit(msg);
       case 'system':
-        if (msg.subtype === 'permission_denied') this.denied(msg.tool_use_id, msg.tool_name, undefined);
+        if (msg.subtype === 'permission_denied')
+          this.denied(msg.tool_use_id, msg.tool_name, undefined);
         // Claude Code retries a refused key ten times over minutes: the first retry says enough.
-        else if (msg.subtype === 'api_retry' && msg.error === 'authentication_failed') this.fail('auth', `the API refused the key (HTTP ${typeof msg.error_status === 'number' ? msg.error_status : 401})`);
+        else if (msg.subtype === 'api_retry' && msg.error === 'authentication_failed')
+          this.fail(
+            'auth',
+            `the API refused the key (HTTP ${typeof msg.error_status === 'number' ? msg.error_status : 401})`,
+          );
         return;
     }
   }
@@ -192,7 +217,13 @@ export class StreamReader {
     }
     const known = typeof id === 'string' ? this.toolInputs.get(id) : undefined;
     const name = typeof tool === 'string' ? tool : (known?.tool ?? 'unknown tool');
-    const denial: ToolDenial = { tool: name, input: input && typeof input === 'object' && !Array.isArray(input) ? (input as Json) : (known?.input ?? {}) };
+    const denial: ToolDenial = {
+      tool: name,
+      input:
+        input && typeof input === 'object' && !Array.isArray(input)
+          ? (input as Json)
+          : (known?.input ?? {}),
+    };
     this.summary.denials.push(denial);
     this.onProgress({ kind: 'denied', denial });
   }
@@ -203,9 +234,15 @@ export class StreamReader {
     const content = (msg.message as Json | undefined)?.content;
     if (!tools || !Array.isArray(content)) return;
     for (const block of content as Json[]) {
-      if (block.type !== 'tool_result' || block.is_error !== true || typeof block.tool_use_id !== 'string') continue;
+      if (
+        block.type !== 'tool_result' ||
+        block.is_error !== true ||
+        typeof block.tool_use_id !== 'string'
+      )
+        continue;
       const call = this.toolInputs.get(block.tool_use_id);
-      if (call && !tools.has(call.tool) && !call.tool.startsWith('mcp__')) this.denied(block.tool_use_id, call.tool, call.input);
+      if (call && !tools.has(call.tool) && !call.tool.startsWith('mcp__'))
+        this.denied(block.tool_use_id, call.tool, call.input);
     }
   }
 
@@ -216,11 +253,17 @@ export class StreamReader {
   }
 
   private assistant(msg: Json): void {
-    if (msg.error === 'rate_limit') this.summary.usageLimit ??= { message: 'Claude Code reported a rate limit' };
+    if (msg.error === 'rate_limit')
+      this.summary.usageLimit ??= { message: 'Claude Code reported a rate limit' };
     const content = (msg.message as Json | undefined)?.content;
     if (msg.error === 'authentication_failed' || msg.error === 'model_not_found') {
-      const text = Array.isArray(content) ? (content as Json[]).find((b) => b.type === 'text' && typeof b.text === 'string')?.text : undefined;
-      this.fail(msg.error === 'model_not_found' ? 'model' : 'auth', typeof text === 'string' ? text.split('\n')[0]! : String(msg.error));
+      const text = Array.isArray(content)
+        ? (content as Json[]).find((b) => b.type === 'text' && typeof b.text === 'string')?.text
+        : undefined;
+      this.fail(
+        msg.error === 'model_not_found' ? 'model' : 'auth',
+        typeof text === 'string' ? text.split('\n')[0]! : String(msg.error),
+      );
     }
     if (!Array.isArray(content)) return;
     for (const block of content as Json[]) {
@@ -228,8 +271,12 @@ export class StreamReader {
         const first = block.text.trim().split('\n')[0]!.trim();
         if (first) this.onProgress({ kind: 'text', text: first.slice(0, 160) });
       } else if (block.type === 'tool_use' && typeof block.name === 'string') {
-        if (typeof block.id === 'string') this.toolInputs.set(block.id, { tool: block.name, input: (block.input as Json) ?? {} });
-        this.onProgress({ kind: 'tool', text: describeTool(block.name, (block.input as Json) ?? {}) });
+        if (typeof block.id === 'string')
+          this.toolInputs.set(block.id, { tool: block.name, input: (block.input as Json) ?? {} });
+        this.onProgress({
+          kind: 'tool',
+          text: describeTool(block.name, (block.input as Json) ?? {}),
+        });
       }
     }
   }
@@ -239,15 +286,28 @@ export class StreamReader {
     if (typeof msg.result === 'string') s.resultText = msg.result;
     s.isError = msg.is_error === true;
     if (typeof msg.total_cost_usd === 'number') s.totalCostUsd = msg.total_cost_usd;
-    if (Array.isArray(msg.permission_denials)) for (const d of msg.permission_denials as Json[]) this.denied(d.tool_use_id, d.tool_name, d.tool_input);
+    if (Array.isArray(msg.permission_denials))
+      for (const d of msg.permission_denials as Json[])
+        this.denied(d.tool_use_id, d.tool_name, d.tool_input);
     s.invocationTokens = tokens(msg.usage);
     const mu = msg.modelUsage;
-    s.reportedTokens = mu && typeof mu === 'object' ? Object.values(mu as Json).reduce<number>((sum, m) => sum + tokens(m), 0) : s.invocationTokens;
+    s.reportedTokens =
+      mu && typeof mu === 'object'
+        ? Object.values(mu as Json).reduce<number>((sum, m) => sum + tokens(m), 0)
+        : s.invocationTokens;
     // Claude Code's limit notice is a short final text; a real answer that merely talks
     // about rate limits is long or carries a transition tag.
-    if (s.resultText && s.resultText.length < 400 && !s.resultText.includes('<') && LIMIT_TEXT.test(s.resultText)) {
+    if (
+      s.resultText &&
+      s.resultText.length < 400 &&
+      !s.resultText.includes('<') &&
+      LIMIT_TEXT.test(s.resultText)
+    ) {
       const epoch = /\|(\d{9,13})\b/.exec(s.resultText)?.[1];
-      s.usageLimit ??= { message: s.resultText.split('\n')[0]!, resetsAt: epoch ? toEpochMs(Number(epoch)) : resetFromText(s.resultText) };
+      s.usageLimit ??= {
+        message: s.resultText.split('\n')[0]!,
+        resetsAt: epoch ? toEpochMs(Number(epoch)) : resetFromText(s.resultText),
+      };
     }
     this.onProgress({ kind: 'result' });
   }
@@ -255,6 +315,9 @@ export class StreamReader {
   private rateLimit(msg: Json): void {
     const info = (msg.rate_limit_info as Json | undefined) ?? msg;
     if (info.status !== 'rejected') return;
-    this.summary.usageLimit = { message: 'usage limit reached', resetsAt: toEpochMs(info.resetsAt ?? info.resets_at) };
+    this.summary.usageLimit = {
+      message: 'usage limit reached',
+      resetsAt: toEpochMs(info.resetsAt ?? info.resets_at),
+    };
   }
 }

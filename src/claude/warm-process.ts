@@ -39,14 +39,21 @@ const KILL_GRACE_MS = 2000;
  * idle.
  */
 export class WarmProcess {
-  private readonly child: ResultPromise<{ detached: true; buffer: false; reject: false; cleanup: false; stdin: 'pipe' }>;
+  private readonly child: ResultPromise<{
+    detached: true;
+    buffer: false;
+    reject: false;
+    cleanup: false;
+    stdin: 'pipe';
+  }>;
   private readonly pid: number | undefined;
   private readonly decoder = new StringDecoder('utf8');
   /** The start of the line being read, to spot control responses (short lines); a long line is not kept. */
   private partial = '';
   private longLine = false;
   private stderr = '';
-  private exited: { exitCode: number | null; signal: string | null; spawnError?: string } | undefined;
+  private exited:
+    { exitCode: number | null; signal: string | null; spawnError?: string } | undefined;
   /** The turn under way: where its output goes, and how to end it. */
   private current: { output: (text: string) => void; end: (t: WarmTurn) => void } | undefined;
   private controls = new Map<string, (ok: boolean) => void>();
@@ -86,14 +93,18 @@ export class WarmProcess {
     // A process gone while we write to it is seen by its exit, not by an EPIPE.
     this.child.stdin.on('error', () => {});
     this.child.stdout.on('data', (chunk: Buffer) => this.onStdout(this.decoder.write(chunk)));
-    this.child.stderr.on('data', (chunk: Buffer) => (this.stderr = (this.stderr + chunk.toString('utf8')).slice(-STDERR_TAIL)));
+    this.child.stderr.on(
+      'data',
+      (chunk: Buffer) => (this.stderr = (this.stderr + chunk.toString('utf8')).slice(-STDERR_TAIL)),
+    );
     void this.child.then((r) => {
       if (this.pid !== undefined) {
         killGroup(this.pid, 'SIGKILL');
         unregisterGroup(this.pid);
       }
       this.exited = { exitCode: r.exitCode ?? null, signal: r.signal ?? null };
-      if (r.failed && r.exitCode === undefined && r.signal === undefined) this.exited.spawnError = r.originalMessage || r.shortMessage;
+      if (r.failed && r.exitCode === undefined && r.signal === undefined)
+        this.exited.spawnError = r.originalMessage || r.shortMessage;
       this.current?.end({ ended: 'exit', ...this.exited, stderrTail: this.stderr });
     });
   }
@@ -130,10 +141,13 @@ export class WarmProcess {
         touch();
         if (req.signal.aborted) return onAbort();
         req.signal.addEventListener('abort', onAbort, { once: true });
-        const send = () => this.write({ type: 'user', message: { role: 'user', content: req.prompt } });
+        const send = () =>
+          this.write({ type: 'user', message: { role: 'user', content: req.prompt } });
         if (req.model !== undefined && req.model !== this.model) {
           // Refused, the turn would run on the wrong model: the process goes, and the retry starts one with --model.
-          this.control({ subtype: 'set_model', model: req.model }, (ok) => (ok ? send() : this.kill()));
+          this.control({ subtype: 'set_model', model: req.model }, (ok) =>
+            ok ? send() : this.kill(),
+          );
           this.model = req.model;
         } else {
           send();
@@ -157,7 +171,10 @@ export class WarmProcess {
   kill(): void {
     if (this.pid === undefined || this.exited) return;
     killGroup(this.pid, 'SIGTERM');
-    setTimeout(() => this.pid !== undefined && !this.exited && killGroup(this.pid, 'SIGKILL'), KILL_GRACE_MS).unref();
+    setTimeout(
+      () => this.pid !== undefined && !this.exited && killGroup(this.pid, 'SIGKILL'),
+      KILL_GRACE_MS,
+    ).unref();
   }
 
   private write(message: unknown): void {
@@ -210,5 +227,3 @@ function parse(line: string): Record<string, unknown> | undefined {
     return undefined;
   }
 }
-
-

@@ -41,7 +41,10 @@ export interface WarmSessions {
 }
 
 /** `cap`: most live processes at once (the run's memory-aware cap on Claude Code turns). */
-export function createWarmSessions(cap: number, env: Readonly<Record<string, string>> = {}): WarmSessions {
+export function createWarmSessions(
+  cap: number,
+  env: Readonly<Record<string, string>> = {},
+): WarmSessions {
   const bySession = new Map<string, WarmProcess>();
   const all = new Set<WarmProcess>();
   const timers = new Map<WarmProcess, NodeJS.Timeout>();
@@ -61,7 +64,14 @@ export function createWarmSessions(cap: number, env: Readonly<Record<string, str
     take(session, fit) {
       const p = bySession.get(session);
       if (!p) return undefined;
-      if (!p.alive || p.busy || p.cwd !== fit.cwd || p.effort !== fit.effort || p.grant !== fit.grant || (fit.model === undefined && p.model !== undefined)) {
+      if (
+        !p.alive ||
+        p.busy ||
+        p.cwd !== fit.cwd ||
+        p.effort !== fit.effort ||
+        p.grant !== fit.grant ||
+        (fit.model === undefined && p.model !== undefined)
+      ) {
         // A live process of the session that does not fit goes: the turn starts one that does.
         drop(p);
         return undefined;

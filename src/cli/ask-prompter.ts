@@ -21,7 +21,11 @@ export interface AskPrompter {
  * Reading starts only with the first ask, so a run that never asks leaves
  * stdin alone. Ctrl-C while typing interrupts the run as anywhere else.
  */
-export function createAskPrompter(opts: { input: NodeJS.ReadableStream; output: NodeJS.WriteStream; answer: (askId: string, text: string) => void }): AskPrompter {
+export function createAskPrompter(opts: {
+  input: NodeJS.ReadableStream;
+  output: NodeJS.WriteStream;
+  answer: (askId: string, text: string) => void;
+}): AskPrompter {
   const { output } = opts;
   const queue: AgentAsk[] = [];
   let current: AgentAsk | undefined;
@@ -30,7 +34,11 @@ export function createAskPrompter(opts: { input: NodeJS.ReadableStream; output: 
 
   const reader = (): Interface => {
     if (rl) return rl;
-    rl = createInterface({ input: opts.input, output, terminal: tty && (opts.input as NodeJS.ReadStream).isTTY === true });
+    rl = createInterface({
+      input: opts.input,
+      output,
+      terminal: tty && (opts.input as NodeJS.ReadStream).isTTY === true,
+    });
     rl.on('line', (line) => {
       const ask = current;
       if (!ask) return;
@@ -49,7 +57,9 @@ export function createAskPrompter(opts: { input: NodeJS.ReadableStream; output: 
     current = queue.shift()!;
     const until = current.timeout_at ? ` (until ${current.timeout_at})` : '';
     const others = queue.length > 0 ? `; ${queue.length} more waiting` : '';
-    output.write(`\n[${current.agent_id}] asks (${current.id}${until}${others}):\n${current.prompt}\n`);
+    output.write(
+      `\n[${current.agent_id}] asks (${current.id}${until}${others}):\n${current.prompt}\n`,
+    );
     const r = reader();
     r.setPrompt('answer> ');
     r.prompt();

@@ -13,7 +13,13 @@ export function resumeCommand(runId: string, stateDir?: string): string {
 
 /** One pending ask as the `asks` array lists it. */
 function askJson(a: AgentAsk) {
-  return { ask_id: a.id, agent_id: a.agent_id, prompt: a.prompt, created_at: a.created_at, timeout_at: a.timeout_at ?? null };
+  return {
+    ask_id: a.id,
+    agent_id: a.agent_id,
+    prompt: a.prompt,
+    created_at: a.created_at,
+    timeout_at: a.timeout_at ?? null,
+  };
 }
 
 /**
@@ -22,7 +28,10 @@ function askJson(a: AgentAsk) {
  * `pending_count` (the others) and `resume`. `extra` (Raymond's `--json`
  * summary) adds its fields and every pending ask.
  */
-export function askingObject(run: { runId: string; workflow: string; asks: AgentAsk[]; resume: string }, extra?: Record<string, unknown>): Record<string, unknown> {
+export function askingObject(
+  run: { runId: string; workflow: string; asks: AgentAsk[]; resume: string },
+  extra?: Record<string, unknown>,
+): Record<string, unknown> {
   const [first, ...others] = run.asks;
   const out: Record<string, unknown> = {
     ...(extra ?? {}),

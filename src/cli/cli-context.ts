@@ -16,7 +16,13 @@ function loadConfig(cwd: string): RunConfig {
   const { values, queue, warnings } = readConfig(path);
   for (const w of warnings) process.stderr.write(`raymond: warning: ${path}: ${w}\n`);
   // As [raymond.serve]'s folders: relative to the project folder, the one holding .raymond.
-  return { ...values, queue: queue.secret_file === undefined ? queue : { ...queue, secret_file: resolve(dirname(dirname(path)), queue.secret_file) } };
+  return {
+    ...values,
+    queue:
+      queue.secret_file === undefined
+        ? queue
+        : { ...queue, secret_file: resolve(dirname(dirname(path)), queue.secret_file) },
+  };
 }
 
 /**

@@ -8,13 +8,17 @@ import { RaymondError } from '../errors.js';
  * `lnit` is one edit from `lint`.
  */
 export function editDistance(a: string, b: string): number {
-  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array<number>(b.length).fill(0)]);
+  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) => [
+    i,
+    ...Array<number>(b.length).fill(0),
+  ]);
   for (let j = 1; j <= b.length; j++) d[0]![j] = j;
   for (let i = 1; i <= a.length; i++) {
     for (let j = 1; j <= b.length; j++) {
       const cost = a[i - 1] === b[j - 1] ? 0 : 1;
       let best = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) best = Math.min(best, d[i - 2]![j - 2]! + 1);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
+        best = Math.min(best, d[i - 2]![j - 2]! + 1);
       d[i]![j] = best;
     }
   }
@@ -32,7 +36,8 @@ export function closestName(word: string, names: readonly string[]): string | un
   for (const name of names) {
     const distance = editDistance(word.toLowerCase(), name);
     const similarity = 1 - distance / Math.max(word.length, name.length);
-    if (distance <= 2 && similarity >= 2 / 3 && (best === undefined || distance < best.distance)) best = { name, distance };
+    if (distance <= 2 && similarity >= 2 / 3 && (best === undefined || distance < best.distance))
+      best = { name, distance };
   }
   return best?.name;
 }
@@ -43,7 +48,11 @@ export function closestName(word: string, names: readonly string[]): string | un
  * candidate: a workflow that exists always runs, and a missing path that is
  * close to no command keeps the error that names the path.
  */
-export function mistypedCommand(word: string, names: readonly string[], exists: (path: string) => boolean): string | undefined {
+export function mistypedCommand(
+  word: string,
+  names: readonly string[],
+  exists: (path: string) => boolean,
+): string | undefined {
   if (!/^[A-Za-z][A-Za-z-]*$/.test(word) || names.includes(word) || exists(word)) return undefined;
   return closestName(word, names);
 }
@@ -59,7 +68,9 @@ export function usageMessage(message: string, command: string): string {
   const [head = '', ...rest] = message.replace(/^error: /, '').split('\n');
   const guess = /^\(Did you mean (one of )?(.+)\?\)$/.exec(rest.join('\n'));
   // eslint-disable-next-line no-control-regex -- control characters are what is escaped
-  const line = (guess ? head : [head, ...rest].join('\n')).replace(/[\u0000-\u001f]/g, (c) => JSON.stringify(c).slice(1, -1));
+  const line = (guess ? head : [head, ...rest].join('\n')).replace(/[\u0000-\u001f]/g, (c) =>
+    JSON.stringify(c).slice(1, -1),
+  );
   if (!guess) return `${line} (run ${command} --help for usage)`;
   const names = guess[2]!.split(', ').map((n) => `'${n}'`);
   return `${line} (did you mean ${guess[1] ?? ''}${names.join(', ')}?)`;
@@ -75,8 +86,17 @@ export function usageMessage(message: string, command: string): string {
 export function mistypedCommandError(program: Command): RaymondError | undefined {
   const word = program.args[0];
   if (word === undefined) return undefined;
-  const meant = mistypedCommand(word, program.createHelp().visibleCommands(program).map((c) => c.name()), existsSync);
-  return meant === undefined ? undefined : new RaymondError('ERR_USAGE', `unknown command '${word}' (did you mean '${meant}'?)`);
+  const meant = mistypedCommand(
+    word,
+    program
+      .createHelp()
+      .visibleCommands(program)
+      .map((c) => c.name()),
+    existsSync,
+  );
+  return meant === undefined
+    ? undefined
+    : new RaymondError('ERR_USAGE', `unknown command '${word}' (did you mean '${meant}'?)`);
 }
 
 /** Refuses a mistyped command before the root's action would open it as a workflow and report a missing file. */

@@ -71,11 +71,19 @@ export function completionModel(program: Command): CompletionCommand[] {
       key: path.join(':'),
       summary: summaryOf(command.description()),
       options: help.visibleOptions(command).map(optionOf),
-      subcommands: subcommands.map((c) => ({ name: c.name(), summary: summaryOf(c.description()) })),
+      subcommands: subcommands.map((c) => ({
+        name: c.name(),
+        summary: summaryOf(c.description()),
+      })),
       words: [...names, ...args.flatMap((a) => a.argChoices ?? [])],
       files: args.some((a) => PATH_ARGUMENTS.has(a.name())),
     });
-    for (const sub of subcommands) visit(sub, [...path, sub.name()], subcommands.map((c) => c.name()).filter((n) => n !== 'help'));
+    for (const sub of subcommands)
+      visit(
+        sub,
+        [...path, sub.name()],
+        subcommands.map((c) => c.name()).filter((n) => n !== 'help'),
+      );
   };
   visit(program, [], []);
   return out;

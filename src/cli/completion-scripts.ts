@@ -6,7 +6,9 @@ export type Shell = (typeof SHELLS)[number];
 
 /** A word in single quotes for bash, zsh and fish alike (fish also needs its backslashes doubled). */
 function quote(text: string, fish = false): string {
-  const inner = fish ? text.replace(/\\/g, '\\\\').replace(/'/g, "\\'") : text.replace(/'/g, `'\\''`);
+  const inner = fish
+    ? text.replace(/\\/g, '\\\\').replace(/'/g, "\\'")
+    : text.replace(/'/g, `'\\''`);
   return `'${inner}'`;
 }
 
@@ -18,17 +20,27 @@ function casePatterns(items: string[]): string {
 /** Every `key>flag` of an option that takes a value, and of each subcommand: what the scanning loop needs. */
 function scanTables(model: CompletionCommand[]) {
   const enter = model.flatMap((c) => c.subcommands.map((s) => `${c.key}>${s.name}`));
-  const valued = model.flatMap((c) => c.options.filter((o) => o.value !== 'none').flatMap((o) => o.flags.map((f) => `${c.key}>${f}`)));
+  const valued = model.flatMap((c) =>
+    c.options.filter((o) => o.value !== 'none').flatMap((o) => o.flags.map((f) => `${c.key}>${f}`)),
+  );
   return { enter, valued };
 }
 
 /** The option values a command completes after `prev`: one case per option that takes a value. */
 function valueCases(model: CompletionCommand[], render: (o: CompletionOption) => string): string[] {
-  return model.flatMap((c) => c.options.filter((o) => o.value !== 'none').map((o) => `    ${casePatterns(o.flags.map((f) => `${c.key}>${f}`))}) ${render(o)} ;;`));
+  return model.flatMap((c) =>
+    c.options
+      .filter((o) => o.value !== 'none')
+      .map((o) => `    ${casePatterns(o.flags.map((f) => `${c.key}>${f}`))}) ${render(o)} ;;`),
+  );
 }
 
 function header(shell: Shell, name: string, load: string): string {
-  return [`# ${shell} completion for raymond and ray, written by \`${name} completion ${shell}\`.`, `# ${load}`, '# It is made from the commands and options of the Raymond that wrote it: write it again after an upgrade.'].join('\n');
+  return [
+    `# ${shell} completion for raymond and ray, written by \`${name} completion ${shell}\`.`,
+    `# ${load}`,
+    '# It is made from the commands and options of the Raymond that wrote it: write it again after an upgrade.',
+  ].join('\n');
 }
 
 /** The bash script: a `_raymond` function for `complete -F`, for both names. */
@@ -36,14 +48,24 @@ export function bashScript(model: CompletionCommand[], name: string): string {
   const { enter, valued } = scanTables(model);
   const words = (list: string[]) => `$'${list.join('\\n').replace(/'/g, "\\'")}'`;
   const value = (o: CompletionOption): string => {
-    if (o.value === 'choices') return `COMPREPLY=($(compgen -W ${words(o.choices)} -- "$cur")); return`;
-    if (o.value === 'dir') return 'compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -d -- "$cur")); return';
-    if (o.value === 'file') return 'compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return';
+    if (o.value === 'choices')
+      return `COMPREPLY=($(compgen -W ${words(o.choices)} -- "$cur")); return`;
+    if (o.value === 'dir')
+      return 'compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -d -- "$cur")); return';
+    if (o.value === 'file')
+      return 'compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return';
     return 'COMPREPLY=(); return';
   };
-  const commands = model.map((c) => `    "${c.key}") opts=${words(c.options.flatMap((o) => o.flags))}; words=${words([...c.subcommands.map((s) => s.name), ...c.words])}; files=${c.files ? 1 : ''} ;;`);
+  const commands = model.map(
+    (c) =>
+      `    "${c.key}") opts=${words(c.options.flatMap((o) => o.flags))}; words=${words([...c.subcommands.map((s) => s.name), ...c.words])}; files=${c.files ? 1 : ''} ;;`,
+  );
   return [
-    header('bash', name, `This shell: source <(${name} completion bash). For good: add that line to ~/.bashrc.`),
+    header(
+      'bash',
+      name,
+      `This shell: source <(${name} completion bash). For good: add that line to ~/.bashrc.`,
+    ),
     '_raymond() {',
     "  local IFS=$'\\n' cur=\"${COMP_WORDS[COMP_CWORD]}\" prev=\"${COMP_WORDS[COMP_CWORD-1]}\" cmd='' w i skip='' opts words files",
     '  # bash splits --option=value at the "=".',
@@ -84,19 +106,26 @@ function described(items: { name: string; summary: string }[]): string {
 export function zshScript(model: CompletionCommand[], name: string): string {
   const { enter, valued } = scanTables(model);
   const value = (o: CompletionOption): string => {
-    if (o.value === 'choices') return `compadd -- ${o.choices.map((c) => quote(c)).join(' ')}; return`;
+    if (o.value === 'choices')
+      return `compadd -- ${o.choices.map((c) => quote(c)).join(' ')}; return`;
     if (o.value === 'dir') return '_files -/; return';
     if (o.value === 'file') return '_files; return';
     return `_message ${quote(o.summary || 'a value')}; return`;
   };
   const commands = model.map((c) => {
-    const opts = described(c.options.flatMap((o) => o.flags.map((f) => ({ name: f, summary: o.summary }))));
+    const opts = described(
+      c.options.flatMap((o) => o.flags.map((f) => ({ name: f, summary: o.summary }))),
+    );
     const subs = described([...c.subcommands, ...c.words.map((w) => ({ name: w, summary: '' }))]);
     return `    ("${c.key}") opts=(${opts}); subs=(${subs}); files=${c.files ? 1 : "''"} ;;`;
   });
   return [
     '#compdef raymond ray',
-    header('zsh', name, `This shell (after compinit): source <(${name} completion zsh). For good: ${name} completion zsh > "\${fpath[1]}/_raymond".`),
+    header(
+      'zsh',
+      name,
+      `This shell (after compinit): source <(${name} completion zsh). For good: ${name} completion zsh > "\${fpath[1]}/_raymond".`,
+    ),
     '_raymond() {',
     "  local cmd='' w i skip='' files cur=${words[CURRENT]} prev=${words[CURRENT-1]}",
     '  local -a opts subs',
@@ -117,7 +146,7 @@ export function zshScript(model: CompletionCommand[], name: string): string {
     '  case "$cmd" in',
     ...commands,
     '  esac',
-    "  if [[ $cur == -* ]]; then _describe -t options option opts; return; fi",
+    '  if [[ $cur == -* ]]; then _describe -t options option opts; return; fi',
     '  (( ${#subs} )) && _describe -t commands command subs',
     '  [[ -n $files ]] && _files',
     '  return 0',
@@ -132,18 +161,38 @@ export function fishScript(model: CompletionCommand[], name: string): string {
   const { enter, valued } = scanTables(model);
   const when = (key: string) => `-n ${quote(`__raymond_is ${quote(key, true)}`, true)}`;
   const optionLine = (key: string, o: CompletionOption): string => {
-    const flags = o.flags.map((f) => (f.startsWith('--') ? `-l ${f.slice(2)}` : `-s ${f.slice(1)}`)).join(' ');
-    const value = o.value === 'choices' ? `-x -a ${quote(o.choices.join(' '), true)}` : o.value === 'dir' ? "-x -a '(__fish_complete_directories)'" : o.value === 'file' ? '-r -F' : o.value === 'text' ? '-x' : '';
-    return ['complete -c raymond', when(key), flags, value, `-d ${quote(o.summary, true)}`].filter(Boolean).join(' ');
+    const flags = o.flags
+      .map((f) => (f.startsWith('--') ? `-l ${f.slice(2)}` : `-s ${f.slice(1)}`))
+      .join(' ');
+    const value =
+      o.value === 'choices'
+        ? `-x -a ${quote(o.choices.join(' '), true)}`
+        : o.value === 'dir'
+          ? "-x -a '(__fish_complete_directories)'"
+          : o.value === 'file'
+            ? '-r -F'
+            : o.value === 'text'
+              ? '-x'
+              : '';
+    return ['complete -c raymond', when(key), flags, value, `-d ${quote(o.summary, true)}`]
+      .filter(Boolean)
+      .join(' ');
   };
   const lines = model.flatMap((c) => [
     ...(c.files ? [] : [`complete -c raymond ${when(c.key)} -f`]),
-    ...c.subcommands.map((s) => `complete -c raymond ${when(c.key)} -a ${quote(s.name, true)} -d ${quote(s.summary, true)}`),
+    ...c.subcommands.map(
+      (s) =>
+        `complete -c raymond ${when(c.key)} -a ${quote(s.name, true)} -d ${quote(s.summary, true)}`,
+    ),
     ...c.words.map((w) => `complete -c raymond ${when(c.key)} -a ${quote(w, true)}`),
     ...c.options.map((o) => optionLine(c.key, o)),
   ]);
   return [
-    header('fish', name, `This shell: ${name} completion fish | source. For good: ${name} completion fish > ~/.config/fish/completions/raymond.fish (and the same for ray.fish).`),
+    header(
+      'fish',
+      name,
+      `This shell: ${name} completion fish | source. For good: ${name} completion fish > ~/.config/fish/completions/raymond.fish (and the same for ray.fish).`,
+    ),
     '# Which (sub)command the words so far name; an option value is skipped, a workflow path ends the search.',
     'function __raymond_command',
     '    set -l cmd ""',

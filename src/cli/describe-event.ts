@@ -34,22 +34,29 @@ export function describeStep(e: Extract<RunEvent, { type: 'step.done' }>): strin
     case 'goto':
       return `${head} goto ${d.target}${input(d.input)}`;
     case 'reset':
-      if (d.workflow) return `${head} reset-workflow ${callee(d.workflow, d.target)}${d.cd ? ` in ${d.cd}` : ''}${input(d.input)}`;
+      if (d.workflow)
+        return `${head} reset-workflow ${callee(d.workflow, d.target)}${d.cd ? ` in ${d.cd}` : ''}${input(d.input)}`;
       return `${head} reset ${d.target}${d.cd ? ` in ${d.cd}` : ''}${input(d.input)}`;
     case 'call':
     case 'function':
-      if (d.workflow) return `${head} ${d.kind}-workflow ${callee(d.workflow, d.target)}${d.cd ? ` in ${d.cd}` : ''}, returning to ${d.returnTo}${input(d.input)}`;
+      if (d.workflow)
+        return `${head} ${d.kind}-workflow ${callee(d.workflow, d.target)}${d.cd ? ` in ${d.cd}` : ''}, returning to ${d.returnTo}${input(d.input)}`;
       return `${head} ${d.kind} ${d.target}, returning to ${d.returnTo}${input(d.input)}`;
     case 'fork': {
-      const workers = e.workers.map((w, i) => {
-        const workflow = d.workers[i]?.workflow;
-        return `${w.id} (${workflow ? `${workflow.spec}: ` : ''}${w.state}${attrs(w.attributes)})`;
-      }).join(', ');
-      if (d.join && workers === '') return `${head} join; continues at ${d.next} once its workers end`;
+      const workers = e.workers
+        .map((w, i) => {
+          const workflow = d.workers[i]?.workflow;
+          return `${w.id} (${workflow ? `${workflow.spec}: ` : ''}${w.state}${attrs(w.attributes)})`;
+        })
+        .join(', ');
+      if (d.join && workers === '')
+        return `${head} join; continues at ${d.next} once its workers end`;
       return `${head} fork ${workers}; ${d.join ? `joins at ${d.next} once they end` : `continues at ${d.next}`}`;
     }
     case 'result':
-      return e.to === null ? `${head} result: ${preview(d.payload)}` : `${head} result to ${e.to}: ${preview(d.payload)}`;
+      return e.to === null
+        ? `${head} result: ${preview(d.payload)}`
+        : `${head} result to ${e.to}: ${preview(d.payload)}`;
     case 'ask':
       return `${head} ask ${d.ask?.id ?? ''}: ${preview(d.prompt)} (the answer goes to ${d.next}${d.ask?.timeout_at ? `; after ${d.ask.timeout_at}, ${d.timeoutNext ?? 'the agent fails'}` : ''})`;
   }
@@ -68,7 +75,10 @@ export function shortStep(e: Extract<RunEvent, { type: 'step.done' }>): string {
  * The line an event is shown as on a terminal, or undefined for events shown
  * only another way. `verbose` adds details and failures' traces.
  */
-export function eventLine(e: RunEvent, verbose: boolean): { text: string; warning?: boolean } | undefined {
+export function eventLine(
+  e: RunEvent,
+  verbose: boolean,
+): { text: string; warning?: boolean } | undefined {
   switch (e.type) {
     case 'step.started':
       return { text: `[${e.agentId}] running ${stateLabel(e.state, e.scope)}` };
@@ -85,12 +95,24 @@ export function eventLine(e: RunEvent, verbose: boolean): { text: string; warnin
     case 'agent.joined':
       return { text: `[${e.agentId}] joined ${e.workers} worker(s); continues at ${e.state}` };
     case 'agent.failed':
-      if (e.worker) return { text: `warning: [${e.agentId}] failed in ${e.state}: ${verbose ? (e.failure.detail ?? failureText(e.failure)) : failureText(e.failure)} (the other agents go on)`, warning: true };
-      return verbose ? { text: `[${e.agentId}] ${e.state} failed: ${e.failure.detail ?? failureText(e.failure)}` } : undefined;
+      if (e.worker)
+        return {
+          text: `warning: [${e.agentId}] failed in ${e.state}: ${verbose ? (e.failure.detail ?? failureText(e.failure)) : failureText(e.failure)} (the other agents go on)`,
+          warning: true,
+        };
+      return verbose
+        ? {
+            text: `[${e.agentId}] ${e.state} failed: ${e.failure.detail ?? failureText(e.failure)}`,
+          }
+        : undefined;
     case 'detail':
       return verbose ? { text: e.text } : undefined;
     case 'ask.answered':
-      return { text: e.expired ? `[${e.agentId}] ${e.askId} ran out of time without an answer` : `[${e.agentId}] ${e.askId} answered` };
+      return {
+        text: e.expired
+          ? `[${e.agentId}] ${e.askId} ran out of time without an answer`
+          : `[${e.agentId}] ${e.askId} answered`,
+      };
     default:
       return undefined;
   }

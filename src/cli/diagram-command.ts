@@ -38,7 +38,8 @@ export async function diagramCommand(path: string, opts: DiagramOptions): Promis
   }
   const lines: string[] = [];
   if (opts.html !== undefined) lines.push(await write(opts.html, diagramHtml(graph)));
-  if (opts.xstate !== undefined) lines.push(await write(opts.xstate, `${JSON.stringify(xstateMachine(graph), null, 2)}\n`));
+  if (opts.xstate !== undefined)
+    lines.push(await write(opts.xstate, `${JSON.stringify(xstateMachine(graph), null, 2)}\n`));
   process.stdout.write(`${lines.join('\n')}\n`);
   return EXIT.completed;
 }

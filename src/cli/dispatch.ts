@@ -30,16 +30,32 @@ export function usage(message: string): never {
 }
 
 /** The root command: refuses flags that do not go together, then runs the one mode they ask for; returns the exit code. */
-export async function dispatch(path: string | undefined, flags: CliFlags, result: CliResult): Promise<number> {
+export async function dispatch(
+  path: string | undefined,
+  flags: CliFlags,
+  result: CliResult,
+): Promise<number> {
   const running = !flags.list && flags.status === undefined && !flags.recover && !flags.initConfig;
   // A run that fails before it starts still answers with its summary's shape.
-  result.jsonError = !flags.json ? null : running ? (error) => JSON.stringify(jsonSummary({ status: 'failed', error })) : jsonError;
+  result.jsonError = !flags.json
+    ? null
+    : running
+      ? (error) => JSON.stringify(jsonSummary({ status: 'failed', error }))
+      : jsonError;
   // An empty id is still the mode it names, and is refused as an id.
-  const modes = [flags.resume !== undefined && '--resume', flags.list && '--list', flags.status !== undefined && '--status', flags.recover && '--recover', flags.initConfig && '--init-config'].filter(Boolean);
+  const modes = [
+    flags.resume !== undefined && '--resume',
+    flags.list && '--list',
+    flags.status !== undefined && '--status',
+    flags.recover && '--recover',
+    flags.initConfig && '--init-config',
+  ].filter(Boolean);
   if (modes.length > 1) usage(`${modes.join(' and ')} cannot be combined`);
   if (modes.length === 1 && path) usage(`${modes[0]} takes no workflow path`);
-  if (flags.continueSession && (modes.length > 0 || !path)) usage('--continue-session starts a new run: give a workflow, not --resume');
-  if (flags.answer && flags.resume === undefined) usage('--answer answers a pending ask of a run: give it with --resume ID');
+  if (flags.continueSession && (modes.length > 0 || !path))
+    usage('--continue-session starts a new run: give a workflow, not --resume');
+  if (flags.answer && flags.resume === undefined)
+    usage('--answer answers a pending ask of a run: give it with --resume ID');
   const print = (text: string) => process.stdout.write(`${text}\n`);
   const stateDir = flags.stateDir ?? defaultStateDir();
   if (flags.initConfig) {
@@ -54,9 +70,13 @@ export async function dispatch(path: string | undefined, flags: CliFlags, result
     print(await runStatus(stateDir, flags.status, !!flags.json));
     return EXIT.completed;
   }
-  if (flags.resume === undefined && !path) usage('give a workflow (a state file, a folder, a .zip or an https URL of a hashed .zip), or --resume ID');
+  if (flags.resume === undefined && !path)
+    usage(
+      'give a workflow (a state file, a folder, a .zip or an https URL of a hashed .zip), or --resume ID',
+    );
   const inspecting = flags.inspect !== undefined || flags.trace !== undefined;
-  if (!inspecting && (flags.inspectFull || flags.inspectAgents !== undefined)) usage('--inspect-full and --inspect-agents need --inspect or --trace');
+  if (!inspecting && (flags.inspectFull || flags.inspectAgents !== undefined))
+    usage('--inspect-full and --inspect-agents need --inspect or --trace');
   if (flags.inspectWait && flags.inspect === undefined) usage('--inspect-wait needs --inspect');
   return runCommand(runContext(path, flags));
 }

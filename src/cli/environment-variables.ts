@@ -15,24 +15,109 @@ export interface EnvironmentVariable {
  * uses and finds each here).
  */
 export const ENVIRONMENT: readonly EnvironmentVariable[] = [
-  { name: 'RAYMOND_QUEUE_SECRET', use: 'read', meaning: 'The shared secret of a step queue (`--queue`, `raymond worker`), unless `--queue-secret-file` names a file.' },
-  { name: 'RAYMOND_SERVE_TOKEN', use: 'read', meaning: 'The token requests to `raymond serve` must carry, unless `--token` gives one.' },
-  { name: 'RAYMOND_QUEUE_STALL_MS', use: 'read', meaning: "How long a worker's job lock lasts (milliseconds, 500 or more; default 30000): a killed worker's job is taken by another after about this long." },
-  { name: 'HTTPS_PROXY, HTTP_PROXY, NO_PROXY', use: 'read', meaning: 'The proxy remote workflows and notification URLs are fetched through (either case), as curl and git read them.' },
-  { name: 'TMPDIR', use: 'read', meaning: "Where extracted zip workflows and large values go (`$TMPDIR/raymond-<kind>-<user>/`)." },
-  { name: 'CLAUDE_CONFIG_DIR', use: 'read', meaning: "Claude Code's folder (default `~/.claude`), where a queued run's session transcripts are found." },
-  { name: 'PI_CODING_AGENT_DIR', use: 'read', meaning: "pi's folder (default `~/.pi/agent`), for a pi workflow's sessions." },
-  { name: 'TERM', use: 'read', meaning: '`dumb`: plain progress lines instead of the live status area.' },
+  {
+    name: 'RAYMOND_QUEUE_SECRET',
+    use: 'read',
+    meaning:
+      'The shared secret of a step queue (`--queue`, `raymond worker`), unless `--queue-secret-file` names a file.',
+  },
+  {
+    name: 'RAYMOND_SERVE_TOKEN',
+    use: 'read',
+    meaning: 'The token requests to `raymond serve` must carry, unless `--token` gives one.',
+  },
+  {
+    name: 'RAYMOND_QUEUE_STALL_MS',
+    use: 'read',
+    meaning:
+      "How long a worker's job lock lasts (milliseconds, 500 or more; default 30000): a killed worker's job is taken by another after about this long.",
+  },
+  {
+    name: 'HTTPS_PROXY, HTTP_PROXY, NO_PROXY',
+    use: 'read',
+    meaning:
+      'The proxy remote workflows and notification URLs are fetched through (either case), as curl and git read them.',
+  },
+  {
+    name: 'TMPDIR',
+    use: 'read',
+    meaning:
+      'Where extracted zip workflows and large values go (`$TMPDIR/raymond-<kind>-<user>/`).',
+  },
+  {
+    name: 'CLAUDE_CONFIG_DIR',
+    use: 'read',
+    meaning:
+      "Claude Code's folder (default `~/.claude`), where a queued run's session transcripts are found.",
+  },
+  {
+    name: 'PI_CODING_AGENT_DIR',
+    use: 'read',
+    meaning: "pi's folder (default `~/.pi/agent`), for a pi workflow's sessions.",
+  },
+  {
+    name: 'TERM',
+    use: 'read',
+    meaning: '`dumb`: plain progress lines instead of the live status area.',
+  },
   { name: 'RAYMOND_WORKFLOW_ID', use: 'scripts', meaning: "The run's id." },
-  { name: 'RAYMOND_AGENT_ID', use: 'scripts', meaning: "The agent's id (`main`, `main_worker1`...)." },
-  { name: 'RAYMOND_INPUT, RAYMOND_RESULT', use: 'scripts', meaning: "The state's `{{input}}`, when it has one (unset otherwise). A value too large for the environment is in a file instead, named by RAYMOND_INPUT_FILE and RAYMOND_RESULT_FILE." },
-  { name: 'RAYMOND_ASK_ID', use: 'scripts', meaning: 'The ask whose answer RAYMOND_INPUT is, in the state the answer led to.' },
-  { name: 'RAYMOND_WORKTREE', use: 'scripts', meaning: "The agent's worktree folder, when it has one (`worktree=`)." },
-  { name: 'RAYMOND_BRANCH', use: 'scripts', meaning: "The agent's worktree branch, when it has one." },
-  { name: 'RAYMOND_TASK_FOLDER', use: 'scripts', meaning: "The agent's task folder (`task_folder_pattern`)." },
-  { name: 'RAYMOND_ATTR_<name>', use: 'scripts', meaning: "Each fork attribute, on every state of the worker's life (`ITEM=\"x\"` gives RAYMOND_ATTR_ITEM); a lower-case safe name is also set as itself (`$item`). Too large: `RAYMOND_ATTR_<name>_FILE`." },
-  { name: 'RAYMOND_STATE_DIR', use: 'scripts', meaning: "The folder of the run's state file, for a script that calls Raymond back about the run (`raymond merge`); not set for steps that run on `--queue` workers." },
-  { name: 'RAYMOND_BIN', use: 'scripts', meaning: 'The Raymond that runs the script, so it can call it back (`"$RAYMOND_BIN" merge ...`) whether or not it is on PATH.' },
-  { name: 'RAYMOND_MERGE_INTO', use: 'scripts', meaning: "`raymond merge --check`: the branch being merged into, for the check command." },
-  { name: 'RAYMOND_EVENT', use: 'hooks', meaning: 'A `--notify` command: the event as JSON (also on its stdin).' },
+  {
+    name: 'RAYMOND_AGENT_ID',
+    use: 'scripts',
+    meaning: "The agent's id (`main`, `main_worker1`...).",
+  },
+  {
+    name: 'RAYMOND_INPUT, RAYMOND_RESULT',
+    use: 'scripts',
+    meaning:
+      "The state's `{{input}}`, when it has one (unset otherwise). A value too large for the environment is in a file instead, named by RAYMOND_INPUT_FILE and RAYMOND_RESULT_FILE.",
+  },
+  {
+    name: 'RAYMOND_ASK_ID',
+    use: 'scripts',
+    meaning: 'The ask whose answer RAYMOND_INPUT is, in the state the answer led to.',
+  },
+  {
+    name: 'RAYMOND_WORKTREE',
+    use: 'scripts',
+    meaning: "The agent's worktree folder, when it has one (`worktree=`).",
+  },
+  {
+    name: 'RAYMOND_BRANCH',
+    use: 'scripts',
+    meaning: "The agent's worktree branch, when it has one.",
+  },
+  {
+    name: 'RAYMOND_TASK_FOLDER',
+    use: 'scripts',
+    meaning: "The agent's task folder (`task_folder_pattern`).",
+  },
+  {
+    name: 'RAYMOND_ATTR_<name>',
+    use: 'scripts',
+    meaning:
+      'Each fork attribute, on every state of the worker\'s life (`ITEM="x"` gives RAYMOND_ATTR_ITEM); a lower-case safe name is also set as itself (`$item`). Too large: `RAYMOND_ATTR_<name>_FILE`.',
+  },
+  {
+    name: 'RAYMOND_STATE_DIR',
+    use: 'scripts',
+    meaning:
+      "The folder of the run's state file, for a script that calls Raymond back about the run (`raymond merge`); not set for steps that run on `--queue` workers.",
+  },
+  {
+    name: 'RAYMOND_BIN',
+    use: 'scripts',
+    meaning:
+      'The Raymond that runs the script, so it can call it back (`"$RAYMOND_BIN" merge ...`) whether or not it is on PATH.',
+  },
+  {
+    name: 'RAYMOND_MERGE_INTO',
+    use: 'scripts',
+    meaning: '`raymond merge --check`: the branch being merged into, for the check command.',
+  },
+  {
+    name: 'RAYMOND_EVENT',
+    use: 'hooks',
+    meaning: 'A `--notify` command: the event as JSON (also on its stdin).',
+  },
 ];

@@ -14,7 +14,9 @@ export function interruptHandlers(beforeMessage: () => void) {
   const onInt = () => {
     beforeMessage();
     if (!drain.signal.aborted) {
-      process.stderr.write('\nraymond: interrupted; letting running steps finish (Ctrl-C again to kill them). Resume later with --resume.\n');
+      process.stderr.write(
+        '\nraymond: interrupted; letting running steps finish (Ctrl-C again to kill them). Resume later with --resume.\n',
+      );
       drain.abort();
     } else {
       process.stderr.write('\nraymond: killing every step. The state file keeps the run.\n');
@@ -33,5 +35,11 @@ export function interruptHandlers(beforeMessage: () => void) {
   };
   process.on('SIGINT', onInt);
   process.on('SIGTERM', onTerm);
-  return { drain: drain.signal, kill: kill.signal, terminated: () => terminated, cancel: () => stopAll('cancelled from the live page'), dispose: () => (process.off('SIGINT', onInt), process.off('SIGTERM', onTerm)) };
+  return {
+    drain: drain.signal,
+    kill: kill.signal,
+    terminated: () => terminated,
+    cancel: () => stopAll('cancelled from the live page'),
+    dispose: () => (process.off('SIGINT', onInt), process.off('SIGTERM', onTerm)),
+  };
 }

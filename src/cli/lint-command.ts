@@ -21,7 +21,9 @@ function plural(n: number, word: string): string {
 function formatLint(report: LintReport, path: string, states: number, level: Severity): string {
   const lines = report.findings.map((f) => `${f.file}: ${f.severity} ${f.check}: ${f.message}`);
   const infos = level === 'info' ? `, ${report.infos} info` : '';
-  lines.push(`${path}: ${plural(report.errors, 'error')}, ${plural(report.warnings, 'warning')}${infos} in ${plural(states, 'state')}`);
+  lines.push(
+    `${path}: ${plural(report.errors, 'error')}, ${plural(report.warnings, 'warning')}${infos} in ${plural(states, 'state')}`,
+  );
   return lines.join('\n');
 }
 
@@ -31,13 +33,23 @@ function formatLint(report: LintReport, path: string, states: number, level: Sev
  * A path that is no workflow throws, like a run would. `win` checks the
  * workflow as Windows would run it (`.bat`/`.ps1` scripts).
  */
-export async function lintCommand(path: string, opts: { json?: boolean; level?: Severity; win?: boolean }): Promise<number> {
+export async function lintCommand(
+  path: string,
+  opts: { json?: boolean; level?: Severity; win?: boolean },
+): Promise<number> {
   const graph = await loadWorkflowGraph(path, opts.win ? { platform: 'win32' } : {});
   const findings = lintWorkflow(graph);
   const level = opts.level ?? 'warning';
   const shown = SEVERITIES.slice(0, SEVERITIES.indexOf(level) + 1);
   const count = (s: Severity) => findings.filter((f) => f.severity === s).length;
-  const report: LintReport = { findings: findings.filter((f) => shown.includes(f.severity)), errors: count('error'), warnings: count('warning'), infos: count('info') };
-  process.stdout.write(`${opts.json ? JSON.stringify(report) : formatLint(report, path, graph.nodes.length, level)}\n`);
+  const report: LintReport = {
+    findings: findings.filter((f) => shown.includes(f.severity)),
+    errors: count('error'),
+    warnings: count('warning'),
+    infos: count('info'),
+  };
+  process.stdout.write(
+    `${opts.json ? JSON.stringify(report) : formatLint(report, path, graph.nodes.length, level)}\n`,
+  );
   return report.errors > 0 ? EXIT.failed : EXIT.completed;
 }

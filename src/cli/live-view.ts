@@ -112,7 +112,13 @@ export function createLiveView(opts: {
     const idWidth = Math.max(0, ...recent.map((a) => columnsOf(a.id)));
     const doingWidth = Math.max(0, ...recent.map((a) => columnsOf(a.doing)));
     for (const a of recent) {
-      lines.push(keepEnd(`  ${padToColumns(a.id, idWidth)}  ${padToColumns(a.doing, doingWidth)}  ${a.state}`, `  ${duration(t - a.at)}`, columns));
+      lines.push(
+        keepEnd(
+          `  ${padToColumns(a.id, idWidth)}  ${padToColumns(a.doing, doingWidth)}  ${a.state}`,
+          `  ${duration(t - a.at)}`,
+          columns,
+        ),
+      );
     }
     // Keep one row free so the area never scrolls its own first line off screen, which would break erasing.
     const maxRows = stream.rows && stream.rows > 1 ? stream.rows - 1 : lines.length;

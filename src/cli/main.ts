@@ -22,18 +22,33 @@ async function main(argv: string[]): Promise<number> {
     // Help and --version, which commander ends by throwing.
     if (err instanceof CommanderError) return err.exitCode === 0 ? EXIT.completed : EXIT.invalid;
     // `raymond serv --root .` stops at --root, but the mistake is the command's name.
-    if (err instanceof RaymondError && err.code === 'ERR_USAGE') err = mistypedCommandError(program) ?? err;
+    if (err instanceof RaymondError && err.code === 'ERR_USAGE')
+      err = mistypedCommandError(program) ?? err;
     // Before a command has read its options (a usage mistake), --json is looked for as written.
-    const json = result.jsonError === undefined ? (argv.includes('--json') ? jsonError : null) : result.jsonError;
+    const json =
+      result.jsonError === undefined
+        ? argv.includes('--json')
+          ? jsonError
+          : null
+        : result.jsonError;
     const verbose = argv.includes('--verbose');
     if (err instanceof RaymondError && err.code !== 'ERR_INTERNAL') {
       if (json) process.stdout.write(`${json(formatError(err), err.code)}\n`);
       process.stderr.write(`${commandName()}: ${formatError(err)}\n`);
       if (verbose && err.stack) process.stderr.write(`${err.stack}\n`);
-      return err.kind === 'invalid' ? EXIT.invalid : err.kind === 'transient' ? EXIT.transient : EXIT.failed;
+      return err.kind === 'invalid'
+        ? EXIT.invalid
+        : err.kind === 'transient'
+          ? EXIT.transient
+          : EXIT.failed;
     }
-    if (json) process.stdout.write(`${json(`internal error: ${err instanceof Error ? err.message : String(err)}`, 'ERR_INTERNAL')}\n`);
-    process.stderr.write(`${commandName()}: internal error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    if (json)
+      process.stdout.write(
+        `${json(`internal error: ${err instanceof Error ? err.message : String(err)}`, 'ERR_INTERNAL')}\n`,
+      );
+    process.stderr.write(
+      `${commandName()}: internal error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`,
+    );
     return EXIT.failed;
   }
 }

@@ -10,8 +10,11 @@ import { templateFiles, type TemplateName } from './workflow-templates.js';
 async function occupied(folder: string): Promise<string | undefined> {
   const info = await stat(folder).catch(() => undefined);
   if (!info) return undefined;
-  if (!info.isDirectory()) return 'already exists and is not a folder: give the name of a new folder';
-  return (await readdir(folder)).length > 0 ? 'already exists and is not empty: give the name of a new folder' : undefined;
+  if (!info.isDirectory())
+    return 'already exists and is not a folder: give the name of a new folder';
+  return (await readdir(folder)).length > 0
+    ? 'already exists and is not empty: give the name of a new folder'
+    : undefined;
 }
 
 /**
@@ -27,15 +30,25 @@ export async function newCommand(name: string, template: TemplateName): Promise<
   const cmd = commandName();
   const files = templateFiles(template, basename(folder), cmd);
   await makeFolders(folder).catch((err: NodeJS.ErrnoException) => {
-    throw new RaymondError('ERR_USAGE', `cannot make the folder: ${err.code ?? err.message}`, { file: name });
+    throw new RaymondError('ERR_USAGE', `cannot make the folder: ${err.code ?? err.message}`, {
+      file: name,
+    });
   });
   for (const [file, text] of Object.entries(files)) {
     if (file.includes('/')) await makeFolders(join(folder, dirname(file)));
-    await writeFile(join(folder, file), text, { mode: file.endsWith('.sh') ? 0o755 : 0o644 }).catch((err: NodeJS.ErrnoException) => {
-      throw new RaymondError('ERR_USAGE', `cannot write: ${err.code ?? err.message}`, { file: join(name, file) });
-    });
+    await writeFile(join(folder, file), text, { mode: file.endsWith('.sh') ? 0o755 : 0o644 }).catch(
+      (err: NodeJS.ErrnoException) => {
+        throw new RaymondError('ERR_USAGE', `cannot write: ${err.code ?? err.message}`, {
+          file: join(name, file),
+        });
+      },
+    );
   }
-  process.stdout.write(`made ${name} from the ${template} template: ${Object.keys(files).sort().join(', ')}\n`);
-  process.stdout.write(`check it with ${cmd} lint ${name}; how to run it is in ${join(name, 'README.md')}\n`);
+  process.stdout.write(
+    `made ${name} from the ${template} template: ${Object.keys(files).sort().join(', ')}\n`,
+  );
+  process.stdout.write(
+    `check it with ${cmd} lint ${name}; how to run it is in ${join(name, 'README.md')}\n`,
+  );
   return EXIT.completed;
 }

@@ -21,13 +21,19 @@ export interface OpenedWorkflow {
 }
 
 /** Opens a new run's workflow at `path`, or stands for a resumed run's (`resumed`: its id) without opening it. */
-export async function openRunWorkflow(path: string | undefined, resumed: { stateDir: string; workflowId: string } | undefined): Promise<OpenedWorkflow> {
+export async function openRunWorkflow(
+  path: string | undefined,
+  resumed: { stateDir: string; workflowId: string } | undefined,
+): Promise<OpenedWorkflow> {
   const scope = resumed === undefined && path !== undefined ? await openScope(path) : undefined;
   let graph: Promise<WorkflowGraph | undefined> | undefined;
   const read = async (): Promise<WorkflowGraph | undefined> => {
     if (scope) return scopeGraph(scope, path!);
     if (!resumed) return undefined;
-    const state = await readStateFile(stateFilePath(resumed.stateDir, resumed.workflowId), resumed.workflowId);
+    const state = await readStateFile(
+      stateFilePath(resumed.stateDir, resumed.workflowId),
+      resumed.workflowId,
+    );
     return loadWorkflowGraph(resumeSpecifier(state.scope));
   };
   return {
@@ -43,10 +49,18 @@ export async function openRunWorkflow(path: string | undefined, resumed: { state
  * Refuses, before anything runs, a workflow that can ask when no answer can
  * come (`--on-ask=reject`): it would only get as far as its first question.
  */
-export async function refuseAsking(workflow: OpenedWorkflow, path: string, settings: RunSettings): Promise<void> {
+export async function refuseAsking(
+  workflow: OpenedWorkflow,
+  path: string,
+  settings: RunSettings,
+): Promise<void> {
   if (settings.onAsk !== 'reject') return;
   const graph = await workflow.graph();
   const asking = graph ? statesThatAsk(graph) : [];
   if (asking.length === 0) return;
-  throw new RaymondError('ERR_ASK_REJECTED', `${asking.join(', ')} can ask a question (<ask>), and nobody can answer here (--on-ask=reject, the default without a terminal): run it with --on-ask=pause (it exits 2 when it asks; answer with --resume ID --input TEXT), or at a terminal`, { file: path });
+  throw new RaymondError(
+    'ERR_ASK_REJECTED',
+    `${asking.join(', ')} can ask a question (<ask>), and nobody can answer here (--on-ask=reject, the default without a terminal): run it with --on-ask=pause (it exits 2 when it asks; answer with --resume ID --input TEXT), or at a terminal`,
+    { file: path },
+  );
 }

@@ -8,7 +8,12 @@ export const DEFAULT_INSPECT_PORT = 8080;
 export function integer(min: number, max = Number.MAX_SAFE_INTEGER) {
   return (value: string): number => {
     const n = Number(value);
-    if (!/^\d+$/.test(value.trim()) || n < min || n > max) throw new InvalidArgumentError(max === Number.MAX_SAFE_INTEGER ? `expected a whole number of at least ${min}` : `expected a whole number from ${min} to ${max}`);
+    if (!/^\d+$/.test(value.trim()) || n < min || n > max)
+      throw new InvalidArgumentError(
+        max === Number.MAX_SAFE_INTEGER
+          ? `expected a whole number of at least ${min}`
+          : `expected a whole number from ${min} to ${max}`,
+      );
     return n;
   };
 }
@@ -17,15 +22,22 @@ export function integer(min: number, max = Number.MAX_SAFE_INTEGER) {
 function nonNegative(expected: string) {
   return (value: string): number => {
     const n = Number(value);
-    if (value.trim() === '' || !Number.isFinite(n) || n < 0) throw new InvalidArgumentError(`expected ${expected}`);
+    if (value.trim() === '' || !Number.isFinite(n) || n < 0)
+      throw new InvalidArgumentError(`expected ${expected}`);
     return n;
   };
 }
 
 /** Commander parser for `--answer ASK_ID=TEXT`, repeatable: the pairs in the order given. */
-export function answerPair(value: string, previous: Array<{ askId: string; text: string }> = []): Array<{ askId: string; text: string }> {
+export function answerPair(
+  value: string,
+  previous: Array<{ askId: string; text: string }> = [],
+): Array<{ askId: string; text: string }> {
   const eq = value.indexOf('=');
-  if (eq <= 0) throw new InvalidArgumentError('expected ASK_ID=TEXT (the ask id as --status or the exit-2 JSON shows it)');
+  if (eq <= 0)
+    throw new InvalidArgumentError(
+      'expected ASK_ID=TEXT (the ask id as --status or the exit-2 JSON shows it)',
+    );
   return [...previous, { askId: value.slice(0, eq), text: value.slice(eq + 1) }];
 }
 
@@ -50,7 +62,11 @@ export function settingOption<T, V>(s: Setting<T, V>): Option {
   return option.argParser((raw: string, previous: unknown) => {
     try {
       const value = s.check(s.fromFlag ? s.fromFlag(raw) : raw);
-      return s.repeatable ? (s.collect ? s.collect(value, previous as T | undefined) : [...((previous as unknown[] | undefined) ?? []), value]) : value;
+      return s.repeatable
+        ? s.collect
+          ? s.collect(value, previous as T | undefined)
+          : [...((previous as unknown[] | undefined) ?? []), value]
+        : value;
     } catch (err) {
       if (err instanceof SettingProblem) throw new InvalidArgumentError(err.message);
       throw err;

@@ -18,7 +18,10 @@ import { addSurfaceCommands } from './surface-commands.js';
 function packageVersion(): string {
   for (const relative of ['../../package.json', '../../../package.json']) {
     try {
-      const pkg = JSON.parse(readFileSync(new URL(relative, import.meta.url), 'utf8')) as { name?: string; version?: string };
+      const pkg = JSON.parse(readFileSync(new URL(relative, import.meta.url), 'utf8')) as {
+        name?: string;
+        version?: string;
+      };
       if (pkg.name === 'raymond' && pkg.version) return pkg.version;
     } catch {
       // Not at this level; try the next.
@@ -47,7 +50,9 @@ function usageErrors(command: Command, name: string): Command {
  * a port, which commander's optional values would.
  */
 export function normalizeArgv(argv: string[]): string[] {
-  return argv.map((a, i) => (a === '--inspect' && !/^\d+$/.test(argv[i + 1] ?? '') ? `--inspect=${DEFAULT_INSPECT_PORT}` : a));
+  return argv.map((a, i) =>
+    a === '--inspect' && !/^\d+$/.test(argv[i + 1] ?? '') ? `--inspect=${DEFAULT_INSPECT_PORT}` : a,
+  );
 }
 
 /**
@@ -63,15 +68,19 @@ export function buildProgram(result: CliResult): Command {
     .enablePositionalOptions();
   program
     .name(commandName())
-    .usage('PATH [options]  |  --resume ID  |  --list  |  --status ID  |  --recover  |  --init-config  |  worktrees ID [--prune]  |  merge ID --into BRANCH  |  lint PATH  |  diagram PATH  |  convert PATH  |  replay TRACE  |  serve --root DIR  |  worker --queue URL  |  workers --queue URL  |  new NAME  |  completion SHELL')
+    .usage(
+      'PATH [options]  |  --resume ID  |  --list  |  --status ID  |  --recover  |  --init-config  |  worktrees ID [--prune]  |  merge ID --into BRANCH  |  lint PATH  |  diagram PATH  |  convert PATH  |  replay TRACE  |  serve --root DIR  |  worker --queue URL  |  workers --queue URL  |  new NAME  |  completion SHELL',
+    )
     .description('Run a workflow of markdown prompts and shell scripts linked by transition tags.')
     .version(packageVersion(), '-v, --version', 'print the version')
-    .argument('[path]', 'a state file, a workflow folder (entry 1_START or START), a .zip of one, or the URL of a hashed .zip')
+    .argument(
+      '[path]',
+      'a state file, a workflow folder (entry 1_START or START), a .zip of one, or the URL of a hashed .zip',
+    )
     .addHelpText('after', ROOT_EXAMPLES);
-  addRootOptions(program)
-    .action(async (path: string | undefined, flags: CliFlags) => {
-      result.exitCode = await dispatch(path, flags, result);
-    });
+  addRootOptions(program).action(async (path: string | undefined, flags: CliFlags) => {
+    result.exitCode = await dispatch(path, flags, result);
+  });
   // `--help` lists the commands in these groups; a command added after a group heading joins it.
   program.commandsGroup('Commands about runs:');
   program
@@ -83,40 +92,77 @@ export function buildProgram(result: CliResult): Command {
     .option('--json', 'machine-readable output')
     .action(async (id: string, opts: { prune?: boolean; stateDir?: string; json?: boolean }) => {
       result.jsonError = opts.json ? jsonError : null;
-      process.stdout.write(`${await runWorktrees(opts.stateDir ?? defaultStateDir(), id, { prune: !!opts.prune, json: !!opts.json })}\n`);
+      process.stdout.write(
+        `${await runWorktrees(opts.stateDir ?? defaultStateDir(), id, { prune: !!opts.prune, json: !!opts.json })}\n`,
+      );
       result.exitCode = EXIT.completed;
     });
   program
     .command('merge')
-    .description("merge a run's agent branches into one branch, one at a time, each checked; conflicts and failed checks go back to the agent's session")
+    .description(
+      "merge a run's agent branches into one branch, one at a time, each checked; conflicts and failed checks go back to the agent's session",
+    )
     .argument('<id>', 'the run')
-    .requiredOption('--into <branch>', "the branch to merge into (made from the run's base if it does not exist; never a checked-out one)")
+    .requiredOption(
+      '--into <branch>',
+      "the branch to merge into (made from the run's base if it does not exist; never a checked-out one)",
+    )
     .option('--check <cmd>', 'run this (sh -c) after each merge; a merge it fails on is not kept')
-    .addOption(new Option('--retries <n>', 'most resolution turns per branch by the agent that made it').argParser(integer(0)).default(2))
-    .addOption(new Option('--budget <usd>', "no resolution turn once the run's cost plus merge's reaches this; 0 = unlimited (default: the run's budget)").argParser(money))
+    .addOption(
+      new Option('--retries <n>', 'most resolution turns per branch by the agent that made it')
+        .argParser(integer(0))
+        .default(2),
+    )
+    .addOption(
+      new Option(
+        '--budget <usd>',
+        "no resolution turn once the run's cost plus merge's reaches this; 0 = unlimited (default: the run's budget)",
+      ).argParser(money),
+    )
     .option('--delete-merged', 'delete the merged agent branches (and their fix branches)')
     .option('--state-dir <dir>', 'folder of state files (default: .raymond/state of the project)')
     .addOption(settingOption(RUN_SETTINGS.claude_bin))
     .option('--json', 'the report as JSON on stdout')
     .option('--quiet', 'no progress lines on stderr')
-    .action(async (id: string, opts: Omit<import('./merge-command.js').MergeFlags, 'stateDir'> & { stateDir?: string }) => {
-      result.jsonError = opts.json ? jsonError : null;
-      const { mergeCommand } = await import('./merge-command.js');
-      result.exitCode = await mergeCommand(id, { ...opts, stateDir: opts.stateDir ?? defaultStateDir() });
-    });
+    .action(
+      async (
+        id: string,
+        opts: Omit<import('./merge-command.js').MergeFlags, 'stateDir'> & { stateDir?: string },
+      ) => {
+        result.jsonError = opts.json ? jsonError : null;
+        const { mergeCommand } = await import('./merge-command.js');
+        result.exitCode = await mergeCommand(id, {
+          ...opts,
+          stateDir: opts.stateDir ?? defaultStateDir(),
+        });
+      },
+    );
   program.commandsGroup('Commands about workflows:');
   program
     .command('lint')
     .description('check a workflow without running it: targets, frontmatter, reachability')
     .argument('<path>', 'a state file, a workflow folder, a .zip or its URL')
     .option('--json', 'machine-readable output')
-    .addOption(new Option('--level <level>', 'least severity shown (the counts are of all findings)').choices(['info', 'warning', 'error']).default('warning'))
+    .addOption(
+      new Option('--level <level>', 'least severity shown (the counts are of all findings)')
+        .choices(['info', 'warning', 'error'])
+        .default('warning'),
+    )
     .option('--win', 'check the workflow as Windows runs it (.bat/.ps1 scripts)')
-    .action(async (path: string, opts: { json?: boolean; level: 'info' | 'warning' | 'error'; win?: boolean }) => {
-      result.jsonError = opts.json ? jsonError : null;
-      const { lintCommand } = await import('./lint-command.js');
-      result.exitCode = await lintCommand(path, { json: !!opts.json, level: opts.level, win: !!opts.win });
-    });
+    .action(
+      async (
+        path: string,
+        opts: { json?: boolean; level: 'info' | 'warning' | 'error'; win?: boolean },
+      ) => {
+        result.jsonError = opts.json ? jsonError : null;
+        const { lintCommand } = await import('./lint-command.js');
+        result.exitCode = await lintCommand(path, {
+          json: !!opts.json,
+          level: opts.level,
+          win: !!opts.win,
+        });
+      },
+    );
   program
     .command('diagram')
     .description('draw a workflow: Mermaid on stdout, or an HTML page or an XState machine')
@@ -141,26 +187,71 @@ export function buildProgram(result: CliResult): Command {
     .command('replay')
     .description('replay a --trace file into the Stately inspector')
     .argument('<trace>', 'a file written by --trace')
-    .addOption(new Option('--port <port>', `port of the relay on 127.0.0.1 (default ${DEFAULT_INSPECT_PORT})`).argParser(integer(1, 65535)))
-    .addOption(new Option('--speed <factor>', 'replay at the recorded pace times this; 0 = all at once (default 0)').argParser(speedFactor))
+    .addOption(
+      new Option(
+        '--port <port>',
+        `port of the relay on 127.0.0.1 (default ${DEFAULT_INSPECT_PORT})`,
+      ).argParser(integer(1, 65535)),
+    )
+    .addOption(
+      new Option(
+        '--speed <factor>',
+        'replay at the recorded pace times this; 0 = all at once (default 0)',
+      ).argParser(speedFactor),
+    )
     .action(async (trace: string, opts: { port?: number; speed?: number }) => {
       const { replayTrace } = await import('../inspect/replay.js');
-      await replayTrace(trace, { port: opts.port ?? DEFAULT_INSPECT_PORT, speed: opts.speed ?? 0, say: (line) => process.stderr.write(`raymond: ${line}\n`) });
+      await replayTrace(trace, {
+        port: opts.port ?? DEFAULT_INSPECT_PORT,
+        speed: opts.speed ?? 0,
+        say: (line) => process.stderr.write(`raymond: ${line}\n`),
+      });
       result.exitCode = EXIT.completed;
     });
   program.commandsGroup('Serving and many machines:');
   const serve = program
     .command('serve')
-    .description('serve the workflows of --root folders over HTTP: start runs, follow their events, answer their asks')
-    .option('--root <dir>', 'a folder of workflows to serve (repeatable; config [raymond.serve] root)', (v: string, acc: string[] = []) => [...acc, v])
-    .addOption(new Option('--port <port>', 'port to listen on (default 8080; 0: any free port)').argParser(integer(0, 65535)))
+    .description(
+      'serve the workflows of --root folders over HTTP: start runs, follow their events, answer their asks',
+    )
+    .option(
+      '--root <dir>',
+      'a folder of workflows to serve (repeatable; config [raymond.serve] root)',
+      (v: string, acc: string[] = []) => [...acc, v],
+    )
+    .addOption(
+      new Option('--port <port>', 'port to listen on (default 8080; 0: any free port)').argParser(
+        integer(0, 65535),
+      ),
+    )
     .option('--host <host>', 'address to listen on (default 127.0.0.1; any other needs a token)')
-    .option('--launch <id>', 'start a run of this workflow once the server is up (repeatable)', (v: string, acc: string[] = []) => [...acc, v])
-    .option('--workdir <dir>', "runs' default directory; a run's working_directory must be inside it")
-    .option('--clean', 'move the unfinished runs of the pool to .raymond/serve-state/abandoned/<time>/ instead of resuming them')
-    .option('--token <token>', 'the token requests must carry (Authorization: Bearer, or /login); "generate" makes one and prints it once; default $RAYMOND_SERVE_TOKEN')
-    .addOption(new Option('--budget <usd>', `budget of runs whose request and manifest give none (default: the config's, else ${DEFAULT_BUDGET_USD})`).argParser(money))
-    .option('--dangerously-skip-permissions', "let the runs' Claude Code turns run any tool without asking (trusted workflows only)")
+    .option(
+      '--launch <id>',
+      'start a run of this workflow once the server is up (repeatable)',
+      (v: string, acc: string[] = []) => [...acc, v],
+    )
+    .option(
+      '--workdir <dir>',
+      "runs' default directory; a run's working_directory must be inside it",
+    )
+    .option(
+      '--clean',
+      'move the unfinished runs of the pool to .raymond/serve-state/abandoned/<time>/ instead of resuming them',
+    )
+    .option(
+      '--token <token>',
+      'the token requests must carry (Authorization: Bearer, or /login); "generate" makes one and prints it once; default $RAYMOND_SERVE_TOKEN',
+    )
+    .addOption(
+      new Option(
+        '--budget <usd>',
+        `budget of runs whose request and manifest give none (default: the config's, else ${DEFAULT_BUDGET_USD})`,
+      ).argParser(money),
+    )
+    .option(
+      '--dangerously-skip-permissions',
+      "let the runs' Claude Code turns run any tool without asking (trusted workflows only)",
+    )
     .addOption(settingOption(RUN_SETTINGS.claude_bin))
     .action(async (opts: import('./serve-command.js').ServeFlags) => {
       const { serveCommand } = await import('./serve-command.js');
@@ -168,7 +259,9 @@ export function buildProgram(result: CliResult): Command {
     });
   serve
     .command('list')
-    .description('list the runs of the serve pool (.raymond/serve-state/), one id per line; no server needed')
+    .description(
+      'list the runs of the serve pool (.raymond/serve-state/), one id per line; no server needed',
+    )
     .option('--json', 'the ids and statuses as JSON')
     .action(async (opts: { json?: boolean }) => {
       result.jsonError = opts.json ? jsonError : null;
@@ -179,12 +272,26 @@ export function buildProgram(result: CliResult): Command {
   usageErrors(serve.commands[0]!, `${commandName()} serve list`);
   program
     .command('worker')
-    .description("take steps of queued runs (--queue) and run them on this machine, until Ctrl-C")
-    .requiredOption('--queue <url>', 'the Redis the runs queue their steps in: redis://[user:password@]host:port[/db] or rediss://')
-    .addOption(new Option('--concurrency <n>', 'most steps at once (default: one per 300 MB of free memory, as a local run)').argParser(integer(1)))
+    .description('take steps of queued runs (--queue) and run them on this machine, until Ctrl-C')
+    .requiredOption(
+      '--queue <url>',
+      'the Redis the runs queue their steps in: redis://[user:password@]host:port[/db] or rediss://',
+    )
+    .addOption(
+      new Option(
+        '--concurrency <n>',
+        'most steps at once (default: one per 300 MB of free memory, as a local run)',
+      ).argParser(integer(1)),
+    )
     .option('--name <name>', 'name shown by raymond workers (default: host-pid)')
-    .option('--workdir <dir>', "this machine's checkout of the project: the run's project folder maps onto it (default: the current folder)")
-    .option('--queue-secret-file <file>', 'the file holding the shared secret (default: $RAYMOND_QUEUE_SECRET)')
+    .option(
+      '--workdir <dir>',
+      "this machine's checkout of the project: the run's project folder maps onto it (default: the current folder)",
+    )
+    .option(
+      '--queue-secret-file <file>',
+      'the file holding the shared secret (default: $RAYMOND_QUEUE_SECRET)',
+    )
     .addOption(settingOption(RUN_SETTINGS.claude_bin))
     .action(async (opts: import('./worker-command.js').WorkerFlags) => {
       const { workerCommand } = await import('./worker-command.js');
@@ -207,16 +314,28 @@ export function buildProgram(result: CliResult): Command {
   program
     .command('help')
     .description('show the help of raymond, or of one of its commands')
-    .argument('[command]', 'worktrees, merge, lint, diagram, convert, replay, serve, worker, workers, completion or new')
+    .argument(
+      '[command]',
+      'worktrees, merge, lint, diagram, convert, replay, serve, worker, workers, completion or new',
+    )
     .action((name: string | undefined) => {
-      const command = name === undefined ? program : program.commands.find((c) => c.name() === name);
+      const command =
+        name === undefined ? program : program.commands.find((c) => c.name() === name);
       if (!command) {
-        const meant = closestName(name ?? '', program.commands.map((c) => c.name()));
-        usage(meant === undefined ? `unknown command "${name}"` : `unknown command "${name}" (did you mean '${meant}'?)`);
+        const meant = closestName(
+          name ?? '',
+          program.commands.map((c) => c.name()),
+        );
+        usage(
+          meant === undefined
+            ? `unknown command "${name}"`
+            : `unknown command "${name}" (did you mean '${meant}'?)`,
+        );
       }
       command.outputHelp();
       result.exitCode = EXIT.completed;
     });
-  for (const command of program.commands) usageErrors(command, `${commandName()} ${command.name()}`);
+  for (const command of program.commands)
+    usageErrors(command, `${commandName()} ${command.name()}`);
   return program;
 }

@@ -10,7 +10,14 @@ import { createLiveView } from './live-view.js';
 import { createTerminalTitle } from './terminal-title.js';
 import { createPlainReporter } from './progress.js';
 import { eventLine } from './describe-event.js';
-import { joinFinished, jsonSummary, summaryLine, worktreeHeader, worktreeLines, type RunFinished } from './run-summary.js';
+import {
+  joinFinished,
+  jsonSummary,
+  summaryLine,
+  worktreeHeader,
+  worktreeLines,
+  type RunFinished,
+} from './run-summary.js';
 import { newRunSettings, notifyHooks, resumeOverrides, waitForLimits } from './settings.js';
 import { createAskPrompter, type AskPrompter } from './ask-prompter.js';
 import { askingObject, resumeCommand as answerCommand } from './ask-report.js';
@@ -38,16 +45,25 @@ function startNotifier(ctx: CliContext, show: (e: RunEvent) => void): Notifier |
 export async function runCommand(ctx: CliContext): Promise<number> {
   const { flags } = ctx;
   // Opened once for the whole command: the ask check, the run and the live page's diagram share it.
-  const workflow = await openRunWorkflow(ctx.path, flags.resume === undefined ? undefined : { stateDir: ctx.stateDir, workflowId: flags.resume });
+  const workflow = await openRunWorkflow(
+    ctx.path,
+    flags.resume === undefined ? undefined : { stateDir: ctx.stateDir, workflowId: flags.resume },
+  );
   try {
     // The run's controls, once it started: answering asks (the terminal prompt, the live page) and cancelling (the live page).
     const prompt: PromptSetup = { control: undefined, prompter: undefined, cancel: undefined };
-    const liveControl = () => (prompt.control && prompt.cancel ? { answer: prompt.control.answer, cancel: prompt.cancel } : undefined);
+    const liveControl = () =>
+      prompt.control && prompt.cancel
+        ? { answer: prompt.control.answer, cancel: prompt.cancel }
+        : undefined;
     // Before the status area takes over the terminal; Ctrl-C while waiting for a viewer just ends the process.
     const inspection = await startInspection(flags, () => workflow.graph(), liveControl);
     // On a terminal that can move its cursor, a status area that never looks frozen; elsewhere (or --quiet) plain lines.
     const progress = emptyProgress();
-    const live = process.stderr.isTTY && process.env.TERM !== 'dumb' && !ctx.quiet ? createLiveView({ stream: process.stderr, snapshot: () => progress, verbose: ctx.verbose }) : undefined;
+    const live =
+      process.stderr.isTTY && process.env.TERM !== 'dumb' && !ctx.quiet
+        ? createLiveView({ stream: process.stderr, snapshot: () => progress, verbose: ctx.verbose })
+        : undefined;
     const plain = createPlainReporter({ quiet: ctx.quiet, verbose: ctx.verbose });
     // --on-ask=prompt: questions are asked here; while one is on the screen, progress goes above it as plain lines.
     const show = (e: RunEvent) => {
@@ -59,7 +75,14 @@ export async function runCommand(ctx: CliContext): Promise<number> {
     };
     const notifier = startNotifier(ctx, show);
     try {
-      return await runAndReport(ctx, workflow, { inspection, progress, live, show, notifier, prompt });
+      return await runAndReport(ctx, workflow, {
+        inspection,
+        progress,
+        live,
+        show,
+        notifier,
+        prompt,
+      });
     } finally {
       // After the result and the summary are out: a slow hook holds only the exit, and at most CLOSE_BOUND_MS.
       await notifier?.close();
@@ -87,11 +110,19 @@ interface RunSetup {
 }
 
 /** Runs the workflow (waiting out usage limits), tells the hooks how it ended, prints the outcome and returns the exit code. */
-async function runAndReport(ctx: CliContext, workflow: OpenedWorkflow, { inspection, progress, live, show, notifier, prompt }: RunSetup): Promise<number> {
+async function runAndReport(
+  ctx: CliContext,
+  workflow: OpenedWorkflow,
+  { inspection, progress, live, show, notifier, prompt }: RunSetup,
+): Promise<number> {
   const answerHint = (workflowId: string) => answerCommand(workflowId, ctx.stateDirGiven);
   const asker = (): AskPrompter => {
     live?.stop();
-    prompt.prompter ??= createAskPrompter({ input: process.stdin, output: process.stderr, answer: (askId, text) => prompt.control?.answer(askId, text) });
+    prompt.prompter ??= createAskPrompter({
+      input: process.stdin,
+      output: process.stderr,
+      answer: (askId, text) => prompt.control?.answer(askId, text),
+    });
     return prompt.prompter;
   };
   let finished: RunFinished | undefined;
@@ -105,11 +136,23 @@ async function runAndReport(ctx: CliContext, workflow: OpenedWorkflow, { inspect
     trackProgress(progress, e);
     title?.(e);
     if (e.type === 'run.started') started ??= e;
-    if (onAsk === 'prompt' && (e.type === 'ask.created' || e.type === 'ask.pending')) asker().add(e.ask);
+    if (onAsk === 'prompt' && (e.type === 'ask.created' || e.type === 'ask.pending'))
+      asker().add(e.ask);
     // An ask answered on the live page (or timed out) is no longer asked here.
-    if (e.type === 'ask.answered') prompt.prompter?.withdraw(e.askId, e.expired ? 'ran out of time' : 'was answered on the live page');
+    if (e.type === 'ask.answered')
+      prompt.prompter?.withdraw(
+        e.askId,
+        e.expired ? 'ran out of time' : 'was answered on the live page',
+      );
     if (e.type === 'ask.created' && notifier && started) {
-      notifier.send(askNotification(e.ask, { runId: started.workflowId, workflow: started.workflow, name: started.name, resume: answerHint(started.workflowId) }));
+      notifier.send(
+        askNotification(e.ask, {
+          runId: started.workflowId,
+          workflow: started.workflow,
+          name: started.name,
+          resume: answerHint(started.workflowId),
+        }),
+      );
     }
     if (e.type === 'run.finished') finished = joinFinished(finished, e);
     show(e);
@@ -119,7 +162,14 @@ async function runAndReport(ctx: CliContext, workflow: OpenedWorkflow, { inspect
   prompt.cancel = signals.cancel;
   let outcome: RunOutcome;
   try {
-    outcome = await runParts(ctx, workflow, signals, { stateDir: ctx.stateDir, onEvent, drain: signals.drain, kill: signals.kill, inspect: inspection?.observer, onControl: (c: RunControl) => (prompt.control = c) });
+    outcome = await runParts(ctx, workflow, signals, {
+      stateDir: ctx.stateDir,
+      onEvent,
+      drain: signals.drain,
+      kill: signals.kill,
+      inspect: inspection?.observer,
+      onControl: (c: RunControl) => (prompt.control = c),
+    });
   } finally {
     live?.stop();
     prompt.prompter?.close();
@@ -129,17 +179,39 @@ async function runAndReport(ctx: CliContext, workflow: OpenedWorkflow, { inspect
   const asking = outcome.status === 'asking';
   // Once per command, for how it ended: a part that paused on a usage limit and was waited out is not an end.
   if (notifier && finished && started) {
-    const notification = runNotification(finished, { runId: outcome.workflowId, workflow: started.workflow, name: started.name, resume: asking ? answerHint(outcome.workflowId) : resumeCommand(outcome.workflowId, ctx) }, outcome.results);
+    const notification = runNotification(
+      finished,
+      {
+        runId: outcome.workflowId,
+        workflow: started.workflow,
+        name: started.name,
+        resume: asking ? answerHint(outcome.workflowId) : resumeCommand(outcome.workflowId, ctx),
+      },
+      outcome.results,
+    );
     if (notification) notifier.send(notification);
   }
   if (asking) {
     // As ray: the question on stdout, with or without --json, for a caller's loop to read.
-    const report = { runId: outcome.workflowId, workflow: outcome.workflow, asks: outcome.asks, resume: answerHint(outcome.workflowId) };
-    process.stdout.write(`${JSON.stringify(askingObject(report, ctx.json ? jsonSummary(outcome, progress.denials) : undefined))}\n`);
-  } else if (ctx.json) process.stdout.write(`${JSON.stringify(jsonSummary(outcome, progress.denials))}\n`);
-  else if (outcome.status === 'completed' && outcome.results.main !== undefined) process.stdout.write(`${outcome.results.main}\n`);
+    const report = {
+      runId: outcome.workflowId,
+      workflow: outcome.workflow,
+      asks: outcome.asks,
+      resume: answerHint(outcome.workflowId),
+    };
+    process.stdout.write(
+      `${JSON.stringify(askingObject(report, ctx.json ? jsonSummary(outcome, progress.denials) : undefined))}\n`,
+    );
+  } else if (ctx.json)
+    process.stdout.write(`${JSON.stringify(jsonSummary(outcome, progress.denials))}\n`);
+  else if (outcome.status === 'completed' && outcome.results.main !== undefined)
+    process.stdout.write(`${outcome.results.main}\n`);
   const interrupted = signals.drain.aborted || signals.kill.aborted;
-  await reportEnd(ctx, outcome, finished && !ctx.quiet ? summaryLine(finished, progress, interrupted) : undefined);
+  await reportEnd(
+    ctx,
+    outcome,
+    finished && !ctx.quiet ? summaryLine(finished, progress, interrupted) : undefined,
+  );
   if (interrupted) return signals.terminated() ? EXIT.terminated : EXIT.interrupted;
   if (asking) return EXIT.asking;
   if (outcome.status === 'budget_exceeded') return EXIT.budgetExceeded;
@@ -148,7 +220,12 @@ async function runAndReport(ctx: CliContext, workflow: OpenedWorkflow, { inspect
 }
 
 /** Starts or resumes the run, then waits out its usage limits (unless --no-wait), resuming it each time. */
-async function runParts(ctx: CliContext, workflow: OpenedWorkflow, signals: Interrupts, common: Omit<Parameters<typeof resumeWorkflow>[0], 'workflowId' | 'overrides'>): Promise<RunOutcome> {
+async function runParts(
+  ctx: CliContext,
+  workflow: OpenedWorkflow,
+  signals: Interrupts,
+  common: Omit<Parameters<typeof resumeWorkflow>[0], 'workflowId' | 'overrides'>,
+): Promise<RunOutcome> {
   const { flags } = ctx;
   const resume = (workflowId: string, answers: boolean) =>
     resumeWorkflow({
@@ -164,33 +241,62 @@ async function runParts(ctx: CliContext, workflow: OpenedWorkflow, signals: Inte
   else {
     const settings = newRunSettings(flags, ctx.config);
     await refuseAsking(workflow, ctx.path!, settings);
-    first = await startWorkflow({ ...common, path: ctx.path!, scope: workflow.scope, input: flags.input, workflowId: flags.workflowId, cwd: process.cwd(), settings, continueSession: flags.continueSession });
+    first = await startWorkflow({
+      ...common,
+      path: ctx.path!,
+      scope: workflow.scope,
+      input: flags.input,
+      workflowId: flags.workflowId,
+      cwd: process.cwd(),
+      settings,
+      continueSession: flags.continueSession,
+    });
   }
   if (!waitForLimits(flags, ctx.config)) return first;
   return waitOutUsageLimits(first, {
     resume: (workflowId) => resume(workflowId, false),
     signal: signals.drain,
-    onWait: (until) => process.stderr.write(`raymond: every live agent hit a usage limit; waiting until ${until.toLocaleString()} (${until.toISOString()}) to continue. Ctrl-C stops waiting; --no-wait ends the run as paused instead.\n`),
+    onWait: (until) =>
+      process.stderr.write(
+        `raymond: every live agent hit a usage limit; waiting until ${until.toLocaleString()} (${until.toISOString()}) to continue. Ctrl-C stops waiting; --no-wait ends the run as paused instead.\n`,
+      ),
   });
 }
 
 /** The lines on stderr after the result: worktrees and merges, the error, the summary line, and how to go on. */
-async function reportEnd(ctx: CliContext, outcome: RunOutcome, summary: string | undefined): Promise<void> {
+async function reportEnd(
+  ctx: CliContext,
+  outcome: RunOutcome,
+  summary: string | undefined,
+): Promise<void> {
   const say = (text: string) => process.stderr.write(`${text}\n`);
   // A script of the run may have merged its branches (`raymond merge`), with resolution turns charged to the run.
-  const merge = outcome.worktrees.length > 0 ? await readMergeState(dirname(outcome.stateFile), outcome.workflowId).catch(() => undefined) : undefined;
-  if (outcome.worktrees.length > 0 && !ctx.quiet) say(`${worktreeHeader(outcome)}\n${worktreeLines(outcome.worktrees, mergedInto(merge)).join('\n')}`);
-  if (merge && merge.total_cost_usd > 0 && !ctx.quiet) say(`raymond merge: ${merge.turns.length} resolution turn(s), $${merge.total_cost_usd.toFixed(4)}, on top of the steps' cost below (raymond --status ${outcome.workflowId} shows the total)`);
+  const merge =
+    outcome.worktrees.length > 0
+      ? await readMergeState(dirname(outcome.stateFile), outcome.workflowId).catch(() => undefined)
+      : undefined;
+  if (outcome.worktrees.length > 0 && !ctx.quiet)
+    say(
+      `${worktreeHeader(outcome)}\n${worktreeLines(outcome.worktrees, mergedInto(merge)).join('\n')}`,
+    );
+  if (merge && merge.total_cost_usd > 0 && !ctx.quiet)
+    say(
+      `raymond merge: ${merge.turns.length} resolution turn(s), $${merge.total_cost_usd.toFixed(4)}, on top of the steps' cost below (raymond --status ${outcome.workflowId} shows the total)`,
+    );
   if (outcome.error !== undefined) say(`raymond: ${outcome.error}`);
   if (summary !== undefined) say(summary);
   if (outcome.status === 'asking') {
     for (const a of outcome.asks) say(`[${a.agent_id}] asks (${a.id}): ${a.prompt.split('\n')[0]}`);
-    say(`answer with: ${answerCommand(outcome.workflowId, ctx.stateDirGiven)}${outcome.asks.length > 1 ? ' (the oldest ask), or --answer ASK_ID=TEXT' : ''}`);
+    say(
+      `answer with: ${answerCommand(outcome.workflowId, ctx.stateDirGiven)}${outcome.asks.length > 1 ? ' (the oldest ask), or --answer ASK_ID=TEXT' : ''}`,
+    );
   } else if (outcome.status !== 'completed') {
     say(`resume with: ${resumeCommand(outcome.workflowId, ctx)}`);
   }
   if (ctx.verbose) {
     const w = outcome.stateWrites;
-    say(`state file ${outcome.stateFile}: ${w.writes} writes (${w.snapshots} snapshots), ${w.bytes} bytes`);
+    say(
+      `state file ${outcome.stateFile}: ${w.writes} writes (${w.snapshots} snapshots), ${w.bytes} bytes`,
+    );
   }
 }

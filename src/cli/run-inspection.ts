@@ -9,9 +9,18 @@ import type { CliFlags } from './settings.js';
  * with --inspect-wait holds the run until a browser opened a page. The live
  * page's URL comes first: it works offline, the Stately inspector does not.
  */
-export async function startInspection(flags: CliFlags, graph: () => Promise<WorkflowGraph | undefined>, control: () => LiveControl | undefined): Promise<Inspection | undefined> {
+export async function startInspection(
+  flags: CliFlags,
+  graph: () => Promise<WorkflowGraph | undefined>,
+  control: () => LiveControl | undefined,
+): Promise<Inspection | undefined> {
   if (flags.inspect === undefined && flags.trace === undefined) return undefined;
-  const port = flags.inspect === undefined ? undefined : typeof flags.inspect === 'number' ? flags.inspect : DEFAULT_INSPECT_PORT;
+  const port =
+    flags.inspect === undefined
+      ? undefined
+      : typeof flags.inspect === 'number'
+        ? flags.inspect
+        : DEFAULT_INSPECT_PORT;
   // Loaded only when asked for: the inspector's libraries are not small.
   const { openInspection } = await import('../inspect/inspection.js');
   // The graph of the workflow the command opened: drawing it opens nothing again.
@@ -21,11 +30,21 @@ export async function startInspection(flags: CliFlags, graph: () => Promise<Work
     const { diagramSvgFile } = await import('../analysis/diagram-html.js');
     return diagramSvgFile(g);
   };
-  const inspection = await openInspection({ port, trace: flags.trace, full: !!flags.inspectFull, agents: flags.inspectAgents, live: { diagram, control } });
+  const inspection = await openInspection({
+    port,
+    trace: flags.trace,
+    full: !!flags.inspectFull,
+    agents: flags.inspectAgents,
+    live: { diagram, control },
+  });
   if (inspection.page) {
-    process.stderr.write(`raymond: inspector relay on 127.0.0.1:${port}: open ${inspection.page.liveUrl} to watch the agent machines (Raymond's live view, works offline), or ${inspection.page.url} for the Stately inspector (needs internet)\n`);
+    process.stderr.write(
+      `raymond: inspector relay on 127.0.0.1:${port}: open ${inspection.page.liveUrl} to watch the agent machines (Raymond's live view, works offline), or ${inspection.page.url} for the Stately inspector (needs internet)\n`,
+    );
     if (flags.inspectWait) {
-      process.stderr.write('raymond: waiting for the inspector page to connect (Ctrl-C to give up)\n');
+      process.stderr.write(
+        'raymond: waiting for the inspector page to connect (Ctrl-C to give up)\n',
+      );
       await inspection.page.viewer();
     }
   }

@@ -12,7 +12,9 @@ export type RunFinished = Extract<RunEvent, { type: 'run.finished' }>;
  * status and cost are the latest.
  */
 export function joinFinished(before: RunFinished | undefined, after: RunFinished): RunFinished {
-  return before ? { ...after, steps: before.steps + after.steps, elapsedMs: before.elapsedMs + after.elapsedMs } : after;
+  return before
+    ? { ...after, steps: before.steps + after.steps, elapsedMs: before.elapsedMs + after.elapsedMs }
+    : after;
 }
 
 /** `0.4s` for short runs, where whole seconds would say nothing; `3m07s` beyond. */
@@ -27,7 +29,11 @@ function elapsed(ms: number): string {
  * event and the figures kept from its events, never by reading the state file
  * again.
  */
-export function summaryLine(finished: RunFinished, progress: RunProgress, interrupted: boolean): string {
+export function summaryLine(
+  finished: RunFinished,
+  progress: RunProgress,
+  interrupted: boolean,
+): string {
   // A run stopped by the user keeps status running in its state file; one that failed or ended meanwhile says so.
   const status = interrupted && finished.status === 'running' ? 'interrupted' : finished.status;
   const c = progress.counts;
@@ -45,7 +51,10 @@ export function summaryLine(finished: RunFinished, progress: RunProgress, interr
 }
 
 /** The object `--json` prints: the run's id, status, cost, results and denials, its error and worktrees when it has them. */
-export function jsonSummary(outcome: Partial<RunOutcome> & { status: string; error?: string }, denials: readonly PermissionDenial[] = []): Record<string, unknown> {
+export function jsonSummary(
+  outcome: Partial<RunOutcome> & { status: string; error?: string },
+  denials: readonly PermissionDenial[] = [],
+): Record<string, unknown> {
   const out: Record<string, unknown> = {
     workflow_id: outcome.workflowId ?? null,
     status: outcome.status,
@@ -57,20 +66,35 @@ export function jsonSummary(outcome: Partial<RunOutcome> & { status: string; err
   if (outcome.worktrees?.length) {
     out.worktrees = outcome.worktrees.map(worktreeJson);
     const pool = outcome.worktreePool;
-    if (pool) out.worktree_pool = { created: pool.created, reused: pool.reused, peak_alive: pool.peakAlive };
+    if (pool)
+      out.worktree_pool = {
+        created: pool.created,
+        reused: pool.reused,
+        peak_alive: pool.peakAlive,
+      };
   }
   return out;
 }
 
 function worktreeJson(w: RunOutcome['worktrees'][number]) {
   return {
-    agent: w.agent, branch: w.branch, base: w.base, mode: w.mode ?? 'off', sparse: w.sparse ?? null, path: w.path ?? null,
-    commits: w.commits ?? null, diffstat: w.diffstat ?? null, dirty: w.dirty ?? null, saved: w.saved ?? null, removed: w.removed ?? false,
+    agent: w.agent,
+    branch: w.branch,
+    base: w.base,
+    mode: w.mode ?? 'off',
+    sparse: w.sparse ?? null,
+    path: w.path ?? null,
+    commits: w.commits ?? null,
+    diffstat: w.diffstat ?? null,
+    dirty: w.dirty ?? null,
+    saved: w.saved ?? null,
+    removed: w.removed ?? false,
     ...(w.pushed ? { pushed: w.pushed } : {}),
   };
 }
 
-const pooledRef = (w: RunOutcome['worktrees'][number]) => w.mode === 'keep-ignored' || w.mode === 'clean';
+const pooledRef = (w: RunOutcome['worktrees'][number]) =>
+  w.mode === 'keep-ignored' || w.mode === 'clean';
 
 /** The head of the worktree summary: what the pool cost, when there was one. */
 export function worktreeHeader(outcome: Pick<RunOutcome, 'worktrees' | 'worktreePool'>): string {
@@ -80,12 +104,21 @@ export function worktreeHeader(outcome: Pick<RunOutcome, 'worktrees' | 'worktree
 }
 
 /** One line per worktree: branch, commits and diffstat, or what became of it (`merged`: where `raymond merge` took each agent's branch). */
-export function worktreeLines(worktrees: RunOutcome['worktrees'], merged: ReadonlyMap<string, string> = new Map()): string[] {
+export function worktreeLines(
+  worktrees: RunOutcome['worktrees'],
+  merged: ReadonlyMap<string, string> = new Map(),
+): string[] {
   return worktrees.map((w) => {
-    if (w.removed) return `  ${w.agent}: ${w.branch} had no changes; ${pooledRef(w) ? 'branch deleted' : 'worktree and branch removed'}`;
-    if (w.commits === undefined) return `  ${w.agent}: ${w.branch} ${w.path === undefined ? '(not started)' : `(still working) at ${w.path}`}`;
+    if (w.removed)
+      return `  ${w.agent}: ${w.branch} had no changes; ${pooledRef(w) ? 'branch deleted' : 'worktree and branch removed'}`;
+    if (w.commits === undefined)
+      return `  ${w.agent}: ${w.branch} ${w.path === undefined ? '(not started)' : `(still working) at ${w.path}`}`;
     const changes = w.diffstat ? `, ${w.diffstat}` : '';
-    const left = w.saved ? `; it left uncommitted work, saved as commit ${w.saved.slice(0, 10)}` : w.dirty ? ', uncommitted changes' : '';
+    const left = w.saved
+      ? `; it left uncommitted work, saved as commit ${w.saved.slice(0, 10)}`
+      : w.dirty
+        ? ', uncommitted changes'
+        : '';
     // A pooled folder went on to another agent, or the folder is on a worker: the branch is where the work is.
     const where = w.pushed ? `; pushed to ${w.pushed}` : pooledRef(w) ? '' : ` at ${w.path}`;
     const into = merged.has(w.agent) ? `; merged into ${merged.get(w.agent)}` : '';

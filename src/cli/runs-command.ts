@@ -5,7 +5,13 @@ import type { WorkflowState, WorktreeRef } from '../../machines/types.js';
 import { formatError } from '../errors.js';
 import { stateLabel } from './describe-event.js';
 import { pendingAsks } from '../../machines/asks.js';
-import { branchExists, checkedOut, removeFolder, summarizeWorktree, worktreesDir } from '../worktrees/git-worktrees.js';
+import {
+  branchExists,
+  checkedOut,
+  removeFolder,
+  summarizeWorktree,
+  worktreesDir,
+} from '../worktrees/git-worktrees.js';
 import { acquireLock, lockHolder } from '../state/run-lock.js';
 import { lockFilePath, readStateFile, stateFilePath } from '../state/state-file.js';
 import { mergeStatus } from '../merge/merge-state.js';
@@ -67,7 +73,9 @@ function joinsLeft(state: WorkflowState, agent: WorkflowState['agents'][number])
 
 function holderText(r: RunSummary): string {
   if (r.running_pid === null) return '';
-  return r.running_host === undefined ? ` (running, pid ${r.running_pid})` : ` (locked by pid ${r.running_pid} on host ${r.running_host})`;
+  return r.running_host === undefined
+    ? ` (running, pid ${r.running_pid})`
+    : ` (locked by pid ${r.running_pid} on host ${r.running_host})`;
 }
 
 function line(r: RunSummary): string {
@@ -82,13 +90,20 @@ function resumable(r: RunSummary): boolean {
 }
 
 /** `raymond --list` and `raymond --recover`: one line per run. */
-export async function listRuns(stateDir: string, opts: { json: boolean; recover: boolean }): Promise<string> {
+export async function listRuns(
+  stateDir: string,
+  opts: { json: boolean; recover: boolean },
+): Promise<string> {
   const warnings: string[] = [];
-  const runs = (await allRuns(stateDir, (w) => warnings.push(w))).map((s) => summarize(stateDir, s)).filter((r) => !opts.recover || resumable(r));
+  const runs = (await allRuns(stateDir, (w) => warnings.push(w)))
+    .map((s) => summarize(stateDir, s))
+    .filter((r) => !opts.recover || resumable(r));
   for (const w of warnings) process.stderr.write(`warning: skipped ${w}\n`);
   if (opts.json) return JSON.stringify(runs);
   if (runs.length === 0) return opts.recover ? 'no run to resume' : `no runs in ${stateDir}`;
-  return runs.map((r) => (opts.recover ? `${line(r)}\n  raymond --resume ${r.workflow_id}` : line(r))).join('\n');
+  return runs
+    .map((r) => (opts.recover ? `${line(r)}\n  raymond --resume ${r.workflow_id}` : line(r)))
+    .join('\n');
 }
 
 /** `raymond --status ID`: the run, each agent, and the results so far. */
@@ -98,36 +113,64 @@ export async function runStatus(stateDir: string, id: string, json: boolean): Pr
   // `raymond merge`'s resolution turns are charged to the run, from merge's own state file (it never writes the run's).
   const merge = await mergeStatus(stateDir, id);
   const total = state.total_cost_usd + (merge?.cost_usd ?? 0);
-  if (json) return JSON.stringify({ ...state, total_cost_usd: total, ...(merge ? { merge } : {}), status: summary.status, running_pid: summary.running_pid, ...(summary.running_host ? { running_host: summary.running_host } : {}) });
-  const budget = state.options.budget_usd > 0 ? `$${state.options.budget_usd.toFixed(2)}` : 'unlimited';
+  if (json)
+    return JSON.stringify({
+      ...state,
+      total_cost_usd: total,
+      ...(merge ? { merge } : {}),
+      status: summary.status,
+      running_pid: summary.running_pid,
+      ...(summary.running_host ? { running_host: summary.running_host } : {}),
+    });
+  const budget =
+    state.options.budget_usd > 0 ? `$${state.options.budget_usd.toFixed(2)}` : 'unlimited';
   const out = [
     `run ${state.workflow_id}${summary.name ? ` "${summary.name}"` : ''}: ${summary.status}${holderText(summary)}${summary.status === 'interrupted' ? ` (its process is gone; resume with raymond --resume ${state.workflow_id})` : ''}`,
     `scope: ${state.scope.path} (${state.scope.kind}, entry ${state.scope.entry})`,
     `cost: $${total.toFixed(4)} of ${budget}${merge ? ` (merge's resolution turns $${merge.cost_usd.toFixed(4)} of it)` : ''}; started ${state.started_at}, updated ${state.updated_at}`,
   ];
   if (merge) {
-    const targets = merge.into.map((t) => `${t.branch} (${t.merged} merged, ${t.left_out} left out)`).join(', ');
-    out.push(`merge: ${merge.turns.length} resolution turn${merge.turns.length === 1 ? '' : 's'}, $${merge.cost_usd.toFixed(4)}; into ${targets}`);
-    for (const t of merge.turns) out.push(`  ${t.agent}  resolution ${t.attempt} into ${t.into}  session ${t.session}  $${t.cost_usd.toFixed(4)}`);
+    const targets = merge.into
+      .map((t) => `${t.branch} (${t.merged} merged, ${t.left_out} left out)`)
+      .join(', ');
+    out.push(
+      `merge: ${merge.turns.length} resolution turn${merge.turns.length === 1 ? '' : 's'}, $${merge.cost_usd.toFixed(4)}; into ${targets}`,
+    );
+    for (const t of merge.turns)
+      out.push(
+        `  ${t.agent}  resolution ${t.attempt} into ${t.into}  session ${t.session}  $${t.cost_usd.toFixed(4)}`,
+      );
   }
   if (state.error) out.push(`error: ${state.error}`);
   out.push(`agents (${state.agents.length}):`);
   for (const a of state.agents) {
     const extra = a.error ? `  ${a.error}` : '';
-    const status = a.ask && a.status === 'active' ? 'asking' : a.joining && a.status === 'active' ? `awaiting-child (waits for ${joinsLeft(state, a)})` : a.status;
-    out.push(`  ${a.id}  ${status}  ${stateLabel(a.state, a.scope)}  depth ${a.stack.length}  ${a.cwd}${extra}`);
+    const status =
+      a.ask && a.status === 'active'
+        ? 'asking'
+        : a.joining && a.status === 'active'
+          ? `awaiting-child (waits for ${joinsLeft(state, a)})`
+          : a.status;
+    out.push(
+      `  ${a.id}  ${status}  ${stateLabel(a.state, a.scope)}  depth ${a.stack.length}  ${a.cwd}${extra}`,
+    );
   }
   const asks = pendingAsks(state.agents);
   if (asks.length > 0) {
-    out.push(`asks (${asks.length}), answer with --resume ${state.workflow_id} --input TEXT (the oldest) or --answer ASK_ID=TEXT:`);
-    for (const a of asks) out.push(`  ${a.id}  ${a.agent_id}  asked ${a.created_at}${a.timeout_at ? `, until ${a.timeout_at}` : ''}: ${a.prompt.trim().split('\n')[0]!.slice(0, 200)}`);
+    out.push(
+      `asks (${asks.length}), answer with --resume ${state.workflow_id} --input TEXT (the oldest) or --answer ASK_ID=TEXT:`,
+    );
+    for (const a of asks)
+      out.push(
+        `  ${a.id}  ${a.agent_id}  asked ${a.created_at}${a.timeout_at ? `, until ${a.timeout_at}` : ''}: ${a.prompt.trim().split('\n')[0]!.slice(0, 200)}`,
+      );
   }
   const results = Object.entries(state.results);
   out.push(`results (${results.length}):`);
-  for (const [agent, payload] of results) out.push(`  ${agent}: ${payload.trim().split('\n')[0]!.slice(0, 200)}`);
+  for (const [agent, payload] of results)
+    out.push(`  ${agent}: ${payload.trim().split('\n')[0]!.slice(0, 200)}`);
   return out.join('\n');
 }
-
 
 /**
  * `raymond worktrees ID [--prune]`: every branch of a run's agents, its
@@ -135,10 +178,16 @@ export async function runStatus(stateDir: string, id: string, json: boolean): Pr
  * the run's worktree folders (its pool and any agent's own), keeping the
  * branches, so committed work stays reachable.
  */
-export async function runWorktrees(stateDir: string, id: string, opts: { prune: boolean; json: boolean }): Promise<string> {
+export async function runWorktrees(
+  stateDir: string,
+  id: string,
+  opts: { prune: boolean; json: boolean },
+): Promise<string> {
   const read = async () => {
     const state = await readStateFile(stateFilePath(stateDir, id), id);
-    const refs = state.agents.filter((a) => a.worktree).map((a) => ({ agent: a.id, w: a.worktree! }));
+    const refs = state.agents
+      .filter((a) => a.worktree)
+      .map((a) => ({ agent: a.id, w: a.worktree! }));
     return { refs, repos: [...new Set(refs.map((r) => r.w.repo))] };
   };
   let { refs, repos } = await read();
@@ -147,20 +196,38 @@ export async function runWorktrees(stateDir: string, id: string, opts: { prune: 
     const release = acquireLock(lockFilePath(stateDir, id), id);
     try {
       ({ refs, repos } = await read());
-      await pruneRun(repos, id, refs.map((r) => r.w));
+      await pruneRun(
+        repos,
+        id,
+        refs.map((r) => r.w),
+      );
     } finally {
       release();
     }
   }
   const checkouts = new Map<string, Map<string, string>>();
-  for (const repo of repos) checkouts.set(repo, existsSync(repo) ? await checkedOut(repo) : new Map<string, string>());
+  for (const repo of repos)
+    checkouts.set(repo, existsSync(repo) ? await checkedOut(repo) : new Map<string, string>());
   const rows = [];
   for (const { agent, w } of refs) {
     const removed = w.removed === true;
     const exists = !removed && (await branchExists(w.repo, w.branch));
     const at = checkouts.get(w.repo)?.get(w.branch) ?? null;
-    const live = exists ? await summarizeWorktree(w, at ?? undefined) : { commits: 0, diffstat: '', dirty: false };
-    rows.push({ agent, branch: w.branch, exists, checked_out_at: at, removed, commits: live.commits, diffstat: live.diffstat, dirty: live.dirty, saved: w.saved ?? null, pushed: w.pushed ?? null });
+    const live = exists
+      ? await summarizeWorktree(w, at ?? undefined)
+      : { commits: 0, diffstat: '', dirty: false };
+    rows.push({
+      agent,
+      branch: w.branch,
+      exists,
+      checked_out_at: at,
+      removed,
+      commits: live.commits,
+      diffstat: live.diffstat,
+      dirty: live.dirty,
+      saved: w.saved ?? null,
+      pushed: w.pushed ?? null,
+    });
   }
   if (opts.json) return JSON.stringify(rows);
   if (rows.length === 0) return `run ${id} has no worktrees`;
@@ -168,7 +235,8 @@ export async function runWorktrees(stateDir: string, id: string, opts: { prune: 
     .map((r) => {
       if (r.removed) return `${r.agent}  ${r.branch}  deleted (no changes)`;
       // A queued run's worker pushed it: it is on the remote until fetched here.
-      if (!r.exists && r.pushed) return `${r.agent}  ${r.branch}  on ${r.pushed} (pushed by a worker; git fetch ${r.pushed} ${r.branch}:${r.branch})`;
+      if (!r.exists && r.pushed)
+        return `${r.agent}  ${r.branch}  on ${r.pushed} (pushed by a worker; git fetch ${r.pushed} ${r.branch}:${r.branch})`;
       if (!r.exists) return `${r.agent}  ${r.branch}  not created yet`;
       const where = r.checked_out_at ? `checked out at ${r.checked_out_at}` : 'not checked out';
       return `${r.agent}  ${r.branch}  ${r.commits} commit${r.commits === 1 ? '' : 's'}${r.diffstat ? `, ${r.diffstat}` : ''}${r.dirty ? ', uncommitted changes' : ''}  ${where}`;
@@ -182,7 +250,8 @@ async function pruneRun(repos: string[], id: string, refs: WorktreeRef[]): Promi
   for (const w of refs) if (w.path !== undefined && !w.removed) paths.set(w.path, w.repo);
   for (const repo of repos) {
     const dir = worktreesDir(repo, id);
-    for (const name of await readdir(dir).catch(() => [] as string[])) paths.set(join(dir, name), repo);
+    for (const name of await readdir(dir).catch(() => [] as string[]))
+      paths.set(join(dir, name), repo);
   }
   for (const [path, repo] of paths) if (existsSync(repo)) await removeFolder(repo, path);
 }

@@ -54,7 +54,9 @@ function serverToken(flags: ServeFlags, host: string): string | undefined {
   // A server others can reach never runs without a token: one is made when none was given.
   if (given === 'generate' || (given === undefined && !isLoopback(host))) {
     const token = generateToken();
-    process.stderr.write(`raymond serve: token (shown once; give it as Authorization: Bearer, or log in at /): ${token}\n`);
+    process.stderr.write(
+      `raymond serve: token (shown once; give it as Authorization: Bearer, or log in at /): ${token}\n`,
+    );
     return token;
   }
   return given;
@@ -64,15 +66,23 @@ function serverToken(flags: ServeFlags, host: string): string | undefined {
 export async function serveCommand(flags: ServeFlags, version: string): Promise<number> {
   const cwd = process.cwd();
   const configPath = findConfigFile(cwd);
-  const config: ConfigFile = configPath ? readConfig(configPath) : { values: {}, serve: {}, queue: {}, warnings: [], serveWarnings: [] };
-  for (const w of [...config.warnings, ...config.serveWarnings]) process.stderr.write(`raymond: warning: ${configPath}: ${w}\n`);
+  const config: ConfigFile = configPath
+    ? readConfig(configPath)
+    : { values: {}, serve: {}, queue: {}, warnings: [], serveWarnings: [] };
+  for (const w of [...config.warnings, ...config.serveWarnings])
+    process.stderr.write(`raymond: warning: ${configPath}: ${w}\n`);
   const raymondDir = projectRaymondDir(cwd);
   const project = dirname(raymondDir);
   const fromConfig = (p: string) => resolve(project, p);
   const roots = flags.root?.map((r) => resolve(r)) ?? config.serve.roots?.map(fromConfig);
   if (!roots || roots.length === 0) usage('give at least one --root DIR to serve workflows from');
   for (const r of roots) await folder(r, '--root');
-  const workdir = flags.workdir !== undefined ? resolve(flags.workdir) : config.serve.workdir !== undefined ? fromConfig(config.serve.workdir) : undefined;
+  const workdir =
+    flags.workdir !== undefined
+      ? resolve(flags.workdir)
+      : config.serve.workdir !== undefined
+        ? fromConfig(config.serve.workdir)
+        : undefined;
   if (workdir !== undefined) await folder(workdir, '--workdir');
   const host = flags.host ?? config.serve.host ?? '127.0.0.1';
   const port = flags.port ?? config.serve.port ?? 8080;
@@ -82,33 +92,88 @@ export async function serveCommand(flags: ServeFlags, version: string): Promise<
   await ignoreRaymondFolder(raymondDir).catch(() => {});
   if (flags.clean) {
     const moved = await RunPool.clean(poolDir);
-    if (moved.length > 0) say(`--clean: moved ${moved.length} unfinished run(s) to ${join(poolDir, 'abandoned')}/: ${moved.join(', ')}`);
+    if (moved.length > 0)
+      say(
+        `--clean: moved ${moved.length} unfinished run(s) to ${join(poolDir, 'abandoned')}/: ${moved.join(', ')}`,
+      );
   }
-  const cliFlags: CliFlags = { ...(flags.claudeBin ? { claudeBin: flags.claudeBin } : {}), ...(flags.dangerouslySkipPermissions ? { dangerouslySkipPermissions: true } : {}), ...(flags.budget !== undefined ? { budget: flags.budget } : {}), onAsk: 'prompt' };
+  const cliFlags: CliFlags = {
+    ...(flags.claudeBin ? { claudeBin: flags.claudeBin } : {}),
+    ...(flags.dangerouslySkipPermissions ? { dangerouslySkipPermissions: true } : {}),
+    ...(flags.budget !== undefined ? { budget: flags.budget } : {}),
+    onAsk: 'prompt',
+  };
   const baseSettings = newRunSettings(cliFlags, config.values);
   const registry = new WorkflowRegistry(roots, (line) => say(`warning: ${line}`));
   const staging = new AskStaging(say);
   // The config's notification hooks hear of the server's runs too.
   const hooks = notifyHooks({}, config.values);
-  const notifier = hooks.commands.length + hooks.urls.length > 0 ? createNotifier({ ...hooks, warn: (text) => say(`warning: ${text}`) }) : undefined;
-  const pool = new RunPool(poolDir, { claudeBin: baseSettings.claudeBin, debug: baseSettings.debug, warm: baseSettings.warm, permissionMode: baseSettings.permissionMode, disallowedTools: baseSettings.disallowedTools, grant: baseSettings.grant }, (run, ask) => staging.onAsk(run, ask), say, notifier && serveNotifications(notifier));
+  const notifier =
+    hooks.commands.length + hooks.urls.length > 0
+      ? createNotifier({ ...hooks, warn: (text) => say(`warning: ${text}`) })
+      : undefined;
+  const pool = new RunPool(
+    poolDir,
+    {
+      claudeBin: baseSettings.claudeBin,
+      debug: baseSettings.debug,
+      warm: baseSettings.warm,
+      permissionMode: baseSettings.permissionMode,
+      disallowedTools: baseSettings.disallowedTools,
+      grant: baseSettings.grant,
+    },
+    (run, ask) => staging.onAsk(run, ask),
+    say,
+    notifier && serveNotifications(notifier),
+  );
   const ctx: ServeContext = {
-    registry, pool, staging, baseSettings, defaultBudgetUsd: baseSettings.budgetUsd, workdir, cwd, token, say,
-    uploadCaps: { ...(config.serve.upload_max_size ? { perFile: config.serve.upload_max_size } : {}), ...(config.serve.upload_max_total_size ? { total: config.serve.upload_max_total_size } : {}), ...(config.serve.upload_max_count ? { count: config.serve.upload_max_count } : {}) },
+    registry,
+    pool,
+    staging,
+    baseSettings,
+    defaultBudgetUsd: baseSettings.budgetUsd,
+    workdir,
+    cwd,
+    token,
+    say,
+    uploadCaps: {
+      ...(config.serve.upload_max_size ? { perFile: config.serve.upload_max_size } : {}),
+      ...(config.serve.upload_max_total_size ? { total: config.serve.upload_max_total_size } : {}),
+      ...(config.serve.upload_max_count ? { count: config.serve.upload_max_count } : {}),
+    },
   };
   const workflows = await registry.rescan();
   await pool.recover();
-  const server = createServeServer(ctx, { loopbackOnly: isLoopback(host), version, requestTimeoutMs: config.serve.request_timeout !== undefined ? config.serve.request_timeout * 1000 : REQUEST_TIMEOUT_MS });
+  const server = createServeServer(ctx, {
+    loopbackOnly: isLoopback(host),
+    version,
+    requestTimeoutMs:
+      config.serve.request_timeout !== undefined
+        ? config.serve.request_timeout * 1000
+        : REQUEST_TIMEOUT_MS,
+  });
   await new Promise<void>((ok, fail) => {
-    server.once('error', (err: NodeJS.ErrnoException) => fail(new RaymondError('ERR_USAGE', `cannot listen on ${host}:${port}: ${err.code ?? err.message}`)));
+    server.once('error', (err: NodeJS.ErrnoException) =>
+      fail(
+        new RaymondError(
+          'ERR_USAGE',
+          `cannot listen on ${host}:${port}: ${err.code ?? err.message}`,
+        ),
+      ),
+    );
     server.listen(port, host, ok);
   });
   const address = server.address();
   const shownPort = typeof address === 'object' && address ? address.port : port;
   const resumed = pool.list().filter((r) => !r.ended).length;
-  say(`listening on http://${host.includes(':') ? `[${host}]` : host}:${shownPort}/ (${workflows.length} workflow(s); ${resumed} run(s) resumed from ${poolDir})`);
+  say(
+    `listening on http://${host.includes(':') ? `[${host}]` : host}:${shownPort}/ (${workflows.length} workflow(s); ${resumed} run(s) resumed from ${poolDir})`,
+  );
   for (const id of flags.launch ?? config.serve.launch ?? []) {
-    await startRun(ctx, { workflow_id: id }).then((run) => say(`--launch ${id}: run ${run.id}`), (err: unknown) => say(`--launch ${id} failed: ${formatError(err)}`));
+    await startRun(ctx, { workflow_id: id }).then(
+      (run) => say(`--launch ${id}: run ${run.id}`),
+      (err: unknown) => say(`--launch ${id} failed: ${formatError(err)}`),
+    );
   }
 
   // SIGTERM or Ctrl-C: no new run, running steps get a few seconds, then stop; a second signal stops them at once.
@@ -121,7 +186,9 @@ export async function serveCommand(flags: ServeFlags, version: string): Promise<
         return;
       }
       stopping = true;
-      say(`${signal}: no new runs; running steps get a few seconds to finish, then stop (runs stay resumable)`);
+      say(
+        `${signal}: no new runs; running steps get a few seconds to finish, then stop (runs stay resumable)`,
+      );
       server.close();
       server.closeAllConnections();
       void pool.shutdown().then(() => {
@@ -143,8 +210,18 @@ export async function serveCommand(flags: ServeFlags, version: string): Promise<
 /** `raymond serve list`: the runs of the serve pool, one id per line (sorted), without a server. */
 export async function serveList(json: boolean): Promise<string> {
   const dir = join(projectRaymondDir(process.cwd()), 'serve-state');
-  const ids = (await readdir(dir).catch(() => [] as string[])).filter((n) => n.endsWith('.json')).map((n) => n.slice(0, -5)).sort();
+  const ids = (await readdir(dir).catch(() => [] as string[]))
+    .filter((n) => n.endsWith('.json'))
+    .map((n) => n.slice(0, -5))
+    .sort();
   if (!json) return ids.join('\n');
-  const runs = await Promise.all(ids.map(async (id) => ({ run_id: id, status: (await readStateFile(join(dir, `${id}.json`), id).catch(() => undefined))?.status ?? 'unreadable' })));
+  const runs = await Promise.all(
+    ids.map(async (id) => ({
+      run_id: id,
+      status:
+        (await readStateFile(join(dir, `${id}.json`), id).catch(() => undefined))?.status ??
+        'unreadable',
+    })),
+  );
   return JSON.stringify(runs);
 }

@@ -4,7 +4,13 @@ import { isEmptyGrant } from '../language/grant.js';
 import { configCommands, configUrls } from '../notify/hook-spec.js';
 import { DEFAULT_PUSH_REMOTE } from '../settings/run-settings-table.js';
 import type { DefaultContext } from '../settings/setting.js';
-import { flagOverrides, givenFlags, resolveSettings, type SettingKey, type SettingSources } from '../settings/setting-values.js';
+import {
+  flagOverrides,
+  givenFlags,
+  resolveSettings,
+  type SettingKey,
+  type SettingSources,
+} from '../settings/setting-values.js';
 
 /**
  * Flags as commander parses them. The settings table's flags (src/settings/)
@@ -57,29 +63,53 @@ function defaults(queued: boolean): DefaultContext {
  * none of them): a new run and a resume take them alike, from the flags,
  * else the config file, else the defaults.
  */
-function processSettings(flags: SettingSources, config: RunConfig): Pick<RunSettings, 'claudeBin' | 'debug' | 'warm' | 'permissionMode' | 'disallowedTools' | 'grant'> {
-  const grant = { tools: config.tools, allowedTools: config.allowed_tools, onDenial: config.on_denial };
-  const own = resolveSettings(flags, configSources(config), defaults(false), ['process']) as Pick<RunSettings, 'claudeBin' | 'debug' | 'warm' | 'permissionMode' | 'disallowedTools'>;
+function processSettings(
+  flags: SettingSources,
+  config: RunConfig,
+): Pick<
+  RunSettings,
+  'claudeBin' | 'debug' | 'warm' | 'permissionMode' | 'disallowedTools' | 'grant'
+> {
+  const grant = {
+    tools: config.tools,
+    allowedTools: config.allowed_tools,
+    onDenial: config.on_denial,
+  };
+  const own = resolveSettings(flags, configSources(config), defaults(false), ['process']) as Pick<
+    RunSettings,
+    'claudeBin' | 'debug' | 'warm' | 'permissionMode' | 'disallowedTools'
+  >;
   return { ...own, grant: isEmptyGrant(grant) ? undefined : grant };
 }
 
 /** The queue's three settings, flag else config. */
-function queueValues(flags: SettingSources, config: RunConfig): { url?: string; secretFile?: string; pushRemote?: string } {
-  const pick = (key: 'url' | 'secret_file' | 'push_remote') => (flags[`queue.${key}`] ?? config.queue?.[key]) as string | undefined;
+function queueValues(
+  flags: SettingSources,
+  config: RunConfig,
+): { url?: string; secretFile?: string; pushRemote?: string } {
+  const pick = (key: 'url' | 'secret_file' | 'push_remote') =>
+    (flags[`queue.${key}`] ?? config.queue?.[key]) as string | undefined;
   return { url: pick('url'), secretFile: pick('secret_file'), pushRemote: pick('push_remote') };
 }
 
 /** `--queue` and its companions, else `[raymond.queue]`; absent when neither names a URL (a resume then takes the run's own). */
 function queueSettings(flags: SettingSources, config: RunConfig): QueueSettings | undefined {
   const { url, secretFile, pushRemote } = queueValues(flags, config);
-  return url === undefined ? undefined : { url, secretFile, pushRemote: pushRemote ?? DEFAULT_PUSH_REMOTE };
+  return url === undefined
+    ? undefined
+    : { url, secretFile, pushRemote: pushRemote ?? DEFAULT_PUSH_REMOTE };
 }
 
 /** A resume's queue: a URL with its companions, or only the companions given, for the run's own URL. */
-function queueOverride(flags: SettingSources, config: RunConfig): Partial<QueueSettings> | undefined {
+function queueOverride(
+  flags: SettingSources,
+  config: RunConfig,
+): Partial<QueueSettings> | undefined {
   const { url, secretFile, pushRemote } = queueValues(flags, config);
   if (url !== undefined) return queueSettings(flags, config);
-  return secretFile === undefined && pushRemote === undefined ? undefined : { secretFile, pushRemote };
+  return secretFile === undefined && pushRemote === undefined
+    ? undefined
+    : { secretFile, pushRemote };
 }
 
 /** Settings of a new run: flags beat the config file, which beats the defaults. */
@@ -97,7 +127,11 @@ export function newRunSettings(cli: CliFlags, config: RunConfig): RunSettings {
  */
 export function resumeOverrides(cli: CliFlags, config: RunConfig): ResumeOverrides {
   const flags = givenFlags(cli);
-  return { ...(flagOverrides(flags) as ResumeOverrides), ...processSettings(flags, config), queue: queueOverride(flags, config) };
+  return {
+    ...(flagOverrides(flags) as ResumeOverrides),
+    ...processSettings(flags, config),
+    queue: queueOverride(flags, config),
+  };
 }
 
 /** Whether to wait out a usage limit (`--no-wait` or `no_wait = true` say no). */
@@ -111,9 +145,15 @@ export function waitForLimits(cli: CliFlags, config: ConfigValues): boolean {
  * config file. Like the other settings of this process, a resume takes its
  * own, not the first run's.
  */
-export function notifyHooks(cli: CliFlags, config: ConfigValues): { commands: string[][]; urls: string[] } {
+export function notifyHooks(
+  cli: CliFlags,
+  config: ConfigValues,
+): { commands: string[][]; urls: string[] } {
   const flags = givenFlags(cli);
   const commands = (flags.notify ?? config.notify) as ConfigValues['notify'];
   const urls = (flags.notify_url ?? config.notify_url) as ConfigValues['notify_url'];
-  return { commands: commands === undefined ? [] : configCommands(commands), urls: urls === undefined ? [] : configUrls(urls) };
+  return {
+    commands: commands === undefined ? [] : configCommands(commands),
+    urls: urls === undefined ? [] : configUrls(urls),
+  };
 }

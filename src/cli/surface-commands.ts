@@ -16,9 +16,14 @@ export function addSurfaceCommands(program: Command, result: { exitCode: number 
   program.on('option:V', () => (program as unknown as NodeJS.EventEmitter).emit('option:version'));
   program
     .command('completion')
-    .description('print a completion script for bash, zsh or fish (commands, options, workflow paths)')
+    .description(
+      'print a completion script for bash, zsh or fish (commands, options, workflow paths)',
+    )
     .addArgument(new Argument('<shell>', 'bash, zsh or fish').choices(SHELLS))
-    .addHelpText('after', `\nExamples:\n  source <(${program.name()} completion bash)     # this bash; add the line to ~/.bashrc to keep it\n  ${program.name()} completion zsh > "\${fpath[1]}/_raymond"\n  ${program.name()} completion fish > ~/.config/fish/completions/raymond.fish`)
+    .addHelpText(
+      'after',
+      `\nExamples:\n  source <(${program.name()} completion bash)     # this bash; add the line to ~/.bashrc to keep it\n  ${program.name()} completion zsh > "\${fpath[1]}/_raymond"\n  ${program.name()} completion fish > ~/.config/fish/completions/raymond.fish`,
+    )
     .action(async (shell: Shell) => {
       const { completionScript } = await import('./completion-command.js');
       process.stdout.write(completionScript(program, shell));
@@ -28,7 +33,14 @@ export function addSurfaceCommands(program: Command, result: { exitCode: number 
     .command('new')
     .description('make a new workflow folder from a template, with a README saying how to run it')
     .argument('<name>', 'the folder to make (it must not exist, or be empty)')
-    .addOption(new Option('--template <template>', 'fork-join (a markdown START that forks workers and joins them), review-loop or batch-refactor').choices(TEMPLATE_NAMES).default('fork-join'))
+    .addOption(
+      new Option(
+        '--template <template>',
+        'fork-join (a markdown START that forks workers and joins them), review-loop or batch-refactor',
+      )
+        .choices(TEMPLATE_NAMES)
+        .default('fork-join'),
+    )
     .action(async (name: string, opts: { template: TemplateName }) => {
       const { newCommand } = await import('./new-command.js');
       result.exitCode = await newCommand(name, opts.template);

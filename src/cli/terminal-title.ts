@@ -13,7 +13,9 @@ export function stateStem(state: string): string {
  * stays the run's result; control characters in a state name are dropped,
  * so no name can end the sequence early.
  */
-export function createTerminalTitle(stream: { write(text: string): unknown }): (e: RunEvent) => void {
+export function createTerminalTitle(stream: {
+  write(text: string): unknown;
+}): (e: RunEvent) => void {
   let last = '';
   let label = '';
   return (e) => {

@@ -23,11 +23,15 @@ function clean(text: string): string {
  * break), so a figure is never cut in two; only an item wider than the
  * terminal itself is cut.
  */
-export function wrapItems(items: ReadonlyArray<readonly [string, string]>, columns: number): string[] {
+export function wrapItems(
+  items: ReadonlyArray<readonly [string, string]>,
+  columns: number,
+): string[] {
   const lines: string[] = [];
   let line = '';
   for (const [separator, item] of items) {
-    if (line !== '' && columnsOf(line) + columnsOf(separator) + columnsOf(item) <= columns) line += separator + item;
+    if (line !== '' && columnsOf(line) + columnsOf(separator) + columnsOf(item) <= columns)
+      line += separator + item;
     else {
       if (line !== '') lines.push(line);
       line = item;

@@ -30,7 +30,11 @@ function stallMs(): number {
   const raw = process.env.RAYMOND_QUEUE_STALL_MS;
   if (raw === undefined) return DEFAULT_STALL_MS;
   const n = Number(raw);
-  if (!Number.isInteger(n) || n < 500) throw new RaymondError('ERR_USAGE', `RAYMOND_QUEUE_STALL_MS="${raw}": expected a whole number of milliseconds, 500 or more`);
+  if (!Number.isInteger(n) || n < 500)
+    throw new RaymondError(
+      'ERR_USAGE',
+      `RAYMOND_QUEUE_STALL_MS="${raw}": expected a whole number of milliseconds, 500 or more`,
+    );
   return n;
 }
 
@@ -45,10 +49,13 @@ export async function workerCommand(flags: WorkerFlags): Promise<number> {
   const target = parseQueueUrl(flags.queue);
   const secret = loadQueueSecret(flags.queueSecretFile);
   const workdir = resolve(flags.workdir ?? process.cwd());
-  if (!existsSync(workdir) || !statSync(workdir).isDirectory()) throw new RaymondError('ERR_USAGE', `--workdir ${workdir} is not a folder`);
+  if (!existsSync(workdir) || !statSync(workdir).isDirectory())
+    throw new RaymondError('ERR_USAGE', `--workdir ${workdir} is not a folder`);
   await ignoreRaymondFolder(join(workdir, '.raymond'));
   const worker = await startWorker({
-    target, secret, workdir,
+    target,
+    secret,
+    workdir,
     name: flags.name ?? `${hostname()}-${process.pid}`,
     concurrency: flags.concurrency ?? markdownSlots(),
     claudeBin: flags.claudeBin,
@@ -71,7 +78,11 @@ export async function workerCommand(flags: WorkerFlags): Promise<number> {
 }
 
 function ago(ms: number): string {
-  return ms < 1000 ? 'now' : ms < 120_000 ? `${Math.round(ms / 1000)} s ago` : `${Math.round(ms / 60_000)} min ago`;
+  return ms < 1000
+    ? 'now'
+    : ms < 120_000
+      ? `${Math.round(ms / 1000)} s ago`
+      : `${Math.round(ms / 60_000)} min ago`;
 }
 
 /** How long `raymond workers` waits for Redis: it answers, or says in one line that it cannot. */
@@ -87,10 +98,19 @@ export async function workersCommand(flags: { queue: string; json?: boolean }): 
     const now = Date.now();
     const workers = await listWorkers(redis, now);
     const counts = await queue.getJobCounts('waiting', 'active', 'delayed', 'completed', 'failed');
-    if (flags.json) return JSON.stringify({ workers: workers.map((w) => ({ ...w, alive: alive(w, now) })), jobs: counts });
-    const lines = workers.map((w) => `${w.name}  ${alive(w, now) ? 'alive' : 'gone '}  ${w.active}/${w.concurrency} busy  ${w.done} done  ${w.failed} failed  on ${w.host} pid ${w.pid}  (beat ${ago(now - w.beatAt)})`);
+    if (flags.json)
+      return JSON.stringify({
+        workers: workers.map((w) => ({ ...w, alive: alive(w, now) })),
+        jobs: counts,
+      });
+    const lines = workers.map(
+      (w) =>
+        `${w.name}  ${alive(w, now) ? 'alive' : 'gone '}  ${w.active}/${w.concurrency} busy  ${w.done} done  ${w.failed} failed  on ${w.host} pid ${w.pid}  (beat ${ago(now - w.beatAt)})`,
+    );
     if (lines.length === 0) lines.push(`no worker has beaten at ${target.shown} in the last day`);
-    lines.push(`jobs: ${counts.waiting} waiting, ${counts.active} running, ${counts.delayed} delayed, ${counts.completed} done, ${counts.failed} failed`);
+    lines.push(
+      `jobs: ${counts.waiting} waiting, ${counts.active} running, ${counts.delayed} delayed, ${counts.completed} done, ${counts.failed} failed`,
+    );
     return lines.join('\n');
   } finally {
     await queue.close().catch(() => undefined);

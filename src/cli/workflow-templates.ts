@@ -14,7 +14,12 @@ const lines = (...text: string[]) => `${text.join('\n')}\n`;
  * and `diagram` open `states/`; `raymond serve` lists the workflow with
  * this name, description and input.
  */
-function manifest(name: string, description: string, input: { mode: string; label: string; description: string }, budget: number): string {
+function manifest(
+  name: string,
+  description: string,
+  input: { mode: string; label: string; description: string },
+  budget: number,
+): string {
   return lines(
     '# What `raymond serve` shows of this workflow; `raymond FOLDER` runs the states in states/.',
     `id: ${JSON.stringify(name)}`,
@@ -29,11 +34,26 @@ function manifest(name: string, description: string, input: { mode: string; labe
 }
 
 /** The README's part on the folder's layout. */
-const LAYOUT = ['## Files', '', '- `states/`: the states; the run starts at `START`. Every `.md` (a Claude Code turn) and `.sh` file in it is a state.', '- `workflow.yaml`: the name, description and input `raymond serve` shows.', ''];
+const LAYOUT = [
+  '## Files',
+  '',
+  '- `states/`: the states; the run starts at `START`. Every `.md` (a Claude Code turn) and `.sh` file in it is a state.',
+  '- `workflow.yaml`: the name, description and input `raymond serve` shows.',
+  '',
+];
 
 /** How the README of every scaffold ends: what to check before a first run. */
 function checking(cmd: string, name: string): string[] {
-  return ['## Before a run', '', '```sh', `${cmd} lint ${name}      # targets, frontmatter, reachability: no run, no cost`, `${cmd} diagram ${name}   # the states and their transitions, as Mermaid`, '```', '', 'Each markdown state is a Claude Code turn; `--budget` (USD) stops the run from starting steps once it cost that much.'];
+  return [
+    '## Before a run',
+    '',
+    '```sh',
+    `${cmd} lint ${name}      # targets, frontmatter, reachability: no run, no cost`,
+    `${cmd} diagram ${name}   # the states and their transitions, as Mermaid`,
+    '```',
+    '',
+    'Each markdown state is a Claude Code turn; `--budget` (USD) stops the run from starting steps once it cost that much.',
+  ];
 }
 
 function forkJoin(name: string, cmd: string): TemplateFiles {
@@ -99,7 +119,12 @@ function forkJoin(name: string, cmd: string): TemplateFiles {
       ...LAYOUT,
       ...checking(cmd, name),
     ),
-    'workflow.yaml': manifest(name, 'Splits a task into parts, works on them in parallel, and combines the results.', { mode: 'required', label: 'Task', description: 'The task to split into parts.' }, 1),
+    'workflow.yaml': manifest(
+      name,
+      'Splits a task into parts, works on them in parallel, and combines the results.',
+      { mode: 'required', label: 'Task', description: 'The task to split into parts.' },
+      1,
+    ),
   };
 }
 
@@ -161,7 +186,12 @@ function reviewLoop(name: string, cmd: string): TemplateFiles {
       ...LAYOUT,
       ...checking(cmd, name),
     ),
-    'workflow.yaml': manifest(name, 'Writes a draft, then reviews and revises it until the reviewer approves it.', { mode: 'required', label: 'Subject', description: 'What the draft is about.' }, 0.5),
+    'workflow.yaml': manifest(
+      name,
+      'Writes a draft, then reviews and revises it until the reviewer approves it.',
+      { mode: 'required', label: 'Subject', description: 'What the draft is about.' },
+      0.5,
+    ),
   };
 }
 
@@ -215,7 +245,7 @@ function batchRefactor(name: string, cmd: string): TemplateFiles {
     ),
     'states/MERGE.sh': lines(
       '#!/usr/bin/env bash',
-      "# Runs once every worker has ended: merges their branches into one, each merge",
+      '# Runs once every worker has ended: merges their branches into one, each merge',
       '# checked with ./check.sh when the repository has one; a conflict or a failed check',
       "# goes back to the worker's session to fix. The report is the run's result.",
       'set -uo pipefail',
@@ -251,7 +281,16 @@ function batchRefactor(name: string, cmd: string): TemplateFiles {
       ...LAYOUT,
       ...checking(cmd, name),
     ),
-    'workflow.yaml': manifest(name, 'Applies refactor.md to each target on its own branch, then merges the branches.', { mode: 'optional', label: 'Targets', description: 'Files or folders, separated by spaces or commas (default: targets.txt).' }, 2),
+    'workflow.yaml': manifest(
+      name,
+      'Applies refactor.md to each target on its own branch, then merges the branches.',
+      {
+        mode: 'optional',
+        label: 'Targets',
+        description: 'Files or folders, separated by spaces or commas (default: targets.txt).',
+      },
+      2,
+    ),
   };
 }
 

@@ -7,7 +7,12 @@ import { RaymondError, errorMessage } from '../errors.js';
 import { ignoreRaymondFolder, projectRaymondDir } from '../raymond-folder.js';
 import { checked, mustBe, type Checked } from '../schema-problem.js';
 import { SettingProblem } from '../settings/setting.js';
-import { settingEntries, settingOf, type ConfigValues, type QueueConfigValues } from '../settings/setting-values.js';
+import {
+  settingEntries,
+  settingOf,
+  type ConfigValues,
+  type QueueConfigValues,
+} from '../settings/setting-values.js';
 
 export type { ConfigValues, QueueConfigValues } from '../settings/setting-values.js';
 
@@ -63,7 +68,9 @@ const SERVE_SCHEMAS = {
 export const SERVE_CONFIG = T.Partial(T.Object(SERVE_SCHEMAS));
 /** `[raymond.serve]`'s values, typed by their schema. */
 export type ServeConfigValues = Static<typeof SERVE_CONFIG>;
-const SERVE_KEYS = new Map<string, Checked<TSchema>>(Object.entries(SERVE_SCHEMAS).map(([key, schema]) => [key, checked(schema)]));
+const SERVE_KEYS = new Map<string, Checked<TSchema>>(
+  Object.entries(SERVE_SCHEMAS).map(([key, schema]) => [key, checked(schema)]),
+);
 
 /** What a config file gave: its values, `[raymond.serve]`'s and `[raymond.queue]`'s, and lines to show about keys it ignored. */
 export interface ConfigFile {
@@ -80,10 +87,16 @@ export interface ConfigFile {
 }
 
 /** How a sub-table's keys are checked: the value, or the line saying what is wrong with it. */
-type KeyCheck = (key: string, value: unknown) => { ok: true; value: unknown } | { ok: false; problem: string } | undefined;
+type KeyCheck = (
+  key: string,
+  value: unknown,
+) => { ok: true; value: unknown } | { ok: false; problem: string } | undefined;
 
 /** A setting of the table checks a value: its own check, its refusal as the line shown. */
-function tableCheck(setting: { check: (v: unknown) => unknown } | undefined, value: unknown): ReturnType<KeyCheck> {
+function tableCheck(
+  setting: { check: (v: unknown) => unknown } | undefined,
+  value: unknown,
+): ReturnType<KeyCheck> {
   if (!setting) return undefined;
   try {
     setting.check(value);
@@ -98,14 +111,26 @@ function tableCheck(setting: { check: (v: unknown) => unknown } | undefined, val
 function serveCheck(key: string, value: unknown): ReturnType<KeyCheck> {
   const spec = SERVE_KEYS.get(key);
   if (!spec) return undefined;
-  return spec.check(value) ? { ok: true, value } : { ok: false, problem: `expected ${mustBe(spec.schema)}` };
+  return spec.check(value)
+    ? { ok: true, value }
+    : { ok: false, problem: `expected ${mustBe(spec.schema)}` };
 }
 
 /** The keys of `[raymond.queue]` in the settings table. */
-const QUEUE_KEYS = settingEntries().flatMap(([key]) => (key.startsWith('queue.') ? [key.slice('queue.'.length)] : []));
+const QUEUE_KEYS = settingEntries().flatMap(([key]) =>
+  key.startsWith('queue.') ? [key.slice('queue.'.length)] : [],
+);
 
 /** Checks a table's keys: a wrong value is an error, an unknown key a warning. */
-function readKeys(prefix: string, known: readonly string[], check: KeyCheck, table: Record<string, unknown>, path: string, warnings: string[], skip: readonly string[] = []): Record<string, unknown> {
+function readKeys(
+  prefix: string,
+  known: readonly string[],
+  check: KeyCheck,
+  table: Record<string, unknown>,
+  path: string,
+  warnings: string[],
+  skip: readonly string[] = [],
+): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(table)) {
     if (skip.includes(key)) continue;
@@ -115,16 +140,33 @@ function readKeys(prefix: string, known: readonly string[], check: KeyCheck, tab
       warnings.push(`unknown key ${prefix}${keyName(key)}, ignored (known: ${known.join(', ')})`);
       continue;
     }
-    if (!checked.ok) throw new RaymondError('ERR_CONFIG', `${prefix}${key} = ${shown(value)}: ${checked.problem}`, { file: path });
+    if (!checked.ok)
+      throw new RaymondError(
+        'ERR_CONFIG',
+        `${prefix}${key} = ${shown(value)}: ${checked.problem}`,
+        { file: path },
+      );
     out[key] = value;
   }
   return out;
 }
 
 /** A sub-table (`[raymond.serve]`, `[raymond.queue]`), checked as the rest. */
-function readSubTable<T>(name: string, known: readonly string[], check: KeyCheck, table: unknown, path: string, warnings: string[]): T {
+function readSubTable<T>(
+  name: string,
+  known: readonly string[],
+  check: KeyCheck,
+  table: unknown,
+  path: string,
+  warnings: string[],
+): T {
   if (table === undefined) return {} as T;
-  if (!isTable(table)) throw new RaymondError('ERR_CONFIG', `raymond.${name} = ${shown(table)}: expected the table [raymond.${name}]`, { file: path });
+  if (!isTable(table))
+    throw new RaymondError(
+      'ERR_CONFIG',
+      `raymond.${name} = ${shown(table)}: expected the table [raymond.${name}]`,
+      { file: path },
+    );
   return readKeys(`raymond.${name}.`, known, check, table, path, warnings) as T;
 }
 
@@ -143,25 +185,65 @@ export function readConfig(path: string): ConfigFile {
   }
   const warnings: string[] = [];
   for (const key of Object.keys(data)) {
-    if (key !== 'raymond') warnings.push(`unknown section or key ${JSON.stringify(key)}, ignored (Raymond's options go under [raymond])`);
+    if (key !== 'raymond')
+      warnings.push(
+        `unknown section or key ${JSON.stringify(key)}, ignored (Raymond's options go under [raymond])`,
+      );
   }
   const table = data.raymond ?? {};
-  if (!isTable(table)) throw new RaymondError('ERR_CONFIG', `raymond = ${shown(table)}: expected the table [raymond], with the options under it`, { file: path });
+  if (!isTable(table))
+    throw new RaymondError(
+      'ERR_CONFIG',
+      `raymond = ${shown(table)}: expected the table [raymond], with the options under it`,
+      { file: path },
+    );
   const serveWarnings: string[] = [];
-  const serve = readSubTable<ServeConfigValues>('serve', [...SERVE_KEYS.keys()], serveCheck, table.serve, path, serveWarnings);
-  const queue = readSubTable<QueueConfigValues>('queue', QUEUE_KEYS, (key, value) => tableCheck(settingOf(`queue.${key}`), value), table.queue, path, warnings);
+  const serve = readSubTable<ServeConfigValues>(
+    'serve',
+    [...SERVE_KEYS.keys()],
+    serveCheck,
+    table.serve,
+    path,
+    serveWarnings,
+  );
+  const queue = readSubTable<QueueConfigValues>(
+    'queue',
+    QUEUE_KEYS,
+    (key, value) => tableCheck(settingOf(`queue.${key}`), value),
+    table.queue,
+    path,
+    warnings,
+  );
   const top = settingEntries().flatMap(([key]) => (key.includes('.') ? [] : [key]));
-  const values = readKeys('raymond.', top, (key, value) => tableCheck(key.includes('.') ? undefined : settingOf(key), value), table, path, warnings, ['serve', 'queue']);
+  const values = readKeys(
+    'raymond.',
+    top,
+    (key, value) => tableCheck(key.includes('.') ? undefined : settingOf(key), value),
+    table,
+    path,
+    warnings,
+    ['serve', 'queue'],
+  );
   return { values: values, serve, queue, warnings, serveWarnings };
 }
 
 /** The template `raymond --init-config` writes: every key of the settings table, commented out and explained, with its default. */
 export function configTemplate(): string {
-  const lines = ['# Raymond configuration. Command-line flags beat these values, which beat the defaults.', '# Uncomment a line to use it.', '', '[raymond]'];
-  const entry = (key: string, s: { doc: string; example: string; defaultText: string }) => ['', `# ${s.doc}${s.defaultText ? ` Default: ${s.defaultText}.` : ''}`, `# ${key} = ${s.example}`];
+  const lines = [
+    '# Raymond configuration. Command-line flags beat these values, which beat the defaults.',
+    '# Uncomment a line to use it.',
+    '',
+    '[raymond]',
+  ];
+  const entry = (key: string, s: { doc: string; example: string; defaultText: string }) => [
+    '',
+    `# ${s.doc}${s.defaultText ? ` Default: ${s.defaultText}.` : ''}`,
+    `# ${key} = ${s.example}`,
+  ];
   for (const [key, s] of settingEntries()) if (!key.includes('.')) lines.push(...entry(key, s));
   lines.push('', '# [raymond.queue]');
-  for (const [key, s] of settingEntries()) if (key.startsWith('queue.')) lines.push(...entry(key.slice('queue.'.length), s));
+  for (const [key, s] of settingEntries())
+    if (key.startsWith('queue.')) lines.push(...entry(key.slice('queue.'.length), s));
   return `${lines.join('\n')}\n`;
 }
 
@@ -171,8 +253,15 @@ export async function initConfig(dir: string): Promise<string> {
   await mkdir(dirname(path), { recursive: true });
   await ignoreRaymondFolder(dirname(path));
   await writeFile(path, configTemplate(), { flag: 'wx' }).catch((err: NodeJS.ErrnoException) => {
-    if (err.code === 'EEXIST') throw new RaymondError('ERR_CONFIG', 'already exists; edit it, or remove it first to get a fresh template', { file: path });
-    throw new RaymondError('ERR_CONFIG', `cannot write: ${err.code ?? err.message}`, { file: path });
+    if (err.code === 'EEXIST')
+      throw new RaymondError(
+        'ERR_CONFIG',
+        'already exists; edit it, or remove it first to get a fresh template',
+        { file: path },
+      );
+    throw new RaymondError('ERR_CONFIG', `cannot write: ${err.code ?? err.message}`, {
+      file: path,
+    });
   });
   return path;
 }

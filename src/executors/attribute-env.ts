@@ -34,8 +34,14 @@ export function exportedAsIs(name: string, platform: NodeJS.Platform = process.p
 const INHERITED = Object.keys(process.env).filter((k) => k.startsWith(ATTRIBUTE_ENV_PREFIX));
 
 /** The environment entries a worker's attributes give its scripts; `undefined` unsets. */
-export function attributeEnvironment(attributes: Record<string, string>, platform: NodeJS.Platform = process.platform): Record<string, string | undefined> {
-  const env: Record<string, string | undefined> = Object.create(null) as Record<string, string | undefined>;
+export function attributeEnvironment(
+  attributes: Record<string, string>,
+  platform: NodeJS.Platform = process.platform,
+): Record<string, string | undefined> {
+  const env: Record<string, string | undefined> = Object.create(null) as Record<
+    string,
+    string | undefined
+  >;
   for (const key of INHERITED) env[key] = undefined;
   for (const [name, value] of Object.entries(attributes)) {
     env[ATTRIBUTE_ENV_PREFIX + name] = value;

@@ -15,7 +15,10 @@ export interface EnvLimits {
  * Windows allows 32,767 characters in a variable; a UTF-8 byte count is
  * never below that count.
  */
-export const ENV_LIMITS: EnvLimits = process.platform === 'win32' ? { entryBytes: 32_767, totalBytes: 1 << 20 } : { entryBytes: 128 * 1024, totalBytes: 1 << 20 };
+export const ENV_LIMITS: EnvLimits =
+  process.platform === 'win32'
+    ? { entryBytes: 32_767, totalBytes: 1 << 20 }
+    : { entryBytes: 128 * 1024, totalBytes: 1 << 20 };
 
 /** What each variable costs besides its text: its pointer in the environment array, which Linux counts toward ARG_MAX. */
 export const POINTER_BYTES = 8;
@@ -44,7 +47,11 @@ export interface EnvPlan {
  * file has), so thousands of small variables may not fit however they are
  * placed: `bytes` then stays over the total, for the caller to refuse.
  */
-export function planEnvironment(env: Readonly<Record<string, string | undefined>>, limits: EnvLimits, filePathBytes: number): EnvPlan {
+export function planEnvironment(
+  env: Readonly<Record<string, string | undefined>>,
+  limits: EnvLimits,
+  filePathBytes: number,
+): EnvPlan {
   const files = new Set<string>();
   const fileEntry = (name: string) => Buffer.byteLength(name) + '_FILE='.length + filePathBytes + 1;
   const kept: Array<{ name: string; saves: number }> = [];

@@ -46,7 +46,7 @@ export interface ExecutionRequest {
   /** Where `timeoutMs` came from, for the message when it kills the step: the state's own `timeout`, else `--timeout`. */
   timeoutFromState?: boolean;
   /** Opens the debug files of this execution (absent with --no-debug). */
-  debug?: (() => StepDebug);
+  debug?: () => StepDebug;
 }
 
 /** What a state printed, and what running it cost. */

@@ -21,5 +21,7 @@ export interface ResolvedGrant {
 export function grantKey(grant: ResolvedGrant | undefined): string {
   if (!grant) return '';
   const entries = Object.entries(grant).filter(([, v]) => v !== undefined);
-  return entries.length === 0 ? '' : JSON.stringify(Object.fromEntries(entries.sort(([a], [b]) => (a < b ? -1 : 1))));
+  return entries.length === 0
+    ? ''
+    : JSON.stringify(Object.fromEntries(entries.sort(([a], [b]) => (a < b ? -1 : 1))));
 }

@@ -116,7 +116,13 @@ export async function runProcess(req: ProcessRequest): Promise<ProcessResult> {
     timedOut,
     aborted,
   };
-  if (result.failed && result.exitCode === undefined && result.signal === undefined && !timedOut && !aborted) {
+  if (
+    result.failed &&
+    result.exitCode === undefined &&
+    result.signal === undefined &&
+    !timedOut &&
+    !aborted
+  ) {
     // Not the short message: it quotes the command line, and with it the whole prompt.
     out.spawnError = result.originalMessage || result.shortMessage;
   }

@@ -1,13 +1,22 @@
 import { RaymondError } from '../errors.js';
 import { attributeEnvironment } from './attribute-env.js';
-import { timeoutName, type Execution, type ExecutionRequest, type StateExecutor } from './executor.js';
+import {
+  timeoutName,
+  type Execution,
+  type ExecutionRequest,
+  type StateExecutor,
+} from './executor.js';
 import type { SpawnerPool } from './spawner-pool.js';
 import type { ValueFiles } from './value-files.js';
 
 /** The interpreter for a script state on this platform. */
 function interpreter(path: string): { file: string; args: string[] } {
   if (path.endsWith('.bat')) return { file: 'cmd.exe', args: ['/d', '/c', path] };
-  if (path.endsWith('.ps1')) return { file: 'powershell.exe', args: ['-NoProfile', '-NonInteractive', '-ExecutionPolicy', 'Bypass', '-File', path] };
+  if (path.endsWith('.ps1'))
+    return {
+      file: 'powershell.exe',
+      args: ['-NoProfile', '-NonInteractive', '-ExecutionPolicy', 'Bypass', '-File', path],
+    };
   return { file: 'bash', args: [path] };
 }
 
@@ -16,7 +25,10 @@ function interpreter(path: string): { file: string; args: string[] } {
  * attribute-env.ts), then the agent's identity and input, which no attribute
  * can override.
  */
-export function scriptEnvironment(req: Pick<ExecutionRequest, 'workflowId' | 'agent'>, platform: NodeJS.Platform = process.platform): Record<string, string | undefined> {
+export function scriptEnvironment(
+  req: Pick<ExecutionRequest, 'workflowId' | 'agent'>,
+  platform: NodeJS.Platform = process.platform,
+): Record<string, string | undefined> {
   const env = attributeEnvironment(req.agent.attributes, platform);
   env.RAYMOND_WORKFLOW_ID = req.workflowId;
   env.RAYMOND_AGENT_ID = req.agent.id;
@@ -51,31 +63,71 @@ export const MAX_SCRIPT_OUTPUT_BYTES = 16 * 2 ** 20;
  * per step: a fork's cost grows with the forking process's memory. Values
  * too large for the environment reach the script through files (value-files.ts).
  */
-export function createScriptExecutor(spawners: SpawnerPool, values: ValueFiles, environment: Readonly<Record<string, string>> = {}): StateExecutor {
+export function createScriptExecutor(
+  spawners: SpawnerPool,
+  values: ValueFiles,
+  environment: Readonly<Record<string, string>> = {},
+): StateExecutor {
   return {
     async execute(req: ExecutionRequest): Promise<Execution> {
       const where = req.scope.display(req.file);
       const path = await req.scope.scriptPath(req.file);
       const { file, args } = interpreter(path);
-      const { env, release } = await values.place({ ...environment, ...scriptEnvironment(req) }, where);
+      const { env, release } = await values.place(
+        { ...environment, ...scriptEnvironment(req) },
+        where,
+      );
       const debug = req.debug?.();
       const started = Date.now();
       const result = await spawners
-        .run({ file, args, cwd: req.agent.cwd, env, signal: req.signal, inactivityMs: req.timeoutMs, maxOutputBytes: MAX_SCRIPT_OUTPUT_BYTES, ...(debug ? { stderrBytes: DEBUG_STDERR_BYTES } : {}) })
+        .run({
+          file,
+          args,
+          cwd: req.agent.cwd,
+          env,
+          signal: req.signal,
+          inactivityMs: req.timeoutMs,
+          maxOutputBytes: MAX_SCRIPT_OUTPUT_BYTES,
+          ...(debug ? { stderrBytes: DEBUG_STDERR_BYTES } : {}),
+        })
         .finally(release);
       debug?.script({
-        script: where, argv: [file, ...args], cwd: req.agent.cwd, exit_code: result.exitCode, signal: result.signal, timed_out: result.timedOut, duration_ms: Date.now() - started, env, stdout: result.stdout, stderr: result.stderrTail,
+        script: where,
+        argv: [file, ...args],
+        cwd: req.agent.cwd,
+        exit_code: result.exitCode,
+        signal: result.signal,
+        timed_out: result.timedOut,
+        duration_ms: Date.now() - started,
+        env,
+        stdout: result.stdout,
+        stderr: result.stderrTail,
         ...(result.droppedBytes > 0 ? { dropped_bytes: result.droppedBytes } : {}),
       });
       if (result.aborted) throw new RaymondError('ERR_SCRIPT_FAILED', 'stopped', { file: where });
-      if (result.spawnError) throw new RaymondError('ERR_SCRIPT_START', `could not start ${file}: ${result.spawnError}`, { file: where });
+      if (result.spawnError)
+        throw new RaymondError(
+          'ERR_SCRIPT_START',
+          `could not start ${file}: ${result.spawnError}`,
+          { file: where },
+        );
       if (result.timedOut) {
-        throw new RaymondError('ERR_SCRIPT_TIMEOUT', `printed nothing for ${Math.round(req.timeoutMs / 1000)} s and was killed (${timeoutName(req)})`, { file: where });
+        throw new RaymondError(
+          'ERR_SCRIPT_TIMEOUT',
+          `printed nothing for ${Math.round(req.timeoutMs / 1000)} s and was killed (${timeoutName(req)})`,
+          { file: where },
+        );
       }
       if (result.exitCode !== 0) {
-        const how = result.exitCode === null ? `was killed by ${result.signal}` : `exited with code ${result.exitCode}`;
+        const how =
+          result.exitCode === null
+            ? `was killed by ${result.signal}`
+            : `exited with code ${result.exitCode}`;
         const tail = result.stderrTail.trim() ? `; stderr: ${lastLines(result.stderrTail, 3)}` : '';
-        throw new RaymondError('ERR_SCRIPT_FAILED', `${how}${tail}`, { file: where, details: { exitCode: result.exitCode, stderr: result.stderrTail.slice(-4096) } });
+        throw new RaymondError('ERR_SCRIPT_FAILED', `${how}${tail}`, {
+          file: where,
+          details: { exitCode: result.exitCode, stderr: result.stderrTail.slice(-4096) },
+        });
       }
       const execution: Execution = { output: result.stdout, session: null, costUsd: 0 };
       if (result.droppedBytes > 0) execution.droppedBytes = result.droppedBytes;

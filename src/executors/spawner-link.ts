@@ -1,16 +1,31 @@
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
-import { createLineSplitter, encodeMessage, tickBatchedWriter, type ReadyReply, type SpawnerReply, type SpawnerRequest } from './spawner-protocol.js';
+import {
+  createLineSplitter,
+  encodeMessage,
+  tickBatchedWriter,
+  type ReadyReply,
+  type SpawnerReply,
+  type SpawnerRequest,
+} from './spawner-protocol.js';
 import { spawnerReply } from './spawner-schemas.js';
 
 // Under tsx (tests, development) the spawner is the .ts source and needs tsx's loader; once built, the compiled .js.
 const FROM_SOURCE = import.meta.url.endsWith('.ts');
 // Written from the parent folder so that it also holds in the bundled CLI (dist/src/cli/), see scripts/bundle.mjs.
-const MAIN_FILE = fileURLToPath(new URL(FROM_SOURCE ? '../executors/spawner.main.ts' : '../executors/spawner.main.js', import.meta.url));
+const MAIN_FILE = fileURLToPath(
+  new URL(
+    FROM_SOURCE ? '../executors/spawner.main.ts' : '../executors/spawner.main.js',
+    import.meta.url,
+  ),
+);
 const LOADER_FLAGS = FROM_SOURCE ? ['--import', import.meta.resolve('tsx')] : [];
 
 /** A spawner needs little heap: it holds only the output of the steps it runs. */
-export const DEFAULT_SPAWNER_FLAGS: readonly string[] = ['--max-old-space-size=32', '--max-semi-space-size=1'];
+export const DEFAULT_SPAWNER_FLAGS: readonly string[] = [
+  '--max-old-space-size=32',
+  '--max-semi-space-size=1',
+];
 
 /** A reply about one step: everything but `ready`. */
 export type StepReply = Exclude<SpawnerReply, ReadyReply>;
@@ -68,11 +83,15 @@ export function startSpawner(options: {
       try {
         reply = JSON.parse(line);
       } catch {
-        process.emitWarning(`raymond: ignoring a spawner reply that is not JSON: ${line.slice(0, 200)}`);
+        process.emitWarning(
+          `raymond: ignoring a spawner reply that is not JSON: ${line.slice(0, 200)}`,
+        );
         return;
       }
       if (!spawnerReply.check(reply)) {
-        process.emitWarning(`raymond: ignoring a spawner reply that is not one: ${spawnerReply.problem(reply, 'the reply')}`);
+        process.emitWarning(
+          `raymond: ignoring a spawner reply that is not one: ${spawnerReply.problem(reply, 'the reply')}`,
+        );
         return;
       }
       if (reply.type !== 'ready') return options.onReply(reply);
@@ -80,7 +99,9 @@ export function startSpawner(options: {
       options.onReady();
     }),
   );
-  const exited = child.then((result) => options.onExit({ wasReady, exitCode: result.exitCode ?? null, signal: result.signal ?? null }));
+  const exited = child.then((result) =>
+    options.onExit({ wasReady, exitCode: result.exitCode ?? null, signal: result.signal ?? null }),
+  );
 
   const write = tickBatchedWriter(child.stdin);
   const handles = [child, child.stdin, child.stdout] as Refable[];

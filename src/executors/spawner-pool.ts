@@ -3,7 +3,13 @@ import { RaymondError } from '../errors.js';
 import type { ProcessRequest, ProcessResult } from './run-process.js';
 import { killGroup, registerGroup, unregisterGroup } from './process-registry.js';
 import type { ExitReply, RunMessage } from './spawner-protocol.js';
-import { DEFAULT_SPAWNER_FLAGS, startSpawner, type SpawnerExit, type SpawnerLink, type StepReply } from './spawner-link.js';
+import {
+  DEFAULT_SPAWNER_FLAGS,
+  startSpawner,
+  type SpawnerExit,
+  type SpawnerLink,
+  type StepReply,
+} from './spawner-link.js';
 
 /** A step for the pool: runProcess's request, plus a cap on the stdout kept. */
 export type SpawnRequest = ProcessRequest & {
@@ -63,7 +69,16 @@ interface Pending {
 }
 
 function abortedResult(): SpawnResult {
-  return { exitCode: null, signal: null, stdout: '', stderrTail: '', timedOut: false, aborted: true, droppedBytes: 0, leftRunning: [] };
+  return {
+    exitCode: null,
+    signal: null,
+    stdout: '',
+    stderrTail: '',
+    timedOut: false,
+    aborted: true,
+    droppedBytes: 0,
+    leftRunning: [],
+  };
 }
 
 function describeExit(exit: SpawnerExit): string {
@@ -77,8 +92,12 @@ function describeExit(exit: SpawnerExit): string {
  * step whose spawner dies is run again on a fresh one (at least once, as
  * after a crash of the orchestrator).
  */
-export function createSpawnerPool(options: { size?: number; nodeFlags?: readonly string[] } = {}): SpawnerPool {
-  const slots: Array<Slot | undefined> = new Array<Slot | undefined>(Math.max(1, options.size ?? availableParallelism())).fill(undefined);
+export function createSpawnerPool(
+  options: { size?: number; nodeFlags?: readonly string[] } = {},
+): SpawnerPool {
+  const slots: Array<Slot | undefined> = new Array<Slot | undefined>(
+    Math.max(1, options.size ?? availableParallelism()),
+  ).fill(undefined);
   // Replies find their step by id in constant time, however many steps are in flight.
   const byId = new Map<number, Pending>();
   let nextId = 1;
@@ -174,7 +193,8 @@ export function createSpawnerPool(options: { size?: number; nodeFlags?: readonly
     for (const p of [...slot.pending]) {
       // Whatever the dead spawner started must not run on next to its rerun.
       if (p.pid !== undefined) killGroup(p.pid, 'SIGKILL');
-      const rerun = !closed && !p.aborted && failedStarts < MAX_FAILED_STARTS && p.attempts < MAX_ATTEMPTS;
+      const rerun =
+        !closed && !p.aborted && failedStarts < MAX_FAILED_STARTS && p.attempts < MAX_ATTEMPTS;
       detach(p);
       if (rerun) {
         reruns++;
@@ -184,28 +204,59 @@ export function createSpawnerPool(options: { size?: number; nodeFlags?: readonly
       } else if (closed || p.aborted) {
         p.resolve(abortedResult());
       } else if (failedStarts >= MAX_FAILED_STARTS) {
-        p.reject(new RaymondError('ERR_SCRIPT_START', `could not start a spawner process: ${failedStarts} in a row ended before they were ready (last: ${describeExit(exit)})`));
+        p.reject(
+          new RaymondError(
+            'ERR_SCRIPT_START',
+            `could not start a spawner process: ${failedStarts} in a row ended before they were ready (last: ${describeExit(exit)})`,
+          ),
+        );
       } else {
-        p.reject(new RaymondError('ERR_SCRIPT_FAILED', `${p.req.file}: its spawner process died ${p.attempts} times while running it (last: ${describeExit(exit)})`));
+        p.reject(
+          new RaymondError(
+            'ERR_SCRIPT_FAILED',
+            `${p.req.file}: its spawner process died ${p.attempts} times while running it (last: ${describeExit(exit)})`,
+          ),
+        );
       }
     }
   }
 
   return {
     run(req) {
-      if (closed) return Promise.reject(new RaymondError('ERR_INTERNAL', 'the spawner pool is closed'));
+      if (closed)
+        return Promise.reject(new RaymondError('ERR_INTERNAL', 'the spawner pool is closed'));
       if (req.signal.aborted) return Promise.resolve(abortedResult());
       // No prototype: a variable named __proto__ (a fork attribute may be) is an ordinary key.
       const env = Object.create(null) as Record<string, string | null>;
       for (const [key, value] of Object.entries(req.env)) env[key] = value ?? null;
-      const wire: RunMessage = { type: 'run', id: nextId++, file: req.file, args: req.args, cwd: req.cwd, env, inactivityMs: req.inactivityMs, stream: Boolean(req.onStdout || req.onStderr) };
+      const wire: RunMessage = {
+        type: 'run',
+        id: nextId++,
+        file: req.file,
+        args: req.args,
+        cwd: req.cwd,
+        env,
+        inactivityMs: req.inactivityMs,
+        stream: Boolean(req.onStdout || req.onStderr),
+      };
       if (req.maxOutputBytes !== undefined) wire.maxOutputBytes = req.maxOutputBytes;
       if (req.stderrBytes !== undefined) wire.stderrBytes = req.stderrBytes;
       return new Promise<SpawnResult>((resolve, reject) => {
-        const p: Pending = { req, wire, slot: undefined, pid: undefined, aborted: false, attempts: 0, output: [], resolve, reject, onAbort: () => {
-          p.aborted = true;
-          p.slot?.link.send({ type: 'kill', id: wire.id, signal: 'SIGTERM' });
-        } };
+        const p: Pending = {
+          req,
+          wire,
+          slot: undefined,
+          pid: undefined,
+          aborted: false,
+          attempts: 0,
+          output: [],
+          resolve,
+          reject,
+          onAbort: () => {
+            p.aborted = true;
+            p.slot?.link.send({ type: 'kill', id: wire.id, signal: 'SIGTERM' });
+          },
+        };
         byId.set(wire.id, p);
         req.signal.addEventListener('abort', p.onAbort, { once: true });
         dispatch(p);
@@ -216,7 +267,9 @@ export function createSpawnerPool(options: { size?: number; nodeFlags?: readonly
       await Promise.all(slots.flatMap((slot) => (slot ? [slot.link.close()] : [])));
     },
     stats() {
-      const spawners = slots.flatMap((slot) => (slot ? [{ pid: slot.link.pid, inFlight: slot.pending.size }] : []));
+      const spawners = slots.flatMap((slot) =>
+        slot ? [{ pid: slot.link.pid, inFlight: slot.pending.size }] : [],
+      );
       return { spawners, inFlight: byId.size, deaths, reruns };
     },
   };

@@ -1,5 +1,13 @@
 import type { Static } from '@sinclair/typebox';
-import type { CHUNK_REPLY, EXIT_REPLY, KILL_MESSAGE, OUTPUT_REPLY, READY_REPLY, RUN_MESSAGE, STARTED_REPLY } from './spawner-schemas.js';
+import type {
+  CHUNK_REPLY,
+  EXIT_REPLY,
+  KILL_MESSAGE,
+  OUTPUT_REPLY,
+  READY_REPLY,
+  RUN_MESSAGE,
+  STARTED_REPLY,
+} from './spawner-schemas.js';
 
 /**
  * Wire format between the orchestrator and its spawner processes: one JSON
@@ -33,7 +41,11 @@ export function encodeMessage(message: SpawnerRequest | SpawnerReply): string {
  * A writer that sends everything written in one tick in one write: at
  * fan-out, many messages a tick would otherwise each be a system call.
  */
-export function tickBatchedWriter(stream: { cork(): void; uncork(): void; write(data: string | Uint8Array): unknown }): (data: string | Uint8Array) => void {
+export function tickBatchedWriter(stream: {
+  cork(): void;
+  uncork(): void;
+  write(data: string | Uint8Array): unknown;
+}): (data: string | Uint8Array) => void {
   let corked = false;
   return (data) => {
     if (!corked) {

@@ -31,26 +31,45 @@ export const RUN_MESSAGE = T.Object({
 });
 
 /** Stops a running program's group: `signal` now, SIGKILL after a grace period. */
-export const KILL_MESSAGE = T.Object({ type: T.Literal('kill'), id: T.Number(), signal: T.String() });
+export const KILL_MESSAGE = T.Object({
+  type: T.Literal('kill'),
+  id: T.Number(),
+  signal: T.String(),
+});
 
 /** What the orchestrator sends a spawner. */
-export const SPAWNER_REQUEST = T.Union([RUN_MESSAGE, KILL_MESSAGE], { must: 'a request (run or kill)' });
+export const SPAWNER_REQUEST = T.Union([RUN_MESSAGE, KILL_MESSAGE], {
+  must: 'a request (run or kill)',
+});
 
 /** Sent once when the spawner is up; a spawner that dies before this failed to start. */
 export const READY_REPLY = T.Object({ type: T.Literal('ready'), pid: T.Number() });
 
 /** The program runs; `pid` is also its process group id. */
-export const STARTED_REPLY = T.Object({ type: T.Literal('started'), id: T.Number(), pid: T.Number() });
+export const STARTED_REPLY = T.Object({
+  type: T.Literal('started'),
+  id: T.Number(),
+  pid: T.Number(),
+});
 
 /** Output forwarded while it arrives (`stream: true`). */
-export const CHUNK_REPLY = T.Object({ type: T.Literal('chunk'), id: T.Number(), stream: T.Union([T.Literal('stdout'), T.Literal('stderr')]), text: T.String() });
+export const CHUNK_REPLY = T.Object({
+  type: T.Literal('chunk'),
+  id: T.Number(),
+  stream: T.Union([T.Literal('stdout'), T.Literal('stderr')]),
+  text: T.String(),
+});
 
 /**
  * A piece of the kept stdout, sent before `exit` when there is more than
  * fits one message: a spawner's heap is small, and one JSON line of 16 MiB
  * (six times that for control characters) would not fit it.
  */
-export const OUTPUT_REPLY = T.Object({ type: T.Literal('output'), id: T.Number(), text: T.String() });
+export const OUTPUT_REPLY = T.Object({
+  type: T.Literal('output'),
+  id: T.Number(),
+  text: T.String(),
+});
 
 /** The program ended (or never started). */
 export const EXIT_REPLY = T.Object({
@@ -71,7 +90,10 @@ export const EXIT_REPLY = T.Object({
 });
 
 /** What a spawner sends back. */
-export const SPAWNER_REPLY = T.Union([READY_REPLY, STARTED_REPLY, CHUNK_REPLY, OUTPUT_REPLY, EXIT_REPLY], { must: 'a reply (ready, started, chunk, output or exit)' });
+export const SPAWNER_REPLY = T.Union(
+  [READY_REPLY, STARTED_REPLY, CHUNK_REPLY, OUTPUT_REPLY, EXIT_REPLY],
+  { must: 'a reply (ready, started, chunk, output or exit)' },
+);
 
 /** The orchestrator's check of a spawner's reply. */
 export const spawnerReply = checked(SPAWNER_REPLY);

@@ -12,7 +12,13 @@ import { readdirSync, readlinkSync } from 'node:fs';
 import type { Readable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
 import { timerDelay } from '../timer-delay.js';
-import { createLineSplitter, encodeMessage, tickBatchedWriter, type RunMessage, type SpawnerReply } from './spawner-protocol.js';
+import {
+  createLineSplitter,
+  encodeMessage,
+  tickBatchedWriter,
+  type RunMessage,
+  type SpawnerReply,
+} from './spawner-protocol.js';
 import { isSpawnerRequest } from './spawner-request-check.js';
 
 const STDERR_TAIL = 4096;
@@ -66,7 +72,8 @@ class Tail {
     const bytes = Buffer.concat(this.chunks, this.size);
     let skip = 0;
     // A cut inside a character would decode as garbage: start at the next whole one.
-    if (this.dropped > 0) while (skip < 3 && skip < bytes.length && (bytes[skip]! & 0xc0) === 0x80) skip++;
+    if (this.dropped > 0)
+      while (skip < 3 && skip < bytes.length && (bytes[skip]! & 0xc0) === 0x80) skip++;
     return { bytes: bytes.subarray(skip), dropped: this.dropped + skip };
   }
 }
@@ -133,7 +140,10 @@ function holdersOf(ends: string[]): number[] {
 /** Runs one step: the same rules as runProcess, except that the step ends when the script exits. */
 function run(msg: RunMessage): void {
   // No prototype: a variable named __proto__ (a fork attribute may be) is an ordinary key.
-  const env: Record<string, string | undefined> = Object.assign(Object.create(null) as Record<string, string | undefined>, baseEnv);
+  const env: Record<string, string | undefined> = Object.assign(
+    Object.create(null) as Record<string, string | undefined>,
+    baseEnv,
+  );
   for (const [key, value] of Object.entries(msg.env)) {
     if (value === null) delete env[key];
     else env[key] = value;
@@ -142,10 +152,26 @@ function run(msg: RunMessage): void {
   const err = new Tail(msg.stderrBytes ?? STDERR_TAIL);
   let child: ChildProcess;
   try {
-    child = spawn(msg.file, msg.args, { cwd: msg.cwd, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    child = spawn(msg.file, msg.args, {
+      cwd: msg.cwd,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
   } catch (error) {
     // Invalid arguments throw instead of emitting 'error'.
-    send({ type: 'exit', id: msg.id, exitCode: null, signal: null, stdout: '', stderrTail: '', timedOut: false, spawnError: String(error), droppedBytes: 0, leftRunning: [] });
+    send({
+      type: 'exit',
+      id: msg.id,
+      exitCode: null,
+      signal: null,
+      stdout: '',
+      stderrTail: '',
+      timedOut: false,
+      spawnError: String(error),
+      droppedBytes: 0,
+      leftRunning: [],
+    });
     return;
   }
   const pid = child.pid;
@@ -179,7 +205,17 @@ function run(msg: RunMessage): void {
     jobs.delete(msg.id);
     const stdout = out.finish();
     const stderr = err.finish().bytes.toString('utf8');
-    const reply: SpawnerReply = { type: 'exit', id: msg.id, exitCode, signal: exitSignal, stdout: sendOutput(msg.id, stdout.bytes), stderrTail: stderr, timedOut, droppedBytes: stdout.dropped, leftRunning };
+    const reply: SpawnerReply = {
+      type: 'exit',
+      id: msg.id,
+      exitCode,
+      signal: exitSignal,
+      stdout: sendOutput(msg.id, stdout.bytes),
+      stderrTail: stderr,
+      timedOut,
+      droppedBytes: stdout.dropped,
+      leftRunning,
+    };
     if (spawnError !== undefined) reply.spawnError = spawnError;
     send(reply);
   };
@@ -223,11 +259,15 @@ function handle(line: string): void {
   try {
     msg = JSON.parse(line);
   } catch {
-    process.stderr.write(`raymond spawner: ignoring a request that is not JSON: ${line.slice(0, 200)}\n`);
+    process.stderr.write(
+      `raymond spawner: ignoring a request that is not JSON: ${line.slice(0, 200)}\n`,
+    );
     return;
   }
   if (!isSpawnerRequest(msg)) {
-    process.stderr.write(`raymond spawner: ignoring a request that is not a run or a kill of the protocol: ${line.slice(0, 200)}\n`);
+    process.stderr.write(
+      `raymond spawner: ignoring a request that is not a run or a kill of the protocol: ${line.slice(0, 200)}\n`,
+    );
     return;
   }
   if (msg.type === 'run') run(msg);

@@ -6,7 +6,9 @@ export interface ToolDenial {
 
 /** The input field that says what a tool call does: its command, its file, ... (first line). */
 export function toolDetail(input: Record<string, unknown>): string {
-  const pick = ['command', 'file_path', 'path', 'pattern', 'url', 'description'].map((k) => input[k]).find((v): v is string => typeof v === 'string');
+  const pick = ['command', 'file_path', 'path', 'pattern', 'url', 'description']
+    .map((k) => input[k])
+    .find((v): v is string => typeof v === 'string');
   return (pick ?? '').split('\n')[0]!;
 }
 

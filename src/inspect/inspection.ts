@@ -1,5 +1,9 @@
 import { createWriteStream, openSync, type WriteStream } from 'node:fs';
-import { createInspector, createWebSocketInspector, type StatelyInspectionEvent } from '@statelyai/inspect';
+import {
+  createInspector,
+  createWebSocketInspector,
+  type StatelyInspectionEvent,
+} from '@statelyai/inspect';
 import type { InspectionEvent } from 'xstate';
 import type { RunEvent } from '../../machines/run-events.js';
 import { RaymondError, errorMessage } from '../errors.js';
@@ -70,7 +74,11 @@ function openTrace(file: string): WriteStream {
   try {
     return createWriteStream('', { fd: openSync(file, 'w') });
   } catch (err) {
-    throw new RaymondError('ERR_INSPECT', `cannot write the --trace file (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`, { file });
+    throw new RaymondError(
+      'ERR_INSPECT',
+      `cannot write the --trace file (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`,
+      { file },
+    );
   }
 }
 
@@ -92,17 +100,29 @@ export async function openInspection(opts: InspectOptions): Promise<Inspection> 
       feed,
       diagram: opts.live?.diagram ?? (() => Promise.resolve(undefined)),
       control: opts.live?.control ?? (() => undefined),
-      page: { heading: 'Raymond live view (offline)', note: 'The agent machines of this run, served by Raymond itself: nothing is loaded from the network.', link: { href: '/', text: 'Open the Stately inspector instead (needs internet)' } },
+      page: {
+        heading: 'Raymond live view (offline)',
+        note: 'The agent machines of this run, served by Raymond itself: nothing is loaded from the network.',
+        link: { href: '/', text: 'Open the Stately inspector instead (needs internet)' },
+      },
     });
   }
   try {
-    if (opts.port !== undefined) relay = await startRelay(opts.port, { name: '--inspect', choose: '--inspect=PORT' }, live?.handle);
+    if (opts.port !== undefined)
+      relay = await startRelay(
+        opts.port,
+        { name: '--inspect', choose: '--inspect=PORT' },
+        live?.handle,
+      );
   } catch (err) {
     trace?.close();
     throw err;
   }
   // Events wait in memory until the client is connected; a big run must not lose its first agents.
-  const ws = relay ? createWebSocketInspector({ url: relay.wsUrl, autoStart: false, maxDeferredEvents: 100_000 }).adapter : undefined;
+  const ws = relay
+    ? createWebSocketInspector({ url: relay.wsUrl, autoStart: false, maxDeferredEvents: 100_000 })
+        .adapter
+    : undefined;
   const inspector = createInspector(
     {
       start: () => ws?.start(),
@@ -125,11 +145,25 @@ export async function openInspection(opts: InspectOptions): Promise<Inspection> 
       if (agent !== undefined && !only.test(agent)) return;
     }
     if (event.type === '@xstate.snapshot') {
-      inspector.inspect.next?.({ ...event, snapshot: plainSnapshot(event.snapshot, opts.full) } as unknown as InspectionEvent);
+      inspector.inspect.next?.({
+        ...event,
+        snapshot: plainSnapshot(event.snapshot, opts.full),
+      } as unknown as InspectionEvent);
     } else if (event.type === '@xstate.actor') {
       // The library reads the new actor's whole snapshot, a step's input (prompt, attributes) included.
-      const ref = event.actorRef as unknown as ActorLike & { id: string; sessionId: string; logic: unknown; getSnapshot(): Record<string, unknown> };
-      const view = { id: ref.id, sessionId: ref.sessionId, logic: ref.logic, _parent: ref._parent, getSnapshot: () => plainSnapshot(ref.getSnapshot(), opts.full) };
+      const ref = event.actorRef as unknown as ActorLike & {
+        id: string;
+        sessionId: string;
+        logic: unknown;
+        getSnapshot(): Record<string, unknown>;
+      };
+      const view = {
+        id: ref.id,
+        sessionId: ref.sessionId,
+        logic: ref.logic,
+        _parent: ref._parent,
+        getSnapshot: () => plainSnapshot(ref.getSnapshot(), opts.full),
+      };
       inspector.inspect.next?.({ ...event, actorRef: view } as unknown as InspectionEvent);
     } else {
       inspector.inspect.next?.(event);
@@ -140,9 +174,19 @@ export async function openInspection(opts: InspectOptions): Promise<Inspection> 
     event: (e) => {
       feed?.push(e);
       if (!trace || (only && 'agentId' in e && !only.test(e.agentId))) return;
-      trace.write(`${JSON.stringify({ type: `@raymond.${e.type}`, createdAt: String(Date.now()), event: sanitizeRunEvent(e, opts.full) })}\n`);
+      trace.write(
+        `${JSON.stringify({ type: `@raymond.${e.type}`, createdAt: String(Date.now()), event: sanitizeRunEvent(e, opts.full) })}\n`,
+      );
     },
-    ...(relay && live ? { page: { url: relay.url, liveUrl: `${relay.url}${LIVE_PATH}`, viewer: () => Promise.race([relay.viewer(), live.viewer()]) } } : {}),
+    ...(relay && live
+      ? {
+          page: {
+            url: relay.url,
+            liveUrl: `${relay.url}${LIVE_PATH}`,
+            viewer: () => Promise.race([relay.viewer(), live.viewer()]),
+          },
+        }
+      : {}),
     close: async () => {
       // The library converts each event on a zero-delay timer: let those run first.
       await new Promise((resolve) => setTimeout(resolve, 5));

@@ -38,7 +38,11 @@ export interface Relay {
  * refused with 403 before the library sees it. `routes` answers the requests it knows (the live
  * page); the library's page answers the rest.
  */
-export async function startRelay(port: number, option: { name: string; choose: string }, routes?: (req: IncomingMessage, res: ServerResponse) => boolean): Promise<Relay> {
+export async function startRelay(
+  port: number,
+  option: { name: string; choose: string },
+  routes?: (req: IncomingMessage, res: ServerResponse) => boolean,
+): Promise<Relay> {
   await checkPort(port, option);
   const listen = Server.prototype.listen;
   let server: Server | undefined;
@@ -59,9 +63,14 @@ export async function startRelay(port: number, option: { name: string; choose: s
   if (!http.listening) await new Promise((resolve) => http.once('listening', resolve));
   if (routes) {
     // The library answers every request with its page: other routes go first.
-    const [page] = http.listeners('request') as Array<(req: IncomingMessage, res: ServerResponse) => void>;
+    const [page] = http.listeners('request') as Array<
+      (req: IncomingMessage, res: ServerResponse) => void
+    >;
     http.removeAllListeners('request');
-    http.on('request', (req: IncomingMessage, res: ServerResponse) => routes(req, res) || page?.(req, res));
+    http.on(
+      'request',
+      (req: IncomingMessage, res: ServerResponse) => routes(req, res) || page?.(req, res),
+    );
   }
   // Upgraded sockets leave the HTTP server's books, and the library's close keeps them open.
   // Raymond's own client connects on OWN_PATH; every other client is a viewer.
@@ -70,14 +79,18 @@ export async function startRelay(port: number, option: { name: string; choose: s
   // The library's WebSocket server upgrades any handshake: a page of another site (its Origin) or
   // one reached through DNS rebinding (its Host) would read the run. Those are refused first.
   const guard = loopbackGuard(port);
-  const [accept] = http.listeners('upgrade') as Array<(req: IncomingMessage, socket: Duplex, head: Buffer) => void>;
+  const [accept] = http.listeners('upgrade') as Array<
+    (req: IncomingMessage, socket: Duplex, head: Buffer) => void
+  >;
   http.removeAllListeners('upgrade');
   http.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     const refused = guard.refusal(req);
     if (refused) {
       const body = JSON.stringify({ error: refused.message, code: refused.code });
       socket.on('error', () => undefined);
-      socket.end(`HTTP/1.1 403 Forbidden\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+      socket.end(
+        `HTTP/1.1 403 Forbidden\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+      );
       return;
     }
     sockets.set(socket, req.url !== OWN_PATH);
@@ -135,7 +148,14 @@ function checkPort(port: number, option: { name: string; choose: string }): Prom
   return new Promise((resolve, reject) => {
     const probe = createServer();
     probe.once('error', (err: NodeJS.ErrnoException) => {
-      reject(new RaymondError('ERR_INSPECT', err.code === 'EADDRINUSE' ? `${option.name}: port ${port} on 127.0.0.1 is in use; pick another with ${option.choose}` : `${option.name}: cannot listen on 127.0.0.1:${port}: ${err.message}`));
+      reject(
+        new RaymondError(
+          'ERR_INSPECT',
+          err.code === 'EADDRINUSE'
+            ? `${option.name}: port ${port} on 127.0.0.1 is in use; pick another with ${option.choose}`
+            : `${option.name}: cannot listen on 127.0.0.1:${port}: ${err.message}`,
+        ),
+      );
     });
     probe.listen(port, '127.0.0.1', () => probe.close(() => resolve()));
   });

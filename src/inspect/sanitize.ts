@@ -23,12 +23,20 @@ function isObject(x: unknown): x is Plain {
 export function summarizeDecision(d: Decision): Plain {
   switch (d.kind) {
     case 'fork':
-      return { tag: d.join ? 'join' : 'fork', next: d.next, workers: d.workers.map((w) => w.target) };
+      return {
+        tag: d.join ? 'join' : 'fork',
+        next: d.next,
+        workers: d.workers.map((w) => w.target),
+      };
     case 'result':
       return { tag: 'result' };
     case 'ask':
       // The question may hold anything the model wrote: like a payload, it stays out.
-      return { tag: 'ask', next: d.next, ...(d.timeoutNext ? { timeout_next: d.timeoutNext } : {}) };
+      return {
+        tag: 'ask',
+        next: d.next,
+        ...(d.timeoutNext ? { timeout_next: d.timeoutNext } : {}),
+      };
     case 'call':
     case 'function':
       return { tag: d.kind, target: d.target, return: d.returnTo };
@@ -39,11 +47,22 @@ export function summarizeDecision(d: Decision): Plain {
 
 /** A return stack is shown as its depth and top frame: all of it would cost its depth on every snapshot. */
 function summarizeRecord(r: AgentRecord): Plain {
-  return { agent: r.id, state: r.state, status: r.status, stack: stackDepth(r.stack), returnTo: r.stack?.frame.state ?? null, session: r.session, cwd: r.cwd, ...(r.worktree ? { branch: r.worktree.branch } : {}) };
+  return {
+    agent: r.id,
+    state: r.state,
+    status: r.status,
+    stack: stackDepth(r.stack),
+    returnTo: r.stack?.frame.state ?? null,
+    session: r.session,
+    cwd: r.cwd,
+    ...(r.worktree ? { branch: r.worktree.branch } : {}),
+  };
 }
 
 function fullRecord(r: AgentRecord): Plain {
-  return JSON.parse(JSON.stringify({ ...r, stack: { depth: stackDepth(r.stack), top: r.stack?.frame ?? null } })) as Plain;
+  return JSON.parse(
+    JSON.stringify({ ...r, stack: { depth: stackDepth(r.stack), top: r.stack?.frame ?? null } }),
+  ) as Plain;
 }
 
 /** The inspected context of an agent frame or of the supervisor; anything else passes as is, so it may run twice. */
@@ -51,7 +70,10 @@ export function sanitizeContext(context: unknown, full: boolean): unknown {
   if (!isObject(context)) return context;
   if (isObject(context.record)) {
     const record = context.record as unknown as AgentRecord;
-    return { ...(full ? { record: fullRecord(record) } : summarizeRecord(record)), depth: context.depth };
+    return {
+      ...(full ? { record: fullRecord(record) } : summarizeRecord(record)),
+      depth: context.depth,
+    };
   }
   if (isObject(context.work)) {
     const work = context.work as unknown as SupervisorContext['work'];
@@ -77,11 +99,16 @@ export function sanitizeOutput(output: unknown, full: boolean): unknown {
   if (!isObject(output)) return output;
   if (isObject(output.decision)) {
     const decision = output.decision as unknown as Decision;
-    return full ? output : { ...summarizeDecision(decision), session: output.session, costUsd: output.costUsd };
+    return full
+      ? output
+      : { ...summarizeDecision(decision), session: output.session, costUsd: output.costUsd };
   }
   if (isObject(output.record) && typeof output.kind === 'string') {
     const record = output.record as unknown as AgentRecord;
-    return { kind: output.kind, ...(full ? { record: fullRecord(record) } : summarizeRecord(record)) };
+    return {
+      kind: output.kind,
+      ...(full ? { record: fullRecord(record) } : summarizeRecord(record)),
+    };
   }
   return full ? output : {};
 }
@@ -92,15 +119,25 @@ const SAFE_STRINGS = new Set(['type', 'agentId', 'actorId', 'from', 'state', 'ou
 export function sanitizeEvent(event: Plain, full: boolean): Plain {
   const out: Plain = { type: event.type };
   for (const [k, v] of Object.entries(event)) {
-    if (typeof v === 'number' || typeof v === 'boolean' || (typeof v === 'string' && (full || SAFE_STRINGS.has(k)))) out[k] = v;
+    if (
+      typeof v === 'number' ||
+      typeof v === 'boolean' ||
+      (typeof v === 'string' && (full || SAFE_STRINGS.has(k)))
+    )
+      out[k] = v;
   }
-  if (isObject(event.decision)) out.decision = full ? event.decision : summarizeDecision(event.decision as unknown as Decision);
-  if (isObject(event.record)) out.record = full ? fullRecord(event.record as unknown as AgentRecord) : summarizeRecord(event.record as unknown as AgentRecord);
+  if (isObject(event.decision))
+    out.decision = full ? event.decision : summarizeDecision(event.decision as unknown as Decision);
+  if (isObject(event.record))
+    out.record = full
+      ? fullRecord(event.record as unknown as AgentRecord)
+      : summarizeRecord(event.record as unknown as AgentRecord);
   if (Array.isArray(event.spawns)) out.spawns = event.spawns.length;
   if ('output' in event) out.output = sanitizeOutput(event.output, full);
   if ('error' in event) out.error = errorMessage(event.error);
   // A failure's message may quote a script's output: only its code unless --inspect-full.
-  if (isObject(event.failure)) out.failure = full ? event.failure : { code: event.failure.code, pauses: event.failure.pauses };
+  if (isObject(event.failure))
+    out.failure = full ? event.failure : { code: event.failure.code, pauses: event.failure.pauses };
   return out;
 }
 
@@ -113,12 +150,22 @@ export function sanitizeRunEvent(e: RunEvent, full: boolean): Plain {
   if (full) return JSON.parse(JSON.stringify(e)) as Plain;
   switch (e.type) {
     case 'step.done':
-      return { ...e, decision: summarizeDecision(e.decision), workers: e.workers.map((w) => ({ id: w.id, state: w.state })) };
+      return {
+        ...e,
+        decision: summarizeDecision(e.decision),
+        workers: e.workers.map((w) => ({ id: w.id, state: w.state })),
+      };
     case 'agent.forked':
       return { type: e.type, parentId: e.parentId, id: e.id, state: e.state };
     case 'agent.paused':
     case 'agent.failed':
-      return { type: e.type, agentId: e.agentId, state: e.state, failure: { code: e.failure.code, file: e.failure.file, pauses: e.failure.pauses }, totalCostUsd: e.totalCostUsd };
+      return {
+        type: e.type,
+        agentId: e.agentId,
+        state: e.state,
+        failure: { code: e.failure.code, file: e.failure.file, pauses: e.failure.pauses },
+        totalCostUsd: e.totalCostUsd,
+      };
     case 'print':
       return { type: e.type, agentId: e.agentId };
     case 'warning':

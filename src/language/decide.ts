@@ -4,7 +4,15 @@ import type { ParsedTag } from './parse-output.js';
 import type { Decision, ForkSpawn, WorktreeRequest } from '../../machines/types.js';
 
 /** Attributes the runtime consumes on a fork; the rest become the worker's variables. */
-export const RESERVED_FORK_ATTRIBUTES = new Set(['next', 'cd', 'input', 'worktree', 'base', 'sparse', 'task']);
+export const RESERVED_FORK_ATTRIBUTES = new Set([
+  'next',
+  'cd',
+  'input',
+  'worktree',
+  'base',
+  'sparse',
+  'task',
+]);
 
 /**
  * The `task` attribute of a `<reset>` (`new`: a fresh task folder) or a
@@ -12,12 +20,20 @@ export const RESERVED_FORK_ATTRIBUTES = new Set(['next', 'cd', 'input', 'worktre
  * parent's), checked against the values that tag takes.
  * @throws RaymondError ERR_TAG_PARSE for any other value.
  */
-export function taskOf(a: Record<string, string>, tag: 'reset' | 'fork' | 'reset-workflow' | 'fork-workflow', source: string): 'new' | 'inherit' | undefined {
+export function taskOf(
+  a: Record<string, string>,
+  tag: 'reset' | 'fork' | 'reset-workflow' | 'fork-workflow',
+  source: string,
+): 'new' | 'inherit' | undefined {
   const value = a.task;
   if (value === undefined) return undefined;
   const allowed = tag === 'reset' || tag === 'reset-workflow' ? ['new'] : ['new', 'inherit'];
   if (!allowed.includes(value)) {
-    throw new RaymondError('ERR_TAG_PARSE', `<${tag}> task="${value}": expected ${allowed.map((v) => `task="${v}"`).join(' or ')}`, { file: source });
+    throw new RaymondError(
+      'ERR_TAG_PARSE',
+      `<${tag}> task="${value}": expected ${allowed.map((v) => `task="${v}"`).join(' or ')}`,
+      { file: source },
+    );
   }
   return value as 'new' | 'inherit';
 }
@@ -26,15 +42,30 @@ export function taskOf(a: Record<string, string>, tag: 'reset' | 'fork' | 'reset
  * The worktree a `<fork>`'s or `<reset>`'s attributes ask for, if any.
  * @throws RaymondError ERR_TAG_PARSE for `base`/`sparse` without `worktree`, `cd` with it, or a bad sparse folder.
  */
-export function worktreeOf(a: Record<string, string>, tag: string, source: string): WorktreeRequest | undefined {
+export function worktreeOf(
+  a: Record<string, string>,
+  tag: string,
+  source: string,
+): WorktreeRequest | undefined {
   if (a.worktree === undefined) {
     for (const key of ['base', 'sparse']) {
-      if (a[key] !== undefined) throw new RaymondError('ERR_TAG_PARSE', `<${tag}> has ${key}="${a[key]}" but no worktree="NAME"`, { file: source });
+      if (a[key] !== undefined)
+        throw new RaymondError(
+          'ERR_TAG_PARSE',
+          `<${tag}> has ${key}="${a[key]}" but no worktree="NAME"`,
+          { file: source },
+        );
     }
     return undefined;
   }
-  if (a.worktree.trim() === '') throw new RaymondError('ERR_TAG_PARSE', `<${tag}> worktree="" needs a name`, { file: source });
-  if (a.cd !== undefined) throw new RaymondError('ERR_TAG_PARSE', `<${tag}> cannot have both cd and worktree: the worktree is the directory`, { file: source });
+  if (a.worktree.trim() === '')
+    throw new RaymondError('ERR_TAG_PARSE', `<${tag}> worktree="" needs a name`, { file: source });
+  if (a.cd !== undefined)
+    throw new RaymondError(
+      'ERR_TAG_PARSE',
+      `<${tag}> cannot have both cd and worktree: the worktree is the directory`,
+      { file: source },
+    );
   const request: WorktreeRequest = { name: a.worktree, base: optional(a.base) };
   if (a.sparse !== undefined) request.sparse = sparsePaths(a.sparse, tag, source);
   return request;
@@ -45,13 +76,20 @@ export function worktreeOf(a: Record<string, string>, tag: string, source: strin
  * to the repository's top, inside it, no option-like or glob names.
  */
 function sparsePaths(value: string, tag: string, source: string): string[] {
-  const paths = value.split(/\s+/).filter((p) => p !== '').map((p) => p.replace(/\/+$/, ''));
-  const bad = (why: string) => new RaymondError('ERR_TAG_PARSE', `<${tag}> sparse="${value}": ${why}`, { file: source });
+  const paths = value
+    .split(/\s+/)
+    .filter((p) => p !== '')
+    .map((p) => p.replace(/\/+$/, ''));
+  const bad = (why: string) =>
+    new RaymondError('ERR_TAG_PARSE', `<${tag}> sparse="${value}": ${why}`, { file: source });
   if (paths.length === 0) throw bad('needs at least one folder of the repository');
   for (const p of paths) {
-    if (p.startsWith('/') || /^[A-Za-z]:/.test(p)) throw bad(`"${p}" must be relative to the repository's top`);
-    if (p.split('/').some((part) => part === '..' || part === '.' || part === '')) throw bad(`"${p}" must be a plain folder path inside the repository (no "..", "." or "//")`);
-    if (p.startsWith('-') || /[*?[\]\\!]/.test(p)) throw bad(`"${p}" is not a folder name git's cone mode takes`);
+    if (p.startsWith('/') || /^[A-Za-z]:/.test(p))
+      throw bad(`"${p}" must be relative to the repository's top`);
+    if (p.split('/').some((part) => part === '..' || part === '.' || part === ''))
+      throw bad(`"${p}" must be a plain folder path inside the repository (no "..", "." or "//")`);
+    if (p.startsWith('-') || /[*?[\]\\!]/.test(p))
+      throw bad(`"${p}" is not a folder name git's cone mode takes`);
   }
   return [...new Set(paths)];
 }
@@ -72,14 +110,22 @@ function optional(value: string | undefined): string | undefined {
  */
 export function decide(tags: ParsedTag[], source: string): Decision {
   if (tags.length === 0) {
-    throw new RaymondError('ERR_TAG_MISSING', 'output has no transition tag (expected one of <goto>, <reset>, <call>, <function>, <fork>, <join>, <result>, or a cross-workflow <call-workflow>, <function-workflow>, <fork-workflow>, <reset-workflow>)', { file: source });
+    throw new RaymondError(
+      'ERR_TAG_MISSING',
+      'output has no transition tag (expected one of <goto>, <reset>, <call>, <function>, <fork>, <join>, <result>, or a cross-workflow <call-workflow>, <function-workflow>, <fork-workflow>, <reset-workflow>)',
+      { file: source },
+    );
   }
   const forks = tags.filter((t) => t.tag === 'fork' || t.tag === 'fork-workflow');
   if (tags.length > 1) {
     const continuations = tags.filter((t) => t.tag === 'goto' || t.tag === 'join');
     const others = tags.length - forks.length - continuations.length;
     if (forks.length === 0 || others > 0 || continuations.length > 1) {
-      throw new RaymondError('ERR_TAG_MULTIPLE', `output has ${tags.length} transition tags (${describe(tags)}); exactly one is allowed, or several <fork>/<fork-workflow> with at most one <goto> or <join>`, { file: source });
+      throw new RaymondError(
+        'ERR_TAG_MULTIPLE',
+        `output has ${tags.length} transition tags (${describe(tags)}); exactly one is allowed, or several <fork>/<fork-workflow> with at most one <goto> or <join>`,
+        { file: source },
+      );
     }
     return forkDecision(forks, continuations[0], source);
   }
@@ -89,11 +135,22 @@ export function decide(tags: ParsedTag[], source: string): Decision {
     case 'goto':
       return { kind: 'goto', target: tag.body, input: optional(a.input) };
     case 'reset':
-      return { kind: 'reset', target: tag.body, input: optional(a.input), cd: optional(a.cd), worktree: worktreeOf(a, 'reset', source), ...(taskOf(a, 'reset', source) ? { newTask: true } : {}) };
+      return {
+        kind: 'reset',
+        target: tag.body,
+        input: optional(a.input),
+        cd: optional(a.cd),
+        worktree: worktreeOf(a, 'reset', source),
+        ...(taskOf(a, 'reset', source) ? { newTask: true } : {}),
+      };
     case 'call':
     case 'function': {
       if (a.return === undefined) {
-        throw new RaymondError('ERR_TAG_PARSE', `<${tag.tag}>${tag.body}</${tag.tag}> needs a return="STATE" attribute`, { file: source });
+        throw new RaymondError(
+          'ERR_TAG_PARSE',
+          `<${tag.tag}>${tag.body}</${tag.tag}> needs a return="STATE" attribute`,
+          { file: source },
+        );
       }
       return { kind: tag.tag, target: tag.body, returnTo: a.return, input: optional(a.input) };
     }
@@ -110,26 +167,52 @@ export function decide(tags: ParsedTag[], source: string): Decision {
     case 'ask':
       return askDecision(tag, source);
     case 'reset-workflow':
-      return { ...workflowOf(tag), kind: 'reset', input: optional(a.input), cd: optional(a.cd), worktree: worktreeOf(a, tag.tag, source), ...(taskOf(a, tag.tag, source) ? { newTask: true } : {}) };
+      return {
+        ...workflowOf(tag),
+        kind: 'reset',
+        input: optional(a.input),
+        cd: optional(a.cd),
+        worktree: worktreeOf(a, tag.tag, source),
+        ...(taskOf(a, tag.tag, source) ? { newTask: true } : {}),
+      };
   }
 }
 
 /** File attributes of an `<ask>` (`ask-file-attachments-design.md`): kept with the ask for whoever answers it. */
-export const ASK_FILE_ATTRIBUTES = new Set(['upload_slots', 'upload_bucket', 'upload_max_count', 'upload_max_size', 'upload_max_total_size', 'upload_mime', 'display_files']);
+export const ASK_FILE_ATTRIBUTES = new Set([
+  'upload_slots',
+  'upload_bucket',
+  'upload_max_count',
+  'upload_max_size',
+  'upload_max_total_size',
+  'upload_mime',
+  'display_files',
+]);
 
 function askDecision(tag: ParsedTag, source: string): Decision {
   const a = tag.attributes;
   const fail = (message: string): never => {
     throw new RaymondError('ERR_TAG_PARSE', message, { file: source });
   };
-  if (a.next === undefined) fail('<ask> needs a next="STATE" attribute: the state the answer goes to');
-  if (a.cd !== undefined) fail(`<ask> cannot have cd="${a.cd}": the agent only waits, in its own directory`);
-  if (a.timeout_next !== undefined && a.timeout === undefined) fail(`<ask> has timeout_next="${a.timeout_next}" but no timeout="..." to wait for`);
+  if (a.next === undefined)
+    fail('<ask> needs a next="STATE" attribute: the state the answer goes to');
+  if (a.cd !== undefined)
+    fail(`<ask> cannot have cd="${a.cd}": the agent only waits, in its own directory`);
+  if (a.timeout_next !== undefined && a.timeout === undefined)
+    fail(`<ask> has timeout_next="${a.timeout_next}" but no timeout="..." to wait for`);
   const prompt = tag.body.trim();
   if (prompt === '') fail('<ask> asks nothing: write the question between <ask ...> and </ask>');
-  const timeoutMs = a.timeout === undefined ? undefined : parseDuration(a.timeout, '<ask> timeout', source);
+  const timeoutMs =
+    a.timeout === undefined ? undefined : parseDuration(a.timeout, '<ask> timeout', source);
   const files = Object.fromEntries(Object.entries(a).filter(([k]) => ASK_FILE_ATTRIBUTES.has(k)));
-  return { kind: 'ask', next: a.next!, prompt, timeoutMs, timeoutNext: optional(a.timeout_next), ...(Object.keys(files).length > 0 ? { files } : {}) };
+  return {
+    kind: 'ask',
+    next: a.next!,
+    prompt,
+    timeoutMs,
+    timeoutNext: optional(a.timeout_next),
+    ...(Object.keys(files).length > 0 ? { files } : {}),
+  };
 }
 
 /** A cross-workflow tag's callee, unresolved: the decision's target is the specifier until the scope is opened. */
@@ -140,14 +223,28 @@ function workflowOf(tag: ParsedTag): { target: string; workflow: { spec: string 
 function callWorkflow(tag: ParsedTag, source: string): Decision {
   const a = tag.attributes;
   if (a.return === undefined) {
-    throw new RaymondError('ERR_TAG_PARSE', `<${tag.tag}>${tag.body}</${tag.tag}> needs a return="STATE" attribute (the caller's state to continue in)`, { file: source });
+    throw new RaymondError(
+      'ERR_TAG_PARSE',
+      `<${tag.tag}>${tag.body}</${tag.tag}> needs a return="STATE" attribute (the caller's state to continue in)`,
+      { file: source },
+    );
   }
   if (tag.tag === 'call-workflow' && a.cd !== undefined) {
     // The callee's first turn branches the caller's session, which Claude Code keeps per directory.
-    throw new RaymondError('ERR_TAG_PARSE', `<call-workflow> cannot have cd="${a.cd}": it branches the caller's session, which belongs to the caller's directory; use <function-workflow> (a fresh session) to run a workflow elsewhere`, { file: source });
+    throw new RaymondError(
+      'ERR_TAG_PARSE',
+      `<call-workflow> cannot have cd="${a.cd}": it branches the caller's session, which belongs to the caller's directory; use <function-workflow> (a fresh session) to run a workflow elsewhere`,
+      { file: source },
+    );
   }
   const kind = tag.tag === 'call-workflow' ? 'call' : 'function';
-  return { ...workflowOf(tag), kind, returnTo: a.return, input: optional(a.input), cd: optional(a.cd) };
+  return {
+    ...workflowOf(tag),
+    kind,
+    returnTo: a.return,
+    input: optional(a.input),
+    cd: optional(a.cd),
+  };
 }
 
 /**
@@ -159,27 +256,54 @@ function forkDecision(forks: ParsedTag[], goto: ParsedTag | undefined, source: s
   if (join) {
     const attrs = Object.keys(goto.attributes);
     // The join's input is its workers' results: nothing else may be given.
-    if (attrs.length > 0) throw new RaymondError('ERR_TAG_PARSE', `<join> takes no attributes (it has ${attrs.map((k) => `${k}="..."`).join(' ')}): its next state's input is the workers' results`, { file: source });
+    if (attrs.length > 0)
+      throw new RaymondError(
+        'ERR_TAG_PARSE',
+        `<join> takes no attributes (it has ${attrs.map((k) => `${k}="..."`).join(' ')}): its next state's input is the workers' results`,
+        { file: source },
+      );
   }
   const nexts = new Set<string>();
   for (const f of forks) if (f.attributes.next !== undefined) nexts.add(f.attributes.next);
   if (goto) nexts.add(goto.body);
   if (nexts.size === 0) {
     const first = forks[0]!;
-    throw new RaymondError('ERR_TAG_PARSE', `<${first.tag}>${first.body}</${first.tag}> needs a next="STATE" attribute (where the parent continues), or a <goto> beside it`, { file: source });
+    throw new RaymondError(
+      'ERR_TAG_PARSE',
+      `<${first.tag}>${first.body}</${first.tag}> needs a next="STATE" attribute (where the parent continues), or a <goto> beside it`,
+      { file: source },
+    );
   }
   if (nexts.size > 1) {
-    throw new RaymondError('ERR_TAG_PARSE', `the forks' next states and the <${goto?.tag ?? 'goto'}> disagree (${[...nexts].join(', ')}); the parent can continue in only one state`, { file: source });
+    throw new RaymondError(
+      'ERR_TAG_PARSE',
+      `the forks' next states and the <${goto?.tag ?? 'goto'}> disagree (${[...nexts].join(', ')}); the parent can continue in only one state`,
+      { file: source },
+    );
   }
   const workers: ForkSpawn[] = forks.map((f) => {
     // fromEntries defines keys, so a `__proto__` attribute stays an ordinary variable of the worker.
-    const attributes = Object.fromEntries(Object.entries(f.attributes).filter(([k]) => !RESERVED_FORK_ATTRIBUTES.has(k)));
+    const attributes = Object.fromEntries(
+      Object.entries(f.attributes).filter(([k]) => !RESERVED_FORK_ATTRIBUTES.has(k)),
+    );
     const tag = f.tag as 'fork' | 'fork-workflow';
     const inherit = taskOf(f.attributes, tag, source) === 'inherit';
-    const worker: ForkSpawn = { target: f.body, attributes, cd: optional(f.attributes.cd), input: optional(f.attributes.input), worktree: worktreeOf(f.attributes, tag, source), ...(inherit ? { inheritTask: true } : {}) };
+    const worker: ForkSpawn = {
+      target: f.body,
+      attributes,
+      cd: optional(f.attributes.cd),
+      input: optional(f.attributes.input),
+      worktree: worktreeOf(f.attributes, tag, source),
+      ...(inherit ? { inheritTask: true } : {}),
+    };
     if (tag === 'fork-workflow') worker.workflow = { spec: f.body };
     return worker;
   });
   if (join) return { kind: 'fork', next: [...nexts][0]!, workers, join: true };
-  return { kind: 'fork', next: [...nexts][0]!, nextInput: optional(goto?.attributes.input), workers };
+  return {
+    kind: 'fork',
+    next: [...nexts][0]!,
+    nextInput: optional(goto?.attributes.input),
+    workers,
+  };
 }

@@ -16,7 +16,8 @@ const MAX_MS = MAX_DAYS * UNIT_MS.d!;
  * @throws RaymondError ERR_TAG_PARSE naming `file` for anything else, a duration of 0 or one over 100 years.
  */
 export function parseDuration(text: string, what: string, file: string): number {
-  const bad = (why: string) => new RaymondError('ERR_TAG_PARSE', `${what}="${text}" ${why}`, { file });
+  const bad = (why: string) =>
+    new RaymondError('ERR_TAG_PARSE', `${what}="${text}" ${why}`, { file });
   const value = text.trim();
   if (value === '') throw bad('is empty: write a duration such as 90s, 15m, 24h or 2d');
   let ms = 0;
@@ -24,7 +25,10 @@ export function parseDuration(text: string, what: string, file: string): number 
   while (PART.lastIndex < value.length) {
     const at = PART.lastIndex;
     const m = PART.exec(value);
-    if (!m || m.index !== at) throw bad('is not a duration: write a number and a unit (ms, s, m, h, d), such as 90s, 15m, 24h or 2d');
+    if (!m || m.index !== at)
+      throw bad(
+        'is not a duration: write a number and a unit (ms, s, m, h, d), such as 90s, 15m, 24h or 2d',
+      );
     ms += Number(m[1]) * UNIT_MS[m[2]!]!;
   }
   if (ms <= 0) throw bad('is no time at all');

@@ -17,10 +17,22 @@ const SCALAR = T.Union([T.String(), T.Number(), T.Boolean()]);
 const opt = T.Optional;
 const nullable = <S extends TSchema>(s: S) => T.Union([s, T.Null()]);
 
-const ENTRY_FIELDS = { target: opt(nullable(SCALAR)), attributes: opt(T.Array(T.String({ pattern: ATTRIBUTE_NAME_PATTERN }))) };
+const ENTRY_FIELDS = {
+  target: opt(nullable(SCALAR)),
+  attributes: opt(T.Array(T.String({ pattern: ATTRIBUTE_NAME_PATTERN }))),
+};
 /** `payload` fixes a <result>'s text; on any other tag it is an attribute like the rest (a plain value). */
-const RESULT_ENTRY = T.Object({ tag: T.Literal('result'), ...ENTRY_FIELDS, payload: opt(nullable(SCALAR)) }, { additionalProperties: SCALAR });
-const OTHER_ENTRY = T.Object({ tag: T.Union(TRANSITION_TAGS.filter((t) => t !== 'result').map((t) => T.Literal(t))), ...ENTRY_FIELDS }, { additionalProperties: SCALAR });
+const RESULT_ENTRY = T.Object(
+  { tag: T.Literal('result'), ...ENTRY_FIELDS, payload: opt(nullable(SCALAR)) },
+  { additionalProperties: SCALAR },
+);
+const OTHER_ENTRY = T.Object(
+  {
+    tag: T.Union(TRANSITION_TAGS.filter((t) => t !== 'result').map((t) => T.Literal(t))),
+    ...ENTRY_FIELDS,
+  },
+  { additionalProperties: SCALAR },
+);
 /** One entry of `allowed_transitions`; keys besides these are the attributes the emitted tag must have. */
 export const ALLOWED_ENTRY = T.Union([RESULT_ENTRY, OTHER_ENTRY]);
 export type AllowedEntryAsWritten = Static<typeof ALLOWED_ENTRY>;
@@ -40,13 +52,18 @@ export type PolicyKey = keyof typeof POLICY_SCHEMAS;
 export const FRONTMATTER = T.Partial(T.Object({ ...POLICY_SCHEMAS, ...GRANT_SCHEMAS }));
 export type FrontmatterAsWritten = Static<typeof FRONTMATTER>;
 
-const policyChecks = new Map<string, Checked<TSchema>>(Object.entries(POLICY_SCHEMAS).map(([k, s]) => [k, checked(s)]));
+const policyChecks = new Map<string, Checked<TSchema>>(
+  Object.entries(POLICY_SCHEMAS).map(([k, s]) => [k, checked(s)]),
+);
 const scalar = checked(SCALAR);
 const attributeName = checked(T.String({ pattern: ATTRIBUTE_NAME_PATTERN }));
 const tag = checked(T.Union(TRANSITION_TAGS.map((t) => T.Literal(t))));
 
 /** Whether `value` fits policy key `key`'s schema (compiled on first use). */
-export function fitsPolicyKey<K extends PolicyKey>(key: K, value: unknown): value is Static<(typeof POLICY_SCHEMAS)[K]> {
+export function fitsPolicyKey<K extends PolicyKey>(
+  key: K,
+  value: unknown,
+): value is Static<(typeof POLICY_SCHEMAS)[K]> {
   return policyChecks.get(key)!.check(value);
 }
 
@@ -55,7 +72,9 @@ function isMapping(v: unknown): v is Record<string, unknown> {
 }
 
 function notScalar(value: unknown, where: string): string | undefined {
-  return scalar.check(value) ? undefined : `${where} must be a plain value, not ${value === null ? 'null' : typeof value}`;
+  return scalar.check(value)
+    ? undefined
+    : `${where} must be a plain value, not ${value === null ? 'null' : typeof value}`;
 }
 
 /** What is wrong with one `allowed_transitions` entry, fields in the order they are read. */
@@ -65,23 +84,29 @@ function entryProblem(entry: unknown, i: number): string | undefined {
   const { tag: name, target, attributes, ...rest } = entry;
   const payload = name === 'result' ? rest.payload : undefined;
   if (name === 'result') delete rest.payload;
-  if (!tag.check(name)) return `${where} has tag ${JSON.stringify(name)}; expected one of ${TRANSITION_TAGS.join(', ')}`;
-  if (target !== undefined && target !== null && !scalar.check(target)) return notScalar(target, `${where}.target`);
-  for (const [k, v] of Object.entries(rest)) if (!scalar.check(v)) return notScalar(v, `${where}.${k}`);
+  if (!tag.check(name))
+    return `${where} has tag ${JSON.stringify(name)}; expected one of ${TRANSITION_TAGS.join(', ')}`;
+  if (target !== undefined && target !== null && !scalar.check(target))
+    return notScalar(target, `${where}.target`);
+  for (const [k, v] of Object.entries(rest))
+    if (!scalar.check(v)) return notScalar(v, `${where}.${k}`);
   if (attributes !== undefined) {
     const usage = `${where}.attributes must be a list of attribute names, like [item, input]`;
     if (!Array.isArray(attributes)) return usage;
     const bad = attributes.findIndex((a) => !attributeName.check(a));
     if (bad !== -1) return `${usage}; ${JSON.stringify(attributes[bad])} is not one`;
   }
-  return payload !== undefined && payload !== null ? notScalar(payload, `${where}.payload`) : undefined;
+  return payload !== undefined && payload !== null
+    ? notScalar(payload, `${where}.payload`)
+    : undefined;
 }
 
 /** The one line that says why `value` does not fit policy key `key` (call it on a value that does not). */
 export function policyKeyProblem(key: PolicyKey, value: unknown): string {
   switch (key) {
     case 'allowed_transitions': {
-      if (!Array.isArray(value)) return 'allowed_transitions must be a list of { tag: ..., target: ... } entries';
+      if (!Array.isArray(value))
+        return 'allowed_transitions must be a list of { tag: ..., target: ... } entries';
       for (let i = 0; i < value.length; i++) {
         const problem = entryProblem(value[i], i);
         if (problem !== undefined) return problem;

@@ -1,7 +1,12 @@
 import { parseDocument } from 'yaml';
 import { RaymondError } from '../errors.js';
 import { isWorkflowTag, type TagName, checkStateName } from './parse-output.js';
-import { fitsPolicyKey, policyKeyProblem, type AllowedEntryAsWritten, type PolicyKey } from './frontmatter-schema.js';
+import {
+  fitsPolicyKey,
+  policyKeyProblem,
+  type AllowedEntryAsWritten,
+  type PolicyKey,
+} from './frontmatter-schema.js';
 import { yamlData } from './yaml-data.js';
 import { GRANT_KEYS, isGrantKey, readGrantKey, type Grant } from './grant.js';
 
@@ -44,7 +49,14 @@ export interface StateSource {
 /** How a force_implicit the policy cannot take is refused: lint tells it apart by this. */
 export const FORCE_IMPLICIT_PROBLEM = 'force_implicit: true needs exactly one allowed transition';
 
-const KNOWN_KEYS = new Set<string>(['allowed_transitions', 'model', 'effort', 'timeout', 'force_implicit', ...GRANT_KEYS]);
+const KNOWN_KEYS = new Set<string>([
+  'allowed_transitions',
+  'model',
+  'effort',
+  'timeout',
+  'force_implicit',
+  ...GRANT_KEYS,
+]);
 /** A block between two lines that are exactly `---` (trailing blanks allowed): `effort: low---` does not close it. */
 const FRONTMATTER = /^\uFEFF?---[ \t]*\r?\n(?:([\s\S]*?)\r?\n)??---[ \t]*(?:\r?\n|$)/;
 
@@ -84,7 +96,8 @@ function readPolicyKey(policy: Policy, key: PolicyKey, value: unknown, file: str
   if (!fitsPolicyKey(key, value)) fail(file, policyKeyProblem(key, value));
   // model and effort are plain values, by their schemas.
   const plain = value as string | number | boolean;
-  if (key === 'allowed_transitions') policy.allowed = parseAllowed(value as AllowedEntryAsWritten[], file);
+  if (key === 'allowed_transitions')
+    policy.allowed = parseAllowed(value as AllowedEntryAsWritten[], file);
   else if (key === 'model') policy.model = String(plain);
   else if (key === 'effort') policy.effort = String(plain);
   else if (key === 'timeout') policy.timeoutSeconds = value as number;
@@ -118,9 +131,12 @@ export function parseStateSource(text: string, file: string): StateSource {
     const message = first.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '');
     fail(file, `malformed YAML frontmatter${line ? ` (line ${line + 1})` : ''}: ${message}`);
   }
-  const data: unknown = yamlData(doc, (message) => fail(file, `malformed YAML frontmatter: ${message}`));
+  const data: unknown = yamlData(doc, (message) =>
+    fail(file, `malformed YAML frontmatter: ${message}`),
+  );
   if (data === null || data === undefined) return { policy: {}, body, warnings: [] };
-  if (typeof data !== 'object' || Array.isArray(data)) fail(file, 'frontmatter must be a YAML mapping');
+  if (typeof data !== 'object' || Array.isArray(data))
+    fail(file, 'frontmatter must be a YAML mapping');
   const policy: Policy = {};
   const warnings: string[] = [];
   for (const [key, value] of Object.entries(data as Record<string, unknown>)) {
@@ -128,12 +144,21 @@ export function parseStateSource(text: string, file: string): StateSource {
       warnings.push(`unknown frontmatter key "${key}" (known: ${[...KNOWN_KEYS].join(', ')})`);
       continue;
     }
-    if (isGrantKey(key)) readGrantKey((policy.grant ??= {}), key, value, (message) => fail(file, message));
+    if (isGrantKey(key))
+      readGrantKey((policy.grant ??= {}), key, value, (message) => fail(file, message));
     else readPolicyKey(policy, key as PolicyKey, value, file);
   }
   const only = policy.allowed?.length === 1 ? policy.allowed[0]! : undefined;
-  if (policy.forceImplicit && (!only || only.tag === 'ask' || (only.tag === 'result' ? only.payload === undefined : only.target === undefined))) {
-    fail(file, `${FORCE_IMPLICIT_PROBLEM} with a fixed target (or a <result> with a fixed payload), which the reply then cannot change`);
+  if (
+    policy.forceImplicit &&
+    (!only ||
+      only.tag === 'ask' ||
+      (only.tag === 'result' ? only.payload === undefined : only.target === undefined))
+  ) {
+    fail(
+      file,
+      `${FORCE_IMPLICIT_PROBLEM} with a fixed target (or a <result> with a fixed payload), which the reply then cannot change`,
+    );
   }
   return { policy, body, warnings };
 }

@@ -10,7 +10,15 @@ import { checked, type Checked } from '../schema-problem.js';
  */
 
 /** Claude Code's permission modes (its `--permission-mode` choices). */
-export const PERMISSION_MODES = ['acceptEdits', 'auto', 'bypassPermissions', 'manual', 'dontAsk', 'plan', 'default'] as const;
+export const PERMISSION_MODES = [
+  'acceptEdits',
+  'auto',
+  'bypassPermissions',
+  'manual',
+  'dontAsk',
+  'plan',
+  'default',
+] as const;
 /** What a denied tool call does to the step: `warn` shows it and goes on; `fail` fails the step, and so the agent. */
 export const ON_DENIAL_MODES = ['warn', 'fail'] as const;
 
@@ -20,7 +28,13 @@ export const TEXT = T.String({ pattern: '\\S' });
 /** A list of tool names, or one comma-separated string of them. */
 const TOOL_LIST = T.Union([T.String(), T.Array(TEXT)]);
 
-const SERVER_FIELDS = T.Object({ type: T.Optional(T.String()), command: T.Optional(T.String()), url: T.Optional(T.String()), args: T.Optional(T.Array(T.String())), env: T.Optional(T.Record(T.String(), T.String())) });
+const SERVER_FIELDS = T.Object({
+  type: T.Optional(T.String()),
+  command: T.Optional(T.String()),
+  url: T.Optional(T.String()),
+  args: T.Optional(T.Array(T.String())),
+  env: T.Optional(T.Record(T.String(), T.String())),
+});
 /** Where a server is: a command to start, or a URL to reach. */
 const SERVER_ENDPOINT = T.Union([T.Object({ command: TEXT }), T.Object({ url: TEXT })]);
 /** One MCP server: `{ command, args, env }` or `{ type, url }` (other keys are Claude Code's). */
@@ -28,7 +42,10 @@ export const MCP_SERVER = T.Intersect([SERVER_FIELDS, SERVER_ENDPOINT]);
 /** Server name → server. */
 export const MCP_SERVER_MAP = T.Record(T.String(), MCP_SERVER);
 /** A server map, or Claude Code's file shape `{ mcpServers: {...} }`. */
-export const MCP_SERVERS = T.Union([T.Object({ mcpServers: MCP_SERVER_MAP }, { additionalProperties: false }), MCP_SERVER_MAP]);
+export const MCP_SERVERS = T.Union([
+  T.Object({ mcpServers: MCP_SERVER_MAP }, { additionalProperties: false }),
+  MCP_SERVER_MAP,
+]);
 
 /** Each grant key's schema, in the order the keys are documented. */
 export const GRANT_SCHEMAS = {
@@ -51,11 +68,16 @@ export const GRANT_AS_WRITTEN = T.Partial(T.Object(GRANT_SCHEMAS));
 /** The grant keys as written, typed by their schemas. */
 export type GrantAsWritten = Static<typeof GRANT_AS_WRITTEN>;
 
-const grantChecks = new Map<GrantKey, Checked<TSchema>>(GRANT_KEYS.map((k) => [k, checked(GRANT_SCHEMAS[k])]));
+const grantChecks = new Map<GrantKey, Checked<TSchema>>(
+  GRANT_KEYS.map((k) => [k, checked(GRANT_SCHEMAS[k])]),
+);
 const serverMap = checked(MCP_SERVER_MAP);
 
 /** Whether `value` fits grant key `key`'s schema (compiled on first use). */
-export function fitsGrantKey<K extends GrantKey>(key: K, value: unknown): value is Static<(typeof GRANT_SCHEMAS)[K]> {
+export function fitsGrantKey<K extends GrantKey>(
+  key: K,
+  value: unknown,
+): value is Static<(typeof GRANT_SCHEMAS)[K]> {
   return grantChecks.get(key)!.check(value);
 }
 
@@ -70,7 +92,9 @@ function isMapping(v: unknown): v is Record<string, unknown> {
 
 /** The server map of Claude Code's file shape `{ mcpServers: {...} }`; any other value as it is. */
 export function unwrapServers(value: unknown): unknown {
-  return isMapping(value) && isMapping(value.mcpServers) && Object.keys(value).length === 1 ? value.mcpServers : value;
+  return isMapping(value) && isMapping(value.mcpServers) && Object.keys(value).length === 1
+    ? value.mcpServers
+    : value;
 }
 
 const fitsText = checked(TEXT);
@@ -84,12 +108,16 @@ const hasEndpoint = (server: unknown): boolean => endpoint.check(server);
 export function mcpServersProblem(value: unknown): string | undefined {
   const servers = unwrapServers(value);
   if (fitsServerMap(servers)) return undefined;
-  if (!isMapping(servers)) return 'mcp_servers must be a map of server names to servers ({ command, args } or { url }), or a JSON file of them';
+  if (!isMapping(servers))
+    return 'mcp_servers must be a map of server names to servers ({ command, args } or { url }), or a JSON file of them';
   for (const [name, s] of Object.entries(servers)) {
-    if (!isMapping(s)) return `mcp_servers.${name} must be a mapping like { command: ..., args: [...] } or { url: ... }`;
+    if (!isMapping(s))
+      return `mcp_servers.${name} must be a mapping like { command: ..., args: [...] } or { url: ... }`;
     if (!hasEndpoint(s)) return `mcp_servers.${name} has neither command nor url`;
-    if (s.args !== undefined && !fitsArgs.check(s.args)) return `mcp_servers.${name}.args must be a list of strings`;
-    if (s.env !== undefined && !fitsEnv.check(s.env)) return `mcp_servers.${name}.env must be a map of strings`;
+    if (s.args !== undefined && !fitsArgs.check(s.args))
+      return `mcp_servers.${name}.args must be a list of strings`;
+    if (s.env !== undefined && !fitsEnv.check(s.env))
+      return `mcp_servers.${name}.env must be a map of strings`;
   }
   return 'mcp_servers must be a map of server names to servers ({ command, args } or { url }), or a JSON file of them';
 }
@@ -106,7 +134,9 @@ export function grantKeyProblem(key: GrantKey, value: unknown): string {
       return `${usage}; ${JSON.stringify(items.find((item) => !fitsText.check(item)))} is not one`;
     }
     case 'mcp_servers':
-      return typeof value === 'string' ? 'mcp_servers must be a JSON file (relative to the workflow) or a map of servers' : mcpServersProblem(value)!;
+      return typeof value === 'string'
+        ? 'mcp_servers must be a JSON file (relative to the workflow) or a map of servers'
+        : mcpServersProblem(value)!;
     case 'mcp_inherit':
       return `mcp_inherit must be true or false, not ${JSON.stringify(value)}`;
     case 'append_system_prompt':

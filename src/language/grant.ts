@@ -1,5 +1,14 @@
 import { RaymondError, type ErrorCode } from '../errors.js';
-import { fitsGrantKey, fitsServerMap, GRANT_KEYS, grantKeyProblem, mcpServersProblem, unwrapServers, type ON_DENIAL_MODES, type GrantKey } from './grant-schema.js';
+import {
+  fitsGrantKey,
+  fitsServerMap,
+  GRANT_KEYS,
+  grantKeyProblem,
+  mcpServersProblem,
+  unwrapServers,
+  type ON_DENIAL_MODES,
+  type GrantKey,
+} from './grant-schema.js';
 
 export { GRANT_KEYS, PERMISSION_MODES, ON_DENIAL_MODES, type GrantKey } from './grant-schema.js';
 
@@ -63,7 +72,10 @@ export function splitCommas(text: string): string[] {
  * or Claude Code's file shape `{ mcpServers: {...} }`, against its schema;
  * gives the server map. Each problem is one line naming the server.
  */
-export function mcpServerMap(value: unknown, fail: (message: string) => never): Record<string, unknown> {
+export function mcpServerMap(
+  value: unknown,
+  fail: (message: string) => never,
+): Record<string, unknown> {
   const servers = unwrapServers(value);
   return fitsServerMap(servers) ? servers : fail(mcpServersProblem(value)!);
 }
@@ -74,7 +86,12 @@ export function mcpServerMap(value: unknown, fail: (message: string) => never): 
  * schema (grant-schema.ts); tool names and paths are checked by lint and
  * when the state runs.
  */
-export function readGrantKey(grant: Grant, key: GrantKey, value: unknown, fail: (message: string) => never): void {
+export function readGrantKey(
+  grant: Grant,
+  key: GrantKey,
+  value: unknown,
+  fail: (message: string) => never,
+): void {
   if (!fitsGrantKey(key, value)) fail(grantKeyProblem(key, value));
   switch (key) {
     case 'tools':
@@ -96,7 +113,9 @@ export function readGrantKey(grant: Grant, key: GrantKey, value: unknown, fail: 
       grant.appendSystemPrompt = value as string;
       return;
     case 'add_dirs':
-      grant.addDirs = (typeof value === 'string' ? [value] : (value as string[])).map((d) => d.trim());
+      grant.addDirs = (typeof value === 'string' ? [value] : (value as string[])).map((d) =>
+        d.trim(),
+      );
       return;
     case 'permission_mode':
       grant.permissionMode = value as string;
@@ -110,12 +129,17 @@ export function readGrantKey(grant: Grant, key: GrantKey, value: unknown, fail: 
  * Reads every grant key of a mapping (others are left to the caller).
  * @throws RaymondError ERR_FRONTMATTER (or `code`) naming `file`.
  */
-export function readGrant(data: Record<string, unknown>, file: string, code: ErrorCode = 'ERR_FRONTMATTER'): Grant {
+export function readGrant(
+  data: Record<string, unknown>,
+  file: string,
+  code: ErrorCode = 'ERR_FRONTMATTER',
+): Grant {
   const grant: Grant = {};
   const fail = (message: string): never => {
     throw new RaymondError(code, message, { file });
   };
-  for (const [key, value] of Object.entries(data)) if (isGrantKey(key)) readGrantKey(grant, key, value, fail);
+  for (const [key, value] of Object.entries(data))
+    if (isGrantKey(key)) readGrantKey(grant, key, value, fail);
   return grant;
 }
 
@@ -125,7 +149,8 @@ export function readGrant(data: Record<string, unknown>, file: string, code: Err
  */
 export function overGrant(base: Grant, over: Grant): Grant {
   const out: Grant = { ...base, ...over };
-  if (base.disallowedTools && over.disallowedTools) out.disallowedTools = [...new Set([...base.disallowedTools, ...over.disallowedTools])];
+  if (base.disallowedTools && over.disallowedTools)
+    out.disallowedTools = [...new Set([...base.disallowedTools, ...over.disallowedTools])];
   return out;
 }
 
@@ -145,6 +170,29 @@ export function toolName(tool: string): string {
  * MCP tools (`mcp__server__tool`) are not in the list and not warned about.
  */
 export const CLAUDE_TOOLS: readonly string[] = [
-  'Agent', 'AskUserQuestion', 'Bash', 'BashOutput', 'Edit', 'EnterPlanMode', 'ExitPlanMode', 'Glob', 'Grep', 'KillShell', 'LS', 'MultiEdit', 'NotebookEdit', 'NotebookRead', 'Read',
-  'Skill', 'SlashCommand', 'Task', 'TaskOutput', 'TaskStop', 'TodoWrite', 'ToolSearch', 'WebFetch', 'WebSearch', 'Write',
+  'Agent',
+  'AskUserQuestion',
+  'Bash',
+  'BashOutput',
+  'Edit',
+  'EnterPlanMode',
+  'ExitPlanMode',
+  'Glob',
+  'Grep',
+  'KillShell',
+  'LS',
+  'MultiEdit',
+  'NotebookEdit',
+  'NotebookRead',
+  'Read',
+  'Skill',
+  'SlashCommand',
+  'Task',
+  'TaskOutput',
+  'TaskStop',
+  'TodoWrite',
+  'ToolSearch',
+  'WebFetch',
+  'WebSearch',
+  'Write',
 ];

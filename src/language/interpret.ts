@@ -34,7 +34,11 @@ export interface Interpretation {
  */
 export function interpretOutput(task: Omit<InterpretTask, 'op'>): Interpretation {
   const forced = task.forceImplicit && task.allowed ? implicitTag(task.allowed) : undefined;
-  if (forced) return { decision: decide([withVariables(forced, task.implicitVariables)], task.file), prints: printsOf(task.output, task.file) };
+  if (forced)
+    return {
+      decision: decide([withVariables(forced, task.implicitVariables)], task.file),
+      prints: printsOf(task.output, task.file),
+    };
   const parsed = parseOutput(task.output, task.file);
   let tags = parsed.tags;
   if (task.allowed) {
@@ -50,7 +54,12 @@ export function interpretOutput(task: Omit<InterpretTask, 'op'>): Interpretation
 /** An implicit transition's tag with the run's variables rendered in its `input`, as `ray` does. */
 function withVariables(tag: ParsedTag, variables: Record<string, string> | undefined): ParsedTag {
   if (tag.attributes.input === undefined || !variables) return tag;
-  return { ...tag, attributes: Object.assign(Object.create(null) as Record<string, string>, tag.attributes, { input: renderTemplate(tag.attributes.input, variables) }) };
+  return {
+    ...tag,
+    attributes: Object.assign(Object.create(null) as Record<string, string>, tag.attributes, {
+      input: renderTemplate(tag.attributes.input, variables),
+    }),
+  };
 }
 
 /** The `<print>`s of a reply whose tags do not count (force_implicit): a tag that does not parse is ignored like the rest. */

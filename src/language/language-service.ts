@@ -27,7 +27,8 @@ function unwrap<T>(outcome: Outcome<unknown>): T {
  */
 export function createInlineLanguageService(): LanguageService {
   let tasks: Promise<typeof import('./language-tasks.js')> | undefined;
-  const run = async (task: LanguageTask) => unwrap<never>((await (tasks ??= import('./language-tasks.js'))).runLanguageTask(task));
+  const run = async (task: LanguageTask) =>
+    unwrap<never>((await (tasks ??= import('./language-tasks.js'))).runLanguageTask(task));
   return {
     prepare: (task) => run({ op: 'prepare', ...task }),
     interpret: (task) => run({ op: 'interpret', ...task }),
@@ -37,7 +38,14 @@ export function createInlineLanguageService(): LanguageService {
 
 // Under tsx (tests, development) the worker is the .ts source; once built, the compiled .js.
 // Written from the parent folder so that it also holds in the bundled CLI (dist/src/cli/), see scripts/bundle.mjs.
-const WORKER_FILE = fileURLToPath(new URL(import.meta.url.endsWith('.ts') ? '../language/language.worker.ts' : '../language/language.worker.js', import.meta.url));
+const WORKER_FILE = fileURLToPath(
+  new URL(
+    import.meta.url.endsWith('.ts')
+      ? '../language/language.worker.ts'
+      : '../language/language.worker.js',
+    import.meta.url,
+  ),
+);
 
 /** Runs tasks on a Piscina pool of worker threads. */
 export function createPoolLanguageService(options: { threads?: number } = {}): LanguageService {
@@ -49,7 +57,8 @@ export function createPoolLanguageService(options: { threads?: number } = {}): L
     // Idle workers must not keep the process alive once a run is over.
     idleTimeout: 1_000,
   });
-  const run = async (task: LanguageTask, signal?: AbortSignal) => unwrap<never>(await pool.run(task, signal ? { signal } : {}));
+  const run = async (task: LanguageTask, signal?: AbortSignal) =>
+    unwrap<never>(await pool.run(task, signal ? { signal } : {}));
   return {
     prepare: (task, signal) => run({ op: 'prepare', ...task }, signal),
     interpret: (task, signal) => run({ op: 'interpret', ...task }, signal),
@@ -85,7 +94,8 @@ export function createLanguageService(options: { inlineBelow?: number } = {}): L
   };
   return {
     prepare: (task, signal) => pooled().prepare(task, signal),
-    interpret: (task, signal) => (task.output.length < inlineBelow ? inline(task) : pooled().interpret(task, signal)),
+    interpret: (task, signal) =>
+      task.output.length < inlineBelow ? inline(task) : pooled().interpret(task, signal),
     close: async () => pool?.close(),
   };
 }

@@ -17,7 +17,6 @@ export interface Prepared {
   warnings: string[];
 }
 
-
 export type LanguageTask = PrepareTask | InterpretTask;
 
 /**
@@ -29,7 +28,14 @@ export function runLanguageTask(task: LanguageTask): Outcome<Prepared | Interpre
   try {
     if (task.op === 'prepare') {
       const source = parseStateSource(task.text, task.file);
-      return { ok: true, value: { policy: source.policy, prompt: renderTemplate(source.body, task.variables), warnings: source.warnings } };
+      return {
+        ok: true,
+        value: {
+          policy: source.policy,
+          prompt: renderTemplate(source.body, task.variables),
+          warnings: source.warnings,
+        },
+      };
     }
     return { ok: true, value: interpretOutput(task) };
   } catch (err) {

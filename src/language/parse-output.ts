@@ -39,7 +39,11 @@ export function checkStateName(name: string, what: string, source: string): void
     throw new RaymondError('ERR_TARGET_INVALID', `${what} is empty`, { file: source });
   }
   if (name.includes('/') || name.includes('\\')) {
-    throw new RaymondError('ERR_TARGET_INVALID', `${what} "${name}" is a path; targets must be file names in the workflow's folder (no / or \\)`, { file: source });
+    throw new RaymondError(
+      'ERR_TARGET_INVALID',
+      `${what} "${name}" is a path; targets must be file names in the workflow's folder (no / or \\)`,
+      { file: source },
+    );
   }
 }
 
@@ -58,7 +62,9 @@ export function parseOutput(text: string, source: string): ParsedOutput {
     const close = `</${name}>`;
     const end = text.indexOf(close, open.end);
     if (end < 0) {
-      throw new RaymondError('ERR_TAG_PARSE', `<${name}> is never closed with ${close}`, { file: source });
+      throw new RaymondError('ERR_TAG_PARSE', `<${name}> is never closed with ${close}`, {
+        file: source,
+      });
     }
     const body = text.slice(open.end, end);
     pos = end + close.length;
@@ -66,12 +72,14 @@ export function parseOutput(text: string, source: string): ParsedOutput {
       prints.push(body.trim());
       continue;
     }
-    if (open.error !== undefined) throw new RaymondError('ERR_TAG_PARSE', open.error, { file: source });
+    if (open.error !== undefined)
+      throw new RaymondError('ERR_TAG_PARSE', open.error, { file: source });
     const attributes = open.attributes;
     // A result's payload and an ask's question are opaque: tags written inside them are text.
     if (name === 'result' || name === 'ask') {
       for (const attr of STATE_ATTRIBUTES[name] ?? []) {
-        if (Object.hasOwn(attributes, attr)) checkStateName(attributes[attr]!, `<${name}> ${attr}="..."`, source);
+        if (Object.hasOwn(attributes, attr))
+          checkStateName(attributes[attr]!, `<${name}> ${attr}="..."`, source);
       }
       tags.push({ tag: name, body, attributes });
       continue;
@@ -79,12 +87,18 @@ export function parseOutput(text: string, source: string): ParsedOutput {
     const target = body.trim();
     // A workflow specifier is a path by design; where it may lead is settled when it is opened.
     if (isWorkflowTag(name)) {
-      if (target === '') throw new RaymondError('ERR_TARGET_INVALID', `<${name}> names no workflow (write a folder, file, .zip or .yaml between the tags)`, { file: source });
+      if (target === '')
+        throw new RaymondError(
+          'ERR_TARGET_INVALID',
+          `<${name}> names no workflow (write a folder, file, .zip or .yaml between the tags)`,
+          { file: source },
+        );
     } else {
       checkStateName(target, `<${name}> target`, source);
     }
     for (const attr of STATE_ATTRIBUTES[name] ?? []) {
-      if (Object.hasOwn(attributes, attr)) checkStateName(attributes[attr]!, `<${name}> ${attr}="..."`, source);
+      if (Object.hasOwn(attributes, attr))
+        checkStateName(attributes[attr]!, `<${name}> ${attr}="..."`, source);
     }
     tags.push({ tag: name, body: target, attributes });
   }

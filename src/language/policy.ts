@@ -16,18 +16,24 @@ function sameState(emitted: string, allowed: string): boolean {
 
 /** A workflow specifier as compared: `/` for `\\`, no trailing slash (`../w/` is `../w`). */
 function specKey(spec: string): string {
-  return spec.trim().replace(/\\/g, '/').replace(/(.)\/+$/, '$1');
+  return spec
+    .trim()
+    .replace(/\\/g, '/')
+    .replace(/(.)\/+$/, '$1');
 }
 
 /** Whether an emitted tag's body is the entry's target: a state, or for a cross-workflow tag a workflow. */
 function sameTarget(tag: ParsedTag, target: string): boolean {
-  return isWorkflowTag(tag.tag) ? specKey(tag.body) === specKey(target) : sameState(tag.body, target);
+  return isWorkflowTag(tag.tag)
+    ? specKey(tag.body) === specKey(target)
+    : sameState(tag.body, target);
 }
 
 /** Whether an emitted tag has an entry's tag, target and fixed attribute values. */
 function sameShape(tag: ParsedTag, entry: AllowedTransition): boolean {
   if (tag.tag !== entry.tag) return false;
-  if (entry.target !== undefined && tag.tag !== 'result' && !sameTarget(tag, entry.target)) return false;
+  if (entry.target !== undefined && tag.tag !== 'result' && !sameTarget(tag, entry.target))
+    return false;
   if (entry.payload !== undefined && tag.body.trim() !== entry.payload.trim()) return false;
   return Object.entries(entry.attributes).every(([k, v]) => {
     const got = tag.attributes[k];
@@ -44,7 +50,9 @@ export function unlistedAttributes(tag: ParsedTag, entry: AllowedTransition): st
   const listed = entry.allowedAttributes;
   if (listed === undefined) return [];
   const needed = STATE_ATTRIBUTES[tag.tag] ?? [];
-  return Object.keys(tag.attributes).filter((k) => !listed.includes(k) && !Object.hasOwn(entry.attributes, k) && !needed.includes(k));
+  return Object.keys(tag.attributes).filter(
+    (k) => !listed.includes(k) && !Object.hasOwn(entry.attributes, k) && !needed.includes(k),
+  );
 }
 
 /** Whether an emitted tag is what an `allowed_transitions` entry allows. */
@@ -55,7 +63,9 @@ export function matches(tag: ParsedTag, entry: AllowedTransition): boolean {
 /** How an allowed entry is written as a tag, for reminders and messages; listed attributes as `name="..."`. */
 export function formatAllowed(entry: AllowedTransition): string {
   const listed = (entry.allowedAttributes ?? []).filter((k) => !Object.hasOwn(entry.attributes, k));
-  const attrs = [...Object.entries(entry.attributes), ...listed.map((k) => [k, '...'])].map(([k, v]) => ` ${k}="${v}"`).join('');
+  const attrs = [...Object.entries(entry.attributes), ...listed.map((k) => [k, '...'])]
+    .map(([k, v]) => ` ${k}="${v}"`)
+    .join('');
   if (entry.tag === 'result') return `<result${attrs}>${entry.payload ?? '...'}</result>`;
   if (entry.tag === 'ask') return `<ask${attrs}>...</ask>`;
   return `<${entry.tag}${attrs}>${entry.target ?? '...'}</${entry.tag}>`;
@@ -66,7 +76,9 @@ const SHOWN_PAYLOAD = 40;
 
 /** How an emitted tag is shown in messages: a short one-line `<result>` payload as written (it may be what a fixed payload refused), else `...`. */
 export function formatTag(tag: ParsedTag): string {
-  const attrs = Object.entries(tag.attributes).map(([k, v]) => ` ${k}="${v}"`).join('');
+  const attrs = Object.entries(tag.attributes)
+    .map(([k, v]) => ` ${k}="${v}"`)
+    .join('');
   if (tag.tag === 'ask') return `<ask${attrs}>...</ask>`;
   if (tag.tag !== 'result') return `<${tag.tag}${attrs}>${tag.body}</${tag.tag}>`;
   const payload = tag.body.trim();
@@ -87,7 +99,11 @@ export function implicitTag(allowed: AllowedTransition[]): ParsedTag | undefined
   // A cross-workflow entry without a target lets the reply name the workflow: it must write the tag.
   if (only.tag !== 'result' && only.target === undefined) return undefined;
   const body = only.tag === 'result' ? only.payload! : only.target!;
-  return { tag: only.tag, body, attributes: Object.assign(Object.create(null) as Record<string, string>, only.attributes) };
+  return {
+    tag: only.tag,
+    body,
+    attributes: Object.assign(Object.create(null) as Record<string, string>, only.attributes),
+  };
 }
 
 /**
@@ -98,8 +114,14 @@ export function checkPolicy(tags: ParsedTag[], allowed: AllowedTransition[], fil
   for (const tag of tags) {
     if (allowed.some((entry) => matches(tag, entry))) continue;
     const near = allowed.find((entry) => sameShape(tag, entry));
-    const why = near ? `: attributes not in the entry's attributes list: ${unlistedAttributes(tag, near).join(', ')}` : '';
-    throw new RaymondError('ERR_POLICY', `emitted ${formatTag(tag)}, which allowed_transitions does not allow${why} (allowed: ${allowed.map(formatAllowed).join(', ')})`, { file });
+    const why = near
+      ? `: attributes not in the entry's attributes list: ${unlistedAttributes(tag, near).join(', ')}`
+      : '';
+    throw new RaymondError(
+      'ERR_POLICY',
+      `emitted ${formatTag(tag)}, which allowed_transitions does not allow${why} (allowed: ${allowed.map(formatAllowed).join(', ')})`,
+      { file },
+    );
   }
 }
 

@@ -5,7 +5,9 @@ const PLACEHOLDER = /\{\{\s*([A-Za-z_][\w-]*)\s*\}\}/g;
  * written, so a prompt can still talk about `{{something}}` literally.
  */
 export function renderTemplate(template: string, variables: Record<string, string>): string {
-  return template.replace(PLACEHOLDER, (whole, name: string) => (Object.hasOwn(variables, name) ? variables[name]! : whole));
+  return template.replace(PLACEHOLDER, (whole, name: string) =>
+    Object.hasOwn(variables, name) ? variables[name]! : whole,
+  );
 }
 
 /** The variables a state sees: fork attributes, then the built-ins, which win. */
@@ -19,7 +21,11 @@ export function templateVariables(opts: {
   /** `{{ask_id}}`: the ask an answer came to, in the state that answer led to. */
   askId?: string;
 }): Record<string, string> {
-  const vars: Record<string, string> = { ...opts.attributes, workflow_id: opts.workflowId, agent_id: opts.agentId };
+  const vars: Record<string, string> = {
+    ...opts.attributes,
+    workflow_id: opts.workflowId,
+    agent_id: opts.agentId,
+  };
   if (opts.taskFolder !== undefined) vars.task_folder = opts.taskFolder;
   if (opts.askId !== undefined) vars.ask_id = opts.askId;
   if (opts.worktree) {

@@ -1,9 +1,24 @@
 /** The cross-workflow tags: their body names another workflow, not a state of this one. */
-export const WORKFLOW_TAGS = ['call-workflow', 'function-workflow', 'fork-workflow', 'reset-workflow'] as const;
+export const WORKFLOW_TAGS = [
+  'call-workflow',
+  'function-workflow',
+  'fork-workflow',
+  'reset-workflow',
+] as const;
 export type WorkflowTagName = (typeof WORKFLOW_TAGS)[number];
 
 /** The transition tags of the workflow language: those of one workflow (`<ask>` waits for a person), then the cross-workflow ones. */
-export const TRANSITION_TAGS = ['goto', 'reset', 'call', 'function', 'fork', 'join', 'result', 'ask', ...WORKFLOW_TAGS] as const;
+export const TRANSITION_TAGS = [
+  'goto',
+  'reset',
+  'call',
+  'function',
+  'fork',
+  'join',
+  'result',
+  'ask',
+  ...WORKFLOW_TAGS,
+] as const;
 export type TagName = (typeof TRANSITION_TAGS)[number];
 
 /** Whether a tag's body is a workflow specifier (a cross-workflow tag). */
@@ -79,7 +94,12 @@ function tagNameAt(text: string, at: number): OpenTag['name'] | undefined {
 }
 
 /** The tag starting at `start`, or the index to resume scanning at when it is prose. */
-function readAttributes(text: string, start: number, afterName: number, name: OpenTag['name']): OpenTag | number {
+function readAttributes(
+  text: string,
+  start: number,
+  afterName: number,
+  name: OpenTag['name'],
+): OpenTag | number {
   const attributes: Record<string, string> = Object.create(null) as Record<string, string>;
   let duplicate: string | undefined;
   let pos = afterName;
@@ -87,7 +107,13 @@ function readAttributes(text: string, start: number, afterName: number, name: Op
     pos = skipSpace(text, pos);
     if (text[pos] === '>') {
       if (duplicate === undefined) return { name, start, end: pos + 1, attributes };
-      return { name, start, end: pos + 1, attributes: Object.create(null) as Record<string, string>, error: `attribute "${duplicate}" given twice in <${name}>` };
+      return {
+        name,
+        start,
+        end: pos + 1,
+        attributes: Object.create(null) as Record<string, string>,
+        error: `attribute "${duplicate}" given twice in <${name}>`,
+      };
     }
     ATTRIBUTE_NAME.lastIndex = pos;
     const attr = ATTRIBUTE_NAME.exec(text)?.[0];
@@ -98,7 +124,8 @@ function readAttributes(text: string, start: number, afterName: number, name: Op
     const quote = text[open];
     if (quote !== '"' && quote !== "'") return malformed(text, start, open, name, undefined);
     const close = text.indexOf(quote, open + 1);
-    if (close < 0) return malformed(text, start, open + 1, name, `the value of ${attr} has no closing ${quote}`);
+    if (close < 0)
+      return malformed(text, start, open + 1, name, `the value of ${attr} has no closing ${quote}`);
     if (Object.hasOwn(attributes, attr)) duplicate ??= attr;
     attributes[attr] = text.slice(open + 1, close);
     pos = close + 1;
@@ -109,14 +136,26 @@ function readAttributes(text: string, start: number, afterName: number, name: Op
  * Attributes that do not parse from `at` on: a broken tag when a `>` comes
  * before any `<`, else prose, resumed at that `<` (nothing before it can start a tag).
  */
-function malformed(text: string, start: number, at: number, name: OpenTag['name'], why: string | undefined): OpenTag | number {
+function malformed(
+  text: string,
+  start: number,
+  at: number,
+  name: OpenTag['name'],
+  why: string | undefined,
+): OpenTag | number {
   ANGLE.lastIndex = at;
   const angle = ANGLE.exec(text);
   if (angle === null) return text.length;
   if (angle[0] === '<') return angle.index;
   const end = angle.index + 1;
   const hint = why ?? `write name="value" or name='value'`;
-  return { name, start, end, attributes: Object.create(null) as Record<string, string>, error: `malformed attributes in ${excerpt(text, start, end)}: ${hint}` };
+  return {
+    name,
+    start,
+    end,
+    attributes: Object.create(null) as Record<string, string>,
+    error: `malformed attributes in ${excerpt(text, start, end)}: ${hint}`,
+  };
 }
 
 function skipSpace(text: string, pos: number): number {
@@ -128,6 +167,7 @@ function skipSpace(text: string, pos: number): number {
 /** An opening tag as one short line for a message, however long or multi-line it was. */
 function excerpt(text: string, start: number, end: number): string {
   const MAX = 80;
-  const raw = end - start > MAX ? `${text.slice(start, start + MAX - 4)}...>` : text.slice(start, end);
+  const raw =
+    end - start > MAX ? `${text.slice(start, start + MAX - 4)}...>` : text.slice(start, end);
   return raw.replace(/\s+/g, ' ');
 }

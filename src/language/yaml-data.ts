@@ -6,7 +6,8 @@ import type { Document } from 'yaml';
  * "billion laughs" would otherwise take all memory) by throwing a bare
  * ReferenceError, which would reach the user as an internal error.
  */
-export const ALIAS_BOMB = 'YAML with too many aliases (*name) to expand: refusing it (an alias bomb would take all memory)';
+export const ALIAS_BOMB =
+  'YAML with too many aliases (*name) to expand: refusing it (an alias bomb would take all memory)';
 
 /**
  * The data of a parsed YAML document. `refuse` is called with ALIAS_BOMB

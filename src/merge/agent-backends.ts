@@ -21,7 +21,10 @@ export function agentBackends(run: WorkflowState): AgentBackends {
     const k = key ?? '';
     let scope = opened.get(k);
     if (!scope) {
-      const opening = key === undefined ? openScope(resumeSpecifier(run.scope)) : openScope(key, { requireEntry: false });
+      const opening =
+        key === undefined
+          ? openScope(resumeSpecifier(run.scope))
+          : openScope(key, { requireEntry: false });
       // A workflow gone since the run: its turns go to Claude Code, the default backend.
       scope = opening.catch(() => undefined);
       opened.set(k, scope);

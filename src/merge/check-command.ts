@@ -18,15 +18,40 @@ export interface CheckResult {
  * captured. It fails when it exits non-zero, is killed, or prints nothing
  * for `inactivityMs`.
  */
-export async function runCheck(command: string, cwd: string, inactivityMs: number, env: Record<string, string>, signal: AbortSignal): Promise<CheckResult> {
+export async function runCheck(
+  command: string,
+  cwd: string,
+  inactivityMs: number,
+  env: Record<string, string>,
+  signal: AbortSignal,
+): Promise<CheckResult> {
   let output = '';
   const keep = (text: string) => {
     output = (output + text).slice(-OUTPUT_TAIL);
   };
-  const r = await runProcess({ file: 'sh', args: ['-c', command], cwd, env, signal, inactivityMs, onStdout: keep, onStderr: keep });
+  const r = await runProcess({
+    file: 'sh',
+    args: ['-c', command],
+    cwd,
+    env,
+    signal,
+    inactivityMs,
+    onStdout: keep,
+    onStderr: keep,
+  });
   if (r.spawnError) return { passed: false, how: `could not start: ${r.spawnError}`, output };
-  if (r.timedOut) return { passed: false, how: `printed nothing for ${Math.round(inactivityMs / 1000)} s and was killed`, output };
+  if (r.timedOut)
+    return {
+      passed: false,
+      how: `printed nothing for ${Math.round(inactivityMs / 1000)} s and was killed`,
+      output,
+    };
   if (r.aborted) return { passed: false, how: 'was stopped', output };
   if (r.exitCode === 0) return { passed: true, how: '', output };
-  return { passed: false, how: r.exitCode === null ? `was killed by ${r.signal ?? 'a signal'}` : `exited with ${r.exitCode}`, output };
+  return {
+    passed: false,
+    how:
+      r.exitCode === null ? `was killed by ${r.signal ?? 'a signal'}` : `exited with ${r.exitCode}`,
+    output,
+  };
 }

@@ -6,7 +6,12 @@ import { git, serialized } from '../worktrees/git.js';
 import { readFolder } from '../worktrees/worktree-folder.js';
 
 /** Who commits merges and fixes when the repository names nobody. */
-const FALLBACK_IDENTITY = { GIT_AUTHOR_NAME: 'Raymond', GIT_AUTHOR_EMAIL: 'raymond@localhost', GIT_COMMITTER_NAME: 'Raymond', GIT_COMMITTER_EMAIL: 'raymond@localhost' };
+const FALLBACK_IDENTITY = {
+  GIT_AUTHOR_NAME: 'Raymond',
+  GIT_AUTHOR_EMAIL: 'raymond@localhost',
+  GIT_COMMITTER_NAME: 'Raymond',
+  GIT_COMMITTER_EMAIL: 'raymond@localhost',
+};
 
 /** Git's sha of "no such ref" for update-ref's old value. */
 const NO_REF = '';
@@ -29,7 +34,11 @@ export async function commitEnv(repo: string): Promise<Record<string, string>> {
 
 /** The sha a revision names, or undefined. */
 export async function resolveRev(repo: string, rev: string): Promise<string | undefined> {
-  const r = await git(repo, ['rev-parse', '--verify', '--quiet', '--end-of-options', `${rev}^{commit}`], repo);
+  const r = await git(
+    repo,
+    ['rev-parse', '--verify', '--quiet', '--end-of-options', `${rev}^{commit}`],
+    repo,
+  );
   return r.ok && r.stdout !== '' ? r.stdout : undefined;
 }
 
@@ -50,10 +59,21 @@ export async function changedFiles(repo: string, base: string, tip: string): Pro
  * BRANCH is only ever set to a commit merge chose, and a branch moved by
  * someone else meanwhile is refused rather than overwritten.
  */
-export async function moveBranch(repo: string, into: string, sha: string, old: string | undefined, why: string): Promise<void> {
+export async function moveBranch(
+  repo: string,
+  into: string,
+  sha: string,
+  old: string | undefined,
+  why: string,
+): Promise<void> {
   await serialized(repo, async () => {
-    const r = await git(repo, ['update-ref', '-m', `raymond merge: ${why}`, `refs/heads/${into}`, sha, old ?? NO_REF], repo);
-    if (!r.ok) throw fail(`cannot move ${into}: ${r.error} (did something else change it meanwhile?)`, repo);
+    const r = await git(
+      repo,
+      ['update-ref', '-m', `raymond merge: ${why}`, `refs/heads/${into}`, sha, old ?? NO_REF],
+      repo,
+    );
+    if (!r.ok)
+      throw fail(`cannot move ${into}: ${r.error} (did something else change it meanwhile?)`, repo);
   });
 }
 
@@ -67,9 +87,15 @@ export async function detachedFolder(repo: string, path: string, sha: string): P
   const state = readFolder(path);
   if (state) {
     await rm(join(state.gitDir, 'index.lock'), { force: true });
-    if (existsSync(join(state.gitDir, 'rebase-merge')) || existsSync(join(state.gitDir, 'rebase-apply'))) await git(path, ['rebase', '--abort'], path);
+    if (
+      existsSync(join(state.gitDir, 'rebase-merge')) ||
+      existsSync(join(state.gitDir, 'rebase-apply'))
+    )
+      await git(path, ['rebase', '--abort'], path);
     const reset = await git(path, ['reset', '--hard', '--quiet'], path);
-    const checkout = reset.ok ? await git(path, ['checkout', '--quiet', '--force', '--detach', sha], path) : reset;
+    const checkout = reset.ok
+      ? await git(path, ['checkout', '--quiet', '--force', '--detach', sha], path)
+      : reset;
     const clean = checkout.ok ? await git(path, ['clean', '-fdq'], path) : checkout;
     if (clean.ok) return;
   }
@@ -77,7 +103,11 @@ export async function detachedFolder(repo: string, path: string, sha: string): P
     if (existsSync(path)) await git(repo, ['worktree', 'remove', '--force', path], repo);
     await rm(path, { recursive: true, force: true });
     await git(repo, ['worktree', 'prune'], repo);
-    const add = await git(repo, ['worktree', 'add', '--quiet', '--force', '--detach', path, sha], repo);
+    const add = await git(
+      repo,
+      ['worktree', 'add', '--quiet', '--force', '--detach', path, sha],
+      repo,
+    );
     if (!add.ok) throw fail(`cannot make the folder ${path}: ${add.error}`, repo);
   });
 }
@@ -95,20 +125,44 @@ export async function removeMergeFolder(repo: string, path: string): Promise<voi
 export async function conflictState(folder: string): Promise<{ files: string[]; status: string }> {
   const u = await git(folder, ['diff', '--name-only', '--diff-filter=U'], folder);
   const s = await git(folder, ['status', '--short'], folder);
-  return { files: u.ok && u.stdout !== '' ? [...new Set(u.stdout.split('\n'))] : [], status: s.ok ? s.stdout : '' };
+  return {
+    files: u.ok && u.stdout !== '' ? [...new Set(u.stdout.split('\n'))] : [],
+    status: s.ok ? s.stdout : '',
+  };
 }
 
 /** What `git merge --no-ff` of a branch did in the merge folder. */
-export type MergeTry = { ok: true; sha: string } | { ok: false; conflicts: string[]; status: string; error: string };
+export type MergeTry =
+  { ok: true; sha: string } | { ok: false; conflicts: string[]; status: string; error: string };
 
 /**
  * Merges `tip` into the merge folder's HEAD with a merge commit. On a
  * conflict (or any failure) the folder is put back as it was and the
  * conflicted files are returned: nothing of a failed merge is kept.
  */
-export async function mergeInto(folder: string, tip: string, message: string, env: Record<string, string>): Promise<MergeTry> {
+export async function mergeInto(
+  folder: string,
+  tip: string,
+  message: string,
+  env: Record<string, string>,
+): Promise<MergeTry> {
   const head = await git(folder, ['rev-parse', 'HEAD'], folder);
-  const m = await git(folder, ['-c', 'core.hooksPath=/dev/null', 'merge', '--no-ff', '--no-edit', '--no-gpg-sign', '-m', message, tip], folder, env);
+  const m = await git(
+    folder,
+    [
+      '-c',
+      'core.hooksPath=/dev/null',
+      'merge',
+      '--no-ff',
+      '--no-edit',
+      '--no-gpg-sign',
+      '-m',
+      message,
+      tip,
+    ],
+    folder,
+    env,
+  );
   if (m.ok) {
     const sha = await git(folder, ['rev-parse', 'HEAD'], folder);
     return { ok: true, sha: sha.stdout };
@@ -121,13 +175,24 @@ export async function mergeInto(folder: string, tip: string, message: string, en
 }
 
 /** The commits `from..to` along the first parents (a merge of BRANCH counts once, not with what it brought), oldest first. */
-export async function commitsBetween(folder: string, from: string, to: string): Promise<Array<{ sha: string; subject: string }>> {
-  const r = await git(folder, ['log', '--reverse', '--first-parent', '--format=%H %s', `${from}..${to}`], folder);
+export async function commitsBetween(
+  folder: string,
+  from: string,
+  to: string,
+): Promise<Array<{ sha: string; subject: string }>> {
+  const r = await git(
+    folder,
+    ['log', '--reverse', '--first-parent', '--format=%H %s', `${from}..${to}`],
+    folder,
+  );
   if (!r.ok || r.stdout === '') return [];
   return r.stdout.split('\n').map((l) => ({ sha: l.slice(0, 40), subject: l.slice(41) }));
 }
 
 /** Deletes a branch unless it is checked out somewhere; says whether it went. */
 export async function deleteBranchIfFree(repo: string, branch: string): Promise<boolean> {
-  return serialized(repo, async () => (await git(repo, ['branch', '-D', '--quiet', '--end-of-options', branch], repo)).ok);
+  return serialized(
+    repo,
+    async () => (await git(repo, ['branch', '-D', '--quiet', '--end-of-options', branch], repo)).ok,
+  );
 }

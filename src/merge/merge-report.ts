@@ -26,7 +26,13 @@ export interface MergeReport {
   created: boolean;
   base: string;
   merged: MergedBranch[];
-  left_out: Array<{ agent: string; branch: string; reason: string; attempts: number; cost_usd: number }>;
+  left_out: Array<{
+    agent: string;
+    branch: string;
+    reason: string;
+    attempts: number;
+    cost_usd: number;
+  }>;
   /** Branches without commits (or deleted as such by the run). */
   nothing_to_merge: Array<{ agent: string; branch: string; reason: string }>;
   /** What resolution turns into this BRANCH cost, and what every merge of the run cost. */
@@ -38,9 +44,18 @@ export interface MergeReport {
 }
 
 /** The report of a merge from its state. */
-export function buildReport(o: { state: MergeState; target: MergeTarget; intoSha: string; created: boolean; deleted: string[]; interrupted: boolean }): MergeReport {
+export function buildReport(o: {
+  state: MergeState;
+  target: MergeTarget;
+  intoSha: string;
+  created: boolean;
+  deleted: string[];
+  interrupted: boolean;
+}): MergeReport {
   const rank = new Map(o.target.order.map((id, i) => [id, i]));
-  const entries = Object.values(o.target.branches).sort((a, b) => (rank.get(a.agent) ?? Infinity) - (rank.get(b.agent) ?? Infinity));
+  const entries = Object.values(o.target.branches).sort(
+    (a, b) => (rank.get(a.agent) ?? Infinity) - (rank.get(b.agent) ?? Infinity),
+  );
   return {
     workflow_id: o.state.workflow_id,
     into: o.target.into,
@@ -48,12 +63,31 @@ export function buildReport(o: { state: MergeState; target: MergeTarget; intoSha
     sha: o.intoSha,
     created: o.created,
     base: o.target.base,
-    merged: entries.filter((e) => e.status === 'merged').map((e) => ({
-      agent: e.agent, branch: e.branch, sha: e.sha ?? null, resolved: (e.fix_commits?.length ?? 0) > 0, attempts: e.attempts, fix_branch: e.fix_branch ?? null, fix_commits: e.fix_commits ?? [], cost_usd: e.cost_usd,
-    })),
+    merged: entries
+      .filter((e) => e.status === 'merged')
+      .map((e) => ({
+        agent: e.agent,
+        branch: e.branch,
+        sha: e.sha ?? null,
+        resolved: (e.fix_commits?.length ?? 0) > 0,
+        attempts: e.attempts,
+        fix_branch: e.fix_branch ?? null,
+        fix_commits: e.fix_commits ?? [],
+        cost_usd: e.cost_usd,
+      })),
     // A branch still pending or resolving here was cut short by Ctrl-C: it is not in BRANCH either.
-    left_out: entries.filter((e) => e.status === 'left_out' || e.status === 'pending' || e.status === 'resolving').map((e) => ({ agent: e.agent, branch: e.branch, reason: e.reason ?? 'not merged yet (interrupted)', attempts: e.attempts, cost_usd: e.cost_usd })),
-    nothing_to_merge: entries.filter((e) => e.status === 'nothing').map((e) => ({ agent: e.agent, branch: e.branch, reason: e.reason ?? 'no commits' })),
+    left_out: entries
+      .filter((e) => e.status === 'left_out' || e.status === 'pending' || e.status === 'resolving')
+      .map((e) => ({
+        agent: e.agent,
+        branch: e.branch,
+        reason: e.reason ?? 'not merged yet (interrupted)',
+        attempts: e.attempts,
+        cost_usd: e.cost_usd,
+      })),
+    nothing_to_merge: entries
+      .filter((e) => e.status === 'nothing')
+      .map((e) => ({ agent: e.agent, branch: e.branch, reason: e.reason ?? 'no commits' })),
     cost_usd: entries.reduce((sum, e) => sum + e.cost_usd, 0),
     total_cost_usd: o.state.total_cost_usd,
     deleted: o.deleted,
@@ -67,15 +101,23 @@ const money = (usd: number) => `$${usd.toFixed(4)}`;
 /** The report as text: a headline, then what was merged (and resolved), left out, and had nothing to merge. */
 export function reportText(r: MergeReport): string {
   const made = r.created ? ` (created at the run's base ${short(r.base)})` : '';
-  const nothing = r.nothing_to_merge.length > 0 ? `, ${r.nothing_to_merge.length} with nothing to merge` : '';
-  const out = [`${r.into}${made} is at ${short(r.sha)}: ${r.merged.length} merged, ${r.left_out.length} left out${nothing}; resolution turns cost ${money(r.cost_usd)}${r.interrupted ? ' (interrupted: run it again to go on)' : ''}`];
+  const nothing =
+    r.nothing_to_merge.length > 0 ? `, ${r.nothing_to_merge.length} with nothing to merge` : '';
+  const out = [
+    `${r.into}${made} is at ${short(r.sha)}: ${r.merged.length} merged, ${r.left_out.length} left out${nothing}; resolution turns cost ${money(r.cost_usd)}${r.interrupted ? ' (interrupted: run it again to go on)' : ''}`,
+  ];
   if (r.merged.length > 0) out.push('merged:');
   for (const m of r.merged) {
-    const fix = m.resolved ? `; resolved by its agent's session in ${m.attempts} turn${m.attempts === 1 ? '' : 's'} (${money(m.cost_usd)}), fix commits ${m.fix_commits.map((c) => `${short(c.sha)} "${c.subject}"`).join(', ')}` : '';
+    const fix = m.resolved
+      ? `; resolved by its agent's session in ${m.attempts} turn${m.attempts === 1 ? '' : 's'} (${money(m.cost_usd)}), fix commits ${m.fix_commits.map((c) => `${short(c.sha)} "${c.subject}"`).join(', ')}`
+      : '';
     out.push(`  ${m.agent}  ${m.branch}  as ${short(m.sha)}${fix}`);
   }
   if (r.left_out.length > 0) out.push('left out:');
-  for (const l of r.left_out) out.push(`  ${l.agent}  ${l.branch}  ${l.reason}${l.cost_usd > 0 ? ` (resolution turns cost ${money(l.cost_usd)})` : ''}`);
+  for (const l of r.left_out)
+    out.push(
+      `  ${l.agent}  ${l.branch}  ${l.reason}${l.cost_usd > 0 ? ` (resolution turns cost ${money(l.cost_usd)})` : ''}`,
+    );
   if (r.nothing_to_merge.length > 0) out.push('nothing to merge:');
   for (const n of r.nothing_to_merge) out.push(`  ${n.agent}  ${n.branch}  ${n.reason}`);
   if (r.deleted.length > 0) out.push(`deleted: ${r.deleted.join(' ')}`);

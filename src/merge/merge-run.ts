@@ -8,9 +8,26 @@ import { checkedOut } from '../worktrees/git-worktrees.js';
 import { git } from '../worktrees/git.js';
 import { agentBackends } from './agent-backends.js';
 import { runCheck } from './check-command.js';
-import { commitEnv, deleteBranchIfFree, detachedFolder, mergeInto, mergesDir, moveBranch, removeMergeFolder, resolveRev } from './merge-git.js';
+import {
+  commitEnv,
+  deleteBranchIfFree,
+  detachedFolder,
+  mergeInto,
+  mergesDir,
+  moveBranch,
+  removeMergeFolder,
+  resolveRev,
+} from './merge-git.js';
 import { buildReport, type MergeReport } from './merge-report.js';
-import { emptyMergeState, mergeLockPath, mergeStatePath, readMergeState, writeMergeState, type MergeState, type MergeTarget } from './merge-state.js';
+import {
+  emptyMergeState,
+  mergeLockPath,
+  mergeStatePath,
+  readMergeState,
+  writeMergeState,
+  type MergeState,
+  type MergeTarget,
+} from './merge-state.js';
 import { survey, type Candidate } from './merge-survey.js';
 import { resolveBranch, type Resolver } from './resolve-branch.js';
 import { troubleLine, type Trouble } from './resolve-prompt.js';
@@ -19,21 +36,47 @@ import type { MergeRequest } from './merge-request.js';
 /** The repository of the run's worktree agents; refused when there is none, or more than one. */
 function repoOf(run: WorkflowState): { repo: string; base: string } {
   const refs = run.agents.filter((a) => a.worktree).map((a) => a.worktree!);
-  if (refs.length === 0) throw new RaymondError('ERR_WORKTREE', `run ${run.workflow_id} has no agent with a worktree: no branch to merge`);
+  if (refs.length === 0)
+    throw new RaymondError(
+      'ERR_WORKTREE',
+      `run ${run.workflow_id} has no agent with a worktree: no branch to merge`,
+    );
   const repos = [...new Set(refs.map((w) => w.repo))];
-  if (repos.length > 1) throw new RaymondError('ERR_WORKTREE', `run ${run.workflow_id}'s branches are in ${repos.length} repositories (${repos.join(', ')}); raymond merge takes the branches of one`);
+  if (repos.length > 1)
+    throw new RaymondError(
+      'ERR_WORKTREE',
+      `run ${run.workflow_id}'s branches are in ${repos.length} repositories (${repos.join(', ')}); raymond merge takes the branches of one`,
+    );
   return { repo: repos[0]!, base: refs[0]!.base };
 }
 
 /** BRANCH's tip, made from the run's base when it does not exist; refused when it is checked out anywhere. */
-async function prepareInto(req: MergeRequest, target: MergeTarget): Promise<{ sha: string; created: boolean }> {
+async function prepareInto(
+  req: MergeRequest,
+  target: MergeTarget,
+): Promise<{ sha: string; created: boolean }> {
   const name = await git(target.repo, ['check-ref-format', '--branch', req.into], target.repo);
-  if (!name.ok) throw new RaymondError('ERR_USAGE', `--into ${JSON.stringify(req.into)} is not a valid branch name`);
+  if (!name.ok)
+    throw new RaymondError(
+      'ERR_USAGE',
+      `--into ${JSON.stringify(req.into)} is not a valid branch name`,
+    );
   const at = (await checkedOut(target.repo)).get(req.into);
-  if (at !== undefined) throw new RaymondError('ERR_WORKTREE', `${req.into} is checked out at ${at}; raymond merge never touches a checkout: switch that folder to another branch, or merge into another --into`, { file: target.repo });
+  if (at !== undefined)
+    throw new RaymondError(
+      'ERR_WORKTREE',
+      `${req.into} is checked out at ${at}; raymond merge never touches a checkout: switch that folder to another branch, or merge into another --into`,
+      { file: target.repo },
+    );
   const sha = await resolveRev(target.repo, `refs/heads/${req.into}`);
   if (sha !== undefined) return { sha, created: false };
-  await moveBranch(target.repo, req.into, target.base, undefined, `create ${req.into} at the run's base`);
+  await moveBranch(
+    target.repo,
+    req.into,
+    target.base,
+    undefined,
+    `create ${req.into} at the run's base`,
+  );
   return { sha: target.base, created: true };
 }
 
@@ -53,8 +96,15 @@ export async function mergeRun(req: MergeRequest): Promise<MergeReport> {
   try {
     // A merge killed mid-write left its temporary file (`<id>.merge.<digits>`); holding the lock, none is a live writer's.
     await removeLeftoverTemps(mergeStatePath(req.stateDir, req.workflowId));
-    const state: MergeState = (await readMergeState(req.stateDir, req.workflowId)) ?? emptyMergeState(req.workflowId);
-    const target: MergeTarget = state.targets[req.into] ?? { into: req.into, repo, base, order: [], branches: {} };
+    const state: MergeState =
+      (await readMergeState(req.stateDir, req.workflowId)) ?? emptyMergeState(req.workflowId);
+    const target: MergeTarget = state.targets[req.into] ?? {
+      into: req.into,
+      repo,
+      base,
+      order: [],
+      branches: {},
+    };
     state.targets[req.into] = target;
     const into = await prepareInto(req, target);
     const save = () => writeMergeState(req.stateDir, state);
@@ -63,8 +113,19 @@ export async function mergeRun(req: MergeRequest): Promise<MergeReport> {
     const env = await commitEnv(repo);
     const folder = join(mergesDir(repo, req.workflowId), 'merge');
     let intoSha = into.sha;
-    const resolver: Resolver = { req, run, state, target, env, backends, save, budgetUsd: req.budgetUsd ?? run.options.budget_usd };
-    const todo = candidates.filter((c) => c.entry.status === 'pending' || c.entry.status === 'resolving');
+    const resolver: Resolver = {
+      req,
+      run,
+      state,
+      target,
+      env,
+      backends,
+      save,
+      budgetUsd: req.budgetUsd ?? run.options.budget_usd,
+    };
+    const todo = candidates.filter(
+      (c) => c.entry.status === 'pending' || c.entry.status === 'resolving',
+    );
     for (const [i, c] of todo.entries()) {
       if (req.signal.aborted) break;
       req.say(`merging ${c.entry.branch} (${i + 1}/${todo.length})`);
@@ -72,8 +133,16 @@ export async function mergeRun(req: MergeRequest): Promise<MergeReport> {
     }
     await removeMergeFolder(repo, folder);
     await rmdir(mergesDir(repo, req.workflowId)).catch(() => undefined);
-    const deleted = req.deleteMerged && !req.signal.aborted ? await deleteMerged(repo, candidates) : [];
-    return buildReport({ state, target, intoSha, created: into.created, deleted, interrupted: req.signal.aborted });
+    const deleted =
+      req.deleteMerged && !req.signal.aborted ? await deleteMerged(repo, candidates) : [];
+    return buildReport({
+      state,
+      target,
+      intoSha,
+      created: into.created,
+      deleted,
+      interrupted: req.signal.aborted,
+    });
   } finally {
     await backends.close().catch(() => undefined);
     release();
@@ -99,7 +168,8 @@ interface MergeContext {
 async function mergeOne(c: Candidate, at: string, x: MergeContext): Promise<string> {
   const e = c.entry;
   for (;;) {
-    const tip = (e.fix_tip !== undefined ? await resolveRev(x.repo, e.fix_tip) : undefined) ?? c.tip!;
+    const tip =
+      (e.fix_tip !== undefined ? await resolveRev(x.repo, e.fix_tip) : undefined) ?? c.tip!;
     await detachedFolder(x.repo, x.folder, at);
     const message = `raymond merge: ${e.branch} into ${x.req.into}${e.fix_tip === tip ? ' (with its fix)' : ''}\n\nAgent ${e.agent} of run ${x.req.workflowId}.`;
     const merged = await mergeInto(x.folder, tip, message, x.env);
@@ -107,9 +177,21 @@ async function mergeOne(c: Candidate, at: string, x: MergeContext): Promise<stri
     if (!merged.ok) trouble = { kind: 'conflict', files: merged.conflicts, status: merged.status };
     else if (x.req.check !== undefined) {
       x.req.say(`  checking: ${x.req.check}`);
-      const env = { RAYMOND_WORKFLOW_ID: x.req.workflowId, RAYMOND_AGENT_ID: e.agent, RAYMOND_BRANCH: e.branch, RAYMOND_MERGE_INTO: x.req.into };
-      const check = await runCheck(x.req.check, x.folder, x.resolver.run.options.timeout_seconds * 1000, env, x.req.signal);
-      if (!check.passed) trouble = { kind: 'check', command: x.req.check, how: check.how, output: check.output };
+      const env = {
+        RAYMOND_WORKFLOW_ID: x.req.workflowId,
+        RAYMOND_AGENT_ID: e.agent,
+        RAYMOND_BRANCH: e.branch,
+        RAYMOND_MERGE_INTO: x.req.into,
+      };
+      const check = await runCheck(
+        x.req.check,
+        x.folder,
+        x.resolver.run.options.timeout_seconds * 1000,
+        env,
+        x.req.signal,
+      );
+      if (!check.passed)
+        trouble = { kind: 'check', command: x.req.check, how: check.how, output: check.output };
     }
     if (x.req.signal.aborted) return at;
     if (merged.ok && trouble === undefined) {
@@ -124,7 +206,9 @@ async function mergeOne(c: Candidate, at: string, x: MergeContext): Promise<stri
     await detachedFolder(x.repo, x.folder, at);
     const line = troubleLine(trouble!, x.req.into);
     x.req.say(`  not merged: ${line}`);
-    const resolved = await resolveBranch(c, trouble!, at, x.resolver).catch((err: unknown) => ({ leftOut: `could not resolve it: ${errorMessage(err)}` }));
+    const resolved = await resolveBranch(c, trouble!, at, x.resolver).catch((err: unknown) => ({
+      leftOut: `could not resolve it: ${errorMessage(err)}`,
+    }));
     // Ctrl-C during the turn: the branch stays where it was, for the next merge to go on with.
     if (x.req.signal.aborted) return at;
     if ('leftOut' in resolved) {
@@ -143,7 +227,12 @@ async function deleteMerged(repo: string, candidates: Candidate[]): Promise<stri
   for (const c of candidates) {
     if (c.entry.status !== 'merged') continue;
     for (const b of [c.entry.branch, c.entry.fix_branch]) {
-      if (b === undefined || busy.has(b) || (await resolveRev(repo, `refs/heads/${b}`)) === undefined) continue;
+      if (
+        b === undefined ||
+        busy.has(b) ||
+        (await resolveRev(repo, `refs/heads/${b}`)) === undefined
+      )
+        continue;
       if (await deleteBranchIfFree(repo, b)) deleted.push(b);
     }
   }

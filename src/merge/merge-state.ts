@@ -94,11 +94,18 @@ export function mergeLockPath(stateDir: string, workflowId: string): string {
 }
 
 /** A run's merge state, or undefined when it was never merged. A damaged file is one error naming it. */
-export async function readMergeState(stateDir: string, workflowId: string): Promise<MergeState | undefined> {
+export async function readMergeState(
+  stateDir: string,
+  workflowId: string,
+): Promise<MergeState | undefined> {
   const path = mergeStatePath(stateDir, workflowId);
   const text = await readFile(path, 'utf8').catch((err: NodeJS.ErrnoException) => {
     if (err.code === 'ENOENT') return undefined;
-    throw new RaymondError('ERR_STATE_FILE', `cannot read the merge state: ${err.code ?? err.message}`, { file: path });
+    throw new RaymondError(
+      'ERR_STATE_FILE',
+      `cannot read the merge state: ${err.code ?? err.message}`,
+      { file: path },
+    );
   });
   if (text === undefined) return undefined;
   let data: Partial<MergeState> | null;
@@ -107,24 +114,49 @@ export async function readMergeState(stateDir: string, workflowId: string): Prom
   } catch {
     throw new RaymondError('ERR_STATE_FILE', 'the merge state is not valid JSON', { file: path });
   }
-  if (!data || data.version !== 1 || data.workflow_id !== workflowId || typeof data.total_cost_usd !== 'number' || !Array.isArray(data.turns) || typeof data.targets !== 'object' || data.targets === null) {
-    throw new RaymondError('ERR_STATE_FILE', 'not a merge state of this run (damaged, or from another version)', { file: path });
+  if (
+    !data ||
+    data.version !== 1 ||
+    data.workflow_id !== workflowId ||
+    typeof data.total_cost_usd !== 'number' ||
+    !Array.isArray(data.turns) ||
+    typeof data.targets !== 'object' ||
+    data.targets === null
+  ) {
+    throw new RaymondError(
+      'ERR_STATE_FILE',
+      'not a merge state of this run (damaged, or from another version)',
+      { file: path },
+    );
   }
   return data as MergeState;
 }
 
 /** A fresh merge state for a run. */
 export function emptyMergeState(workflowId: string): MergeState {
-  return { version: 1, workflow_id: workflowId, updated_at: new Date().toISOString(), total_cost_usd: 0, turns: [], targets: {} };
+  return {
+    version: 1,
+    workflow_id: workflowId,
+    updated_at: new Date().toISOString(),
+    total_cost_usd: 0,
+    turns: [],
+    targets: {},
+  };
 }
 
 /** Writes the merge state whole (write-file-atomic: a kill leaves the old file or the new one, never half). */
 export async function writeMergeState(stateDir: string, state: MergeState): Promise<void> {
   state.updated_at = new Date().toISOString();
   const path = mergeStatePath(stateDir, state.workflow_id);
-  await writeFileAtomic(path, `${JSON.stringify(state, null, 1)}\n`).catch((err: NodeJS.ErrnoException) => {
-    throw new RaymondError('ERR_STATE_FILE', `cannot write the merge state: ${err.code ?? err.message}`, { file: path });
-  });
+  await writeFileAtomic(path, `${JSON.stringify(state, null, 1)}\n`).catch(
+    (err: NodeJS.ErrnoException) => {
+      throw new RaymondError(
+        'ERR_STATE_FILE',
+        `cannot write the merge state: ${err.code ?? err.message}`,
+        { file: path },
+      );
+    },
+  );
 }
 
 /** What `--status` shows of a run's merges: their resolution turns and cost, and each BRANCH's counts. */
@@ -144,12 +176,19 @@ export function mergedInto(state: MergeState | undefined): Map<string, string> {
 }
 
 /** A run's merges as `--status` shows them, or undefined when it was never merged. */
-export async function mergeStatus(stateDir: string, workflowId: string): Promise<MergeStatus | undefined> {
+export async function mergeStatus(
+  stateDir: string,
+  workflowId: string,
+): Promise<MergeStatus | undefined> {
   const state = await readMergeState(stateDir, workflowId);
   if (!state) return undefined;
   const into = Object.values(state.targets).map((t) => {
     const entries = Object.values(t.branches);
-    return { branch: t.into, merged: entries.filter((e) => e.status === 'merged').length, left_out: entries.filter((e) => e.status !== 'merged' && e.status !== 'nothing').length };
+    return {
+      branch: t.into,
+      merged: entries.filter((e) => e.status === 'merged').length,
+      left_out: entries.filter((e) => e.status !== 'merged' && e.status !== 'nothing').length,
+    };
   });
   return { cost_usd: state.total_cost_usd, turns: state.turns, into };
 }

@@ -29,13 +29,20 @@ async function empty(w: WorktreeRef, tip: string | undefined, repo: string): Pro
 
 /** Why a finished agent's branch, not in BRANCH, is not here to merge. */
 function missing(w: WorktreeRef): string {
-  return w.pushed ? `the branch is on ${w.pushed}, not here: git fetch ${w.pushed} ${w.branch}:${w.branch}` : 'the branch is gone';
+  return w.pushed
+    ? `the branch is on ${w.pushed}, not here: git fetch ${w.pushed} ${w.branch}:${w.branch}`
+    : 'the branch is gone';
 }
 
 /** The commit of `into` that merged `tip`: a merge whose second parent it is. */
 async function mergeCommitOf(repo: string, into: string, tip: string): Promise<string | undefined> {
   const log = await git(repo, ['log', '--merges', '--format=%H %P', into], repo);
-  return log.ok ? log.stdout.split('\n').find((l) => l.split(' ')[2] === tip)?.split(' ')[0] : undefined;
+  return log.ok
+    ? log.stdout
+        .split('\n')
+        .find((l) => l.split(' ')[2] === tip)
+        ?.split(' ')[0]
+    : undefined;
 }
 
 /**
@@ -46,12 +53,22 @@ async function mergeCommitOf(repo: string, into: string, tip: string): Promise<s
  * so, afresh each time (a live run moves on). Then orders the branches to
  * merge, keeping the order planned by an earlier merge and appending new ones.
  */
-export async function survey(run: WorkflowState, target: MergeTarget, intoSha: string): Promise<Candidate[]> {
+export async function survey(
+  run: WorkflowState,
+  target: MergeTarget,
+  intoSha: string,
+): Promise<Candidate[]> {
   const repo = target.repo;
   const out: Candidate[] = [];
   for (const a of run.agents.filter((x) => x.worktree?.repo === repo)) {
     const w = a.worktree!;
-    const entry: MergeBranch = target.branches[a.id] ?? { agent: a.id, branch: w.branch, status: 'pending', attempts: 0, cost_usd: 0 };
+    const entry: MergeBranch = target.branches[a.id] ?? {
+      agent: a.id,
+      branch: w.branch,
+      status: 'pending',
+      attempts: 0,
+      cost_usd: 0,
+    };
     target.branches[a.id] = entry;
     const tip = await resolveRev(repo, `refs/heads/${w.branch}`);
     const set = (status: 'left_out' | 'nothing', reason: string) => {
@@ -61,13 +78,19 @@ export async function survey(run: WorkflowState, target: MergeTarget, intoSha: s
     };
     const notYet = blocked(a);
     if (notYet !== undefined) set('left_out', notYet);
-    else if (await empty(w, tip, repo)) set('nothing', w.removed ? 'no commits (its branch was deleted)' : 'no commits');
+    else if (await empty(w, tip, repo))
+      set('nothing', w.removed ? 'no commits (its branch was deleted)' : 'no commits');
     else {
       const held = [tip, entry.fix_tip, entry.tip].filter((t): t is string => t !== undefined);
       let inside: string | undefined;
       for (const t of held) if (await isAncestor(repo, t, intoSha)) inside = t;
       if (inside !== undefined) {
-        if (entry.status !== 'merged') Object.assign(entry, { status: 'merged', tip: inside, sha: (await mergeCommitOf(repo, target.into, inside)) ?? intoSha });
+        if (entry.status !== 'merged')
+          Object.assign(entry, {
+            status: 'merged',
+            tip: inside,
+            sha: (await mergeCommitOf(repo, target.into, inside)) ?? intoSha,
+          });
         delete entry.reason;
       } else if (tip === undefined) set('left_out', missing(w));
       else if (entry.status !== 'pending' && entry.status !== 'resolving') {
@@ -84,9 +107,14 @@ export async function survey(run: WorkflowState, target: MergeTarget, intoSha: s
   const fresh = [];
   for (const c of out) {
     if (known.has(c.agent.id) || c.tip === undefined) continue;
-    fresh.push({ agent: c.agent.id, files: await changedFiles(repo, c.agent.worktree!.base, c.tip) });
+    fresh.push({
+      agent: c.agent.id,
+      files: await changedFiles(repo, c.agent.worktree!.base, c.tip),
+    });
   }
   target.order.push(...mergeOrder(fresh));
   const rank = new Map(target.order.map((id, i) => [id, i]));
-  return out.sort((x, y) => (rank.get(x.agent.id) ?? Infinity) - (rank.get(y.agent.id) ?? Infinity));
+  return out.sort(
+    (x, y) => (rank.get(x.agent.id) ?? Infinity) - (rank.get(y.agent.id) ?? Infinity),
+  );
 }

@@ -7,7 +7,8 @@ export type Trouble =
 
 /** The trouble in one line, as the report says it. */
 export function troubleLine(t: Trouble, into: string): string {
-  if (t.kind === 'conflict') return `conflicts with ${into} in ${t.files.join(', ') || 'files git could not merge'}`;
+  if (t.kind === 'conflict')
+    return `conflicts with ${into} in ${t.files.join(', ') || 'files git could not merge'}`;
   return `the check \`${t.command}\` ${t.how}`;
 }
 
@@ -36,14 +37,25 @@ export function resolvePrompt(f: PromptFacts): string {
   const t = f.trouble;
   const what =
     t.kind === 'conflict'
-      ? [`Raymond is merging the branches of run ${f.workflowId} into ${f.into}, one at a time. Your branch ${f.branch} conflicts with ${f.into} in: ${t.files.join(', ')}.`, `git status of that merge:`, fenced(t.status)]
-      : [`Raymond is merging the branches of run ${f.workflowId} into ${f.into}, one at a time. Your branch ${f.branch} merged cleanly, but the check \`${t.command}\` ${t.how} on the result. Its output (the end of it):`, fenced(t.output)];
+      ? [
+          `Raymond is merging the branches of run ${f.workflowId} into ${f.into}, one at a time. Your branch ${f.branch} conflicts with ${f.into} in: ${t.files.join(', ')}.`,
+          `git status of that merge:`,
+          fenced(t.status),
+        ]
+      : [
+          `Raymond is merging the branches of run ${f.workflowId} into ${f.into}, one at a time. Your branch ${f.branch} merged cleanly, but the check \`${t.command}\` ${t.how} on the result. Its output (the end of it):`,
+          fenced(t.output),
+        ];
   const base = `${f.into} (${f.intoSha.slice(0, 10)})`;
   const folder =
     f.fix.kind === 'rebased'
-      ? [`This folder, ${f.folder}, is a new worktree on branch ${f.fixBranch}, made from your branch with your commits rebased onto ${base}. No operation is in progress and the folder is clean.`]
+      ? [
+          `This folder, ${f.folder}, is a new worktree on branch ${f.fixBranch}, made from your branch with your commits rebased onto ${base}. No operation is in progress and the folder is clean.`,
+        ]
       : f.fix.kind === 'merged'
-        ? [`This folder, ${f.folder}, is a new worktree on branch ${f.fixBranch}, made from your branch, with ${base} merged into it (a rebase stopped on a conflict, so it was aborted and a merge made instead). No operation is in progress and the folder is clean.`]
+        ? [
+            `This folder, ${f.folder}, is a new worktree on branch ${f.fixBranch}, made from your branch, with ${base} merged into it (a rebase stopped on a conflict, so it was aborted and a merge made instead). No operation is in progress and the folder is clean.`,
+          ]
         : [
             `This folder, ${f.folder}, is a new worktree on branch ${f.fixBranch}, made from your branch. Rebasing your commits onto ${base} stopped on a conflict, so the rebase was aborted and ${base} is being merged into the branch instead: that merge is in progress and stopped on conflicts in ${f.fix.files.join(', ')}, whose conflict markers are in the files. git status:`,
             fenced(f.fix.status),

@@ -58,7 +58,12 @@ async function placeTranscript(req: ResolveRequest): Promise<void> {
     const projects = dirname(dirname(source));
     const names = await readdir(projects).catch(() => [] as string[]);
     const hit = names.map((n) => join(projects, n, `${req.from}.jsonl`)).find((p) => existsSync(p));
-    if (!hit) throw new RaymondError('ERR_CLAUDE_FAILED', `the transcript of session ${req.from} is not on this machine`, { file: source });
+    if (!hit)
+      throw new RaymondError(
+        'ERR_CLAUDE_FAILED',
+        `the transcript of session ${req.from} is not on this machine`,
+        { file: source },
+      );
     source = hit;
   }
   await makeFolders(dirname(dest));
@@ -76,7 +81,12 @@ export async function resolveTurn(req: ResolveRequest): Promise<ResolveResult> {
   // A bare `git commit` concluding the merge takes git's message instead of waiting for an editor nobody sees.
   const env = { GIT_EDITOR: 'true' };
   const executor = backendExecutor({
-    claude: createClaudeExecutor({ bin: req.claudeBin, skipPermissions: req.skipPermissions, emit: req.emit, env }),
+    claude: createClaudeExecutor({
+      bin: req.claudeBin,
+      skipPermissions: req.skipPermissions,
+      emit: req.emit,
+      env,
+    }),
     pi: createPiExecutor({ skipPermissions: req.skipPermissions, emit: req.emit, env }),
   });
   try {
@@ -85,7 +95,10 @@ export async function resolveTurn(req: ResolveRequest): Promise<ResolveResult> {
       workflowId: req.workflowId,
       agent: { ...req.agent, cwd: req.folder, session: req.from, branchFrom: null },
       file: 'merge',
-      scope: { display: () => `raymond merge (${req.agent.id})`, scriptPath: () => Promise.reject(new Error('a resolution turn runs no script')) },
+      scope: {
+        display: () => `raymond merge (${req.agent.id})`,
+        scriptPath: () => Promise.reject(new Error('a resolution turn runs no script')),
+      },
       backend: req.backend,
       prompt: req.prompt,
       session: { kind: 'branch', from: req.from, id: session },
@@ -95,10 +108,23 @@ export async function resolveTurn(req: ResolveRequest): Promise<ResolveResult> {
       signal: req.signal,
       timeoutMs: req.timeoutMs,
     });
-    return { session: out.session ?? session, costUsd: out.costUsd, sessionTotal: out.sessionTotal };
+    return {
+      session: out.session ?? session,
+      costUsd: out.costUsd,
+      sessionTotal: out.sessionTotal,
+    };
   } catch (err) {
     if (!(err instanceof RaymondError)) throw err;
-    const spent = err.details as { costUsd?: number; sessionTotal?: number | null; session?: string | null };
-    return { session: spent.session ?? session, costUsd: spent.costUsd ?? 0, sessionTotal: spent.sessionTotal ?? undefined, error: err.message };
+    const spent = err.details as {
+      costUsd?: number;
+      sessionTotal?: number | null;
+      session?: string | null;
+    };
+    return {
+      session: spent.session ?? session,
+      costUsd: spent.costUsd ?? 0,
+      sessionTotal: spent.sessionTotal ?? undefined,
+      error: err.message,
+    };
   }
 }

@@ -33,10 +33,22 @@ function seconds(ms: number): string {
  * it runs past the timeout, so a hook's own children go with it.
  * @returns undefined on exit 0, else why it failed.
  */
-export async function runCommandHook(argv: readonly string[], json: string, opts: AttemptOptions): Promise<string | undefined> {
+export async function runCommandHook(
+  argv: readonly string[],
+  json: string,
+  opts: AttemptOptions,
+): Promise<string | undefined> {
   const env = Buffer.byteLength(json) <= MAX_EVENT_VARIABLE_BYTES ? { RAYMOND_EVENT: json } : {};
   // A hook's output would cut through the progress lines: it goes nowhere.
-  const child = execa(argv[0]!, argv.slice(1), { shell: false, input: json, env, detached: true, stdout: 'ignore', stderr: 'ignore', reject: false });
+  const child = execa(argv[0]!, argv.slice(1), {
+    shell: false,
+    input: json,
+    env,
+    detached: true,
+    stdout: 'ignore',
+    stderr: 'ignore',
+    reject: false,
+  });
   let timedOut = false;
   const kill = () => child.pid !== undefined && killGroup(child.pid);
   const timer = setTimeout(() => {
@@ -65,7 +77,11 @@ export async function runCommandHook(argv: readonly string[], json: string, opts
  * @returns undefined on a 2xx answer, else why it failed, with the URL's
  * password and query hidden.
  */
-export async function postUrlHook(url: string, json: string, opts: AttemptOptions): Promise<string | undefined> {
+export async function postUrlHook(
+  url: string,
+  json: string,
+  opts: AttemptOptions,
+): Promise<string | undefined> {
   const reason = await post(url, json, opts);
   return reason === undefined ? undefined : redactUrl(reason, url);
 }
@@ -83,8 +99,12 @@ async function post(url: string, json: string, opts: AttemptOptions): Promise<st
     await res.arrayBuffer().catch(() => {});
     return res.ok ? undefined : `${res.status} ${res.statusText}`.trim();
   } catch (err) {
-    if (err instanceof Error && err.name === 'TimeoutError') return `no answer in ${seconds(opts.timeoutMs)}`;
-    const cause = err instanceof Error ? (err.cause as { code?: string; message?: string } | undefined) : undefined;
+    if (err instanceof Error && err.name === 'TimeoutError')
+      return `no answer in ${seconds(opts.timeoutMs)}`;
+    const cause =
+      err instanceof Error
+        ? (err.cause as { code?: string; message?: string } | undefined)
+        : undefined;
     return cause?.code ?? cause?.message ?? (err instanceof Error ? err.message : String(err));
   }
 }

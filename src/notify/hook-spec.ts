@@ -12,7 +12,12 @@ export type ConfigNotifyUrl = string | string[];
 /** Whether a value has one of the shapes `notify` takes (its words are checked by notifyCommandsProblem). */
 export function isConfigNotify(v: unknown): v is ConfigNotify {
   if (typeof v === 'string') return true;
-  return Array.isArray(v) && v.every((e) => typeof e === 'string' || (Array.isArray(e) && e.every((w) => typeof w === 'string')));
+  return (
+    Array.isArray(v) &&
+    v.every(
+      (e) => typeof e === 'string' || (Array.isArray(e) && e.every((w) => typeof w === 'string')),
+    )
+  );
 }
 
 /** Whether a value is a URL or a list of them (each is checked by notifyUrlProblem). */
@@ -28,7 +33,13 @@ export function isConfigNotifyUrl(v: unknown): v is ConfigNotifyUrl {
  */
 export function configCommands(value: ConfigNotify): string[][] {
   const several = Array.isArray(value) && value.some((e) => Array.isArray(e));
-  const commands: ConfigCommand[] = several ? (value as ConfigCommand[]) : Array.isArray(value) ? (value.length === 0 ? [] : [value as string[]]) : [value];
+  const commands: ConfigCommand[] = several
+    ? (value as ConfigCommand[])
+    : Array.isArray(value)
+      ? value.length === 0
+        ? []
+        : [value as string[]]
+      : [value];
   return commands.map((c) => {
     if (Array.isArray(c)) {
       if (c.length === 0 || c[0] === '') throw new Error('an argv array must name a program first');
@@ -58,7 +69,8 @@ export function notifyUrlProblem(url: string): string | undefined {
   } catch {
     return 'is not a URL';
   }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return `is a ${parsed.protocol} URL; expected http: or https:`;
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
+    return `is a ${parsed.protocol} URL; expected http: or https:`;
   return undefined;
 }
 
@@ -96,17 +108,24 @@ export function hookRequest(url: string): { url: string; headers: Record<string,
   const credentials = `${decodeURIComponent(u.username)}:${decodeURIComponent(u.password)}`;
   u.username = '';
   u.password = '';
-  return { url: u.href, headers: { authorization: `Basic ${Buffer.from(credentials).toString('base64')}` } };
+  return {
+    url: u.href,
+    headers: { authorization: `Basic ${Buffer.from(credentials).toString('base64')}` },
+  };
 }
 
 /** `text` with every spelling of `url` (as given, as fetch normalized it) shown as urlLabel shows it. */
 export function redactUrl(text: string, url: string): string {
   const label = urlLabel(url);
-  const spellings = [...new Set([url, new URL(url).href, hookRequest(url).url])].sort((a, b) => b.length - a.length);
+  const spellings = [...new Set([url, new URL(url).href, hookRequest(url).url])].sort(
+    (a, b) => b.length - a.length,
+  );
   return spellings.reduce((out, s) => out.split(s).join(label), text);
 }
 
 /** A command as a warning shows it: its words, quoted where they need it to read back as the same words. */
 export function commandLabel(argv: readonly string[]): string {
-  return argv.map((w) => (/^[\w@%+=:,./-]+$/.test(w) ? w : `'${w.replace(/'/g, `'\\''`)}'`)).join(' ');
+  return argv
+    .map((w) => (/^[\w@%+=:,./-]+$/.test(w) ? w : `'${w.replace(/'/g, `'\\''`)}'`))
+    .join(' ');
 }

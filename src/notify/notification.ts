@@ -2,7 +2,13 @@ import type { RunEvent } from '../../machines/run-events.js';
 import type { AgentAsk } from '../../machines/types.js';
 
 /** What a notification is about. */
-export type NotificationEvent = 'ask.created' | 'run.asking' | 'run.completed' | 'run.failed' | 'run.paused' | 'run.budget_exceeded';
+export type NotificationEvent =
+  | 'ask.created'
+  | 'run.asking'
+  | 'run.completed'
+  | 'run.failed'
+  | 'run.paused'
+  | 'run.budget_exceeded';
 
 /** A question an agent asked, as a notification shows it. */
 export interface NotifiedAsk {
@@ -63,12 +69,27 @@ const EVENT_OF: Partial<Record<RunFinished['status'], NotificationEvent>> = {
 
 /** A pending ask as a notification shows it. */
 function notifiedAsk(a: AgentAsk): NotifiedAsk {
-  return { ask_id: a.id, agent_id: a.agent_id, prompt: a.prompt, created_at: a.created_at, ...(a.timeout_at ? { timeout_at: a.timeout_at } : {}) };
+  return {
+    ask_id: a.id,
+    agent_id: a.agent_id,
+    prompt: a.prompt,
+    created_at: a.created_at,
+    ...(a.timeout_at ? { timeout_at: a.timeout_at } : {}),
+  };
 }
 
 /** The notification that an agent asked a question: sent as it is asked, with the command that answers it. */
-export function askNotification(ask: AgentAsk, run: NotifiedRun, at: Date = new Date()): Notification {
-  const n: Notification = { event: 'ask.created', at: at.toISOString(), run_id: run.runId, workflow: run.workflow };
+export function askNotification(
+  ask: AgentAsk,
+  run: NotifiedRun,
+  at: Date = new Date(),
+): Notification {
+  const n: Notification = {
+    event: 'ask.created',
+    at: at.toISOString(),
+    run_id: run.runId,
+    workflow: run.workflow,
+  };
   if (run.name !== undefined) n.name = run.name;
   n.ask = notifiedAsk(ask);
   n.resume = run.resume;
@@ -80,10 +101,20 @@ export function askNotification(ask: AgentAsk, run: NotifiedRun, at: Date = new 
  * not one that is told (an interrupted run ends `running`). `results` are
  * the agents' results (sent with run.completed); `at` is the time sent.
  */
-export function runNotification(finished: RunFinished, run: NotifiedRun, results: Record<string, string> = {}, at: Date = new Date()): Notification | undefined {
+export function runNotification(
+  finished: RunFinished,
+  run: NotifiedRun,
+  results: Record<string, string> = {},
+  at: Date = new Date(),
+): Notification | undefined {
   const event = EVENT_OF[finished.status];
   if (event === undefined) return undefined;
-  const n: Notification = { event, at: at.toISOString(), run_id: run.runId, workflow: run.workflow };
+  const n: Notification = {
+    event,
+    at: at.toISOString(),
+    run_id: run.runId,
+    workflow: run.workflow,
+  };
   if (run.name !== undefined) n.name = run.name;
   n.status = finished.status;
   n.total_cost_usd = finished.totalCostUsd;

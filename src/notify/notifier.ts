@@ -54,20 +54,33 @@ export function createNotifier(options: NotifierOptions): Notifier {
   const giveUp = new AbortController();
   let pending = 0;
   const hooks: Hook[] = [
-    ...options.commands.map((argv) => ({ label: commandLabel(argv), attempt: (json: string, o: AttemptOptions) => runCommandHook(argv, json, o), queue: Promise.resolve() })),
-    ...options.urls.map((url) => ({ label: `POST ${urlLabel(url)}`, attempt: (json: string, o: AttemptOptions) => postUrlHook(url, json, o), queue: Promise.resolve() })),
+    ...options.commands.map((argv) => ({
+      label: commandLabel(argv),
+      attempt: (json: string, o: AttemptOptions) => runCommandHook(argv, json, o),
+      queue: Promise.resolve(),
+    })),
+    ...options.urls.map((url) => ({
+      label: `POST ${urlLabel(url)}`,
+      attempt: (json: string, o: AttemptOptions) => postUrlHook(url, json, o),
+      queue: Promise.resolve(),
+    })),
   ];
 
   async function deliver(hook: Hook, json: string): Promise<void> {
     let reason: string | undefined;
     for (let attempt = 0; attempt <= delays.length; attempt++) {
-      if (attempt > 0) await sleep(delays[attempt - 1], undefined, { signal: giveUp.signal }).catch(() => {});
+      if (attempt > 0)
+        await sleep(delays[attempt - 1], undefined, { signal: giveUp.signal }).catch(() => {});
       if (giveUp.signal.aborted) return;
-      reason = await hook.attempt(json, { timeoutMs, signal: giveUp.signal }).catch((err: unknown) => (err instanceof Error ? err.message : String(err)));
+      reason = await hook
+        .attempt(json, { timeoutMs, signal: giveUp.signal })
+        .catch((err: unknown) => (err instanceof Error ? err.message : String(err)));
       if (reason === undefined || giveUp.signal.aborted) return;
     }
     const attempts = delays.length + 1;
-    options.warn(`notify: ${hook.label}: ${reason} after ${attempts} attempt${attempts === 1 ? '' : 's'}`);
+    options.warn(
+      `notify: ${hook.label}: ${reason} after ${attempts} attempt${attempts === 1 ? '' : 's'}`,
+    );
   }
 
   return {
@@ -77,19 +90,26 @@ export function createNotifier(options: NotifierOptions): Notifier {
       for (const hook of hooks) {
         pending++;
         // deliver() does not throw; a throwing warn must not break the queue either.
-        hook.queue = hook.queue.then(() => deliver(hook, json)).catch(() => {}).finally(() => pending--);
+        hook.queue = hook.queue
+          .then(() => deliver(hook, json))
+          .catch(() => {})
+          .finally(() => pending--);
       }
     },
     async close() {
       let timer: NodeJS.Timeout | undefined;
-      const bound = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), closeBoundMs)));
+      const bound = new Promise<'late'>(
+        (resolve) => (timer = setTimeout(() => resolve('late'), closeBoundMs)),
+      );
       const done = Promise.all(hooks.map((h) => h.queue)).then(() => 'done' as const);
       const outcome = await Promise.race([done, bound]);
       clearTimeout(timer);
       if (outcome === 'late') {
         const left = pending;
         giveUp.abort();
-        options.warn(`notify: gave up on ${left} notification${left === 1 ? '' : 's'} still being delivered after ${closeBoundMs / 1000} s`);
+        options.warn(
+          `notify: gave up on ${left} notification${left === 1 ? '' : 's'} still being delivered after ${closeBoundMs / 1000} s`,
+        );
         // Killed and aborted, the deliveries end at once; waiting for them leaves nothing running.
         await done;
       }

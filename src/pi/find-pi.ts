@@ -5,7 +5,11 @@ import { searchPath } from '../executors/find-executable.js';
 /** The npm package that installs `pi`, for the message when it is missing. */
 export const PI_PACKAGE = '@earendil-works/pi-coding-agent';
 
-const missing = () => new RaymondError('ERR_BACKEND_NOT_FOUND', `pi is not on PATH, and this workflow runs on pi (backend: pi): install it with npm install -g ${PI_PACKAGE}`);
+const missing = () =>
+  new RaymondError(
+    'ERR_BACKEND_NOT_FOUND',
+    `pi is not on PATH, and this workflow runs on pi (backend: pi): install it with npm install -g ${PI_PACKAGE}`,
+  );
 
 /** The `pi` executable on PATH. */
 function findPi(env: NodeJS.ProcessEnv = process.env): string {
@@ -28,8 +32,17 @@ export function preflightPi(env: NodeJS.ProcessEnv = process.env): Promise<strin
   const bin = findPi(env);
   let check = checked.get(bin);
   if (!check) {
-    check = execa(bin, ['--version'], { reject: false, stdin: 'ignore', timeout: PREFLIGHT_TIMEOUT_MS, env: { PI_SKIP_VERSION_CHECK: '1' } }).then((r) => {
-      if (r.exitCode !== 0) throw new RaymondError('ERR_BACKEND_NOT_FOUND', `${bin} --version failed (${r.timedOut ? `no answer in ${PREFLIGHT_TIMEOUT_MS / 1000} s` : `exit ${r.exitCode ?? r.signal}`}): reinstall it with npm install -g ${PI_PACKAGE}`);
+    check = execa(bin, ['--version'], {
+      reject: false,
+      stdin: 'ignore',
+      timeout: PREFLIGHT_TIMEOUT_MS,
+      env: { PI_SKIP_VERSION_CHECK: '1' },
+    }).then((r) => {
+      if (r.exitCode !== 0)
+        throw new RaymondError(
+          'ERR_BACKEND_NOT_FOUND',
+          `${bin} --version failed (${r.timedOut ? `no answer in ${PREFLIGHT_TIMEOUT_MS / 1000} s` : `exit ${r.exitCode ?? r.signal}`}): reinstall it with npm install -g ${PI_PACKAGE}`,
+        );
       return bin;
     });
     checked.set(bin, check);

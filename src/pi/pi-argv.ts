@@ -7,7 +7,16 @@ export const PI_THINKING = ['off', 'minimal', 'low', 'medium', 'high', 'xhigh'] 
 export const SAFE_PI_TOOLS = ['read', 'edit', 'write', 'grep', 'find', 'ls'] as const;
 
 /** Claude Code's names of the built-in tools pi has too, so one `tools:` list holds on both. */
-const PI_TOOL_NAMES: Readonly<Record<string, string>> = { read: 'read', edit: 'edit', write: 'write', bash: 'bash', grep: 'grep', glob: 'find', find: 'find', ls: 'ls' };
+const PI_TOOL_NAMES: Readonly<Record<string, string>> = {
+  read: 'read',
+  edit: 'edit',
+  write: 'write',
+  bash: 'bash',
+  grep: 'grep',
+  glob: 'find',
+  find: 'find',
+  ls: 'ls',
+};
 
 /** A state's `tools:` as pi's names (`Read` → `read`, `Glob` → `find`); call piToolProblem first. */
 export function piTools(tools: readonly string[]): string[] {
@@ -19,11 +28,14 @@ export function piToolProblem(tools: readonly string[]): string | undefined {
   const pattern = tools.find((t) => t.includes('('));
   if (pattern !== undefined) return `"${pattern}" is a pattern; pi takes tool names only`;
   const unknown = tools.find((t) => !Object.hasOwn(PI_TOOL_NAMES, t.toLowerCase()));
-  return unknown === undefined ? undefined : `pi has no tool "${unknown}"; it has ${Object.keys(PI_TOOL_NAMES).join(', ')}`;
+  return unknown === undefined
+    ? undefined
+    : `pi has no tool "${unknown}"; it has ${Object.keys(PI_TOOL_NAMES).join(', ')}`;
 }
 
 /** How one pi turn starts: a new session, one continued (`--session FILE|ID`), or a branch of one (`--fork ID`). */
-export type PiSession = { kind: 'fresh' } | { kind: 'resume'; ref: string } | { kind: 'fork'; from: string };
+export type PiSession =
+  { kind: 'fresh' } | { kind: 'resume'; ref: string } | { kind: 'fork'; from: string };
 
 /** One pi turn, in Raymond's terms. */
 export interface PiInvocation {
@@ -54,7 +66,10 @@ export function piArgs(inv: PiInvocation): string[] {
   if (thinking !== undefined) args.push('--thinking', thinking);
   if (inv.session.kind === 'resume') args.push('--session', inv.session.ref);
   if (inv.session.kind === 'fork') args.push('--fork', inv.session.from);
-  if (inv.tools !== undefined) args.push(...(inv.tools.length === 0 ? ['--no-tools'] : ['--tools', piTools(inv.tools).join(',')]));
+  if (inv.tools !== undefined)
+    args.push(
+      ...(inv.tools.length === 0 ? ['--no-tools'] : ['--tools', piTools(inv.tools).join(',')]),
+    );
   else if (o.no_tools) args.push('--no-tools');
   else if (o.no_builtin_tools) args.push('--no-builtin-tools');
   else if (o.tools) args.push('--tools', o.tools.join(','));
@@ -64,6 +79,7 @@ export function piArgs(inv: PiInvocation): string[] {
   for (const s of o.skills ?? []) args.push('--skill', s);
   if (o.no_extensions) args.push('--no-extensions');
   if (o.no_skills) args.push('--no-skills');
-  if (inv.appendSystemPrompt !== undefined) args.push('--append-system-prompt', inv.appendSystemPrompt);
+  if (inv.appendSystemPrompt !== undefined)
+    args.push('--append-system-prompt', inv.appendSystemPrompt);
   return args;
 }

@@ -1,6 +1,11 @@
 import type { RunEventSink } from '../../machines/run-events.js';
 import { RaymondError } from '../errors.js';
-import { timeoutName, type Execution, type ExecutionRequest, type StateExecutor } from '../executors/executor.js';
+import {
+  timeoutName,
+  type Execution,
+  type ExecutionRequest,
+  type StateExecutor,
+} from '../executors/executor.js';
 import { oneLine } from '../executors/one-line.js';
 import { runProcess } from '../executors/run-process.js';
 import { describeDenial } from '../executors/tool-denial.js';
@@ -19,7 +24,12 @@ export interface PiExecutorOptions {
 }
 
 /** Which session a turn starts from, in pi's terms. */
-function sessionOf(req: ExecutionRequest, options: PiOptions, env: NodeJS.ProcessEnv, where: string): PiSession {
+function sessionOf(
+  req: ExecutionRequest,
+  options: PiOptions,
+  env: NodeJS.ProcessEnv,
+  where: string,
+): PiSession {
   const plan = req.session ?? { kind: 'fresh' };
   switch (plan.kind) {
     case 'resume':
@@ -28,7 +38,12 @@ function sessionOf(req: ExecutionRequest, options: PiOptions, env: NodeJS.Proces
       return { kind: 'fork', from: plan.from };
     case 'continue': {
       const id = latestPiSession(req.agent.cwd, options, env);
-      if (!id) throw new RaymondError('ERR_CLAUDE_REFUSED', `--continue-session: no pi session was ever run in ${req.agent.cwd}`, { file: where });
+      if (!id)
+        throw new RaymondError(
+          'ERR_CLAUDE_REFUSED',
+          `--continue-session: no pi session was ever run in ${req.agent.cwd}`,
+          { file: where },
+        );
       return { kind: 'fork', from: id };
     }
     default:
@@ -38,17 +53,31 @@ function sessionOf(req: ExecutionRequest, options: PiOptions, env: NodeJS.Proces
 }
 
 /** The turn's execution, or the error that says what went wrong; failures a retry may cure are ERR_CLAUDE_FAILED, as Claude Code's. */
-function settle(s: PiSummary, end: Awaited<ReturnType<typeof runProcess>>, req: ExecutionRequest, where: string): Execution {
+function settle(
+  s: PiSummary,
+  end: Awaited<ReturnType<typeof runProcess>>,
+  req: ExecutionRequest,
+  where: string,
+): Execution {
   const spent = { costUsd: s.costUsd, session: s.sessionId, sessionTotal: null };
-  const fail = (message: string) => new RaymondError('ERR_CLAUDE_FAILED', message, { file: where, details: spent });
+  const fail = (message: string) =>
+    new RaymondError('ERR_CLAUDE_FAILED', message, { file: where, details: spent });
   if (end.aborted) throw fail('stopped');
   if (end.spawnError) throw fail(`could not start pi: ${end.spawnError}`);
-  if (end.timedOut) throw fail(`pi printed nothing for ${Math.round(req.timeoutMs / 1000)} s and was killed (${timeoutName(req)})`);
+  if (end.timedOut)
+    throw fail(
+      `pi printed nothing for ${Math.round(req.timeoutMs / 1000)} s and was killed (${timeoutName(req)})`,
+    );
   const stderr = end.stderrTail.trim() ? `: ${oneLine(end.stderrTail)}` : '';
-  if (end.exitCode !== 0) throw fail(`pi ${end.exitCode === null ? `was killed by ${end.signal}` : `exited with code ${end.exitCode}`}${stderr}`);
+  if (end.exitCode !== 0)
+    throw fail(
+      `pi ${end.exitCode === null ? `was killed by ${end.signal}` : `exited with code ${end.exitCode}`}${stderr}`,
+    );
   // In --mode json pi exits 0 when the model's API failed: the last message says so.
-  if (s.stopReason === 'error' || s.stopReason === 'aborted') throw fail(`pi reported an error: ${oneLine(s.errorMessage ?? s.stopReason)}`);
-  if (s.resultText === null || s.sessionId === null) throw fail(`pi ended without a reply${stderr}`);
+  if (s.stopReason === 'error' || s.stopReason === 'aborted')
+    throw fail(`pi reported an error: ${oneLine(s.errorMessage ?? s.stopReason)}`);
+  if (s.resultText === null || s.sessionId === null)
+    throw fail(`pi ended without a reply${stderr}`);
   const out: Execution = { output: s.resultText, session: s.sessionId, costUsd: s.costUsd };
   if (s.denials.length > 0) out.denials = s.denials.map(describeDenial);
   return out;
@@ -69,15 +98,43 @@ export function createPiExecutor(o: PiExecutorOptions): StateExecutor {
       const where = req.scope.display(req.file);
       const options = req.backend?.name === 'pi' ? req.backend.options : {};
       const agentId = req.agent.id;
-      const args = piArgs({ session: sessionOf(req, options, env, where), model: req.model, thinking: req.effort, skipPermissions: o.skipPermissions, options, tools: req.grant?.tools, appendSystemPrompt: req.grant?.appendSystemPrompt });
-      const reader = new PiStreamReader((p) => {
-        if (p.kind === 'text') o.emit({ type: 'print', agentId, text: p.text });
-        else if (p.kind === 'bad-line') o.emit({ type: 'detail', text: `[${agentId}] skipped a line that is not JSON: ${p.text}` });
-        else if (p.kind === 'denied') o.emit({ type: 'permission.denied', agentId, state: req.file, tool: p.denial.tool, input: p.denial.input, shown: describeDenial(p.denial) });
-      }, req.grant?.tools && new Set(piTools(req.grant.tools)));
+      const args = piArgs({
+        session: sessionOf(req, options, env, where),
+        model: req.model,
+        thinking: req.effort,
+        skipPermissions: o.skipPermissions,
+        options,
+        tools: req.grant?.tools,
+        appendSystemPrompt: req.grant?.appendSystemPrompt,
+      });
+      const reader = new PiStreamReader(
+        (p) => {
+          if (p.kind === 'text') o.emit({ type: 'print', agentId, text: p.text });
+          else if (p.kind === 'bad-line')
+            o.emit({
+              type: 'detail',
+              text: `[${agentId}] skipped a line that is not JSON: ${p.text}`,
+            });
+          else if (p.kind === 'denied')
+            o.emit({
+              type: 'permission.denied',
+              agentId,
+              state: req.file,
+              tool: p.denial.tool,
+              input: p.denial.input,
+              shown: describeDenial(p.denial),
+            });
+        },
+        req.grant?.tools && new Set(piTools(req.grant.tools)),
+      );
       const debug = req.debug?.();
       const result = await runProcess({
-        file: bin, args, cwd: req.agent.cwd, env: { ...o.env, PI_SKIP_VERSION_CHECK: '1' }, signal: req.signal, inactivityMs: req.timeoutMs,
+        file: bin,
+        args,
+        cwd: req.agent.cwd,
+        env: { ...o.env, PI_SKIP_VERSION_CHECK: '1' },
+        signal: req.signal,
+        inactivityMs: req.timeoutMs,
         input: req.prompt ?? '',
         onStdout: (text) => {
           reader.write(text);

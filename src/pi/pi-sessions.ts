@@ -9,9 +9,17 @@ function agentDir(env: NodeJS.ProcessEnv): string {
 }
 
 /** pi's session folder for a directory (its mangling, read from pi 0.74's source): `--tmp-x-y--` for `/tmp/x/y`. */
-export function piSessionFolder(cwd: string, options: PiOptions, env: NodeJS.ProcessEnv = process.env): string {
+export function piSessionFolder(
+  cwd: string,
+  options: PiOptions,
+  env: NodeJS.ProcessEnv = process.env,
+): string {
   if (options.session_dir !== undefined) return options.session_dir;
-  return join(agentDir(env), 'sessions', `--${cwd.replace(/^[/\\]/, '').replace(/[/\\:]/g, '-')}--`);
+  return join(
+    agentDir(env),
+    'sessions',
+    `--${cwd.replace(/^[/\\]/, '').replace(/[/\\:]/g, '-')}--`,
+  );
 }
 
 /**
@@ -20,9 +28,16 @@ export function piSessionFolder(cwd: string, options: PiOptions, env: NodeJS.Pro
  * id whose session began in another directory, pi asks on the terminal
  * whether to fork it, and with no terminal does nothing.
  */
-export function findPiSession(id: string, options: PiOptions, env: NodeJS.ProcessEnv = process.env): string | undefined {
+export function findPiSession(
+  id: string,
+  options: PiOptions,
+  env: NodeJS.ProcessEnv = process.env,
+): string | undefined {
   const suffix = `_${id}.jsonl`;
-  const roots = options.session_dir !== undefined ? [options.session_dir] : subfolders(join(agentDir(env), 'sessions'));
+  const roots =
+    options.session_dir !== undefined
+      ? [options.session_dir]
+      : subfolders(join(agentDir(env), 'sessions'));
   for (const dir of roots) {
     const hit = existsSync(dir) ? readdirSync(dir).find((f) => f.endsWith(suffix)) : undefined;
     if (hit) return join(dir, hit);
@@ -31,11 +46,19 @@ export function findPiSession(id: string, options: PiOptions, env: NodeJS.Proces
 }
 
 function subfolders(dir: string): string[] {
-  return existsSync(dir) ? readdirSync(dir, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => join(dir, d.name)) : [];
+  return existsSync(dir)
+    ? readdirSync(dir, { withFileTypes: true })
+        .filter((d) => d.isDirectory())
+        .map((d) => join(dir, d.name))
+    : [];
 }
 
 /** The id of the newest pi session of a directory (`--continue-session`), if it has one. */
-export function latestPiSession(cwd: string, options: PiOptions, env: NodeJS.ProcessEnv = process.env): string | undefined {
+export function latestPiSession(
+  cwd: string,
+  options: PiOptions,
+  env: NodeJS.ProcessEnv = process.env,
+): string | undefined {
   const dir = piSessionFolder(cwd, options, env);
   if (!existsSync(dir)) return undefined;
   const newest = readdirSync(dir)

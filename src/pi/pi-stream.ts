@@ -17,7 +17,11 @@ export interface PiSummary {
 }
 
 /** What the reader passes on while the turn runs. */
-export type PiProgress = { kind: 'text'; text: string } | { kind: 'tool'; name: string } | { kind: 'denied'; denial: ToolDenial } | { kind: 'bad-line'; text: string };
+export type PiProgress =
+  | { kind: 'text'; text: string }
+  | { kind: 'tool'; name: string }
+  | { kind: 'denied'; denial: ToolDenial }
+  | { kind: 'bad-line'; text: string };
 
 interface Message {
   role?: string;
@@ -27,7 +31,11 @@ interface Message {
   errorMessage?: string;
 }
 
-const textOf = (m: Message) => (m.content ?? []).filter((c) => c.type === 'text' && typeof c.text === 'string').map((c) => c.text).join('');
+const textOf = (m: Message) =>
+  (m.content ?? [])
+    .filter((c) => c.type === 'text' && typeof c.text === 'string')
+    .map((c) => c.text)
+    .join('');
 
 /**
  * Reads pi's `--mode json` lines: the session id, each assistant message
@@ -37,7 +45,15 @@ const textOf = (m: Message) => (m.content ?? []).filter((c) => c.type === 'text'
  */
 export class PiStreamReader {
   private buffer = '';
-  private readonly s: PiSummary = { sessionId: null, resultText: null, stopReason: null, errorMessage: null, costUsd: 0, badLines: 0, denials: [] };
+  private readonly s: PiSummary = {
+    sessionId: null,
+    resultText: null,
+    stopReason: null,
+    errorMessage: null,
+    costUsd: 0,
+    badLines: 0,
+    denials: [],
+  };
   /** Each call's arguments by id, for its end. */
   private readonly calls = new Map<string, Record<string, unknown>>();
 
@@ -87,18 +103,30 @@ export class PiStreamReader {
         break;
       }
       case 'tool_execution_start':
-        if (typeof e.toolCallId === 'string' && e.args && typeof e.args === 'object') this.calls.set(e.toolCallId, e.args as Record<string, unknown>);
+        if (typeof e.toolCallId === 'string' && e.args && typeof e.args === 'object')
+          this.calls.set(e.toolCallId, e.args as Record<string, unknown>);
         if (typeof e.toolName === 'string') this.onProgress({ kind: 'tool', name: e.toolName });
         break;
       case 'tool_execution_end':
-        if (this.tools && e.isError === true && typeof e.toolName === 'string' && !this.tools.has(e.toolName)) {
-          const denial: ToolDenial = { tool: e.toolName, input: (typeof e.toolCallId === 'string' ? this.calls.get(e.toolCallId) : undefined) ?? {} };
+        if (
+          this.tools &&
+          e.isError === true &&
+          typeof e.toolName === 'string' &&
+          !this.tools.has(e.toolName)
+        ) {
+          const denial: ToolDenial = {
+            tool: e.toolName,
+            input:
+              (typeof e.toolCallId === 'string' ? this.calls.get(e.toolCallId) : undefined) ?? {},
+          };
           this.s.denials.push(denial);
           this.onProgress({ kind: 'denied', denial });
         }
         break;
       case 'agent_end': {
-        const last = ((e.messages as Message[] | undefined) ?? []).filter((m) => m.role === 'assistant').at(-1);
+        const last = ((e.messages as Message[] | undefined) ?? [])
+          .filter((m) => m.role === 'assistant')
+          .at(-1);
         this.s.resultText = last ? textOf(last) : null;
         this.s.stopReason = last?.stopReason ?? null;
         this.s.errorMessage = last?.errorMessage ?? null;

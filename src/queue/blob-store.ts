@@ -39,8 +39,16 @@ export class BlobStore {
   /** A blob's bytes, checked against its hash. */
   async get(sha: string): Promise<Buffer> {
     const data = await this.redis.getBuffer(this.key(sha));
-    if (!data) throw new RaymondError('ERR_QUEUE', `the queue has no file with hash ${sha.slice(0, 12)} (Redis restarted?)`);
-    if (sha256(data) !== sha) throw new RaymondError('ERR_QUEUE_REFUSED', `a file in the queue does not match its hash ${sha.slice(0, 12)}: refused`);
+    if (!data)
+      throw new RaymondError(
+        'ERR_QUEUE',
+        `the queue has no file with hash ${sha.slice(0, 12)} (Redis restarted?)`,
+      );
+    if (sha256(data) !== sha)
+      throw new RaymondError(
+        'ERR_QUEUE_REFUSED',
+        `a file in the queue does not match its hash ${sha.slice(0, 12)}: refused`,
+      );
     return data;
   }
 }

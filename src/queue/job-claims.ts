@@ -25,20 +25,38 @@ export type Claim =
   | { kind: 'done' };
 
 /** Claims a job for `worker` for `ttlMs`, atomically: at most one worker holds a (job, nonce) at a time, and none after it is done. */
-export async function claimJob(redis: Redis, id: string, nonce: string, worker: string, ttlMs: number): Promise<Claim> {
+export async function claimJob(
+  redis: Redis,
+  id: string,
+  nonce: string,
+  worker: string,
+  ttlMs: number,
+): Promise<Claim> {
   const key = claimKey(id, nonce);
-  if ((await redis.set(key, `running ${worker}`, 'PX', ttlMs, 'NX')) === 'OK') return { kind: 'mine' };
+  if ((await redis.set(key, `running ${worker}`, 'PX', ttlMs, 'NX')) === 'OK')
+    return { kind: 'mine' };
   const [value, left] = await Promise.all([redis.get(key), redis.pttl(key)]);
   if (value === 'done') return { kind: 'done' };
   // Lapsed between the two calls, or held by another worker: either way, look again later.
-  return { kind: 'running', by: value?.slice('running '.length) ?? '?', retryInMs: Math.max(50, left) };
+  return {
+    kind: 'running',
+    by: value?.slice('running '.length) ?? '?',
+    retryInMs: Math.max(50, left),
+  };
 }
 
 /** Extends a claim only while it is still this worker's running one: a heartbeat that comes after the job finished leaves `done` alone. */
-const RENEW = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) else return 0 end";
+const RENEW =
+  "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) else return 0 end";
 
 /** Keeps a running job's claim alive (with each heartbeat). */
-export async function renewClaim(redis: Redis, id: string, nonce: string, worker: string, ttlMs: number): Promise<void> {
+export async function renewClaim(
+  redis: Redis,
+  id: string,
+  nonce: string,
+  worker: string,
+  ttlMs: number,
+): Promise<void> {
   await redis.eval(RENEW, 1, claimKey(id, nonce), `running ${worker}`, String(ttlMs));
 }
 

@@ -50,7 +50,11 @@ export function signedPayload(secret: string, data: unknown): { payload: unknown
  * `schema`; undefined for a forged or altered one, or one of another shape
  * (a worker or run of another version).
  */
-export function verifyJob<S extends TSchema>(secret: string, data: unknown, schema: Checked<S>): Static<S> | undefined {
+export function verifyJob<S extends TSchema>(
+  secret: string,
+  data: unknown,
+  schema: Checked<S>,
+): Static<S> | undefined {
   const signed = signedPayload(secret, data);
   return signed && schema.check(signed.payload) ? signed.payload : undefined;
 }
@@ -59,20 +63,35 @@ export function verifyJob<S extends TSchema>(secret: string, data: unknown, sche
  * The queue's shared secret: `--queue-secret-file`, else RAYMOND_QUEUE_SECRET.
  * Both the coordinator and the workers need the same one.
  */
-export function loadQueueSecret(file: string | undefined, env: NodeJS.ProcessEnv = process.env): string {
+export function loadQueueSecret(
+  file: string | undefined,
+  env: NodeJS.ProcessEnv = process.env,
+): string {
   let secret: string | undefined;
   if (file !== undefined) {
     try {
       secret = readFileSync(file, 'utf8').trim();
     } catch (err) {
-      throw new RaymondError('ERR_QUEUE_SECRET', `cannot read the queue secret: ${errorMessage(err)}`, { file });
+      throw new RaymondError(
+        'ERR_QUEUE_SECRET',
+        `cannot read the queue secret: ${errorMessage(err)}`,
+        { file },
+      );
     }
   } else {
     secret = env.RAYMOND_QUEUE_SECRET?.trim();
-    if (!secret) throw new RaymondError('ERR_QUEUE_SECRET', 'a queue needs a shared secret: set RAYMOND_QUEUE_SECRET (or --queue-secret-file FILE) to the same value for the run and its workers, e.g. the output of `openssl rand -hex 32`');
+    if (!secret)
+      throw new RaymondError(
+        'ERR_QUEUE_SECRET',
+        'a queue needs a shared secret: set RAYMOND_QUEUE_SECRET (or --queue-secret-file FILE) to the same value for the run and its workers, e.g. the output of `openssl rand -hex 32`',
+      );
   }
   if (secret.length < MIN_SECRET_CHARS) {
-    throw new RaymondError('ERR_QUEUE_SECRET', `the queue secret is ${secret.length} characters long; at least ${MIN_SECRET_CHARS} are needed`, file ? { file } : {});
+    throw new RaymondError(
+      'ERR_QUEUE_SECRET',
+      `the queue secret is ${secret.length} characters long; at least ${MIN_SECRET_CHARS} are needed`,
+      file ? { file } : {},
+    );
   }
   return secret;
 }

@@ -40,10 +40,24 @@ export const stepJobEnvelope = checked(
 );
 
 /** A worker's signed answer: its result, bound to the job (id and nonce) it answers. */
-export const signedResult = checked(T.Object({ for: T.Literal('result'), id: T.String(), nonce: T.String(), result: T.Object({ worker: T.String() }) }));
+export const signedResult = checked(
+  T.Object({
+    for: T.Literal('result'),
+    id: T.String(),
+    nonce: T.String(),
+    result: T.Object({ worker: T.String() }),
+  }),
+);
 
 /** A batch of events a worker forwards while a job runs, bound to the job. */
-export const signedProgress = checked(T.Object({ for: T.Literal('progress'), id: T.String(), nonce: T.String(), events: T.Array(T.Unknown()) }));
+export const signedProgress = checked(
+  T.Object({
+    for: T.Literal('progress'),
+    id: T.String(),
+    nonce: T.String(),
+    events: T.Array(T.Unknown()),
+  }),
+);
 
 /** What a worker says of itself with each heartbeat. */
 export const workerBeatSchema = checked(
@@ -68,7 +82,16 @@ export type WorkerBeat = Static<typeof workerBeatSchema.schema>;
 
 /** A workflow folder as sent to workers: each file's blob hash and whether it is executable. */
 export const folderManifest = checked(
-  T.Object({ files: T.Record(T.String(), T.Object({ sha: T.String({ pattern: '^[0-9a-f]{64}$' }), exec: T.Boolean() }, { opaque: true, must: 'a file ({sha, exec})' }), { must: 'an object of files' }) }),
+  T.Object({
+    files: T.Record(
+      T.String(),
+      T.Object(
+        { sha: T.String({ pattern: '^[0-9a-f]{64}$' }), exec: T.Boolean() },
+        { opaque: true, must: 'a file ({sha, exec})' },
+      ),
+      { must: 'an object of files' },
+    ),
+  }),
 );
 /** A workflow folder's manifest. */
 export type FolderManifest = Static<typeof folderManifest.schema>;

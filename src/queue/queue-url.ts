@@ -20,13 +20,20 @@ export function parseQueueUrl(url: string, where = '--queue'): QueueTarget {
   try {
     u = new URL(url);
   } catch {
-    throw new RaymondError('ERR_USAGE', `${where} "${said}" is not a URL; expected redis://[user:password@]host:port[/db] or rediss://...`);
+    throw new RaymondError(
+      'ERR_USAGE',
+      `${where} "${said}" is not a URL; expected redis://[user:password@]host:port[/db] or rediss://...`,
+    );
   }
   if (u.protocol !== 'redis:' && u.protocol !== 'rediss:') {
-    throw new RaymondError('ERR_USAGE', `${where} "${u.protocol}//${u.host}" is not a Redis URL; expected redis:// or rediss:// (TLS)`);
+    throw new RaymondError(
+      'ERR_USAGE',
+      `${where} "${u.protocol}//${u.host}" is not a Redis URL; expected redis:// or rediss:// (TLS)`,
+    );
   }
   const db = u.pathname.replace(/^\//, '');
-  if (db !== '' && !/^\d+$/.test(db)) throw new RaymondError('ERR_USAGE', `${where}: database "${db}" is not a number`);
+  if (db !== '' && !/^\d+$/.test(db))
+    throw new RaymondError('ERR_USAGE', `${where}: database "${db}" is not a number`);
   if (!u.hostname) throw new RaymondError('ERR_USAGE', `${where} "${said}" names no host`);
   const options: RedisOptions = {
     host: u.hostname.replace(/^\[|\]$/g, ''),
@@ -40,7 +47,8 @@ export function parseQueueUrl(url: string, where = '--queue'): QueueTarget {
   if (u.password) options.password = decodeURIComponent(u.password);
   if (db !== '') options.db = Number(db);
   // SNI takes a host name only; an address is checked against the certificate's IP names without it.
-  if (u.protocol === 'rediss:') options.tls = isIP(options.host!) ? {} : { servername: options.host! };
+  if (u.protocol === 'rediss:')
+    options.tls = isIP(options.host!) ? {} : { servername: options.host! };
   const auth = u.username ? `${u.username}@` : u.password ? '*@' : '';
   return { options, shown: `${u.protocol}//${auth}${u.host}${db ? `/${db}` : ''}` };
 }

@@ -72,12 +72,31 @@ export function whenReady(redis: Redis, target: QueueTarget, deadlineMs?: number
     const failed = (err: unknown) => {
       const why = errorMessage(err);
       if (REFUSED.test(why)) {
-        give(new RaymondError('ERR_QUEUE', /certificate/i.test(why) ? `cannot trust Redis at ${target.shown}: ${why} (a certificate of your own CA: name the CA's file in NODE_EXTRA_CA_CERTS)` : `Redis at ${target.shown} refused the connection: ${why} (check the user and password in the URL)`));
+        give(
+          new RaymondError(
+            'ERR_QUEUE',
+            /certificate/i.test(why)
+              ? `cannot trust Redis at ${target.shown}: ${why} (a certificate of your own CA: name the CA's file in NODE_EXTRA_CA_CERTS)`
+              : `Redis at ${target.shown} refused the connection: ${why} (check the user and password in the URL)`,
+          ),
+        );
       } else if (deadlineMs !== undefined) {
         give(new RaymondError('ERR_UNREACHABLE', `cannot reach Redis at ${target.shown}: ${why}`));
       }
     };
-    const timer = deadlineMs === undefined ? undefined : setTimeout(() => give(new RaymondError('ERR_UNREACHABLE', `cannot reach Redis at ${target.shown}: no answer within ${Math.round(deadlineMs / 1000)} s`)), deadlineMs);
+    const timer =
+      deadlineMs === undefined
+        ? undefined
+        : setTimeout(
+            () =>
+              give(
+                new RaymondError(
+                  'ERR_UNREACHABLE',
+                  `cannot reach Redis at ${target.shown}: no answer within ${Math.round(deadlineMs / 1000)} s`,
+                ),
+              ),
+            deadlineMs,
+          );
     redis.on('ready', ready);
     redis.on('error', failed);
   });

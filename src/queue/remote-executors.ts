@@ -5,12 +5,23 @@ import writeFileAtomic from 'write-file-atomic';
 import type { RunEvent, RunEventSink } from '../../machines/run-events.js';
 import type { AgentFields, WorktreeRef } from '../../machines/types.js';
 import { RaymondError } from '../errors.js';
-import type { Execution, ExecutionRequest, SessionPlan, StateExecutor } from '../executors/executor.js';
+import type {
+  Execution,
+  ExecutionRequest,
+  SessionPlan,
+  StateExecutor,
+} from '../executors/executor.js';
 import { worktreesDir } from '../worktrees/git-worktrees.js';
 import type { WorktreePool } from '../worktrees/worktree-pool.js';
 import { sha256 } from './blob-store.js';
 import { safeSegment } from './safe-names.js';
-import type { JobRequest, StepJob, StepJobResult, TranscriptRef, ClaudeJobSettings } from './step-job.js';
+import type {
+  JobRequest,
+  StepJob,
+  StepJobResult,
+  TranscriptRef,
+  ClaudeJobSettings,
+} from './step-job.js';
 import type { StepQueue } from './step-queue.js';
 import { sendFolder } from './workflow-files.js';
 
@@ -33,7 +44,11 @@ function parentOf(plan: SessionPlan | undefined, where: string): string | undefi
   if (plan.kind === 'resume') return plan.session;
   if (plan.kind === 'branch') return plan.from;
   if (plan.kind === 'continue') {
-    throw new RaymondError('ERR_QUEUE', "--continue-session branches from your own Claude Code session on this machine, which a worker does not have: run it without --queue", { file: where });
+    throw new RaymondError(
+      'ERR_QUEUE',
+      '--continue-session branches from your own Claude Code session on this machine, which a worker does not have: run it without --queue',
+      { file: where },
+    );
   }
   return undefined;
 }
@@ -44,7 +59,11 @@ function parentOf(plan: SessionPlan | undefined, where: string): string | undefi
  * agents' worktrees are made on the workers. Everything else about a step
  * (rendering, reading the tags, reminders, retries, costs) stays here.
  */
-export function createRemoteExecutors(ctx: RemoteContext): { script: StateExecutor; markdown: StateExecutor; worktrees: WorktreePool } {
+export function createRemoteExecutors(ctx: RemoteContext): {
+  script: StateExecutor;
+  markdown: StateExecutor;
+  worktrees: WorktreePool;
+} {
   const folders = new Map<string, Promise<{ manifest: string; shas: string[] }>>();
   /** Which worker last ran each session and each agent: the next turn is offered to it first. */
   const sessionHolder = new Map<string, string>();
@@ -60,9 +79,23 @@ export function createRemoteExecutors(ctx: RemoteContext): { script: StateExecut
     return `${ctx.workflowId}.${agent.id}.${token}.${n}`.replace(/:/g, '_');
   };
 
-  const base = (req: Pick<ExecutionRequest, 'agent' | 'file' | 'timeoutMs' | 'timeoutFromState' | 'scope'>, kind: StepJob['kind']): JobRequest => ({
-    v: 2, kind, run: ctx.workflowId, id: jobId(req.agent), root: ctx.root, agent: req.agent, file: req.file, where: req.scope.display(req.file),
-    timeoutMs: req.timeoutMs, timeoutFromState: req.timeoutFromState, env: { ...ctx.env }, pushRemote: ctx.pushRemote, queuedAt: Date.now(),
+  const base = (
+    req: Pick<ExecutionRequest, 'agent' | 'file' | 'timeoutMs' | 'timeoutFromState' | 'scope'>,
+    kind: StepJob['kind'],
+  ): JobRequest => ({
+    v: 2,
+    kind,
+    run: ctx.workflowId,
+    id: jobId(req.agent),
+    root: ctx.root,
+    agent: req.agent,
+    file: req.file,
+    where: req.scope.display(req.file),
+    timeoutMs: req.timeoutMs,
+    timeoutFromState: req.timeoutFromState,
+    env: { ...ctx.env },
+    pushRemote: ctx.pushRemote,
+    queuedAt: Date.now(),
   });
 
   const progress = (data: unknown) => {
@@ -70,16 +103,22 @@ export function createRemoteExecutors(ctx: RemoteContext): { script: StateExecut
   };
 
   /** Runs a job; a worker's error comes back as the error the local executor would have thrown. */
-  async function run(job: JobRequest, prepare: () => Promise<void>, signal: AbortSignal): Promise<StepJobResult> {
+  async function run(
+    job: JobRequest,
+    prepare: () => Promise<void>,
+    signal: AbortSignal,
+  ): Promise<StepJobResult> {
     const r = await ctx.queue.run(job, prepare, progress, signal);
     agentHolder.set(job.agent.id, r.worker);
     if (r.transcript) {
       // The id names a file here, and the name one on the next worker: neither may leave its folder.
       const id = safeSegment(r.transcript.id, "a worker's session id", job.where);
-      if (r.transcript.name !== undefined) safeSegment(r.transcript.name, "a worker's transcript file name", job.where);
+      if (r.transcript.name !== undefined)
+        safeSegment(r.transcript.name, "a worker's transcript file name", job.where);
       await mkdir(ctx.transcripts, { recursive: true });
       await writeFileAtomic(join(ctx.transcripts, `${id}.jsonl`), r.transcript.text);
-      if (r.transcript.name) await writeFileAtomic(join(ctx.transcripts, `${id}.name`), r.transcript.name);
+      if (r.transcript.name)
+        await writeFileAtomic(join(ctx.transcripts, `${id}.name`), r.transcript.name);
       sessionHolder.set(id, r.worker);
     }
     if (r.error) throw RaymondError.fromJSON(r.error);
@@ -96,7 +135,11 @@ export function createRemoteExecutors(ctx: RemoteContext): { script: StateExecut
     async execute(req) {
       const path = await req.scope.scriptPath(req.file);
       const sent = await folderOf(dirname(path));
-      const job: JobRequest = { ...base(req, 'script'), folder: sent.manifest, script: basename(path) };
+      const job: JobRequest = {
+        ...base(req, 'script'),
+        folder: sent.manifest,
+        script: basename(path),
+      };
       // Redis may have lost the files (a restart without persistence): they are sent again.
       const prepare = async () => {
         if ((await ctx.queue.blobs.missing(sent.shas)) > 0) {
@@ -114,14 +157,32 @@ export function createRemoteExecutors(ctx: RemoteContext): { script: StateExecut
       const parent = parentOf(req.session, where);
       const transcripts: TranscriptRef[] = [];
       let text: Buffer | undefined;
-      if (parent !== undefined && existsSync(join(ctx.transcripts, `${safeSegment(parent, 'the session id', where)}.jsonl`))) {
+      if (
+        parent !== undefined &&
+        existsSync(join(ctx.transcripts, `${safeSegment(parent, 'the session id', where)}.jsonl`))
+      ) {
         text = await readFile(join(ctx.transcripts, `${parent}.jsonl`));
         const name = join(ctx.transcripts, `${parent}.name`);
-        transcripts.push({ id: parent, sha: sha256(text), ...(existsSync(name) ? { name: await readFile(name, 'utf8') } : {}) });
+        transcripts.push({
+          id: parent,
+          sha: sha256(text),
+          ...(existsSync(name) ? { name: await readFile(name, 'utf8') } : {}),
+        });
       }
       const job: JobRequest = {
-        ...base(req, 'markdown'), prompt: req.prompt ?? '', session: req.session ?? { kind: 'fresh' }, costBase: req.costBase, model: req.model, effort: req.effort, grant: req.grant, claude: ctx.claude, transcripts, backend: req.backend,
-        prefer: (parent !== undefined ? sessionHolder.get(parent) : undefined) ?? (req.agent.worktree ? agentHolder.get(req.agent.id) : undefined),
+        ...base(req, 'markdown'),
+        prompt: req.prompt ?? '',
+        session: req.session ?? { kind: 'fresh' },
+        costBase: req.costBase,
+        model: req.model,
+        effort: req.effort,
+        grant: req.grant,
+        claude: ctx.claude,
+        transcripts,
+        backend: req.backend,
+        prefer:
+          (parent !== undefined ? sessionHolder.get(parent) : undefined) ??
+          (req.agent.worktree ? agentHolder.get(req.agent.id) : undefined),
       };
       const prepare = async () => {
         if (text) await ctx.queue.blobs.put(text);
@@ -134,8 +195,29 @@ export function createRemoteExecutors(ctx: RemoteContext): { script: StateExecut
     // The folder is made on the worker that runs the agent, at this path mapped onto its --workdir.
     acquire: async (w, agentId) => join(worktreesDir(w.repo, ctx.workflowId), agentId),
     async finish(w, agentId): Promise<WorktreeRef> {
-      const agent: AgentFields = { id: agentId, state: '', session: null, branchFrom: null, cwd: w.path ?? w.repo, attributes: {}, input: null, status: 'active', worktree: w };
-      const job: JobRequest = { ...base({ agent, file: '', timeoutMs: 0, scope: { display: () => w.branch, scriptPath: async () => '' } }, 'worktree.finish'), prefer: agentHolder.get(agentId) };
+      const agent: AgentFields = {
+        id: agentId,
+        state: '',
+        session: null,
+        branchFrom: null,
+        cwd: w.path ?? w.repo,
+        attributes: {},
+        input: null,
+        status: 'active',
+        worktree: w,
+      };
+      const job: JobRequest = {
+        ...base(
+          {
+            agent,
+            file: '',
+            timeoutMs: 0,
+            scope: { display: () => w.branch, scriptPath: async () => '' },
+          },
+          'worktree.finish',
+        ),
+        prefer: agentHolder.get(agentId),
+      };
       return (await run(job, async () => undefined, new AbortController().signal)).worktree!;
     },
     // A worker keeps one folder per agent (not a pool): a joining agent's folder is its own and stays, as with `off`.

@@ -19,6 +19,13 @@ export function isSafeSegment(name: unknown): name is string {
  */
 export function safeSegment(name: unknown, what: string, where?: string): string {
   if (isSafeSegment(name)) return name;
-  const shown = JSON.stringify(typeof name === 'string' && name.length > 80 ? `${name.slice(0, 80)}...` : name) ?? String(name);
-  throw new RaymondError('ERR_QUEUE_REFUSED', `${what} ${shown} is not a plain file name (letters, digits, ".", "_", "-"): refused`, where === undefined ? {} : { file: where });
+  const shown =
+    JSON.stringify(
+      typeof name === 'string' && name.length > 80 ? `${name.slice(0, 80)}...` : name,
+    ) ?? String(name);
+  throw new RaymondError(
+    'ERR_QUEUE_REFUSED',
+    `${what} ${shown} is not a plain file name (letters, digits, ".", "_", "-"): refused`,
+    where === undefined ? {} : { file: where },
+  );
 }

@@ -27,7 +27,11 @@ export function projectFolderName(cwd: string): string {
 }
 
 /** Where Claude Code keeps the transcript of a session run in `cwd`. */
-export function transcriptPath(cwd: string, session: string, env: NodeJS.ProcessEnv = process.env): string {
+export function transcriptPath(
+  cwd: string,
+  session: string,
+  env: NodeJS.ProcessEnv = process.env,
+): string {
   return join(claudeDir(env), 'projects', projectFolderName(cwd), `${session}.jsonl`);
 }
 
@@ -46,13 +50,21 @@ export class SessionTranscripts {
    * the sessions whose transcript changed elsewhere since this worker last
    * ran them: a live process kept for one of them is out of date.
    */
-  async place(refs: readonly TranscriptRef[], cwd: string, blobs: BlobStore, pi?: PiOptions): Promise<string[]> {
+  async place(
+    refs: readonly TranscriptRef[],
+    cwd: string,
+    blobs: BlobStore,
+    pi?: PiOptions,
+  ): Promise<string[]> {
     const stale: string[] = [];
     for (const ref of refs) {
       safeSegment(ref.id, 'a session id');
       if (ref.name !== undefined) safeSegment(ref.name, "a transcript's file name");
       // pi names its files <time>_<id>.jsonl, and finds them by that name in any folder of its own.
-      const path = pi ? (findPiSession(ref.id, pi) ?? join(piSessionFolder(cwd, pi), ref.name ?? `${ref.id}.jsonl`)) : transcriptPath(cwd, ref.id);
+      const path = pi
+        ? (findPiSession(ref.id, pi) ??
+          join(piSessionFolder(cwd, pi), ref.name ?? `${ref.id}.jsonl`))
+        : transcriptPath(cwd, ref.id);
       if (this.mine.get(ref.id) === ref.sha && existsSync(path)) continue;
       if (this.mine.has(ref.id)) stale.push(ref.id);
       const text = await blobs.get(ref.sha);
@@ -64,7 +76,11 @@ export class SessionTranscripts {
   }
 
   /** The transcript of a session after a turn in `cwd`, if Claude Code wrote one. */
-  async collect(session: string, cwd: string, pi?: PiOptions): Promise<{ id: string; text: string; name?: string } | undefined> {
+  async collect(
+    session: string,
+    cwd: string,
+    pi?: PiOptions,
+  ): Promise<{ id: string; text: string; name?: string } | undefined> {
     if (!isSafeSegment(session)) return undefined;
     const path = pi ? findPiSession(session, pi) : transcriptPath(cwd, session);
     if (path === undefined || !existsSync(path)) return undefined;

@@ -9,7 +9,13 @@ import { signedProgress, signedResult, stepJobEnvelope } from './queue-schemas.j
 import type { QueueTarget } from './queue-url.js';
 import { closeRedis, openRedis, whenReady, type LinkNotice } from './redis-link.js';
 import { publishSecretCheck, refreshSecretCheck } from './secret-check.js';
-import { KEY_PREFIX, QUEUE_NAME, type JobRequest, type StepJob, type StepJobResult } from './step-job.js';
+import {
+  KEY_PREFIX,
+  QUEUE_NAME,
+  type JobRequest,
+  type StepJob,
+  type StepJobResult,
+} from './step-job.js';
 
 /** How often jobs in flight are looked up, besides the events that announce them: a missed event, or a job Redis lost, is found this way. */
 const POLL_MS = 1000;
@@ -46,12 +52,19 @@ function json(value: unknown): unknown {
 
 function failure(reason: string | undefined, where: string): RaymondError {
   const text = reason ?? 'failed';
-  if (text.startsWith('refused:')) return new RaymondError('ERR_QUEUE_REFUSED', `a worker ${text}`, { file: where });
-  return new RaymondError('ERR_QUEUE', `the queued step failed on its worker: ${text}`, { file: where });
+  if (text.startsWith('refused:'))
+    return new RaymondError('ERR_QUEUE_REFUSED', `a worker ${text}`, { file: where });
+  return new RaymondError('ERR_QUEUE', `the queued step failed on its worker: ${text}`, {
+    file: where,
+  });
 }
 
 function forgedResult(where: string): RaymondError {
-  return new RaymondError('ERR_QUEUE_REFUSED', "the step's result is not signed with the queue's secret for this job (something with access to Redis but not the secret answered it): refused, and nothing of it was taken", { file: where });
+  return new RaymondError(
+    'ERR_QUEUE_REFUSED',
+    "the step's result is not signed with the queue's secret for this job (something with access to Redis but not the secret answered it): refused, and nothing of it was taken",
+    { file: where },
+  );
 }
 
 /**
@@ -92,7 +105,8 @@ export class StepQueue {
     events.on('progress', ({ jobId, data }) => {
       const p = this.pending.get(jobId);
       const signed = p ? verifyJob(secret, json(data), signedProgress) : undefined;
-      if (p && signed && signed.id === jobId && p.nonces.has(signed.nonce)) p.onProgress({ events: signed.events });
+      if (p && signed && signed.id === jobId && p.nonces.has(signed.nonce))
+        p.onProgress({ events: signed.events });
     });
     this.timer = setInterval(() => void this.poll(), POLL_MS);
     this.timer.unref();
@@ -128,14 +142,29 @@ export class StepQueue {
    * failed is run again. `prepare` stores what the job needs in Redis: it
    * is called before the job is added, and again if Redis lost the job.
    */
-  async run(job: JobRequest, prepare: () => Promise<void>, onProgress: (data: unknown) => void, signal: AbortSignal): Promise<StepJobResult> {
+  async run(
+    job: JobRequest,
+    prepare: () => Promise<void>,
+    onProgress: (data: unknown) => void,
+    signal: AbortSignal,
+  ): Promise<StepJobResult> {
     const known = await this.lookUp(job.id, new Set(), true);
     if (known.state === 'completed' && !known.result!.cancelled) return known.result!;
     // A step stopped by a Ctrl-C has no result to reuse, a failed one is tried again, and a job that is not ours is replaced: each runs again.
-    const again = known.state === 'completed' || known.state === 'failed' || known.state === 'forged';
+    const again =
+      known.state === 'completed' || known.state === 'failed' || known.state === 'forged';
     if (again) await known.job!.remove().catch(() => undefined);
     const nonces = new Set<string>(known.nonce !== undefined && !again ? [known.nonce] : []);
-    const result = new Promise<StepJobResult | RaymondError>((resolve) => this.pending.set(job.id, { job, prepare, settle: resolve, onProgress, nonces, refreshAt: Date.now() }));
+    const result = new Promise<StepJobResult | RaymondError>((resolve) =>
+      this.pending.set(job.id, {
+        job,
+        prepare,
+        settle: resolve,
+        onProgress,
+        nonces,
+        refreshAt: Date.now(),
+      }),
+    );
     if (known.state === 'unknown' || again) await this.add(job, prepare);
     const cancel = () => void this.cancel(job.id);
     signal.addEventListener('abort', cancel, { once: true });
@@ -170,24 +199,43 @@ export class StepQueue {
    * result answers neither its nonce nor one of `nonces`, is `forged`.
    * A job still waiting or running is read only if `whole` asks for it.
    */
-  private async lookUp(id: string, nonces: ReadonlySet<string>, whole: boolean): Promise<{ state: string; job?: Job; result?: StepJobResult; reason?: string; nonce?: string }> {
+  private async lookUp(
+    id: string,
+    nonces: ReadonlySet<string>,
+    whole: boolean,
+  ): Promise<{
+    state: string;
+    job?: Job;
+    result?: StepJobResult;
+    reason?: string;
+    nonce?: string;
+  }> {
     const state = await this.queue.getJobState(id);
-    if (state === 'unknown' || (!whole && state !== 'completed' && state !== 'failed')) return { state };
+    if (state === 'unknown' || (!whole && state !== 'completed' && state !== 'failed'))
+      return { state };
     const job = await Job.fromId<unknown, unknown>(this.queue, id);
     if (!job) return { state: 'unknown' };
     const mine = this.openJob(job.data);
     if (!mine) return { state: 'forged', job };
     if (state === 'failed') return { state, job, reason: job.failedReason, nonce: mine.nonce };
     const value: unknown = job.returnvalue;
-    if (state !== 'completed' || value === null || value === undefined) return { state: state === 'completed' ? 'active' : state, job, nonce: mine.nonce };
+    if (state !== 'completed' || value === null || value === undefined)
+      return { state: state === 'completed' ? 'active' : state, job, nonce: mine.nonce };
     const r = this.openResult(value, id);
-    if (r.kind === 'forged' || (r.nonce !== mine.nonce && !nonces.has(r.nonce))) return { state: 'forged', job };
+    if (r.kind === 'forged' || (r.nonce !== mine.nonce && !nonces.has(r.nonce)))
+      return { state: 'forged', job };
     return { state, job, result: r.result, nonce: mine.nonce };
   }
 
-  private async sign(job: JobRequest, nonce: string): Promise<{ signed: ReturnType<typeof signJob>; refreshAt: number }> {
+  private async sign(
+    job: JobRequest,
+    nonce: string,
+  ): Promise<{ signed: ReturnType<typeof signJob>; refreshAt: number }> {
     const expires = (await redisNow(this.redis)) + JOB_VALID_MS;
-    return { signed: signJob(this.secret, { ...job, nonce, expires } satisfies StepJob), refreshAt: Date.now() + JOB_VALID_MS / 2 };
+    return {
+      signed: signJob(this.secret, { ...job, nonce, expires } satisfies StepJob),
+      refreshAt: Date.now() + JOB_VALID_MS / 2,
+    };
   }
 
   private async add(job: JobRequest, prepare: () => Promise<void>): Promise<void> {
@@ -200,7 +248,12 @@ export class StepQueue {
       p.nonces.add(nonce);
       p.refreshAt = refreshAt;
     }
-    await this.queue.add('step', signed, { jobId: job.id, attempts: 1, removeOnComplete: { age: KEEP_SECONDS }, removeOnFail: { age: KEEP_SECONDS } });
+    await this.queue.add('step', signed, {
+      jobId: job.id,
+      attempts: 1,
+      removeOnComplete: { age: KEEP_SECONDS },
+      removeOnFail: { age: KEEP_SECONDS },
+    });
   }
 
   /** Pushes back the expiry of a job the coordinator still waits for (same nonce): only it can, holding the secret. */
@@ -226,9 +279,21 @@ export class StepQueue {
     if (!p) return;
     await this.redis.set(cancelKey(id), '1', 'EX', 3600);
     const state = await this.queue.getJobState(id);
-    if (state === 'waiting' || state === 'delayed' || state === 'prioritized' || state === 'unknown') {
+    if (
+      state === 'waiting' ||
+      state === 'delayed' ||
+      state === 'prioritized' ||
+      state === 'unknown'
+    ) {
       await this.queue.remove(id).catch(() => undefined);
-      this.finish(id, new RaymondError(p.job.kind === 'markdown' ? 'ERR_CLAUDE_FAILED' : 'ERR_SCRIPT_FAILED', 'stopped', { file: p.job.where }));
+      this.finish(
+        id,
+        new RaymondError(
+          p.job.kind === 'markdown' ? 'ERR_CLAUDE_FAILED' : 'ERR_SCRIPT_FAILED',
+          'stopped',
+          { file: p.job.where },
+        ),
+      );
     }
   }
 
@@ -253,7 +318,8 @@ export class StepQueue {
         else if (known.state === 'forged') {
           await known.job?.remove().catch(() => undefined);
           this.finish(id, forgedResult(p.job.where));
-        } else if (known.state === 'unknown' && this.pending.has(id)) await this.add(p.job, p.prepare);
+        } else if (known.state === 'unknown' && this.pending.has(id))
+          await this.add(p.job, p.prepare);
         // Running jobs too: one whose worker dies goes back to the queue, and must still be valid there.
         else if (Date.now() >= p.refreshAt) await this.refresh(p, known.job);
       }

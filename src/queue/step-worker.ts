@@ -21,7 +21,18 @@ import type { QueueTarget } from './queue-url.js';
 import { closeRedis, openRedis, whenReady } from './redis-link.js';
 import { secretVerdict, wrongSecret } from './secret-check.js';
 import { SessionTranscripts } from './session-transcripts.js';
-import { KEY_PREFIX, QUEUE_NAME, rebase, rebaseAgent, rebaseText, rebaseWorktree, type SignedProgressPayload, type SignedResultPayload, type StepJob, type StepJobResult } from './step-job.js';
+import {
+  KEY_PREFIX,
+  QUEUE_NAME,
+  rebase,
+  rebaseAgent,
+  rebaseText,
+  rebaseWorktree,
+  type SignedProgressPayload,
+  type SignedResultPayload,
+  type StepJob,
+  type StepJobResult,
+} from './step-job.js';
 import { JOB_VALID_MS, cancelKey } from './step-queue.js';
 import { BEAT_MS, alive, beat, leave, workerBeat, type WorkerBeat } from './worker-registry.js';
 import { WorkerWorktrees } from './worker-worktrees.js';
@@ -68,7 +79,9 @@ function refuse(o: WorkerOptions, id: string | undefined, why: string): Error {
  * the job they answer. A worker whose secret is not the runs' stops
  * (`stopped`) rather than refuse their jobs.
  */
-export async function startWorker(o: WorkerOptions): Promise<{ close: () => Promise<void>; stopped: Promise<RaymondError> }> {
+export async function startWorker(
+  o: WorkerOptions,
+): Promise<{ close: () => Promise<void>; stopped: Promise<RaymondError> }> {
   const redis = openRedis(o.target, (text) => o.log(text), `raymond-worker-${o.name}`);
   await whenReady(redis, o.target);
   if ((await secretVerdict(redis, o.secret)) === 'other') {
@@ -88,7 +101,18 @@ export async function startWorker(o: WorkerOptions): Promise<{ close: () => Prom
   const started = new Map<string, number>();
   /** A running job's claim lapses this long after its worker stops renewing it. */
   const claimMs = Math.max(o.stallMs, 3 * BEAT_MS);
-  const figures: WorkerBeat = { name: o.name, host: hostname(), pid: process.pid, concurrency: o.concurrency, active: 0, done: 0, failed: 0, startedAt: Date.now(), beatAt: Date.now(), check: secretCheck(o.secret) };
+  const figures: WorkerBeat = {
+    name: o.name,
+    host: hostname(),
+    pid: process.pid,
+    concurrency: o.concurrency,
+    active: 0,
+    done: 0,
+    failed: 0,
+    startedAt: Date.now(),
+    beatAt: Date.now(),
+    check: secretCheck(o.secret),
+  };
 
   /** When each run last gave this worker a job: a run quiet for long lets go of what the worker keeps for it. */
   const lastJob = new Map<string, number>();
@@ -99,7 +123,8 @@ export async function startWorker(o: WorkerOptions): Promise<{ close: () => Prom
   };
   const forgetQuietRuns = async () => {
     for (const [run, at] of lastJob) {
-      if (Date.now() - at < RUN_QUIET_MS || [...active.values()].some((a) => a.job.run === run)) continue;
+      if (Date.now() - at < RUN_QUIET_MS || [...active.values()].some((a) => a.job.run === run))
+        continue;
       lastJob.delete(run);
       warm.get(run)?.close();
       warm.delete(run);
@@ -122,16 +147,30 @@ export async function startWorker(o: WorkerOptions): Promise<{ close: () => Prom
     return { ...agent, worktree: { ...w, path } };
   }
 
-  async function runJob(job: StepJob, signal: AbortSignal, forward: (e: RunEvent) => void): Promise<StepJobResult> {
+  async function runJob(
+    job: StepJob,
+    signal: AbortSignal,
+    forward: (e: RunEvent) => void,
+  ): Promise<StepJobResult> {
     const result: StepJobResult = { worker: o.name };
     if (job.kind === 'worktree.finish') {
-      const done = await worktrees.finish(job.run, rebaseWorktree(job.agent.worktree!, job.root, o.workdir), job.agent.id, job.pushRemote);
+      const done = await worktrees.finish(
+        job.run,
+        rebaseWorktree(job.agent.worktree!, job.root, o.workdir),
+        job.agent.id,
+        job.pushRemote,
+      );
       result.worktree = rebaseWorktree(done, o.workdir, job.root);
       return result;
     }
     const agent = await place(job, rebaseAgent(job.agent, job.root, o.workdir));
     const request = (scriptPath: string): ExecutionRequest => ({
-      workflowId: job.run, agent, file: job.file, signal, timeoutMs: job.timeoutMs, timeoutFromState: job.timeoutFromState,
+      workflowId: job.run,
+      agent,
+      file: job.file,
+      signal,
+      timeoutMs: job.timeoutMs,
+      timeoutFromState: job.timeoutFromState,
       scope: { display: () => job.where, scriptPath: async () => scriptPath },
     });
     let execution: Execution | undefined;
@@ -139,16 +178,43 @@ export async function startWorker(o: WorkerOptions): Promise<{ close: () => Prom
     try {
       if (job.kind === 'script') {
         const folder = await receiveFolder(job.folder!, blobs, o.cache);
-        execution = await createScriptExecutor(spawners, values, job.env).execute(request(join(folder, job.script!)));
+        execution = await createScriptExecutor(spawners, values, job.env).execute(
+          request(join(folder, job.script!)),
+        );
       } else {
         const live = job.claude!.warm ? warmOf(job) : undefined;
         const pi = job.backend?.name === 'pi' ? job.backend.options : undefined;
-        for (const stale of await transcripts.place(job.transcripts ?? [], agent.cwd, blobs, pi)) live?.release(stale);
+        for (const stale of await transcripts.place(job.transcripts ?? [], agent.cwd, blobs, pi))
+          live?.release(stale);
         const claude = backendExecutor({
-          claude: createClaudeExecutor({ bin: o.claudeBin, skipPermissions: job.claude!.skipPermissions, permissionMode: job.claude!.permissionMode, disallowedTools: job.claude!.disallowedTools, emit: forward, warm: live, env: job.env }),
-          pi: createPiExecutor({ skipPermissions: job.claude!.skipPermissions, emit: forward, env: job.env }),
+          claude: createClaudeExecutor({
+            bin: o.claudeBin,
+            skipPermissions: job.claude!.skipPermissions,
+            permissionMode: job.claude!.permissionMode,
+            disallowedTools: job.claude!.disallowedTools,
+            emit: forward,
+            warm: live,
+            env: job.env,
+          }),
+          pi: createPiExecutor({
+            skipPermissions: job.claude!.skipPermissions,
+            emit: forward,
+            env: job.env,
+          }),
         });
-        execution = await claude.execute({ ...request(''), backend: job.backend, prompt: rebaseText(job.prompt ?? '', job.root, o.workdir), session: job.session, costBase: job.costBase, model: job.model, effort: job.effort, grant: job.grant && { ...job.grant, addDirs: job.grant.addDirs?.map((d) => rebase(d, job.root, o.workdir)) } });
+        execution = await claude.execute({
+          ...request(''),
+          backend: job.backend,
+          prompt: rebaseText(job.prompt ?? '', job.root, o.workdir),
+          session: job.session,
+          costBase: job.costBase,
+          model: job.model,
+          effort: job.effort,
+          grant: job.grant && {
+            ...job.grant,
+            addDirs: job.grant.addDirs?.map((d) => rebase(d, job.root, o.workdir)),
+          },
+        });
         session = execution.session;
       }
       result.execution = execution;
@@ -158,10 +224,19 @@ export async function startWorker(o: WorkerOptions): Promise<{ close: () => Prom
       session = (err.details as { session?: string | null }).session;
     }
     if (session) {
-      const t = await transcripts.collect(session, agent.cwd, job.backend?.name === 'pi' ? job.backend.options : undefined);
+      const t = await transcripts.collect(
+        session,
+        agent.cwd,
+        job.backend?.name === 'pi' ? job.backend.options : undefined,
+      );
       if (t) result.transcript = t;
     }
-    if (agent.worktree?.path !== undefined) await worktrees.push(agent.worktree, job.pushRemote).catch((err: unknown) => forward({ type: 'warning', text: `[${agent.id}] ${errorMessage(err)}` }));
+    if (agent.worktree?.path !== undefined)
+      await worktrees
+        .push(agent.worktree, job.pushRemote)
+        .catch((err: unknown) =>
+          forward({ type: 'warning', text: `[${agent.id}] ${errorMessage(err)}` }),
+        );
     return result;
   }
 
@@ -174,7 +249,12 @@ export async function startWorker(o: WorkerOptions): Promise<{ close: () => Prom
   const processor = async (bull: Job, token?: string): Promise<SignedJob> => {
     const signed = signedPayload(o.secret, bull.data);
     // Rightly signed, but not a job this worker knows: a run of another version.
-    if (signed && !stepJobEnvelope.check(signed.payload)) throw refuse(o, bull.id, `it is not a step job this worker knows (a run of another Raymond version?): ${stepJobEnvelope.problem(signed.payload, 'the job')}`);
+    if (signed && !stepJobEnvelope.check(signed.payload))
+      throw refuse(
+        o,
+        bull.id,
+        `it is not a step job this worker knows (a run of another Raymond version?): ${stepJobEnvelope.problem(signed.payload, 'the job')}`,
+      );
     // The envelope is checked; the rest is the coordinator's own data, signed whole.
     const job = signed?.payload as StepJob | undefined;
     if (!job || job.id !== bull.id) {
@@ -183,16 +263,26 @@ export async function startWorker(o: WorkerOptions): Promise<{ close: () => Prom
         stop(wrongSecret(o.target));
         return later(bull, token, 0);
       }
-      throw refuse(o, bull.id, 'its signature does not match the shared secret (a forged or altered job, or one signed with another secret)');
+      throw refuse(
+        o,
+        bull.id,
+        'its signature does not match the shared secret (a forged or altered job, or one signed with another secret)',
+      );
     }
     const ran = `${job.id} ${job.nonce}`;
     if (active.has(bull.id)) return later(bull, token, claimMs);
     if (started.has(ran)) throw refuse(o, bull.id, 'it ran already (a copy put back in the queue)');
     const now = await redisNow(redis);
-    if (job.expires < now) throw refuse(o, bull.id, `it expired ${Math.round((now - job.expires) / 1000)} s ago (a copy put back in the queue after its run stopped waiting for it)`);
+    if (job.expires < now)
+      throw refuse(
+        o,
+        bull.id,
+        `it expired ${Math.round((now - job.expires) / 1000)} s ago (a copy put back in the queue after its run stopped waiting for it)`,
+      );
     if (await leaveToHolder(job)) return later(bull, token, 50);
     const claim = await claimJob(redis, job.id, job.nonce, o.name, claimMs);
-    if (claim.kind === 'done') throw refuse(o, bull.id, 'it ran already (a copy put back in the queue)');
+    if (claim.kind === 'done')
+      throw refuse(o, bull.id, 'it ran already (a copy put back in the queue)');
     // Another worker runs it (or ran it and died): once its claim lapses, this one may.
     if (claim.kind === 'running') return later(bull, token, claim.retryInMs);
     started.set(ran, job.expires);
@@ -205,7 +295,12 @@ export async function startWorker(o: WorkerOptions): Promise<{ close: () => Prom
     const flush = () => {
       if (events.length === 0) return;
       const batch = events.splice(0);
-      const signed = signJob(o.secret, { for: 'progress', id: job.id, nonce: job.nonce, events: batch } satisfies SignedProgressPayload);
+      const signed = signJob(o.secret, {
+        for: 'progress',
+        id: job.id,
+        nonce: job.nonce,
+        events: batch,
+      } satisfies SignedProgressPayload);
       flushing = flushing.then(() => bull.updateProgress(signed).catch(() => undefined));
     };
     const timer = setInterval(flush, 250);
@@ -215,7 +310,12 @@ export async function startWorker(o: WorkerOptions): Promise<{ close: () => Prom
       });
       figures.done++;
       const result: StepJobResult = ac.signal.aborted ? { ...r, cancelled: true } : r;
-      return signJob(o.secret, { for: 'result', id: job.id, nonce: job.nonce, result } satisfies SignedResultPayload);
+      return signJob(o.secret, {
+        for: 'result',
+        id: job.id,
+        nonce: job.nonce,
+        result,
+      } satisfies SignedResultPayload);
     } catch (err) {
       figures.failed++;
       o.log(`job ${bull.id} failed: ${errorMessage(err)}`);
@@ -246,19 +346,26 @@ export async function startWorker(o: WorkerOptions): Promise<{ close: () => Prom
     figures.beatAt = Date.now();
     await beat(redis, figures).catch(() => undefined);
     // A run started since with another secret than this worker's: stop before taking its jobs.
-    if ((await secretVerdict(redis, o.secret).catch(() => 'same')) === 'other') stop(wrongSecret(o.target));
-    for (const { job } of active.values()) await renewClaim(redis, job.id, job.nonce, o.name, claimMs).catch(() => undefined);
+    if ((await secretVerdict(redis, o.secret).catch(() => 'same')) === 'other')
+      stop(wrongSecret(o.target));
+    for (const { job } of active.values())
+      await renewClaim(redis, job.id, job.nonce, o.name, claimMs).catch(() => undefined);
     const now = Date.now();
     for (const [ran, expires] of started) if (expires + JOB_VALID_MS < now) started.delete(ran);
-    await forgetQuietRuns().catch((err: unknown) => o.log(`could not let go of a finished run's folders: ${errorMessage(err)}`));
+    await forgetQuietRuns().catch((err: unknown) =>
+      o.log(`could not let go of a finished run's folders: ${errorMessage(err)}`),
+    );
     // A job the coordinator stopped: its flag is read here.
     for (const [id, { ac }] of active) {
-      if (!ac.signal.aborted && (await redis.exists(cancelKey(id)).catch(() => 0)) === 1) ac.abort();
+      if (!ac.signal.aborted && (await redis.exists(cancelKey(id)).catch(() => 0)) === 1)
+        ac.abort();
     }
   };
   await heartbeat();
   const beating = setInterval(() => void heartbeat(), BEAT_MS);
-  o.log(`worker ${o.name} (concurrency ${o.concurrency}, workdir ${o.workdir}) is taking steps from ${o.target.shown}`);
+  o.log(
+    `worker ${o.name} (concurrency ${o.concurrency}, workdir ${o.workdir}) is taking steps from ${o.target.shown}`,
+  );
 
   return {
     stopped,

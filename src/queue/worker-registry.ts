@@ -37,7 +37,9 @@ export async function listWorkers(redis: Redis, now = Date.now()): Promise<Worke
   const all = Object.values(await redis.hgetall(KEY)).flatMap((raw) => readBeat(raw) ?? []);
   const stale = all.filter((b) => now - b.beatAt > FORGET_MS).map((b) => b.name);
   if (stale.length > 0) await redis.hdel(KEY, ...stale);
-  return all.filter((b) => now - b.beatAt <= FORGET_MS).sort((a, b) => a.name.localeCompare(b.name));
+  return all
+    .filter((b) => now - b.beatAt <= FORGET_MS)
+    .sort((a, b) => a.name.localeCompare(b.name));
 }
 
 /**
@@ -50,10 +52,14 @@ export function readBeat(raw: string): WorkerBeat | undefined {
   try {
     value = JSON.parse(raw);
   } catch {
-    process.emitWarning(`raymond: ignoring a worker heartbeat in Redis ${KEY} that is not JSON: ${raw.slice(0, 80)}`);
+    process.emitWarning(
+      `raymond: ignoring a worker heartbeat in Redis ${KEY} that is not JSON: ${raw.slice(0, 80)}`,
+    );
     return undefined;
   }
   if (workerBeatSchema.check(value)) return value;
-  process.emitWarning(`raymond: ignoring a worker heartbeat in Redis ${KEY}: ${workerBeatSchema.problem(value, 'the heartbeat')}`);
+  process.emitWarning(
+    `raymond: ignoring a worker heartbeat in Redis ${KEY}: ${workerBeatSchema.problem(value, 'the heartbeat')}`,
+  );
   return undefined;
 }

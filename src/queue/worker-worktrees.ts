@@ -30,26 +30,54 @@ export class WorkerWorktrees {
   private async sync(w: WorktreeRef, remote: string): Promise<void> {
     if (!(await branchExists(w.repo, w.branch))) {
       // Another worker ran this agent before: its work is on the remote.
-      const fetched = await git(w.repo, ['fetch', '--quiet', remote, `+refs/heads/${w.branch}:refs/heads/${w.branch}`], w.repo);
+      const fetched = await git(
+        w.repo,
+        ['fetch', '--quiet', remote, `+refs/heads/${w.branch}:refs/heads/${w.branch}`],
+        w.repo,
+      );
       if (fetched.ok) {
-        this.pushed.set(w.branch, (await git(w.repo, ['rev-parse', `refs/heads/${w.branch}`], w.repo)).stdout);
+        this.pushed.set(
+          w.branch,
+          (await git(w.repo, ['rev-parse', `refs/heads/${w.branch}`], w.repo)).stdout,
+        );
         return;
       }
     }
     if (!(await git(w.repo, ['cat-file', '-e', `${w.base}^{commit}`], w.repo)).ok) {
       const fetched = await git(w.repo, ['fetch', '--quiet', remote], w.repo);
-      if (!fetched.ok || !(await git(w.repo, ['cat-file', '-e', `${w.base}^{commit}`], w.repo)).ok) {
-        throw new RaymondError('ERR_WORKTREE', `this worker's checkout lacks the base commit ${w.base.slice(0, 10)}, and ${remote} does not have it either: push it from the coordinator's checkout`, { file: w.repo });
+      if (
+        !fetched.ok ||
+        !(await git(w.repo, ['cat-file', '-e', `${w.base}^{commit}`], w.repo)).ok
+      ) {
+        throw new RaymondError(
+          'ERR_WORKTREE',
+          `this worker's checkout lacks the base commit ${w.base.slice(0, 10)}, and ${remote} does not have it either: push it from the coordinator's checkout`,
+          { file: w.repo },
+        );
       }
     }
   }
 
   /** Pushes the agent's branch to the remote if it moved since this worker last pushed it. */
   async push(w: WorktreeRef, remote: string): Promise<boolean> {
-    const head = await git(w.repo, ['rev-parse', '--verify', '--quiet', `refs/heads/${w.branch}`], w.repo);
-    if (!head.ok || head.stdout === w.base || this.pushed.get(w.branch) === head.stdout) return false;
-    const r = await git(w.repo, ['push', '--quiet', '--force', remote, `refs/heads/${w.branch}:refs/heads/${w.branch}`], w.repo);
-    if (!r.ok) throw new RaymondError('ERR_WORKTREE', `cannot push branch ${w.branch} to ${remote}: ${r.error}`, { file: w.repo });
+    const head = await git(
+      w.repo,
+      ['rev-parse', '--verify', '--quiet', `refs/heads/${w.branch}`],
+      w.repo,
+    );
+    if (!head.ok || head.stdout === w.base || this.pushed.get(w.branch) === head.stdout)
+      return false;
+    const r = await git(
+      w.repo,
+      ['push', '--quiet', '--force', remote, `refs/heads/${w.branch}:refs/heads/${w.branch}`],
+      w.repo,
+    );
+    if (!r.ok)
+      throw new RaymondError(
+        'ERR_WORKTREE',
+        `cannot push branch ${w.branch} to ${remote}: ${r.error}`,
+        { file: w.repo },
+      );
     this.pushed.set(w.branch, head.stdout);
     return true;
   }
@@ -58,7 +86,10 @@ export class WorkerWorktrees {
   async finish(run: string, w: WorktreeRef, agentId: string, remote: string): Promise<WorktreeRef> {
     const path = await this.acquire(run, w, agentId, remote);
     // The run's own mode is kept in the record: the folder on this worker is the agent's alone either way.
-    const done = { ...(await this.pool(run).finish({ ...w, path, mode: 'off' }, agentId)), mode: w.mode };
+    const done = {
+      ...(await this.pool(run).finish({ ...w, path, mode: 'off' }, agentId)),
+      mode: w.mode,
+    };
     if (done.removed) return done;
     await this.push(done, remote);
     return { ...done, pushed: remote };

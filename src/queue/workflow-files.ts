@@ -1,4 +1,15 @@
-import { chmod, lstat, mkdir, readFile, readdir, realpath, rename, rm, stat, writeFile } from 'node:fs/promises';
+import {
+  chmod,
+  lstat,
+  mkdir,
+  readFile,
+  readdir,
+  realpath,
+  rename,
+  rm,
+  stat,
+  writeFile,
+} from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { dirname, join, relative, sep } from 'node:path';
 import { randomUUID } from 'node:crypto';
@@ -26,7 +37,10 @@ const MAX_FILES = 2000;
  * machine); one that points to nothing is left out, and a folder reached
  * twice (a link to a parent) is walked once.
  */
-export async function sendFolder(dir: string, blobs: BlobStore): Promise<{ manifest: string; shas: string[] }> {
+export async function sendFolder(
+  dir: string,
+  blobs: BlobStore,
+): Promise<{ manifest: string; shas: string[] }> {
   const manifest: FolderManifest = { files: {} };
   const walked = new Set<string>();
   const top = await realpath(dir);
@@ -43,7 +57,11 @@ export async function sendFolder(dir: string, blobs: BlobStore): Promise<{ manif
         const real = await realpath(path).catch(() => undefined);
         if (real === undefined) continue;
         if (real !== top && !real.startsWith(`${top}${sep}`)) {
-          throw new RaymondError('ERR_QUEUE', `"${relative(dir, path)}" is a symbolic link to ${real}, outside the workflow folder: workers get only the folder's own files, so a run with --queue refuses it (copy the file into the folder)`, { file: path });
+          throw new RaymondError(
+            'ERR_QUEUE',
+            `"${relative(dir, path)}" is a symbolic link to ${real}, outside the workflow folder: workers get only the folder's own files, so a run with --queue refuses it (copy the file into the folder)`,
+            { file: path },
+          );
         }
         info = await stat(path);
       }
@@ -51,9 +69,16 @@ export async function sendFolder(dir: string, blobs: BlobStore): Promise<{ manif
       if (!info.isFile()) continue;
       bytes += info.size;
       if (bytes > MAX_BYTES || Object.keys(manifest.files).length >= MAX_FILES) {
-        throw new RaymondError('ERR_QUEUE', `the workflow folder is too big to send to workers (at most ${MAX_FILES} files, ${MAX_BYTES / 2 ** 20} MiB)`, { file: dir });
+        throw new RaymondError(
+          'ERR_QUEUE',
+          `the workflow folder is too big to send to workers (at most ${MAX_FILES} files, ${MAX_BYTES / 2 ** 20} MiB)`,
+          { file: dir },
+        );
       }
-      manifest.files[relative(dir, path).split(sep).join('/')] = { sha: await blobs.put(await readFile(path)), exec: (info.mode & 0o111) !== 0 };
+      manifest.files[relative(dir, path).split(sep).join('/')] = {
+        sha: await blobs.put(await readFile(path)),
+        exec: (info.mode & 0o111) !== 0,
+      };
     }
   };
   await walk(dir);
@@ -63,22 +88,38 @@ export async function sendFolder(dir: string, blobs: BlobStore): Promise<{ manif
 
 /** Whether a manifest's path stays inside its folder. */
 function safePath(rel: string): boolean {
-  return rel !== '' && !rel.startsWith('/') && !rel.split('/').some((p) => p === '..' || p === '' || p === '.');
+  return (
+    rel !== '' &&
+    !rel.startsWith('/') &&
+    !rel.split('/').some((p) => p === '..' || p === '' || p === '.')
+  );
 }
 
 /**
  * The local copy of a workflow folder on a worker, made once per manifest
  * under `cache` (every file checked against its hash) and reused after.
  */
-export async function receiveFolder(manifestSha: string, blobs: BlobStore, cache: string): Promise<string> {
-  if (!/^[0-9a-f]{64}$/.test(manifestSha)) throw new RaymondError('ERR_QUEUE_REFUSED', `a workflow folder's hash "${manifestSha.slice(0, 80)}" is not a SHA-256: refused`);
+export async function receiveFolder(
+  manifestSha: string,
+  blobs: BlobStore,
+  cache: string,
+): Promise<string> {
+  if (!/^[0-9a-f]{64}$/.test(manifestSha))
+    throw new RaymondError(
+      'ERR_QUEUE_REFUSED',
+      `a workflow folder's hash "${manifestSha.slice(0, 80)}" is not a SHA-256: refused`,
+    );
   const dir = join(cache, manifestSha);
   if (existsSync(dir)) return dir;
   const manifest = readManifest((await blobs.get(manifestSha)).toString('utf8'), manifestSha);
   const tmp = `${dir}.${randomUUID()}.tmp`;
   try {
     for (const [rel, f] of Object.entries(manifest.files)) {
-      if (!safePath(rel)) throw new RaymondError('ERR_QUEUE_REFUSED', `a workflow file's path "${rel}" leaves its folder: refused`);
+      if (!safePath(rel))
+        throw new RaymondError(
+          'ERR_QUEUE_REFUSED',
+          `a workflow file's path "${rel}" leaves its folder: refused`,
+        );
       const path = join(tmp, rel);
       await mkdir(dirname(path), { recursive: true });
       await writeFile(path, await blobs.get(f.sha));
@@ -99,7 +140,11 @@ export async function receiveFolder(manifestSha: string, blobs: BlobStore, cache
 
 /** A manifest's text, checked: another version's (or a forged) manifest is refused in one line. */
 function readManifest(text: string, sha: string): FolderManifest {
-  const refuse = (problem: string) => new RaymondError('ERR_QUEUE_REFUSED', `the workflow folder's manifest ${sha.slice(0, 12)} is not one: ${problem}: refused`);
+  const refuse = (problem: string) =>
+    new RaymondError(
+      'ERR_QUEUE_REFUSED',
+      `the workflow folder's manifest ${sha.slice(0, 12)} is not one: ${problem}: refused`,
+    );
   let value: unknown;
   try {
     value = JSON.parse(text);

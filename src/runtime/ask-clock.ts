@@ -21,11 +21,14 @@ export interface AskClock {
 export function createAskClock(expire: ExpireAsk, now: () => number = Date.now): AskClock {
   const timers = new Set<NodeJS.Timeout>();
   const wait = (ask: AgentAsk, due: number) => {
-    const timer = setTimeout(() => {
-      timers.delete(timer);
-      if (now() >= due) expire(ask.agent_id, ask.id);
-      else wait(ask, due);
-    }, Math.min(Math.max(0, due - now()), MAX_TIMER_MS));
+    const timer = setTimeout(
+      () => {
+        timers.delete(timer);
+        if (now() >= due) expire(ask.agent_id, ask.id);
+        else wait(ask, due);
+      },
+      Math.min(Math.max(0, due - now()), MAX_TIMER_MS),
+    );
     timers.add(timer);
   };
   return {

@@ -5,7 +5,13 @@ import type { RunEvent, RunEventSink } from '../../machines/run-events.js';
 import { storeFromState } from '../../machines/run-store.js';
 import { supervisorMachine } from '../../machines/supervisor.machine.js';
 import { askExpired, pendingAsks } from '../../machines/asks.js';
-import type { AgentAsk, AgentRecord, RunStatus, WorkflowState, WorktreeRef } from '../../machines/types.js';
+import type {
+  AgentAsk,
+  AgentRecord,
+  RunStatus,
+  WorkflowState,
+  WorktreeRef,
+} from '../../machines/types.js';
 import { createAskClock } from './ask-clock.js';
 import { createClaudeExecutor } from '../claude/claude-executor.js';
 import { backendExecutor } from '../backends/agent-backend.js';
@@ -14,7 +20,11 @@ import type { StateExecutor } from '../executors/executor.js';
 import { createScriptExecutor } from '../executors/script-executor.js';
 import { createSpawnerPool } from '../executors/spawner-pool.js';
 import { createValueFiles } from '../executors/value-files.js';
-import { createInlineLanguageService, createLanguageService, createPoolLanguageService } from '../language/language-service.js';
+import {
+  createInlineLanguageService,
+  createLanguageService,
+  createPoolLanguageService,
+} from '../language/language-service.js';
 import type { ScopeSet } from '../scope/scope-set.js';
 import { DebugLog } from '../state/debug-log.js';
 import { createPersister, type PersisterStats } from '../state/persister.js';
@@ -41,9 +51,9 @@ export interface RunHooks {
   markdown?: StateExecutor;
   stats?: PersisterStats;
   /** Receives every inspection event of the actor system (`--inspect`, `--trace`). */
-  inspect?: ((event: InspectionEvent) => void);
+  inspect?: (event: InspectionEvent) => void;
   /** Called once the run started, with a way to answer its asks while it runs (`--on-ask=prompt`). */
-  onControl?: ((control: RunControl) => void);
+  onControl?: (control: RunControl) => void;
 }
 
 /** What a front end can do to a running run. */
@@ -76,7 +86,9 @@ export interface RunOutcome {
 /** Asks whose time ran out while no run watched them: settled as the run starts. */
 function dueAsks(agents: Iterable<AgentRecord>): Array<{ agentId: string; askId: string }> {
   const now = Date.now();
-  return pendingAsks(agents).filter((a) => askExpired(a, now)).map((a) => ({ agentId: a.agent_id, askId: a.id }));
+  return pendingAsks(agents)
+    .filter((a) => askExpired(a, now))
+    .map((a) => ({ agentId: a.agent_id, askId: a.id }));
 }
 
 /** A workflow's short name, as ray's JSON gives it: a folder's name (for a run started at a state file, its folder's). */
@@ -119,12 +131,25 @@ export async function composeRun(options: ComposeRunOptions): Promise<RunOutcome
   const warm = settings.warm ? createWarmSessions(claudeSlots, settings.environment) : undefined;
   // --queue: steps run on the workers; this process keeps everything else.
   let queued: QueuedRun | undefined;
-  const language = hooks.language === 'inline' ? createInlineLanguageService() : hooks.language === 'pool' ? createPoolLanguageService() : createLanguageService();
-  if (settings.debug) debug = new DebugLog(join(dirname(dirname(stateFile)), 'debug', workflowId), (text) => emit({ type: 'warning', text }));
+  const language =
+    hooks.language === 'inline'
+      ? createInlineLanguageService()
+      : hooks.language === 'pool'
+        ? createPoolLanguageService()
+        : createLanguageService();
+  if (settings.debug)
+    debug = new DebugLog(join(dirname(dirname(stateFile)), 'debug', workflowId), (text) =>
+      emit({ type: 'warning', text }),
+    );
   try {
-    if (settings.queue) queued = await openQueue({ queue: settings.queue, settings, workflowId, stateFile, emit });
+    if (settings.queue)
+      queued = await openQueue({ queue: settings.queue, settings, workflowId, stateFile, emit });
     const worktrees = queued?.worktrees ?? createWorktreePool(workflowId);
-    const tasks = createTaskFolders(projectRootOf(stateFile), settings.taskFolderPattern, workflowId);
+    const tasks = createTaskFolders(
+      projectRootOf(stateFile),
+      settings.taskFolderPattern,
+      workflowId,
+    );
     const store = storeFromState({ ...state, agents: withTaskFolders(state.agents, tasks) });
     const stats = hooks.stats ?? { writes: 0, bytes: 0, snapshots: 0 };
     const warned = new Set<string>();
@@ -133,11 +158,31 @@ export async function composeRun(options: ComposeRunOptions): Promise<RunOutcome
       scopes,
       language,
       // RAYMOND_STATE_DIR: where this run's state is, for a script that calls Raymond back about it (`raymond merge`).
-      script: queued?.script ?? createScriptExecutor(spawners, values, { ...settings.environment, RAYMOND_STATE_DIR: dirname(stateFile) }),
-      markdown: hooks.markdown ?? queued?.markdown ?? backendExecutor({
-        claude: createClaudeExecutor({ bin: settings.claudeBin, skipPermissions: settings.skipPermissions, permissionMode: settings.permissionMode, disallowedTools: settings.disallowedTools, emit, warm, env: settings.environment }),
-        pi: createPiExecutor({ skipPermissions: settings.skipPermissions, emit, env: settings.environment }),
-      }),
+      script:
+        queued?.script ??
+        createScriptExecutor(spawners, values, {
+          ...settings.environment,
+          RAYMOND_STATE_DIR: dirname(stateFile),
+        }),
+      markdown:
+        hooks.markdown ??
+        queued?.markdown ??
+        backendExecutor({
+          claude: createClaudeExecutor({
+            bin: settings.claudeBin,
+            skipPermissions: settings.skipPermissions,
+            permissionMode: settings.permissionMode,
+            disallowedTools: settings.disallowedTools,
+            emit,
+            warm,
+            env: settings.environment,
+          }),
+          pi: createPiExecutor({
+            skipPermissions: settings.skipPermissions,
+            emit,
+            env: settings.environment,
+          }),
+        }),
       timeoutMs: settings.timeoutSeconds * 1000,
       emit,
       model: settings.model,
@@ -154,21 +199,43 @@ export async function composeRun(options: ComposeRunOptions): Promise<RunOutcome
       onAsk: settings.onAsk,
     });
     const machine = supervisorMachine.provide({
-      actors: { agent: agentMachine.provide({ actors: { runStep } }), persister: createPersister(stateFile, stats, (text) => emit({ type: 'warning', text })) },
+      actors: {
+        agent: agentMachine.provide({ actors: { runStep } }),
+        persister: createPersister(stateFile, stats, (text) => emit({ type: 'warning', text })),
+      },
     });
     const actor = createActor(machine, {
-      input: { store, maxParallel: settings.maxParallel, maxMarkdown: queued ? settings.maxParallel : claudeSlots, stopWhenAsking: settings.onAsk === 'pause', dueAsks: dueAsks(store.agents.values()) },
+      input: {
+        store,
+        maxParallel: settings.maxParallel,
+        maxMarkdown: queued ? settings.maxParallel : claudeSlots,
+        stopWhenAsking: settings.onAsk === 'pause',
+        dueAsks: dueAsks(store.agents.values()),
+      },
       id: 'supervisor',
       systemId: 'supervisor',
       ...(hooks.inspect ? { inspect: hooks.inspect } : {}),
     });
-    const clock = createAskClock((agentId, askId) => actor.send({ type: 'ask.expire', agentId, askId }));
+    const clock = createAskClock((agentId, askId) =>
+      actor.send({ type: 'ask.expire', agentId, askId }),
+    );
     actor.on('*', (e) => {
       const event = e as RunEvent;
       if (event.type === 'ask.created') clock.watch(event.ask);
       emit(event);
     });
-    emit({ type: 'run.started', workflowId, workflow: workflowName(scopes.main), ...(settings.name ? { name: settings.name } : {}), onAsk: settings.onAsk, resumed, at: startedAt, budgetUsd: settings.budgetUsd, totalCostUsd: store.meta.total_cost_usd, counts: frameCounts(store.agents.values()) });
+    emit({
+      type: 'run.started',
+      workflowId,
+      workflow: workflowName(scopes.main),
+      ...(settings.name ? { name: settings.name } : {}),
+      onAsk: settings.onAsk,
+      resumed,
+      at: startedAt,
+      budgetUsd: settings.budgetUsd,
+      totalCostUsd: store.meta.total_cost_usd,
+      counts: frameCounts(store.agents.values()),
+    });
     const drain = () => actor.send({ type: 'run.drain' });
     const kill = () => actor.send({ type: 'run.interrupt' });
     hooks.drain?.addEventListener('abort', drain, { once: true });
@@ -189,17 +256,46 @@ export async function composeRun(options: ComposeRunOptions): Promise<RunOutcome
     });
     const agents = [...store.agents.values()];
     // Folders no agent holds go; the ones live agents hold stay for a resume.
-    await worktrees.close().catch((err: unknown) => emit({ type: 'warning', text: `could not remove the run's free worktree folders: ${errorMessage(err)}` }));
-    const agentWorktrees = agents.filter((a) => a.worktree).map((a) => ({ agent: a.id, ...a.worktree! }));
+    await worktrees.close().catch((err: unknown) =>
+      emit({
+        type: 'warning',
+        text: `could not remove the run's free worktree folders: ${errorMessage(err)}`,
+      }),
+    );
+    const agentWorktrees = agents
+      .filter((a) => a.worktree)
+      .map((a) => ({ agent: a.id, ...a.worktree! }));
     const outcome: RunOutcome = {
-      workflowId, workflow: workflowName(scopes.main), status: output.status, totalCostUsd: store.meta.total_cost_usd, results: { ...store.meta.results }, stateFile, worktrees: agentWorktrees, worktreePool: worktrees.stats(), stateWrites: { ...stats }, asks: pendingAsks(agents),
+      workflowId,
+      workflow: workflowName(scopes.main),
+      status: output.status,
+      totalCostUsd: store.meta.total_cost_usd,
+      results: { ...store.meta.results },
+      stateFile,
+      worktrees: agentWorktrees,
+      worktreePool: worktrees.stats(),
+      stateWrites: { ...stats },
+      asks: pendingAsks(agents),
     };
     if (output.error !== undefined) outcome.error = output.error;
     const left = agents.filter((a) => a.status === 'active' || a.status === 'paused');
-    if (output.status === 'paused' && left.length > 0 && left.every((a) => a.status === 'paused' && a.resets_at !== undefined)) {
+    if (
+      output.status === 'paused' &&
+      left.length > 0 &&
+      left.every((a) => a.status === 'paused' && a.resets_at !== undefined)
+    ) {
       outcome.waitUntil = Math.max(...left.map((a) => a.resets_at!));
     }
-    emit({ type: 'run.finished', workflowId, status: outcome.status, error: outcome.error, totalCostUsd: outcome.totalCostUsd, steps, elapsedMs: Date.now() - startedAt, ...(outcome.status === 'asking' ? { asks: outcome.asks } : {}) });
+    emit({
+      type: 'run.finished',
+      workflowId,
+      status: outcome.status,
+      error: outcome.error,
+      totalCostUsd: outcome.totalCostUsd,
+      steps,
+      elapsedMs: Date.now() - startedAt,
+      ...(outcome.status === 'asking' ? { asks: outcome.asks } : {}),
+    });
     return outcome;
   } finally {
     warm?.close();

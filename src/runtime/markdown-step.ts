@@ -7,7 +7,15 @@ import type { AllowedTransition } from '../language/frontmatter.js';
 import { formatAllowed, reminder } from '../language/policy.js';
 import { templateVariables } from '../language/render.js';
 import { stateTimeoutMs } from '../timer-delay.js';
-import { MAX_REMINDERS, MAX_RETRIES, REMINDABLE, nextTurn, startTurns, type TurnAction, type TurnState } from './markdown-turns.js';
+import {
+  MAX_REMINDERS,
+  MAX_RETRIES,
+  REMINDABLE,
+  nextTurn,
+  startTurns,
+  type TurnAction,
+  type TurnState,
+} from './markdown-turns.js';
 import { resolveDecision } from './resolve-decision.js';
 import { settleWorktrees } from './step-worktree.js';
 import { layeredGrant, resolveGrant } from './state-grant.js';
@@ -36,7 +44,11 @@ class Spending {
 
   /** Attaches what was spent to a failing step's error, so the supervisor still charges it. */
   attach(err: unknown): unknown {
-    if (err instanceof RaymondError) Object.assign(err.details, { spentUsd: this.costUsd, sessionCosts: this.sessionCosts } satisfies SpentDetails);
+    if (err instanceof RaymondError)
+      Object.assign(err.details, {
+        spentUsd: this.costUsd,
+        sessionCosts: this.sessionCosts,
+      } satisfies SpentDetails);
     return err;
   }
 }
@@ -47,51 +59,124 @@ class Spending {
  * reserved session resumed) is decided by the pure policy in
  * markdown-turns.ts; this function only carries it out and keeps the costs.
  */
-export async function runMarkdownStep(deps: StepDependencies, input: StepInput, where: string, signal: AbortSignal): Promise<StepResult> {
+export async function runMarkdownStep(
+  deps: StepDependencies,
+  input: StepInput,
+  where: string,
+  signal: AbortSignal,
+): Promise<StepResult> {
   const agent = input.record;
   const markdown = deps.markdown;
-  if (!markdown) throw new RaymondError('ERR_STATE_UNSUPPORTED', 'markdown states need the Claude Code executor', { file: where });
+  if (!markdown)
+    throw new RaymondError(
+      'ERR_STATE_UNSUPPORTED',
+      'markdown states need the Claude Code executor',
+      { file: where },
+    );
   const scope = deps.scopes.of(agent.scope);
   const text = await scope.readText(agent.state);
   const taskFolder = deps.tasks.of(agent);
-  const variables = templateVariables({ workflowId: deps.workflowId, agentId: agent.id, input: agent.input, attributes: agent.attributes, worktree: agent.worktree, taskFolder, askId: agent.answered_ask });
-  const implicitVariables = { workflow_id: deps.workflowId, agent_id: agent.id, task_folder: taskFolder };
+  const variables = templateVariables({
+    workflowId: deps.workflowId,
+    agentId: agent.id,
+    input: agent.input,
+    attributes: agent.attributes,
+    worktree: agent.worktree,
+    taskFolder,
+    askId: agent.answered_ask,
+  });
+  const implicitVariables = {
+    workflow_id: deps.workflowId,
+    agent_id: agent.id,
+    task_folder: taskFolder,
+  };
   const prepared = await deps.language.prepare({ text, file: where, variables }, signal);
   for (const w of prepared.warnings) deps.warnOnce(`${where}: ${w}`);
   // Each backend takes its own models and efforts: `sonnet` on Claude Code, `openai/gpt-5` and `xhigh` on pi.
   const backend = backendOf(scope.backend);
   const model = prepared.policy.model ?? deps.model;
   const effort = prepared.policy.effort ?? deps.effort;
-  const problem = (model !== undefined ? backend.modelProblem(model) : undefined) ?? (effort !== undefined ? backend.effortProblem(effort) : undefined);
+  const problem =
+    (model !== undefined ? backend.modelProblem(model) : undefined) ??
+    (effort !== undefined ? backend.effortProblem(effort) : undefined);
   if (problem !== undefined) throw new RaymondError('ERR_MODEL', problem, { file: where });
   const grant = layeredGrant(deps.grant, scope.grant, prepared.policy.grant);
   const grantProblem = backend.grantProblem(grant);
-  if (grantProblem !== undefined) throw new RaymondError('ERR_GRANT', grantProblem, { file: where });
+  if (grantProblem !== undefined)
+    throw new RaymondError('ERR_GRANT', grantProblem, { file: where });
   const resolvedGrant = await resolveGrant(grant, scope, agent.cwd, where);
   const allowed = prepared.policy.allowed;
-  const timeoutMs = prepared.policy.timeoutSeconds === undefined ? deps.timeoutMs : stateTimeoutMs(prepared.policy.timeoutSeconds);
+  const timeoutMs =
+    prepared.policy.timeoutSeconds === undefined
+      ? deps.timeoutMs
+      : stateTimeoutMs(prepared.policy.timeoutSeconds);
   const spending = new Spending(input.sessionCosts);
   let state: TurnState = startTurns(agent);
   const follow = (action: TurnAction, err: RaymondError): TurnState => {
-    if (action.next === 'give-up') throw spending.attach(giveUp(action.reason, err, state, allowed));
-    if (action.why === 'resume-reserved') deps.emit({ type: 'detail', text: `[${agent.id}] session ${(state.plan as { id: string }).id} already exists; resuming it` });
-    if (action.why === 'retry') deps.emit({ type: 'warning', text: `[${agent.id}] ${formatError(err)}; retrying (${action.state.retries}/${MAX_RETRIES})` });
-    if (action.why === 'remind') deps.emit({ type: 'warning', text: `[${agent.id}] ${where}: ${err.message}; reminding (${action.state.reminders}/${MAX_REMINDERS})` });
+    if (action.next === 'give-up')
+      throw spending.attach(giveUp(action.reason, err, state, allowed));
+    if (action.why === 'resume-reserved')
+      deps.emit({
+        type: 'detail',
+        text: `[${agent.id}] session ${(state.plan as { id: string }).id} already exists; resuming it`,
+      });
+    if (action.why === 'retry')
+      deps.emit({
+        type: 'warning',
+        text: `[${agent.id}] ${formatError(err)}; retrying (${action.state.retries}/${MAX_RETRIES})`,
+      });
+    if (action.why === 'remind')
+      deps.emit({
+        type: 'warning',
+        text: `[${agent.id}] ${where}: ${err.message}; reminding (${action.state.reminders}/${MAX_REMINDERS})`,
+      });
     return action.state;
   };
   for (;;) {
     let execution: Execution;
     try {
       execution = await markdown.execute({
-        workflowId: deps.workflowId, agent, file: agent.state, scope, signal, timeoutMs, timeoutFromState: prepared.policy.timeoutSeconds !== undefined, debug: stepDebug(deps, agent),
-        prompt: state.remind === undefined ? prepared.prompt : prepared.prompt + reminder(allowed!, state.remind),
-        session: state.plan, costBase: spending.base(state.plan), backend: scope.backend, model, effort, grant: resolvedGrant,
+        workflowId: deps.workflowId,
+        agent,
+        file: agent.state,
+        scope,
+        signal,
+        timeoutMs,
+        timeoutFromState: prepared.policy.timeoutSeconds !== undefined,
+        debug: stepDebug(deps, agent),
+        prompt:
+          state.remind === undefined
+            ? prepared.prompt
+            : prepared.prompt + reminder(allowed!, state.remind),
+        session: state.plan,
+        costBase: spending.base(state.plan),
+        backend: scope.backend,
+        model,
+        effort,
+        grant: resolvedGrant,
       });
     } catch (err) {
-      if (!(err instanceof RaymondError) || (err.code !== 'ERR_CLAUDE_FAILED' && err.code !== 'ERR_USAGE_LIMIT')) throw err;
-      const details = err.details as { sessionInUse?: boolean; costUsd?: number; session?: string | null; sessionTotal?: number | null };
+      if (
+        !(err instanceof RaymondError) ||
+        (err.code !== 'ERR_CLAUDE_FAILED' && err.code !== 'ERR_USAGE_LIMIT')
+      )
+        throw err;
+      const details = err.details as {
+        sessionInUse?: boolean;
+        costUsd?: number;
+        session?: string | null;
+        sessionTotal?: number | null;
+      };
       spending.add(details.costUsd ?? 0, details.session, details.sessionTotal);
-      state = follow(nextTurn(state, { type: 'turn.failed', usageLimit: err.code === 'ERR_USAGE_LIMIT', aborted: signal.aborted, sessionInUse: details.sessionInUse === true }), err);
+      state = follow(
+        nextTurn(state, {
+          type: 'turn.failed',
+          usageLimit: err.code === 'ERR_USAGE_LIMIT',
+          aborted: signal.aborted,
+          sessionInUse: details.sessionInUse === true,
+        }),
+        err,
+      );
       continue;
     }
     spending.add(execution.costUsd, execution.session, execution.sessionTotal);
@@ -99,31 +184,82 @@ export async function runMarkdownStep(deps: StepDependencies, input: StepInput, 
       // The turn went on without what it was denied: its reply cannot be trusted to have done the work.
       if (execution.session) markdown.endSession?.(execution.session);
       const n = execution.denials.length;
-      throw spending.attach(new RaymondError('ERR_PERMISSION_DENIED', `${n} tool call${n === 1 ? ' was' : 's were'} denied (on_denial: fail): ${execution.denials.join(', ')}`, { file: where }));
+      throw spending.attach(
+        new RaymondError(
+          'ERR_PERMISSION_DENIED',
+          `${n} tool call${n === 1 ? ' was' : 's were'} denied (on_denial: fail): ${execution.denials.join(', ')}`,
+          { file: where },
+        ),
+      );
     }
     try {
-      const interpretation = await deps.language.interpret({ output: execution.output, file: where, allowed, forceImplicit: prepared.policy.forceImplicit, implicitVariables }, signal);
-      for (const t of interpretation.prints) deps.emit({ type: 'print', agentId: agent.id, text: t });
-      const decision = await settleWorktrees(deps, input, await resolveDecision(interpretation.decision, input, deps, where));
+      const interpretation = await deps.language.interpret(
+        {
+          output: execution.output,
+          file: where,
+          allowed,
+          forceImplicit: prepared.policy.forceImplicit,
+          implicitVariables,
+        },
+        signal,
+      );
+      for (const t of interpretation.prints)
+        deps.emit({ type: 'print', agentId: agent.id, text: t });
+      const decision = await settleWorktrees(
+        deps,
+        input,
+        await resolveDecision(interpretation.decision, input, deps, where),
+      );
       // A result ends the session (the agent's, or a callee's branch), a reset leaves it: its live process is of no more use.
       // An ask may wait for hours: its session's process goes too, and the answer resumes the session from disk.
-      if (execution.session && (decision.kind === 'result' || decision.kind === 'reset' || decision.kind === 'ask')) markdown.endSession?.(execution.session);
-      return { decision, session: execution.session, costUsd: spending.costUsd, sessionCosts: spending.sessionCosts, freshSessions: freshSessions(decision) };
+      if (
+        execution.session &&
+        (decision.kind === 'result' || decision.kind === 'reset' || decision.kind === 'ask')
+      )
+        markdown.endSession?.(execution.session);
+      return {
+        decision,
+        session: execution.session,
+        costUsd: spending.costUsd,
+        sessionCosts: spending.sessionCosts,
+        freshSessions: freshSessions(decision),
+      };
     } catch (err) {
       if (!(err instanceof RaymondError)) throw err;
-      state = follow(nextTurn(state, { type: 'reply.unusable', session: execution.session, problem: err.message, remindable: !!allowed && REMINDABLE.has(err.code) }), err);
+      state = follow(
+        nextTurn(state, {
+          type: 'reply.unusable',
+          session: execution.session,
+          problem: err.message,
+          remindable: !!allowed && REMINDABLE.has(err.code),
+        }),
+        err,
+      );
     }
   }
 }
 
 /** The error a step gives up with: the turn's own, with how many tries it took. */
-function giveUp(reason: Extract<TurnAction, { next: 'give-up' }>['reason'], err: RaymondError, state: TurnState, allowed: AllowedTransition[] | undefined): RaymondError {
+function giveUp(
+  reason: Extract<TurnAction, { next: 'give-up' }>['reason'],
+  err: RaymondError,
+  state: TurnState,
+  allowed: AllowedTransition[] | undefined,
+): RaymondError {
   const details = { ...err.details };
   switch (reason) {
     case 'retries':
-      return new RaymondError(err.code, `${err.message} (failed ${state.retries + 1} times; the agent is paused)`, { file: err.file, details });
+      return new RaymondError(
+        err.code,
+        `${err.message} (failed ${state.retries + 1} times; the agent is paused)`,
+        { file: err.file, details },
+      );
     case 'reminders':
-      return new RaymondError('ERR_POLICY', `still no usable transition after ${MAX_REMINDERS} reminders: ${err.message}; allowed: ${allowed!.map(formatAllowed).join(', ')}`, { file: err.file });
+      return new RaymondError(
+        'ERR_POLICY',
+        `still no usable transition after ${MAX_REMINDERS} reminders: ${err.message}; allowed: ${allowed!.map(formatAllowed).join(', ')}`,
+        { file: err.file },
+      );
     default:
       return err;
   }

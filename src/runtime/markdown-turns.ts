@@ -5,7 +5,17 @@ export const MAX_REMINDERS = 3;
 export const MAX_RETRIES = 3;
 
 /** Errors a reminder can fix: the reply, not the workflow, was wrong. */
-export const REMINDABLE: ReadonlySet<string> = new Set(['ERR_TAG_MISSING', 'ERR_TAG_MULTIPLE', 'ERR_TAG_PARSE', 'ERR_POLICY', 'ERR_TARGET_INVALID', 'ERR_STATE_NOT_FOUND', 'ERR_STATE_AMBIGUOUS', 'ERR_STATE_UNSUPPORTED', 'ERR_CD']);
+export const REMINDABLE: ReadonlySet<string> = new Set([
+  'ERR_TAG_MISSING',
+  'ERR_TAG_MULTIPLE',
+  'ERR_TAG_PARSE',
+  'ERR_POLICY',
+  'ERR_TARGET_INVALID',
+  'ERR_STATE_NOT_FOUND',
+  'ERR_STATE_AMBIGUOUS',
+  'ERR_STATE_UNSUPPORTED',
+  'ERR_CD',
+]);
 
 /** Where a markdown step stands between two Claude Code turns. */
 export interface TurnState {
@@ -33,14 +43,23 @@ export type TurnEvent =
 /** What to do next: run another turn, or give up on the step (the reason says how to report it). */
 export type TurnAction =
   | { next: 'turn'; state: TurnState; why: 'resume-reserved' | 'retry' | 'remind' }
-  | { next: 'give-up'; reason: 'usage-limit' | 'aborted' | 'retries' | 'reminders' | 'not-remindable' };
+  | {
+      next: 'give-up';
+      reason: 'usage-limit' | 'aborted' | 'retries' | 'reminders' | 'not-remindable';
+    };
 
 /** The first turn of a markdown state: resume the agent's session, branch from the caller's, or start the reserved one. */
-export function startTurns(agent: { session: string | null; branchFrom: string | null; next_session?: string }): TurnState {
+export function startTurns(agent: {
+  session: string | null;
+  branchFrom: string | null;
+  next_session?: string;
+}): TurnState {
   let first: SessionPlan;
   if (agent.session && !agent.branchFrom) first = { kind: 'resume', session: agent.session };
-  else if (agent.branchFrom === CONTINUE_LATEST) first = { kind: 'continue', id: agent.next_session };
-  else if (agent.branchFrom) first = { kind: 'branch', from: agent.branchFrom, id: agent.next_session };
+  else if (agent.branchFrom === CONTINUE_LATEST)
+    first = { kind: 'continue', id: agent.next_session };
+  else if (agent.branchFrom)
+    first = { kind: 'branch', from: agent.branchFrom, id: agent.next_session };
   else first = { kind: 'fresh', id: agent.next_session };
   return { first, plan: first, retries: 0, reminders: 0 };
 }
@@ -57,17 +76,31 @@ export function nextTurn(state: TurnState, event: TurnEvent): TurnAction {
     case 'turn.failed':
       if (event.sessionInUse && state.plan.kind !== 'resume' && state.plan.id) {
         const first: SessionPlan = { kind: 'resume', session: state.plan.id };
-        return { next: 'turn', why: 'resume-reserved', state: { ...state, first, plan: first, remind: undefined } };
+        return {
+          next: 'turn',
+          why: 'resume-reserved',
+          state: { ...state, first, plan: first, remind: undefined },
+        };
       }
       if (event.usageLimit) return { next: 'give-up', reason: 'usage-limit' };
       if (event.aborted) return { next: 'give-up', reason: 'aborted' };
       if (state.retries >= MAX_RETRIES) return { next: 'give-up', reason: 'retries' };
-      return { next: 'turn', why: 'retry', state: { ...state, plan: state.first, retries: state.retries + 1, remind: undefined } };
+      return {
+        next: 'turn',
+        why: 'retry',
+        state: { ...state, plan: state.first, retries: state.retries + 1, remind: undefined },
+      };
     case 'reply.unusable': {
       if (!event.remindable) return { next: 'give-up', reason: 'not-remindable' };
       if (state.reminders >= MAX_REMINDERS) return { next: 'give-up', reason: 'reminders' };
-      const plan: SessionPlan = event.session ? { kind: 'resume', session: event.session } : state.first;
-      return { next: 'turn', why: 'remind', state: { ...state, plan, reminders: state.reminders + 1, remind: event.problem } };
+      const plan: SessionPlan = event.session
+        ? { kind: 'resume', session: event.session }
+        : state.first;
+      return {
+        next: 'turn',
+        why: 'remind',
+        state: { ...state, plan, reminders: state.reminders + 1, remind: event.problem },
+      };
     }
   }
 }

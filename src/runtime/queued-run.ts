@@ -28,7 +28,13 @@ export function checkQueue(queue: QueueSettings): void {
  * worktree pool, which send each step to the workers. Redis outages are
  * told in one line each way, and the run waits through them.
  */
-export async function openQueue(o: { queue: QueueSettings; settings: RunSettings; workflowId: string; stateFile: string; emit: RunEventSink }): Promise<QueuedRun> {
+export async function openQueue(o: {
+  queue: QueueSettings;
+  settings: RunSettings;
+  workflowId: string;
+  stateFile: string;
+  emit: RunEventSink;
+}): Promise<QueuedRun> {
   const target = parseQueueUrl(o.queue.url);
   const secret = loadQueueSecret(o.queue.secretFile);
   const queue = await StepQueue.open(target, secret, (text) => o.emit({ type: 'warning', text }));
@@ -39,7 +45,12 @@ export async function openQueue(o: { queue: QueueSettings; settings: RunSettings
     root: projectRootOf(o.stateFile),
     transcripts: join(dirname(dirname(o.stateFile)), 'transcripts', o.workflowId),
     env: { ...o.settings.environment },
-    claude: { skipPermissions: o.settings.skipPermissions, permissionMode: o.settings.permissionMode, disallowedTools: o.settings.disallowedTools, warm: o.settings.warm },
+    claude: {
+      skipPermissions: o.settings.skipPermissions,
+      permissionMode: o.settings.permissionMode,
+      disallowedTools: o.settings.disallowedTools,
+      warm: o.settings.warm,
+    },
     pushRemote: o.queue.pushRemote,
     emit: o.emit,
   });

@@ -3,7 +3,17 @@ import { resolve as resolvePath } from 'node:path';
 import type { StepInput } from '../../machines/agent.machine.js';
 import { MAX_STACK_DEPTH, stackDepth } from '../../machines/frame-stack.js';
 import { nameWorkers } from '../../machines/worker-names.js';
-import { MAX_WORKFLOW_DEPTH, type AgentRecord, type Decision, type PendingAsk, type ResolvedDecision, type ResolvedDecisionData, type ResolvedForkSpawn, type ResolvedWorkflowTarget, type WorkflowTarget } from '../../machines/types.js';
+import {
+  MAX_WORKFLOW_DEPTH,
+  type AgentRecord,
+  type Decision,
+  type PendingAsk,
+  type ResolvedDecision,
+  type ResolvedDecisionData,
+  type ResolvedForkSpawn,
+  type ResolvedWorkflowTarget,
+  type WorkflowTarget,
+} from '../../machines/types.js';
 import { RaymondError } from '../errors.js';
 import { renderTemplate } from '../language/render.js';
 import type { StepDependencies } from './step-context.js';
@@ -12,23 +22,41 @@ async function resolveCd(agent: AgentRecord, cd: string, where: string): Promise
   const dir = resolvePath(agent.cwd, cd);
   const info = await stat(dir).catch(() => undefined);
   if (!info?.isDirectory()) {
-    throw new RaymondError('ERR_CD', `cd="${cd}" is not a directory (resolved to ${dir})`, { file: where });
+    throw new RaymondError('ERR_CD', `cd="${cd}" is not a directory (resolved to ${dir})`, {
+      file: where,
+    });
   }
   return dir;
 }
 
 /** A cross-workflow tag's callee opened (relative to the agent's scope), and the state it starts at. */
-async function openCallee(workflow: WorkflowTarget, agent: AgentRecord, deps: Pick<StepDependencies, 'scopes'>, tag: string, where: string): Promise<{ entry: string; workflow: ResolvedWorkflowTarget }> {
+async function openCallee(
+  workflow: WorkflowTarget,
+  agent: AgentRecord,
+  deps: Pick<StepDependencies, 'scopes'>,
+  tag: string,
+  where: string,
+): Promise<{ entry: string; workflow: ResolvedWorkflowTarget }> {
   const depth = agent.workflow_depth ?? 0;
   if (depth >= MAX_WORKFLOW_DEPTH) {
-    throw new RaymondError('ERR_WORKFLOW_DEPTH', `<${tag}>${workflow.spec}</${tag}> would nest workflows ${depth + 1} deep; at most ${MAX_WORKFLOW_DEPTH} are allowed (do two workflows call each other?)`, { file: where });
+    throw new RaymondError(
+      'ERR_WORKFLOW_DEPTH',
+      `<${tag}>${workflow.spec}</${tag}> would nest workflows ${depth + 1} deep; at most ${MAX_WORKFLOW_DEPTH} are allowed (do two workflows call each other?)`,
+      { file: where },
+    );
   }
   const opened = await deps.scopes.open(workflow.spec, agent.scope, where);
-  return { entry: opened.entry, workflow: { spec: workflow.spec, scope: opened.key, name: opened.name } };
+  return {
+    entry: opened.entry,
+    workflow: { spec: workflow.spec, scope: opened.key, name: opened.name },
+  };
 }
 
 /** The dependencies resolving a decision reads: the run's scopes, its id, its task folders and its `--on-ask`; nothing it could change. */
-export type ResolveDependencies = Pick<StepDependencies, 'scopes' | 'workflowId' | 'tasks' | 'onAsk'>;
+export type ResolveDependencies = Pick<
+  StepDependencies,
+  'scopes' | 'workflowId' | 'tasks' | 'onAsk'
+>;
 
 /** Marks a decision resolved: only this module does (machines/decision.ts). */
 const resolved = (decision: ResolvedDecisionData): ResolvedDecision => decision as ResolvedDecision;
@@ -41,12 +69,24 @@ const resolved = (decision: ResolvedDecisionData): ResolvedDecision => decision 
  * changes nothing: the worktrees a decision asks for are planned, and an
  * agent's worktree settled, by the step after (step-worktree.ts).
  */
-export async function resolveDecision(decision: Decision, input: StepInput, deps: ResolveDependencies, where: string): Promise<ResolvedDecision> {
+export async function resolveDecision(
+  decision: Decision,
+  input: StepInput,
+  deps: ResolveDependencies,
+  where: string,
+): Promise<ResolvedDecision> {
   const agent = input.record;
   const scope = deps.scopes.of(agent.scope);
   const r = (name: string) => scope.resolve(name, where);
   // As `ray` does, a cross-workflow tag's input may name the caller's run, id and task folder.
-  const rendered = (input: string | undefined) => (input === undefined ? undefined : renderTemplate(input, { workflow_id: deps.workflowId, agent_id: agent.id, task_folder: deps.tasks.of(agent) }));
+  const rendered = (input: string | undefined) =>
+    input === undefined
+      ? undefined
+      : renderTemplate(input, {
+          workflow_id: deps.workflowId,
+          agent_id: agent.id,
+          task_folder: deps.tasks.of(agent),
+        });
   switch (decision.kind) {
     case 'goto':
       return resolved({ ...decision, target: r(decision.target) });
@@ -55,8 +95,19 @@ export async function resolveDecision(decision: Decision, input: StepInput, deps
       let out: Extract<ResolvedDecisionData, { kind: 'reset' }>;
       if (workflow) {
         // A <reset-workflow> leaves the depth behind: it may go anywhere, at any depth.
-        const opened = await openCallee(workflow, { ...agent, workflow_depth: 0 }, deps, 'reset-workflow', where);
-        out = { ...rest, target: opened.entry, workflow: opened.workflow, input: rendered(decision.input) };
+        const opened = await openCallee(
+          workflow,
+          { ...agent, workflow_depth: 0 },
+          deps,
+          'reset-workflow',
+          where,
+        );
+        out = {
+          ...rest,
+          target: opened.entry,
+          workflow: opened.workflow,
+          input: rendered(decision.input),
+        };
       } else {
         out = { ...rest, target: r(decision.target) };
       }
@@ -66,34 +117,65 @@ export async function resolveDecision(decision: Decision, input: StepInput, deps
         out.taskFolder = { path: deps.tasks.path(agent.id, number), number };
       }
       // A worktree is the agent's directory (a tag has cd or worktree, never both): planned by the step.
-      if (!decision.worktree && decision.cd !== undefined) out.cd = await resolveCd(agent, decision.cd, where);
+      if (!decision.worktree && decision.cd !== undefined)
+        out.cd = await resolveCd(agent, decision.cd, where);
       return resolved(out);
     }
     case 'call':
     case 'function': {
       if (stackDepth(agent.stack) >= MAX_STACK_DEPTH) {
-        throw new RaymondError('ERR_STACK_DEPTH', `<${decision.kind}> would make the return stack ${stackDepth(agent.stack) + 1} frames deep; at most ${MAX_STACK_DEPTH} are allowed (a recursion that never ends?)`, { file: where });
+        throw new RaymondError(
+          'ERR_STACK_DEPTH',
+          `<${decision.kind}> would make the return stack ${stackDepth(agent.stack) + 1} frames deep; at most ${MAX_STACK_DEPTH} are allowed (a recursion that never ends?)`,
+          { file: where },
+        );
       }
       const { workflow, ...rest } = decision;
       if (workflow) {
         const returnTo = r(decision.returnTo);
         const opened = await openCallee(workflow, agent, deps, `${decision.kind}-workflow`, where);
-        const cd = decision.cd === undefined ? undefined : await resolveCd(agent, decision.cd, where);
-        return resolved({ ...rest, target: opened.entry, returnTo, workflow: opened.workflow, cd, input: rendered(decision.input) });
+        const cd =
+          decision.cd === undefined ? undefined : await resolveCd(agent, decision.cd, where);
+        return resolved({
+          ...rest,
+          target: opened.entry,
+          returnTo,
+          workflow: opened.workflow,
+          cd,
+          input: rendered(decision.input),
+        });
       }
       return resolved({ ...rest, target: r(decision.target), returnTo: r(decision.returnTo) });
     }
     case 'fork': {
       const next = r(decision.next);
-      const callees = await Promise.all(decision.workers.map((w) => (w.workflow ? openCallee(w.workflow, agent, deps, 'fork-workflow', where) : Promise.resolve(undefined))));
+      const callees = await Promise.all(
+        decision.workers.map((w) =>
+          w.workflow
+            ? openCallee(w.workflow, agent, deps, 'fork-workflow', where)
+            : Promise.resolve(undefined),
+        ),
+      );
       const targets = decision.workers.map((w, i) => callees[i]?.entry ?? r(w.target));
       // A workflow's worker is named after the workflow (main_other1), a state's after the state.
-      const names = nameWorkers(agent.id, input.forkCount, decision.workers.map((w, i) => callees[i]?.workflow.name ?? targets[i]!));
+      const names = nameWorkers(
+        agent.id,
+        input.forkCount,
+        decision.workers.map((w, i) => callees[i]?.workflow.name ?? targets[i]!),
+      );
       const workers: ResolvedForkSpawn[] = [];
       for (const [i, { workflow: _w, ...w }] of decision.workers.entries()) {
         const id = names[i]!;
-        const taskFolder = w.inheritTask ? { path: deps.tasks.of(agent), number: 0 } : { path: deps.tasks.path(id, 1), number: 1 };
-        const worker: ResolvedForkSpawn = { ...w, id, target: targets[i]!, taskFolder, ...(callees[i] ? { workflow: callees[i].workflow, input: rendered(w.input) } : {}) };
+        const taskFolder = w.inheritTask
+          ? { path: deps.tasks.of(agent), number: 0 }
+          : { path: deps.tasks.path(id, 1), number: 1 };
+        const worker: ResolvedForkSpawn = {
+          ...w,
+          id,
+          target: targets[i]!,
+          taskFolder,
+          ...(callees[i] ? { workflow: callees[i].workflow, input: rendered(w.input) } : {}),
+        };
         if (!w.worktree && w.cd !== undefined) worker.cd = await resolveCd(agent, w.cd, where);
         workers.push(worker);
       }
@@ -101,11 +183,21 @@ export async function resolveDecision(decision: Decision, input: StepInput, deps
     }
     case 'ask': {
       if (deps.onAsk === 'reject') {
-        throw new RaymondError('ERR_ASK_REJECTED', `asked a question (<ask>), and this run takes no answers (--on-ask=reject, the default without a terminal): the agent is paused; resume with --on-ask=pause (or on a terminal) to let it ask`, { file: where });
+        throw new RaymondError(
+          'ERR_ASK_REJECTED',
+          `asked a question (<ask>), and this run takes no answers (--on-ask=reject, the default without a terminal): the agent is paused; resume with --on-ask=pause (or on a terminal) to let it ask`,
+          { file: where },
+        );
       }
       const now = Date.now();
-      const ask: PendingAsk = { id: `ask_${agent.id}_${now}`, prompt: decision.prompt, created_at: new Date(now).toISOString(), next: r(decision.next) };
-      if (decision.timeoutMs !== undefined) ask.timeout_at = new Date(now + decision.timeoutMs).toISOString();
+      const ask: PendingAsk = {
+        id: `ask_${agent.id}_${now}`,
+        prompt: decision.prompt,
+        created_at: new Date(now).toISOString(),
+        next: r(decision.next),
+      };
+      if (decision.timeoutMs !== undefined)
+        ask.timeout_at = new Date(now + decision.timeoutMs).toISOString();
       if (decision.timeoutNext !== undefined) ask.timeout_next = r(decision.timeoutNext);
       if (decision.files) ask.files = decision.files;
       return resolved({ ...decision, next: ask.next, timeoutNext: ask.timeout_next, ask });

@@ -24,20 +24,40 @@ export interface AppliedAnswers {
  * so an answer is applied once even if the process is killed after.
  * @throws RaymondError ERR_ASK_ANSWER naming `file` (the state file) for an answer to no pending ask.
  */
-export function applyResumeAnswers(agents: StoredAgent[], answers: ResumeAnswers, runId: string, file: string, now = Date.now()): AppliedAnswers {
+export function applyResumeAnswers(
+  agents: StoredAgent[],
+  answers: ResumeAnswers,
+  runId: string,
+  file: string,
+  now = Date.now(),
+): AppliedAnswers {
   const pending = pendingAsks(agents);
   const notes: string[] = [];
   const texts = new Map<string, string>();
-  const list = () => (pending.length === 0 ? 'it has none' : `pending: ${pending.map((a) => `${a.id} (${a.agent_id})`).join(', ')}`);
+  const list = () =>
+    pending.length === 0
+      ? 'it has none'
+      : `pending: ${pending.map((a) => `${a.id} (${a.agent_id})`).join(', ')}`;
   for (const { askId, text } of answers.byId ?? []) {
     const ask = pending.find((a) => a.id === askId);
-    if (!ask) throw new RaymondError('ERR_ASK_ANSWER', `--answer ${askId}=...: run ${runId} has no pending ask ${askId} (${list()})`, { file });
-    if (texts.has(askId)) throw new RaymondError('ERR_ASK_ANSWER', `--answer ${askId}=... is given twice`, { file });
+    if (!ask)
+      throw new RaymondError(
+        'ERR_ASK_ANSWER',
+        `--answer ${askId}=...: run ${runId} has no pending ask ${askId} (${list()})`,
+        { file },
+      );
+    if (texts.has(askId))
+      throw new RaymondError('ERR_ASK_ANSWER', `--answer ${askId}=... is given twice`, { file });
     texts.set(askId, text);
   }
   if (answers.input !== undefined) {
     const open = pending.filter((a) => !texts.has(a.id));
-    if (open.length === 0) throw new RaymondError('ERR_ASK_ANSWER', `--input answers a pending ask, and run ${runId} has no ${pending.length > 0 ? 'other ' : ''}pending ask (${list()})`, { file });
+    if (open.length === 0)
+      throw new RaymondError(
+        'ERR_ASK_ANSWER',
+        `--input answers a pending ask, and run ${runId} has no ${pending.length > 0 ? 'other ' : ''}pending ask (${list()})`,
+        { file },
+      );
     const oldest = open.find((a) => !askExpired(a, now)) ?? open[0]!;
     texts.set(oldest.id, answers.input);
   }
@@ -45,7 +65,9 @@ export function applyResumeAnswers(agents: StoredAgent[], answers: ResumeAnswers
     const text = agent.ask ? texts.get(agent.ask.id) : undefined;
     if (text === undefined || !agent.ask) return agent;
     if (askExpired(agent.ask, now)) {
-      notes.push(`the ask ${agent.ask.id} of ${agent.id} ran out of time at ${agent.ask.timeout_at}; the answer is not used, and the agent goes ${agent.ask.timeout_next ? `to ${agent.ask.timeout_next}` : 'nowhere: it fails'}`);
+      notes.push(
+        `the ask ${agent.ask.id} of ${agent.id} ran out of time at ${agent.ask.timeout_at}; the answer is not used, and the agent goes ${agent.ask.timeout_next ? `to ${agent.ask.timeout_next}` : 'nowhere: it fails'}`,
+      );
       return agent;
     }
     return answerAsk(agent, text);

@@ -28,12 +28,27 @@ export interface PermissionDenial {
 
 /** Progress before a run has said anything. */
 export function emptyProgress(now = Date.now()): RunProgress {
-  return { counts: { idle: 0, invoking: 0, 'awaiting-child': 0, terminated: 0, paused: 0, asking: 0 }, costUsd: 0, budgetUsd: 0, startedAt: now, steps: 0, failed: 0, denials: [] };
+  return {
+    counts: { idle: 0, invoking: 0, 'awaiting-child': 0, terminated: 0, paused: 0, asking: 0 },
+    costUsd: 0,
+    budgetUsd: 0,
+    startedAt: now,
+    steps: 0,
+    failed: 0,
+    denials: [],
+  };
 }
 
 /** Frames per machine state when a run (re)starts; trackProgress keeps them from then on. */
 export function frameCounts(agents: Iterable<AgentRecord>): FrameCounts {
-  const counts: FrameCounts = { idle: 0, invoking: 0, 'awaiting-child': 0, terminated: 0, paused: 0, asking: 0 };
+  const counts: FrameCounts = {
+    idle: 0,
+    invoking: 0,
+    'awaiting-child': 0,
+    terminated: 0,
+    paused: 0,
+    asking: 0,
+  };
   for (const a of agents) {
     if (a.status === 'active') {
       if (a.ask) counts.asking++;

@@ -2,7 +2,11 @@ import { freemem } from 'node:os';
 import type { RunOptions } from '../../machines/types.js';
 import type { Grant } from '../language/grant.js';
 import { DEFAULT_PUSH_REMOTE } from '../settings/run-settings-table.js';
-import { fromStoredOptions, storedOptions, type TableRunSettings } from '../settings/setting-values.js';
+import {
+  fromStoredOptions,
+  storedOptions,
+  type TableRunSettings,
+} from '../settings/setting-values.js';
 
 /**
  * How a run behaves. The settings of the table (src/settings/) come from
@@ -30,18 +34,32 @@ export interface QueueSettings {
 }
 
 /** Settings a resume's command line gives again: its queue may be only companions (`--queue-secret-file`, `--push-remote`) for the run's own URL. */
-export type ResumeOverrides = Partial<Omit<RunSettings, 'queue'>> & { queue?: Partial<QueueSettings> };
+export type ResumeOverrides = Partial<Omit<RunSettings, 'queue'>> & {
+  queue?: Partial<QueueSettings>;
+};
 
 /**
  * The queue a resumed run uses: a URL given again replaces the run's own;
  * a secret file or push remote given alone applies to the run's own URL
  * (from its state file), which a run on one machine does not have.
  */
-export function resumeQueue(own: QueueSettings | undefined, given: Partial<QueueSettings> | undefined): QueueSettings | undefined {
+export function resumeQueue(
+  own: QueueSettings | undefined,
+  given: Partial<QueueSettings> | undefined,
+): QueueSettings | undefined {
   if (!given) return own;
-  if (given.url !== undefined) return { url: given.url, secretFile: given.secretFile, pushRemote: given.pushRemote ?? own?.pushRemote ?? DEFAULT_PUSH_REMOTE };
+  if (given.url !== undefined)
+    return {
+      url: given.url,
+      secretFile: given.secretFile,
+      pushRemote: given.pushRemote ?? own?.pushRemote ?? DEFAULT_PUSH_REMOTE,
+    };
   if (!own) return undefined;
-  return { ...own, ...(given.secretFile !== undefined ? { secretFile: given.secretFile } : {}), ...(given.pushRemote !== undefined ? { pushRemote: given.pushRemote } : {}) };
+  return {
+    ...own,
+    ...(given.secretFile !== undefined ? { secretFile: given.secretFile } : {}),
+    ...(given.pushRemote !== undefined ? { pushRemote: given.pushRemote } : {}),
+  };
 }
 
 /** A queue URL as the state file keeps it: without its password. */
@@ -57,15 +75,32 @@ function withoutPassword(url: string): string {
 
 /** The settings as the state file stores them: the table's stored ones, the server run's environment, and the queue. */
 export function toOptions(s: RunSettings): RunOptions {
-  const env = s.environment && Object.keys(s.environment).length > 0 ? { environment: { ...s.environment } } : {};
-  const queue = s.queue ? { queue: withoutPassword(s.queue.url), push_remote: s.queue.pushRemote } : {};
+  const env =
+    s.environment && Object.keys(s.environment).length > 0
+      ? { environment: { ...s.environment } }
+      : {};
+  const queue = s.queue
+    ? { queue: withoutPassword(s.queue.url), push_remote: s.queue.pushRemote }
+    : {};
   return { ...(storedOptions(s) as unknown as RunOptions), ...env, ...queue };
 }
 
 /** The settings a state file stored, for a resume. */
-export function fromOptions(o: RunOptions): Omit<RunSettings, 'debug' | 'warm' | 'claudeBin' | 'permissionMode' | 'disallowedTools' | 'grant'> {
-  const own = fromStoredOptions(o as unknown as Record<string, unknown>) as unknown as Omit<RunSettings, 'debug' | 'warm' | 'disallowedTools'>;
-  return { ...own, environment: o.environment, queue: o.queue ? { url: o.queue, pushRemote: o.push_remote ?? DEFAULT_PUSH_REMOTE } : undefined };
+export function fromOptions(
+  o: RunOptions,
+): Omit<
+  RunSettings,
+  'debug' | 'warm' | 'claudeBin' | 'permissionMode' | 'disallowedTools' | 'grant'
+> {
+  const own = fromStoredOptions(o as unknown as Record<string, unknown>) as unknown as Omit<
+    RunSettings,
+    'debug' | 'warm' | 'disallowedTools'
+  >;
+  return {
+    ...own,
+    environment: o.environment,
+    queue: o.queue ? { url: o.queue, pushRemote: o.push_remote ?? DEFAULT_PUSH_REMOTE } : undefined,
+  };
 }
 
 /** Each Claude Code process takes ~230 MB: allow a markdown step per ~300 MB of free memory. */

@@ -10,7 +10,15 @@ import { isMarkdown } from '../scope/extensions.js';
 import { openScope, resumeSpecifier, type Scope } from '../scope/scope.js';
 import { ScopeSet } from '../scope/scope-set.js';
 import { acquireLock } from '../state/run-lock.js';
-import { checkWorkflowId, lockFilePath, prepareStateFile, readStateFile, refuseExisting, removeLeftoverTemps, stateFilePath } from '../state/state-file.js';
+import {
+  checkWorkflowId,
+  lockFilePath,
+  prepareStateFile,
+  readStateFile,
+  refuseExisting,
+  removeLeftoverTemps,
+  stateFilePath,
+} from '../state/state-file.js';
 import { checkStoredStates } from './stored-states.js';
 import { composeRun, type RunHooks, type RunOutcome } from './compose-run.js';
 import { applyResumeAnswers, type ResumeAnswers } from './resume-answers.js';
@@ -19,7 +27,13 @@ import { preflightPi } from '../pi/find-pi.js';
 import { backendOf, type AgentBackend } from '../backends/agent-backend.js';
 import { parseStateSource } from '../language/frontmatter.js';
 import { layeredGrant } from './state-grant.js';
-import { fromOptions, resumeQueue, toOptions, type ResumeOverrides, type RunSettings } from './run-settings.js';
+import {
+  fromOptions,
+  resumeQueue,
+  toOptions,
+  type ResumeOverrides,
+  type RunSettings,
+} from './run-settings.js';
 
 interface CommonRequest extends RunHooks {
   /** Folder of state files (`.raymond/state` by default). */
@@ -58,16 +72,29 @@ export interface ResumeRequest extends CommonRequest {
  * step), and pi, checked with `pi --version`, whenever its workflow runs on
  * pi (again on every resume).
  */
-async function checkBackend(scope: Scope, first: string[], settings: RunSettings, markdown: StateExecutor | undefined): Promise<void> {
+async function checkBackend(
+  scope: Scope,
+  first: string[],
+  settings: RunSettings,
+  markdown: StateExecutor | undefined,
+): Promise<void> {
   const backend = backendOf(scope.backend);
-  for (const [flag, problem] of [['--model', settings.model && backend.modelProblem(settings.model)], ['--effort', settings.effort && backend.effortProblem(settings.effort)]] as const) {
-    if (problem) throw new RaymondError('ERR_USAGE', `${flag}: ${problem}${backend.name === 'pi' ? ' (this workflow runs on pi)' : ''}`);
+  for (const [flag, problem] of [
+    ['--model', settings.model && backend.modelProblem(settings.model)],
+    ['--effort', settings.effort && backend.effortProblem(settings.effort)],
+  ] as const) {
+    if (problem)
+      throw new RaymondError(
+        'ERR_USAGE',
+        `${flag}: ${problem}${backend.name === 'pi' ? ' (this workflow runs on pi)' : ''}`,
+      );
   }
   await checkGrants(scope, settings, backend);
   // A queued run's turns run on the workers, which look for their CLI themselves; its queue is checked instead.
   if (settings.queue) checkQueue(settings.queue);
   else if (markdown) return;
-  else if (scope.backend?.name === 'pi') await preflightPi({ ...process.env, ...settings.environment });
+  else if (scope.backend?.name === 'pi')
+    await preflightPi({ ...process.env, ...settings.environment });
   else if (first.some(isMarkdown)) findClaude(settings.claudeBin);
 }
 
@@ -77,7 +104,11 @@ async function checkBackend(scope: Scope, first: string[], settings: RunSettings
  * with the line lint gives. A frontmatter that does not parse is left to
  * the step that runs it.
  */
-async function checkGrants(scope: Scope, settings: RunSettings, backend: AgentBackend): Promise<void> {
+async function checkGrants(
+  scope: Scope,
+  settings: RunSettings,
+  backend: AgentBackend,
+): Promise<void> {
   for (const file of scope.stateFiles().filter(isMarkdown)) {
     let policy;
     try {
@@ -86,7 +117,8 @@ async function checkGrants(scope: Scope, settings: RunSettings, backend: AgentBa
       continue;
     }
     const problem = backend.grantProblem(layeredGrant(settings.grant, scope.grant, policy.grant));
-    if (problem !== undefined) throw new RaymondError('ERR_GRANT', problem, { file: scope.display(file) });
+    if (problem !== undefined)
+      throw new RaymondError('ERR_GRANT', problem, { file: scope.display(file) });
   }
 }
 
@@ -115,11 +147,33 @@ export async function startWorkflow(req: StartRequest): Promise<RunOutcome> {
         total_cost_usd: 0,
         fork_counters: {},
         session_costs: {},
-        agents: [{ id: 'main', state: scope.ref.entry, session: null, branchFrom: req.continueSession ? CONTINUE_LATEST : null, next_session: randomUUID(), stack: [], cwd: req.cwd, attributes: {}, input: req.input ?? null, status: 'active' }],
+        agents: [
+          {
+            id: 'main',
+            state: scope.ref.entry,
+            session: null,
+            branchFrom: req.continueSession ? CONTINUE_LATEST : null,
+            next_session: randomUUID(),
+            stack: [],
+            cwd: req.cwd,
+            attributes: {},
+            input: req.input ?? null,
+            status: 'active',
+          },
+        ],
         results: {},
       };
       await removeLeftoverTemps(stateFile);
-      return await runInScopes(scope, (scopes) => composeRun({ state, scopes, stateFile, settings: req.settings, hooks: req, resumed: false }));
+      return await runInScopes(scope, (scopes) =>
+        composeRun({
+          state,
+          scopes,
+          stateFile,
+          settings: req.settings,
+          hooks: req,
+          resumed: false,
+        }),
+      );
     } finally {
       release();
     }
@@ -140,21 +194,54 @@ export async function resumeWorkflow(req: ResumeRequest): Promise<RunOutcome> {
     // A worker whose failure a <join> received was handled there: it stays failed.
     const live = state.agents.filter((a) => a.status !== 'terminated' && a.joined === undefined);
     if (live.length === 0) {
-      throw new RaymondError('ERR_STATE_FILE', `run ${req.workflowId} has ${state.status === 'completed' ? 'completed' : 'no live agent'}; nothing to resume`, { file: stateFile });
+      throw new RaymondError(
+        'ERR_STATE_FILE',
+        `run ${req.workflowId} has ${state.status === 'completed' ? 'completed' : 'no live agent'}; nothing to resume`,
+        { file: stateFile },
+      );
     }
     const scope = await openScope(resumeSpecifier(state.scope)).catch((err: unknown) => {
-      const what = err instanceof RaymondError && err.code.startsWith('ERR_YAML_') ? 'no longer valid' : 'gone';
-      throw new RaymondError('ERR_WORKFLOW_CHANGED', `the workflow of run ${req.workflowId} is ${what} (${formatError(err)}); restore it to resume`, { file: stateFile });
+      const what =
+        err instanceof RaymondError && err.code.startsWith('ERR_YAML_')
+          ? 'no longer valid'
+          : 'gone';
+      throw new RaymondError(
+        'ERR_WORKFLOW_CHANGED',
+        `the workflow of run ${req.workflowId} is ${what} (${formatError(err)}); restore it to resume`,
+        { file: stateFile },
+      );
     });
     try {
       if (!req.allowChanges) await checkUnchanged(scope, state);
       const own = fromOptions(state.options);
-      const settings: RunSettings = { ...own, debug: true, warm: true, disallowedTools: DEFAULT_DISALLOWED_TOOLS, ...stripUndefined(req.overrides), queue: resumeQueue(own.queue, req.overrides.queue) };
+      const settings: RunSettings = {
+        ...own,
+        debug: true,
+        warm: true,
+        disallowedTools: DEFAULT_DISALLOWED_TOOLS,
+        ...stripUndefined(req.overrides),
+        queue: resumeQueue(own.queue, req.overrides.queue),
+      };
       // Asked at a terminal when it started, resumed where nobody can answer: refuse asks rather than wait forever.
-      if (req.overrides.onAsk === undefined && settings.onAsk === 'prompt' && req.interactive === false) settings.onAsk = 'reject';
-      const answered = applyResumeAnswers(state.agents, req.answers ?? {}, req.workflowId, stateFile);
+      if (
+        req.overrides.onAsk === undefined &&
+        settings.onAsk === 'prompt' &&
+        req.interactive === false
+      )
+        settings.onAsk = 'reject';
+      const answered = applyResumeAnswers(
+        state.agents,
+        req.answers ?? {},
+        req.workflowId,
+        stateFile,
+      );
       for (const text of answered.notes) req.onEvent({ type: 'warning', text });
-      await checkBackend(scope, live.map((a) => a.state), settings, req.markdown);
+      await checkBackend(
+        scope,
+        live.map((a) => a.state),
+        settings,
+        req.markdown,
+      );
       const resumed: WorkflowState = {
         ...state,
         status: 'running',
@@ -169,10 +256,21 @@ export async function resumeWorkflow(req: ResumeRequest): Promise<RunOutcome> {
       await removeLeftoverTemps(stateFile);
       return await runInScopes(scope, async (scopes) => {
         await scopes.preload(scopeKeys(live)).catch((err: unknown) => {
-          throw new RaymondError('ERR_WORKFLOW_CHANGED', `a workflow that run ${req.workflowId}'s agents are in is gone (${formatError(err)}); restore it to resume`, { file: stateFile });
+          throw new RaymondError(
+            'ERR_WORKFLOW_CHANGED',
+            `a workflow that run ${req.workflowId}'s agents are in is gone (${formatError(err)}); restore it to resume`,
+            { file: stateFile },
+          );
         });
         checkStoredStates(live, scopes, stateFile, req.workflowId);
-        return composeRun({ state: resumed, scopes, stateFile, settings, hooks: req, resumed: true });
+        return composeRun({
+          state: resumed,
+          scopes,
+          stateFile,
+          settings,
+          hooks: req,
+          resumed: true,
+        });
       });
     } finally {
       await scope.dispose();
@@ -211,9 +309,14 @@ async function checkUnchanged(scope: Scope, state: WorkflowState): Promise<void>
   if (!before) return;
   const now = await scope.fingerprints();
   for (const [file, hash] of Object.entries(before)) {
-    const what = now[file] === undefined ? 'was removed' : now[file] !== hash ? 'was edited' : undefined;
+    const what =
+      now[file] === undefined ? 'was removed' : now[file] !== hash ? 'was edited' : undefined;
     if (what) {
-      throw new RaymondError('ERR_WORKFLOW_CHANGED', `${file} ${what} since run ${state.workflow_id} started; restore it, or resume with --allow-changes to use the workflow as it is now`, { file: scope.display(file) });
+      throw new RaymondError(
+        'ERR_WORKFLOW_CHANGED',
+        `${file} ${what} since run ${state.workflow_id} started; restore it, or resume with --allow-changes to use the workflow as it is now`,
+        { file: scope.display(file) },
+      );
     }
   }
 }

@@ -10,7 +10,11 @@ import type { Scope } from '../scope/scope.js';
  * The grant a state runs with: the config's defaults, under the workflow's
  * (`workflow.yaml`, a YAML workflow's top), under the state's own.
  */
-export function layeredGrant(config: Grant | undefined, workflow: Grant | undefined, state: Grant | undefined): Grant {
+export function layeredGrant(
+  config: Grant | undefined,
+  workflow: Grant | undefined,
+  state: Grant | undefined,
+): Grant {
   return [config, workflow, state].reduce<Grant>((out, g) => (g ? overGrant(out, g) : out), {});
 }
 
@@ -20,20 +24,46 @@ export function layeredGrant(config: Grant | undefined, workflow: Grant | undefi
  * be a directory, as `cd` must. Undefined for an empty grant.
  * @throws RaymondError ERR_GRANT naming the state file (`where`).
  */
-export async function resolveGrant(grant: Grant, scope: Pick<Scope, 'ref' | 'readText'>, cwd: string, where: string): Promise<ResolvedGrant | undefined> {
+export async function resolveGrant(
+  grant: Grant,
+  scope: Pick<Scope, 'ref' | 'readText'>,
+  cwd: string,
+  where: string,
+): Promise<ResolvedGrant | undefined> {
   const { onDenial: _, ...rest } = grant;
   if (isEmptyGrant(rest)) return undefined;
-  const out: ResolvedGrant = { tools: grant.tools, allowedTools: grant.allowedTools, disallowedTools: grant.disallowedTools, mcpInherit: grant.mcpInherit, permissionMode: grant.permissionMode };
+  const out: ResolvedGrant = {
+    tools: grant.tools,
+    allowedTools: grant.allowedTools,
+    disallowedTools: grant.disallowedTools,
+    mcpInherit: grant.mcpInherit,
+    permissionMode: grant.permissionMode,
+  };
   const servers = grant.mcpServers;
-  if (typeof servers === 'string') out.mcpConfig = JSON.stringify({ mcpServers: parseMcpFile(await readWorkflowFile(scope, servers, 'mcp_servers', where), servers, where) });
+  if (typeof servers === 'string')
+    out.mcpConfig = JSON.stringify({
+      mcpServers: parseMcpFile(
+        await readWorkflowFile(scope, servers, 'mcp_servers', where),
+        servers,
+        where,
+      ),
+    });
   else if (servers) out.mcpConfig = JSON.stringify({ mcpServers: servers });
   const prompt = grant.appendSystemPrompt;
-  if (prompt !== undefined) out.appendSystemPrompt = prompt.startsWith('@') ? await readWorkflowFile(scope, prompt.slice(1), 'append_system_prompt', where) : prompt;
+  if (prompt !== undefined)
+    out.appendSystemPrompt = prompt.startsWith('@')
+      ? await readWorkflowFile(scope, prompt.slice(1), 'append_system_prompt', where)
+      : prompt;
   if (grant.addDirs) {
     out.addDirs = await Promise.all(
       grant.addDirs.map(async (d) => {
         const dir = resolvePath(cwd, d);
-        if (!(await stat(dir).catch(() => undefined))?.isDirectory()) throw new RaymondError('ERR_GRANT', `add_dirs: "${d}" is not a directory (resolved to ${dir})`, { file: where });
+        if (!(await stat(dir).catch(() => undefined))?.isDirectory())
+          throw new RaymondError(
+            'ERR_GRANT',
+            `add_dirs: "${d}" is not a directory (resolved to ${dir})`,
+            { file: where },
+          );
         return dir;
       }),
     );

@@ -22,25 +22,53 @@ function outputCut(execution: Execution): string | undefined {
 }
 
 /** Runs a script state and reads its transition from what it printed. */
-async function runScriptStep(deps: StepDependencies, input: StepInput, where: string, signal: AbortSignal): Promise<StepResult> {
+async function runScriptStep(
+  deps: StepDependencies,
+  input: StepInput,
+  where: string,
+  signal: AbortSignal,
+): Promise<StepResult> {
   const agent = input.record;
   const scope = deps.scopes.of(agent.scope);
   const own = scope.scriptTimeoutMs?.(agent.state);
-  const execution = await deps.script.execute({ workflowId: deps.workflowId, agent, file: agent.state, scope, signal, timeoutMs: own ?? deps.timeoutMs, timeoutFromState: own !== undefined, debug: stepDebug(deps, agent) });
+  const execution = await deps.script.execute({
+    workflowId: deps.workflowId,
+    agent,
+    file: agent.state,
+    scope,
+    signal,
+    timeoutMs: own ?? deps.timeoutMs,
+    timeoutFromState: own !== undefined,
+    debug: stepDebug(deps, agent),
+  });
   const cut = outputCut(execution);
   if (cut) deps.emit({ type: 'warning', text: `[${agent.id}] ${where}: ${cut}` });
   let interpretation;
   try {
-    interpretation = await deps.language.interpret({ output: execution.output, file: where }, signal);
+    interpretation = await deps.language.interpret(
+      { output: execution.output, file: where },
+      signal,
+    );
   } catch (err) {
-    if (err instanceof RaymondError && (err.code === 'ERR_TAG_MISSING' || err.code === 'ERR_TAG_MULTIPLE')) {
-      const shown = execution.output.trim() ? `; its output ended with: ${tail(execution.output)}` : '; it printed nothing';
-      throw new RaymondError(err.code, `${err.message}${shown}${cut ? `; ${cut}` : ''}`, { file: where });
+    if (
+      err instanceof RaymondError &&
+      (err.code === 'ERR_TAG_MISSING' || err.code === 'ERR_TAG_MULTIPLE')
+    ) {
+      const shown = execution.output.trim()
+        ? `; its output ended with: ${tail(execution.output)}`
+        : '; it printed nothing';
+      throw new RaymondError(err.code, `${err.message}${shown}${cut ? `; ${cut}` : ''}`, {
+        file: where,
+      });
     }
     throw err;
   }
   for (const text of interpretation.prints) deps.emit({ type: 'print', agentId: agent.id, text });
-  const decision = await settleWorktrees(deps, input, await resolveDecision(interpretation.decision, input, deps, where));
+  const decision = await settleWorktrees(
+    deps,
+    input,
+    await resolveDecision(interpretation.decision, input, deps, where),
+  );
   return { decision, session: null, costUsd: 0, freshSessions: freshSessions(decision) };
 }
 
@@ -54,12 +82,15 @@ export function createRunStep(deps: StepDependencies) {
   return fromPromise<StepResult, StepInput>(async ({ input, signal }) => {
     const scope = deps.scopes.of(input.record.scope);
     const where = scope.display(input.record.state);
-    for (const w of scope.stateWarnings?.(input.record.state) ?? []) deps.warnOnce(`${where}: ${w}`);
+    for (const w of scope.stateWarnings?.(input.record.state) ?? [])
+      deps.warnOnce(`${where}: ${w}`);
     try {
       const { step, acquired } = await takeWorktree(deps, input);
       // Made when the agent's first step needs it (its prompt or its script's environment names it).
       await deps.tasks.ensure(deps.tasks.of(step.record), where);
-      const result = await (isMarkdown(step.record.state) ? runMarkdownStep(deps, step, where, signal) : runScriptStep(deps, step, where, signal));
+      const result = await (isMarkdown(step.record.state)
+        ? runMarkdownStep(deps, step, where, signal)
+        : runScriptStep(deps, step, where, signal));
       return acquired ? { ...result, acquired } : result;
     } catch (err) {
       // The machine receives the failure as plain data (it is stored in the state file), not as an Error.

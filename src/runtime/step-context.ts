@@ -41,12 +41,20 @@ export interface StepDependencies {
 }
 
 /** The debug-file opener for one step, if debug logs are on. */
-export function stepDebug(deps: StepDependencies, agent: AgentRecord): (() => StepDebug) | undefined {
+export function stepDebug(
+  deps: StepDependencies,
+  agent: AgentRecord,
+): (() => StepDebug) | undefined {
   const debug = deps.debug;
-  return debug && (() => debug.step(agent.id, agent.state, isMarkdown(agent.state) ? 'markdown' : 'script'));
+  return (
+    debug &&
+    (() => debug.step(agent.id, agent.state, isMarkdown(agent.state) ? 'markdown' : 'script'))
+  );
 }
 
 /** New session ids to reserve after a step: the agent's own, then one per forked worker. */
 export function freshSessions(decision: Decision): string[] {
-  return Array.from({ length: 1 + (decision.kind === 'fork' ? decision.workers.length : 0) }, () => randomUUID());
+  return Array.from({ length: 1 + (decision.kind === 'fork' ? decision.workers.length : 0) }, () =>
+    randomUUID(),
+  );
 }

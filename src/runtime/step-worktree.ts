@@ -1,6 +1,12 @@
 import { join, relative } from 'node:path';
 import type { StepInput } from '../../machines/agent.machine.js';
-import type { AgentRecord, ResolvedDecision, WorktreeMode, WorktreeRef, WorktreeRequest } from '../../machines/types.js';
+import type {
+  AgentRecord,
+  ResolvedDecision,
+  WorktreeMode,
+  WorktreeRef,
+  WorktreeRequest,
+} from '../../machines/types.js';
 import { pinBase, type PinnedBase } from '../worktrees/git-worktrees.js';
 import type { StepDependencies } from './step-context.js';
 
@@ -22,31 +28,52 @@ function inside(dir: string, top: string): boolean {
  * (or when its folder went), and runs the step there. The agent's directory
  * keeps its place inside the worktree (a `cd` the agent made in it).
  */
-export async function takeWorktree(deps: Pick<StepDependencies, 'worktrees'>, input: StepInput): Promise<{ step: StepInput; acquired?: AcquiredWorktree }> {
+export async function takeWorktree(
+  deps: Pick<StepDependencies, 'worktrees'>,
+  input: StepInput,
+): Promise<{ step: StepInput; acquired?: AcquiredWorktree }> {
   const agent = input.record;
   const w = agent.worktree;
   if (!w || w.removed !== undefined) return { step: input };
   const path = await deps.worktrees.acquire(w, agent.id);
   if (path === w.path) return { step: input };
-  const cwd = w.path !== undefined && inside(agent.cwd, w.path) ? join(path, relative(w.path, agent.cwd)) : path;
+  const cwd =
+    w.path !== undefined && inside(agent.cwd, w.path)
+      ? join(path, relative(w.path, agent.cwd))
+      : path;
   const acquired = { cwd, worktree: { ...w, path } };
   return { step: { ...input, record: { ...agent, ...acquired } }, acquired };
 }
 
 /** Whether the agent works in a worktree it still has (not removed when it last ended). */
-const holds = (agent: AgentRecord): agent is AgentRecord & { worktree: WorktreeRef } => agent.worktree !== undefined && agent.worktree.removed === undefined;
+const holds = (agent: AgentRecord): agent is AgentRecord & { worktree: WorktreeRef } =>
+  agent.worktree !== undefined && agent.worktree.removed === undefined;
 
 /**
  * The worktree an agent will get when it first runs: its branch name and
  * the commit it starts from, pinned now. Forks of one output that share a
  * directory and a base ask git once.
  */
-async function planWorktree(workflowId: string, mode: WorktreeMode, agent: AgentRecord, agentId: string, request: WorktreeRequest, pins: Map<string, Promise<PinnedBase>>): Promise<WorktreeRef> {
+async function planWorktree(
+  workflowId: string,
+  mode: WorktreeMode,
+  agent: AgentRecord,
+  agentId: string,
+  request: WorktreeRequest,
+  pins: Map<string, Promise<PinnedBase>>,
+): Promise<WorktreeRef> {
   const key = `${agent.cwd}\0${request.base ?? ''}`;
   let pin = pins.get(key);
   if (!pin) pins.set(key, (pin = pinBase(agent.cwd, request.base, request.name)));
   const { repo, base } = await pin;
-  return { name: request.name, repo, branch: `raymond/${workflowId}/${agentId}`, base, mode, ...(request.sparse ? { sparse: request.sparse } : {}) };
+  return {
+    name: request.name,
+    repo,
+    branch: `raymond/${workflowId}/${agentId}`,
+    base,
+    mode,
+    ...(request.sparse ? { sparse: request.sparse } : {}),
+  };
 }
 
 /**
@@ -58,19 +85,28 @@ async function planWorktree(workflowId: string, mode: WorktreeMode, agent: Agent
  * that ends (worktree-pool.ts: commits counted, work saved, an empty
  * branch deleted). Returns the decision with what that made.
  */
-export async function settleWorktrees(deps: Pick<StepDependencies, 'workflowId' | 'worktreeMode' | 'worktrees'>, input: StepInput, decision: ResolvedDecision): Promise<ResolvedDecision> {
+export async function settleWorktrees(
+  deps: Pick<StepDependencies, 'workflowId' | 'worktreeMode' | 'worktrees'>,
+  input: StepInput,
+  decision: ResolvedDecision,
+): Promise<ResolvedDecision> {
   const agent = input.record;
   const pins = new Map<string, Promise<PinnedBase>>();
-  const plan = (agentId: string, request: WorktreeRequest) => planWorktree(deps.workflowId, deps.worktreeMode, agent, agentId, request, pins);
+  const plan = (agentId: string, request: WorktreeRequest) =>
+    planWorktree(deps.workflowId, deps.worktreeMode, agent, agentId, request, pins);
   switch (decision.kind) {
     case 'reset':
       if (!decision.worktree || holds(agent)) return decision;
       return { ...decision, created: await plan(agent.id, decision.worktree) };
     case 'fork': {
       const workers = [];
-      for (const w of decision.workers) workers.push(w.worktree ? { ...w, created: await plan(w.id, w.worktree) } : w);
+      for (const w of decision.workers)
+        workers.push(w.worktree ? { ...w, created: await plan(w.id, w.worktree) } : w);
       // A parent that waits for its workers gives its pooled worktree folder back meanwhile.
-      const parked = decision.join && holds(agent) ? await deps.worktrees.suspend(agent.worktree, agent.id) : undefined;
+      const parked =
+        decision.join && holds(agent)
+          ? await deps.worktrees.suspend(agent.worktree, agent.id)
+          : undefined;
       return { ...decision, workers, ...(parked ? { worktree: parked } : {}) };
     }
     case 'result':

@@ -9,7 +9,12 @@ import type { ScopeSet } from '../scope/scope-set.js';
  * step resolves a tag's target. A state file is data on disk, which anyone
  * may edit; `../../elsewhere/evil.sh` must not run on `--resume`.
  */
-export function checkStoredStates(agents: readonly StoredAgent[], scopes: ScopeSet, stateFile: string, runId: string): void {
+export function checkStoredStates(
+  agents: readonly StoredAgent[],
+  scopes: ScopeSet,
+  stateFile: string,
+  runId: string,
+): void {
   for (const agent of agents) {
     if (agent.status === 'terminated') continue;
     let key = agent.scope ?? null;
@@ -27,10 +32,18 @@ export function checkStoredStates(agents: readonly StoredAgent[], scopes: ScopeS
     try {
       resolved = scopes.of(key).resolve(state, stateFile);
     } catch (err) {
-      throw new RaymondError('ERR_STATE_FILE', `${what} ${JSON.stringify(state).slice(0, 200)} is not a state of run ${runId}'s workflow (${err instanceof RaymondError ? err.message : formatError(err)}); the state file was edited or damaged`, { file: stateFile });
+      throw new RaymondError(
+        'ERR_STATE_FILE',
+        `${what} ${JSON.stringify(state).slice(0, 200)} is not a state of run ${runId}'s workflow (${err instanceof RaymondError ? err.message : formatError(err)}); the state file was edited or damaged`,
+        { file: stateFile },
+      );
     }
     if (resolved !== state) {
-      throw new RaymondError('ERR_STATE_FILE', `${what} ${JSON.stringify(state).slice(0, 200)} is not a state file name of run ${runId}'s workflow (it would be ${resolved}); the state file was edited or damaged`, { file: stateFile });
+      throw new RaymondError(
+        'ERR_STATE_FILE',
+        `${what} ${JSON.stringify(state).slice(0, 200)} is not a state file name of run ${runId}'s workflow (it would be ${resolved}); the state file was edited or damaged`,
+        { file: stateFile },
+      );
     }
   }
 }

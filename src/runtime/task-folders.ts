@@ -31,14 +31,19 @@ export function projectRootOf(stateFile: string): string {
 /** Task folders laid out by `pattern` under `root` for the run `workflowId`. */
 export function createTaskFolders(root: string, pattern: string, workflowId: string): TaskFolders {
   const made = new Set<string>();
-  const path = (agentId: string, number: number) => taskFolderPath(root, pattern, workflowId, agentId, number);
+  const path = (agentId: string, number: number) =>
+    taskFolderPath(root, pattern, workflowId, agentId, number);
   return {
     path,
     of: (agent) => agent.task_folder ?? path(agent.id, 1),
     async ensure(folder, where) {
       if (made.has(folder)) return;
       await makeFolders(folder).catch((err: unknown) => {
-        throw new RaymondError('ERR_TASK_FOLDER', `cannot make the task folder ${folder}: ${errorMessage(err)}${isDiskFull(err) ? DISK_FULL_HINT : ''}`, { file: where });
+        throw new RaymondError(
+          'ERR_TASK_FOLDER',
+          `cannot make the task folder ${folder}: ${errorMessage(err)}${isDiskFull(err) ? DISK_FULL_HINT : ''}`,
+          { file: where },
+        );
       });
       made.add(folder);
     },
@@ -47,5 +52,7 @@ export function createTaskFolders(root: string, pattern: string, workflowId: str
 
 /** Gives agents of a state file written before task folders their default one, so the state file records it. */
 export function withTaskFolders(agents: StoredAgent[], folders: TaskFolders): StoredAgent[] {
-  return agents.map((a) => (a.task_folder === undefined ? { ...a, task_folder: folders.of(a) } : a));
+  return agents.map((a) =>
+    a.task_folder === undefined ? { ...a, task_folder: folders.of(a) } : a,
+  );
 }

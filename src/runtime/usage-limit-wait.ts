@@ -18,7 +18,8 @@ export interface UsageLimitWait {
   now?: () => number;
 }
 
-const realSleep = (ms: number, signal: AbortSignal) => sleep(ms, undefined, { signal }).catch(() => {});
+const realSleep = (ms: number, signal: AbortSignal) =>
+  sleep(ms, undefined, { signal }).catch(() => {});
 
 /**
  * While every live agent of the run hit a usage limit (the outcome has a
@@ -27,7 +28,10 @@ const realSleep = (ms: number, signal: AbortSignal) => sleep(ms, undefined, { si
  * away does not wake the run at once. Returns the last outcome: a paused
  * one when the wait was given up.
  */
-export async function waitOutUsageLimits(first: RunOutcome, o: UsageLimitWait): Promise<RunOutcome> {
+export async function waitOutUsageLimits(
+  first: RunOutcome,
+  o: UsageLimitWait,
+): Promise<RunOutcome> {
   const now = o.now ?? Date.now;
   const pause = o.sleep ?? realSleep;
   let outcome = first;

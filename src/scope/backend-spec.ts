@@ -52,15 +52,22 @@ export function parseBackend(value: unknown, file: string): BackendSpec | undefi
     throw new RaymondError('ERR_SCOPE', `backend: ${message}`, { file });
   };
   const table = typeof value === 'string' ? { name: value } : value;
-  if (typeof table !== 'object' || Array.isArray(table)) return bad('expected a name (claude, pi) or { name, options }');
+  if (typeof table !== 'object' || Array.isArray(table))
+    return bad('expected a name (claude, pi) or { name, options }');
   const { name, options, ...rest } = table as Record<string, unknown>;
-  if (Object.keys(rest).length > 0) bad(`unknown key "${Object.keys(rest)[0]}" (known: name, options)`);
-  if (typeof name !== 'string' || !(BACKEND_NAMES as readonly string[]).includes(name)) return bad(`unknown backend ${JSON.stringify(name)}; known: ${BACKEND_NAMES.join(', ')}`);
+  if (Object.keys(rest).length > 0)
+    bad(`unknown key "${Object.keys(rest)[0]}" (known: name, options)`);
+  if (typeof name !== 'string' || !(BACKEND_NAMES as readonly string[]).includes(name))
+    return bad(`unknown backend ${JSON.stringify(name)}; known: ${BACKEND_NAMES.join(', ')}`);
   if (name === 'claude') {
     if (options !== undefined) bad('the claude backend takes no options');
     return { name: 'claude' };
   }
-  if (options !== undefined && (typeof options !== 'object' || options === null || Array.isArray(options))) bad('options must be a mapping');
+  if (
+    options !== undefined &&
+    (typeof options !== 'object' || options === null || Array.isArray(options))
+  )
+    bad('options must be a mapping');
   const out: Record<string, unknown> = {};
   for (const [key, v] of Object.entries((options ?? {}) as Record<string, unknown>)) {
     const spec = Object.hasOwn(PI_OPTIONS, key) ? PI_OPTIONS[key as keyof PiOptions] : undefined;
@@ -68,7 +75,9 @@ export function parseBackend(value: unknown, file: string): BackendSpec | undefi
     if (!spec!.check(v)) bad(`options.${key} = ${JSON.stringify(v)}: expected ${spec!.expected}`);
     out[key] = v;
   }
-  const exclusive = ['tools', 'no_tools', 'no_builtin_tools'].filter((k) => out[k] !== undefined && out[k] !== false);
+  const exclusive = ['tools', 'no_tools', 'no_builtin_tools'].filter(
+    (k) => out[k] !== undefined && out[k] !== false,
+  );
   if (exclusive.length > 1) bad(`options ${exclusive.join(' and ')} exclude each other`);
   return { name: 'pi', options: out };
 }
@@ -78,7 +87,10 @@ export function parseBackend(value: unknown, file: string): BackendSpec | undefi
  * beside it for a skill package's `states/` folder.
  */
 export function folderBackend(dir: string): BackendSpec | undefined {
-  const candidates = [join(dir, 'workflow.yaml'), ...(basename(dir) === 'states' ? [join(dirname(dir), 'workflow.yaml')] : [])];
+  const candidates = [
+    join(dir, 'workflow.yaml'),
+    ...(basename(dir) === 'states' ? [join(dirname(dir), 'workflow.yaml')] : []),
+  ];
   const manifest = candidates.find((f) => existsSync(f));
   if (!manifest) return undefined;
   return manifestBackend(readFileSync(manifest, 'utf8'), manifest);
@@ -92,7 +104,10 @@ export function manifestBackend(text: string, file: string): BackendSpec | undef
 
 /** The grant keys at the top of a folder workflow's `workflow.yaml`: every markdown state's defaults. */
 export function folderGrant(dir: string): Grant | undefined {
-  const candidates = [join(dir, 'workflow.yaml'), ...(basename(dir) === 'states' ? [join(dirname(dir), 'workflow.yaml')] : [])];
+  const candidates = [
+    join(dir, 'workflow.yaml'),
+    ...(basename(dir) === 'states' ? [join(dirname(dir), 'workflow.yaml')] : []),
+  ];
   const manifest = candidates.find((f) => existsSync(f));
   return manifest ? manifestGrant(readFileSync(manifest, 'utf8'), manifest) : undefined;
 }
@@ -110,5 +125,7 @@ function manifestData(text: string, file: string): Record<string, unknown> | und
   const doc = parseDocument(text);
   if (doc.errors.length > 0) invalid(`not valid YAML: ${doc.errors[0]!.message.split('\n')[0]}`);
   const data = yamlData(doc, invalid);
-  return data && typeof data === 'object' && !Array.isArray(data) ? (data as Record<string, unknown>) : undefined;
+  return data && typeof data === 'object' && !Array.isArray(data)
+    ? (data as Record<string, unknown>)
+    : undefined;
 }

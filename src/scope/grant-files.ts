@@ -9,13 +9,27 @@ import type { Scope } from './scope.js';
  * folder, else read through the scope (a folder, a state file's folder, an
  * archive's extracted files).
  */
-export async function readWorkflowFile(scope: Pick<Scope, 'ref' | 'readText'>, rel: string, key: string, where: string): Promise<string> {
+export async function readWorkflowFile(
+  scope: Pick<Scope, 'ref' | 'readText'>,
+  rel: string,
+  key: string,
+  where: string,
+): Promise<string> {
   try {
-    return scope.ref.kind === 'yaml' ? await readFile(resolvePath(dirname(scope.ref.path), rel), 'utf8') : await scope.readText(rel);
+    return scope.ref.kind === 'yaml'
+      ? await readFile(resolvePath(dirname(scope.ref.path), rel), 'utf8')
+      : await scope.readText(rel);
   } catch (err) {
-    const code = err instanceof RaymondError ? err.message.replace(/^cannot read: /, '') : ((err as NodeJS.ErrnoException).code ?? String(err));
+    const code =
+      err instanceof RaymondError
+        ? err.message.replace(/^cannot read: /, '')
+        : ((err as NodeJS.ErrnoException).code ?? String(err));
     const why = code === 'ENOENT' ? 'no such file' : code;
-    throw new RaymondError('ERR_GRANT', `${key}: cannot read "${rel}" (relative to the workflow): ${why}`, { file: where });
+    throw new RaymondError(
+      'ERR_GRANT',
+      `${key}: cannot read "${rel}" (relative to the workflow): ${why}`,
+      { file: where },
+    );
   }
 }
 
@@ -38,7 +52,11 @@ export function parseMcpFile(text: string, rel: string, where: string): Record<s
  * file missing or malformed, a system prompt file missing. Read when the
  * graph is built, so the checks themselves stay synchronous.
  */
-export async function grantFileProblems(scope: Pick<Scope, 'ref' | 'readText'>, grant: Grant, file: string): Promise<string[]> {
+export async function grantFileProblems(
+  scope: Pick<Scope, 'ref' | 'readText'>,
+  grant: Grant,
+  file: string,
+): Promise<string[]> {
   const out: string[] = [];
   const attempt = async (read: () => Promise<unknown>) => {
     try {
@@ -49,8 +67,12 @@ export async function grantFileProblems(scope: Pick<Scope, 'ref' | 'readText'>, 
     }
   };
   const servers = grant.mcpServers;
-  if (typeof servers === 'string') await attempt(async () => parseMcpFile(await readWorkflowFile(scope, servers, 'mcp_servers', file), servers, file));
+  if (typeof servers === 'string')
+    await attempt(async () =>
+      parseMcpFile(await readWorkflowFile(scope, servers, 'mcp_servers', file), servers, file),
+    );
   const prompt = grant.appendSystemPrompt;
-  if (prompt?.startsWith('@')) await attempt(() => readWorkflowFile(scope, prompt.slice(1), 'append_system_prompt', file));
+  if (prompt?.startsWith('@'))
+    await attempt(() => readWorkflowFile(scope, prompt.slice(1), 'append_system_prompt', file));
   return out;
 }

@@ -10,7 +10,8 @@ export interface DownloadLimits {
 }
 
 /** System and undici error codes of a network that may work again later. */
-const TRANSIENT_CAUSE = /^(ECONNREFUSED|ECONNRESET|ECONNABORTED|ETIMEDOUT|EAI_AGAIN|EHOSTUNREACH|EHOSTDOWN|ENETUNREACH|ENETDOWN|EPIPE|UND_ERR_\w+)$/;
+const TRANSIENT_CAUSE =
+  /^(ECONNREFUSED|ECONNRESET|ECONNABORTED|ETIMEDOUT|EAI_AGAIN|EHOSTUNREACH|EHOSTDOWN|ENETUNREACH|ENETDOWN|EPIPE|UND_ERR_\w+)$/;
 
 /** Answers that say "later": a timeout, too many requests, a server error. */
 function transientStatus(status: number): boolean {
@@ -29,13 +30,19 @@ export async function downloadBytes(url: string, limits: DownloadLimits): Promis
   const fail = (message: string, code: ErrorCode = 'ERR_DOWNLOAD'): never => {
     throw new RaymondError(code, message, { file: url });
   };
-  const tooBig = () => fail(`the download is larger than ${describeBytes(limits.maxBytes)}, the most Raymond fetches; refusing it`);
+  const tooBig = () =>
+    fail(
+      `the download is larger than ${describeBytes(limits.maxBytes)}, the most Raymond fetches; refusing it`,
+    );
   const signal = AbortSignal.timeout(limits.timeoutMs);
   try {
     const res = await proxiedFetch(url, { signal, redirect: 'follow' });
     if (!res.ok) {
       await res.body?.cancel();
-      fail(`download failed: the server answered ${res.status}${res.statusText ? ` ${res.statusText}` : ''}`, transientStatus(res.status) ? 'ERR_UNREACHABLE' : 'ERR_DOWNLOAD');
+      fail(
+        `download failed: the server answered ${res.status}${res.statusText ? ` ${res.statusText}` : ''}`,
+        transientStatus(res.status) ? 'ERR_UNREACHABLE' : 'ERR_DOWNLOAD',
+      );
     }
     if (Number(res.headers.get('content-length') ?? 0) > limits.maxBytes) {
       await res.body?.cancel();
@@ -52,9 +59,16 @@ export async function downloadBytes(url: string, limits: DownloadLimits): Promis
     return Buffer.concat(chunks);
   } catch (err) {
     if (err instanceof RaymondError) throw err;
-    if (signal.aborted) fail(`download failed: no complete answer within ${limits.timeoutMs / 1000} s`, 'ERR_UNREACHABLE');
+    if (signal.aborted)
+      fail(
+        `download failed: no complete answer within ${limits.timeoutMs / 1000} s`,
+        'ERR_UNREACHABLE',
+      );
     const reason = networkReason(err);
-    return fail(`download failed: ${reason}`, TRANSIENT_CAUSE.test(reason) ? 'ERR_UNREACHABLE' : 'ERR_DOWNLOAD');
+    return fail(
+      `download failed: ${reason}`,
+      TRANSIENT_CAUSE.test(reason) ? 'ERR_UNREACHABLE' : 'ERR_DOWNLOAD',
+    );
   }
 }
 

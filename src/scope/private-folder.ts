@@ -21,7 +21,11 @@ export interface PrivateFolderKind {
 }
 
 /** Zip scopes: the state files extracted from an archive. */
-export const ZIP_FOLDER: PrivateFolderKind = { name: 'zip', purpose: 'to extract the archive into', code: 'ERR_SCOPE' };
+export const ZIP_FOLDER: PrivateFolderKind = {
+  name: 'zip',
+  purpose: 'to extract the archive into',
+  code: 'ERR_SCOPE',
+};
 
 // `<pid>-<random>`: the owner's pid is part of the folder's name.
 const OWNED = /^(\d+)-/;
@@ -51,13 +55,22 @@ async function userFolder(kind: PrivateFolderKind): Promise<string> {
   const uid = process.getuid?.();
   const parent = join(tmpdir(), `raymond-${kind.name}-${uid ?? userInfo().username}`);
   await mkdir(parent, { mode: 0o700 }).catch((err: NodeJS.ErrnoException) => {
-    if (err.code !== 'EEXIST') throw new RaymondError(kind.code, `cannot create a folder ${kind.purpose}: ${err.code ?? err.message}`, { file: parent });
+    if (err.code !== 'EEXIST')
+      throw new RaymondError(
+        kind.code,
+        `cannot create a folder ${kind.purpose}: ${err.code ?? err.message}`,
+        { file: parent },
+      );
   });
   const info = await lstat(parent);
   // Owners and modes are POSIX notions; on Windows the folder lives in the user's own profile.
   const shared = uid !== undefined && (info.uid !== uid || (info.mode & 0o077) !== 0);
   if (!info.isDirectory() || shared) {
-    throw new RaymondError(kind.code, 'is not a private folder of this user (a symlink, another owner, or open to others); remove it or set TMPDIR', { file: parent });
+    throw new RaymondError(
+      kind.code,
+      'is not a private folder of this user (a symlink, another owner, or open to others); remove it or set TMPDIR',
+      { file: parent },
+    );
   }
   return parent;
 }
@@ -65,7 +78,8 @@ async function userFolder(kind: PrivateFolderKind): Promise<string> {
 async function removeOrphans(parent: string): Promise<void> {
   for (const name of await readdir(parent)) {
     const pid = Number(OWNED.exec(name)?.[1]);
-    if (Number.isInteger(pid) && pid !== process.pid && !alive(pid)) await rm(join(parent, name), { recursive: true, force: true });
+    if (Number.isInteger(pid) && pid !== process.pid && !alive(pid))
+      await rm(join(parent, name), { recursive: true, force: true });
   }
 }
 

@@ -39,11 +39,19 @@ export async function localWorkflowPath(specifier: string, cwd: string): Promise
  * layout checked, and only then is the file put in place, by a rename, so
  * the final name never holds a partial or refused download.
  */
-export async function fetchRemoteZip(url: string, registryDir: string, timeoutMs = DOWNLOAD_TIMEOUT_MS): Promise<string> {
+export async function fetchRemoteZip(
+  url: string,
+  registryDir: string,
+  timeoutMs = DOWNLOAD_TIMEOUT_MS,
+): Promise<string> {
   const segment = lastSegment(url);
   const hash = hashInZipName(segment);
   if (hash === undefined) {
-    throw new RaymondError('ERR_SCOPE', 'a remote workflow must be named by its hash: the URL must end in <64 hex digits of its sha256>.zip', { file: url });
+    throw new RaymondError(
+      'ERR_SCOPE',
+      'a remote workflow must be named by its hash: the URL must end in <64 hex digits of its sha256>.zip',
+      { file: url },
+    );
   }
   const target = join(registryDir, `${hash}.zip`);
   if (existsSync(target)) return target;
@@ -57,7 +65,11 @@ export async function fetchRemoteZip(url: string, registryDir: string, timeoutMs
     await rename(temp, target);
   } catch (err) {
     await rm(temp, { force: true });
-    throw new RaymondError('ERR_DOWNLOAD', `cannot store the download: ${(err as NodeJS.ErrnoException).code ?? String(err)}`, { file: target });
+    throw new RaymondError(
+      'ERR_DOWNLOAD',
+      `cannot store the download: ${(err as NodeJS.ErrnoException).code ?? String(err)}`,
+      { file: target },
+    );
   }
   return target;
 }

@@ -11,35 +11,71 @@ export const ENTRY_NAMES: readonly string[] = ['1_START', 'START'];
  * NAME takes the one extension that exists. `where` names the scope in
  * messages, `source` is the file the target was written in.
  */
-export function resolveTarget(files: ReadonlySet<string>, exts: readonly string[], target: string, source: string, where: string): string {
+export function resolveTarget(
+  files: ReadonlySet<string>,
+  exts: readonly string[],
+  target: string,
+  source: string,
+  where: string,
+): string {
   checkStateName(target, 'target', source);
   if (extensionOf(target) !== undefined) {
     if (!files.has(target)) {
-      throw new RaymondError('ERR_STATE_NOT_FOUND', `target "${target}" does not exist in ${where}`, { file: source });
+      throw new RaymondError(
+        'ERR_STATE_NOT_FOUND',
+        `target "${target}" does not exist in ${where}`,
+        { file: source },
+      );
     }
     if (!exts.includes(extensionOf(target)!)) {
-      throw new RaymondError('ERR_STATE_UNSUPPORTED', `target "${target}" cannot run on this platform (supported: ${exts.join(', ')})`, { file: source });
+      throw new RaymondError(
+        'ERR_STATE_UNSUPPORTED',
+        `target "${target}" cannot run on this platform (supported: ${exts.join(', ')})`,
+        { file: source },
+      );
     }
     return target;
   }
   const found = exts.map((ext) => target + ext).filter((f) => files.has(f));
   if (found.length === 0) {
-    throw new RaymondError('ERR_STATE_NOT_FOUND', `target "${target}" matches no state in ${where} (looked for ${exts.map((e) => target + e).join(', ')})`, { file: source });
+    throw new RaymondError(
+      'ERR_STATE_NOT_FOUND',
+      `target "${target}" matches no state in ${where} (looked for ${exts.map((e) => target + e).join(', ')})`,
+      { file: source },
+    );
   }
   if (found.length > 1) {
-    throw new RaymondError('ERR_STATE_AMBIGUOUS', `target "${target}" is ambiguous: ${found.join(' and ')} both exist; name the file with its extension or remove one`, { file: source });
+    throw new RaymondError(
+      'ERR_STATE_AMBIGUOUS',
+      `target "${target}" is ambiguous: ${found.join(' and ')} both exist; name the file with its extension or remove one`,
+      { file: source },
+    );
   }
   return found[0]!;
 }
 
 /** The single `1_START` or `START` state of `files`; none or several is an error naming `where`. */
-export function findEntry(files: ReadonlySet<string>, exts: readonly string[], where: string): string {
-  const found = ENTRY_NAMES.flatMap((stem) => exts.map((ext) => stem + ext)).filter((f) => files.has(f));
+export function findEntry(
+  files: ReadonlySet<string>,
+  exts: readonly string[],
+  where: string,
+): string {
+  const found = ENTRY_NAMES.flatMap((stem) => exts.map((ext) => stem + ext)).filter((f) =>
+    files.has(f),
+  );
   if (found.length === 0) {
-    throw new RaymondError('ERR_ENTRY_NOT_FOUND', `no entry state: expected 1_START or START with one of ${exts.join(', ')}`, { file: where });
+    throw new RaymondError(
+      'ERR_ENTRY_NOT_FOUND',
+      `no entry state: expected 1_START or START with one of ${exts.join(', ')}`,
+      { file: where },
+    );
   }
   if (found.length > 1) {
-    throw new RaymondError('ERR_ENTRY_AMBIGUOUS', `several entry states (${found.join(', ')}); keep exactly one`, { file: where });
+    throw new RaymondError(
+      'ERR_ENTRY_AMBIGUOUS',
+      `several entry states (${found.join(', ')}); keep exactly one`,
+      { file: where },
+    );
   }
   return found[0]!;
 }
@@ -49,7 +85,12 @@ export function findEntry(files: ReadonlySet<string>, exts: readonly string[], w
  * `x.zip/STATE`): resolved like a target, but a miss is an entry error,
  * which refuses the run before anything is written.
  */
-export function resolveEntry(files: ReadonlySet<string>, exts: readonly string[], entry: string, where: string): string {
+export function resolveEntry(
+  files: ReadonlySet<string>,
+  exts: readonly string[],
+  entry: string,
+  where: string,
+): string {
   try {
     return resolveTarget(files, exts, entry, where, where);
   } catch (err) {
@@ -60,7 +101,13 @@ export function resolveEntry(files: ReadonlySet<string>, exts: readonly string[]
 }
 
 /** The state a scope starts at: the one named, else its `1_START` or `START` (none when not required: `''`). */
-export function entryOf(files: ReadonlySet<string>, exts: readonly string[], entry: string | undefined, where: string, requireEntry = true): string {
+export function entryOf(
+  files: ReadonlySet<string>,
+  exts: readonly string[],
+  entry: string | undefined,
+  where: string,
+  requireEntry = true,
+): string {
   if (entry !== undefined) return resolveEntry(files, exts, entry, where);
   return requireEntry ? findEntry(files, exts, where) : '';
 }

@@ -15,7 +15,10 @@ export interface OpenedWorkflow {
 /** The root a scope is known by: its folder, zip or YAML file (a run started at a state file is its folder). */
 function rootOf(scope: Scope): { root: string; kind: SpecKind } {
   if (scope.ref.kind === 'file') return { root: dirname(scope.ref.path), kind: 'dir' };
-  return { root: scope.ref.path, kind: scope.ref.kind === 'dir' ? 'dir' : (packageKind(scope.ref.path) ?? 'dir') };
+  return {
+    root: scope.ref.path,
+    kind: scope.ref.kind === 'dir' ? 'dir' : (packageKind(scope.ref.path) ?? 'dir'),
+  };
 }
 
 /** A scope's short name for worker ids: the folder's name, or the package's without its extension. */
@@ -60,12 +63,21 @@ export class ScopeSet {
    * scope, and finds its entry: the state the specifier names, else its
    * `1_START` or `START`. Errors name `where` (the calling state).
    */
-  async open(spec: string, callerKey: string | null | undefined, where: string): Promise<OpenedWorkflow> {
-    const caller = callerKey ? { root: callerKey, kind: packageKind(callerKey) ?? ('dir' as const) } : rootOf(this.main);
+  async open(
+    spec: string,
+    callerKey: string | null | undefined,
+    where: string,
+  ): Promise<OpenedWorkflow> {
+    const caller = callerKey
+      ? { root: callerKey, kind: packageKind(callerKey) ?? ('dir' as const) }
+      : rootOf(this.main);
     const target = await locateSpec(spec, specBase(caller.root, caller.kind), where);
     const key = target.root === this.mainRoot ? null : target.root;
     const scope = key === null ? this.main : await this.load(key);
-    const entry = target.state !== undefined ? scope.resolve(target.state, where) : entryOf(scope, stateExtensions(this.platform), spec, where);
+    const entry =
+      target.state !== undefined
+        ? scope.resolve(target.state, where)
+        : entryOf(scope, stateExtensions(this.platform), spec, where);
     // Another workflow's name is its scope's (a package's states/ folder takes the package's name).
     return { key, entry, name: key === null ? nameOf(target.root, target.kind) : scope.name };
   }
@@ -102,6 +114,8 @@ function entryOf(scope: Scope, exts: readonly string[], spec: string, where: str
     return findEntry(new Set(scope.stateFiles()), exts, scope.ref.path);
   } catch (err) {
     if (!(err instanceof RaymondError)) throw err;
-    throw new RaymondError(err.code, `workflow "${spec}" (${scope.ref.path}): ${err.message}`, { file: where });
+    throw new RaymondError(err.code, `workflow "${spec}" (${scope.ref.path}): ${err.message}`, {
+      file: where,
+    });
   }
 }

@@ -3,10 +3,23 @@ import { existsSync } from 'node:fs';
 import { basename, dirname, join, resolve as resolvePath } from 'node:path';
 import { RaymondError } from '../errors.js';
 import type { ScopeRef } from '../../machines/types.js';
-import { HOST_PLATFORM, STATE_EXTENSIONS, extensionOf, isMarkdown, stateExtensions, type ScriptPlatform } from './extensions.js';
+import {
+  HOST_PLATFORM,
+  STATE_EXTENSIONS,
+  extensionOf,
+  isMarkdown,
+  stateExtensions,
+  type ScriptPlatform,
+} from './extensions.js';
 import { entryOf, resolveTarget } from './resolve-target.js';
 import { decodeUtf8 } from './utf8.js';
-import { folderBackend, folderGrant, manifestBackend, manifestGrant, type BackendSpec } from './backend-spec.js';
+import {
+  folderBackend,
+  folderGrant,
+  manifestBackend,
+  manifestGrant,
+  type BackendSpec,
+} from './backend-spec.js';
 import type { Grant } from '../language/grant.js';
 import { YamlScope, isYamlPath } from './yaml-scope.js';
 import { createHash } from 'node:crypto';
@@ -56,7 +69,6 @@ export interface OpenOptions {
   requireEntry?: boolean;
 }
 
-
 export { ENTRY_NAMES } from './resolve-target.js';
 
 class FileScope implements Scope {
@@ -85,7 +97,9 @@ class FileScope implements Scope {
     /** False for a scope a cross-workflow tag entered at a named state: it needs no entry of its own. */
     requireEntry: boolean,
   ) {
-    this.name = sanitizeName(kind === 'dir' ? folderName(path) : basename(path).replace(/\.[^.]*$/, ''));
+    this.name = sanitizeName(
+      kind === 'dir' ? folderName(path) : basename(path).replace(/\.[^.]*$/, ''),
+    );
     this.ref = { kind, path, entry: entryOf(files, exts, entry, path, requireEntry) };
   }
 
@@ -114,7 +128,9 @@ class FileScope implements Scope {
     const out: Record<string, string> = {};
     for (const file of this.stateFiles()) {
       if (isMarkdown(file)) await this.readText(file);
-      out[file] = createHash('sha256').update(await this.readBytes(file)).digest('hex');
+      out[file] = createHash('sha256')
+        .update(await this.readBytes(file))
+        .digest('hex');
     }
     return out;
   }
@@ -135,7 +151,9 @@ class FileScope implements Scope {
  */
 function folderName(path: string): string {
   const parent = dirname(path);
-  return basename(path) === 'states' && existsSync(join(parent, 'workflow.yaml')) ? basename(parent) : basename(path);
+  return basename(path) === 'states' && existsSync(join(parent, 'workflow.yaml'))
+    ? basename(parent)
+    : basename(path);
 }
 
 function sanitizeName(name: string): string {
@@ -176,19 +194,44 @@ export async function openScope(input: string, opts: OpenOptions = {}): Promise<
     // A skill package runs its states/, as serve runs it.
     const dir = await statesFolder(path);
     const files = await readDirFiles(dir);
-    const scope = new FileScope('dir', dir, undefined, files, (f) => readFile(join(dir, f)).catch(readError(join(dir, f))), dir, exts, undefined, requireEntry);
+    const scope = new FileScope(
+      'dir',
+      dir,
+      undefined,
+      files,
+      (f) => readFile(join(dir, f)).catch(readError(join(dir, f))),
+      dir,
+      exts,
+      undefined,
+      requireEntry,
+    );
     scope.backend = folderBackend(dir);
     scope.grant = folderGrant(dir);
     return scope;
   }
-  if (path.toLowerCase().endsWith('.zip')) return openZip(path, scopeInput, info.size, entry, requireEntry);
+  if (path.toLowerCase().endsWith('.zip'))
+    return openZip(path, scopeInput, info.size, entry, requireEntry);
   const name = basename(path);
   const ext = extensionOf(name);
   if (ext === undefined || !exts.includes(ext)) {
-    throw new RaymondError('ERR_SCOPE', `not a workflow: give a state file (${exts.join(', ')}), a folder, a .zip archive or a .yaml workflow`, { file: input });
+    throw new RaymondError(
+      'ERR_SCOPE',
+      `not a workflow: give a state file (${exts.join(', ')}), a folder, a .zip archive or a .yaml workflow`,
+      { file: input },
+    );
   }
   const dir = dirname(path);
-  const scope = new FileScope('file', path, name, await readDirFiles(dir), (f) => readFile(join(dir, f)).catch(readError(join(dir, f))), dir, exts, undefined, true);
+  const scope = new FileScope(
+    'file',
+    path,
+    name,
+    await readDirFiles(dir),
+    (f) => readFile(join(dir, f)).catch(readError(join(dir, f))),
+    dir,
+    exts,
+    undefined,
+    true,
+  );
   scope.backend = folderBackend(dir);
   scope.grant = folderGrant(dir);
   return scope;
@@ -203,9 +246,19 @@ export function resumeSpecifier(ref: ScopeRef): string {
  * An archive's state files are checked (layout, names, size caps) and then
  * extracted once into a private folder, where every step reads them.
  */
-async function openZip(path: string, input: string, size: number, entry: string | undefined, requireEntry: boolean): Promise<Scope> {
+async function openZip(
+  path: string,
+  input: string,
+  size: number,
+  entry: string | undefined,
+  requireEntry: boolean,
+): Promise<Scope> {
   if (size > MAX_ARCHIVE_BYTES) {
-    throw new RaymondError('ERR_ZIP_INVALID', `the archive is ${Math.ceil(size / 2 ** 20)} MiB; archives of more than ${MAX_ARCHIVE_BYTES / 2 ** 20} MiB are refused`, { file: input });
+    throw new RaymondError(
+      'ERR_ZIP_INVALID',
+      `the archive is ${Math.ceil(size / 2 ** 20)} MiB; archives of more than ${MAX_ARCHIVE_BYTES / 2 ** 20} MiB are refused`,
+      { file: input },
+    );
   }
   const data = await readFile(path);
   checkZipHash(basename(path), data, input);
@@ -213,7 +266,17 @@ async function openZip(path: string, input: string, size: number, entry: string 
   const folder = await extractStates(files, input);
   try {
     const read = (f: string) => readFile(join(folder.path, f)).catch(readError(`${path}:${f}`));
-    const scope = new FileScope('zip', path, entry, new Set(files.keys()), read, folder.path, STATE_EXTENSIONS, folder.remove, requireEntry);
+    const scope = new FileScope(
+      'zip',
+      path,
+      entry,
+      new Set(files.keys()),
+      read,
+      folder.path,
+      STATE_EXTENSIONS,
+      folder.remove,
+      requireEntry,
+    );
     const manifest = files.get('workflow.yaml');
     if (manifest) {
       const text = await streamText(manifest.stream());

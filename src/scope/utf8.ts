@@ -5,6 +5,8 @@ export function decodeUtf8(bytes: Uint8Array, where: string): string {
   try {
     return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
   } catch {
-    throw new RaymondError('ERR_FILE_READ', 'is not valid UTF-8 text; save it as UTF-8', { file: where });
+    throw new RaymondError('ERR_FILE_READ', 'is not valid UTF-8 text; save it as UTF-8', {
+      file: where,
+    });
   }
 }

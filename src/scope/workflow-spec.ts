@@ -53,7 +53,8 @@ export async function locateSpec(spec: string, base: string, where: string): Pro
     throw new RaymondError('ERR_WORKFLOW_SPEC', `workflow "${spec}" ${why}`, { file: where });
   };
   // A remote zip lands in the registry of the project the run is in, as one named on the command line does.
-  if (isRemoteSpecifier(spec)) return { root: await localWorkflowPath(spec, process.cwd()), kind: 'zip' };
+  if (isRemoteSpecifier(spec))
+    return { root: await localWorkflowPath(spec, process.cwd()), kind: 'zip' };
   const written = spec.trim().replace(/[\\/]/g, sep);
   if (written === '') fail('is empty');
   const trailing = written.endsWith(sep);
@@ -61,7 +62,10 @@ export async function locateSpec(spec: string, base: string, where: string): Pro
   // A package followed by one state: `x.zip/STATE`, `flow.yaml/STATE`.
   const parent = dirname(path);
   if (packageKind(parent) && (await isFile(parent))) {
-    if (trailing) fail(`names a state inside ${basename(parent)} with a trailing slash; write ${basename(parent)}/${basename(path)}`);
+    if (trailing)
+      fail(
+        `names a state inside ${basename(parent)} with a trailing slash; write ${basename(parent)}/${basename(path)}`,
+      );
     return { root: parent, kind: packageKind(parent)!, state: basename(path) };
   }
   const kind = packageKind(path);
@@ -72,7 +76,8 @@ export async function locateSpec(spec: string, base: string, where: string): Pro
   const info = await stat(path).catch(() => undefined);
   if (info?.isDirectory()) return { root: path, kind: 'dir' };
   if (trailing) fail(`is not a folder (looked for ${path})`);
-  if (!(await stat(parent).catch(() => undefined))?.isDirectory()) fail(`is not there: no folder ${parent}`);
+  if (!(await stat(parent).catch(() => undefined))?.isDirectory())
+    fail(`is not there: no folder ${parent}`);
   // A state file (`dir/1_START.md`) or an extension-less name that is no folder (`dir/BUILD`):
   // a state of the parent folder, resolved there as a target is.
   return { root: parent, kind: 'dir', state: basename(path) };

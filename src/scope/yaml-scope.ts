@@ -7,13 +7,21 @@ import { readGrant, type Grant } from '../language/grant.js';
 import { RaymondError } from '../errors.js';
 import { stateTimeoutMs } from '../timer-delay.js';
 import { extensionOf, isMarkdown } from './extensions.js';
-import { createPrivateFolder, type PrivateFolder, type PrivateFolderKind } from './private-folder.js';
+import {
+  createPrivateFolder,
+  type PrivateFolder,
+  type PrivateFolderKind,
+} from './private-folder.js';
 import { entryOf, resolveTarget } from './resolve-target.js';
 import { decodeUtf8 } from './utf8.js';
 import { POLICY_KEYS, SCRIPT_KEYS, parseYamlWorkflow, type YamlState } from './yaml-workflow.js';
 
 /** YAML scopes: the script states, written out so a shell can run them. */
-const YAML_FOLDER: PrivateFolderKind = { name: 'yaml', purpose: "to write the workflow's scripts into", code: 'ERR_SCOPE' };
+const YAML_FOLDER: PrivateFolderKind = {
+  name: 'yaml',
+  purpose: "to write the workflow's scripts into",
+  code: 'ERR_SCOPE',
+};
 
 const KNOWN = ['prompt', ...SCRIPT_KEYS, ...POLICY_KEYS].join(', ');
 
@@ -46,7 +54,11 @@ export class YamlScope {
   ) {
     this.backend = parseBackend(manifest.backend, input);
     this.grant = readGrant(manifest, input, 'ERR_YAML_INVALID');
-    this.name = basename(path).replace(/\.[^.]*$/, '').replace(/[^A-Za-z0-9_-]+/g, '-').replace(/^-+|-+$/g, '') || 'workflow';
+    this.name =
+      basename(path)
+        .replace(/\.[^.]*$/, '')
+        .replace(/[^A-Za-z0-9_-]+/g, '-')
+        .replace(/^-+|-+$/g, '') || 'workflow';
     for (const state of states) {
       for (const [file, text] of state.files) {
         this.texts.set(file, text);
@@ -58,12 +70,33 @@ export class YamlScope {
   }
 
   /** Reads, parses and checks the YAML workflow at `path` (`input` as the user wrote it, for messages). */
-  static async open(path: string, input: string, entry: string | undefined, exts: readonly string[], requireEntry = true): Promise<YamlScope> {
+  static async open(
+    path: string,
+    input: string,
+    entry: string | undefined,
+    exts: readonly string[],
+    requireEntry = true,
+  ): Promise<YamlScope> {
     const bytes = await readFile(path).catch((err: NodeJS.ErrnoException) => {
-      throw new RaymondError(err.code === 'ENOENT' ? 'ERR_SCOPE' : 'ERR_FILE_READ', err.code === 'ENOENT' ? 'no such file or directory' : `cannot read: ${err.code ?? err.message}`, { file: input });
+      throw new RaymondError(
+        err.code === 'ENOENT' ? 'ERR_SCOPE' : 'ERR_FILE_READ',
+        err.code === 'ENOENT'
+          ? 'no such file or directory'
+          : `cannot read: ${err.code ?? err.message}`,
+        { file: input },
+      );
     });
     const workflow = parseYamlWorkflow(decodeUtf8(bytes, input), input);
-    return new YamlScope(path, bytes, workflow.manifest, workflow.states, exts, entry, input, requireEntry);
+    return new YamlScope(
+      path,
+      bytes,
+      workflow.manifest,
+      workflow.states,
+      exts,
+      entry,
+      input,
+      requireEntry,
+    );
   }
 
   resolve(target: string, source: string): string {
@@ -72,7 +105,10 @@ export class YamlScope {
 
   async readText(file: string): Promise<string> {
     const text = this.texts.get(file);
-    if (text === undefined) throw new RaymondError('ERR_STATE_NOT_FOUND', `no state file "${file}" in this workflow`, { file: this.ref.path });
+    if (text === undefined)
+      throw new RaymondError('ERR_STATE_NOT_FOUND', `no state file "${file}" in this workflow`, {
+        file: this.ref.path,
+      });
     return text;
   }
 
@@ -87,12 +123,17 @@ export class YamlScope {
     const folder = await createPrivateFolder(YAML_FOLDER);
     try {
       for (const [file, text] of this.texts) {
-        if (!isMarkdown(file)) await writeFile(join(folder.path, file), text, { flag: 'wx', mode: 0o500 });
+        if (!isMarkdown(file))
+          await writeFile(join(folder.path, file), text, { flag: 'wx', mode: 0o500 });
       }
       return folder;
     } catch (err) {
       await folder.remove();
-      throw new RaymondError('ERR_SCOPE', `cannot write the workflow's scripts to ${folder.path}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`, { file: this.ref.path });
+      throw new RaymondError(
+        'ERR_SCOPE',
+        `cannot write the workflow's scripts to ${folder.path}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`,
+        { file: this.ref.path },
+      );
     }
   }
 
@@ -112,7 +153,9 @@ export class YamlScope {
   /** Unknown keys of the state: tolerated, shown once per run and by lint. */
   stateWarnings(file: string): string[] {
     const state = this.stateOf.get(file);
-    return (state?.unknownKeys ?? []).map((k) => `unknown key "${k}" in state "${state!.name}" (known: ${KNOWN})`);
+    return (state?.unknownKeys ?? []).map(
+      (k) => `unknown key "${k}" in state "${state!.name}" (known: ${KNOWN})`,
+    );
   }
 
   /** A script state's own `timeout:`, which replaces `--timeout` (a markdown state's is in its frontmatter). */

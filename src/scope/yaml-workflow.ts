@@ -9,10 +9,28 @@ import { GRANT_KEYS } from '../language/grant.js';
 export const SCRIPT_KEYS = ['sh', 'ps1', 'bat'] as const;
 
 /** Policy keys of a markdown state: they become its synthesized frontmatter, in this order. */
-export const POLICY_KEYS = ['allowed_transitions', 'model', 'effort', 'timeout', 'force_implicit', ...GRANT_KEYS] as const;
+export const POLICY_KEYS = [
+  'allowed_transitions',
+  'model',
+  'effort',
+  'timeout',
+  'force_implicit',
+  ...GRANT_KEYS,
+] as const;
 
 /** Top-level keys besides `states`: manifest metadata, read by the server, and the grant keys, every markdown state's defaults. */
-export const MANIFEST_KEYS = ['id', 'name', 'description', 'input', 'default_budget', 'working_directory', 'environment', 'requires_human_input', 'backend', ...GRANT_KEYS] as const;
+export const MANIFEST_KEYS = [
+  'id',
+  'name',
+  'description',
+  'input',
+  'default_budget',
+  'working_directory',
+  'environment',
+  'requires_human_input',
+  'backend',
+  ...GRANT_KEYS,
+] as const;
 
 const STATE_KEYS = new Set<string>(['prompt', ...SCRIPT_KEYS, ...POLICY_KEYS]);
 /** Policy keys a script state may not carry (it may carry `timeout`). */
@@ -51,16 +69,26 @@ export function parseYamlWorkflow(text: string, file: string): YamlWorkflow {
     const first = doc.errors[0]!;
     const line = first.linePos?.[0]?.line;
     const message = first.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '');
-    throw new RaymondError('ERR_YAML_PARSE', `YAML syntax error${line ? ` (line ${line})` : ''}: ${message}`, { file });
+    throw new RaymondError(
+      'ERR_YAML_PARSE',
+      `YAML syntax error${line ? ` (line ${line})` : ''}: ${message}`,
+      { file },
+    );
   }
   const data: unknown = yamlData(doc, (message) => {
     throw new RaymondError('ERR_YAML_PARSE', message, { file });
   });
   if (!isMapping(data)) return invalid('a YAML workflow must be a mapping with a `states:` key');
-  const manifest = Object.fromEntries(MANIFEST_KEYS.filter((k) => k in data).map((k) => [k, data[k]]));
+  const manifest = Object.fromEntries(
+    MANIFEST_KEYS.filter((k) => k in data).map((k) => [k, data[k]]),
+  );
   if (!('states' in data)) {
-    const looksLikeStates = Object.values(data).some((v) => isMapping(v) && ['prompt', ...SCRIPT_KEYS].some((k) => k in v));
-    return invalid(`no \`states:\` key${looksLikeStates ? '; did you forget `states:`? the states go under it, indented' : ''}`);
+    const looksLikeStates = Object.values(data).some(
+      (v) => isMapping(v) && ['prompt', ...SCRIPT_KEYS].some((k) => k in v),
+    );
+    return invalid(
+      `no \`states:\` key${looksLikeStates ? '; did you forget `states:`? the states go under it, indented' : ''}`,
+    );
   }
   const states = data.states;
   if (!isMapping(states)) return invalid('`states:` must be a mapping of state names to states');
@@ -71,13 +99,25 @@ export function parseYamlWorkflow(text: string, file: string): YamlWorkflow {
 
 function checkState(name: string, value: unknown, invalid: (message: string) => never): YamlState {
   const where = `state "${name}"`;
-  if (name === '' || /[/\\]/.test(name)) invalid(`${where}: a state name must not be empty or hold / or \\`);
-  if (!isMapping(value)) return invalid(`${where} must be a mapping with \`prompt:\` or a script (${SCRIPT_KEYS.join(', ')})`);
+  if (name === '' || /[/\\]/.test(name))
+    invalid(`${where}: a state name must not be empty or hold / or \\`);
+  if (!isMapping(value))
+    return invalid(
+      `${where} must be a mapping with \`prompt:\` or a script (${SCRIPT_KEYS.join(', ')})`,
+    );
   const scripts = SCRIPT_KEYS.filter((k) => k in value);
   const hasPrompt = 'prompt' in value;
-  if (hasPrompt && scripts.length > 0) invalid(`${where} has both prompt and ${scripts.join(', ')}; a state is either a prompt or a script`);
-  if (!hasPrompt && scripts.length === 0) invalid(`${where} has neither prompt nor a script (${SCRIPT_KEYS.join(', ')})`);
-  const state: YamlState = { name, files: new Map(), unknownKeys: Object.keys(value).filter((k) => !STATE_KEYS.has(k)) };
+  if (hasPrompt && scripts.length > 0)
+    invalid(
+      `${where} has both prompt and ${scripts.join(', ')}; a state is either a prompt or a script`,
+    );
+  if (!hasPrompt && scripts.length === 0)
+    invalid(`${where} has neither prompt nor a script (${SCRIPT_KEYS.join(', ')})`);
+  const state: YamlState = {
+    name,
+    files: new Map(),
+    unknownKeys: Object.keys(value).filter((k) => !STATE_KEYS.has(k)),
+  };
   if ('timeout' in value) {
     const t = value.timeout;
     // The frontmatter's schema: a script state's timeout is checked as a markdown state's is.
@@ -86,12 +126,18 @@ function checkState(name: string, value: unknown, invalid: (message: string) => 
   }
   if (!hasPrompt) {
     const misplaced = MARKDOWN_ONLY.filter((k) => k in value);
-    if (misplaced.length > 0) invalid(`${where} is a script and cannot have ${misplaced.join(', ')} (markdown states only)`);
-    for (const key of scripts) state.files.set(`${name}.${key}`, text(value[key], `${where}: ${key}`, invalid));
+    if (misplaced.length > 0)
+      invalid(
+        `${where} is a script and cannot have ${misplaced.join(', ')} (markdown states only)`,
+      );
+    for (const key of scripts)
+      state.files.set(`${name}.${key}`, text(value[key], `${where}: ${key}`, invalid));
     return state;
   }
   const md = `${name}.md`;
-  const fields = Object.fromEntries(POLICY_KEYS.filter((k) => k in value).map((k) => [k, value[k]]));
+  const fields = Object.fromEntries(
+    POLICY_KEYS.filter((k) => k in value).map((k) => [k, value[k]]),
+  );
   const markdown = synthesize(fields, text(value.prompt, `${where}: prompt`, invalid));
   // The frontmatter is checked now, so a bad policy refuses the workflow before anything runs.
   try {

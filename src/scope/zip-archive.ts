@@ -55,18 +55,28 @@ export function readZipArchive(data: Buffer, file: string): ZipEntry[] {
   // A ZIP64 writer may leave ordinary-looking EOCD fields and put the real
   // values in the ZIP64 record, so its locator alone is reason to refuse.
   const hasZip64Locator = eocd >= 20 && data.readUInt32LE(eocd - 20) === ZIP64_LOCATOR_SIG;
-  if (hasZip64Locator || total === 0xffff || entriesOnDisk === 0xffff || cdSize === 0xffffffff || cdOffset === 0xffffffff) {
+  if (
+    hasZip64Locator ||
+    total === 0xffff ||
+    entriesOnDisk === 0xffff ||
+    cdSize === 0xffffffff ||
+    cdOffset === 0xffffffff
+  ) {
     fail('ZIP64 archives are not supported');
   }
-  if (diskNumber !== 0 || cdDisk !== 0 || entriesOnDisk !== total) fail('multi-disk (split) archives are not supported');
-  if (cdOffset + cdSize > eocd) fail('truncated or corrupt archive (central directory runs past its end)');
+  if (diskNumber !== 0 || cdDisk !== 0 || entriesOnDisk !== total)
+    fail('multi-disk (split) archives are not supported');
+  if (cdOffset + cdSize > eocd)
+    fail('truncated or corrupt archive (central directory runs past its end)');
 
   const entries: ZipEntry[] = [];
   let pos = cdOffset;
   const cdEnd = cdOffset + cdSize;
   for (let i = 0; i < total; i++) {
     if (pos + CENTRAL_SIZE > cdEnd || data.readUInt32LE(pos) !== CENTRAL_SIG) {
-      fail(`truncated or corrupt archive (central directory entry ${i + 1} of ${total} is missing)`);
+      fail(
+        `truncated or corrupt archive (central directory entry ${i + 1} of ${total} is missing)`,
+      );
     }
     const flags = data.readUInt16LE(pos + 8);
     const method = data.readUInt16LE(pos + 10);
@@ -79,7 +89,10 @@ export function readZipArchive(data: Buffer, file: string): ZipEntry[] {
     const startDisk = data.readUInt16LE(pos + 34);
     const localOffset = data.readUInt32LE(pos + 42);
     const next = pos + CENTRAL_SIZE + nameLength + extraLength + commentLength;
-    if (next > cdEnd) fail(`truncated or corrupt archive (central directory entry ${i + 1} of ${total} is cut short)`);
+    if (next > cdEnd)
+      fail(
+        `truncated or corrupt archive (central directory entry ${i + 1} of ${total} is cut short)`,
+      );
     // Always UTF-8: writers that leave the UTF-8 flag unset almost always wrote ASCII anyway.
     const name = data.toString('utf8', pos + CENTRAL_SIZE, pos + CENTRAL_SIZE + nameLength);
     pos = next;
@@ -89,18 +102,27 @@ export function readZipArchive(data: Buffer, file: string): ZipEntry[] {
     }
     if (startDisk !== 0) fail('multi-disk (split) archives are not supported');
     if (flags & 0x1) fail(`entry "${name}" is encrypted; encrypted archives are not supported`);
-    if (method !== 0 && method !== 8) fail(`entry "${name}" uses compression method ${method}; only stored (0) and deflate (8) are supported`);
+    if (method !== 0 && method !== 8)
+      fail(
+        `entry "${name}" uses compression method ${method}; only stored (0) and deflate (8) are supported`,
+      );
 
     // The local header's name and extra lengths may differ from the central
     // ones (e.g. Info-ZIP's extra fields), so the data offset must come from it.
     if (localOffset + LOCAL_SIZE > data.length || data.readUInt32LE(localOffset) !== LOCAL_SIG) {
       fail(`truncated or corrupt archive (local header of entry "${name}" is missing)`);
     }
-    const dataStart = localOffset + LOCAL_SIZE + data.readUInt16LE(localOffset + 26) + data.readUInt16LE(localOffset + 28);
+    const dataStart =
+      localOffset +
+      LOCAL_SIZE +
+      data.readUInt16LE(localOffset + 26) +
+      data.readUInt16LE(localOffset + 28);
     const dataEnd = dataStart + compressedSize;
-    if (dataEnd > data.length) fail(`truncated archive (data of entry "${name}" runs past the end of the file)`);
+    if (dataEnd > data.length)
+      fail(`truncated archive (data of entry "${name}" runs past the end of the file)`);
     // Entry data always precedes the central directory; overlap means a cut or spliced file.
-    if (dataEnd > cdOffset) fail(`truncated or corrupt archive (data of entry "${name}" overlaps the central directory)`);
+    if (dataEnd > cdOffset)
+      fail(`truncated or corrupt archive (data of entry "${name}" overlaps the central directory)`);
 
     entries.push({
       name,
@@ -112,7 +134,9 @@ export function readZipArchive(data: Buffer, file: string): ZipEntry[] {
         const source = Readable.from(slices(raw), { objectMode: false });
         if (method === 0) return source.pipe(check);
         const inflate = createInflateRaw();
-        inflate.on('error', (err) => check.destroy(invalid(`entry "${name}" has corrupt deflate data (${err.message})`)));
+        inflate.on('error', (err) =>
+          check.destroy(invalid(`entry "${name}" has corrupt deflate data (${err.message})`)),
+        );
         check.on('close', () => inflate.destroy());
         return source.pipe(inflate).pipe(check);
       },
@@ -141,14 +165,25 @@ class EntryCheck extends Transform {
 
   override _transform(chunk: Buffer, _encoding: BufferEncoding, done: TransformCallback): void {
     this.seen += chunk.length;
-    if (this.seen > this.size) return done(this.invalid(`entry "${this.name}" is larger than its declared size of ${this.size} bytes`));
+    if (this.seen > this.size)
+      return done(
+        this.invalid(`entry "${this.name}" is larger than its declared size of ${this.size} bytes`),
+      );
     this.crc = crc32(chunk, this.crc);
     done(null, chunk);
   }
 
   override _flush(done: TransformCallback): void {
-    if (this.seen !== this.size) return done(this.invalid(`entry "${this.name}" is ${this.seen} bytes but the archive declares ${this.size}`));
-    if (this.crc !== this.expectedCrc) return done(this.invalid(`entry "${this.name}" fails its CRC-32 check; the archive is corrupt`));
+    if (this.seen !== this.size)
+      return done(
+        this.invalid(
+          `entry "${this.name}" is ${this.seen} bytes but the archive declares ${this.size}`,
+        ),
+      );
+    if (this.crc !== this.expectedCrc)
+      return done(
+        this.invalid(`entry "${this.name}" fails its CRC-32 check; the archive is corrupt`),
+      );
     done();
   }
 }
@@ -161,7 +196,11 @@ class EntryCheck extends Transform {
 function findEndOfCentralDirectory(data: Buffer): number {
   const lowest = Math.max(0, data.length - EOCD_SIZE - MAX_COMMENT);
   for (let i = data.length - EOCD_SIZE; i >= lowest; i--) {
-    if (data.readUInt32LE(i) === EOCD_SIG && i + EOCD_SIZE + data.readUInt16LE(i + 20) === data.length) return i;
+    if (
+      data.readUInt32LE(i) === EOCD_SIG &&
+      i + EOCD_SIZE + data.readUInt16LE(i + 20) === data.length
+    )
+      return i;
   }
   return -1;
 }

@@ -15,16 +15,31 @@ import type { ZipEntry } from './zip-archive.js';
  * one file system holds as one (case-insensitive ones) fail instead of
  * overwriting each other. On any error the folder is removed.
  */
-export async function extractStates(files: ReadonlyMap<string, ZipEntry>, archive: string): Promise<PrivateFolder> {
+export async function extractStates(
+  files: ReadonlyMap<string, ZipEntry>,
+  archive: string,
+): Promise<PrivateFolder> {
   const folder = await createPrivateFolder(ZIP_FOLDER);
   try {
     for (const [name, entry] of files) {
       if (!isStateFile(name)) continue;
-      const out = createWriteStream(join(folder.path, name), { flags: 'wx', mode: isMarkdown(name) ? 0o400 : 0o500 });
+      const out = createWriteStream(join(folder.path, name), {
+        flags: 'wx',
+        mode: isMarkdown(name) ? 0o400 : 0o500,
+      });
       await pipeline(entry.stream(), out).catch((err: NodeJS.ErrnoException) => {
         if (err instanceof RaymondError) throw err;
-        if (err.code === 'EEXIST') throw new RaymondError('ERR_ZIP_INVALID', `entry "${entry.name}" has the name of another entry on this file system (names that differ only in case?); keep one`, { file: archive });
-        throw new RaymondError('ERR_SCOPE', `cannot extract entry "${entry.name}" to ${folder.path}: ${err.code ?? err.message}`, { file: archive });
+        if (err.code === 'EEXIST')
+          throw new RaymondError(
+            'ERR_ZIP_INVALID',
+            `entry "${entry.name}" has the name of another entry on this file system (names that differ only in case?); keep one`,
+            { file: archive },
+          );
+        throw new RaymondError(
+          'ERR_SCOPE',
+          `cannot extract entry "${entry.name}" to ${folder.path}: ${err.code ?? err.message}`,
+          { file: archive },
+        );
       });
     }
     return folder;

@@ -28,6 +28,10 @@ export function checkZipHash(name: string, data: Buffer, file: string): void {
   if (expected === undefined) return;
   const actual = sha256Hex(data);
   if (actual !== expected) {
-    throw new RaymondError('ERR_ZIP_INVALID', `sha256 mismatch: the name says ${expected} but the archive hashes to ${actual}; refusing it`, { file });
+    throw new RaymondError(
+      'ERR_ZIP_INVALID',
+      `sha256 mismatch: the name says ${expected} but the archive hashes to ${actual}; refusing it`,
+      { file },
+    );
   }
 }

@@ -40,29 +40,45 @@ export function zipScopeFiles(data: Buffer, file: string): Map<string, ZipEntry>
   const entries = readZipArchive(data, file);
   for (const e of entries) {
     const parts = e.name.split(/[\\/]/);
-    if (e.name.startsWith('/') || e.name.startsWith('\\') || /^[A-Za-z]:/.test(e.name) || parts.includes('..')) {
+    if (
+      e.name.startsWith('/') ||
+      e.name.startsWith('\\') ||
+      /^[A-Za-z]:/.test(e.name) ||
+      parts.includes('..')
+    ) {
       refuse(`unsafe entry "${e.name}" (absolute or with ..); refusing the archive`);
     }
   }
-  const split = entries.map((entry) => ({ entry, parts: entry.name.split(/[\\/]/) })).filter((s) => s.parts.at(-1) !== '' && !isFinderClutter(s.parts));
+  const split = entries
+    .map((entry) => ({ entry, parts: entry.name.split(/[\\/]/) }))
+    .filter((s) => s.parts.at(-1) !== '' && !isFinderClutter(s.parts));
   if (split.length === 0) refuse('the archive holds no files');
   const flat = split.every((s) => s.parts.length === 1);
   const folder = split[0]!.parts[0]!;
   const single = split.every((s) => s.parts.length === 2 && s.parts[0] === folder);
   if (!flat && !single) {
-    refuse('unsupported layout: put every state file at the top of the archive or inside one top folder, with no subfolders');
+    refuse(
+      'unsupported layout: put every state file at the top of the archive or inside one top folder, with no subfolders',
+    );
   }
   const out = new Map<string, ZipEntry>();
   let total = 0;
   for (const { entry, parts } of split) {
     const name = parts.at(-1)!;
     const other = out.get(name);
-    if (other) refuse(`entries "${other.name}" and "${entry.name}" are both the file ${name}; keep one`);
+    if (other)
+      refuse(`entries "${other.name}" and "${entry.name}" are both the file ${name}; keep one`);
     out.set(name, entry);
     if (!isStateFile(name)) continue;
-    if (entry.size > MAX_STATE_BYTES) refuse(`entry "${entry.name}" is ${mebibytes(entry.size)} uncompressed; a state file may be at most ${mebibytes(MAX_STATE_BYTES)}`);
+    if (entry.size > MAX_STATE_BYTES)
+      refuse(
+        `entry "${entry.name}" is ${mebibytes(entry.size)} uncompressed; a state file may be at most ${mebibytes(MAX_STATE_BYTES)}`,
+      );
     total += entry.size;
-    if (total > MAX_TOTAL_BYTES) refuse(`the state files come to more than ${mebibytes(MAX_TOTAL_BYTES)} uncompressed (at entry "${entry.name}"), the most an archive may hold`);
+    if (total > MAX_TOTAL_BYTES)
+      refuse(
+        `the state files come to more than ${mebibytes(MAX_TOTAL_BYTES)} uncompressed (at entry "${entry.name}"), the most an archive may hold`,
+      );
   }
   return out;
 }

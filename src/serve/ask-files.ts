@@ -1,6 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { copyFile, lstat, mkdir, open, readFile, realpath, rename, writeFile } from 'node:fs/promises';
+import {
+  copyFile,
+  lstat,
+  mkdir,
+  open,
+  readFile,
+  realpath,
+  rename,
+  writeFile,
+} from 'node:fs/promises';
 import type { ServerResponse } from 'node:http';
 import { isAbsolute, join, relative, sep } from 'node:path';
 import { errorMessage } from '../errors.js';
@@ -18,7 +27,12 @@ export interface FileRecord {
 export interface FileAffordance {
   mode: 'slot' | 'bucket' | 'display_only';
   slots?: Array<{ name: string; mime?: string[] }>;
-  bucket?: { max_count?: number; max_size_per_file?: number; max_total_size?: number; mime?: string[] };
+  bucket?: {
+    max_count?: number;
+    max_size_per_file?: number;
+    max_total_size?: number;
+    mime?: string[];
+  };
   display_files?: Array<{ source_path: string; display_name?: string }>;
 }
 
@@ -30,10 +44,20 @@ export interface UploadCaps {
 }
 
 /** `ray`'s fallbacks: 10 MiB per file, 100 MiB per submission, 10 files. */
-export const DEFAULT_UPLOAD_CAPS: UploadCaps = { perFile: 10 * 2 ** 20, total: 100 * 2 ** 20, count: 10 };
+export const DEFAULT_UPLOAD_CAPS: UploadCaps = {
+  perFile: 10 * 2 ** 20,
+  total: 100 * 2 ** 20,
+  count: 10,
+};
 
 /** Types a file may be shown inline as (`?disposition=inline`); never HTML, SVG or anything that runs script. */
-const INLINE_TYPES = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp', 'application/pdf']);
+const INLINE_TYPES = new Set([
+  'image/png',
+  'image/jpeg',
+  'image/gif',
+  'image/webp',
+  'application/pdf',
+]);
 
 /** Where an ask's files live: `<task folder>/asks/<ask_id>/`. */
 export function askFolder(taskFolder: string, askId: string): string {
@@ -44,7 +68,10 @@ export function askFolder(taskFolder: string, askId: string): string {
 const CATALOG = '.raymond-files.json';
 
 function list(value: string | undefined, split = ','): string[] {
-  return (value ?? '').split(split).map((s) => s.trim()).filter(Boolean);
+  return (value ?? '')
+    .split(split)
+    .map((s) => s.trim())
+    .filter(Boolean);
 }
 
 function positive(value: string | undefined): number | undefined {
@@ -57,11 +84,16 @@ function positive(value: string | undefined): number | undefined {
  * `upload_bucket="true"` with its caps and `upload_mime`, `display_files="out/r.pdf:Report"`),
  * or undefined for a text-only ask.
  */
-export function affordanceOf(files: Record<string, string> | undefined): FileAffordance | undefined {
+export function affordanceOf(
+  files: Record<string, string> | undefined,
+): FileAffordance | undefined {
   if (!files) return undefined;
   const display = list(files.display_files).map((d) => {
     const [source, label] = d.split(':');
-    return { source_path: source!.trim(), ...(label?.trim() ? { display_name: label.trim() } : {}) };
+    return {
+      source_path: source!.trim(),
+      ...(label?.trim() ? { display_name: label.trim() } : {}),
+    };
   });
   const withDisplay = display.length > 0 ? { display_files: display } : {};
   if (files.upload_slots !== undefined) {
@@ -88,7 +120,10 @@ export function affordanceOf(files: Record<string, string> | undefined): FileAff
 }
 
 /** The caps of an ask: a bucket ask's own, else the server's (config), else `ray`'s fallbacks. */
-export function capsOf(affordance: FileAffordance | undefined, server: Partial<UploadCaps>): UploadCaps {
+export function capsOf(
+  affordance: FileAffordance | undefined,
+  server: Partial<UploadCaps>,
+): UploadCaps {
   const b = affordance?.mode === 'bucket' ? affordance.bucket : undefined;
   return {
     perFile: b?.max_size_per_file ?? server.perFile ?? DEFAULT_UPLOAD_CAPS.perFile,
@@ -102,16 +137,34 @@ export function sniffType(head: Buffer): string {
   const starts = (sig: number[], at = 0) => sig.every((b, i) => head[at + i] === b);
   if (starts([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])) return 'image/png';
   if (starts([0xff, 0xd8, 0xff])) return 'image/jpeg';
-  if (head.subarray(0, 6).toString('latin1') === 'GIF87a' || head.subarray(0, 6).toString('latin1') === 'GIF89a') return 'image/gif';
-  if (head.subarray(0, 4).toString('latin1') === 'RIFF' && head.subarray(8, 12).toString('latin1') === 'WEBP') return 'image/webp';
+  if (
+    head.subarray(0, 6).toString('latin1') === 'GIF87a' ||
+    head.subarray(0, 6).toString('latin1') === 'GIF89a'
+  )
+    return 'image/gif';
+  if (
+    head.subarray(0, 4).toString('latin1') === 'RIFF' &&
+    head.subarray(8, 12).toString('latin1') === 'WEBP'
+  )
+    return 'image/webp';
   if (head.subarray(0, 5).toString('latin1') === '%PDF-') return 'application/pdf';
   if (starts([0x50, 0x4b, 0x03, 0x04])) return 'application/zip';
   const textStart = head.toString('utf8').trimStart().slice(0, 64).toLowerCase();
-  if (textStart.startsWith('<!doctype html') || textStart.startsWith('<html') || textStart.startsWith('<script')) return 'text/html';
-  if (textStart.startsWith('<svg') || (textStart.startsWith('<?xml') && head.toString('utf8').includes('<svg'))) return 'image/svg+xml';
+  if (
+    textStart.startsWith('<!doctype html') ||
+    textStart.startsWith('<html') ||
+    textStart.startsWith('<script')
+  )
+    return 'text/html';
+  if (
+    textStart.startsWith('<svg') ||
+    (textStart.startsWith('<?xml') && head.toString('utf8').includes('<svg'))
+  )
+    return 'image/svg+xml';
   if (textStart.startsWith('<?xml')) return 'text/xml';
   // Text: no NUL and valid UTF-8 in what was read.
-  if (!head.includes(0) && Buffer.from(head.toString('utf8'), 'utf8').equals(head)) return 'text/plain';
+  if (!head.includes(0) && Buffer.from(head.toString('utf8'), 'utf8').equals(head))
+    return 'text/plain';
   return 'application/octet-stream';
 }
 
@@ -143,7 +196,11 @@ async function head(path: string): Promise<Buffer> {
 }
 
 /** The record of a file now in an ask's folder, its type sniffed once, here. */
-export async function recordOf(path: string, name: string, source: FileRecord['source']): Promise<FileRecord> {
+export async function recordOf(
+  path: string,
+  name: string,
+  source: FileRecord['source'],
+): Promise<FileRecord> {
   const info = await lstat(path);
   return { name, size: info.size, content_type: sniffType(await head(path)), source };
 }
@@ -181,7 +238,11 @@ async function inside(dir: string, path: string): Promise<boolean> {
  * `..`, a symlink leading out) or missing is not copied; the problems come
  * back as lines for the run's log and the pending ask's `staging_errors`.
  */
-export async function stageDisplayFiles(taskFolder: string, askId: string, affordance: FileAffordance | undefined): Promise<{ files: FileRecord[]; problems: string[] }> {
+export async function stageDisplayFiles(
+  taskFolder: string,
+  askId: string,
+  affordance: FileAffordance | undefined,
+): Promise<{ files: FileRecord[]; problems: string[] }> {
   const dir = askFolder(taskFolder, askId);
   const existing = await readCatalog(dir);
   if (existing) return { files: existing, problems: [] };
@@ -194,13 +255,16 @@ export async function stageDisplayFiles(taskFolder: string, askId: string, affor
     const source = join(taskFolder, d.source_path);
     try {
       if (bad) throw new Error(`the display name "${name}" ${bad}`);
-      if (isAbsolute(d.source_path) || d.source_path.split(/[/\\]/).includes('..')) throw new Error('is not a path inside the task folder');
+      if (isAbsolute(d.source_path) || d.source_path.split(/[/\\]/).includes('..'))
+        throw new Error('is not a path inside the task folder');
       if (!(await inside(taskFolder, source))) throw new Error('leads out of the task folder');
       if (files.some((f) => f.name === name)) throw new Error(`"${name}" is staged twice`);
       await copyFile(source, join(dir, name));
       files.push(await recordOf(join(dir, name), name, 'display'));
     } catch (err) {
-      problems.push(`display file "${d.source_path}" of ask ${askId}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file in the task folder' : errorMessage(err)}`);
+      problems.push(
+        `display file "${d.source_path}" of ask ${askId}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file in the task folder' : errorMessage(err)}`,
+      );
     }
   }
   await writeCatalog(dir, files);
@@ -214,14 +278,27 @@ export async function stageDisplayFiles(taskFolder: string, askId: string, affor
  * separator or a leading dot is refused (400 `path_escape`) before the
  * catalog is looked at, and so is a file that resolves outside the folder.
  */
-export async function serveAskFile(res: ServerResponse, dir: string, catalog: FileRecord[], name: string, wantInline: boolean): Promise<void> {
-  if (name.split(/[/\\]/).some((p) => p === '..') || isAbsolute(name) || name.includes(sep) || name.includes('/') || name.includes('\0')) {
+export async function serveAskFile(
+  res: ServerResponse,
+  dir: string,
+  catalog: FileRecord[],
+  name: string,
+  wantInline: boolean,
+): Promise<void> {
+  if (
+    name.split(/[/\\]/).some((p) => p === '..') ||
+    isAbsolute(name) ||
+    name.includes(sep) ||
+    name.includes('/') ||
+    name.includes('\0')
+  ) {
     throw new HttpError(400, 'path_escape', `file path "${name}" leads out of the ask's folder`);
   }
   const record = catalog.find((f) => f.name === name);
   if (!record) throw new HttpError(404, 'file_not_found', `no file "${name}" in this ask`);
   const path = join(dir, name);
-  if (!(await inside(dir, path).catch(() => false))) throw new HttpError(400, 'path_escape', `file "${name}" leads out of the ask's folder`);
+  if (!(await inside(dir, path).catch(() => false)))
+    throw new HttpError(400, 'path_escape', `file "${name}" leads out of the ask's folder`);
   const info = await lstat(path);
   const disposition = wantInline && INLINE_TYPES.has(record.content_type) ? 'inline' : 'attachment';
   res.writeHead(200, {

@@ -3,7 +3,13 @@ import { errorMessage } from '../errors.js';
 import { projectRootOf } from '../runtime/task-folders.js';
 import { readStateFile } from '../state/state-file.js';
 import { DEFAULT_TASK_FOLDER_PATTERN, taskFolderPath } from '../task-folder-pattern.js';
-import { affordanceOf, askFolder, readCatalog, stageDisplayFiles, type FileRecord } from './ask-files.js';
+import {
+  affordanceOf,
+  askFolder,
+  readCatalog,
+  stageDisplayFiles,
+  type FileRecord,
+} from './ask-files.js';
 import type { ServedRun } from './served-run.js';
 
 /** An ask's folder and what was staged in it. */
@@ -23,7 +29,16 @@ function agentOfAsk(askId: string): string | undefined {
 async function taskFolderOf(run: ServedRun, agentId: string): Promise<string> {
   const state = await readStateFile(run.stateFile, run.id).catch(() => undefined);
   const stored = state?.agents.find((a) => a.id === agentId)?.task_folder;
-  return stored ?? taskFolderPath(projectRootOf(run.stateFile), state?.options.task_folder_pattern ?? DEFAULT_TASK_FOLDER_PATTERN, run.id, agentId, 1);
+  return (
+    stored ??
+    taskFolderPath(
+      projectRootOf(run.stateFile),
+      state?.options.task_folder_pattern ?? DEFAULT_TASK_FOLDER_PATTERN,
+      run.id,
+      agentId,
+      1,
+    )
+  );
 }
 
 /**
@@ -63,7 +78,10 @@ export class AskStaging {
   }
 
   /** The folder and catalog of any ask of a run (pending or answered), or undefined when it has none. */
-  async find(run: ServedRun, askId: string): Promise<{ dir: string; files: FileRecord[] } | undefined> {
+  async find(
+    run: ServedRun,
+    askId: string,
+  ): Promise<{ dir: string; files: FileRecord[] } | undefined> {
     const pending = this.staged.get(this.key(run, askId));
     if (pending) {
       const s = await pending;

@@ -56,12 +56,20 @@ const SAFE = new Set(['GET', 'HEAD', 'OPTIONS']);
  * - a request that changes anything is refused when its `Origin` (or
  *   `Sec-Fetch-Site: cross-site`) says another site's page sent it.
  */
-export function checkRequest(req: IncomingMessage, opts: { token: string | undefined; loopbackOnly: boolean; open: boolean }): void {
+export function checkRequest(
+  req: IncomingMessage,
+  opts: { token: string | undefined; loopbackOnly: boolean; open: boolean },
+): void {
   const host = req.headers.host ?? '';
   const hostName = host.replace(/:\d+$/, '');
-  if (opts.loopbackOnly && !isLoopback(hostName)) throw new HttpError(403, 'bad_host', `Host "${host}" is not this server's loopback address`);
+  if (opts.loopbackOnly && !isLoopback(hostName))
+    throw new HttpError(403, 'bad_host', `Host "${host}" is not this server's loopback address`);
   if (opts.token !== undefined && !opts.open && !hasToken(req, opts.token)) {
-    throw new HttpError(401, 'unauthorized', 'this server needs its token: Authorization: Bearer TOKEN, or log in at /login');
+    throw new HttpError(
+      401,
+      'unauthorized',
+      'this server needs its token: Authorization: Bearer TOKEN, or log in at /login',
+    );
   }
   if (SAFE.has(req.method ?? 'GET')) return;
   const origin = req.headers.origin;
@@ -72,8 +80,17 @@ export function checkRequest(req: IncomingMessage, opts: { token: string | undef
     } catch {
       originHost = '';
     }
-    if (originHost.toLowerCase() !== host.toLowerCase()) throw new HttpError(403, 'cross_origin', `a request from ${origin} may not change anything here`);
+    if (originHost.toLowerCase() !== host.toLowerCase())
+      throw new HttpError(
+        403,
+        'cross_origin',
+        `a request from ${origin} may not change anything here`,
+      );
   } else if (origin === 'null' || req.headers['sec-fetch-site'] === 'cross-site') {
-    throw new HttpError(403, 'cross_origin', 'a request from another site may not change anything here');
+    throw new HttpError(
+      403,
+      'cross_origin',
+      'a request from another site may not change anything here',
+    );
   }
 }

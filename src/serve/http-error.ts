@@ -21,7 +21,11 @@ export class HttpError extends RaymondError {
 /** Writes a JSON answer. */
 export function sendJson(res: ServerResponse, status: number, body: unknown): void {
   const text = JSON.stringify(body);
-  res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(text), 'Cache-Control': 'no-store' });
+  res.writeHead(status, {
+    'Content-Type': 'application/json; charset=utf-8',
+    'Content-Length': Buffer.byteLength(text),
+    'Cache-Control': 'no-store',
+  });
   res.end(text);
 }
 
@@ -46,9 +50,19 @@ export function sendError(res: ServerResponse, err: unknown): void {
 export const MAX_JSON_BODY = 1 << 20;
 
 /** Reads a request's body, refusing it (413 `body_too_large`) past `limit` bytes without reading on. */
-export async function readBody(req: IncomingMessage, limit: number, reason = 'body_too_large'): Promise<Buffer> {
+export async function readBody(
+  req: IncomingMessage,
+  limit: number,
+  reason = 'body_too_large',
+): Promise<Buffer> {
   const declared = Number(req.headers['content-length']);
-  const tooLarge = () => new HttpError(413, reason, `the request body is larger than ${limit} bytes, the most this endpoint takes`, reason === 'body_too_large' ? {} : { constraint: reason });
+  const tooLarge = () =>
+    new HttpError(
+      413,
+      reason,
+      `the request body is larger than ${limit} bytes, the most this endpoint takes`,
+      reason === 'body_too_large' ? {} : { constraint: reason },
+    );
   if (Number.isFinite(declared) && declared > limit) {
     req.resume();
     throw tooLarge();
@@ -75,6 +89,7 @@ export async function readJsonObject(req: IncomingMessage): Promise<Record<strin
   } catch (err) {
     throw new HttpError(400, 'invalid_json', `invalid JSON body: ${errorMessage(err)}`);
   }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new HttpError(400, 'invalid_json', 'invalid JSON body: expected an object');
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw new HttpError(400, 'invalid_json', 'invalid JSON body: expected an object');
   return value as Record<string, unknown>;
 }

@@ -8,78 +8,351 @@ import { ANSWER_ASK, CREATE_RUN, jsonSchemaOf } from './request-schemas.js';
  * lists exactly the routes the server has.
  */
 
-const error = { description: 'refused: `{"error": "<message>", "code": "<stable code>"}`', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } };
-const json = (description: string, schema: object) => ({ description, content: { 'application/json': { schema } } });
+const error = {
+  description: 'refused: `{"error": "<message>", "code": "<stable code>"}`',
+  content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+};
+const json = (description: string, schema: object) => ({
+  description,
+  content: { 'application/json': { schema } },
+});
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const id = { name: 'id', in: 'path', required: true, schema: { type: 'string' } };
 const askId = { name: 'ask_id', in: 'path', required: true, schema: { type: 'string' } };
 
 const PATHS: Record<string, Record<string, object>> = {
-  '/workflows': { get: { summary: 'List the workflows found under the --root folders', responses: { 200: json('the workflows', { type: 'array', items: ref('Workflow') }) } } },
-  '/workflows/rescan': { post: { summary: 'Scan the roots again; answers the workflows now served', responses: { 200: json('the workflows', { type: 'array', items: ref('Workflow') }) } } },
-  '/workflows/{id}': { get: { summary: 'One workflow', parameters: [id], responses: { 200: json('the workflow', ref('Workflow')), 404: error } } },
+  '/workflows': {
+    get: {
+      summary: 'List the workflows found under the --root folders',
+      responses: { 200: json('the workflows', { type: 'array', items: ref('Workflow') }) },
+    },
+  },
+  '/workflows/rescan': {
+    post: {
+      summary: 'Scan the roots again; answers the workflows now served',
+      responses: { 200: json('the workflows', { type: 'array', items: ref('Workflow') }) },
+    },
+  },
+  '/workflows/{id}': {
+    get: {
+      summary: 'One workflow',
+      parameters: [id],
+      responses: { 200: json('the workflow', ref('Workflow')), 404: error },
+    },
+  },
   '/runs': {
     post: {
       summary: 'Start a run of a workflow',
-      requestBody: { required: true, content: { 'application/json': { schema: ref('CreateRun') } } },
-      responses: { 201: json('started', { type: 'object', properties: { run_id: { type: 'string' }, status: { type: 'string' }, started_at: { type: 'string', format: 'date-time' } } }), 400: error, 403: error, 404: error, 413: error, 503: error },
+      requestBody: {
+        required: true,
+        content: { 'application/json': { schema: ref('CreateRun') } },
+      },
+      responses: {
+        201: json('started', {
+          type: 'object',
+          properties: {
+            run_id: { type: 'string' },
+            status: { type: 'string' },
+            started_at: { type: 'string', format: 'date-time' },
+          },
+        }),
+        400: error,
+        403: error,
+        404: error,
+        413: error,
+        503: error,
+      },
     },
     get: {
-      summary: 'Every run of the pool, newest first; ?summary=true leaves out each run\'s agents and gives their number, agent_count',
+      summary:
+        "Every run of the pool, newest first; ?summary=true leaves out each run's agents and gives their number, agent_count",
       parameters: [{ name: 'summary', in: 'query', required: false, schema: { type: 'boolean' } }],
       responses: { 200: json('the runs', { type: 'array', items: ref('Run') }) },
     },
   },
-  '/runs/{id}': { get: { summary: 'One run: agents (machine state, state, stack depth, cost), cost, elapsed time, result', parameters: [id], responses: { 200: json('the run', ref('Run')), 404: error } } },
-  '/runs/{id}/snapshot': { get: { summary: 'The run, its pending asks and its last event id, in one answer', parameters: [id], responses: { 200: json('the snapshot', { type: 'object', properties: { run: ref('Run'), pending_asks: { type: 'array', items: ref('PendingAsk') }, last_event_id: { type: 'integer' }, live: { type: 'object', description: "the run as Raymond's web page reads it (src/web/live-snapshot.ts)" } } }), 404: error } } },
+  '/runs/{id}': {
+    get: {
+      summary:
+        'One run: agents (machine state, state, stack depth, cost), cost, elapsed time, result',
+      parameters: [id],
+      responses: { 200: json('the run', ref('Run')), 404: error },
+    },
+  },
+  '/runs/{id}/snapshot': {
+    get: {
+      summary: 'The run, its pending asks and its last event id, in one answer',
+      parameters: [id],
+      responses: {
+        200: json('the snapshot', {
+          type: 'object',
+          properties: {
+            run: ref('Run'),
+            pending_asks: { type: 'array', items: ref('PendingAsk') },
+            last_event_id: { type: 'integer' },
+            live: {
+              type: 'object',
+              description: "the run as Raymond's web page reads it (src/web/live-snapshot.ts)",
+            },
+          },
+        }),
+        404: error,
+      },
+    },
+  },
   '/runs/{id}/output': {
     get: {
-      summary: "The run's events as Server-Sent Events; every event has an id, and Last-Event-ID (or ?last_event_id=) resumes after it. The stream ends with the run.",
-      parameters: [id, { name: 'Last-Event-ID', in: 'header', required: false, schema: { type: 'integer' } }, { name: 'last_event_id', in: 'query', required: false, schema: { type: 'integer' } }],
-      responses: { 200: { description: "`data:` holds `{type, <ray's fields>, Timestamp, run_id, raymond?}`", content: { 'text/event-stream': { schema: { type: 'string' } } } }, 404: error },
+      summary:
+        "The run's events as Server-Sent Events; every event has an id, and Last-Event-ID (or ?last_event_id=) resumes after it. The stream ends with the run.",
+      parameters: [
+        id,
+        { name: 'Last-Event-ID', in: 'header', required: false, schema: { type: 'integer' } },
+        { name: 'last_event_id', in: 'query', required: false, schema: { type: 'integer' } },
+      ],
+      responses: {
+        200: {
+          description: "`data:` holds `{type, <ray's fields>, Timestamp, run_id, raymond?}`",
+          content: { 'text/event-stream': { schema: { type: 'string' } } },
+        },
+        404: error,
+      },
     },
   },
-  '/runs/{id}/cancel': { post: { summary: "Stop the run's steps; it is cancelled (resumable by hand, not resumed at the next start)", parameters: [id], responses: { 200: json('cancelled', { type: 'object', properties: { run_id: { type: 'string' }, status: { type: 'string' } } }), 404: error, 409: error } } },
-  '/runs/{id}/diagram.svg': { get: { summary: "The run's workflow as raymond diagram --html draws it", parameters: [id], responses: { 200: { description: 'the diagram', content: { 'image/svg+xml': { schema: { type: 'string' } } } }, 404: error } } },
-  '/runs/{id}/pending-asks': { get: { summary: 'The asks waiting for an answer', parameters: [id], responses: { 200: json('the asks', { type: 'array', items: ref('PendingAsk') }), 404: error } } },
+  '/runs/{id}/cancel': {
+    post: {
+      summary:
+        "Stop the run's steps; it is cancelled (resumable by hand, not resumed at the next start)",
+      parameters: [id],
+      responses: {
+        200: json('cancelled', {
+          type: 'object',
+          properties: { run_id: { type: 'string' }, status: { type: 'string' } },
+        }),
+        404: error,
+        409: error,
+      },
+    },
+  },
+  '/runs/{id}/diagram.svg': {
+    get: {
+      summary: "The run's workflow as raymond diagram --html draws it",
+      parameters: [id],
+      responses: {
+        200: {
+          description: 'the diagram',
+          content: { 'image/svg+xml': { schema: { type: 'string' } } },
+        },
+        404: error,
+      },
+    },
+  },
+  '/runs/{id}/pending-asks': {
+    get: {
+      summary: 'The asks waiting for an answer',
+      parameters: [id],
+      responses: { 200: json('the asks', { type: 'array', items: ref('PendingAsk') }), 404: error },
+    },
+  },
   '/runs/{id}/asks/{ask_id}': {
     post: {
-      summary: 'Answer an ask: JSON {"response": "..."}, or multipart/form-data with a `response` field and files',
+      summary:
+        'Answer an ask: JSON {"response": "..."}, or multipart/form-data with a `response` field and files',
       parameters: [id, askId],
-      requestBody: { required: true, content: { 'application/json': { schema: ref('AnswerAsk') }, 'multipart/form-data': { schema: { type: 'object', properties: { response: { type: 'string' } }, additionalProperties: { type: 'string', format: 'binary' } } } } },
-      responses: { 200: json('answered', { type: 'object', properties: { run_id: { type: 'string' }, ask_id: { type: 'string' }, status: { type: 'string', enum: ['resumed'] } } }), 400: error, 404: error, 409: error, 413: error },
+      requestBody: {
+        required: true,
+        content: {
+          'application/json': { schema: ref('AnswerAsk') },
+          'multipart/form-data': {
+            schema: {
+              type: 'object',
+              properties: { response: { type: 'string' } },
+              additionalProperties: { type: 'string', format: 'binary' },
+            },
+          },
+        },
+      },
+      responses: {
+        200: json('answered', {
+          type: 'object',
+          properties: {
+            run_id: { type: 'string' },
+            ask_id: { type: 'string' },
+            status: { type: 'string', enum: ['resumed'] },
+          },
+        }),
+        400: error,
+        404: error,
+        409: error,
+        413: error,
+      },
     },
   },
-  '/runs/{id}/asks/{ask_id}/files': { get: { summary: "The ask's staged and uploaded files", parameters: [id, askId], responses: { 200: json('the files', { type: 'array', items: ref('File') }), 404: error } } },
+  '/runs/{id}/asks/{ask_id}/files': {
+    get: {
+      summary: "The ask's staged and uploaded files",
+      parameters: [id, askId],
+      responses: { 200: json('the files', { type: 'array', items: ref('File') }), 404: error },
+    },
+  },
   '/runs/{id}/asks/{ask_id}/files/{path}': {
     get: {
-      summary: 'One file of an ask (attachment; ?disposition=inline for images and PDFs); nosniff and a sandboxing CSP',
-      parameters: [id, askId, { name: 'path', in: 'path', required: true, schema: { type: 'string' } }, { name: 'disposition', in: 'query', required: false, schema: { type: 'string', enum: ['inline', 'attachment'] } }],
+      summary:
+        'One file of an ask (attachment; ?disposition=inline for images and PDFs); nosniff and a sandboxing CSP',
+      parameters: [
+        id,
+        askId,
+        { name: 'path', in: 'path', required: true, schema: { type: 'string' } },
+        {
+          name: 'disposition',
+          in: 'query',
+          required: false,
+          schema: { type: 'string', enum: ['inline', 'attachment'] },
+        },
+      ],
       responses: { 200: { description: 'the file' }, 400: error, 404: error },
     },
   },
-  '/openapi.json': { get: { summary: 'This description', responses: { 200: json('OpenAPI 3', { type: 'object' }) } } },
-  '/login': { post: { summary: 'Log the page in: a form with `token`; sets an HttpOnly, SameSite=Strict cookie and redirects to /', requestBody: { content: { 'application/x-www-form-urlencoded': { schema: { type: 'object', properties: { token: { type: 'string' } } } } } }, responses: { 303: { description: 'logged in' }, 401: error } } },
-  '/': { get: { summary: 'The web page', responses: { 200: { description: 'HTML', content: { 'text/html': { schema: { type: 'string' } } } } } } },
+  '/openapi.json': {
+    get: { summary: 'This description', responses: { 200: json('OpenAPI 3', { type: 'object' }) } },
+  },
+  '/login': {
+    post: {
+      summary:
+        'Log the page in: a form with `token`; sets an HttpOnly, SameSite=Strict cookie and redirects to /',
+      requestBody: {
+        content: {
+          'application/x-www-form-urlencoded': {
+            schema: { type: 'object', properties: { token: { type: 'string' } } },
+          },
+        },
+      },
+      responses: { 303: { description: 'logged in' }, 401: error },
+    },
+  },
+  '/': {
+    get: {
+      summary: 'The web page',
+      responses: {
+        200: { description: 'HTML', content: { 'text/html': { schema: { type: 'string' } } } },
+      },
+    },
+  },
 };
 
 const SCHEMAS = {
-  Error: { type: 'object', required: ['error', 'code'], properties: { error: { type: 'string' }, code: { type: 'string' }, constraint: { type: 'string' } } },
-  Workflow: { type: 'object', properties: { id: { type: 'string' }, name: { type: 'string' }, description: { type: 'string' }, input: { type: 'object', properties: { mode: { type: 'string', enum: ['required', 'optional', 'none'] }, label: { type: 'string' }, description: { type: 'string' } } }, default_budget: { type: 'number' }, requires_human_input: { type: 'boolean' } } },
+  Error: {
+    type: 'object',
+    required: ['error', 'code'],
+    properties: {
+      error: { type: 'string' },
+      code: { type: 'string' },
+      constraint: { type: 'string' },
+    },
+  },
+  Workflow: {
+    type: 'object',
+    properties: {
+      id: { type: 'string' },
+      name: { type: 'string' },
+      description: { type: 'string' },
+      input: {
+        type: 'object',
+        properties: {
+          mode: { type: 'string', enum: ['required', 'optional', 'none'] },
+          label: { type: 'string' },
+          description: { type: 'string' },
+        },
+      },
+      default_budget: { type: 'number' },
+      requires_human_input: { type: 'boolean' },
+    },
+  },
   CreateRun: jsonSchemaOf(CREATE_RUN),
   AnswerAsk: jsonSchemaOf(ANSWER_ASK),
-  Agent: { type: 'object', properties: { id: { type: 'string' }, current_state: { type: 'string' }, status: { type: 'string' }, machine_state: { type: 'string', enum: ['idle', 'invoking', 'asking', 'awaiting-child', 'terminated', 'failed', 'paused'] }, stack_depth: { type: 'integer' }, cost_usd: { type: 'number' }, result: { type: 'string' } } },
-  Run: { type: 'object', properties: { run_id: { type: 'string' }, workflow_id: { type: 'string' }, status: { type: 'string', enum: ['running', 'asking', 'completed', 'failed', 'cancelled', 'budget_exceeded', 'paused'] }, current_state: { type: 'string' }, agents: { type: 'array', items: ref('Agent') }, cost_usd: { type: 'number' }, budget_usd: { type: 'number' }, started_at: { type: 'string', format: 'date-time' }, elapsed_seconds: { type: 'number' }, result: { type: 'string' }, error: { type: 'string' }, pending_asks: { type: 'integer' }, state_file: { type: 'string' }, last_event_id: { type: 'integer' } } },
-  File: { type: 'object', properties: { name: { type: 'string' }, size: { type: 'integer' }, content_type: { type: 'string' }, source: { type: 'string', enum: ['display', 'upload'] } } },
-  PendingAsk: { type: 'object', properties: { run_id: { type: 'string' }, ask_id: { type: 'string' }, agent_id: { type: 'string' }, prompt: { type: 'string' }, created_at: { type: 'string' }, timeout_at: { type: 'string' }, next_state: { type: 'string' }, file_affordance: { type: 'object' }, staged_files: { type: 'array', items: ref('File') }, staging_errors: { type: 'array', items: { type: 'string' } } } },
+  Agent: {
+    type: 'object',
+    properties: {
+      id: { type: 'string' },
+      current_state: { type: 'string' },
+      status: { type: 'string' },
+      machine_state: {
+        type: 'string',
+        enum: ['idle', 'invoking', 'asking', 'awaiting-child', 'terminated', 'failed', 'paused'],
+      },
+      stack_depth: { type: 'integer' },
+      cost_usd: { type: 'number' },
+      result: { type: 'string' },
+    },
+  },
+  Run: {
+    type: 'object',
+    properties: {
+      run_id: { type: 'string' },
+      workflow_id: { type: 'string' },
+      status: {
+        type: 'string',
+        enum: [
+          'running',
+          'asking',
+          'completed',
+          'failed',
+          'cancelled',
+          'budget_exceeded',
+          'paused',
+        ],
+      },
+      current_state: { type: 'string' },
+      agents: { type: 'array', items: ref('Agent') },
+      cost_usd: { type: 'number' },
+      budget_usd: { type: 'number' },
+      started_at: { type: 'string', format: 'date-time' },
+      elapsed_seconds: { type: 'number' },
+      result: { type: 'string' },
+      error: { type: 'string' },
+      pending_asks: { type: 'integer' },
+      state_file: { type: 'string' },
+      last_event_id: { type: 'integer' },
+    },
+  },
+  File: {
+    type: 'object',
+    properties: {
+      name: { type: 'string' },
+      size: { type: 'integer' },
+      content_type: { type: 'string' },
+      source: { type: 'string', enum: ['display', 'upload'] },
+    },
+  },
+  PendingAsk: {
+    type: 'object',
+    properties: {
+      run_id: { type: 'string' },
+      ask_id: { type: 'string' },
+      agent_id: { type: 'string' },
+      prompt: { type: 'string' },
+      created_at: { type: 'string' },
+      timeout_at: { type: 'string' },
+      next_state: { type: 'string' },
+      file_affordance: { type: 'object' },
+      staged_files: { type: 'array', items: ref('File') },
+      staging_errors: { type: 'array', items: { type: 'string' } },
+    },
+  },
 };
 
 /** The document, with the server's version. */
 export function openApiDocument(version: string): object {
   return {
     openapi: '3.1.0',
-    info: { title: 'raymond serve', version, description: "Raymond's workflow server: the HTTP API of `ray serve`, plus event ids, snapshots and diagrams. With a token, every request but /, /login and /openapi.json carries `Authorization: Bearer TOKEN` (or the login cookie)." },
-    components: { schemas: SCHEMAS, securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
+    info: {
+      title: 'raymond serve',
+      version,
+      description:
+        "Raymond's workflow server: the HTTP API of `ray serve`, plus event ids, snapshots and diagrams. With a token, every request but /, /login and /openapi.json carries `Authorization: Bearer TOKEN` (or the login cookie).",
+    },
+    components: {
+      schemas: SCHEMAS,
+      securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } },
+    },
     security: [{ bearer: [] }],
     paths: PATHS,
   };

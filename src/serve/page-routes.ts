@@ -16,7 +16,8 @@ const PAGE_HEADERS = {
   'X-Content-Type-Options': 'nosniff',
   'X-Frame-Options': 'DENY',
   'Cache-Control': 'no-store',
-  'Content-Security-Policy': "default-src 'self'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src 'self' data:; frame-ancestors 'none'",
+  'Content-Security-Policy':
+    "default-src 'self'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src 'self' data:; frame-ancestors 'none'",
 };
 
 /** The live page of one run, fed by the server's own endpoints. */
@@ -45,10 +46,21 @@ function runPageHtml(id: string): string {
  * shows the login form when the server has a token; a run's page without
  * the token sends the browser to `/`. Answers false for any other request.
  */
-export function servePage(ctx: ServeContext, req: IncomingMessage, res: ServerResponse, url: URL): boolean {
+export function servePage(
+  ctx: ServeContext,
+  req: IncomingMessage,
+  res: ServerResponse,
+  url: URL,
+): boolean {
   if (req.method !== 'GET' && req.method !== 'HEAD') return false;
   if (url.pathname === '/') {
-    res.writeHead(200, PAGE_HEADERS).end(serveIndexHtml({ models: MODELS, defaultBudgetUsd: ctx.defaultBudgetUsd, runPage: RUN_PAGE }));
+    res.writeHead(200, PAGE_HEADERS).end(
+      serveIndexHtml({
+        models: MODELS,
+        defaultBudgetUsd: ctx.defaultBudgetUsd,
+        runPage: RUN_PAGE,
+      }),
+    );
     return true;
   }
   const params = matchPath(RUN_PAGE, url.pathname);

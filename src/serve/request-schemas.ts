@@ -14,11 +14,32 @@ const given = <S extends TSchema>(s: S) => T.Optional(T.Union([s, T.Null()]));
 
 /** `POST /runs`. */
 export const CREATE_RUN = T.Object({
-  workflow_id: T.String({ minLength: 1, description: 'the id of a served workflow (GET /workflows)' }),
-  input: given(T.String({ description: "the run's input; required, optional or refused as the workflow says" })),
-  budget: given(T.Number({ minimum: 0, must: 'a number of USD, 0 or more', description: 'USD; 0 or absent: the workflow\'s default_budget, else the server\'s' })),
-  model: given(T.String({ description: 'a Claude model (opus, sonnet, haiku, a full name) or a pi model (provider/id)' })),
-  working_directory: given(T.String({ description: 'the folder the run works in, inside --workdir when the server has one' })),
+  workflow_id: T.String({
+    minLength: 1,
+    description: 'the id of a served workflow (GET /workflows)',
+  }),
+  input: given(
+    T.String({
+      description: "the run's input; required, optional or refused as the workflow says",
+    }),
+  ),
+  budget: given(
+    T.Number({
+      minimum: 0,
+      must: 'a number of USD, 0 or more',
+      description: "USD; 0 or absent: the workflow's default_budget, else the server's",
+    }),
+  ),
+  model: given(
+    T.String({
+      description: 'a Claude model (opus, sonnet, haiku, a full name) or a pi model (provider/id)',
+    }),
+  ),
+  working_directory: given(
+    T.String({
+      description: 'the folder the run works in, inside --workdir when the server has one',
+    }),
+  ),
   environment: T.Optional(
     T.Record(T.String({ pattern: '^[A-Za-z_][A-Za-z0-9_]*$' }), T.String(), {
       additionalProperties: false,
@@ -31,21 +52,34 @@ export const CREATE_RUN = T.Object({
 export type CreateRun = Static<typeof CREATE_RUN>;
 
 /** `POST /runs/{id}/asks/{ask_id}` as JSON (a multipart answer is read by ask-uploads.ts). */
-export const ANSWER_ASK = T.Object({ response: T.Optional(T.String({ description: 'the answer; empty when absent' })) });
+export const ANSWER_ASK = T.Object({
+  response: T.Optional(T.String({ description: 'the answer; empty when absent' })),
+});
 
 /** The compiled checks of the bodies. */
 export const createRunBody = checked(CREATE_RUN);
 export const answerAskBody = checked(ANSWER_ASK);
 
 /** Reads a JSON object body and checks it: a body that does not fit is a 400 `bad_request` naming its wrong field. */
-export async function readRequestBody<S extends TSchema>(req: IncomingMessage, body: Checked<S>): Promise<Static<S>> {
+export async function readRequestBody<S extends TSchema>(
+  req: IncomingMessage,
+  body: Checked<S>,
+): Promise<Static<S>> {
   const value = await readJsonObject(req);
   if (body.check(value)) return value;
-  throw new HttpError(400, 'bad_request', `invalid request body: ${body.problem(value, 'the body')}`);
+  throw new HttpError(
+    400,
+    'bad_request',
+    `invalid request body: ${body.problem(value, 'the body')}`,
+  );
 }
 
 /** A schema as JSON Schema for /openapi.json: without the keywords the one-line messages use (`must`, `opaque`). */
 export function jsonSchemaOf(schema: TSchema): object {
-  const json = JSON.parse(JSON.stringify(schema, (key, value: unknown) => (key === 'must' || key === 'opaque' ? undefined : value))) as object;
+  const json = JSON.parse(
+    JSON.stringify(schema, (key, value: unknown) =>
+      key === 'must' || key === 'opaque' ? undefined : value,
+    ),
+  ) as object;
   return json;
 }

@@ -1,6 +1,17 @@
 import { HttpError } from './http-error.js';
 import { answerAsk, getAskFile, listAskFiles, pendingAsks } from './routes-asks.js';
-import { cancelRun, createRun, getRun, getWorkflow, listRuns, listWorkflows, rescanWorkflows, runDiagram, runOutput, runSnapshot } from './routes-runs.js';
+import {
+  cancelRun,
+  createRun,
+  getRun,
+  getWorkflow,
+  listRuns,
+  listWorkflows,
+  rescanWorkflows,
+  runDiagram,
+  runOutput,
+  runSnapshot,
+} from './routes-runs.js';
 import type { Handler } from './serve-context.js';
 
 /** One route: a method and an OpenAPI-style path (`/runs/{id}`; `{path}` takes the rest of the path). */
@@ -66,14 +77,20 @@ export function matchPath(pattern: string, pathname: string): Record<string, str
 }
 
 /** The route for a request: its handler and parameters; 404 for an unknown path, 405 for a known path and another method. */
-export function findRoute(method: string, pathname: string, routes: readonly Route[] = API_ROUTES): { route: Route; params: Record<string, string> } {
+export function findRoute(
+  method: string,
+  pathname: string,
+  routes: readonly Route[] = API_ROUTES,
+): { route: Route; params: Record<string, string> } {
   let pathKnown = false;
   for (const route of routes) {
     const params = matchPath(route.path, pathname);
     if (!params) continue;
-    if (route.method === method || (method === 'HEAD' && route.method === 'GET')) return { route, params };
+    if (route.method === method || (method === 'HEAD' && route.method === 'GET'))
+      return { route, params };
     pathKnown = true;
   }
-  if (pathKnown) throw new HttpError(405, 'method_not_allowed', `${method} is not allowed on ${pathname}`);
+  if (pathKnown)
+    throw new HttpError(405, 'method_not_allowed', `${method} is not allowed on ${pathname}`);
   throw new HttpError(404, 'not_found', `no such endpoint: ${pathname}`);
 }

@@ -9,7 +9,8 @@ import type { Handler } from './serve-context.js';
 
 /** An ask id as Raymond makes them (`ask_<agent>_<ms>`): anything else cannot be one, and never reaches a path. */
 function askIdOf(raw: string): string {
-  if (!/^[A-Za-z0-9_-]{1,300}$/.test(raw)) throw new HttpError(404, 'ask_not_found', `no ask "${raw}"`);
+  if (!/^[A-Za-z0-9_-]{1,300}$/.test(raw))
+    throw new HttpError(404, 'ask_not_found', `no ask "${raw}"`);
   return raw;
 }
 
@@ -17,11 +18,20 @@ function askIdOf(raw: string): string {
 export const pendingAsks: Handler = async (ctx, _req, res, p) => {
   const run = runOf(ctx, p.id!);
   const asks = [...run.asks.values()].sort((a, b) => a.created_at.localeCompare(b.created_at));
-  sendJson(res, 200, await Promise.all(asks.map(async (a) => pendingAskJson(run.id, a, await ctx.staging.pending(run, a.id)))));
+  sendJson(
+    res,
+    200,
+    await Promise.all(
+      asks.map(async (a) => pendingAskJson(run.id, a, await ctx.staging.pending(run, a.id))),
+    ),
+  );
 };
 
 /** What an answer sent as JSON holds: its text, and no file, so an ask with upload slots refuses it as it would a multipart answer without them. */
-async function jsonSubmission(req: IncomingMessage, affordance: FileAffordance | undefined): Promise<UploadSubmission> {
+async function jsonSubmission(
+  req: IncomingMessage,
+  affordance: FileAffordance | undefined,
+): Promise<UploadSubmission> {
   const body = await readRequestBody(req, answerAskBody);
   checkSlots(affordance, []);
   return { response: body.response ?? '', files: [] };
@@ -40,19 +50,25 @@ async function jsonSubmission(req: IncomingMessage, affordance: FileAffordance |
 export const answerAsk: Handler = async (ctx, req, res, p) => {
   const run = runOf(ctx, p.id!);
   const askId = askIdOf(p.ask_id!);
-  const notPending = () => new HttpError(404, 'input_not_pending', `ask "${askId}" is not pending in run "${run.id}"`, { constraint: 'input_not_pending' });
+  const notPending = () =>
+    new HttpError(404, 'input_not_pending', `ask "${askId}" is not pending in run "${run.id}"`, {
+      constraint: 'input_not_pending',
+    });
   const ask = run.asks.get(askId);
   if (!ask || !run.control) throw notPending();
   const affordance = affordanceOf(ask.files);
   const multipart = /^multipart\/form-data/i.test(req.headers['content-type'] ?? '');
   const staged = multipart ? await ctx.staging.pending(run, askId) : undefined;
-  const submission = multipart ? await readSubmission(req, affordance, capsOf(affordance, ctx.uploadCaps), staged?.files ?? []) : await jsonSubmission(req, affordance);
+  const submission = multipart
+    ? await readSubmission(req, affordance, capsOf(affordance, ctx.uploadCaps), staged?.files ?? [])
+    : await jsonSubmission(req, affordance);
   // The claim: checked and taken with no await between, so no other answer passes it.
   if (run.asks.get(askId) !== ask || run.answering.has(askId)) throw notPending();
   run.answering.add(askId);
   try {
     if (submission.files.length > 0) {
-      if (!staged?.dir) throw new HttpError(500, 'ask_folder', `ask "${askId}" has no folder for files`);
+      if (!staged?.dir)
+        throw new HttpError(500, 'ask_folder', `ask "${askId}" has no folder for files`);
       await storeUploads(staged.dir, submission.files);
     }
     // Timed out while the files were stored: the run went on without them.
@@ -69,7 +85,8 @@ export const answerAsk: Handler = async (ctx, req, res, p) => {
 export const listAskFiles: Handler = async (ctx, _req, res, p) => {
   const run = runOf(ctx, p.id!);
   const found = await ctx.staging.find(run, askIdOf(p.ask_id!));
-  if (!found) throw new HttpError(404, 'ask_not_found', `no files for ask "${p.ask_id}" in run "${run.id}"`);
+  if (!found)
+    throw new HttpError(404, 'ask_not_found', `no files for ask "${p.ask_id}" in run "${run.id}"`);
   sendJson(res, 200, found.files);
 };
 
@@ -77,6 +94,13 @@ export const listAskFiles: Handler = async (ctx, _req, res, p) => {
 export const getAskFile: Handler = async (ctx, _req, res, p, url) => {
   const run = runOf(ctx, p.id!);
   const found = await ctx.staging.find(run, askIdOf(p.ask_id!));
-  if (!found) throw new HttpError(404, 'ask_not_found', `no files for ask "${p.ask_id}" in run "${run.id}"`);
-  await serveAskFile(res, found.dir, found.files, p.path!, url.searchParams.get('disposition') === 'inline');
+  if (!found)
+    throw new HttpError(404, 'ask_not_found', `no files for ask "${p.ask_id}" in run "${run.id}"`);
+  await serveAskFile(
+    res,
+    found.dir,
+    found.files,
+    p.path!,
+    url.searchParams.get('disposition') === 'inline',
+  );
 };

@@ -19,7 +19,8 @@ export function runOf(ctx: ServeContext, id: string): ServedRun {
   return run;
 }
 
-export const listWorkflows: Handler = (ctx, _req, res) => sendJson(res, 200, ctx.registry.list().map(workflowJson));
+export const listWorkflows: Handler = (ctx, _req, res) =>
+  sendJson(res, 200, ctx.registry.list().map(workflowJson));
 
 export const getWorkflow: Handler = (ctx, _req, res, p) => {
   const w = ctx.registry.get(p.id!);
@@ -27,23 +28,35 @@ export const getWorkflow: Handler = (ctx, _req, res, p) => {
   sendJson(res, 200, workflowJson(w));
 };
 
-export const rescanWorkflows: Handler = async (ctx, _req, res) => sendJson(res, 200, (await ctx.registry.rescan()).map(workflowJson));
+export const rescanWorkflows: Handler = async (ctx, _req, res) =>
+  sendJson(res, 200, (await ctx.registry.rescan()).map(workflowJson));
 
 /** `working_directory` of a request: an existing folder, inside `--workdir` when one was given. */
 async function workingDirectory(ctx: ServeContext, asked: string | undefined): Promise<string> {
   const base = ctx.workdir ?? ctx.cwd;
   const dir = asked === undefined ? base : resolve(base, asked);
   const real = await realpath(dir).catch(() => undefined);
-  if (real === undefined || !(await stat(real)).isDirectory()) throw new HttpError(400, 'bad_working_directory', `working_directory "${asked ?? dir}" is not a folder`);
+  if (real === undefined || !(await stat(real)).isDirectory())
+    throw new HttpError(
+      400,
+      'bad_working_directory',
+      `working_directory "${asked ?? dir}" is not a folder`,
+    );
   if (ctx.workdir !== undefined) {
     const rel = relative(await realpath(ctx.workdir), real);
-    if (rel.startsWith('..') || isAbsolute(rel)) throw new HttpError(403, 'workdir_outside', `working_directory "${asked}" is outside --workdir ${ctx.workdir}`);
+    if (rel.startsWith('..') || isAbsolute(rel))
+      throw new HttpError(
+        403,
+        'workdir_outside',
+        `working_directory "${asked}" is outside --workdir ${ctx.workdir}`,
+      );
   }
   return real;
 }
 
 /** A string field of a body: empty text and null stand for "not given". */
-const givenText = (v: string | null | undefined): string | undefined => (v === null || v === '' ? undefined : v);
+const givenText = (v: string | null | undefined): string | undefined =>
+  v === null || v === '' ? undefined : v;
 
 /**
  * Starts a run as `POST /runs` asks (also what `--launch ID` does, with
@@ -51,18 +64,29 @@ const givenText = (v: string | null | undefined): string | undefined => (v === n
  * its input, the model and the folder.
  */
 export async function startRun(ctx: ServeContext, body: CreateRun): Promise<ServedRun> {
-  if (!ctx.pool.open) throw new HttpError(503, 'shutting_down', 'the server is shutting down; no new runs');
+  if (!ctx.pool.open)
+    throw new HttpError(503, 'shutting_down', 'the server is shutting down; no new runs');
   const id = body.workflow_id;
   const entry = ctx.registry.get(id);
   if (!entry) throw new HttpError(404, 'workflow_not_found', `workflow "${id}" not found`);
   const input = givenText(body.input) ?? '';
-  if (entry.input.mode === 'required' && input === '') throw new HttpError(400, 'input_required', 'workflow requires non-empty input');
-  if (entry.input.mode === 'none' && input !== '') throw new HttpError(400, 'input_not_accepted', 'workflow does not accept input');
+  if (entry.input.mode === 'required' && input === '')
+    throw new HttpError(400, 'input_required', 'workflow requires non-empty input');
+  if (entry.input.mode === 'none' && input !== '')
+    throw new HttpError(400, 'input_not_accepted', 'workflow does not accept input');
   const budget = body.budget ?? 0;
   const model = givenText(body.model);
-  if (model !== undefined && !isRunModel(model)) throw new HttpError(400, 'bad_request', `model must be ${MODEL_CHOICES}, or a pi model (provider/id)`);
+  if (model !== undefined && !isRunModel(model))
+    throw new HttpError(
+      400,
+      'bad_request',
+      `model must be ${MODEL_CHOICES}, or a pi model (provider/id)`,
+    );
   const env = body.environment ?? {};
-  const cwd = await workingDirectory(ctx, givenText(body.working_directory) ?? entry.working_directory);
+  const cwd = await workingDirectory(
+    ctx,
+    givenText(body.working_directory) ?? entry.working_directory,
+  );
   return ctx.pool.launch({
     workflowId: entry.id,
     path: entry.path,
@@ -71,7 +95,12 @@ export async function startRun(ctx: ServeContext, body: CreateRun): Promise<Serv
     settings: {
       ...ctx.baseSettings,
       // Request, then manifest, then the server's (config, flag): 0 in the request or the manifest means "not given", as in `ray`.
-      budgetUsd: budget > 0 ? budget : entry.default_budget > 0 ? entry.default_budget : ctx.defaultBudgetUsd,
+      budgetUsd:
+        budget > 0
+          ? budget
+          : entry.default_budget > 0
+            ? entry.default_budget
+            : ctx.defaultBudgetUsd,
       ...(model !== undefined ? { model } : {}),
       environment: { ...entry.environment, ...env },
       onAsk: 'prompt',
@@ -82,7 +111,11 @@ export async function startRun(ctx: ServeContext, body: CreateRun): Promise<Serv
 /** `POST /runs`: 201 with `run_id`, `status`, `started_at`; the run goes on in the background. */
 export const createRun: Handler = async (ctx, req, res) => {
   const run = await startRun(ctx, await readRequestBody(req, createRunBody));
-  sendJson(res, 201, { run_id: run.id, status: run.status, started_at: new Date(run.startedAt).toISOString() });
+  sendJson(res, 201, {
+    run_id: run.id,
+    status: run.status,
+    started_at: new Date(run.startedAt).toISOString(),
+  });
 };
 
 /**
@@ -92,32 +125,53 @@ export const createRun: Handler = async (ctx, req, res) => {
  */
 export const listRuns: Handler = (ctx, _req, res, _p, url) => {
   const summary = url.searchParams.get('summary') === 'true';
-  sendJson(res, 200, ctx.pool.list().map((run) => {
-    const json = runJson(run);
-    if (!summary) return json;
-    const { agents, ...rest } = json;
-    return { ...rest, agent_count: agents.length };
-  }));
+  sendJson(
+    res,
+    200,
+    ctx.pool.list().map((run) => {
+      const json = runJson(run);
+      if (!summary) return json;
+      const { agents, ...rest } = json;
+      return { ...rest, agent_count: agents.length };
+    }),
+  );
 };
 
-export const getRun: Handler = (ctx, _req, res, p) => sendJson(res, 200, runJson(runOf(ctx, p.id!)));
+export const getRun: Handler = (ctx, _req, res, p) =>
+  sendJson(res, 200, runJson(runOf(ctx, p.id!)));
 
 /** `GET /runs/{id}/snapshot`: the run, its pending asks and the last event id, in one answer, for a page that then follows `output`; `live` is the same run as the web page reads it. */
 export const runSnapshot: Handler = async (ctx, _req, res, p) => {
   const run = runOf(ctx, p.id!);
-  const asks = await Promise.all([...run.asks.values()].map(async (a) => pendingAskJson(run.id, a, await ctx.staging.pending(run, a.id))));
-  sendJson(res, 200, { run: runJson(run), pending_asks: asks, last_event_id: run.events.lastId, live: liveSnapshotOf(run) });
+  const asks = await Promise.all(
+    [...run.asks.values()].map(async (a) =>
+      pendingAskJson(run.id, a, await ctx.staging.pending(run, a.id)),
+    ),
+  );
+  sendJson(res, 200, {
+    run: runJson(run),
+    pending_asks: asks,
+    last_event_id: run.events.lastId,
+    live: liveSnapshotOf(run),
+  });
 };
 
-export const runOutput: Handler = (ctx, req, res, p, url) => streamRunOutput(req, res, runOf(ctx, p.id!), url);
+export const runOutput: Handler = (ctx, req, res, p, url) =>
+  streamRunOutput(req, res, runOf(ctx, p.id!), url);
 
 /** `POST /runs/{id}/cancel`: stops the run's steps; it is `cancelled` (and stays resumable by hand). */
 export const cancelRun: Handler = async (ctx, _req, res, p) => {
   const run = runOf(ctx, p.id!);
-  if (run.ended) throw new HttpError(409, 'run_not_active', `run "${run.id}" already ended (${run.status})`);
+  if (run.ended)
+    throw new HttpError(409, 'run_not_active', `run "${run.id}" already ended (${run.status})`);
   await ctx.pool.cancel(run);
   // It ended by itself as the cancel came (its state file says so): reported as it ended, not as cancelled.
-  if (run.status !== 'cancelled') throw new HttpError(409, 'run_not_active', `run "${run.id}" ended (${run.status}) before it could be cancelled`);
+  if (run.status !== 'cancelled')
+    throw new HttpError(
+      409,
+      'run_not_active',
+      `run "${run.id}" ended (${run.status}) before it could be cancelled`,
+    );
   sendJson(res, 200, { run_id: run.id, status: run.status });
 };
 
@@ -125,10 +179,19 @@ export const cancelRun: Handler = async (ctx, _req, res, p) => {
 export const runDiagram: Handler = async (ctx, _req, res, p) => {
   const run = runOf(ctx, p.id!);
   const graph = await loadWorkflowGraph(run.workflowPath).catch((err: unknown) => {
-    throw new HttpError(404, 'workflow_unreadable', `cannot draw the workflow of run "${run.id}": ${formatError(err)}`);
+    throw new HttpError(
+      404,
+      'workflow_unreadable',
+      `cannot draw the workflow of run "${run.id}": ${formatError(err)}`,
+    );
   });
   // The standalone SVG, its style inside: the page shows it as it is, and so does a browser opening it alone.
   const svg = diagramSvgFile(graph);
-  res.writeHead(200, { 'Content-Type': 'image/svg+xml; charset=utf-8', 'X-Content-Type-Options': 'nosniff', 'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; sandbox", 'Cache-Control': 'no-store' });
+  res.writeHead(200, {
+    'Content-Type': 'image/svg+xml; charset=utf-8',
+    'X-Content-Type-Options': 'nosniff',
+    'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; sandbox",
+    'Cache-Control': 'no-store',
+  });
   res.end(svg);
 };

@@ -5,7 +5,14 @@ import type { WorkflowEntry } from './workflow-registry.js';
 
 /** `GET /workflows` entries: `ray serve`'s fields. */
 export function workflowJson(w: WorkflowEntry) {
-  return { id: w.id, name: w.name, description: w.description, input: w.input, default_budget: w.default_budget, requires_human_input: w.requires_human_input };
+  return {
+    id: w.id,
+    name: w.name,
+    description: w.description,
+    input: w.input,
+    default_budget: w.default_budget,
+    requires_human_input: w.requires_human_input,
+  };
 }
 
 /** An agent's `status` as `ray serve` gives it: empty while it runs. */
@@ -22,7 +29,13 @@ function rayAgentStatus(machine: string): string {
  */
 export function runJson(run: ServedRun) {
   const agents = [...run.agents.values()].map((a) => ({
-    id: a.id, current_state: a.state, status: rayAgentStatus(a.machine), machine_state: a.machine, stack_depth: a.depth, cost_usd: a.costUsd, ...(a.result !== undefined ? { result: a.result } : {}),
+    id: a.id,
+    current_state: a.state,
+    status: rayAgentStatus(a.machine),
+    machine_state: a.machine,
+    stack_depth: a.depth,
+    cost_usd: a.costUsd,
+    ...(a.result !== undefined ? { result: a.result } : {}),
   }));
   const end = run.endedAt ?? Date.now();
   return {
@@ -44,7 +57,11 @@ export function runJson(run: ServedRun) {
 }
 
 /** A pending ask as `GET /runs/{id}/pending-asks` lists it: `ray serve`'s fields and the asking agent and its next state. */
-export function pendingAskJson(runId: string, ask: AgentAsk, staged: { files: FileRecord[]; problems: string[] } | undefined) {
+export function pendingAskJson(
+  runId: string,
+  ask: AgentAsk,
+  staged: { files: FileRecord[]; problems: string[] } | undefined,
+) {
   const affordance = affordanceOf(ask.files);
   return {
     run_id: runId,

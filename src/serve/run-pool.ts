@@ -71,7 +71,9 @@ export class RunPool {
 
   /** Every run, newest first. */
   list(): ServedRun[] {
-    return [...this.runs.values()].sort((a, b) => b.startedAt - a.startedAt || b.id.localeCompare(a.id));
+    return [...this.runs.values()].sort(
+      (a, b) => b.startedAt - a.startedAt || b.id.localeCompare(a.id),
+    );
   }
 
   /** Whether new runs are taken (false once a shutdown began). */
@@ -96,12 +98,32 @@ export class RunPool {
     const id = `${req.workflowId.replace(/[^A-Za-z0-9_-]+/g, '-').slice(0, 100) || 'workflow'}-${randomBytes(4).toString('hex')}`;
     mkdirSync(this.dir, { recursive: true });
     writeFileSync(workflowIdFile(this.dir, id), `${req.workflowId}\n`);
-    const run = new ServedRun(id, req.workflowId, req.path, stateFilePath(this.dir, id), Date.now(), this.onAsk);
+    const run = new ServedRun(
+      id,
+      req.workflowId,
+      req.path,
+      stateFilePath(this.dir, id),
+      Date.now(),
+      this.onAsk,
+    );
     run.budgetUsd = req.settings.budgetUsd;
-    this.track(run, startWorkflow({
-      path: req.path, input: req.input === '' ? undefined : req.input, workflowId: id, cwd: req.cwd, settings: req.settings, stateDir: this.dir,
-      onEvent: this.sink(run), drain: run.drain.signal, kill: run.kill.signal, onControl: (c) => { run.control = c; },
-    }));
+    this.track(
+      run,
+      startWorkflow({
+        path: req.path,
+        input: req.input === '' ? undefined : req.input,
+        workflowId: id,
+        cwd: req.cwd,
+        settings: req.settings,
+        stateDir: this.dir,
+        onEvent: this.sink(run),
+        drain: run.drain.signal,
+        kill: run.kill.signal,
+        onControl: (c) => {
+          run.control = c;
+        },
+      }),
+    );
     return run;
   }
 
@@ -120,8 +142,20 @@ export class RunPool {
       });
       if (!state) continue;
       // The id it was started as; a run from before that file was kept goes by its workflow's file name.
-      const workflowId = (await readFile(workflowIdFile(this.dir, id), 'utf8').catch(() => '')).trim() || state.scope.path.split(/[/\\]/).pop()!.replace(/\.(zip|ya?ml)$/i, '');
-      const run = new ServedRun(id, workflowId, resumeSpecifier(state.scope), file, Date.parse(state.started_at), this.onAsk);
+      const workflowId =
+        (await readFile(workflowIdFile(this.dir, id), 'utf8').catch(() => '')).trim() ||
+        state.scope.path
+          .split(/[/\\]/)
+          .pop()!
+          .replace(/\.(zip|ya?ml)$/i, '');
+      const run = new ServedRun(
+        id,
+        workflowId,
+        resumeSpecifier(state.scope),
+        file,
+        Date.parse(state.started_at),
+        this.onAsk,
+      );
       run.seed(state);
       // The state file is the truth: a run that completed while it was being cancelled is completed.
       const cancelled = RESUMABLE.has(state.status) && existsSync(cancelMarker(this.dir, id));
@@ -131,17 +165,30 @@ export class RunPool {
         run.finish(state.status);
         continue;
       }
-      this.track(run, resumeWorkflow({
-        workflowId: id, stateDir: this.dir, overrides: { ...this.resumeOverrides, onAsk: 'prompt' }, interactive: false,
-        onEvent: this.sink(run), drain: run.drain.signal, kill: run.kill.signal, onControl: (c) => { run.control = c; },
-      }));
+      this.track(
+        run,
+        resumeWorkflow({
+          workflowId: id,
+          stateDir: this.dir,
+          overrides: { ...this.resumeOverrides, onAsk: 'prompt' },
+          interactive: false,
+          onEvent: this.sink(run),
+          drain: run.drain.signal,
+          kill: run.kill.signal,
+          onControl: (c) => {
+            run.control = c;
+          },
+        }),
+      );
     }
   }
 
   /** Cancels a run: its steps are stopped, it stays resumable by hand, and is not resumed at the next start. */
   async cancel(run: ServedRun): Promise<void> {
     run.cancelled = true;
-    await writeFile(cancelMarker(this.dir, run.id), `${new Date().toISOString()}\n`).catch(() => {});
+    await writeFile(cancelMarker(this.dir, run.id), `${new Date().toISOString()}\n`).catch(
+      () => {},
+    );
     run.kill.abort();
     await run.done;
     // It ended for good before the cancel reached it (ServedRun.finish): nothing was cancelled.
@@ -158,7 +205,12 @@ export class RunPool {
     const live = [...this.runs.values()].filter((r) => !r.ended);
     for (const r of live) r.drain.abort();
     let timer: NodeJS.Timeout | undefined;
-    await Promise.race([Promise.all(live.map((r) => r.done)), new Promise((resolve) => { timer = setTimeout(resolve, patienceMs); })]);
+    await Promise.race([
+      Promise.all(live.map((r) => r.done)),
+      new Promise((resolve) => {
+        timer = setTimeout(resolve, patienceMs);
+      }),
+    ]);
     clearTimeout(timer);
     for (const r of live) r.kill.abort();
     await Promise.all(live.map((r) => r.done));
@@ -172,14 +224,16 @@ export class RunPool {
   static async clean(dir: string): Promise<string[]> {
     const names = await readdir(dir).catch(() => [] as string[]);
     const moved: string[] = [];
-    const stamp = new Date().toISOString().replace(/[:.]/g, '-') + `-${process.hrtime.bigint() % 1_000_000n}`;
+    const stamp =
+      new Date().toISOString().replace(/[:.]/g, '-') + `-${process.hrtime.bigint() % 1_000_000n}`;
     const target = join(dir, 'abandoned', stamp);
     for (const name of names.filter((n) => n.endsWith('.json'))) {
       const id = name.slice(0, -'.json'.length);
       const state = await readStateFile(join(dir, name), id).catch(() => undefined);
       if (state && !RESUMABLE.has(state.status)) continue;
       await mkdir(target, { recursive: true });
-      for (const file of names.filter((n) => n === name || n.startsWith(`${id}.`))) await rename(join(dir, file), join(target, file));
+      for (const file of names.filter((n) => n === name || n.startsWith(`${id}.`)))
+        await rename(join(dir, file), join(target, file));
       moved.push(id);
     }
     return moved;

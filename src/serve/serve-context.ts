@@ -26,4 +26,10 @@ export interface ServeContext {
 }
 
 /** A route's handler: the request, the answer, the path's parameters, and the URL. */
-export type Handler = (ctx: ServeContext, req: IncomingMessage, res: ServerResponse, params: Record<string, string>, url: URL) => Promise<void> | void;
+export type Handler = (
+  ctx: ServeContext,
+  req: IncomingMessage,
+  res: ServerResponse,
+  params: Record<string, string>,
+  url: URL,
+) => Promise<void> | void;

@@ -12,7 +12,14 @@ export function serveNotifications(notifier: Notifier): (run: ServedRun, e: RunE
   const started = new Map<string, Extract<RunEvent, { type: 'run.started' }>>();
   const about = (run: ServedRun): NotifiedRun | undefined => {
     const s = started.get(run.id);
-    return s && { runId: run.id, workflow: s.workflow, name: s.name, resume: `POST /runs/${run.id}/asks/{ask_id} (or raymond --resume ${run.id} --state-dir ${run.stateFile.replace(/[/\\][^/\\]+$/, '')})` };
+    return (
+      s && {
+        runId: run.id,
+        workflow: s.workflow,
+        name: s.name,
+        resume: `POST /runs/${run.id}/asks/{ask_id} (or raymond --resume ${run.id} --state-dir ${run.stateFile.replace(/[/\\][^/\\]+$/, '')})`,
+      }
+    );
   };
   return (run, e) => {
     if (e.type === 'run.started') started.set(run.id, e);
@@ -20,7 +27,11 @@ export function serveNotifications(notifier: Notifier): (run: ServedRun, e: RunE
     if (!info) return;
     if (e.type === 'ask.created') notifier.send(askNotification(e.ask, info));
     if (e.type === 'run.finished') {
-      const results = Object.fromEntries([...run.agents.values()].filter((a) => a.result !== undefined).map((a) => [a.id, a.result!]));
+      const results = Object.fromEntries(
+        [...run.agents.values()]
+          .filter((a) => a.result !== undefined)
+          .map((a) => [a.id, a.result!]),
+      );
       const n = runNotification(e, info, results);
       if (n) notifier.send(n);
       started.delete(run.id);

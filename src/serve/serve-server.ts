@@ -28,7 +28,12 @@ async function login(ctx: ServeContext, req: IncomingMessage, res: ServerRespons
   }
   const probe = { headers: { authorization: `Bearer ${token}` } } as IncomingMessage;
   if (!hasToken(probe, ctx.token)) throw new HttpError(401, 'unauthorized', 'wrong token');
-  res.writeHead(303, { Location: '/', 'Set-Cookie': `${TOKEN_COOKIE}=${encodeURIComponent(token)}; HttpOnly; SameSite=Strict; Path=/` }).end();
+  res
+    .writeHead(303, {
+      Location: '/',
+      'Set-Cookie': `${TOKEN_COOKIE}=${encodeURIComponent(token)}; HttpOnly; SameSite=Strict; Path=/`,
+    })
+    .end();
 }
 
 /**
@@ -41,22 +46,37 @@ export function createServeServer(ctx: ServeContext, opts: ServerOptions): Serve
   // clients cannot hold connections forever. Only the request's arrival is timed: a response may last
   // (the event streams are long-lived), and the deadlines are checked every second.
   const requestTimeout = opts.requestTimeoutMs;
-  const server = createServer({ requestTimeout, headersTimeout: Math.min(30_000, requestTimeout), connectionsCheckingInterval: Math.min(1_000, requestTimeout) }, (req, res) => {
-    void (async () => {
-      const url = new URL(req.url ?? '/', 'http://server');
-      const method = req.method ?? 'GET';
-      // The pages check the token themselves: without it, `/` shows the login form and a run's page sends the browser there.
-      const open = url.pathname === '/' || url.pathname === '/login' || url.pathname === '/openapi.json' || url.pathname.startsWith('/ui/');
-      checkRequest(req, { token: ctx.token, loopbackOnly: opts.loopbackOnly, open });
-      if (servePage(ctx, req, res, url)) return;
-      if (url.pathname === '/login' && method === 'POST') return login(ctx, req, res);
-      if (url.pathname === '/openapi.json' && method === 'GET') return sendJson(res, 200, openApiDocument(opts.version));
-      const { route, params } = findRoute(method, url.pathname);
-      await route.handler(ctx, req, res, params, url);
-    })().catch((err: unknown) => {
-      if (!(err instanceof HttpError)) ctx.say(`internal error on ${req.method} ${req.url}: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
-      sendError(res, err);
-    });
-  });
+  const server = createServer(
+    {
+      requestTimeout,
+      headersTimeout: Math.min(30_000, requestTimeout),
+      connectionsCheckingInterval: Math.min(1_000, requestTimeout),
+    },
+    (req, res) => {
+      void (async () => {
+        const url = new URL(req.url ?? '/', 'http://server');
+        const method = req.method ?? 'GET';
+        // The pages check the token themselves: without it, `/` shows the login form and a run's page sends the browser there.
+        const open =
+          url.pathname === '/' ||
+          url.pathname === '/login' ||
+          url.pathname === '/openapi.json' ||
+          url.pathname.startsWith('/ui/');
+        checkRequest(req, { token: ctx.token, loopbackOnly: opts.loopbackOnly, open });
+        if (servePage(ctx, req, res, url)) return;
+        if (url.pathname === '/login' && method === 'POST') return login(ctx, req, res);
+        if (url.pathname === '/openapi.json' && method === 'GET')
+          return sendJson(res, 200, openApiDocument(opts.version));
+        const { route, params } = findRoute(method, url.pathname);
+        await route.handler(ctx, req, res, params, url);
+      })().catch((err: unknown) => {
+        if (!(err instanceof HttpError))
+          ctx.say(
+            `internal error on ${req.method} ${req.url}: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`,
+          );
+        sendError(res, err);
+      });
+    },
+  );
   return server;
 }

@@ -69,8 +69,22 @@ export class ServedRun {
     this.costUsd = state.total_cost_usd;
     this.budgetUsd = state.options.budget_usd;
     for (const a of state.agents) {
-      const machine = a.status === 'active' ? (a.ask ? 'asking' : a.joining ? 'awaiting-child' : 'idle') : a.status;
-      this.agents.set(a.id, { id: a.id, state: a.state, machine, depth: a.stack.length, costUsd: 0, ...(a.result !== undefined ? { result: a.result } : {}) });
+      const machine =
+        a.status === 'active'
+          ? a.ask
+            ? 'asking'
+            : a.joining
+              ? 'awaiting-child'
+              : 'idle'
+          : a.status;
+      this.agents.set(a.id, {
+        id: a.id,
+        state: a.state,
+        machine,
+        depth: a.stack.length,
+        costUsd: 0,
+        ...(a.result !== undefined ? { result: a.result } : {}),
+      });
     }
     this.result = state.results.main;
     this.error = state.error;
@@ -105,7 +119,14 @@ export class ServedRun {
       case 'step.done': {
         const a = this.agent(e.agentId);
         a.state = e.to ?? e.from;
-        a.machine = e.to === null ? 'terminated' : [...this.asks.values()].some((k) => k.agent_id === e.agentId) ? 'asking' : e.decision.kind === 'fork' && e.decision.join ? 'awaiting-child' : 'idle';
+        a.machine =
+          e.to === null
+            ? 'terminated'
+            : [...this.asks.values()].some((k) => k.agent_id === e.agentId)
+              ? 'asking'
+              : e.decision.kind === 'fork' && e.decision.join
+                ? 'awaiting-child'
+                : 'idle';
         a.depth = e.depth;
         a.costUsd += e.costUsd;
         this.costUsd = e.totalCostUsd;
@@ -163,7 +184,14 @@ export class ServedRun {
   private publish(e: RunEvent): void {
     const at = new Date().toISOString();
     rayEnvelopes(e, this.id, this.cancelled).forEach((env, i) => {
-      this.events.push(JSON.stringify({ ...env, Timestamp: at, run_id: this.id, ...(i === 0 ? { raymond: e } : {}) }));
+      this.events.push(
+        JSON.stringify({
+          ...env,
+          Timestamp: at,
+          run_id: this.id,
+          ...(i === 0 ? { raymond: e } : {}),
+        }),
+      );
     });
   }
 
@@ -185,7 +213,16 @@ export class ServedRun {
 
   /** A run that ended before it began (its workflow would not open): failed, with a last event saying why. */
   failEarly(message: string): void {
-    this.events.push(JSON.stringify({ type: 'workflow_failed', WorkflowID: this.id, TotalCostUSD: 0, Error: message, Timestamp: new Date().toISOString(), run_id: this.id }));
+    this.events.push(
+      JSON.stringify({
+        type: 'workflow_failed',
+        WorkflowID: this.id,
+        TotalCostUSD: 0,
+        Error: message,
+        Timestamp: new Date().toISOString(),
+        run_id: this.id,
+      }),
+    );
     this.finish('failed', message);
   }
 

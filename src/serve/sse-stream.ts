@@ -20,12 +20,25 @@ function lastSeen(req: IncomingMessage, url: URL): number {
  * can no longer get are counted in one `events_lost` event first. The
  * stream ends when the run does (at once for a run that already ended).
  */
-export function streamRunOutput(req: IncomingMessage, res: ServerResponse, run: ServedRun, url: URL): void {
-  res.writeHead(200, { 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-cache', Connection: 'keep-alive', 'X-Accel-Buffering': 'no' });
+export function streamRunOutput(
+  req: IncomingMessage,
+  res: ServerResponse,
+  run: ServedRun,
+  url: URL,
+): void {
+  res.writeHead(200, {
+    'Content-Type': 'text/event-stream; charset=utf-8',
+    'Cache-Control': 'no-cache',
+    Connection: 'keep-alive',
+    'X-Accel-Buffering': 'no',
+  });
   res.write(': connected\n\n');
   const seen = lastSeen(req, url);
   const { events, missed } = run.events.replay(seen);
-  if (missed > 0) res.write(`data: ${JSON.stringify({ type: 'events_lost', count: missed, run_id: run.id })}\n\n`);
+  if (missed > 0)
+    res.write(
+      `data: ${JSON.stringify({ type: 'events_lost', count: missed, run_id: run.id })}\n\n`,
+    );
   for (const e of events) res.write(frame(e));
   if (run.events.ended) {
     res.end();

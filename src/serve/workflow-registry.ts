@@ -36,15 +36,33 @@ function text(v: unknown): string {
 
 /** A manifest's keys as an entry; throws with a message for a value `ray` would refuse. */
 function fromManifest(m: Record<string, unknown>, fallbackId: string, path: string): WorkflowEntry {
-  const input = (typeof m.input === 'object' && m.input !== null ? m.input : {}) as Record<string, unknown>;
+  const input = (typeof m.input === 'object' && m.input !== null ? m.input : {}) as Record<
+    string,
+    unknown
+  >;
   const mode = input.mode === undefined ? 'optional' : input.mode;
-  if (mode !== 'required' && mode !== 'optional' && mode !== 'none') throw new Error(`input.mode must be one of required, optional, none; got ${JSON.stringify(mode)}`);
-  const human = m.requires_human_input === undefined ? 'auto' : typeof m.requires_human_input === 'string' ? m.requires_human_input : JSON.stringify(m.requires_human_input);
-  if (!['auto', 'true', 'false'].includes(human)) throw new Error(`requires_human_input must be one of auto, true, false; got ${JSON.stringify(m.requires_human_input)}`);
+  if (mode !== 'required' && mode !== 'optional' && mode !== 'none')
+    throw new Error(
+      `input.mode must be one of required, optional, none; got ${JSON.stringify(mode)}`,
+    );
+  const human =
+    m.requires_human_input === undefined
+      ? 'auto'
+      : typeof m.requires_human_input === 'string'
+        ? m.requires_human_input
+        : JSON.stringify(m.requires_human_input);
+  if (!['auto', 'true', 'false'].includes(human))
+    throw new Error(
+      `requires_human_input must be one of auto, true, false; got ${JSON.stringify(m.requires_human_input)}`,
+    );
   const budget = m.default_budget === undefined ? 0 : m.default_budget;
-  if (typeof budget !== 'number' || !Number.isFinite(budget) || budget < 0) throw new Error(`default_budget must be a number of USD, 0 or more; got ${JSON.stringify(budget)}`);
+  if (typeof budget !== 'number' || !Number.isFinite(budget) || budget < 0)
+    throw new Error(
+      `default_budget must be a number of USD, 0 or more; got ${JSON.stringify(budget)}`,
+    );
   const id = m.id === undefined ? fallbackId : m.id;
-  if (typeof id !== 'string' || id === '' || /[/\\]/.test(id)) throw new Error(`id must be a name without / or \\; got ${JSON.stringify(id)}`);
+  if (typeof id !== 'string' || id === '' || /[/\\]/.test(id))
+    throw new Error(`id must be a name without / or \\; got ${JSON.stringify(id)}`);
   const entry: WorkflowEntry = {
     id,
     name: text(m.name) || id,
@@ -55,9 +73,16 @@ function fromManifest(m: Record<string, unknown>, fallbackId: string, path: stri
     requires_human_input: human === 'true',
     path,
   };
-  if (typeof m.working_directory === 'string' && m.working_directory !== '') entry.working_directory = m.working_directory;
-  if (typeof m.environment === 'object' && m.environment !== null && !Array.isArray(m.environment)) {
-    entry.environment = Object.fromEntries(Object.entries(m.environment as Record<string, unknown>).map(([k, v]) => [k, String(v)]));
+  if (typeof m.working_directory === 'string' && m.working_directory !== '')
+    entry.working_directory = m.working_directory;
+  if (
+    typeof m.environment === 'object' &&
+    m.environment !== null &&
+    !Array.isArray(m.environment)
+  ) {
+    entry.environment = Object.fromEntries(
+      Object.entries(m.environment as Record<string, unknown>).map(([k, v]) => [k, String(v)]),
+    );
   }
   return entry;
 }
@@ -68,7 +93,8 @@ function parseMapping(source: string): Record<string, unknown> {
   const value = yamlData(doc, (message) => {
     throw new Error(message);
   });
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new Error('not a YAML mapping');
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw new Error('not a YAML mapping');
   return value as Record<string, unknown>;
 }
 
@@ -77,7 +103,11 @@ function stem(name: string): string {
 }
 
 function hasEntry(files: string[]): boolean {
-  return files.some((f) => ENTRY_NAMES.includes(f.replace(/\.[^.]*$/, '')) && STATE_EXTENSIONS.includes(extensionOf(f) ?? ''));
+  return files.some(
+    (f) =>
+      ENTRY_NAMES.includes(f.replace(/\.[^.]*$/, '')) &&
+      STATE_EXTENSIONS.includes(extensionOf(f) ?? ''),
+  );
 }
 
 function kindOf(info: Stats): string {
@@ -99,7 +129,10 @@ async function readRegularFile(path: string, limit: number, tooLarge: string): P
   const handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
   try {
     const info = await handle.stat();
-    if (!info.isFile()) throw new Error(`${basename(path)} is not a regular file (${kindOf(info)}); only regular files are read`);
+    if (!info.isFile())
+      throw new Error(
+        `${basename(path)} is not a regular file (${kindOf(info)}); only regular files are read`,
+      );
     if (info.size > limit) throw new Error(tooLarge);
     return await handle.readFile();
   } finally {
@@ -111,7 +144,13 @@ async function readRegularFile(path: string, limit: number, tooLarge: string): P
 const MAX_YAML_BYTES = 16 * 2 ** 20;
 
 async function readYaml(path: string): Promise<string> {
-  return (await readRegularFile(path, MAX_YAML_BYTES, 'larger than 16 MiB, the most a workflow file may be')).toString('utf8');
+  return (
+    await readRegularFile(
+      path,
+      MAX_YAML_BYTES,
+      'larger than 16 MiB, the most a workflow file may be',
+    )
+  ).toString('utf8');
 }
 
 async function isDir(path: string): Promise<boolean> {
@@ -122,19 +161,36 @@ async function folderEntry(dir: string): Promise<WorkflowEntry | undefined> {
   const files = await readdir(dir);
   if (files.includes(MANIFEST)) {
     // A skill package keeps its states in `states/`; a plain folder with a manifest has them beside it.
-    return fromManifest(parseMapping(await readYaml(join(dir, MANIFEST))), basename(dir), await statesFolder(dir));
+    return fromManifest(
+      parseMapping(await readYaml(join(dir, MANIFEST))),
+      basename(dir),
+      await statesFolder(dir),
+    );
   }
   return hasEntry(files) ? fromManifest({}, basename(dir), dir) : undefined;
 }
 
 async function zipEntry(file: string): Promise<WorkflowEntry> {
-  const entries = readZipArchive(await readRegularFile(file, MAX_ZIP_BYTES, 'larger than 256 MiB, the most a zip workflow may be'), file);
+  const entries = readZipArchive(
+    await readRegularFile(
+      file,
+      MAX_ZIP_BYTES,
+      'larger than 256 MiB, the most a zip workflow may be',
+    ),
+    file,
+  );
   // The manifest at the top of the archive, or inside its one top folder.
-  const manifest = entries.find((e) => !e.isDirectory && /^(?:[^/\\]+[/\\])?workflow\.yaml$/.test(e.name) && e.size <= 1 << 20);
+  const manifest = entries.find(
+    (e) => !e.isDirectory && /^(?:[^/\\]+[/\\])?workflow\.yaml$/.test(e.name) && e.size <= 1 << 20,
+  );
   if (!manifest) return fromManifest({}, stem(basename(file)), file);
   const chunks: Buffer[] = [];
   for await (const chunk of manifest.stream()) chunks.push(chunk as Buffer);
-  return fromManifest(parseMapping(Buffer.concat(chunks).toString('utf8')), stem(basename(file)), file);
+  return fromManifest(
+    parseMapping(Buffer.concat(chunks).toString('utf8')),
+    stem(basename(file)),
+    file,
+  );
 }
 
 async function yamlEntry(file: string): Promise<WorkflowEntry | undefined> {
@@ -162,18 +218,29 @@ export async function discoverWorkflows(roots: readonly string[]): Promise<Disco
   const workflows = new Map<string, WorkflowEntry>();
   const warnings: string[] = [];
   for (const root of roots) {
-    const names = (await readdir(root).catch((err: unknown) => {
-      warnings.push(`${root}: cannot read the folder: ${errorMessage(err)}`);
-      return [] as string[];
-    })).sort();
+    const names = (
+      await readdir(root).catch((err: unknown) => {
+        warnings.push(`${root}: cannot read the folder: ${errorMessage(err)}`);
+        return [] as string[];
+      })
+    ).sort();
     for (const name of names) {
       if (name.startsWith('.')) continue;
       const path = join(root, name);
       try {
-        const entry = (await isDir(path)) ? await folderEntry(path) : /\.zip$/i.test(name) ? await zipEntry(path) : /\.ya?ml$/i.test(name) ? await yamlEntry(path) : undefined;
+        const entry = (await isDir(path))
+          ? await folderEntry(path)
+          : /\.zip$/i.test(name)
+            ? await zipEntry(path)
+            : /\.ya?ml$/i.test(name)
+              ? await yamlEntry(path)
+              : undefined;
         if (!entry) continue;
         const other = workflows.get(entry.id);
-        if (other) warnings.push(`${path}: workflow id "${entry.id}" is already ${other.path}'s; this one is not served`);
+        if (other)
+          warnings.push(
+            `${path}: workflow id "${entry.id}" is already ${other.path}'s; this one is not served`,
+          );
         else workflows.set(entry.id, entry);
       } catch (err) {
         warnings.push(`${path}: not served: ${errorMessage(err)}`);

@@ -1,5 +1,11 @@
 import { RUN_SETTINGS, type RunSettingsTable } from './run-settings-table.js';
-import { attributeName, isNegated, type AnySetting, type DefaultContext, type SettingScope } from './setting.js';
+import {
+  attributeName,
+  isNegated,
+  type AnySetting,
+  type DefaultContext,
+  type SettingScope,
+} from './setting.js';
 
 /** A config key of the table: `budget`, or `queue.url` for `url` under `[raymond.queue]`. */
 export type SettingKey = keyof RunSettingsTable;
@@ -9,14 +15,34 @@ type TopKey = Exclude<SettingKey, `queue.${string}`>;
 /** Run options a config file may set under `[raymond]` (the same names as the flags, in snake case). */
 export type ConfigValues = { [K in TopKey]?: CheckedValue<RunSettingsTable[K]> };
 /** `[raymond.queue]`: where a run's steps go (`--queue`), and how. */
-export type QueueConfigValues = { [K in SettingKey as K extends `queue.${infer Q}` ? Q : never]?: CheckedValue<RunSettingsTable[K]> };
+export type QueueConfigValues = {
+  [K in SettingKey as K extends `queue.${infer Q}` ? Q : never]?: CheckedValue<RunSettingsTable[K]>;
+};
 
 type RunName<S> = S extends { run?: infer R } ? (R extends string ? R : never) : never;
-type RunValue<S> = S extends { toRun?: (v: never) => infer V } ? (unknown extends V ? CheckedValue<S> : V) : CheckedValue<S>;
-type HasInitial<S> = S extends { initial?: infer I } ? ([I] extends [undefined] ? false : true) : false;
+type RunValue<S> = S extends { toRun?: (v: never) => infer V }
+  ? unknown extends V
+    ? CheckedValue<S>
+    : V
+  : CheckedValue<S>;
+type HasInitial<S> = S extends { initial?: infer I }
+  ? [I] extends [undefined]
+    ? false
+    : true
+  : false;
 /** The settings the table gives a run: those with a default always set, the others optional. */
-export type TableRunSettings = { [K in SettingKey as HasInitial<RunSettingsTable[K]> extends true ? RunName<RunSettingsTable[K]> : never]: RunValue<RunSettingsTable[K]> } & {
-  [K in SettingKey as HasInitial<RunSettingsTable[K]> extends true ? never : RunName<RunSettingsTable[K]>]?: RunValue<RunSettingsTable[K]> | undefined;
+export type TableRunSettings = {
+  [
+    K in SettingKey as HasInitial<RunSettingsTable[K]> extends true
+      ? RunName<RunSettingsTable[K]>
+      : never
+  ]: RunValue<RunSettingsTable[K]>;
+} & {
+  [
+    K in SettingKey as HasInitial<RunSettingsTable[K]> extends true
+      ? never
+      : RunName<RunSettingsTable[K]>
+  ]?: RunValue<RunSettingsTable[K]> | undefined;
 };
 
 /** The table's entries with their keys. */
@@ -26,7 +52,9 @@ export function settingEntries(): Array<[SettingKey, AnySetting]> {
 
 /** The setting a config key names, if the table has it (own keys only: `toString` is no setting). */
 export function settingOf(key: string): AnySetting | undefined {
-  return Object.hasOwn(RUN_SETTINGS, key) ? (RUN_SETTINGS[key as SettingKey] as AnySetting) : undefined;
+  return Object.hasOwn(RUN_SETTINGS, key)
+    ? (RUN_SETTINGS[key as SettingKey] as AnySetting)
+    : undefined;
 }
 
 /** The value of a config key, in the config's shape: a flag's, else the config file's. */
@@ -53,7 +81,12 @@ export function givenFlags(opts: Record<string, unknown>): SettingSources {
  * The run's values of the settings of `scopes` (by their `run` name): the
  * flag's, else the config's, else the default; unset when none gives one.
  */
-export function resolveSettings(flags: SettingSources, config: SettingSources, context: DefaultContext, scopes: readonly SettingScope[]): Record<string, unknown> {
+export function resolveSettings(
+  flags: SettingSources,
+  config: SettingSources,
+  context: DefaultContext,
+  scopes: readonly SettingScope[],
+): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [key, s] of settingEntries()) {
     if (!s.run || !scopes.includes(s.scope)) continue;

@@ -15,7 +15,17 @@ export function refuse(message: string): never {
 }
 
 /** The sections of `raymond --help` a flag is listed under, in the order shown. */
-export const HELP_GROUPS = ['Run', 'Agents', 'Claude Code', 'Asking', 'Queue (many machines)', 'Notifications', 'Inspection', 'Runs and state', 'Output'] as const;
+export const HELP_GROUPS = [
+  'Run',
+  'Agents',
+  'Claude Code',
+  'Asking',
+  'Queue (many machines)',
+  'Notifications',
+  'Inspection',
+  'Runs and state',
+  'Output',
+] as const;
 export type HelpGroup = (typeof HELP_GROUPS)[number];
 
 /**
@@ -79,7 +89,14 @@ export interface Setting<T = unknown, V = T> {
 export type AnySetting = Setting<unknown> & { readonly run?: string };
 
 /** Declares a setting, keeping its types (and its `run` name) for the types derived from the table. */
-export function setting<T, V = T, const R extends string = never, I extends ((context: DefaultContext) => V) | undefined = undefined>(spec: Setting<T, V> & { readonly run?: R; initial?: I }): Setting<T, V> & { readonly run?: R; initial?: I } {
+export function setting<
+  T,
+  V = T,
+  const R extends string = never,
+  I extends ((context: DefaultContext) => V) | undefined = undefined,
+>(
+  spec: Setting<T, V> & { readonly run?: R; initial?: I },
+): Setting<T, V> & { readonly run?: R; initial?: I } {
   return spec;
 }
 
@@ -90,16 +107,21 @@ export function numberFromFlag(raw: string): unknown {
 
 /** A finite number of at least `min`. */
 export function atLeast(min: number, expected: string) {
-  return (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) && v >= min ? v : refuse(`expected ${expected}`));
+  return (v: unknown): number =>
+    typeof v === 'number' && Number.isFinite(v) && v >= min ? v : refuse(`expected ${expected}`);
 }
 
 /** A whole number of at least `min`. */
 export function wholeAtLeast(min: number, expected: string) {
-  return (v: unknown): number => (Number.isInteger(v) && (v as number) >= min ? (v as number) : refuse(`expected ${expected}`));
+  return (v: unknown): number =>
+    Number.isInteger(v) && (v as number) >= min ? (v as number) : refuse(`expected ${expected}`);
 }
 
 /** One of `choices`. */
-export function oneOf<T extends string>(choices: readonly T[], expected = `one of ${choices.map((c) => `"${c}"`).join(', ')}`) {
+export function oneOf<T extends string>(
+  choices: readonly T[],
+  expected = `one of ${choices.map((c) => `"${c}"`).join(', ')}`,
+) {
   return (v: unknown): T => (choices.includes(v as T) ? (v as T) : refuse(`expected ${expected}`));
 }
 
@@ -119,12 +141,18 @@ export function text(expected: string, problem?: (v: string) => string | undefin
 
 /** A list of non-blank names. */
 export function names(expected: string) {
-  return (v: unknown): string[] => (Array.isArray(v) && v.every((t) => typeof t === 'string' && t.trim() !== '') ? (v as string[]) : refuse(`expected ${expected}`));
+  return (v: unknown): string[] =>
+    Array.isArray(v) && v.every((t) => typeof t === 'string' && t.trim() !== '')
+      ? (v as string[])
+      : refuse(`expected ${expected}`);
 }
 
 /** A flag's list: names separated by commas (a name may hold spaces: `Bash(git *)`); empty: none. */
 export function listFromFlag(raw: string): string[] {
-  return raw.split(',').map((t) => t.trim()).filter((t) => t !== '');
+  return raw
+    .split(',')
+    .map((t) => t.trim())
+    .filter((t) => t !== '');
 }
 
 /** The attribute commander stores a flag under: `--max-parallel <n>` is `maxParallel`, `--no-debug` is `debug`. */

@@ -14,7 +14,8 @@ const FLUSH_BYTES = 1 << 16;
 export function writeAllSync(fd: number, text: string): void {
   const size = Buffer.byteLength(text);
   let off = writeSync(fd, text);
-  if (off < size) for (const bytes = Buffer.from(text, 'utf8'); off < size; ) off += writeSync(fd, bytes, off);
+  if (off < size)
+    for (const bytes = Buffer.from(text, 'utf8'); off < size;) off += writeSync(fd, bytes, off);
 }
 
 /**

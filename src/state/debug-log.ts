@@ -1,4 +1,12 @@
-import { closeSync, createWriteStream, openSync, readSync, readdirSync, statSync, type WriteStream } from 'node:fs';
+import {
+  closeSync,
+  createWriteStream,
+  openSync,
+  readSync,
+  readdirSync,
+  statSync,
+  type WriteStream,
+} from 'node:fs';
 import { join } from 'node:path';
 import type { RunEvent } from '../../machines/run-events.js';
 import { failureText } from '../../machines/step-failure.js';
@@ -84,7 +92,9 @@ export class DebugLog {
   private fail(err: unknown): void {
     if (this.broken) return;
     this.broken = true;
-    this.warn(`debug logs disabled: cannot write to ${this.dir}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
+    this.warn(
+      `debug logs disabled: cannot write to ${this.dir}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`,
+    );
   }
 
   /** Opens the debug record of an agent's next step of `state`. */
@@ -95,14 +105,22 @@ export class DebugLog {
       return {
         stream() {},
         script: (record) => {
-          if (!this.broken) this.scripts.write(`${JSON.stringify({ step: n, agent: agentId, state, ...record })}\n`);
+          if (!this.broken)
+            this.scripts.write(
+              `${JSON.stringify({ step: n, agent: agentId, state, ...record })}\n`,
+            );
         },
         finish() {},
       };
     }
     let file: WriteStream | undefined;
     this.guard(() => {
-      file = createWriteStream(join(this.dir, `${agentId}_${state.replace(/\.[^.]+$/, '')}_${String(n).padStart(3, '0')}.jsonl`));
+      file = createWriteStream(
+        join(
+          this.dir,
+          `${agentId}_${state.replace(/\.[^.]+$/, '')}_${String(n).padStart(3, '0')}.jsonl`,
+        ),
+      );
       file.on('error', (err) => this.fail(err));
     });
     // A stream that outruns the disk would otherwise wait in memory: past the bound, chunks are left out and counted.
@@ -113,7 +131,10 @@ export class DebugLog {
       else file.write(c);
     };
     const finish = () => {
-      if (dropped > 0) file?.write(`{"raymond_debug":"${dropped} bytes of the stream were left out while the disk was behind"}\n`);
+      if (dropped > 0)
+        file?.write(
+          `{"raymond_debug":"${dropped} bytes of the stream were left out while the disk was behind"}\n`,
+        );
       file?.end();
     };
     return { stream, script() {}, finish };
@@ -150,7 +171,8 @@ function lastScriptStep(path: string): number {
     closeSync(fd);
   }
   let last = 0;
-  for (const m of buffer.toString('utf8').matchAll(/^\{"step":(\d+),/gm)) last = Math.max(last, Number(m[1]));
+  for (const m of buffer.toString('utf8').matchAll(/^\{"step":(\d+),/gm))
+    last = Math.max(last, Number(m[1]));
   return last;
 }
 

@@ -1,6 +1,12 @@
 import { stackChange } from '../../machines/frame-stack.js';
 import type { Dirty, RunStore } from '../../machines/run-store.js';
-import type { AgentFields, Frame, FrameStack, StoredAgent, WorkflowState } from '../../machines/types.js';
+import type {
+  AgentFields,
+  Frame,
+  FrameStack,
+  StoredAgent,
+  WorkflowState,
+} from '../../machines/types.js';
 import { RaymondError } from '../errors.js';
 import { journalRecord } from './state-schema.js';
 
@@ -11,7 +17,8 @@ import { journalRecord } from './state-schema.js';
  * pushes or pops one frame, so the line does not grow with the depth. Lines
  * written before this format hold the whole `stack` instead; both fold.
  */
-export type JournalAgent = AgentFields & ({ stack: Frame[] } | { stack_keep: number; stack_push?: Frame[] });
+export type JournalAgent = AgentFields &
+  ({ stack: Frame[] } | { stack_keep: number; stack_push?: Frame[] });
 
 /**
  * One group-committed batch of changes, a line of `<id>.journal`. Its size
@@ -20,7 +27,9 @@ export type JournalAgent = AgentFields & ({ stack: Frame[] } | { stack_keep: num
  */
 export interface JournalBatch {
   seq: number;
-  meta: Pick<WorkflowState, 'status' | 'total_cost_usd' | 'updated_at' | 'options'> & { error?: string | null };
+  meta: Pick<WorkflowState, 'status' | 'total_cost_usd' | 'updated_at' | 'options'> & {
+    error?: string | null;
+  };
   agents?: JournalAgent[];
   results?: Record<string, string>;
   fork_counters?: Record<string, number>;
@@ -48,16 +57,34 @@ function pick<T>(keys: Set<string>, from: Record<string, T>): Record<string, T> 
 }
 
 /** The journal line for the changes in `dirty`; `written` holds the stacks the state file has so far. */
-export function journalLine(store: RunStore, dirty: Dirty, seq: number, written: WrittenStacks): string {
+export function journalLine(
+  store: RunStore,
+  dirty: Dirty,
+  seq: number,
+  written: WrittenStacks,
+): string {
   const m = store.meta;
-  const batch: JournalBatch = { seq, meta: { status: m.status, total_cost_usd: m.total_cost_usd, updated_at: m.updated_at, options: m.options, error: m.error ?? null } };
+  const batch: JournalBatch = {
+    seq,
+    meta: {
+      status: m.status,
+      total_cost_usd: m.total_cost_usd,
+      updated_at: m.updated_at,
+      options: m.options,
+      error: m.error ?? null,
+    },
+  };
   const agents: JournalAgent[] = [];
   for (const id of dirty.agents) {
     const record = store.agents.get(id);
     if (!record) continue;
     const { stack, ...fields } = record;
     const change = stackChange(written.get(id) ?? null, stack);
-    agents.push({ ...fields, stack_keep: change.keep, ...(change.push.length > 0 ? { stack_push: change.push } : {}) });
+    agents.push({
+      ...fields,
+      stack_keep: change.keep,
+      ...(change.push.length > 0 ? { stack_push: change.push } : {}),
+    });
   }
   if (agents.length > 0) batch.agents = agents;
   const results = pick(dirty.results, m.results);
@@ -74,11 +101,16 @@ export function journalLine(store: RunStore, dirty: Dirty, seq: number, written:
  * the stack arrays this fold made itself: those it changes in place, so a
  * line costs what it changed, and the snapshot's arrays are copied once.
  */
-function foldAgent(before: StoredAgent | undefined, entry: JournalAgent, owned: Set<Frame[]>): StoredAgent | undefined {
+function foldAgent(
+  before: StoredAgent | undefined,
+  entry: JournalAgent,
+  owned: Set<Frame[]>,
+): StoredAgent | undefined {
   if ('stack' in entry) return entry;
   const { stack_keep: keep, stack_push: push = [], ...fields } = entry;
   const old = before?.stack ?? [];
-  if (!Number.isInteger(keep) || keep < 0 || keep > old.length || !Array.isArray(push)) return undefined;
+  if (!Number.isInteger(keep) || keep < 0 || keep > old.length || !Array.isArray(push))
+    return undefined;
   let stack = old;
   if (owned.has(stack)) stack.length = keep;
   else owned.add((stack = old.slice(0, keep)));
@@ -95,8 +127,18 @@ export function applyJournal(state: WorkflowState, text: string, file: string): 
   const lines = text.split('\n');
   const agents = new Map(state.agents.map((a) => [a.id, a]));
   const owned = new Set<Frame[]>();
-  const out: WorkflowState = { ...state, results: { ...state.results }, fork_counters: { ...state.fork_counters }, session_costs: { ...state.session_costs } };
-  const damaged = (i: number, why?: string) => new RaymondError('ERR_STATE_FILE', `the journal is damaged at line ${i + 1}${why ? `: ${why}` : ''}`, { file });
+  const out: WorkflowState = {
+    ...state,
+    results: { ...state.results },
+    fork_counters: { ...state.fork_counters },
+    session_costs: { ...state.session_costs },
+  };
+  const damaged = (i: number, why?: string) =>
+    new RaymondError(
+      'ERR_STATE_FILE',
+      `the journal is damaged at line ${i + 1}${why ? `: ${why}` : ''}`,
+      { file },
+    );
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i]!;
     if (line.trim() === '') continue;

@@ -2,7 +2,13 @@ import { closeSync, fdatasync, ftruncateSync, openSync, unlinkSync } from 'node:
 import writeFileAtomic from 'write-file-atomic';
 import { fromCallback } from 'xstate';
 import { errorText } from '../../machines/step-failure.js';
-import { cleanDirty, stateFromStore, takeDirty, type Dirty, type RunStore } from '../../machines/run-store.js';
+import {
+  cleanDirty,
+  stateFromStore,
+  takeDirty,
+  type Dirty,
+  type RunStore,
+} from '../../machines/run-store.js';
 import type { PersisterEvent, SupervisorEvent } from '../../machines/supervisor.machine.js';
 import { writeAllSync } from './append-file.js';
 import { journalLine, noteWritten, type WrittenStacks } from './journal.js';
@@ -23,7 +29,8 @@ const SYNC_MS = 25;
 
 /** Puts changes taken for a write that did not happen back, so the next write carries them. */
 function restoreDirty(store: RunStore, dirty: Dirty): void {
-  for (const k of Object.keys(dirty) as Array<keyof Dirty>) dirty[k].forEach((v) => store.dirty[k].add(v));
+  for (const k of Object.keys(dirty) as Array<keyof Dirty>)
+    dirty[k].forEach((v) => store.dirty[k].add(v));
 }
 
 /**
@@ -44,7 +51,11 @@ function restoreDirty(store: RunStore, dirty: Dirty): void {
  * is removed; so a run whose last snapshot cannot be written still ends
  * with what it did on disk, and says so.
  */
-export function createPersister(path: string, stats: PersisterStats = { writes: 0, bytes: 0, snapshots: 0 }, warn: (text: string) => void = () => {}) {
+export function createPersister(
+  path: string,
+  stats: PersisterStats = { writes: 0, bytes: 0, snapshots: 0 },
+  warn: (text: string) => void = () => {},
+) {
   const journalPath = journalFilePath(path);
   return fromCallback<PersisterEvent, { store: RunStore }>(({ receive, sendBack, input }) => {
     const store = input.store;
@@ -76,7 +87,8 @@ export function createPersister(path: string, stats: PersisterStats = { writes: 
       failed = true;
       const code = (error as NodeJS.ErrnoException).code;
       const text = `${file}: cannot write the state file: ${code ? `${code}: ` : ''}${errorText(error).replace(/^\w+: /, '')}${isDiskFull(error) ? DISK_FULL_HINT : ''}`;
-      if (!stopped) sendBack({ type: 'state.write_failed', error: new Error(text) } satisfies SupervisorEvent);
+      if (!stopped)
+        sendBack({ type: 'state.write_failed', error: new Error(text) } satisfies SupervisorEvent);
     };
 
     /** One fdatasync at a time, covering every line written before it began. */
@@ -151,7 +163,9 @@ export function createPersister(path: string, stats: PersisterStats = { writes: 
         stats.bytes += await snapshot();
       } catch (error) {
         retryCompactAt = 2 * journalBytes;
-        warn(`${path}: cannot compact the state file (${errorText(error)}); its journal keeps every step`);
+        warn(
+          `${path}: cannot compact the state file (${errorText(error)}); its journal keeps every step`,
+        );
       } finally {
         snapshotting = false;
       }
@@ -164,7 +178,8 @@ export function createPersister(path: string, stats: PersisterStats = { writes: 
         wanted = 0;
         // The first write is a snapshot: there is none to append to yet (a fresh run), or a resume must first fold the old journal in.
         const first = snapshotBytes === 0;
-        const full = compact || journalBytes > Math.max(MIN_COMPACT_BYTES, 2 * snapshotBytes, retryCompactAt);
+        const full =
+          compact || journalBytes > Math.max(MIN_COMPACT_BYTES, 2 * snapshotBytes, retryCompactAt);
         compact = false;
         try {
           if (first) {

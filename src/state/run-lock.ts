@@ -1,5 +1,14 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { closeSync, fstatSync, linkSync, openSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  fstatSync,
+  linkSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { hostname } from 'node:os';
 import { Type as T, type Static } from '@sinclair/typebox';
 import { RaymondError } from '../errors.js';
@@ -136,14 +145,30 @@ export function lockHolder(path: string): LockHolder | undefined {
   return info && holderOf(info);
 }
 
-function lockedError(path: string, workflowId: string, holder: LockHolder | 'unreadable'): RaymondError {
+function lockedError(
+  path: string,
+  workflowId: string,
+  holder: LockHolder | 'unreadable',
+): RaymondError {
   if (holder === 'unreadable') {
-    return new RaymondError('ERR_LOCKED', `run ${workflowId} is being locked by another process (its lock file is not written yet); try again in a moment`, { file: path });
+    return new RaymondError(
+      'ERR_LOCKED',
+      `run ${workflowId} is being locked by another process (its lock file is not written yet); try again in a moment`,
+      { file: path },
+    );
   }
   if (holder.foreign) {
-    return new RaymondError('ERR_LOCKED', `run ${workflowId} is locked by process ${holder.pid} on host ${JSON.stringify(holder.host)} (since ${holder.started_at}); Raymond cannot see that host's processes: if the run no longer runs there, delete this lock file and try again`, { file: path });
+    return new RaymondError(
+      'ERR_LOCKED',
+      `run ${workflowId} is locked by process ${holder.pid} on host ${JSON.stringify(holder.host)} (since ${holder.started_at}); Raymond cannot see that host's processes: if the run no longer runs there, delete this lock file and try again`,
+      { file: path },
+    );
   }
-  return new RaymondError('ERR_LOCKED', `run ${workflowId} is in use by process ${holder.pid} (since ${holder.started_at}); wait for it or stop it first`, { file: path });
+  return new RaymondError(
+    'ERR_LOCKED',
+    `run ${workflowId} is in use by process ${holder.pid} (since ${holder.started_at}); wait for it or stop it first`,
+    { file: path },
+  );
 }
 
 function unlinkQuietly(path: string): void {
@@ -199,7 +224,12 @@ export function claimFile(path: string, n: number): string | undefined {
  * Returns true when the lock is ours, false to look again, or the live
  * claimant (or 'unreadable' for a claim being written).
  */
-function takeOver(path: string, stale: Snapshot, mine: string, text: string): boolean | LockHolder | 'unreadable' {
+function takeOver(
+  path: string,
+  stale: Snapshot,
+  mine: string,
+  text: string,
+): boolean | LockHolder | 'unreadable' {
   for (let n = 1; ; n++) {
     const claim = claimName(path, stale, n);
     try {
@@ -232,13 +262,22 @@ function takeOver(path: string, stale: Snapshot, mine: string, text: string): bo
  * is replaced, never removed (see takeOver). Returns the release function.
  */
 export function acquireLock(path: string, workflowId: string): () => void {
-  const mine: LockInfo = { pid: process.pid, host: hostname(), started_at: new Date().toISOString(), nonce: randomBytes(8).toString('hex') };
+  const mine: LockInfo = {
+    pid: process.pid,
+    host: hostname(),
+    started_at: new Date().toISOString(),
+    nonce: randomBytes(8).toString('hex'),
+  };
   const start = processStart(process.pid);
   if (start !== undefined) mine.process_start = start;
   const text = JSON.stringify(mine);
   const temp = `${path}.${process.pid}-${mine.nonce}`;
   const fail = (err: unknown): never => {
-    throw new RaymondError('ERR_STATE_FILE', `cannot create the lock: ${errnoOf(err) ?? String(err)}`, { file: path });
+    throw new RaymondError(
+      'ERR_STATE_FILE',
+      `cannot create the lock: ${errnoOf(err) ?? String(err)}`,
+      { file: path },
+    );
   };
   let taken = false;
   try {
@@ -271,7 +310,12 @@ export function acquireLock(path: string, workflowId: string): () => void {
   } finally {
     unlinkQuietly(temp);
   }
-  if (!taken) throw new RaymondError('ERR_LOCKED', `could not take the lock of run ${workflowId}: another process keeps taking it`, { file: path });
+  if (!taken)
+    throw new RaymondError(
+      'ERR_LOCKED',
+      `could not take the lock of run ${workflowId}: another process keeps taking it`,
+      { file: path },
+    );
   const release = () => {
     const snap = snapshot(path);
     if (snap && parseLock(snap.text)?.nonce === mine.nonce) unlinkQuietly(path);

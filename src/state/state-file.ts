@@ -16,7 +16,10 @@ const WORKFLOW_ID = /^[A-Za-z0-9_-]{1,128}$/;
  */
 export function checkWorkflowId(id: string): void {
   if (!WORKFLOW_ID.test(id)) {
-    throw new RaymondError('ERR_WORKFLOW_ID', `invalid workflow id ${JSON.stringify(id)}: use 1-128 letters, digits, - or _`);
+    throw new RaymondError(
+      'ERR_WORKFLOW_ID',
+      `invalid workflow id ${JSON.stringify(id)}: use 1-128 letters, digits, - or _`,
+    );
   }
 }
 
@@ -40,7 +43,11 @@ export function lockFilePath(stateDir: string, workflowId: string): string {
 /** Makes the state directory (keeping `.raymond/` out of git) and refuses to reuse an existing run's id. */
 export async function prepareStateFile(stateDir: string, workflowId: string): Promise<string> {
   await makeFolders(stateDir).catch((err: NodeJS.ErrnoException) => {
-    throw new RaymondError('ERR_STATE_FILE', `cannot create the state directory: ${err.code ? err.message : String(err)}${isDiskFull(err) ? DISK_FULL_HINT : ''}`, { file: stateDir });
+    throw new RaymondError(
+      'ERR_STATE_FILE',
+      `cannot create the state directory: ${err.code ? err.message : String(err)}${isDiskFull(err) ? DISK_FULL_HINT : ''}`,
+      { file: stateDir },
+    );
   });
   await ignoreRaymondFolder(dirname(stateDir));
   const path = stateFilePath(stateDir, workflowId);
@@ -50,8 +57,17 @@ export async function prepareStateFile(stateDir: string, workflowId: string): Pr
 
 /** Refuses a new run whose state file exists already. */
 export async function refuseExisting(path: string, workflowId: string): Promise<void> {
-  if (await stat(path).then(() => true, () => false)) {
-    throw new RaymondError('ERR_WORKFLOW_ID', `a run with id "${workflowId}" already exists; choose another --workflow-id`, { file: path });
+  if (
+    await stat(path).then(
+      () => true,
+      () => false,
+    )
+  ) {
+    throw new RaymondError(
+      'ERR_WORKFLOW_ID',
+      `a run with id "${workflowId}" already exists; choose another --workflow-id`,
+      { file: path },
+    );
   }
 }
 
@@ -76,19 +92,37 @@ export async function removeLeftoverTemps(statePath: string): Promise<void> {
 /** Reads and checks a state file; `id` names the run in the message when there is none. */
 export async function readStateFile(path: string, id?: string): Promise<WorkflowState> {
   const text = await readFile(path, 'utf8').catch((err: NodeJS.ErrnoException) => {
-    if (err.code === 'ENOENT' && id) throw new RaymondError('ERR_STATE_FILE', `no run with id "${id}" here (see raymond --list, or give --state-dir)`, { file: path });
-    throw new RaymondError('ERR_STATE_FILE', `cannot read the state file: ${err.code ?? err.message}`, { file: path });
+    if (err.code === 'ENOENT' && id)
+      throw new RaymondError(
+        'ERR_STATE_FILE',
+        `no run with id "${id}" here (see raymond --list, or give --state-dir)`,
+        { file: path },
+      );
+    throw new RaymondError(
+      'ERR_STATE_FILE',
+      `cannot read the state file: ${err.code ?? err.message}`,
+      { file: path },
+    );
   });
   let data: unknown;
   try {
     data = JSON.parse(text);
   } catch {
-    throw new RaymondError('ERR_STATE_FILE', 'the state file is not valid JSON (corrupt or truncated)', { file: path });
+    throw new RaymondError(
+      'ERR_STATE_FILE',
+      'the state file is not valid JSON (corrupt or truncated)',
+      { file: path },
+    );
   }
-  if (!stateFileLike.check(data)) throw new RaymondError('ERR_STATE_FILE', 'not a Raymond state file', { file: path });
+  if (!stateFileLike.check(data))
+    throw new RaymondError('ERR_STATE_FILE', 'not a Raymond state file', { file: path });
   const state = data;
   if (state.version !== 1) {
-    throw new RaymondError('ERR_STATE_FILE', `state file version ${JSON.stringify(state.version)} is not one this build knows (1); use the Raymond that wrote it`, { file: path });
+    throw new RaymondError(
+      'ERR_STATE_FILE',
+      `state file version ${JSON.stringify(state.version)} is not one this build knows (1); use the Raymond that wrote it`,
+      { file: path },
+    );
   }
   checkShape(state, path);
   const journal = await readFile(journalFilePath(path), 'utf8').catch(() => undefined);
@@ -100,8 +134,16 @@ export async function readStateFile(path: string, id?: string): Promise<Workflow
 /** The state file's schema (src/state/state-schema.ts), and an id that is one. */
 function checkShape(state: unknown, path: string): WorkflowState {
   const problem = stateFileProblem(state);
-  if (problem !== undefined) throw new RaymondError('ERR_STATE_FILE', `the state file is damaged: ${problem}`, { file: path });
+  if (problem !== undefined)
+    throw new RaymondError('ERR_STATE_FILE', `the state file is damaged: ${problem}`, {
+      file: path,
+    });
   const { workflow_id: id } = state as WorkflowState;
-  if (!WORKFLOW_ID.test(id)) throw new RaymondError('ERR_STATE_FILE', `the state file is damaged: workflow_id ${JSON.stringify(id).slice(0, 140)} is not a run id`, { file: path });
+  if (!WORKFLOW_ID.test(id))
+    throw new RaymondError(
+      'ERR_STATE_FILE',
+      `the state file is damaged: workflow_id ${JSON.stringify(id).slice(0, 140)} is not a run id`,
+      { file: path },
+    );
   return state as WorkflowState;
 }

@@ -12,7 +12,8 @@ import { checked } from '../schema-problem.js';
 
 const oneOf = (values: readonly string[]) => T.Union(values.map((v) => T.Literal(v)));
 const nullable = <S extends TSchema>(s: S) => T.Union([s, T.Null()]);
-const recordOf = <S extends TSchema>(s: S, what: string) => T.Record(T.String(), s, { must: `an object of ${what}` });
+const recordOf = <S extends TSchema>(s: S, what: string) =>
+  T.Record(T.String(), s, { must: `an object of ${what}` });
 const strings = () => recordOf(T.String(), 'strings');
 const numbers = () => recordOf(T.Number(), 'numbers');
 const opt = T.Optional;
@@ -20,11 +21,24 @@ const opt = T.Optional;
 const FRAME = T.Object({
   state: T.String(),
   session: nullable(T.String()),
-  workflow: opt(T.Object({ scope: nullable(T.String()), cwd: T.String(), depth: T.Number() }, { opaque: true, must: 'a caller scope ({scope, cwd, depth})' })),
+  workflow: opt(
+    T.Object(
+      { scope: nullable(T.String()), cwd: T.String(), depth: T.Number() },
+      { opaque: true, must: 'a caller scope ({scope, cwd, depth})' },
+    ),
+  ),
 });
 
 const ASK = T.Object(
-  { id: T.String(), prompt: T.String(), created_at: T.String(), timeout_at: opt(T.String()), next: T.String(), timeout_next: opt(T.String()), files: opt(strings()) },
+  {
+    id: T.String(),
+    prompt: T.String(),
+    created_at: T.String(),
+    timeout_at: opt(T.String()),
+    next: T.String(),
+    timeout_next: opt(T.String()),
+    files: opt(strings()),
+  },
   { opaque: true, must: 'an ask ({id, prompt, created_at, next})' },
 );
 
@@ -95,7 +109,12 @@ export const STATE_FILE = T.Object({
   version: T.Literal(1),
   workflow_id: T.String(),
   status: oneOf(['running', 'paused', 'completed', 'failed', 'budget_exceeded', 'asking']),
-  scope: T.Object({ kind: oneOf(['file', 'dir', 'zip', 'yaml']), path: T.String(), entry: T.String(), fingerprints: opt(strings()) }),
+  scope: T.Object({
+    kind: oneOf(['file', 'dir', 'zip', 'yaml']),
+    path: T.String(),
+    entry: T.String(),
+    fingerprints: opt(strings()),
+  }),
   started_at: T.String(),
   updated_at: T.String(),
   options: OPTIONS,
@@ -111,7 +130,13 @@ export const STATE_FILE = T.Object({
 /** One line of a run's journal (src/state/journal.ts); its agents are checked with the folded state. */
 const JOURNAL_LINE = T.Object({
   seq: T.Integer({ minimum: Number.MIN_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER }),
-  meta: T.Object({ status: T.String(), total_cost_usd: T.Number(), updated_at: T.String(), options: T.Object({}), error: opt(nullable(T.String())) }),
+  meta: T.Object({
+    status: T.String(),
+    total_cost_usd: T.Number(),
+    updated_at: T.String(),
+    options: T.Object({}),
+    error: opt(nullable(T.String())),
+  }),
   agents: opt(T.Array(T.Object({ id: T.String() }))),
   results: opt(strings()),
   fork_counters: opt(numbers()),
@@ -121,7 +146,9 @@ const JOURNAL_LINE = T.Object({
 const stateFile = checked(STATE_FILE);
 
 /** Enough of a state file to tell one from other JSON, before its version and its shape are checked. */
-export const stateFileLike = checked(T.Object({ workflow_id: T.String(), agents: T.Array(T.Unknown()), version: opt(T.Unknown()) }));
+export const stateFileLike = checked(
+  T.Object({ workflow_id: T.String(), agents: T.Array(T.Unknown()), version: opt(T.Unknown()) }),
+);
 /** The compiled check of a journal line. */
 export const journalRecord = checked(JOURNAL_LINE);
 

@@ -12,7 +12,17 @@ export type ClientPage = 'live-page' | 'serve-index' | 'diagram-page';
  * same options, from tsc's output of this file.
  */
 export function clientBuildOptions(entries: string[]): BuildOptions {
-  return { entryPoints: entries, bundle: true, format: 'iife', target: 'es2020', platform: 'browser', charset: 'utf8', write: false, outdir: 'client', logLevel: 'warning' };
+  return {
+    entryPoints: entries,
+    bundle: true,
+    format: 'iife',
+    target: 'es2020',
+    platform: 'browser',
+    charset: 'utf8',
+    write: false,
+    outdir: 'client',
+    logLevel: 'warning',
+  };
 }
 
 const built = new Map<ClientPage, string>();

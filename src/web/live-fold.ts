@@ -56,7 +56,15 @@ export interface LiveModel {
 
 /** The model of a run no event has reached yet. */
 export function emptyLiveModel(): LiveModel {
-  const run: LiveRun = { id: null, status: 'starting', costUsd: 0, budgetUsd: 0, startedAt: null, steps: 0, denials: 0 };
+  const run: LiveRun = {
+    id: null,
+    status: 'starting',
+    costUsd: 0,
+    budgetUsd: 0,
+    startedAt: null,
+    steps: 0,
+    denials: 0,
+  };
   return { run, agents: new Map(), order: [], asks: new Map() };
 }
 
@@ -74,7 +82,16 @@ export function foldLiveEvent(model: LiveModel, e: RunEvent): void {
   const run = model.run;
   switch (e.type) {
     case 'run.started':
-      Object.assign(run, { id: e.workflowId, name: e.name, status: 'running', costUsd: e.totalCostUsd, budgetUsd: e.budgetUsd, startedAt: e.at, steps: 0, denials: 0 });
+      Object.assign(run, {
+        id: e.workflowId,
+        name: e.name,
+        status: 'running',
+        costUsd: e.totalCostUsd,
+        budgetUsd: e.budgetUsd,
+        startedAt: e.at,
+        steps: 0,
+        denials: 0,
+      });
       break;
     case 'permission.denied':
       run.denials++;
@@ -83,15 +100,29 @@ export function foldLiveEvent(model: LiveModel, e: RunEvent): void {
       agentOf(model, e.id, e.state);
       break;
     case 'step.started':
-      Object.assign(agentOf(model, e.agentId, e.state), { machine: 'invoking', state: e.state, scope: e.scope });
+      Object.assign(agentOf(model, e.agentId, e.state), {
+        machine: 'invoking',
+        state: e.state,
+        scope: e.scope,
+      });
       break;
     case 'step.done': {
       const a = agentOf(model, e.agentId, e.from);
       a.costUsd += e.costUsd;
       a.depth = e.depth;
       if (e.to === null) a.machine = 'terminated';
-      else Object.assign(a, { machine: e.decision.kind === 'ask' ? 'asking' : e.decision.kind === 'fork' && e.decision.join ? 'awaiting-child' : 'idle', state: e.to });
-      if (e.to === null && e.decision.kind === 'result' && e.agentId === 'main') run.result = e.decision.payload;
+      else
+        Object.assign(a, {
+          machine:
+            e.decision.kind === 'ask'
+              ? 'asking'
+              : e.decision.kind === 'fork' && e.decision.join
+                ? 'awaiting-child'
+                : 'idle',
+          state: e.to,
+        });
+      if (e.to === null && e.decision.kind === 'result' && e.agentId === 'main')
+        run.result = e.decision.payload;
       run.costUsd = e.totalCostUsd;
       run.steps++;
       break;
@@ -119,7 +150,12 @@ export function foldLiveEvent(model: LiveModel, e: RunEvent): void {
       break;
     }
     case 'run.finished':
-      Object.assign(run, { status: e.status === 'running' ? 'stopped' : e.status, costUsd: e.totalCostUsd, elapsedMs: e.elapsedMs, error: e.error });
+      Object.assign(run, {
+        status: e.status === 'running' ? 'stopped' : e.status,
+        costUsd: e.totalCostUsd,
+        elapsedMs: e.elapsedMs,
+        error: e.error,
+      });
       break;
     default:
       break;

@@ -23,7 +23,11 @@ export interface LivePageOptions {
 
 /** Escapes text for HTML content and attribute values. */
 function escapeHtml(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+  return text
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;');
 }
 
 /**
@@ -34,8 +38,14 @@ function escapeHtml(text: string): string {
  */
 export function livePageHtml(opts: LivePageOptions): string {
   // JSON in a script element: `<` is escaped so no value can close the element.
-  const config = JSON.stringify({ urls: opts.urls, uploads: !!opts.uploads, serve: opts.serve ?? null } satisfies LivePageConfig).replace(/</g, '\\u003c');
-  const link = opts.link ? ` <a id="other-view" href="${escapeHtml(opts.link.href)}">${escapeHtml(opts.link.text)}</a>` : '';
+  const config = JSON.stringify({
+    urls: opts.urls,
+    uploads: !!opts.uploads,
+    serve: opts.serve ?? null,
+  } satisfies LivePageConfig).replace(/</g, '\\u003c');
+  const link = opts.link
+    ? ` <a id="other-view" href="${escapeHtml(opts.link.href)}">${escapeHtml(opts.link.text)}</a>`
+    : '';
   return `<!doctype html>
 <html lang="en">
 <head>

@@ -77,15 +77,26 @@ export function createLiveRoutes(opts: LiveRoutesOptions): LiveRoutes {
   let svg: Promise<string | undefined> | undefined;
   const page = livePageHtml({
     ...opts.page,
-    urls: { snapshot: `${base}/snapshot`, events: `${base}/events`, diagram: `${base}/diagram.svg`, answer: `${base}/asks/{ask_id}`, cancel: `${base}/cancel` },
+    urls: {
+      snapshot: `${base}/snapshot`,
+      events: `${base}/events`,
+      diagram: `${base}/diagram.svg`,
+      answer: `${base}/asks/{ask_id}`,
+      cancel: `${base}/cancel`,
+    },
   });
 
   const events = (req: IncomingMessage, res: ServerResponse, query: URLSearchParams) => {
     const from = Number(req.headers['last-event-id'] ?? query.get('since') ?? 0);
     const missed = Number.isSafeInteger(from) && from >= 0 ? feed.since(from) : undefined;
-    res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-store', Connection: 'keep-alive' });
+    res.writeHead(200, {
+      'Content-Type': 'text/event-stream',
+      'Cache-Control': 'no-store',
+      Connection: 'keep-alive',
+    });
     res.write('retry: 1000\n\n');
-    const send = (e: NumberedEvent) => res.write(`id: ${e.seq}\ndata: ${JSON.stringify(e.event)}\n\n`);
+    const send = (e: NumberedEvent) =>
+      res.write(`id: ${e.seq}\ndata: ${JSON.stringify(e.event)}\n\n`);
     if (!missed) {
       res.end('event: reset\ndata: {}\n\n');
       return;
@@ -104,9 +115,16 @@ export function createLiveRoutes(opts: LiveRoutesOptions): LiveRoutes {
     // A GET's Origin is not checked: a page elsewhere cannot read the answer (no CORS header), and the Host check stops rebinding.
     const refused = guard.refusal(req);
     if (refused) return refuse(res, refused.status, refused.code, refused.message);
-    if (!/^application\/json\b/.test(req.headers['content-type'] ?? '')) return refuse(res, 415, 'ERR_CONTENT_TYPE', 'send JSON ({"response": "..."}); files can be sent to a run only through raymond serve');
+    if (!/^application\/json\b/.test(req.headers['content-type'] ?? ''))
+      return refuse(
+        res,
+        415,
+        'ERR_CONTENT_TYPE',
+        'send JSON ({"response": "..."}); files can be sent to a run only through raymond serve',
+      );
     const text = await readBody(req);
-    if (text === undefined) return refuse(res, 413, 'ERR_TOO_LARGE', `the body is over ${MAX_BODY} bytes`);
+    if (text === undefined)
+      return refuse(res, 413, 'ERR_TOO_LARGE', `the body is over ${MAX_BODY} bytes`);
     const control = opts.control();
     if (!control) return refuse(res, 409, 'ERR_NOT_STARTED', 'the run has not started yet');
     const run_id = feed.snapshot().run.id;
@@ -122,21 +140,40 @@ export function createLiveRoutes(opts: LiveRoutesOptions): LiveRoutes {
       return refuse(res, 400, 'ERR_BAD_JSON', 'the body is not JSON');
     }
     const response = (body as { response?: unknown } | null)?.response;
-    if (typeof response !== 'string') return refuse(res, 400, 'ERR_BAD_JSON', 'the body needs "response", a string');
-    if (!feed.pending(ask_id)) return refuse(res, 404, 'ERR_NO_SUCH_ASK', `no pending ask ${ask_id} (answered already, or timed out)`);
+    if (typeof response !== 'string')
+      return refuse(res, 400, 'ERR_BAD_JSON', 'the body needs "response", a string');
+    if (!feed.pending(ask_id))
+      return refuse(
+        res,
+        404,
+        'ERR_NO_SUCH_ASK',
+        `no pending ask ${ask_id} (answered already, or timed out)`,
+      );
     control.answer(ask_id, response);
     return json(res, 200, { run_id, ask_id, status: 'resumed' });
   };
 
-  const route = async (req: IncomingMessage, res: ServerResponse, path: string, query: URLSearchParams) => {
+  const route = async (
+    req: IncomingMessage,
+    res: ServerResponse,
+    path: string,
+    query: URLSearchParams,
+  ) => {
     const refused = guard.refusal(req, { origin: false });
     if (refused) return refuse(res, refused.status, refused.code, refused.message);
-    if (req.method === 'POST' && (path === '/cancel' || /^\/asks\/[^/]+$/.test(path))) return post(req, res, path);
-    if (req.method !== 'GET' && req.method !== 'HEAD') return refuse(res, 405, 'ERR_METHOD', `${req.method} is not taken here`);
+    if (req.method === 'POST' && (path === '/cancel' || /^\/asks\/[^/]+$/.test(path)))
+      return post(req, res, path);
+    if (req.method !== 'GET' && req.method !== 'HEAD')
+      return refuse(res, 405, 'ERR_METHOD', `${req.method} is not taken here`);
     switch (path) {
       case '':
       case '/':
-        res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8', 'Cache-Control': 'no-store', 'Content-Security-Policy': "default-src 'self'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src 'self' data:" });
+        res.writeHead(200, {
+          'Content-Type': 'text/html; charset=utf-8',
+          'Cache-Control': 'no-store',
+          'Content-Security-Policy':
+            "default-src 'self'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src 'self' data:",
+        });
         return res.end(page);
       case '/snapshot':
         return json(res, 200, feed.snapshot());
@@ -144,7 +181,8 @@ export function createLiveRoutes(opts: LiveRoutesOptions): LiveRoutes {
         return events(req, res, query);
       case '/diagram.svg': {
         const diagram = await (svg ??= opts.diagram().catch(() => undefined));
-        if (diagram === undefined) return refuse(res, 404, 'ERR_NO_DIAGRAM', 'no diagram for this run');
+        if (diagram === undefined)
+          return refuse(res, 404, 'ERR_NO_DIAGRAM', 'no diagram for this run');
         res.writeHead(200, { 'Content-Type': 'image/svg+xml', 'Cache-Control': 'no-store' });
         return res.end(diagram);
       }
@@ -158,12 +196,14 @@ export function createLiveRoutes(opts: LiveRoutesOptions): LiveRoutes {
       const url = new URL(req.url ?? '/', 'http://localhost');
       if (url.pathname !== base && !url.pathname.startsWith(`${base}/`)) return false;
       route(req, res, url.pathname.slice(base.length), url.searchParams).catch((err: unknown) => {
-        if (!res.headersSent) refuse(res, 500, 'ERR_INTERNAL', err instanceof Error ? err.message : String(err));
+        if (!res.headersSent)
+          refuse(res, 500, 'ERR_INTERNAL', err instanceof Error ? err.message : String(err));
         else res.end();
       });
       return true;
     },
-    viewer: () => (streams.size > 0 ? Promise.resolve() : new Promise((resolve) => waiting.push(resolve))),
+    viewer: () =>
+      streams.size > 0 ? Promise.resolve() : new Promise((resolve) => waiting.push(resolve)),
     close: async () => {
       const ended = [...streams].map((res) => new Promise<void>((resolve) => res.end(resolve)));
       await Promise.race([Promise.all(ended), new Promise((resolve) => setTimeout(resolve, 1000))]);

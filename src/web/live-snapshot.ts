@@ -18,7 +18,20 @@ export interface LiveSnapshot {
 /** How many log-worthy events a snapshot keeps. */
 export const RECENT_EVENTS = 200;
 /** The events the page's log shows (the others only move agents). */
-export const LOGGED_EVENTS: ReadonlySet<RunEvent['type']> = new Set<RunEvent['type']>(['run.started', 'step.done', 'agent.paused', 'agent.failed', 'agent.joined', 'permission.denied', 'ask.created', 'ask.pending', 'ask.answered', 'print', 'warning', 'run.finished']);
+export const LOGGED_EVENTS: ReadonlySet<RunEvent['type']> = new Set<RunEvent['type']>([
+  'run.started',
+  'step.done',
+  'agent.paused',
+  'agent.failed',
+  'agent.joined',
+  'permission.denied',
+  'ask.created',
+  'ask.pending',
+  'ask.answered',
+  'print',
+  'warning',
+  'run.finished',
+]);
 
 /** Folds a run's events into what the live page needs; O(1) per event. */
 export interface LiveTracker {
@@ -42,7 +55,13 @@ export function createLiveTracker(): LiveTracker {
       recent.push({ seq, event: e });
       if (recent.length > RECENT_EVENTS) recent.shift();
     },
-    snapshot: () => ({ seq: last, run: { ...model.run }, agents: [...model.agents.values()].map((a) => ({ ...a })), asks: [...model.asks.values()], recent: [...recent] }),
+    snapshot: () => ({
+      seq: last,
+      run: { ...model.run },
+      agents: [...model.agents.values()].map((a) => ({ ...a })),
+      asks: [...model.asks.values()],
+      recent: [...recent],
+    }),
     pending: (askId) => model.asks.has(askId),
   };
 }

@@ -16,14 +16,26 @@ export interface Refusal {
  * POST, to any address, and the browser says whose page it is. Clients
  * that are not browsers (Raymond's own) send no Origin.
  */
-export function loopbackGuard(port: number): { refusal(req: IncomingMessage, opts?: { origin: boolean }): Refusal | undefined } {
+export function loopbackGuard(port: number): {
+  refusal(req: IncomingMessage, opts?: { origin: boolean }): Refusal | undefined;
+} {
   const hosts = new Set([`localhost:${port}`, `127.0.0.1:${port}`]);
   const origins = new Set([...hosts].map((h) => `http://${h}`));
   return {
     refusal(req, opts = { origin: true }) {
-      if (!hosts.has(req.headers.host ?? '')) return { status: 403, code: 'ERR_HOST', message: 'open the page as localhost or 127.0.0.1' };
+      if (!hosts.has(req.headers.host ?? ''))
+        return {
+          status: 403,
+          code: 'ERR_HOST',
+          message: 'open the page as localhost or 127.0.0.1',
+        };
       const origin = req.headers.origin;
-      if (opts.origin && origin !== undefined && !origins.has(origin)) return { status: 403, code: 'ERR_ORIGIN', message: `requests from ${origin} may not read or change this run` };
+      if (opts.origin && origin !== undefined && !origins.has(origin))
+        return {
+          status: 403,
+          code: 'ERR_ORIGIN',
+          message: `requests from ${origin} may not read or change this run`,
+        };
       return undefined;
     },
   };

@@ -29,15 +29,29 @@ export interface PinnedBase {
  * moves before the agent first runs. Makes sure `.raymond/` is ignored there.
  * @throws RaymondError ERR_WORKTREE outside a repository or on a bad base.
  */
-export async function pinBase(cwd: string, base: string | undefined, name: string): Promise<PinnedBase> {
+export async function pinBase(
+  cwd: string,
+  base: string | undefined,
+  name: string,
+): Promise<PinnedBase> {
   const dir = resolve(cwd);
   const top = await git(dir, ['rev-parse', '--show-toplevel'], dir);
-  if (!top.ok || top.stdout === '') throw new RaymondError('ERR_WORKTREE', `not inside a git repository: worktree="${name}" needs one`, { file: dir });
+  if (!top.ok || top.stdout === '')
+    throw new RaymondError(
+      'ERR_WORKTREE',
+      `not inside a git repository: worktree="${name}" needs one`,
+      { file: dir },
+    );
   const repo = await mainRepository(dir, resolve(top.stdout));
   const rev = base ?? 'HEAD';
   // HEAD as the forking agent sees it: in its own worktree, its branch.
   const sha = await git(dir, ['rev-parse', '--verify', '--end-of-options', `${rev}^{commit}`], dir);
-  if (!sha.ok) throw new RaymondError('ERR_WORKTREE', `cannot create worktree "${name}": base "${rev}" is not a commit: ${sha.error}`, { file: dir });
+  if (!sha.ok)
+    throw new RaymondError(
+      'ERR_WORKTREE',
+      `cannot create worktree "${name}": base "${rev}" is not a commit: ${sha.error}`,
+      { file: dir },
+    );
   await ignoreRaymondFolder(join(repo, '.raymond'));
   return { repo, base: sha.stdout };
 }
@@ -71,12 +85,27 @@ export async function branchExists(repo: string, branch: string): Promise<boolea
 export function ensureBranch(w: WorktreeRef): Promise<void> {
   return serialized(w.repo, async () => {
     if (await branchExists(w.repo, w.branch)) {
-      const ours = await git(w.repo, ['merge-base', '--is-ancestor', w.base, `refs/heads/${w.branch}`], w.repo);
+      const ours = await git(
+        w.repo,
+        ['merge-base', '--is-ancestor', w.base, `refs/heads/${w.branch}`],
+        w.repo,
+      );
       if (ours.ok) return;
-      throw new RaymondError('ERR_WORKTREE', `branch ${w.branch} already exists and does not start from ${w.base.slice(0, 10)}: delete it, or run with another --workflow-id`, { file: w.repo });
+      throw new RaymondError(
+        'ERR_WORKTREE',
+        `branch ${w.branch} already exists and does not start from ${w.base.slice(0, 10)}: delete it, or run with another --workflow-id`,
+        { file: w.repo },
+      );
     }
-    const r = await git(w.repo, ['branch', '--no-track', '--end-of-options', w.branch, w.base], w.repo);
-    if (!r.ok) throw new RaymondError('ERR_WORKTREE', `cannot create branch ${w.branch}: ${r.error}`, { file: w.repo });
+    const r = await git(
+      w.repo,
+      ['branch', '--no-track', '--end-of-options', w.branch, w.base],
+      w.repo,
+    );
+    if (!r.ok)
+      throw new RaymondError('ERR_WORKTREE', `cannot create branch ${w.branch}: ${r.error}`, {
+        file: w.repo,
+      });
   });
 }
 
@@ -84,8 +113,15 @@ export function ensureBranch(w: WorktreeRef): Promise<void> {
 export function deleteBranch(w: WorktreeRef): Promise<void> {
   return serialized(w.repo, async () => {
     // -D, not -d: a branch from a non-HEAD base is never "merged".
-    const del = await git(w.repo, ['branch', '-D', '--quiet', '--end-of-options', w.branch], w.repo);
-    if (!del.ok && (await branchExists(w.repo, w.branch))) throw new RaymondError('ERR_WORKTREE', `cannot delete branch ${w.branch}: ${del.error}`, { file: w.repo });
+    const del = await git(
+      w.repo,
+      ['branch', '-D', '--quiet', '--end-of-options', w.branch],
+      w.repo,
+    );
+    if (!del.ok && (await branchExists(w.repo, w.branch)))
+      throw new RaymondError('ERR_WORKTREE', `cannot delete branch ${w.branch}: ${del.error}`, {
+        file: w.repo,
+      });
   });
 }
 
@@ -97,10 +133,14 @@ export function deleteBranch(w: WorktreeRef): Promise<void> {
  * Given no folder, it walks no tree and says clean: a pooled folder the
  * agent once had may hold another agent's branch by now.
  */
-export async function summarizeWorktree(w: WorktreeRef, folder: string | undefined): Promise<WorktreeSummary> {
+export async function summarizeWorktree(
+  w: WorktreeRef,
+  folder: string | undefined,
+): Promise<WorktreeSummary> {
   // Refs are shared by all worktrees, so ask the main repository: this works whatever became of the folder.
   const range = `${w.base}..refs/heads/${w.branch}`;
-  const fail = (why: string, file: string) => new RaymondError('ERR_WORKTREE', `cannot summarize worktree ${w.branch}: ${why}`, { file });
+  const fail = (why: string, file: string) =>
+    new RaymondError('ERR_WORKTREE', `cannot summarize worktree ${w.branch}: ${why}`, { file });
   const count = await git(w.repo, ['rev-list', '--count', range], w.repo);
   if (!count.ok) throw fail(count.error, w.repo);
   const stat = await git(w.repo, ['diff', '--shortstat', range], w.repo);
@@ -108,7 +148,11 @@ export async function summarizeWorktree(w: WorktreeRef, folder: string | undefin
   let dirty = false;
   // Without its .git file the folder is no worktree, and git would walk up and report the main checkout.
   if (folder !== undefined && existsSync(join(folder, '.git'))) {
-    const status = await git(folder, ['status', '--porcelain', '--untracked-files=all', '--ignore-submodules=none'], w.repo);
+    const status = await git(
+      folder,
+      ['status', '--porcelain', '--untracked-files=all', '--ignore-submodules=none'],
+      w.repo,
+    );
     if (!status.ok) throw fail(status.error, folder);
     dirty = status.stdout !== '';
   }
@@ -123,7 +167,10 @@ export function removeFolder(repo: string, path: string): Promise<void> {
   return serialized(repo, async () => {
     if (existsSync(path)) {
       const rm = await git(repo, ['worktree', 'remove', '--force', path], repo);
-      if (!rm.ok && existsSync(path)) throw new RaymondError('ERR_WORKTREE', `cannot remove worktree ${path}: ${rm.error}`, { file: repo });
+      if (!rm.ok && existsSync(path))
+        throw new RaymondError('ERR_WORKTREE', `cannot remove worktree ${path}: ${rm.error}`, {
+          file: repo,
+        });
     }
     // A folder deleted by hand leaves stale metadata that would keep its branch "checked out".
     await git(repo, ['worktree', 'prune'], repo);
@@ -139,7 +186,8 @@ export async function checkedOut(repo: string): Promise<Map<string, string>> {
   let path = '';
   for (const line of list.ok ? list.stdout.split('\n') : []) {
     if (line.startsWith('worktree ')) path = line.slice('worktree '.length);
-    else if (line.startsWith('branch refs/heads/')) where.set(line.slice('branch refs/heads/'.length), path);
+    else if (line.startsWith('branch refs/heads/'))
+      where.set(line.slice('branch refs/heads/'.length), path);
   }
   return where;
 }

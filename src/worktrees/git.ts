@@ -13,7 +13,12 @@ export interface GitResult {
  * Runs `git -C dir ...args`. Never throws for a git failure (see `ok`); throws
  * ERR_WORKTREE, naming `where`, only when git cannot be run at all.
  */
-export async function git(dir: string, args: string[], where: string, env: Record<string, string> = {}): Promise<GitResult> {
+export async function git(
+  dir: string,
+  args: string[],
+  where: string,
+  env: Record<string, string> = {},
+): Promise<GitResult> {
   const r = await execa('git', ['-C', dir, ...args], {
     reject: false,
     stdin: 'ignore',
@@ -23,17 +28,25 @@ export async function git(dir: string, args: string[], where: string, env: Recor
   });
   if (r.exitCode === undefined) {
     const code = (r as { code?: unknown }).code;
-    const why = code === 'ENOENT' ? 'git not found' : `cannot run git: ${oneLine(r.shortMessage ?? '')}`;
+    const why =
+      code === 'ENOENT' ? 'git not found' : `cannot run git: ${oneLine(r.shortMessage ?? '')}`;
     throw new RaymondError('ERR_WORKTREE', why, { file: where });
   }
   const stdout = typeof r.stdout === 'string' ? r.stdout : '';
   const stderr = typeof r.stderr === 'string' ? r.stderr : '';
-  return { ok: r.exitCode === 0, stdout: stdout.trim(), error: oneLine(stderr) || `git ${args[0]} exited with ${r.exitCode}` };
+  return {
+    ok: r.exitCode === 0,
+    stdout: stdout.trim(),
+    error: oneLine(stderr) || `git ${args[0]} exited with ${r.exitCode}`,
+  };
 }
 
 /** Keeps git's fatal/error lines and drops its multi-line hints. */
 function oneLine(text: string): string {
-  const lines = text.split(/\r?\n/).map((l) => l.trim()).filter((l) => l !== '' && !l.startsWith('hint:'));
+  const lines = text
+    .split(/\r?\n/)
+    .map((l) => l.trim())
+    .filter((l) => l !== '' && !l.startsWith('hint:'));
   return lines.join(' ');
 }
 

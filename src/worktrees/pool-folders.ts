@@ -55,7 +55,17 @@ export const pooled = (w: WorktreeRef) => w.mode === 'keep-ignored' || w.mode ==
 /** What is on disk of the run `workflowId` in `repo`, read once per repository: a resumed run takes back its folders. */
 export async function scanFolders(repo: string, workflowId: string): Promise<RepoFolders> {
   const dir = worktreesDir(repo, workflowId);
-  const folders: RepoFolders = { dir, free: [], held: new Map(), count: 0, next: 1, waiting: [], growing: false, holdsSince: new Map(), ownFolders: Promise.resolve() };
+  const folders: RepoFolders = {
+    dir,
+    free: [],
+    held: new Map(),
+    count: 0,
+    next: 1,
+    waiting: [],
+    growing: false,
+    holdsSince: new Map(),
+    ownFolders: Promise.resolve(),
+  };
   for (const name of await readdir(dir).catch(() => [] as string[])) {
     const n = name.startsWith(POOL_PREFIX) ? Number(name.slice(POOL_PREFIX.length)) : NaN;
     if (Number.isInteger(n)) folders.next = Math.max(folders.next, n + 1);

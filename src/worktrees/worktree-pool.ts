@@ -4,7 +4,14 @@ import { RaymondError } from '../errors.js';
 import { git, serialized } from './git.js';
 import { deleteBranch, removeFolder, summarizeWorktree } from './git-worktrees.js';
 import { growDelayMs } from './pool-growth.js';
-import { heldFolder, pooled, POOL_PREFIX, scanFolders, type RepoFolders, type Waiter } from './pool-folders.js';
+import {
+  heldFolder,
+  pooled,
+  POOL_PREFIX,
+  scanFolders,
+  type RepoFolders,
+  type Waiter,
+} from './pool-folders.js';
 import { saveWork } from './save-work.js';
 import { readFolder } from './worktree-folder.js';
 import { switchFolder, type Folder } from './worktree-switch.js';
@@ -65,14 +72,25 @@ export function createWorktreePool(workflowId: string): WorktreePool {
   };
 
   /** A new folder, detached at `base`, with nothing checked out yet: adding to the worktree list is the only queued part. */
-  function addFolder(folders: RepoFolders, repo: string, path: string, base: string): Promise<Folder> {
+  function addFolder(
+    folders: RepoFolders,
+    repo: string,
+    path: string,
+    base: string,
+  ): Promise<Folder> {
     return serialized(repo, async () => {
       grew(folders);
       await makeFolders(join(path, '..'));
-      const add = await git(repo, ['worktree', 'add', '--quiet', '--no-checkout', '--detach', path, base], repo);
+      const add = await git(
+        repo,
+        ['worktree', 'add', '--quiet', '--no-checkout', '--detach', path, base],
+        repo,
+      );
       if (!add.ok) {
         shrank(folders);
-        throw new RaymondError('ERR_WORKTREE', `cannot create worktree ${path}: ${add.error}`, { file: repo });
+        throw new RaymondError('ERR_WORKTREE', `cannot create worktree ${path}: ${add.error}`, {
+          file: repo,
+        });
       }
       figures.created++;
       return { path, sparse: null, fresh: true };
@@ -85,7 +103,12 @@ export function createWorktreePool(workflowId: string): WorktreePool {
   }
 
   /** Switches the folder to the agent's branch; a folder git cannot switch is removed and made again, once. */
-  async function checkOut(folders: RepoFolders, folder: Folder, w: WorktreeRef, agentId: string): Promise<Folder> {
+  async function checkOut(
+    folders: RepoFolders,
+    folder: Folder,
+    w: WorktreeRef,
+    agentId: string,
+  ): Promise<Folder> {
     try {
       await switchFolder(folder, w);
       return folder;
@@ -139,7 +162,11 @@ export function createWorktreePool(workflowId: string): WorktreePool {
    * A folder for an agent when none is free: a pooled agent waits for one
    * given back or made (whichever comes first); an `off` agent gets its own.
    */
-  function nextFolder(folders: RepoFolders, w: WorktreeRef, agentId: string): Promise<{ folder: Folder; ready: boolean }> {
+  function nextFolder(
+    folders: RepoFolders,
+    w: WorktreeRef,
+    agentId: string,
+  ): Promise<{ folder: Folder; ready: boolean }> {
     return new Promise((give, fail) => {
       const waiter: Waiter = { w, agentId, give, fail };
       if (!pooled(w)) {
@@ -155,8 +182,17 @@ export function createWorktreePool(workflowId: string): WorktreePool {
   async function giveBack(folders: RepoFolders, folder: Folder, w: WorktreeRef): Promise<void> {
     // Detached, the branch is checked out nowhere: it can be deleted, or checked out by the user.
     // HEAD alone changes (this folder's own ref): unlike `checkout --detach`, no walk of the tree.
-    const detach = await git(folder.path, ['update-ref', '--no-deref', '-m', 'raymond: released', 'HEAD', 'HEAD'], w.repo);
-    if (!detach.ok) throw new RaymondError('ERR_WORKTREE', `cannot release worktree ${folder.path}: ${detach.error}`, { file: folder.path });
+    const detach = await git(
+      folder.path,
+      ['update-ref', '--no-deref', '-m', 'raymond: released', 'HEAD', 'HEAD'],
+      w.repo,
+    );
+    if (!detach.ok)
+      throw new RaymondError(
+        'ERR_WORKTREE',
+        `cannot release worktree ${folder.path}: ${detach.error}`,
+        { file: folder.path },
+      );
     folders.held.delete(w.branch);
     // Everything it left is committed now: nothing untracked for the next switch to clean.
     folder.tidy = true;
@@ -239,7 +275,8 @@ export function createWorktreePool(workflowId: string): WorktreePool {
       const folder = heldFolder(folders, w);
       if (!folder) return w;
       const out: WorktreeRef = { ...w };
-      if ((await summarizeWorktree(w, folder.path)).dirty) out.saved = await saveWork({ ...w, path: folder.path }, agentId);
+      if ((await summarizeWorktree(w, folder.path)).dirty)
+        out.saved = await saveWork({ ...w, path: folder.path }, agentId);
       await giveBack(folders, folder, w);
       return out;
     },

@@ -19,7 +19,8 @@ export interface Folder {
   tidy?: boolean;
 }
 
-const sameCone = (a: string[] | null | undefined, b: string[] | undefined) => a !== undefined && (a ?? []).join('\n') === (b ?? []).join('\n');
+const sameCone = (a: string[] | null | undefined, b: string[] | undefined) =>
+  a !== undefined && (a ?? []).join('\n') === (b ?? []).join('\n');
 
 /**
  * Puts the agent's branch (made from its base if new) in `folder`: the sparse
@@ -30,7 +31,10 @@ const sameCone = (a: string[] | null | undefined, b: string[] | undefined) => a 
  * @throws RaymondError ERR_WORKTREE when git refuses (the pool then makes the folder again).
  */
 export async function switchFolder(folder: Folder, w: WorktreeRef): Promise<void> {
-  const fail = (why: string) => new RaymondError('ERR_WORKTREE', `cannot check out ${w.branch} in ${folder.path}: ${why}`, { file: folder.path });
+  const fail = (why: string) =>
+    new RaymondError('ERR_WORKTREE', `cannot check out ${w.branch} in ${folder.path}: ${why}`, {
+      file: folder.path,
+    });
   const state = readFolder(folder.path);
   if (!state) throw fail('the folder is not a worktree');
   const done = await markSwitch(state.gitDir, w.branch);
@@ -48,7 +52,8 @@ export async function switchFolder(folder: Folder, w: WorktreeRef): Promise<void
   }
   await ensureBranch(w);
   await run(['checkout', '--quiet', '--force', w.branch]);
-  if (!folder.fresh && !(folder.tidy && w.mode !== 'clean')) await run(['clean', '--quiet', '--force', '-d', ...(w.mode === 'clean' ? ['-x'] : [])]);
+  if (!folder.fresh && !(folder.tidy && w.mode !== 'clean'))
+    await run(['clean', '--quiet', '--force', '-d', ...(w.mode === 'clean' ? ['-x'] : [])]);
   await done();
   folder.sparse = w.sparse ?? null;
   folder.fresh = false;
@@ -69,7 +74,12 @@ function enableWorktreeConfig(repo: string): Promise<void> {
     const now = await git(repo, ['config', '--bool', '--get', 'extensions.worktreeConfig'], repo);
     if (now.stdout !== 'true') {
       const set = await git(repo, ['config', '--bool', 'extensions.worktreeConfig', 'true'], repo);
-      if (!set.ok) throw new RaymondError('ERR_WORKTREE', `cannot turn on per-worktree config for sparse worktrees: ${set.error}`, { file: repo });
+      if (!set.ok)
+        throw new RaymondError(
+          'ERR_WORKTREE',
+          `cannot turn on per-worktree config for sparse worktrees: ${set.error}`,
+          { file: repo },
+        );
     }
     configured.add(repo);
   });

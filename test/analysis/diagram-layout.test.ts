@@ -15,7 +15,9 @@ async function layout(example: string): Promise<Layout> {
 }
 
 function overlap(a: PlacedNode, b: PlacedNode): boolean {
-  return Math.abs(a.x - b.x) * 2 < a.width + b.width && Math.abs(a.y - b.y) * 2 < a.height + b.height;
+  return (
+    Math.abs(a.x - b.x) * 2 < a.width + b.width && Math.abs(a.y - b.y) * 2 < a.height + b.height
+  );
 }
 
 describe('diagram layout', () => {
@@ -23,9 +25,16 @@ describe('diagram layout', () => {
     it(`${example}: boxes inside the page, none overlapping, every arrow drawn`, async () => {
       const l = await layout(example);
       for (const [i, a] of l.nodes.entries()) {
-        assert.ok(a.x - a.width / 2 >= 0 && a.x + a.width / 2 <= l.width, `${a.node.id} fits horizontally`);
-        assert.ok(a.y - a.height / 2 >= 0 && a.y + a.height / 2 <= l.height, `${a.node.id} fits vertically`);
-        for (const b of l.nodes.slice(i + 1)) assert.ok(!overlap(a, b), `${a.node.id} and ${b.node.id} overlap`);
+        assert.ok(
+          a.x - a.width / 2 >= 0 && a.x + a.width / 2 <= l.width,
+          `${a.node.id} fits horizontally`,
+        );
+        assert.ok(
+          a.y - a.height / 2 >= 0 && a.y + a.height / 2 <= l.height,
+          `${a.node.id} fits vertically`,
+        );
+        for (const b of l.nodes.slice(i + 1))
+          assert.ok(!overlap(a, b), `${a.node.id} and ${b.node.id} overlap`);
       }
       for (const r of l.links) {
         assert.match(r.path, /^M-?[\d.]+,-?[\d.]+( C(-?[\d.]+,-?[\d.]+ ?){3})+$/);
@@ -49,7 +58,10 @@ describe('diagram layout', () => {
     const [revise, review] = [box('REVISE_md'), box('REVIEW_md')];
     assert.ok(revise.y > review.y);
     const back = l.links.find((r) => r.link.from === 'REVISE_md')!;
-    const [start, end] = [back.path.match(/^M(-?[\d.]+),(-?[\d.]+)/)!, back.path.match(/ (-?[\d.]+),(-?[\d.]+)$/)!];
+    const [start, end] = [
+      back.path.match(/^M(-?[\d.]+),(-?[\d.]+)/)!,
+      back.path.match(/ (-?[\d.]+),(-?[\d.]+)$/)!,
+    ];
     // On the right edge, within the box's height (offset from the middle: the goto down shares the pair).
     assert.equal(Number(start[1]), revise.x + revise.width / 2);
     assert.ok(Math.abs(Number(start[2]) - revise.y) < revise.height / 2);

@@ -47,11 +47,33 @@ describe('Mermaid flowchart', () => {
   });
 
   it('gives missing and dynamic targets their own boxes, and safe ids to odd names', async () => {
-    const wf = box.write({ 'START.sh': sh('echo "<goto>$NEXT</goto>"', 'echo "<goto>GONE</goto>"', 'echo "<goto>a b.sh</goto>"'), 'a b.sh': sh('echo "<goto>x\\"y.md</goto>"'), 'x"y.md': '<result>x</result>' }, 'odd');
+    const wf = box.write(
+      {
+        'START.sh': sh(
+          'echo "<goto>$NEXT</goto>"',
+          'echo "<goto>GONE</goto>"',
+          'echo "<goto>a b.sh</goto>"',
+        ),
+        'a b.sh': sh('echo "<goto>x\\"y.md</goto>"'),
+        'x"y.md': '<result>x</result>',
+      },
+      'odd',
+    );
     const lines = await mermaid(wf);
-    for (const line of ['  a_b_sh["a b.sh"]', '  x_y_md("x#quot;y.md")', '  dynamic_1{{"$NEXT"}}', '  missing_2["GONE (missing)"]', '  START_sh -->|goto| dynamic_1', '  START_sh -->|goto| missing_2', '  a_b_sh -->|goto| x_y_md']) {
+    for (const line of [
+      '  a_b_sh["a b.sh"]',
+      '  x_y_md("x#quot;y.md")',
+      '  dynamic_1{{"$NEXT"}}',
+      '  missing_2["GONE (missing)"]',
+      '  START_sh -->|goto| dynamic_1',
+      '  START_sh -->|goto| missing_2',
+      '  a_b_sh -->|goto| x_y_md',
+    ]) {
       assert.ok(lines.includes(line), `has ${JSON.stringify(line)} in\n${lines.join('\n')}`);
     }
-    assert.ok(lines.every((l) => !/^\s+\S*[.$"]\S*\s*(-->|-\.->)/.test(l)), 'edge ids are plain');
+    assert.ok(
+      lines.every((l) => !/^\s+\S*[.$"]\S*\s*(-->|-\.->)/.test(l)),
+      'edge ids are plain',
+    );
   });
 });

@@ -10,7 +10,11 @@ const box = new Sandbox();
 after(() => box.remove());
 
 async function machineOf(example: string) {
-  const config = JSON.parse(JSON.stringify(xstateMachine(await loadWorkflowGraph(join(ROOT, 'workflows/examples', example)))));
+  const config = JSON.parse(
+    JSON.stringify(
+      xstateMachine(await loadWorkflowGraph(join(ROOT, 'workflows/examples', example))),
+    ),
+  );
   return { config, machine: createMachine(config) };
 }
 
@@ -19,9 +23,22 @@ describe('XState export', () => {
     const { config, machine } = await machineOf('tour');
     assert.equal(config.id, 'tour');
     assert.equal(config.initial, '1_START_sh');
-    assert.deepEqual(Object.keys(machine.root.states).sort(), ['1_START_sh', 'AFTER_CALL_sh', 'AFTER_FUNCTION_sh', 'COUNTDOWN_sh', 'DONE_sh', 'SHOUT_sh', 'WORKER_sh', 'result']);
+    assert.deepEqual(Object.keys(machine.root.states).sort(), [
+      '1_START_sh',
+      'AFTER_CALL_sh',
+      'AFTER_FUNCTION_sh',
+      'COUNTDOWN_sh',
+      'DONE_sh',
+      'SHOUT_sh',
+      'WORKER_sh',
+      'result',
+    ]);
     assert.equal(machine.root.states.result!.type, 'final');
-    assert.deepEqual(config.states.AFTER_FUNCTION_sh.meta, { file: 'AFTER_FUNCTION.sh', kind: 'script', entry: false });
+    assert.deepEqual(config.states.AFTER_FUNCTION_sh.meta, {
+      file: 'AFTER_FUNCTION.sh',
+      kind: 'script',
+      entry: false,
+    });
   });
 
   it('follows the tags as events, ending in the final result state', async () => {
@@ -39,12 +56,32 @@ describe('XState export', () => {
   });
 
   it('lists every target of an event that leads to several states, and leaves out unknown ones', async () => {
-    const wf = box.write({ 'START.sh': sh('echo "<goto>A.sh</goto>"', 'echo "<goto>B.sh</goto>"', 'echo "<goto>$X</goto>"', 'echo "<reset>GONE</reset>"'), 'A.sh': sh('echo "<result>a</result>"'), 'B.sh': sh('echo "<goto>A.sh</goto>"') }, 'several');
+    const wf = box.write(
+      {
+        'START.sh': sh(
+          'echo "<goto>A.sh</goto>"',
+          'echo "<goto>B.sh</goto>"',
+          'echo "<goto>$X</goto>"',
+          'echo "<reset>GONE</reset>"',
+        ),
+        'A.sh': sh('echo "<result>a</result>"'),
+        'B.sh': sh('echo "<goto>A.sh</goto>"'),
+      },
+      'several',
+    );
     const config = xstateMachine(await loadWorkflowGraph(wf));
-    assert.deepEqual(config.states.START_sh!.on, { goto: [{ target: 'A_sh' }, { target: 'B_sh' }] });
+    assert.deepEqual(config.states.START_sh!.on, {
+      goto: [{ target: 'A_sh' }, { target: 'B_sh' }],
+    });
     createMachine(JSON.parse(JSON.stringify(config)));
     const research = await machineOf('research');
-    assert.deepEqual(research.config.states.START_md.on, { call: { target: 'RESEARCH_md' }, return: { target: 'ANSWER_md' } });
-    assert.deepEqual(research.config.states.RESEARCH_md.on, { goto: { target: 'RESEARCH_md' }, result: { target: 'result' } });
+    assert.deepEqual(research.config.states.START_md.on, {
+      call: { target: 'RESEARCH_md' },
+      return: { target: 'ANSWER_md' },
+    });
+    assert.deepEqual(research.config.states.RESEARCH_md.on, {
+      goto: { target: 'RESEARCH_md' },
+      result: { target: 'result' },
+    });
   });
 });

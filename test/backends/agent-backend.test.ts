@@ -14,7 +14,14 @@ describe('backendOf', () => {
   const claude = backendOf(undefined);
   const pi = backendOf({ name: 'pi', options: { thinking: 'low' } });
 
-  for (const m of ['sonnet', 'opus', 'haiku', 'claude-sonnet-4-5-20250929', 'claude-opus-4-1', 'claude-sonnet-4-5[1m]']) {
+  for (const m of [
+    'sonnet',
+    'opus',
+    'haiku',
+    'claude-sonnet-4-5-20250929',
+    'claude-opus-4-1',
+    'claude-sonnet-4-5[1m]',
+  ]) {
     it(`claude takes model ${m}`, () => assert.equal(claude.modelProblem(m), undefined));
   }
   for (const m of ['openai/gpt-5', 'gpt-5', 'Sonnet', 'claude-', '', 'sonnet ']) {
@@ -35,7 +42,13 @@ describe('backendOf', () => {
     });
   }
 
-  for (const m of ['openai/gpt-5', 'mock-model', 'anthropic/claude-sonnet-4-6', 'sonnet', 'openrouter/qwen/qwen3-coder:free']) {
+  for (const m of [
+    'openai/gpt-5',
+    'mock-model',
+    'anthropic/claude-sonnet-4-6',
+    'sonnet',
+    'openrouter/qwen/qwen3-coder:free',
+  ]) {
     it(`pi takes model ${m}`, () => assert.equal(pi.modelProblem(m), undefined));
   }
   for (const m of ['openai/ gpt-5', 'gpt 5', '', '  ', 'gpt-5\n', '\tx']) {

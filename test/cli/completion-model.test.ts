@@ -11,7 +11,10 @@ function program(): Command {
   p.addOption(new Option('--on-ask <mode>', 'what an ask does').choices(['prompt', 'pause']));
   p.addOption(new Option('--inspect [port]', 'watch it live'));
   p.addOption(new Option('--secret').hideHelp());
-  const serve = p.command('serve').description('serve workflows: start runs').action(() => {});
+  const serve = p
+    .command('serve')
+    .description('serve workflows: start runs')
+    .action(() => {});
   serve.command('list').description('list the runs').option('--json', 'as JSON');
   p.command('worktrees').argument('<id>', 'the run');
   p.command('completion').addArgument(new Argument('<shell>').choices(['bash', 'zsh']));
@@ -24,8 +27,14 @@ describe('completionModel', () => {
   const byKey = new Map(model.map((c) => [c.key, c]));
 
   it('lists every command by its path below the program, parents first', () => {
-    assert.deepEqual(model.map((c) => c.key), ['', 'serve', 'serve:list', 'worktrees', 'completion', 'help']);
-    assert.deepEqual(byKey.get('')!.subcommands.map((s) => s.name), ['serve', 'worktrees', 'completion', 'help']);
+    assert.deepEqual(
+      model.map((c) => c.key),
+      ['', 'serve', 'serve:list', 'worktrees', 'completion', 'help'],
+    );
+    assert.deepEqual(
+      byKey.get('')!.subcommands.map((s) => s.name),
+      ['serve', 'worktrees', 'completion', 'help'],
+    );
     assert.equal(byKey.get('serve')!.subcommands[0]!.summary, 'list the runs');
   });
 
@@ -34,7 +43,10 @@ describe('completionModel', () => {
     assert.equal(opts.get('--state-dir')!.value, 'dir');
     assert.equal(opts.get('--trace')!.value, 'file');
     assert.equal(opts.get('--input')!.value, 'text');
-    assert.deepEqual([opts.get('--on-ask')!.value, opts.get('--on-ask')!.choices], ['choices', ['prompt', 'pause']]);
+    assert.deepEqual(
+      [opts.get('--on-ask')!.value, opts.get('--on-ask')!.choices],
+      ['choices', ['prompt', 'pause']],
+    );
     assert.equal(opts.get('--inspect')!.value, 'none', 'an optional value is never completed');
     assert.equal(opts.has('--secret'), false, 'hidden options are not offered');
     assert.deepEqual(opts.get('--help')!.flags, ['-h', '--help']);
@@ -50,7 +62,10 @@ describe('completionModel', () => {
 
 describe('summaryOf', () => {
   it('keeps the first clause of a help text, cut to a menu line', () => {
-    assert.equal(summaryOf('value of {{input}} (and $RAYMOND_INPUT) for the first state'), 'value of {{input}}');
+    assert.equal(
+      summaryOf('value of {{input}} (and $RAYMOND_INPUT) for the first state'),
+      'value of {{input}}',
+    );
     assert.equal(summaryOf('serve workflows: start runs'), 'serve workflows');
     assert.equal(summaryOf('x'.repeat(100)).length, 70);
   });

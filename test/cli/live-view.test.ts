@@ -6,15 +6,46 @@ import type { ResolvedDecisionData } from '../../machines/types.js';
 import { createLiveView, type LiveView } from '../../src/cli/live-view.js';
 import type { RunProgress } from '../../src/runtime/run-progress.js';
 
-const started = (agentId: string, state: string): RunEvent => ({ type: 'step.started', agentId, state });
-const done = (agentId: string, from: string, decision: ResolvedDecisionData, to: string): RunEvent => ({ type: 'step.done', agentId, from, decision, to, session: null, depth: 0, costUsd: 0, totalCostUsd: 0, workers: [] });
+const started = (agentId: string, state: string): RunEvent => ({
+  type: 'step.started',
+  agentId,
+  state,
+});
+const done = (
+  agentId: string,
+  from: string,
+  decision: ResolvedDecisionData,
+  to: string,
+): RunEvent => ({
+  type: 'step.done',
+  agentId,
+  from,
+  decision,
+  to,
+  session: null,
+  depth: 0,
+  costUsd: 0,
+  totalCostUsd: 0,
+  workers: [],
+});
 
 const strip = (s: string) => s.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '');
 const T0 = 1_700_000_000_000;
 
-function setup(over: { snapshot?: Partial<RunProgress>; verbose?: boolean; rows?: number; columns?: number } = {}) {
+function setup(
+  over: {
+    snapshot?: Partial<RunProgress>;
+    verbose?: boolean;
+    rows?: number;
+    columns?: number;
+  } = {},
+) {
   const writes: string[] = [];
-  const stream = { columns: over.columns ?? 60, rows: over.rows, write: (s: string) => (writes.push(s), true) };
+  const stream = {
+    columns: over.columns ?? 60,
+    rows: over.rows,
+    write: (s: string) => (writes.push(s), true),
+  };
   const clock = { t: T0 };
   const snap: RunProgress = {
     counts: { idle: 140, invoking: 12, 'awaiting-child': 3, terminated: 857, paused: 0, asking: 0 },
@@ -26,9 +57,22 @@ function setup(over: { snapshot?: Partial<RunProgress>; verbose?: boolean; rows?
     failed: 0,
     ...over.snapshot,
   };
-  const view = createLiveView({ stream, snapshot: () => snap, verbose: over.verbose ?? false, now: () => clock.t, intervalMs: 5 });
+  const view = createLiveView({
+    stream,
+    snapshot: () => snap,
+    verbose: over.verbose ?? false,
+    now: () => clock.t,
+    intervalMs: 5,
+  });
   views.push(view);
-  return { view, writes, clock, snap, all: () => strip(writes.join('')), lastWrite: () => writes[writes.length - 1] ?? '' };
+  return {
+    view,
+    writes,
+    clock,
+    snap,
+    all: () => strip(writes.join('')),
+    lastWrite: () => writes[writes.length - 1] ?? '',
+  };
 }
 
 const views: LiveView[] = [];
@@ -45,14 +89,20 @@ describe('createLiveView', () => {
     assert.ok(writes.length > 0);
     assert.ok(writes[0]!.startsWith('\x1b[?25l'), 'hides the cursor');
     // 60 columns: the line breaks between figures, never inside one.
-    assert.deepEqual(strip(lastWrite()).split('\n').slice(0, 2), ['raymond  12 running · 140 idle · 3 awaiting · 857 done', '0 paused   $1.2345 / $10.00   3m07s   10.0 steps/s']);
+    assert.deepEqual(strip(lastWrite()).split('\n').slice(0, 2), [
+      'raymond  12 running · 140 idle · 3 awaiting · 857 done',
+      '0 paused   $1.2345 / $10.00   3m07s   10.0 steps/s',
+    ]);
 
     const wide = setup({ columns: 200 });
     wide.clock.t = T0 + 187_000;
     wide.snap.steps = 1870;
     await sleep(20);
     const line = strip(wide.lastWrite()).split('\n')[0]!;
-    assert.equal(line, 'raymond  12 running · 140 idle · 3 awaiting · 857 done · 0 paused   $1.2345 / $10.00   3m07s   10.0 steps/s');
+    assert.equal(
+      line,
+      'raymond  12 running · 140 idle · 3 awaiting · 857 done · 0 paused   $1.2345 / $10.00   3m07s   10.0 steps/s',
+    );
     wide.snap.budgetUsd = 0;
     wide.clock.t += 1000;
     await sleep(20);
@@ -85,9 +135,18 @@ describe('createLiveView', () => {
     const batch = writes.slice(before).find((w) => w.includes('hello'))!;
     assert.ok(batch.startsWith(`\x1b[${drawn}F\x1b[J`), JSON.stringify(batch.slice(0, 12)));
     const lines = strip(batch).split('\n');
-    assert.deepEqual(lines.slice(0, 4), ['[main] running START.md', '[main] START.md -> goto REVIEW.md', '[main] hello', 'detail']);
+    assert.deepEqual(lines.slice(0, 4), [
+      '[main] running START.md',
+      '[main] START.md -> goto REVIEW.md',
+      '[main] hello',
+      'detail',
+    ]);
     assert.match(lines[4]!, /^raymond/);
-    assert.match(lines[6]!, /^ {2}main {2}print {2}START\.md {2}0s$/, 'after the two status lines 60 columns take');
+    assert.match(
+      lines[6]!,
+      /^ {2}main {2}print {2}START\.md {2}0s$/,
+      'after the two status lines 60 columns take',
+    );
   });
 
   it('skips debug lines unless verbose', async () => {
@@ -105,10 +164,25 @@ describe('createLiveView', () => {
       view.event(started(`w${i}`, `S${i}.md`));
       clock.t += 1000;
     }
-    view.event(done('w7', 'S7.md', { kind: 'call', target: 'CHILD.md', returnTo: 'BACK.md', input: 'x' }, 'CHILD.md'));
+    view.event(
+      done(
+        'w7',
+        'S7.md',
+        { kind: 'call', target: 'CHILD.md', returnTo: 'BACK.md', input: 'x' },
+        'CHILD.md',
+      ),
+    );
     await sleep(20);
-    const lines = strip(lastWrite()).split('\n').filter((l) => l.startsWith('  '));
-    assert.deepEqual(lines, ['  w7  call CHILD.md  S7.md  0s', '  w6  invoking       S6.md  2s', '  w5  invoking       S5.md  3s', '  w4  invoking       S4.md  4s', '  w3  invoking       S3.md  5s']);
+    const lines = strip(lastWrite())
+      .split('\n')
+      .filter((l) => l.startsWith('  '));
+    assert.deepEqual(lines, [
+      '  w7  call CHILD.md  S7.md  0s',
+      '  w6  invoking       S6.md  2s',
+      '  w5  invoking       S5.md  3s',
+      '  w4  invoking       S4.md  4s',
+      '  w3  invoking       S3.md  5s',
+    ]);
   });
 
   it('truncates every status line to the columns', async () => {
@@ -118,7 +192,11 @@ describe('createLiveView', () => {
     const lines = strip(lastWrite()).split('\n').slice(0, -1);
     assert.ok(lines.length >= 2);
     for (const l of lines.filter((l) => !l.startsWith('['))) assert.ok(l.length <= 60, l);
-    assert.match(lines.find((l) => l.startsWith('  main_'))!, /^ {2}main_x+… {2}0s$/, "the agent's age stays whole");
+    assert.match(
+      lines.find((l) => l.startsWith('  main_'))!,
+      /^ {2}main_x+… {2}0s$/,
+      "the agent's age stays whole",
+    );
   });
 
   it('aligns and cuts agent lines by terminal columns: CJK state and agent names take two a character', async () => {
@@ -129,9 +207,13 @@ describe('createLiveView', () => {
     await sleep(20);
     const lines = strip(lastWrite()).split('\n').slice(0, -1);
     const cjk = (l: string) => l.length + (l.match(/[\u3000-\u9fff]/g) ?? []).length;
-    for (const l of lines.filter((l) => !l.startsWith('['))) assert.ok(cjk(l) <= 50, `${l}: ${cjk(l)} columns`);
+    for (const l of lines.filter((l) => !l.startsWith('[')))
+      assert.ok(cjk(l) <= 50, `${l}: ${cjk(l)} columns`);
     const agents = lines.filter((l) => l.startsWith('  '));
-    assert.deepEqual(agents, ['  main_処理1  invoking  S.md  0s', '  main        invoking  状態名前が長い状態名…  1s']);
+    assert.deepEqual(agents, [
+      '  main_処理1  invoking  S.md  0s',
+      '  main        invoking  状態名前が長い状態名…  1s',
+    ]);
   });
 
   it('coalesces a burst of 5000 events into a handful of writes', async () => {
@@ -196,6 +278,11 @@ describe('createLiveView', () => {
     const { view, lastWrite } = setup({ rows: 3 });
     for (let i = 0; i < 5; i++) view.event(started(`w${i}`, 'S.md'));
     await sleep(20);
-    assert.equal(strip(lastWrite()).split('\n').filter((l) => l !== '' && !l.startsWith('[')).length, 2);
+    assert.equal(
+      strip(lastWrite())
+        .split('\n')
+        .filter((l) => l !== '' && !l.startsWith('[')).length,
+      2,
+    );
   });
 });

@@ -9,12 +9,27 @@ describe('raymond --help', () => {
   it('groups the root options by topic, in order, each setting under its table group', () => {
     const text = help();
     const headings = [...text.matchAll(/^([A-Z][A-Za-z ()]+ options):$/gm)].map((m) => m[1]);
-    assert.deepEqual(headings, ['Run options', 'Agents options', 'Claude Code options', 'Asking options', 'Queue (many machines) options', 'Notifications options', 'Inspection options', 'Runs and state options', 'Output options']);
+    assert.deepEqual(headings, [
+      'Run options',
+      'Agents options',
+      'Claude Code options',
+      'Asking options',
+      'Queue (many machines) options',
+      'Notifications options',
+      'Inspection options',
+      'Runs and state options',
+      'Output options',
+    ]);
     const section = (heading: string) => text.slice(text.indexOf(`${heading}:`)).split('\n\n')[0]!;
     assert.match(section('Run options'), /--budget <usd>/);
     assert.match(section('Asking options'), /--on-ask <mode>[\s\S]*--answer/);
     assert.match(section('Output options'), /--no-debug[\s\S]*--json/);
-    for (const s of Object.values(RUN_SETTINGS)) if ('flag' in s && s.flag) assert.ok(section(`${s.group} options`).includes(s.flag.split(' ')[0]!), `${s.flag} under ${s.group}`);
+    for (const s of Object.values(RUN_SETTINGS))
+      if ('flag' in s && s.flag)
+        assert.ok(
+          section(`${s.group} options`).includes(s.flag.split(' ')[0]!),
+          `${s.flag} under ${s.group}`,
+        );
   });
 
   it('lists the commands in groups and ends with examples', () => {
@@ -26,6 +41,9 @@ describe('raymond --help', () => {
   });
 
   it('states defaults from the constants', () => {
-    assert.match(help(), /--timeout <seconds>\s+kill a step that prints nothing for this long\s+\(0: never\) \(default: 600\)/);
+    assert.match(
+      help(),
+      /--timeout <seconds>\s+kill a step that prints nothing for this long\s+\(0: never\) \(default: 600\)/,
+    );
   });
 });

@@ -8,16 +8,31 @@ describe('templateFiles', () => {
     it(`${template}: states under states/, a manifest named after the folder, a README naming the command`, () => {
       const files = templateFiles(template, 'my: flow', 'ray');
       const states = Object.keys(files).filter((f) => f.startsWith('states/'));
-      assert.ok(states.some((f) => /^states\/START\.(md|sh)$/.test(f)), 'an entry state');
-      assert.deepEqual(Object.keys(files).filter((f) => !f.startsWith('states/')).sort(), ['README.md', 'workflow.yaml']);
-      const manifest = parse(files['workflow.yaml']!) as { id: string; name: string; description: string; input: { mode: string }; default_budget: number };
+      assert.ok(
+        states.some((f) => /^states\/START\.(md|sh)$/.test(f)),
+        'an entry state',
+      );
+      assert.deepEqual(
+        Object.keys(files)
+          .filter((f) => !f.startsWith('states/'))
+          .sort(),
+        ['README.md', 'workflow.yaml'],
+      );
+      const manifest = parse(files['workflow.yaml']!) as {
+        id: string;
+        name: string;
+        description: string;
+        input: { mode: string };
+        default_budget: number;
+      };
       assert.equal(manifest.id, 'my: flow', 'a name with YAML syntax in it is quoted');
       assert.equal(manifest.name, 'my: flow');
       assert.ok(manifest.description.length > 0);
       assert.ok(['required', 'optional'].includes(manifest.input.mode));
       assert.ok(manifest.default_budget > 0);
       assert.match(files['README.md']!, /^ray my: flow --input "/m);
-      for (const script of states.filter((f) => f.endsWith('.sh'))) assert.match(files[script]!, /^#!\/usr\/bin\/env bash\n/);
+      for (const script of states.filter((f) => f.endsWith('.sh')))
+        assert.match(files[script]!, /^#!\/usr\/bin\/env bash\n/);
     });
   }
 });

@@ -26,8 +26,13 @@ describe('docs/architecture.md', () => {
   });
 
   it('its folder list has a line for every folder of src/', () => {
-    const folders = readdirSync(join(ROOT, 'src')).filter((f) => statSync(join(ROOT, 'src', f)).isDirectory());
+    const folders = readdirSync(join(ROOT, 'src')).filter((f) =>
+      statSync(join(ROOT, 'src', f)).isDirectory(),
+    );
     assert.ok(folders.length >= 15);
-    assert.deepEqual(folders.filter((f) => !new RegExp(`^src/${f}/ `, 'm').test(page)), []);
+    assert.deepEqual(
+      folders.filter((f) => !new RegExp(`^src/${f}/ `, 'm').test(page)),
+      [],
+    );
   });
 });

@@ -11,10 +11,19 @@ describe('docs/examples.md', () => {
       .split('\n')
       .filter((l) => l.startsWith('| `'))
       .map((l) => l.split('|')[1]!);
-    const listed = new Set(rows.flatMap((cell) => [...cell.matchAll(/`([^`]+?)\/?`/g)].map((m) => m[1]!)));
+    const listed = new Set(
+      rows.flatMap((cell) => [...cell.matchAll(/`([^`]+?)\/?`/g)].map((m) => m[1]!)),
+    );
     const entries = readdirSync(join(ROOT, 'workflows/examples'));
     assert.ok(entries.length >= 14);
-    assert.deepEqual(entries.filter((e) => !listed.has(e)), []);
-    assert.deepEqual([...listed].filter((e) => !entries.includes(e)), [], 'no row names an example that is gone');
+    assert.deepEqual(
+      entries.filter((e) => !listed.has(e)),
+      [],
+    );
+    assert.deepEqual(
+      [...listed].filter((e) => !entries.includes(e)),
+      [],
+      'no row names an example that is gone',
+    );
   });
 });

@@ -20,8 +20,10 @@ describe('links in README.md and docs/', () => {
           continue;
         }
         if (anchor === undefined) continue;
-        if (statSync(join(ROOT, file)).isDirectory() || !file.endsWith('.md')) broken.push(`${page}: ${target}: an anchor into a file that is not a page`);
-        else if (!anchors(readPage(file)).has(anchor)) broken.push(`${page}: ${target}: ${file} has no heading #${anchor}`);
+        if (statSync(join(ROOT, file)).isDirectory() || !file.endsWith('.md'))
+          broken.push(`${page}: ${target}: an anchor into a file that is not a page`);
+        else if (!anchors(readPage(file)).has(anchor))
+          broken.push(`${page}: ${target}: ${file} has no heading #${anchor}`);
       }
     }
     assert.deepEqual(broken, []);
@@ -29,16 +31,24 @@ describe('links in README.md and docs/', () => {
   });
 
   it('every page under docs/ is linked from the index, docs/README.md', () => {
-    const index = new Set(links(readPage('docs/README.md')).map((t) => resolveLink('docs/README.md', t.split('#')[0]!)));
-    const missing = docPages().filter((p) => p.startsWith('docs/') && p !== 'docs/README.md' && !index.has(p));
+    const index = new Set(
+      links(readPage('docs/README.md')).map((t) => resolveLink('docs/README.md', t.split('#')[0]!)),
+    );
+    const missing = docPages().filter(
+      (p) => p.startsWith('docs/') && p !== 'docs/README.md' && !index.has(p),
+    );
     assert.deepEqual(missing, []);
   });
 });
 
 describe('the link reader', () => {
   it("finds GitHub's anchors, skips code, and resolves relative paths", () => {
-    const text = '# Fan-in: `<join>`\n## Merging a run\'s branches: raymond merge\n## A\n## A\n```\n# not a heading [x](nope.md)\n```\nsee [b](b.md#c) and `[code](no.md)`';
-    assert.deepEqual([...anchors(text)], ['fan-in-join', 'merging-a-runs-branches-raymond-merge', 'a', 'a-1']);
+    const text =
+      "# Fan-in: `<join>`\n## Merging a run's branches: raymond merge\n## A\n## A\n```\n# not a heading [x](nope.md)\n```\nsee [b](b.md#c) and `[code](no.md)`";
+    assert.deepEqual(
+      [...anchors(text)],
+      ['fan-in-join', 'merging-a-runs-branches-raymond-merge', 'a', 'a-1'],
+    );
     assert.deepEqual(links(text), ['b.md#c']);
     assert.equal(resolveLink('docs/a.md', '../README.md'), 'README.md');
     assert.equal(resolveLink('docs/a.md', 'reference/cli.md'), 'docs/reference/cli.md');

@@ -14,8 +14,12 @@ describe('README.md', () => {
   });
 
   it('shows the two set-up commands as sh blocks, and CI runs its test command', () => {
-    const sh = fences(readme).filter((f) => f.lang === 'sh').map((f) => f.body);
-    assert.ok(sh.includes('npm ci && npm run build && ./dist/src/cli/main.js workflows/examples/tour'));
+    const sh = fences(readme)
+      .filter((f) => f.lang === 'sh')
+      .map((f) => f.body);
+    assert.ok(
+      sh.includes('npm ci && npm run build && ./dist/src/cli/main.js workflows/examples/tour'),
+    );
     assert.ok(sh.includes('npm ci && npm test'));
     const ci = readFileSync(join(ROOT, '.ci/run'), 'utf8');
     assert.match(ci, /^npm ci\nnpm run build\nnpm test$/m, '.ci/run runs what the README says');

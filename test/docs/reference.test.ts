@@ -31,18 +31,43 @@ describe('the generated reference pages', () => {
 
   it('list every setting of the table and every command', () => {
     const configuration = pages['docs/reference/configuration.md']!;
-    for (const key of Object.keys(RUN_SETTINGS)) assert.ok(configuration.includes(`\`${key.replace(/^queue\./, '[raymond.queue] ')}\``), key);
+    for (const key of Object.keys(RUN_SETTINGS))
+      assert.ok(configuration.includes(`\`${key.replace(/^queue\./, '[raymond.queue] ')}\``), key);
     const cli = pages['docs/reference/cli.md']!;
-    for (const command of ['worktrees', 'merge', 'lint', 'diagram', 'convert', 'replay', 'serve', 'serve list', 'worker', 'workers']) assert.match(cli, new RegExp(`^## raymond ${command}$`, 'm'));
-    assert.match(cli, /`--budget <usd>` \| stop starting steps once the run cost more than this; 0 = unlimited \(default: 10\)/);
+    for (const command of [
+      'worktrees',
+      'merge',
+      'lint',
+      'diagram',
+      'convert',
+      'replay',
+      'serve',
+      'serve list',
+      'worker',
+      'workers',
+    ])
+      assert.match(cli, new RegExp(`^## raymond ${command}$`, 'm'));
+    assert.match(
+      cli,
+      /`--budget <usd>` \| stop starting steps once the run cost more than this; 0 = unlimited \(default: 10\)/,
+    );
   });
 
   it('name every RAYMOND_ variable the code sets or reads in the environment reference', () => {
-    const documented = ENVIRONMENT.flatMap((v) => v.name.split(', ')).map((n) => n.replace(/<name>$/, ''));
-    const used = new Set(sources(join(ROOT, 'src')).flatMap((f) => [...readFileSync(f, 'utf8').matchAll(/\bRAYMOND_[A-Z_]+/g)].map((m) => m[0])));
+    const documented = ENVIRONMENT.flatMap((v) => v.name.split(', ')).map((n) =>
+      n.replace(/<name>$/, ''),
+    );
+    const used = new Set(
+      sources(join(ROOT, 'src')).flatMap((f) =>
+        [...readFileSync(f, 'utf8').matchAll(/\bRAYMOND_[A-Z_]+/g)].map((m) => m[0]),
+      ),
+    );
     // Constants named RAYMOND_ that are no variables, and the _FILE forms the pages name with their variable.
     for (const name of [...used].filter((n) => n !== 'RAYMOND_GITIGNORE' && !n.endsWith('_FILE'))) {
-      assert.ok(documented.some((d) => name === d || (d.endsWith('_') && name.startsWith(d))), `${name} is used in src/ but not in src/cli/environment-variables.ts`);
+      assert.ok(
+        documented.some((d) => name === d || (d.endsWith('_') && name.startsWith(d))),
+        `${name} is used in src/ but not in src/cli/environment-variables.ts`,
+      );
     }
   });
 });

@@ -10,7 +10,13 @@ import { docPages, fences, readPage, type Fence } from '../helpers/doc-pages.js'
 const SHELLS = new Set(['sh', 'bash', 'shell']);
 
 /** What the comments above a shell block say about it. */
-function kind(f: Fence): { notRun?: string; runBy?: string; expect: string[]; outputBelow?: boolean; unknown: string[] } {
+function kind(f: Fence): {
+  notRun?: string;
+  runBy?: string;
+  expect: string[];
+  outputBelow?: boolean;
+  unknown: string[];
+} {
   const out: ReturnType<typeof kind> = { expect: [], unknown: [] };
   for (const m of f.marks) {
     const [, key, value = ''] = /^([a-z ]+):\s*(.*)$/.exec(m) ?? [];
@@ -26,7 +32,11 @@ function kind(f: Fence): { notRun?: string; runBy?: string; expect: string[]; ou
 const shellBlocks = docPages().flatMap((page) => {
   const all = fences(readPage(page));
   // `output: below` compares the output with the text block that follows.
-  return all.flatMap((f, i) => (SHELLS.has(f.lang) ? [{ page, f, k: kind(f), shown: all[i + 1]?.lang === 'text' ? all[i + 1]!.body : undefined }] : []));
+  return all.flatMap((f, i) =>
+    SHELLS.has(f.lang)
+      ? [{ page, f, k: kind(f), shown: all[i + 1]?.lang === 'text' ? all[i + 1]!.body : undefined }]
+      : [],
+  );
 });
 
 describe('shell blocks in README.md and docs/', () => {
@@ -37,12 +47,17 @@ describe('shell blocks in README.md and docs/', () => {
     const problems: string[] = [];
     for (const { page, f, k } of shellBlocks) {
       const where = `${page}:${f.line}`;
-      if (k.unknown.length) problems.push(`${where}: unknown comment ${JSON.stringify(k.unknown)} (not run: REASON | run by: FILE | expect: TEXT | output: below)`);
-      if (k.notRun !== undefined && (k.runBy !== undefined || k.expect.length)) problems.push(`${where}: "not run" with "run by" or "expect"`);
+      if (k.unknown.length)
+        problems.push(
+          `${where}: unknown comment ${JSON.stringify(k.unknown)} (not run: REASON | run by: FILE | expect: TEXT | output: below)`,
+        );
+      if (k.notRun !== undefined && (k.runBy !== undefined || k.expect.length))
+        problems.push(`${where}: "not run" with "run by" or "expect"`);
       if (k.runBy !== undefined) {
         const test = join(ROOT, k.runBy);
         if (!existsSync(test)) problems.push(`${where}: run by ${k.runBy}, which does not exist`);
-        else if (!readFileSync(test, 'utf8').includes(page)) problems.push(`${where}: ${k.runBy} never reads ${page}`);
+        else if (!readFileSync(test, 'utf8').includes(page))
+          problems.push(`${where}: ${k.runBy} never reads ${page}`);
       }
     }
     assert.deepEqual(problems, []);
@@ -52,27 +67,52 @@ describe('shell blocks in README.md and docs/', () => {
   // The blocks nobody else runs: each page's in order, in one scratch project folder, with `raymond`
   // the built CLI and the repository's workflows/ and dist/ beside them (the commands are written to
   // run from a clone).
-  const pages = [...new Set(shellBlocks.filter((b) => b.k.notRun === undefined && b.k.runBy === undefined).map((b) => b.page))];
+  const pages = [
+    ...new Set(
+      shellBlocks
+        .filter((b) => b.k.notRun === undefined && b.k.runBy === undefined)
+        .map((b) => b.page),
+    ),
+  ];
   for (const page of pages) {
     it(`${page}: its commands run offline, exit 0 and print what the page says`, async () => {
       const dir = join(scratch, page.replace(/\W/g, '_'));
       mkdirSync(join(dir, '.raymond'), { recursive: true });
       symlinkSync(join(ROOT, 'workflows'), join(dir, 'workflows'));
       symlinkSync(join(ROOT, 'dist'), join(dir, 'dist'));
-      const blocks = shellBlocks.filter((b) => b.page === page && b.k.notRun === undefined && b.k.runBy === undefined);
+      const blocks = shellBlocks.filter(
+        (b) => b.page === page && b.k.notRun === undefined && b.k.runBy === undefined,
+      );
       for (const { f, k, shown } of blocks) {
         const script = `set -e\nexec 2>&1\nraymond() { "${process.execPath}" "${CLI}" "$@"; }\n${f.body}\n`;
-        const r = await execa('bash', ['-c', script], { cwd: dir, env: { ...process.env, HOME: dir }, reject: false, stdin: 'ignore', timeout: 120_000 });
+        const r = await execa('bash', ['-c', script], {
+          cwd: dir,
+          env: { ...process.env, HOME: dir },
+          reject: false,
+          stdin: 'ignore',
+          timeout: 120_000,
+        });
         const out = String(r.stdout);
         assert.equal(r.exitCode, 0, `${page}:${f.line} exited ${r.exitCode}:\n${out}`);
-        for (const text of k.expect) assert.ok(out.includes(text), `${page}:${f.line}: the output lacks ${JSON.stringify(text)}:\n${out}`);
-        if (k.outputBelow) assert.equal(out.trimEnd(), shown?.trimEnd(), `${page}:${f.line}: the output is not the text block below it`);
+        for (const text of k.expect)
+          assert.ok(
+            out.includes(text),
+            `${page}:${f.line}: the output lacks ${JSON.stringify(text)}:\n${out}`,
+          );
+        if (k.outputBelow)
+          assert.equal(
+            out.trimEnd(),
+            shown?.trimEnd(),
+            `${page}:${f.line}: the output is not the text block below it`,
+          );
       }
     });
   }
 
   it('some blocks are run here, and every README command block is among them or marked', () => {
     assert.ok(pages.includes('README.md'));
-    assert.ok(shellBlocks.filter((b) => b.page === 'README.md' && b.k.expect.length > 0).length >= 4);
+    assert.ok(
+      shellBlocks.filter((b) => b.page === 'README.md' && b.k.expect.length > 0).length >= 4,
+    );
   });
 });

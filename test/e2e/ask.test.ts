@@ -16,7 +16,13 @@ interface Asking {
   asking: { ask_id: string; agent_id: string; prompt: string };
   pending_count: number;
   resume: string;
-  asks?: Array<{ ask_id: string; agent_id: string; prompt: string; created_at: string; timeout_at: string | null }>;
+  asks?: Array<{
+    ask_id: string;
+    agent_id: string;
+    prompt: string;
+    created_at: string;
+    timeout_at: string | null;
+  }>;
 }
 
 /** The one JSON object a run that stops to ask prints on stdout, as a skill's caller reads it. */
@@ -30,28 +36,52 @@ function asking(r: CliResult): Asking {
 /** A state that asks, then one the answer goes to, which shows the answer and its ask id. */
 const approval = {
   'START.sh': sh('echo "thinking about it"', 'echo "<ask next=\\"DO\\">Approve the plan?</ask>"'),
-  'DO.sh': sh('echo "$RAYMOND_INPUT" >> "$RAYMOND_WORKFLOW_ID.answers"', 'echo "<result>got $RAYMOND_INPUT for $RAYMOND_ASK_ID</result>"'),
+  'DO.sh': sh(
+    'echo "$RAYMOND_INPUT" >> "$RAYMOND_WORKFLOW_ID.answers"',
+    'echo "<result>got $RAYMOND_INPUT for $RAYMOND_ASK_ID</result>"',
+  ),
 };
 
 describe('<ask> with --on-ask=pause (script states)', () => {
-  it('stops with exit 2 and ray\'s JSON; --resume --input answers it, once', async () => {
+  it("stops with exit 2 and ray's JSON; --resume --input answers it, once", async () => {
     const wf = box.write(approval, 'pause');
     const first = asking(await box.run([wf, '--on-ask=pause', '--workflow-id', 'ask1']));
-    assert.deepEqual(Object.keys(first), ['status', 'run_id', 'workflow', 'asking', 'pending_count', 'resume']);
+    assert.deepEqual(Object.keys(first), [
+      'status',
+      'run_id',
+      'workflow',
+      'asking',
+      'pending_count',
+      'resume',
+    ]);
     assert.equal(first.status, 'asking');
     assert.equal(first.run_id, 'ask1');
     assert.equal(first.workflow, 'pause');
     assert.equal(first.asking.agent_id, 'main');
-    assert.equal(first.asking.prompt, 'Approve the plan?', 'the question is the tag body, not what came before');
+    assert.equal(
+      first.asking.prompt,
+      'Approve the plan?',
+      'the question is the tag body, not what came before',
+    );
     assert.match(first.asking.ask_id, /^ask_main_\d+$/);
     assert.equal(first.pending_count, 0);
     assert.equal(first.resume, 'raymond --resume ask1 --input "[your response]"');
     // Durable: the ask is in the state file, with its id, question and time.
     const stored = box.state('ask1');
     assert.equal(stored.status, 'asking');
-    assert.deepEqual(stored.agents[0]!.ask && { id: stored.agents[0]!.ask.id, prompt: stored.agents[0]!.ask.prompt, next: stored.agents[0]!.ask.next }, { id: first.asking.ask_id, prompt: 'Approve the plan?', next: 'DO.sh' });
+    assert.deepEqual(
+      stored.agents[0]!.ask && {
+        id: stored.agents[0]!.ask.id,
+        prompt: stored.agents[0]!.ask.prompt,
+        next: stored.agents[0]!.ask.next,
+      },
+      { id: first.asking.ask_id, prompt: 'Approve the plan?', next: 'DO.sh' },
+    );
     const status = await box.run(['--status', 'ask1']);
-    assert.match(status.stdout, new RegExp(`^  ${first.asking.ask_id}  main  asked .*: Approve the plan\\?$`, 'm'));
+    assert.match(
+      status.stdout,
+      new RegExp(`^  ${first.asking.ask_id}  main  asked .*: Approve the plan\\?$`, 'm'),
+    );
     assert.match((await box.run(['--list'])).stdout, /^ask1 {2}asking {2}1 live {2}1 asking /m);
 
     const done = await box.run(['--resume', 'ask1', '--input', 'yes, go', '--json']);
@@ -63,7 +93,7 @@ describe('<ask> with --on-ask=pause (script states)', () => {
     assert.equal(box.read('ask1.answers'), 'yes, go\n', 'an answer is applied once');
   });
 
-  it('with --json the object also has Raymond\'s fields and every pending ask; two agents asking are answered one by one, --answer by id', async () => {
+  it("with --json the object also has Raymond's fields and every pending ask; two agents asking are answered one by one, --answer by id", async () => {
     const wf = box.write(
       {
         'START.sh': sh('echo "<fork next=\\"Q\\">W</fork>"'),
@@ -76,10 +106,18 @@ describe('<ask> with --on-ask=pause (script states)', () => {
     const first = asking(await box.run([wf, '--on-ask=pause', '--workflow-id', 'ask2', '--json']));
     assert.equal(first.pending_count, 1);
     assert.equal(first.asking.agent_id, 'main', 'the oldest ask first');
-    assert.deepEqual(first.asks!.map((a) => [a.agent_id, a.prompt]), [['main', 'main question'], ['main_w1', 'worker question']]);
+    assert.deepEqual(
+      first.asks!.map((a) => [a.agent_id, a.prompt]),
+      [
+        ['main', 'main question'],
+        ['main_w1', 'worker question'],
+      ],
+    );
     assert.equal((first as unknown as { workflow_id: string }).workflow_id, 'ask2');
     const worker = first.asks![1]!.ask_id;
-    const second = asking(await box.run(['--resume', 'ask2', '--answer', `${worker}=for the worker`]));
+    const second = asking(
+      await box.run(['--resume', 'ask2', '--answer', `${worker}=for the worker`]),
+    );
     assert.equal(second.asking.agent_id, 'main', 'the other ask is still pending');
     assert.equal(second.pending_count, 0);
     const bad = await box.run(['--resume', 'ask2', '--answer', 'ask_nobody_1=x']);
@@ -87,13 +125,18 @@ describe('<ask> with --on-ask=pause (script states)', () => {
     assert.match(bad.stderr, /no pending ask ask_nobody_1 \(pending: ask_main_\d+ \(main\)\)/);
     const done = await box.run(['--resume', 'ask2', '--input', 'for main', '--json']);
     assert.equal(done.code, 0, done.stderr);
-    assert.deepEqual(summary(done).results, { main: 'main: for main', main_w1: 'main_w1: for the worker' });
+    assert.deepEqual(summary(done).results, {
+      main: 'main: for main',
+      main_w1: 'main_w1: for the worker',
+    });
   });
 
   it('an ask whose time ran out takes timeout_next; one without timeout_next fails the agent', async () => {
     const wf = box.write(
       {
-        'START.sh': sh('echo "<ask next=\\"DO\\" timeout=\\"1s\\" timeout_next=\\"LATE\\">quick?</ask>"'),
+        'START.sh': sh(
+          'echo "<ask next=\\"DO\\" timeout=\\"1s\\" timeout_next=\\"LATE\\">quick?</ask>"',
+        ),
         'DO.sh': sh('echo "<result>answered</result>"'),
         'LATE.sh': sh('echo "<result>too late: [$RAYMOND_INPUT] $RAYMOND_ASK_ID</result>"'),
       },
@@ -107,7 +150,10 @@ describe('<ask> with --on-ask=pause (script states)', () => {
     assert.equal(summary(late).results.main, `too late: [] ${first.asking.ask_id}`);
     assert.match(late.stderr, /ran out of time .*the answer is not used/);
 
-    const strict = box.write({ 'START.sh': sh('echo "<ask next=\\"START\\" timeout=\\"1s\\">quick?</ask>"') }, 'strict');
+    const strict = box.write(
+      { 'START.sh': sh('echo "<ask next=\\"START\\" timeout=\\"1s\\">quick?</ask>"') },
+      'strict',
+    );
     asking(await box.run([strict, '--on-ask=pause', '--workflow-id', 'ask4']));
     await sleep(1200);
     const failed = await box.run(['--resume', 'ask4']);
@@ -116,8 +162,20 @@ describe('<ask> with --on-ask=pause (script states)', () => {
   });
 
   it('asks from inside a called workflow, and after the answer the callee still returns to its caller', async () => {
-    box.write({ 'START.sh': sh('echo "<ask next=\\"DONE\\">callee asks</ask>"'), 'DONE.sh': sh('echo "<result>callee got $RAYMOND_INPUT</result>"') }, 'nested/lib');
-    const wf = box.write({ 'START.sh': sh('echo "<call-workflow return=\\"END\\">../lib</call-workflow>"'), 'END.sh': sh('echo "<result>caller: $RAYMOND_INPUT</result>"') }, 'nested/main');
+    box.write(
+      {
+        'START.sh': sh('echo "<ask next=\\"DONE\\">callee asks</ask>"'),
+        'DONE.sh': sh('echo "<result>callee got $RAYMOND_INPUT</result>"'),
+      },
+      'nested/lib',
+    );
+    const wf = box.write(
+      {
+        'START.sh': sh('echo "<call-workflow return=\\"END\\">../lib</call-workflow>"'),
+        'END.sh': sh('echo "<result>caller: $RAYMOND_INPUT</result>"'),
+      },
+      'nested/main',
+    );
     const first = asking(await box.run([wf, '--on-ask=pause', '--workflow-id', 'ask8']));
     assert.equal(first.asking.prompt, 'callee asks');
     const done = await box.run(['--resume', 'ask8', '--input', 'ok', '--json']);
@@ -136,8 +194,17 @@ describe('<ask> with --on-ask=pause (script states)', () => {
       'killed',
     );
     const stateFile = join(box.dir, '.raymond/state/ask5.json');
-    const child = execa(process.execPath, [CLI, wf, '--on-ask=pause', '--workflow-id', 'ask5'], { cwd: box.dir, reject: false, stdin: 'ignore' });
-    for (let i = 0; i < 100 && !(existsSync(stateFile) && readRunState(stateFile).agents.some((a) => a.ask)); i++) await sleep(100);
+    const child = execa(process.execPath, [CLI, wf, '--on-ask=pause', '--workflow-id', 'ask5'], {
+      cwd: box.dir,
+      reject: false,
+      stdin: 'ignore',
+    });
+    for (
+      let i = 0;
+      i < 100 && !(existsSync(stateFile) && readRunState(stateFile).agents.some((a) => a.ask));
+      i++
+    )
+      await sleep(100);
     child.kill('SIGKILL');
     await child;
     const stored = readRunState(stateFile).agents.find((a) => a.id === 'main')!;
@@ -145,7 +212,10 @@ describe('<ask> with --on-ask=pause (script states)', () => {
     writeFileSync(join(wf, 'SLOW.sh'), sh('echo "<result>slow, resumed</result>"'));
     const done = await box.run(['--resume', 'ask5', '--input', 'go', '--allow-changes', '--json']);
     assert.equal(done.code, 0, done.stderr);
-    assert.deepEqual(summary(done).results, { main: `got go for ${stored.ask.id}`, main_slow1: 'slow, resumed' });
+    assert.deepEqual(summary(done).results, {
+      main: `got go for ${stored.ask.id}`,
+      main_slow1: 'slow, resumed',
+    });
     assert.equal(readFileSync(join(box.dir, 'ask5.answers'), 'utf8'), 'go\n');
   });
 });
@@ -155,13 +225,19 @@ describe('<ask> without anyone to answer (--on-ask=reject, the default without a
     const wf = box.write(approval, 'reject');
     const r = await box.run([wf, '--workflow-id', 'ask6']);
     assert.equal(r.code, 64);
-    assert.match(r.stderr, /^raymond: .*reject: START\.sh can ask a question \(<ask>\), and nobody can answer here \(--on-ask=reject.*--on-ask=pause/);
+    assert.match(
+      r.stderr,
+      /^raymond: .*reject: START\.sh can ask a question \(<ask>\), and nobody can answer here \(--on-ask=reject.*--on-ask=pause/,
+    );
     assert.equal(r.stderr.trim().split('\n').length, 1);
     assert.ok(!existsSync(join(box.dir, '.raymond/state/ask6.json')));
   });
 
   it('pauses an agent that asks anyway (a tag lint cannot see)', async () => {
-    const wf = box.write({ 'START.sh': sh('t=ask', 'echo "<$t next=\\"START\\">hidden?</$t>"') }, 'hidden');
+    const wf = box.write(
+      { 'START.sh': sh('t=ask', 'echo "<$t next=\\"START\\">hidden?</$t>"') },
+      'hidden',
+    );
     const r = await box.run([wf, '--workflow-id', 'ask7']);
     assert.equal(r.code, 4, r.stderr);
     assert.match(r.stderr, /paused: .*asked a question \(<ask>\), and this run takes no answers/);
@@ -174,7 +250,14 @@ describe('<ask> without anyone to answer (--on-ask=reject, the default without a
       ['<ask next="A" timeout="soon">x</ask>', /<ask> timeout="soon" is not a duration/],
       ['<ask next="A" timeout_next="B">x</ask>', /has timeout_next="B" but no timeout/],
     ] as const) {
-      const wf = box.write({ 'START.sh': sh(`echo '${tag}'`), 'A.sh': sh('echo "<result>a</result>"'), 'B.sh': sh('echo "<result>b</result>"') }, `bad-${tag.length}`);
+      const wf = box.write(
+        {
+          'START.sh': sh(`echo '${tag}'`),
+          'A.sh': sh('echo "<result>a</result>"'),
+          'B.sh': sh('echo "<result>b</result>"'),
+        },
+        `bad-${tag.length}`,
+      );
       const r = await box.run([wf, '--on-ask=pause']);
       assert.equal(r.code, 1, r.stderr);
       assert.match(r.stderr, why);
@@ -184,7 +267,13 @@ describe('<ask> without anyone to answer (--on-ask=reject, the default without a
 
 describe('<ask> with a timeout no date can hold', () => {
   it('fails the agent in one line naming the state file, again on --resume; lint reports it', async () => {
-    const wf = box.write({ 'START.sh': sh(`echo '<ask next="A" timeout="300000000d">x</ask>'`), 'A.sh': sh('echo "<result>a</result>"') }, 'huge-timeout');
+    const wf = box.write(
+      {
+        'START.sh': sh(`echo '<ask next="A" timeout="300000000d">x</ask>'`),
+        'A.sh': sh('echo "<result>a</result>"'),
+      },
+      'huge-timeout',
+    );
     const expected = `raymond: ${join(wf, 'START.sh')}: <ask> timeout="300000000d" is too long: at most 36500d (100 years)`;
     const r = await box.run([wf, '--on-ask=pause', '--workflow-id', 'huge-timeout']);
     assert.equal(r.code, 1, r.stderr);
@@ -195,10 +284,19 @@ describe('<ask> with a timeout no date can hold', () => {
     assert.ok(again.stderr.split('\n').includes(expected), again.stderr);
     assert.doesNotMatch(again.stderr, /Invalid time value/);
 
-    const md = box.write({ 'START.md': 'Ask <ask next="A" timeout="300000000d">x</ask>', 'A.sh': sh('echo "<result>a</result>"') }, 'huge-timeout-md');
+    const md = box.write(
+      {
+        'START.md': 'Ask <ask next="A" timeout="300000000d">x</ask>',
+        'A.sh': sh('echo "<result>a</result>"'),
+      },
+      'huge-timeout-md',
+    );
     const lint = await box.run(['lint', md]);
     assert.equal(lint.code, 1, lint.stdout);
-    assert.ok(lint.stdout.includes(`START.md: error malformed-tag: <ask> timeout="300000000d" is too long`), lint.stdout);
+    assert.ok(
+      lint.stdout.includes(`START.md: error malformed-tag: <ask> timeout="300000000d" is too long`),
+      lint.stdout,
+    );
   });
 });
 
@@ -214,7 +312,15 @@ describe('<ask> at a terminal (--on-ask=prompt, the default there)', () => {
       'pty',
     );
     // `script` gives the CLI a pseudo-terminal, as a user's shell would, and passes our stdin to it.
-    const child = execa('script', ['-qfec', `stty cols 120 rows 30; ${process.execPath} ${CLI} ${wf} --workflow-id askpty --json`, '/dev/null'], { cwd: box.dir, reject: false });
+    const child = execa(
+      'script',
+      [
+        '-qfec',
+        `stty cols 120 rows 30; ${process.execPath} ${CLI} ${wf} --workflow-id askpty --json`,
+        '/dev/null',
+      ],
+      { cwd: box.dir, reject: false },
+    );
     let out = '';
     let typed = false;
     child.stdout.on('data', (d: Buffer) => {
@@ -233,12 +339,19 @@ describe('<ask> at a terminal (--on-ask=prompt, the default there)', () => {
     const worker = text.indexOf('[main_w1] W.sh -> result: worker done');
     assert.ok(worker > question, 'the worker finished while the question was open');
     assert.match(text, /raymond: answered ask_main_\d+ \(main\)/);
-    assert.deepEqual(box.state('askpty').results, { main_w1: 'worker done', main: 'main got yes please' });
+    assert.deepEqual(box.state('askpty').results, {
+      main_w1: 'worker done',
+      main: 'main got yes please',
+    });
   });
 
   it('Ctrl-C at the question interrupts the run as anywhere else (exit 130), and the ask stays pending for a resume', async () => {
     const wf = box.write(approval, 'ctrlc');
-    const child = execa('script', ['-qfec', `${process.execPath} ${CLI} ${wf} --workflow-id askint`, '/dev/null'], { cwd: box.dir, reject: false });
+    const child = execa(
+      'script',
+      ['-qfec', `${process.execPath} ${CLI} ${wf} --workflow-id askint`, '/dev/null'],
+      { cwd: box.dir, reject: false },
+    );
     let out = '';
     let sent = false;
     child.stdout.on('data', (d: Buffer) => {

@@ -35,7 +35,9 @@ describe('fork attributes in the environment of scripts', () => {
       },
       'payload',
     );
-    const r = await box.run([wf, '--json', '--workflow-id', 'payload'], { NODE_BIN: process.execPath });
+    const r = await box.run([wf, '--json', '--workflow-id', 'payload'], {
+      NODE_BIN: process.execPath,
+    });
     assert.equal(r.code, 0, r.stderr);
     const tail = 'env=unset ld=unset node=unset';
     assert.deepEqual(summary(r).results, {
@@ -43,28 +45,46 @@ describe('fork attributes in the environment of scripts', () => {
       main_worker1: `item=A bash_env=unset ${tail} agent=main_worker1 upper=unset prefixed=upper`,
       main_worker2: `item=B bash_env=unset ${tail} agent=main_worker2 upper=unset prefixed=`,
     });
-    for (const marker of ['pwned-WORKER.sh', 'pwned-SECOND.sh', 'pwned-node']) assert.equal(existsSync(join(box.dir, marker)), false, `${marker} exists: the payload ran`);
+    for (const marker of ['pwned-WORKER.sh', 'pwned-SECOND.sh', 'pwned-node'])
+      assert.equal(existsSync(join(box.dir, marker)), false, `${marker} exists: the payload ran`);
     // The attributes are kept as written, for templates and the record.
     const worker = box.state('payload').agents.find((a) => a.id === 'main_worker1')!;
     assert.match(worker.attributes.BASH_ENV!, /\/payload\.sh$/);
   });
 
-  it('keeps yarn_* attributes (Yarn 1 reads them as its settings) out of a script\'s environment, and lint warns about them', async () => {
+  it("keeps yarn_* attributes (Yarn 1 reads them as its settings) out of a script's environment, and lint warns about them", async () => {
     const wf = box.write(
       {
-        'START.sh': sh('echo "<fork next=\\"DONE\\" item=\\"A\\" yarn_registry=\\"http://attacker.invalid/\\" yarn_strict_ssl=\\"false\\">WORKER</fork>"'),
-        'WORKER.sh': sh('echo "<result>item=$item registry=${yarn_registry-unset} ssl=${yarn_strict_ssl-unset} prefixed=$RAYMOND_ATTR_yarn_registry</result>"'),
+        'START.sh': sh(
+          'echo "<fork next=\\"DONE\\" item=\\"A\\" yarn_registry=\\"http://attacker.invalid/\\" yarn_strict_ssl=\\"false\\">WORKER</fork>"',
+        ),
+        'WORKER.sh': sh(
+          'echo "<result>item=$item registry=${yarn_registry-unset} ssl=${yarn_strict_ssl-unset} prefixed=$RAYMOND_ATTR_yarn_registry</result>"',
+        ),
         'DONE.sh': sh('echo "<result>done</result>"'),
       },
       'yarn',
     );
     const r = await box.run([wf, '--json']);
     assert.equal(r.code, 0, r.stderr);
-    assert.equal(summary(r).results.main_worker1, 'item=A registry=unset ssl=unset prefixed=http://attacker.invalid/');
+    assert.equal(
+      summary(r).results.main_worker1,
+      'item=A registry=unset ssl=unset prefixed=http://attacker.invalid/',
+    );
 
-    const md = box.write({ 'START.md': 'Go <fork next="DONE" yarn_registry="http://attacker.invalid/">WORKER</fork>', 'WORKER.sh': sh('echo "<result>w</result>"'), 'DONE.sh': sh('echo "<result>done</result>"') }, 'yarn-lint');
+    const md = box.write(
+      {
+        'START.md': 'Go <fork next="DONE" yarn_registry="http://attacker.invalid/">WORKER</fork>',
+        'WORKER.sh': sh('echo "<result>w</result>"'),
+        'DONE.sh': sh('echo "<result>done</result>"'),
+      },
+      'yarn-lint',
+    );
     const lint = await box.run(['lint', md]);
     assert.equal(lint.code, 0, lint.stdout);
-    assert.match(lint.stdout, /START\.md: warning attribute-not-in-env: <fork> sets yarn_registry="\.\.\." for WORKER, a script, which gets it only as \$RAYMOND_ATTR_yarn_registry/);
+    assert.match(
+      lint.stdout,
+      /START\.md: warning attribute-not-in-env: <fork> sets yarn_registry="\.\.\." for WORKER, a script, which gets it only as \$RAYMOND_ATTR_yarn_registry/,
+    );
   });
 });

@@ -8,7 +8,9 @@ import { CLI, ROOT, Sandbox } from '../helpers/cli.js';
 const box = new Sandbox();
 after(() => box.remove());
 
-const VERSION = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+const VERSION = (
+  JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }
+).version;
 
 /** Raymond started through a link named `ray`, as the package's `ray` bin starts it. */
 async function ray(args: string[]) {
@@ -18,7 +20,12 @@ async function ray(args: string[]) {
   } catch {
     // Made by an earlier test.
   }
-  const r = await execa(link, args, { cwd: box.dir, reject: false, stdin: 'ignore', stripFinalNewline: false });
+  const r = await execa(link, args, {
+    cwd: box.dir,
+    reject: false,
+    stdin: 'ignore',
+    stripFinalNewline: false,
+  });
   return { code: r.exitCode ?? -1, stdout: String(r.stdout), stderr: String(r.stderr) };
 }
 
@@ -43,7 +50,10 @@ describe('did you mean', () => {
     assert.equal(r.code, 64);
     assert.equal(r.stderr, "raymond: unknown command 'lnit' (did you mean 'lint'?)\n");
     assert.equal(r.stdout, '');
-    assert.equal((await box.run(['serv', '--root', '.'])).stderr, "raymond: unknown command 'serv' (did you mean 'serve'?)\n");
+    assert.equal(
+      (await box.run(['serv', '--root', '.'])).stderr,
+      "raymond: unknown command 'serv' (did you mean 'serve'?)\n",
+    );
   });
 
   it('a workflow folder named like a typo still runs', async () => {
@@ -66,12 +76,15 @@ describe('did you mean', () => {
     const lint = await box.run(['lint', 'x', '--jsn']);
     assert.equal(lint.stderr, "raymond: unknown option '--jsn' (did you mean '--json'?)\n");
     const bogus = await box.run(['--bogus']);
-    assert.equal(bogus.stderr, "raymond: unknown option '--bogus' (run raymond --help for usage)\n");
+    assert.equal(
+      bogus.stderr,
+      "raymond: unknown option '--bogus' (run raymond --help for usage)\n",
+    );
   });
 });
 
 describe('ray names itself', () => {
-  it('ray --help says Usage: ray, and a subcommand\'s help too', async () => {
+  it("ray --help says Usage: ray, and a subcommand's help too", async () => {
     const r = await ray(['--help']);
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /^Usage: ray PATH \[options\]/);
@@ -82,7 +95,13 @@ describe('ray names itself', () => {
     const typo = await ray(['diagarm']);
     assert.equal(typo.code, 64);
     assert.equal(typo.stderr, "ray: unknown command 'diagarm' (did you mean 'diagram'?)\n");
-    assert.equal((await ray(['--bogus'])).stderr, "ray: unknown option '--bogus' (run ray --help for usage)\n");
-    assert.equal((await ray(['nothing-here'])).stderr, 'ray: nothing-here: no such file or directory\n');
+    assert.equal(
+      (await ray(['--bogus'])).stderr,
+      "ray: unknown option '--bogus' (run ray --help for usage)\n",
+    );
+    assert.equal(
+      (await ray(['nothing-here'])).stderr,
+      'ray: nothing-here: no such file or directory\n',
+    );
   });
 });

@@ -44,8 +44,19 @@ async function bashComplete(...words: string[]): Promise<string[]> {
 
 describe('raymond completion bash', () => {
   it('source <(raymond completion bash) registers one function for raymond and ray', async () => {
-    const r = await execa('bash', ['-c', `source <(${JSON.stringify(process.execPath)} ${JSON.stringify(CLI)} completion bash); complete -p raymond; complete -p ray`], { cwd: box.dir, reject: false });
-    assert.equal(String(r.stdout), 'complete -F _raymond raymond\ncomplete -F _raymond ray', String(r.stderr));
+    const r = await execa(
+      'bash',
+      [
+        '-c',
+        `source <(${JSON.stringify(process.execPath)} ${JSON.stringify(CLI)} completion bash); complete -p raymond; complete -p ray`,
+      ],
+      { cwd: box.dir, reject: false },
+    );
+    assert.equal(
+      String(r.stdout),
+      'complete -F _raymond raymond\ncomplete -F _raymond ray',
+      String(r.stderr),
+    );
   });
 
   it('completes a subcommand prefix, and workflow paths beside the commands', async () => {
@@ -57,14 +68,24 @@ describe('raymond completion bash', () => {
   it("completes a command's own options, and the root's after a workflow path", async () => {
     assert.deepEqual(await bashComplete('raymond', 'lint', '--j'), ['--json']);
     assert.deepEqual(await bashComplete('raymond', 'my-flow', '--on'), ['--on-ask']);
-    assert.deepEqual(await bashComplete('raymond', '--max-parallel', '2', 'my-flow', '--budg'), ['--budget']);
+    assert.deepEqual(await bashComplete('raymond', '--max-parallel', '2', 'my-flow', '--budg'), [
+      '--budget',
+    ]);
   });
 
   it("completes an option's choices and folders, in both --opt value and --opt=value", async () => {
     assert.deepEqual(await bashComplete('raymond', '--on-ask', 'p'), ['pause', 'prompt']);
     assert.deepEqual(await bashComplete('raymond', '--on-ask', '=', 'r'), ['reject']);
-    assert.deepEqual(await bashComplete('raymond', 'lint', 'x', '--level', ''), ['error', 'info', 'warning']);
-    assert.deepEqual(await bashComplete('raymond', 'new', 'x', '--template', ''), ['batch-refactor', 'fork-join', 'review-loop']);
+    assert.deepEqual(await bashComplete('raymond', 'lint', 'x', '--level', ''), [
+      'error',
+      'info',
+      'warning',
+    ]);
+    assert.deepEqual(await bashComplete('raymond', 'new', 'x', '--template', ''), [
+      'batch-refactor',
+      'fork-join',
+      'review-loop',
+    ]);
     assert.deepEqual(await bashComplete('raymond', '--state-dir', 'my'), ['my-flow']);
     assert.deepEqual(await bashComplete('raymond', 'completion', ''), ['bash', 'fish', 'zsh']);
   });
@@ -75,29 +96,63 @@ describe('raymond completion zsh', () => {
     const zsh = await which('zsh');
     if (!zsh) return t.skip('zsh is not installed on this machine: the zsh script was not checked');
     assert.equal((await execa(zsh, ['-n', scripts.zsh!], { reject: false })).exitCode, 0);
-    const registered = await execa(zsh, ['-c', `autoload -U compinit; compinit -u -D; source ${JSON.stringify(scripts.zsh)}; print -- $_comps[raymond] $_comps[ray]`], { cwd: box.dir, reject: false });
+    const registered = await execa(
+      zsh,
+      [
+        '-c',
+        `autoload -U compinit; compinit -u -D; source ${JSON.stringify(scripts.zsh)}; print -- $_comps[raymond] $_comps[ray]`,
+      ],
+      { cwd: box.dir, reject: false },
+    );
     assert.equal(String(registered.stdout), '_raymond _raymond', String(registered.stderr));
     // zsh's completion helpers stood in for by functions that print what they are given.
     const offered = async (...words: string[]) => {
-      const stubs = '_describe() { local n=${@[-1]}; print -l -- ${(P)n} }; compadd() { shift; print -l -- "$@" }; _files() { print -- FILES }; _message() { print -- MESSAGE }; compdef() { }';
-      const r = await execa(zsh, ['-c', `${stubs}; source ${JSON.stringify(scripts.zsh)}; words=(${words.map((w) => `'${w}'`).join(' ')}); CURRENT=${words.length}; _raymond`], { cwd: box.dir, reject: false });
+      const stubs =
+        '_describe() { local n=${@[-1]}; print -l -- ${(P)n} }; compadd() { shift; print -l -- "$@" }; _files() { print -- FILES }; _message() { print -- MESSAGE }; compdef() { }';
+      const r = await execa(
+        zsh,
+        [
+          '-c',
+          `${stubs}; source ${JSON.stringify(scripts.zsh)}; words=(${words.map((w) => `'${w}'`).join(' ')}); CURRENT=${words.length}; _raymond`,
+        ],
+        { cwd: box.dir, reject: false },
+      );
       return String(r.stdout).split('\n').filter(Boolean);
     };
     assert.ok((await offered('raymond', 'li')).some((l) => l.startsWith('lint:check a workflow')));
-    assert.ok((await offered('raymond', 'li')).includes('FILES'), 'the root also completes workflow paths');
+    assert.ok(
+      (await offered('raymond', 'li')).includes('FILES'),
+      'the root also completes workflow paths',
+    );
     assert.ok((await offered('raymond', 'lint', '--j')).some((l) => l.startsWith('--json:')));
-    assert.deepEqual((await offered('raymond', 'my-flow', '--on-ask', 'p')).sort(), ['pause', 'prompt', 'reject'], 'zsh itself keeps those that match');
+    assert.deepEqual(
+      (await offered('raymond', 'my-flow', '--on-ask', 'p')).sort(),
+      ['pause', 'prompt', 'reject'],
+      'zsh itself keeps those that match',
+    );
   });
 });
 
 describe('raymond completion fish', () => {
   it('is valid fish, and fish completes subcommands, options and choices with it', async (t) => {
     const fish = await which('fish');
-    if (!fish) return t.skip('fish is not installed on this machine: the fish script was not checked');
+    if (!fish)
+      return t.skip('fish is not installed on this machine: the fish script was not checked');
     assert.equal((await execa(fish, ['-n', scripts.fish!], { reject: false })).exitCode, 0);
     const complete = async (line: string) => {
-      const r = await execa(fish, ['--no-config', '-c', `source ${JSON.stringify(scripts.fish)}; complete -C${JSON.stringify(line)}`], { cwd: box.dir, reject: false, env: { HOME: box.dir } });
-      return String(r.stdout).split('\n').filter(Boolean).map((l) => l.split('\t')[0]);
+      const r = await execa(
+        fish,
+        [
+          '--no-config',
+          '-c',
+          `source ${JSON.stringify(scripts.fish)}; complete -C${JSON.stringify(line)}`,
+        ],
+        { cwd: box.dir, reject: false, env: { HOME: box.dir } },
+      );
+      return String(r.stdout)
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => l.split('\t')[0]);
     };
     assert.deepEqual(await complete('raymond li'), ['lint']);
     assert.deepEqual(await complete('raymond lint --j'), ['--json']);

@@ -15,7 +15,7 @@ after(() => box.remove());
 /** A small deterministic random source, so a failure can be replayed from its seed. */
 function random(seed: number): () => number {
   let s = seed >>> 0 || 1;
-  return () => ((s = (s * 1103515245 + 12345) >>> 0) / 2 ** 32);
+  return () => (s = (s * 1103515245 + 12345) >>> 0) / 2 ** 32;
 }
 
 describe('crash safety', () => {
@@ -23,7 +23,10 @@ describe('crash safety', () => {
     // A fixed seed, so CI replays the same kills; CRASH_SEED=N tries others.
     const seed = Number(process.env.CRASH_SEED ?? 20261123);
     const rand = random(seed);
-    const forks = Array.from({ length: WORKERS }, (_, i) => `<fork next=\\"COLLECT\\" i=\\"${i + 1}\\">W</fork>`).join('');
+    const forks = Array.from(
+      { length: WORKERS },
+      (_, i) => `<fork next=\\"COLLECT\\" i=\\"${i + 1}\\">W</fork>`,
+    ).join('');
     const wf = box.write(
       {
         'START.sh': sh(`echo "${forks}"`),
@@ -49,11 +52,18 @@ describe('crash safety', () => {
         break;
       }
       const args = existsSync(stateFile) ? ['--resume', 'crash'] : [wf, '--workflow-id', 'crash'];
-      const child = execa(process.execPath, [CLI, ...args, '--claude-bin', FAKE, '--max-parallel', '3', '--quiet'], { cwd: box.dir, env, reject: false, stdin: 'ignore' });
+      const child = execa(
+        process.execPath,
+        [CLI, ...args, '--claude-bin', FAKE, '--max-parallel', '3', '--quiet'],
+        { cwd: box.dir, env, reject: false, stdin: 'ignore' },
+      );
       // Kill soon at first, later less eagerly, so the run always gets to the end.
       const delay = attempt < 12 ? 30 + Math.floor(rand() * 600) : 60_000;
       const timer = new AbortController();
-      const done = await Promise.race([child.then(() => true), sleep(delay, false, { signal: timer.signal }).catch(() => false)]);
+      const done = await Promise.race([
+        child.then(() => true),
+        sleep(delay, false, { signal: timer.signal }).catch(() => false),
+      ]);
       timer.abort();
       if (!done) {
         child.kill('SIGKILL');
@@ -68,21 +78,35 @@ describe('crash safety', () => {
       // The snapshot must be complete JSON at every instant; the journal may end in a torn line.
       const state = readRunState(stateFile);
       assert.equal(state.version, 1, `seed ${seed}`);
-      for (const [agent, payload] of Object.entries(seen)) assert.equal(state.results[agent], payload, `seed ${seed}: a recorded result never changes or disappears`);
+      for (const [agent, payload] of Object.entries(seen))
+        assert.equal(
+          state.results[agent],
+          payload,
+          `seed ${seed}: a recorded result never changes or disappears`,
+        );
       Object.assign(seen, state.results);
       for (const a of state.agents) {
-        if (a.status === 'terminated') assert.equal(state.results[a.id], a.result, `seed ${seed}: ${a.id}`);
+        if (a.status === 'terminated')
+          assert.equal(state.results[a.id], a.result, `seed ${seed}: ${a.id}`);
       }
     }
     assert.ok(finished, `seed ${seed}: the run finished`);
     assert.ok(kills >= 5, `seed ${seed}: killed ${kills} times`);
     const final = JSON.parse(readFileSync(stateFile, 'utf8')) as WorkflowState;
-    assert.equal(existsSync(stateFile.replace(/\.json$/, '.journal')), false, 'a finished run is one compact file');
+    assert.equal(
+      existsSync(stateFile.replace(/\.json$/, '.journal')),
+      false,
+      'a finished run is one compact file',
+    );
     assert.equal(final.status, 'completed');
     const expected: Record<string, string> = { main: 'all done after main done' };
     for (let i = 1; i <= WORKERS; i++) expected[`main_w${i}`] = `main_w${i} done`;
     assert.deepEqual(final.results, expected, `seed ${seed}`);
-    assert.deepEqual(final.fork_counters, { main: WORKERS }, `seed ${seed}: no worker was forked twice`);
+    assert.deepEqual(
+      final.fork_counters,
+      { main: WORKERS },
+      `seed ${seed}: no worker was forked twice`,
+    );
     assert.equal(final.agents.length, WORKERS + 1);
   });
 
@@ -90,8 +114,13 @@ describe('crash safety', () => {
     // Inputs of 100 KB make every journal line big, so the journal is folded into a new snapshot every ten steps or so.
     const wf = box.write(
       {
-        'START.sh': sh('echo "<fork next=\\"END\\" i=\\"1\\">W</fork><fork next=\\"END\\" i=\\"2\\">W</fork><fork next=\\"END\\" i=\\"3\\">W</fork>"'),
-        'W.sh': sh('n=${RAYMOND_INPUT%%:*}; n=${n:-0}', 'if (( n < 30 )); then printf \'<goto input="%s:%s">W</goto>\' $((n + 1)) "$(head -c 100000 /dev/zero | tr \'\\0\' a)"; else echo "<result>w$i counted $n</result>"; fi'),
+        'START.sh': sh(
+          'echo "<fork next=\\"END\\" i=\\"1\\">W</fork><fork next=\\"END\\" i=\\"2\\">W</fork><fork next=\\"END\\" i=\\"3\\">W</fork>"',
+        ),
+        'W.sh': sh(
+          'n=${RAYMOND_INPUT%%:*}; n=${n:-0}',
+          'if (( n < 30 )); then printf \'<goto input="%s:%s">W</goto>\' $((n + 1)) "$(head -c 100000 /dev/zero | tr \'\\0\' a)"; else echo "<result>w$i counted $n</result>"; fi',
+        ),
         'END.sh': sh('echo "<result>end</result>"'),
       },
       'compact',
@@ -101,11 +130,20 @@ describe('crash safety', () => {
     let duringCompaction = 0;
     let finished = false;
     for (let attempt = 0; attempt < 30 && !finished; attempt++) {
-      const args = existsSync(stateFile) ? ['--resume', 'compact'] : [wf, '--workflow-id', 'compact'];
-      const child = execa(process.execPath, [CLI, ...args, '--max-parallel', '2', '--quiet', '--no-debug'], { cwd: box.dir, reject: false, stdin: 'ignore' });
+      const args = existsSync(stateFile)
+        ? ['--resume', 'compact']
+        : [wf, '--workflow-id', 'compact'];
+      const child = execa(
+        process.execPath,
+        [CLI, ...args, '--max-parallel', '2', '--quiet', '--no-debug'],
+        { cwd: box.dir, reject: false, stdin: 'ignore' },
+      );
       let exited = false;
       void child.then(() => (exited = true));
-      const temps = () => (existsSync(stateDir) ? readdirSync(stateDir).filter((f) => /^compact\.json\.\S+$/.test(f)) : []);
+      const temps = () =>
+        existsSync(stateDir)
+          ? readdirSync(stateDir).filter((f) => /^compact\.json\.\S+$/.test(f))
+          : [];
       const leftBefore = new Set(temps());
       // Kill the moment a new snapshot is being written over a journal (its temporary file exists
       // beside the journal it folds in), three times over.
@@ -122,13 +160,19 @@ describe('crash safety', () => {
       if (child.exitCode === 0) finished = true;
       if (!existsSync(stateFile)) continue;
       const state = readRunState(stateFile);
-      for (const a of state.agents) if (a.status === 'terminated') assert.equal(state.results[a.id], a.result, a.id);
+      for (const a of state.agents)
+        if (a.status === 'terminated') assert.equal(state.results[a.id], a.result, a.id);
     }
     assert.ok(finished, 'the run finished');
     assert.ok(duringCompaction >= 3, `killed ${duringCompaction} times during a compaction`);
     const final = JSON.parse(readFileSync(stateFile, 'utf8')) as WorkflowState;
     assert.equal(final.status, 'completed');
-    assert.deepEqual(final.results, { main: 'end', main_w1: 'w1 counted 30', main_w2: 'w2 counted 30', main_w3: 'w3 counted 30' });
+    assert.deepEqual(final.results, {
+      main: 'end',
+      main_w1: 'w1 counted 30',
+      main_w2: 'w2 counted 30',
+      main_w3: 'w3 counted 30',
+    });
     assert.deepEqual(final.fork_counters, { main: 3 });
   });
 });

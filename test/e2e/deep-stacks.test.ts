@@ -33,8 +33,17 @@ function recursion(name: string, depth: number, pause = -1): string {
 describe('deep return stacks', () => {
   it('a 2,000-deep <call> recursion killed with SIGKILL halfway resumes and completes, every journal line and write staying small', async () => {
     const wf = recursion('rec', 2000, 1000);
-    const run = execa(process.execPath, [CLI, wf, '--workflow-id', 'rec', '--quiet'], { cwd: box.dir, reject: false, stdin: 'ignore' });
-    for (let i = 0; i < 2400 && !existsSync(join(box.dir, 'rec.halfway')) && run.exitCode === null; i++) await sleep(50);
+    const run = execa(process.execPath, [CLI, wf, '--workflow-id', 'rec', '--quiet'], {
+      cwd: box.dir,
+      reject: false,
+      stdin: 'ignore',
+    });
+    for (
+      let i = 0;
+      i < 2400 && !existsSync(join(box.dir, 'rec.halfway')) && run.exitCode === null;
+      i++
+    )
+      await sleep(50);
     const reached = existsSync(join(box.dir, 'rec.halfway'));
     run.kill('SIGKILL');
     const killed = await run;
@@ -43,14 +52,23 @@ describe('deep return stacks', () => {
     const status = await box.run(['--status', 'rec']);
     assert.match(status.stdout, /main {2}active {2}START\.sh {2}depth 1000 /);
     // A journal line holds what a step changed: one frame pushed or popped, not the stack.
-    const journal = readFileSync(join(box.dir, '.raymond/state/rec.journal'), 'utf8').split('\n').filter(Boolean);
+    const journal = readFileSync(join(box.dir, '.raymond/state/rec.journal'), 'utf8')
+      .split('\n')
+      .filter(Boolean);
     assert.ok(journal.length >= 900, `${journal.length} journal lines`);
     const longest = Math.max(...journal.map((l) => Buffer.byteLength(l)));
     assert.ok(longest < 1000, `the longest journal line is ${longest} bytes at depth 1,000`);
 
-    const resumed = await raymond(['--resume', 'rec', '--json', '--quiet', '--verbose'], { cwd: box.dir, timeoutMs: 300_000 });
+    const resumed = await raymond(['--resume', 'rec', '--json', '--quiet', '--verbose'], {
+      cwd: box.dir,
+      timeoutMs: 300_000,
+    });
     assert.equal(resumed.code, 0, resumed.stderr);
-    assert.deepEqual(summary(resumed).results, { main: '2000' }, 'every frame returned exactly once');
+    assert.deepEqual(
+      summary(resumed).results,
+      { main: '2000' },
+      'every frame returned exactly once',
+    );
     const writes = /(\d+) writes \((\d+) snapshots\), (\d+) bytes/.exec(resumed.stderr);
     assert.ok(writes, resumed.stderr);
     const [count, bytes] = [Number(writes[1]), Number(writes[3])];
@@ -73,11 +91,30 @@ describe('deep return stacks', () => {
       scope: { kind: 'dir', path: wf, entry: 'START.sh' },
       started_at: now,
       updated_at: now,
-      options: { timeout_seconds: 60, max_parallel: 2, budget_usd: 0, model: null, effort: null, dangerously_skip_permissions: false },
+      options: {
+        timeout_seconds: 60,
+        max_parallel: 2,
+        budget_usd: 0,
+        model: null,
+        effort: null,
+        dangerously_skip_permissions: false,
+      },
       total_cost_usd: 0,
       fork_counters: {},
       session_costs: {},
-      agents: [{ id: 'main', state: 'START.sh', session: null, branchFrom: null, stack: Array.from({ length: 9999 }, () => ({ state: 'BACK.sh', session: null })), cwd: box.dir, attributes: {}, input: '9999', status: 'active' }],
+      agents: [
+        {
+          id: 'main',
+          state: 'START.sh',
+          session: null,
+          branchFrom: null,
+          stack: Array.from({ length: 9999 }, () => ({ state: 'BACK.sh', session: null })),
+          cwd: box.dir,
+          attributes: {},
+          input: '9999',
+          status: 'active',
+        },
+      ],
       results: {},
     };
     mkdirSync(join(box.dir, '.raymond/state'), { recursive: true });
@@ -86,7 +123,9 @@ describe('deep return stacks', () => {
     const r = await box.run(['--resume', 'toodeep']);
     assert.equal(r.code, 1, r.stderr);
     const errors = r.stderr.split('\n').filter((l) => l.startsWith('raymond:'));
-    assert.deepEqual(errors, [`raymond: ${join(wf, 'START.sh')}: <call> would make the return stack 10001 frames deep; at most 10000 are allowed (a recursion that never ends?)`]);
+    assert.deepEqual(errors, [
+      `raymond: ${join(wf, 'START.sh')}: <call> would make the return stack 10001 frames deep; at most 10000 are allowed (a recursion that never ends?)`,
+    ]);
     assert.doesNotMatch(r.stderr, /Maximum call stack|\n\s+at /);
     const after = box.state('toodeep');
     assert.equal(after.status, 'failed');

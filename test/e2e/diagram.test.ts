@@ -14,7 +14,15 @@ const box = new Sandbox();
 after(() => box.remove());
 
 const TOUR = join(ROOT, 'workflows/examples/tour');
-const TOUR_STATES = ['1_START.sh', 'AFTER_CALL.sh', 'AFTER_FUNCTION.sh', 'COUNTDOWN.sh', 'DONE.sh', 'SHOUT.sh', 'WORKER.sh'];
+const TOUR_STATES = [
+  '1_START.sh',
+  'AFTER_CALL.sh',
+  'AFTER_FUNCTION.sh',
+  'COUNTDOWN.sh',
+  'DONE.sh',
+  'SHOUT.sh',
+  'WORKER.sh',
+];
 
 const chromium = findChromium();
 
@@ -22,7 +30,21 @@ const chromium = findChromium();
 async function headless(args: string[]): Promise<string> {
   const profile = mkdtempSync(join(tmpdir(), 'raymond-chromium-'));
   try {
-    const r = await execa(chromium!, ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--no-first-run', '--hide-scrollbars', '--force-color-profile=srgb', `--user-data-dir=${profile}`, ...args], { timeout: 90_000, reject: false, stdin: 'ignore' });
+    const r = await execa(
+      chromium!,
+      [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--no-first-run',
+        '--hide-scrollbars',
+        '--force-color-profile=srgb',
+        `--user-data-dir=${profile}`,
+        ...args,
+      ],
+      { timeout: 90_000, reject: false, stdin: 'ignore' },
+    );
     assert.equal(r.exitCode, 0, r.stderr);
     return r.stdout;
   } finally {
@@ -32,7 +54,13 @@ async function headless(args: string[]): Promise<string> {
 
 describe('raymond diagram', () => {
   it('draws a lock on the states whose tools are restricted', async () => {
-    const wf = box.write({ 'START.md': '---\ntools: [Read]\n---\nLook. <goto>WORK</goto>', 'WORK.md': 'Act. <result>done</result>' }, 'locked');
+    const wf = box.write(
+      {
+        'START.md': '---\ntools: [Read]\n---\nLook. <goto>WORK</goto>',
+        'WORK.md': 'Act. <result>done</result>',
+      },
+      'locked',
+    );
     const r = await box.run(['diagram', wf]);
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /START_md\("\u{1F512} START\.md"\)/u);
@@ -47,17 +75,35 @@ describe('raymond diagram', () => {
     assert.equal(r.code, 0, r.stderr);
     const lines = r.stdout.split('\n');
     assert.equal(lines[0], 'flowchart TD');
-    for (const line of ['  start --> 1_START_sh', '  1_START_sh -->|call| COUNTDOWN_sh', '  COUNTDOWN_sh -.->|reset| COUNTDOWN_sh', '  DONE_sh -->|result| result']) assert.ok(lines.includes(line), line);
+    for (const line of [
+      '  start --> 1_START_sh',
+      '  1_START_sh -->|call| COUNTDOWN_sh',
+      '  COUNTDOWN_sh -.->|reset| COUNTDOWN_sh',
+      '  DONE_sh -->|result| result',
+    ])
+      assert.ok(lines.includes(line), line);
   });
 
   it('draws a cross-workflow tag as an arrow to a box for the other workflow, a missing one marked', async () => {
     const r = await box.run(['diagram', join(ROOT, 'workflows/examples/compose')]);
     assert.equal(r.code, 0, r.stderr);
     const lines = r.stdout.split('\n');
-    for (const line of ['  workflow_1[["workflow ../count-words/"]]', '  1_START_sh -->|"call-workflow"| workflow_1', '  1_START_sh -.->|return| REPORT_sh', '  REPORT_sh -.->|"fork-workflow"| workflow_1']) assert.ok(lines.includes(line), `${line}\n${r.stdout}`);
-    const wf = box.write({ 'START.sh': '#!/bin/sh\necho "<reset-workflow>../gone/</reset-workflow>"\n' }, 'diagram-missing');
+    for (const line of [
+      '  workflow_1[["workflow ../count-words/"]]',
+      '  1_START_sh -->|"call-workflow"| workflow_1',
+      '  1_START_sh -.->|return| REPORT_sh',
+      '  REPORT_sh -.->|"fork-workflow"| workflow_1',
+    ])
+      assert.ok(lines.includes(line), `${line}\n${r.stdout}`);
+    const wf = box.write(
+      { 'START.sh': '#!/bin/sh\necho "<reset-workflow>../gone/</reset-workflow>"\n' },
+      'diagram-missing',
+    );
     const missing = await box.run(['diagram', wf]);
-    assert.ok(missing.stdout.split('\n').includes('  missing_1["../gone/ (missing)"]'), missing.stdout);
+    assert.ok(
+      missing.stdout.split('\n').includes('  missing_1["../gone/ (missing)"]'),
+      missing.stdout,
+    );
   });
 
   it('writes the HTML page and the XState machine, and names them', async () => {
@@ -77,28 +123,42 @@ describe('raymond diagram', () => {
     const missing = await box.run(['diagram', 'nope']);
     assert.equal(missing.code, 64);
     assert.equal(missing.stderr, 'raymond: nope: no such file or directory\n');
-    const unwritable = await box.run(['diagram', TOUR, '--html', join(box.dir, 'no/such/dir/x.html')]);
+    const unwritable = await box.run([
+      'diagram',
+      TOUR,
+      '--html',
+      join(box.dir, 'no/such/dir/x.html'),
+    ]);
     assert.equal(unwritable.code, 64);
     assert.match(unwritable.stderr, /^raymond: .*x\.html: cannot write: ENOENT\n$/);
   });
 
   // Each test carries the skip, not the suite: node:test counts a skipped suite as no skipped test at all.
-  const needsChromium = { skip: chromium ? false : 'chromium is not installed (apt-get install -y chromium)' };
+  const needsChromium = {
+    skip: chromium ? false : 'chromium is not installed (apt-get install -y chromium)',
+  };
 
   describe('the page in headless Chromium', () => {
     const page = join(box.dir, 'shot.html');
     const url = (hash = '') => `${pathToFileURL(page).href}${hash}`;
 
-    it('runs its script: the entry state is shown, a #state address shows that state', needsChromium, async () => {
-      const r = await box.run(['diagram', TOUR, '--html', page]);
-      assert.equal(r.code, 0, r.stderr);
-      const entry = await headless(['--dump-dom', url()]);
-      assert.match(entry, /<h2 id="file-name">1_START\.sh<\/h2>/);
-      assert.match(entry, /<g class="node script selected" data-id="1_START_sh"/);
-      const done = await headless(['--dump-dom', url('#DONE_sh')]);
-      assert.match(done, /<h2 id="file-name">DONE\.sh<\/h2>\s*<p class="kind" id="file-kind">script<\/p>\s*<pre id="file-text">#!\/usr\/bin\/env bash\necho "&lt;result&gt;Tour complete/);
-      assert.equal((done.match(/<g class="node script/g) ?? []).length, TOUR_STATES.length);
-    });
+    it(
+      'runs its script: the entry state is shown, a #state address shows that state',
+      needsChromium,
+      async () => {
+        const r = await box.run(['diagram', TOUR, '--html', page]);
+        assert.equal(r.code, 0, r.stderr);
+        const entry = await headless(['--dump-dom', url()]);
+        assert.match(entry, /<h2 id="file-name">1_START\.sh<\/h2>/);
+        assert.match(entry, /<g class="node script selected" data-id="1_START_sh"/);
+        const done = await headless(['--dump-dom', url('#DONE_sh')]);
+        assert.match(
+          done,
+          /<h2 id="file-name">DONE\.sh<\/h2>\s*<p class="kind" id="file-kind">script<\/p>\s*<pre id="file-text">#!\/usr\/bin\/env bash\necho "&lt;result&gt;Tour complete/,
+        );
+        assert.equal((done.match(/<g class="node script/g) ?? []).length, TOUR_STATES.length);
+      },
+    );
 
     it('renders boxes, markers and arrows', needsChromium, async () => {
       const shot = join(box.dir, 'shot.png');
@@ -106,7 +166,10 @@ describe('raymond diagram', () => {
       const image = decodePng(readFileSync(shot));
       assert.deepEqual([image.width, image.height], [1400, 900]);
       // Fill colours of the page's stylesheet: script boxes, the start marker, the result marker.
-      assert.ok(countColour(image, '#fff4e0') > TOUR_STATES.length * 2000, 'seven script boxes are filled');
+      assert.ok(
+        countColour(image, '#fff4e0') > TOUR_STATES.length * 2000,
+        'seven script boxes are filled',
+      );
       assert.ok(countColour(image, '#2d3748') > 500, 'the start marker is drawn');
       assert.ok(countColour(image, '#e6f6ea') > 500, 'the result marker is drawn');
       assert.ok(countColour(image, '#4a5568') > 300, 'arrows are drawn');
@@ -118,7 +181,8 @@ describe('raymond diagram --win and lint --win', () => {
   const win = () =>
     box.write(
       {
-        'START.md': '---\nallowed_transitions:\n  - { tag: goto, target: BUILD }\n  - { tag: goto, target: CHECK.ps1 }\n---\nGo on with <goto>BUILD</goto> or <goto>CHECK.ps1</goto>\n',
+        'START.md':
+          '---\nallowed_transitions:\n  - { tag: goto, target: BUILD }\n  - { tag: goto, target: CHECK.ps1 }\n---\nGo on with <goto>BUILD</goto> or <goto>CHECK.ps1</goto>\n',
         'BUILD.bat': '@echo off\r\necho "<result>built</result>"\r\n',
         'CHECK.ps1': 'Write-Output "<goto>BUILD</goto>"\r\n',
       },
@@ -129,11 +193,22 @@ describe('raymond diagram --win and lint --win', () => {
     const wf = win();
     const r = await box.run(['diagram', '--win', wf]);
     assert.equal(r.code, 0, r.stderr);
-    for (const line of ['BUILD_bat["BUILD.bat"]', 'CHECK_ps1["CHECK.ps1"]', 'START_md -->|goto| BUILD_bat', 'START_md -->|goto| CHECK_ps1', 'CHECK_ps1 -->|goto| BUILD_bat', 'BUILD_bat -->|result| result']) {
+    for (const line of [
+      'BUILD_bat["BUILD.bat"]',
+      'CHECK_ps1["CHECK.ps1"]',
+      'START_md -->|goto| BUILD_bat',
+      'START_md -->|goto| CHECK_ps1',
+      'CHECK_ps1 -->|goto| BUILD_bat',
+      'BUILD_bat -->|result| result',
+    ]) {
       assert.ok(r.stdout.includes(`  ${line}\n`), `${line} in:\n${r.stdout}`);
     }
     const host = await box.run(['diagram', wf]);
-    assert.match(host.stdout, /missing_1\["BUILD \(missing\)"\]/, 'without --win, this platform is drawn');
+    assert.match(
+      host.stdout,
+      /missing_1\["BUILD \(missing\)"\]/,
+      'without --win, this platform is drawn',
+    );
   });
 
   it('lint --win checks the workflow as Windows runs it', async () => {
@@ -141,6 +216,10 @@ describe('raymond diagram --win and lint --win', () => {
     const r = await box.run(['lint', '--win', wf]);
     assert.equal(r.code, 0, r.stdout);
     assert.equal(r.stdout, `${wf}: 0 errors, 0 warnings in 3 states\n`);
-    assert.equal((await box.run(['lint', wf])).code, 1, 'on Linux, BUILD and CHECK.ps1 do not resolve');
+    assert.equal(
+      (await box.run(['lint', wf])).code,
+      1,
+      'on Linux, BUILD and CHECK.ps1 do not resolve',
+    );
   });
 });

@@ -23,19 +23,32 @@ describe('user mistakes before the run', () => {
   });
 
   it('a folder with both 1_START and START exits 64, and writes no state file', async () => {
-    const wf = box.write({ '1_START.sh': sh('echo "<result>a</result>"'), 'START.md': 'x' }, 'two-entries');
+    const wf = box.write(
+      { '1_START.sh': sh('echo "<result>a</result>"'), 'START.md': 'x' },
+      'two-entries',
+    );
     const r = await box.run([wf, '--state-dir', 'st-two']);
     assertOneLineError(r, 64, /two-entries: several entry states \(1_START\.sh, START\.md\)/);
-    assert.equal(existsSync(join(box.dir, 'st-two')) && readdirSync(join(box.dir, 'st-two')).length > 0, false);
+    assert.equal(
+      existsSync(join(box.dir, 'st-two')) && readdirSync(join(box.dir, 'st-two')).length > 0,
+      false,
+    );
   });
 
   it('a folder without an entry exits 64', async () => {
     const wf = box.write({ 'OTHER.sh': sh('echo "<result>a</result>"') }, 'no-entry');
-    assertOneLineError(await box.run([wf]), 64, /no-entry: no entry state: expected 1_START or START/);
+    assertOneLineError(
+      await box.run([wf]),
+      64,
+      /no-entry: no entry state: expected 1_START or START/,
+    );
   });
 
   it('an entry with two extensions is ambiguous', async () => {
-    const wf = box.write({ 'START.sh': sh('echo "<result>a</result>"'), 'START.md': 'x' }, 'amb-entry');
+    const wf = box.write(
+      { 'START.sh': sh('echo "<result>a</result>"'), 'START.md': 'x' },
+      'amb-entry',
+    );
     assertOneLineError(await box.run([wf]), 64, /several entry states \(START\.md, START\.sh\)/);
   });
 
@@ -45,7 +58,13 @@ describe('user mistakes before the run', () => {
   });
 
   it('a non-UTF-8 or unreadable prompt file is refused before anything is written', async () => {
-    const wf = box.write({ 'START.sh': sh('echo "<goto>ASK</goto>"'), 'ASK.md': Buffer.from([0x48, 0x69, 0xff, 0xfe]) }, 'latin');
+    const wf = box.write(
+      {
+        'START.sh': sh('echo "<goto>ASK</goto>"'),
+        'ASK.md': Buffer.from([0x48, 0x69, 0xff, 0xfe]),
+      },
+      'latin',
+    );
     const r = await box.run([wf, '--state-dir', 'st-latin']);
     assertOneLineError(r, 64, /latin\/ASK\.md: is not valid UTF-8 text; save it as UTF-8$/);
     assert.equal(existsSync(join(box.dir, 'st-latin')), false);
@@ -58,7 +77,12 @@ describe('user mistakes before the run', () => {
 
   it('bad options exit 64', async () => {
     const wf = box.write({ 'START.sh': sh('echo "<result>a</result>"') }, 'opts');
-    for (const args of [['--max-parallel', '0'], ['--timeout', 'soon'], ['--frobnicate'], ['--workflow-id', 'bad id!']]) {
+    for (const args of [
+      ['--max-parallel', '0'],
+      ['--timeout', 'soon'],
+      ['--frobnicate'],
+      ['--workflow-id', 'bad id!'],
+    ]) {
       const r = await box.run([wf, ...args]);
       assert.equal(r.code, 64, `${args.join(' ')}: ${r.stderr}`);
       assert.doesNotMatch(r.stderr, /\n\s+at /);
@@ -77,18 +101,40 @@ describe('user mistakes before the run', () => {
   it('--json reports a start-up error as JSON too', async () => {
     const r = await box.run(['missing-dir', '--json']);
     assert.equal(r.code, 64);
-    assert.deepEqual(summary(r), { workflow_id: null, status: 'failed', total_cost_usd: 0, results: {}, permission_denials: [], error: 'missing-dir: no such file or directory' });
+    assert.deepEqual(summary(r), {
+      workflow_id: null,
+      status: 'failed',
+      total_cost_usd: 0,
+      results: {},
+      permission_denials: [],
+      error: 'missing-dir: no such file or directory',
+    });
   });
 });
 
 describe('the command line', () => {
   it("every mistake, commander's or Raymond's, is one `raymond:` line with the way to help, exit 64", async () => {
     const cases: Array<[string[], RegExp]> = [
-      [['--frobnicate'], /^raymond: unknown option '--frobnicate' \(run raymond --help for usage\)$/],
-      [['--budget', 'x'], /^raymond: option '--budget <usd>' argument 'x' is invalid\. expected an amount in USD, 0 or more \(0 = unlimited\) \(run raymond --help for usage\)$/],
-      [['a', 'b'], /^raymond: too many arguments\. Expected 1 argument but got 2\. \(run raymond --help for usage\)$/],
-      [['lint'], /^raymond: missing required argument 'path' \(run raymond lint --help for usage\)$/],
-      [['--list', '--recover'], /^raymond: --list and --recover cannot be combined \(run raymond --help for usage\)$/],
+      [
+        ['--frobnicate'],
+        /^raymond: unknown option '--frobnicate' \(run raymond --help for usage\)$/,
+      ],
+      [
+        ['--budget', 'x'],
+        /^raymond: option '--budget <usd>' argument 'x' is invalid\. expected an amount in USD, 0 or more \(0 = unlimited\) \(run raymond --help for usage\)$/,
+      ],
+      [
+        ['a', 'b'],
+        /^raymond: too many arguments\. Expected 1 argument but got 2\. \(run raymond --help for usage\)$/,
+      ],
+      [
+        ['lint'],
+        /^raymond: missing required argument 'path' \(run raymond lint --help for usage\)$/,
+      ],
+      [
+        ['--list', '--recover'],
+        /^raymond: --list and --recover cannot be combined \(run raymond --help for usage\)$/,
+      ],
     ];
     for (const [args, pattern] of cases) {
       const r = await box.run(args);
@@ -98,7 +144,7 @@ describe('the command line', () => {
     }
   });
 
-  it('raymond help lint shows the lint command\'s help', async () => {
+  it("raymond help lint shows the lint command's help", async () => {
     const r = await box.run(['help', 'lint']);
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /^Usage: raymond lint \[options\] <path>$/m);
@@ -107,19 +153,33 @@ describe('the command line', () => {
   it('with --json, an error is a JSON object on stdout too, and the exit code stays 64', async () => {
     const status = await box.run(['--status', 'nope', '--json']);
     assert.equal(status.code, 64);
-    assert.deepEqual(JSON.parse(status.stdout), { error: `${join(box.dir, '.raymond/state/nope.json')}: no run with id "nope" here (see raymond --list, or give --state-dir)`, code: 'ERR_STATE_FILE' });
+    assert.deepEqual(JSON.parse(status.stdout), {
+      error: `${join(box.dir, '.raymond/state/nope.json')}: no run with id "nope" here (see raymond --list, or give --state-dir)`,
+      code: 'ERR_STATE_FILE',
+    });
     assertOneLineError(status, 64, /no run with id "nope" here/);
     const lint = await box.run(['lint', 'nope', '--json']);
     assert.equal(lint.code, 64);
-    assert.deepEqual(JSON.parse(lint.stdout), { error: 'nope: no such file or directory', code: 'ERR_SCOPE' });
+    assert.deepEqual(JSON.parse(lint.stdout), {
+      error: 'nope: no such file or directory',
+      code: 'ERR_SCOPE',
+    });
     const usage = await box.run(['--frobnicate', '--json']);
     assert.equal(usage.code, 64);
-    assert.deepEqual(JSON.parse(usage.stdout), { error: "unknown option '--frobnicate' (run raymond --help for usage)", code: 'ERR_USAGE' });
+    assert.deepEqual(JSON.parse(usage.stdout), {
+      error: "unknown option '--frobnicate' (run raymond --help for usage)",
+      code: 'ERR_USAGE',
+    });
   });
 });
 
 describe('failures during the run', () => {
-  async function failing(name: string, files: Record<string, string>, pattern: RegExp, extra: string[] = []): Promise<CliResult> {
+  async function failing(
+    name: string,
+    files: Record<string, string>,
+    pattern: RegExp,
+    extra: string[] = [],
+  ): Promise<CliResult> {
     const wf = box.write(files, name);
     const r = await box.run([wf, '--json', '--workflow-id', name, ...extra]);
     assert.equal(r.code, 1, r.stderr);
@@ -134,7 +194,11 @@ describe('failures during the run', () => {
   }
 
   it('a target with a path is refused before any file is touched', async () => {
-    await failing('traversal', { 'START.sh': sh('echo "<goto>../START.sh</goto>"') }, /traversal\/START\.sh: <goto> target "\.\.\/START\.sh" is a path/);
+    await failing(
+      'traversal',
+      { 'START.sh': sh('echo "<goto>../START.sh</goto>"') },
+      /traversal\/START\.sh: <goto> target "\.\.\/START\.sh" is a path/,
+    );
   });
 
   it('a backslash target is refused', async () => {
@@ -142,38 +206,77 @@ describe('failures during the run', () => {
   });
 
   it('a missing target names the state and the scope', async () => {
-    await failing('missing', { 'START.sh': sh('echo "<goto>NOWHERE</goto>"') }, /missing\/START\.sh: target "NOWHERE" matches no state in .*missing \(looked for NOWHERE\.md, NOWHERE\.sh\)/);
+    await failing(
+      'missing',
+      { 'START.sh': sh('echo "<goto>NOWHERE</goto>"') },
+      /missing\/START\.sh: target "NOWHERE" matches no state in .*missing \(looked for NOWHERE\.md, NOWHERE\.sh\)/,
+    );
   });
 
   it('an explicit extension must exist as written', async () => {
-    await failing('explicit', { 'START.sh': sh('echo "<goto>NEXT.md</goto>"'), 'NEXT.sh': sh('echo "<result>x</result>"') }, /target "NEXT\.md" does not exist/);
+    await failing(
+      'explicit',
+      { 'START.sh': sh('echo "<goto>NEXT.md</goto>"'), 'NEXT.sh': sh('echo "<result>x</result>"') },
+      /target "NEXT\.md" does not exist/,
+    );
   });
 
   it('a target with both .md and .sh is ambiguous', async () => {
-    await failing('ambiguous', { 'START.sh': sh('echo "<goto>NEXT</goto>"'), 'NEXT.sh': sh('echo "<result>x</result>"'), 'NEXT.md': 'prompt' }, /target "NEXT" is ambiguous: NEXT\.md and NEXT\.sh both exist/);
+    await failing(
+      'ambiguous',
+      {
+        'START.sh': sh('echo "<goto>NEXT</goto>"'),
+        'NEXT.sh': sh('echo "<result>x</result>"'),
+        'NEXT.md': 'prompt',
+      },
+      /target "NEXT" is ambiguous: NEXT\.md and NEXT\.sh both exist/,
+    );
   });
 
   it('a script exiting non-zero shows its exit code and the end of its stderr', async () => {
-    await failing('nonzero', { 'START.sh': sh('echo "first problem" >&2', 'echo "disk on fire" >&2', 'exit 3') }, /nonzero\/START\.sh: exited with code 3; stderr: first problem \| disk on fire/);
+    await failing(
+      'nonzero',
+      { 'START.sh': sh('echo "first problem" >&2', 'echo "disk on fire" >&2', 'exit 3') },
+      /nonzero\/START\.sh: exited with code 3; stderr: first problem \| disk on fire/,
+    );
   });
 
   it('a script with no tag shows what it printed', async () => {
-    await failing('notag', { 'START.sh': sh('echo "all done, nothing to add"') }, /notag\/START\.sh: output has no transition tag .*; its output ended with: all done, nothing to add/);
+    await failing(
+      'notag',
+      { 'START.sh': sh('echo "all done, nothing to add"') },
+      /notag\/START\.sh: output has no transition tag .*; its output ended with: all done, nothing to add/,
+    );
   });
 
   it('a script with two tags is refused', async () => {
-    await failing('twotags', { 'START.sh': sh('echo "<goto>A</goto> <goto>B</goto>"') }, /output has 2 transition tags/);
+    await failing(
+      'twotags',
+      { 'START.sh': sh('echo "<goto>A</goto> <goto>B</goto>"') },
+      /output has 2 transition tags/,
+    );
   });
 
   it('a cd to a missing directory is refused', async () => {
-    await failing('badcd', { 'START.sh': sh('echo "<reset cd=\\"no/such/dir\\">START</reset>"') }, /badcd\/START\.sh: cd="no\/such\/dir" is not a directory/);
+    await failing(
+      'badcd',
+      { 'START.sh': sh('echo "<reset cd=\\"no/such/dir\\">START</reset>"') },
+      /badcd\/START\.sh: cd="no\/such\/dir" is not a directory/,
+    );
   });
 
   it('a script that prints nothing for --timeout seconds is killed with its whole process group', async () => {
     const started = Date.now();
     await failing(
       'timeout',
-      { 'START.sh': sh('(sleep 30; echo late > "$PWD/orphan-survived") &', 'echo $! > child.pid', 'sleep 30', 'echo "<result>never</result>"') },
+      {
+        'START.sh': sh(
+          '(sleep 30; echo late > "$PWD/orphan-survived") &',
+          'echo $! > child.pid',
+          'sleep 30',
+          'echo "<result>never</result>"',
+        ),
+      },
       /timeout\/START\.sh: printed nothing for 1 s and was killed \(--timeout\)/,
       ['--timeout', '1'],
     );

@@ -17,7 +17,12 @@ describe('bundled examples', () => {
   });
 
   it('the tour runs every tag end to end', async () => {
-    const r = await box.run([join(ROOT, 'workflows/examples/tour'), '--json', '--workflow-id', 'tour-1']);
+    const r = await box.run([
+      join(ROOT, 'workflows/examples/tour'),
+      '--json',
+      '--workflow-id',
+      'tour-1',
+    ]);
     assert.equal(r.code, 0, r.stderr);
     const s = summary(r);
     assert.equal(s.status, 'completed');
@@ -29,7 +34,8 @@ describe('bundled examples', () => {
       main_worker2: 'banana has 6 letters (worker main_worker2)',
       main_worker3: 'cherry has 6 letters (worker main_worker3)',
     });
-    for (const line of ['countdown: 3', 'countdown: 1', 'the countdown returned: liftoff']) assert.ok(r.stderr.includes(line), `stderr shows "${line}"`);
+    for (const line of ['countdown: 3', 'countdown: 1', 'the countdown returned: liftoff'])
+      assert.ok(r.stderr.includes(line), `stderr shows "${line}"`);
     const state = box.state('tour-1');
     assert.equal(state.status, 'completed');
     assert.deepEqual(state.fork_counters, { main: 3 });
@@ -38,7 +44,12 @@ describe('bundled examples', () => {
   });
 
   it('compose calls and forks the count-words workflow', async () => {
-    const r = await box.run([join(ROOT, 'workflows/examples/compose'), '--json', '--workflow-id', 'compose-1']);
+    const r = await box.run([
+      join(ROOT, 'workflows/examples/compose'),
+      '--json',
+      '--workflow-id',
+      'compose-1',
+    ]);
     assert.equal(r.code, 0, r.stderr);
     assert.deepEqual(summary(r).results, {
       main: "composition done; the call counted 4 words in 'the quick brown fox' (agent main)",
@@ -47,13 +58,26 @@ describe('bundled examples', () => {
     });
     assert.match(r.stderr, /\[main\] running count-words\/START\.sh/);
     const agents = box.state('compose-1').agents;
-    assert.deepEqual(agents.map((a) => [a.id, a.scope ?? null]), [['main', null], ['main_countw1', join(ROOT, 'workflows/examples/count-words')], ['main_countw2', join(ROOT, 'workflows/examples/count-words')]]);
+    assert.deepEqual(
+      agents.map((a) => [a.id, a.scope ?? null]),
+      [
+        ['main', null],
+        ['main_countw1', join(ROOT, 'workflows/examples/count-words')],
+        ['main_countw2', join(ROOT, 'workflows/examples/count-words')],
+      ],
+    );
   });
 
   it('countdown.yaml runs a single-file YAML workflow', async () => {
-    const r = await box.run([join(ROOT, 'workflows/examples/countdown.yaml'), '--input', '2', '--json']);
+    const r = await box.run([
+      join(ROOT, 'workflows/examples/countdown.yaml'),
+      '--input',
+      '2',
+      '--json',
+    ]);
     assert.equal(r.code, 0, r.stderr);
     assert.deepEqual(summary(r).results, { main: 'The countdown returned: liftoff' });
-    for (const line of ['countdown: 2', 'countdown: 1']) assert.ok(r.stderr.includes(line), `stderr shows "${line}"`);
+    for (const line of ['countdown: 2', 'countdown: 1'])
+      assert.ok(r.stderr.includes(line), `stderr shows "${line}"`);
   });
 });

@@ -28,13 +28,18 @@ describe('hashed zips', () => {
   });
 
   it('a hashed zip whose bytes changed is refused in one line, exit 64, before any state file', async () => {
-    const changed = makeZip([{ name: 'START.sh', content: sh('echo "<result>tampered</result>"') }]);
+    const changed = makeZip([
+      { name: 'START.sh', content: sh('echo "<result>tampered</result>"') },
+    ]);
     const name = `${HASH}.zip`;
     writeFileSync(join(box.dir, name), changed);
     const before = stateFiles();
     const r = await box.run([name]);
     assert.equal(r.code, 64);
-    assert.equal(r.stderr, `raymond: ${name}: sha256 mismatch: the name says ${HASH} but the archive hashes to ${sha256Hex(changed)}; refusing it\n`);
+    assert.equal(
+      r.stderr,
+      `raymond: ${name}: sha256 mismatch: the name says ${HASH} but the archive hashes to ${sha256Hex(changed)}; refusing it\n`,
+    );
     assert.deepEqual(stateFiles(), before, 'no state file was written');
   });
 

@@ -9,7 +9,10 @@ const box = new Sandbox();
 after(() => box.remove());
 
 /** How a WebSocket handshake ends: the HTTP status of a refusal, or 101 once open. */
-function handshake(url: string, options: WebSocket.ClientOptions): Promise<{ status: number; body: string; socket?: WebSocket }> {
+function handshake(
+  url: string,
+  options: WebSocket.ClientOptions,
+): Promise<{ status: number; body: string; socket?: WebSocket }> {
   return new Promise((resolve, reject) => {
     const ws = new WebSocket(url, options);
     ws.on('open', () => resolve({ status: 101, body: '', socket: ws }));
@@ -23,14 +26,23 @@ function handshake(url: string, options: WebSocket.ClientOptions): Promise<{ sta
 }
 
 describe('the --inspect WebSocket relay', () => {
-  it('refuses a handshake from another Host or Origin with 403 before upgrading; the page\'s own origin gets the events', async () => {
+  it("refuses a handshake from another Host or Origin with 403 before upgrading; the page's own origin gets the events", async () => {
     const wf = box.write({ 'START.sh': sh('echo "<result>relayed</result>"') }, 'relayed');
     const port = await freePort();
-    const run = execa(process.execPath, [CLI, wf, `--inspect=${port}`, '--inspect-wait', '--workflow-id', 'relayed', '--no-debug'], { cwd: box.dir, reject: false, timeout: 60_000 });
+    const run = execa(
+      process.execPath,
+      [CLI, wf, `--inspect=${port}`, '--inspect-wait', '--workflow-id', 'relayed', '--no-debug'],
+      { cwd: box.dir, reject: false, timeout: 60_000 },
+    );
     await new Promise<void>((resolve, reject) => {
       let printed = '';
-      run.stderr.on('data', (c: Buffer) => (printed += String(c)).includes(`localhost:${port}`) && resolve());
-      void run.then(() => reject(new Error(`raymond ended before printing the relay's URL:\n${printed}`)));
+      run.stderr.on(
+        'data',
+        (c: Buffer) => (printed += String(c)).includes(`localhost:${port}`) && resolve(),
+      );
+      void run.then(() =>
+        reject(new Error(`raymond ended before printing the relay's URL:\n${printed}`)),
+      );
     });
     after(() => run.kill('SIGKILL'));
     const url = `ws://127.0.0.1:${port}/`;
@@ -54,6 +66,9 @@ describe('the --inspect WebSocket relay', () => {
     const r = await run;
     viewer.socket!.close();
     assert.equal(r.exitCode, 0, String(r.stderr));
-    assert.ok(messages.some((m) => m.includes('START.sh')), 'the viewer got the run\'s events');
+    assert.ok(
+      messages.some((m) => m.includes('START.sh')),
+      "the viewer got the run's events",
+    );
   });
 });

@@ -30,19 +30,30 @@ function report(r: CliResult): Report {
 describe('raymond lint', () => {
   it('has one fixture per check, named after it', () => {
     // A check only a YAML workflow can trigger has a `<check>.yaml` fixture.
-    assert.deepEqual(readdirSync(FIXTURES).map((f) => f.replace(/\.yaml$/, '')).sort(), Object.keys(CHECKS).sort());
+    assert.deepEqual(
+      readdirSync(FIXTURES)
+        .map((f) => f.replace(/\.yaml$/, ''))
+        .sort(),
+      Object.keys(CHECKS).sort(),
+    );
   });
 
   for (const check of Object.keys(CHECKS) as CheckId[]) {
     it(`${check}: the fixture triggers exactly that check, as ${CHECKS[check]}`, async () => {
-      const wf = existsSync(join(FIXTURES, check)) ? join(FIXTURES, check) : join(FIXTURES, `${check}.yaml`);
+      const wf = existsSync(join(FIXTURES, check))
+        ? join(FIXTURES, check)
+        : join(FIXTURES, `${check}.yaml`);
       // Info findings show only at --level info (scripts are all info findings there).
       const level = CHECKS[check] === 'info' ? ['--level', 'info'] : [];
       const json = await box.run(['lint', wf, '--json', ...level]);
       assert.equal(json.code, CHECKS[check] === 'error' ? 1 : 0, json.stderr);
       assert.equal(json.stderr, '');
       const r = report(json);
-      assert.deepEqual(r.findings.map((f) => f.check), [check], json.stdout);
+      assert.deepEqual(
+        r.findings.map((f) => f.check),
+        [check],
+        json.stdout,
+      );
       const [finding] = r.findings;
       assert.deepEqual(Object.keys(finding!).sort(), ['check', 'file', 'message', 'severity']);
       assert.equal(finding!.severity, CHECKS[check]);
@@ -55,18 +66,30 @@ describe('raymond lint', () => {
       assert.equal(text.code, json.code);
       const lines = text.stdout.trimEnd().split('\n');
       assert.equal(lines.length, 2, text.stdout);
-      assert.equal(lines[0], `${finding!.file}: ${finding!.severity} ${check}: ${finding!.message}`);
+      assert.equal(
+        lines[0],
+        `${finding!.file}: ${finding!.severity} ${check}: ${finding!.message}`,
+      );
       const infos = level.length > 0 ? `, ${r.infos} info` : '';
-      assert.match(lines[1]!, new RegExp(`^${wf}: ${r.errors} errors?, ${r.warnings} warnings?${infos} in \\d+ states?$`));
+      assert.match(
+        lines[1]!,
+        new RegExp(`^${wf}: ${r.errors} errors?, ${r.warnings} warnings?${infos} in \\d+ states?$`),
+      );
     });
   }
 
   it('--level: error shows errors only, info shows everything; the counts are of every finding', async () => {
     const wf = join(FIXTURES, 'fork-next-mismatch');
     const errorsOnly = report(await box.run(['lint', wf, '--json', '--level', 'error']));
-    assert.deepEqual([errorsOnly.findings.length, errorsOnly.errors, errorsOnly.warnings, errorsOnly.infos], [0, 0, 1, 4]);
+    assert.deepEqual(
+      [errorsOnly.findings.length, errorsOnly.errors, errorsOnly.warnings, errorsOnly.infos],
+      [0, 0, 1, 4],
+    );
     const all = report(await box.run(['lint', wf, '--json', '--level', 'info']));
-    assert.deepEqual(all.findings.map((f) => f.check).sort(), ['fork-next-mismatch', ...Array(4).fill('script-state-no-static-analysis')]);
+    assert.deepEqual(all.findings.map((f) => f.check).sort(), [
+      'fork-next-mismatch',
+      ...Array(4).fill('script-state-no-static-analysis'),
+    ]);
     const bad = await box.run(['lint', wf, '--level', 'debug']);
     assert.equal(bad.code, 64);
   });
@@ -74,7 +97,9 @@ describe('raymond lint', () => {
   for (const example of readdirSync(EXAMPLES).sort()) {
     it(`the ${example} example lints with no finding`, async () => {
       // A skill package keeps its states in states/, beside SKILL.md and run.sh.
-      const path = existsSync(join(EXAMPLES, example, 'states')) ? join(EXAMPLES, example, 'states') : join(EXAMPLES, example);
+      const path = existsSync(join(EXAMPLES, example, 'states'))
+        ? join(EXAMPLES, example, 'states')
+        : join(EXAMPLES, example);
       const r = await box.run(['lint', path, '--json']);
       assert.equal(r.code, 0, r.stdout + r.stderr);
       const { findings, errors, warnings } = report(r);
@@ -105,18 +130,34 @@ describe('raymond lint', () => {
 
   it('lints a zip archive like its folder', async () => {
     const zip = join(box.dir, 'broken.zip');
-    writeFileSync(zip, makeZip([{ name: 'wf/START.sh', content: sh('echo "<goto>GONE.sh</goto>"') }]));
+    writeFileSync(
+      zip,
+      makeZip([{ name: 'wf/START.sh', content: sh('echo "<goto>GONE.sh</goto>"') }]),
+    );
     const r = report(await box.run(['lint', zip, '--json']));
-    assert.deepEqual(r.findings, [{ check: 'unknown-target', severity: 'error', file: `${zip}:START.sh`, message: '<goto> target "GONE.sh" is not a state of this workflow' }]);
+    assert.deepEqual(r.findings, [
+      {
+        check: 'unknown-target',
+        severity: 'error',
+        file: `${zip}:START.sh`,
+        message: '<goto> target "GONE.sh" is not a state of this workflow',
+      },
+    ]);
   });
 
   it('a path that is no workflow is one error line and exit 64', async () => {
     const noEntry = join(box.dir, 'no-entry.zip');
-    writeFileSync(noEntry, makeZip([{ name: 'wf/OTHER.sh', content: sh('echo "<result>x</result>"') }]));
+    writeFileSync(
+      noEntry,
+      makeZip([{ name: 'wf/OTHER.sh', content: sh('echo "<result>x</result>"') }]),
+    );
     for (const [path, pattern] of [
       [noEntry, /^raymond: .*no-entry\.zip: no entry state: expected 1_START or START/],
       ['nope/missing', /^raymond: nope\/missing: no such file or directory\n$/],
-      [box.write({ 'notes.txt': 'hi' }, 'empty'), /^raymond: .*empty: no entry state: expected 1_START or START/],
+      [
+        box.write({ 'notes.txt': 'hi' }, 'empty'),
+        /^raymond: .*empty: no entry state: expected 1_START or START/,
+      ],
       [join(box.dir, 'empty/notes.txt'), /^raymond: .*notes\.txt: not a workflow/],
     ] as const) {
       const r = await box.run(['lint', path]);

@@ -18,16 +18,33 @@ describe('raymond merge with pi workers (real pi, scripted API)', () => {
     s.on(/^PI-EDIT (\w+)/, (r) => {
       const which = /^PI-EDIT (\w+)/.exec(r.prompt)![1]!;
       if (r.afterTool) return { text: `<result>edited ${which}</result>` };
-      return { toolUse: { name: 'bash', input: { command: `printf 'hello from ${which}\\n' > README.md && git commit -qam "edit by ${which}"` } } };
+      return {
+        toolUse: {
+          name: 'bash',
+          input: {
+            command: `printf 'hello from ${which}\\n' > README.md && git commit -qam "edit by ${which}"`,
+          },
+        },
+      };
     });
     s.on('Raymond is merging the branches of run pimerge', (r) => {
       if (r.afterTool) return { text: 'Kept both.' };
-      return { toolUse: { name: 'bash', input: { command: "printf 'hello from one\\nhello from two\\n' > README.md && git add README.md && git commit -q --no-edit" } } };
+      return {
+        toolUse: {
+          name: 'bash',
+          input: {
+            command:
+              "printf 'hello from one\\nhello from two\\n' > README.md && git add README.md && git commit -q --no-edit",
+          },
+        },
+      };
     });
     const wf = box.write(
       {
         'workflow.yaml': 'backend: pi\n',
-        'START.sh': sh(`echo '<fork next="DONE.sh" worktree="w" which="one">W.md</fork><fork next="DONE.sh" worktree="w" which="two">W.md</fork>'`),
+        'START.sh': sh(
+          `echo '<fork next="DONE.sh" worktree="w" which="one">W.md</fork><fork next="DONE.sh" worktree="w" which="two">W.md</fork>'`,
+        ),
         'W.md': 'PI-EDIT {{which}}: change the greeting and commit.',
         'DONE.sh': sh('echo "<result>forked</result>"'),
       },
@@ -35,12 +52,35 @@ describe('raymond merge with pi workers (real pi, scripted API)', () => {
     );
     const env = box.env();
     // Skipped permissions give pi turns its bash tool, the resolution's as the workers'.
-    const run = await raymond([wf, '--workflow-id', 'pimerge', '--dangerously-skip-permissions', '--quiet', '--max-parallel', '1'], { cwd: repo, env, timeoutMs: 120_000 });
+    const run = await raymond(
+      [
+        wf,
+        '--workflow-id',
+        'pimerge',
+        '--dangerously-skip-permissions',
+        '--quiet',
+        '--max-parallel',
+        '1',
+      ],
+      { cwd: repo, env, timeoutMs: 120_000 },
+    );
     assert.equal(run.code, 0, run.stderr);
-    const r = await raymond(['merge', 'pimerge', '--into', 'pi-merged', '--json'], { cwd: repo, env, timeoutMs: 120_000 });
+    const r = await raymond(['merge', 'pimerge', '--into', 'pi-merged', '--json'], {
+      cwd: repo,
+      env,
+      timeoutMs: 120_000,
+    });
     assert.equal(r.code, 0, `${r.stdout}\n${r.stderr}`);
-    const out = JSON.parse(r.stdout) as { merged: Array<{ agent: string; resolved: boolean; cost_usd: number }> };
-    assert.deepEqual(out.merged.map((m) => [m.agent, m.resolved]), [['main_w1', false], ['main_w2', true]]);
+    const out = JSON.parse(r.stdout) as {
+      merged: Array<{ agent: string; resolved: boolean; cost_usd: number }>;
+    };
+    assert.deepEqual(
+      out.merged.map((m) => [m.agent, m.resolved]),
+      [
+        ['main_w1', false],
+        ['main_w2', true],
+      ],
+    );
     assert.ok(out.merged[1]!.cost_usd > 0);
     assert.equal(git(repo, 'show', 'pi-merged:README.md'), 'hello from one\nhello from two');
     const [turn] = s.requestsFor('Raymond is merging the branches of run pimerge');

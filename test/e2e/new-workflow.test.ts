@@ -19,10 +19,20 @@ describe('raymond new', () => {
       const name = `flow-${template}`;
       const made = await box.run(['new', name, '--template', template]);
       assert.equal(made.code, 0, made.stderr);
-      assert.match(made.stdout, new RegExp(`^made ${name} from the ${template} template: README.md, ${states.map((s) => `states/${s}`).join(', ')}, workflow.yaml\\n`));
-      assert.deepEqual(readdirSync(join(box.dir, name)).sort(), ['README.md', 'states', 'workflow.yaml']);
+      assert.match(
+        made.stdout,
+        new RegExp(
+          `^made ${name} from the ${template} template: README.md, ${states.map((s) => `states/${s}`).join(', ')}, workflow.yaml\\n`,
+        ),
+      );
+      assert.deepEqual(readdirSync(join(box.dir, name)).sort(), [
+        'README.md',
+        'states',
+        'workflow.yaml',
+      ]);
       assert.deepEqual(readdirSync(join(box.dir, name, 'states')).sort(), states);
-      for (const s of states.filter((f) => f.endsWith('.sh'))) assert.ok(statSync(join(box.dir, name, 'states', s)).mode & 0o100, `${s} is executable`);
+      for (const s of states.filter((f) => f.endsWith('.sh')))
+        assert.ok(statSync(join(box.dir, name, 'states', s)).mode & 0o100, `${s} is executable`);
       assert.match(box.read(`${name}/README.md`), new RegExp(`^raymond ${name} --input "`, 'm'));
       const lint = await box.run(['lint', name, '--json']);
       assert.equal(lint.code, 0, lint.stdout + lint.stderr);
@@ -46,11 +56,17 @@ describe('raymond new', () => {
     box.write({ 'taken/notes.txt': 'mine\n', 'file.txt': 'x\n' });
     const taken = await box.run(['new', 'taken']);
     assert.equal(taken.code, 64);
-    assert.equal(taken.stderr, 'raymond: taken: already exists and is not empty: give the name of a new folder\n');
+    assert.equal(
+      taken.stderr,
+      'raymond: taken: already exists and is not empty: give the name of a new folder\n',
+    );
     assert.deepEqual(readdirSync(join(box.dir, 'taken')), ['notes.txt']);
     const file = await box.run(['new', 'file.txt']);
     assert.equal(file.code, 64);
-    assert.equal(file.stderr, 'raymond: file.txt: already exists and is not a folder: give the name of a new folder\n');
+    assert.equal(
+      file.stderr,
+      'raymond: file.txt: already exists and is not a folder: give the name of a new folder\n',
+    );
     assert.equal(readFileSync(join(box.dir, 'file.txt'), 'utf8'), 'x\n');
   });
 
@@ -67,6 +83,9 @@ describe('raymond new', () => {
   it('refuses an unknown template, naming the ones there are', async () => {
     const r = await box.run(['new', 'x', '--template', 'nope']);
     assert.equal(r.code, 64);
-    assert.match(r.stderr, /^raymond: option '--template <template>' argument 'nope' is invalid\. Allowed choices are fork-join, review-loop, batch-refactor\./);
+    assert.match(
+      r.stderr,
+      /^raymond: option '--template <template>' argument 'nope' is invalid\. Allowed choices are fork-join, review-loop, batch-refactor\./,
+    );
   });
 });

@@ -18,14 +18,29 @@ async function startReceiver(...args: Parameters<typeof start>): Promise<Receive
 }
 
 /** A hook command: appends its stdin, RAYMOND_EVENT and arguments (one JSON line each) to the file its first argument names. */
-const hook = box.write({ 'hook.sh': sh('out="$1"; shift', 'cat >> "$out"; echo >> "$out"', 'printf "%s\\n" "$RAYMOND_EVENT" >> "$out"', 'printf "%s|" "$@" >> "$out"; echo >> "$out"') }, 'hooks');
+const hook = box.write(
+  {
+    'hook.sh': sh(
+      'out="$1"; shift',
+      'cat >> "$out"; echo >> "$out"',
+      'printf "%s\\n" "$RAYMOND_EVENT" >> "$out"',
+      'printf "%s|" "$@" >> "$out"; echo >> "$out"',
+    ),
+  },
+  'hooks',
+);
 const hookScript = join(hook, 'hook.sh');
 
 /** What the hook command wrote: stdin, the variable and the arguments of each call. */
 function hookCalls(file: string): Array<{ stdin: Notification; env: Notification; args: string }> {
   const lines = readFileSync(file, 'utf8').split('\n');
   const calls = [];
-  for (let i = 0; i + 2 < lines.length; i += 3) calls.push({ stdin: JSON.parse(lines[i]!) as Notification, env: JSON.parse(lines[i + 1]!) as Notification, args: lines[i + 2]! });
+  for (let i = 0; i + 2 < lines.length; i += 3)
+    calls.push({
+      stdin: JSON.parse(lines[i]!) as Notification,
+      env: JSON.parse(lines[i + 1]!) as Notification,
+      args: lines[i + 2]!,
+    });
   return calls;
 }
 
@@ -36,14 +51,36 @@ describe('--notify and --notify-url: hooks told how a run ended', () => {
     const server = await startReceiver();
     const wf = box.write({ 'START.sh': sh('echo "<result>all done</result>"') }, 'tour');
     const out = join(box.dir, 'calls one.txt');
-    const r = await box.run([wf, '--workflow-id', 'nt1', '--name', 'nightly', '--notify-url', `${server.url}/hook`, '--notify', `${hookScript} '${out}' "two words" $HOME ~ *`]);
+    const r = await box.run([
+      wf,
+      '--workflow-id',
+      'nt1',
+      '--name',
+      'nightly',
+      '--notify-url',
+      `${server.url}/hook`,
+      '--notify',
+      `${hookScript} '${out}' "two words" $HOME ~ *`,
+    ]);
     await server.close();
     assert.equal(r.code, 0, r.stderr);
     assert.equal(r.stdout, 'all done\n');
     assert.deepEqual(server.requests, ['/hook']);
     assert.equal(server.types[0], 'application/json');
     const [n] = parsed(server.bodies);
-    assert.deepEqual({ ...n, at: undefined }, { event: 'run.completed', at: undefined, run_id: 'nt1', workflow: 'tour', name: 'nightly', status: 'completed', total_cost_usd: 0, results: { main: 'all done' } });
+    assert.deepEqual(
+      { ...n, at: undefined },
+      {
+        event: 'run.completed',
+        at: undefined,
+        run_id: 'nt1',
+        workflow: 'tour',
+        name: 'nightly',
+        status: 'completed',
+        total_cost_usd: 0,
+        results: { main: 'all done' },
+      },
+    );
     assert.ok(!Number.isNaN(Date.parse(n!.at)));
     const calls = hookCalls(out);
     assert.equal(calls.length, 1);
@@ -56,9 +93,25 @@ describe('--notify and --notify-url: hooks told how a run ended', () => {
 
   it('a failed run sends run.failed with the error and the command that resumes it; the resumed run sends run.completed', async () => {
     const server = await startReceiver();
-    const wf = box.write({ 'START.sh': sh('[ -f "$RAYMOND_WORKFLOW_ID.ok" ] || { echo "no flag" >&2; exit 3; }', 'echo "<result>second time</result>"') }, 'flaky');
+    const wf = box.write(
+      {
+        'START.sh': sh(
+          '[ -f "$RAYMOND_WORKFLOW_ID.ok" ] || { echo "no flag" >&2; exit 3; }',
+          'echo "<result>second time</result>"',
+        ),
+      },
+      'flaky',
+    );
     // A state folder two levels down: task folders go beside it, under runs/.raymond (see projectRootOf).
-    const failed = await box.run([wf, '--workflow-id', 'nt2', '--state-dir', 'runs/state', '--notify-url', `${server.url}/a`]);
+    const failed = await box.run([
+      wf,
+      '--workflow-id',
+      'nt2',
+      '--state-dir',
+      'runs/state',
+      '--notify-url',
+      `${server.url}/a`,
+    ]);
     assert.equal(failed.code, 1, failed.stderr);
     const [f] = parsed(server.bodies);
     assert.equal(f!.event, 'run.failed');
@@ -67,7 +120,14 @@ describe('--notify and --notify-url: hooks told how a run ended', () => {
     assert.equal(f!.resume, 'raymond --resume nt2 --state-dir runs/state');
     assert.equal(f!.results, undefined);
     writeFileSync(join(box.dir, 'nt2.ok'), '');
-    const resumed = await box.run(['--resume', 'nt2', '--state-dir', 'runs/state', '--notify-url', `${server.url}/b`]);
+    const resumed = await box.run([
+      '--resume',
+      'nt2',
+      '--state-dir',
+      'runs/state',
+      '--notify-url',
+      `${server.url}/b`,
+    ]);
     await server.close();
     assert.equal(resumed.code, 0, resumed.stderr);
     assert.deepEqual(server.requests, ['/a', '/b']);
@@ -80,43 +140,79 @@ describe('--notify and --notify-url: hooks told how a run ended', () => {
   it('a hook that keeps failing is one warning line on stderr, and the run still exits 0', async () => {
     const server = await startReceiver(() => 500);
     const wf = box.write({ 'START.sh': sh('echo "<result>ok</result>"') }, 'ignored');
-    const r = await box.run([wf, '--workflow-id', 'nt3', '--quiet', '--notify-url', `${server.url}/down`]);
+    const r = await box.run([
+      wf,
+      '--workflow-id',
+      'nt3',
+      '--quiet',
+      '--notify-url',
+      `${server.url}/down`,
+    ]);
     await server.close();
     assert.equal(r.code, 0, r.stderr);
     assert.equal(r.stdout, 'ok\n');
     assert.equal(server.bodies.length, 3);
-    assert.equal(r.stderr, `warning: notify: POST ${server.url}/down: 500 Internal Server Error after 3 attempts\n`);
+    assert.equal(
+      r.stderr,
+      `warning: notify: POST ${server.url}/down: 500 Internal Server Error after 3 attempts\n`,
+    );
   });
 
   it('a URL with user:pass@ is delivered with a Basic Authorization header; a failure warns without the password or the query', async () => {
     const server = await startReceiver();
     const wf = box.write({ 'START.sh': sh('echo "<result>ok</result>"') }, 'credentials');
-    const withAuth = server.url.replace('http://', 'http://hook%20user:s3cr%3At@') + '/in?token=t0ps3cret';
+    const withAuth =
+      server.url.replace('http://', 'http://hook%20user:s3cr%3At@') + '/in?token=t0ps3cret';
     const r = await box.run([wf, '--workflow-id', 'nt-auth', '--quiet', '--notify-url', withAuth]);
     await server.close();
     assert.equal(r.code, 0, r.stderr);
     assert.equal(r.stderr, '');
     assert.deepEqual(server.requests, ['/in?token=t0ps3cret']);
-    assert.deepEqual(server.authorizations, [`Basic ${Buffer.from('hook user:s3cr:t').toString('base64')}`]);
+    assert.deepEqual(server.authorizations, [
+      `Basic ${Buffer.from('hook user:s3cr:t').toString('base64')}`,
+    ]);
 
     const down = await startReceiver(() => 503);
     const failing = down.url.replace('http://', 'http://hook:s3cret@') + '/in?token=t0ps3cret';
     const f = await box.run([wf, '--workflow-id', 'nt-auth2', '--quiet', '--notify-url', failing]);
     await down.close();
     assert.equal(f.code, 0, f.stderr);
-    assert.equal(f.stderr, `warning: notify: POST ${down.url}/in?...: 503 Service Unavailable after 3 attempts\n`);
+    assert.equal(
+      f.stderr,
+      `warning: notify: POST ${down.url}/in?...: 503 Service Unavailable after 3 attempts\n`,
+    );
     const gone = await startReceiver();
     await gone.close();
     const unreachable = gone.url.replace('http://', 'http://hook:s3cret@') + '/in?token=t0ps3cret';
-    const g = await box.run([wf, '--workflow-id', 'nt-auth3', '--quiet', '--notify-url', unreachable]);
+    const g = await box.run([
+      wf,
+      '--workflow-id',
+      'nt-auth3',
+      '--quiet',
+      '--notify-url',
+      unreachable,
+    ]);
     assert.equal(g.code, 0, g.stderr);
-    assert.equal(g.stderr, `warning: notify: POST ${gone.url}/in?...: ECONNREFUSED after 3 attempts\n`);
+    assert.equal(
+      g.stderr,
+      `warning: notify: POST ${gone.url}/in?...: ECONNREFUSED after 3 attempts\n`,
+    );
   });
 
   it('goes through the proxy HTTP_PROXY names', async () => {
     const proxy = await startReceiver();
     const wf = box.write({ 'START.sh': sh('echo "<result>ok</result>"') }, 'proxied');
-    const r = await box.run([wf, '--workflow-id', 'nt-proxy', '--quiet', '--notify-url', 'http://user:pw@hooks.invalid/raymond'], { HTTP_PROXY: proxy.url });
+    const r = await box.run(
+      [
+        wf,
+        '--workflow-id',
+        'nt-proxy',
+        '--quiet',
+        '--notify-url',
+        'http://user:pw@hooks.invalid/raymond',
+      ],
+      { HTTP_PROXY: proxy.url },
+    );
     await proxy.close();
     assert.equal(r.code, 0, r.stderr);
     assert.equal(r.stderr, '');
@@ -131,26 +227,41 @@ describe('--notify and --notify-url: hooks told how a run ended', () => {
     const project = join(box.dir, 'configured');
     mkdirSync(join(project, '.raymond'), { recursive: true });
     const out = join(project, 'calls.txt');
-    writeFileSync(join(project, '.raymond/config.toml'), `[raymond]\nnotify = ["${hookScript}", "${out}", "$HOME"]\nnotify_url = "${fromConfig.url}/config"\n`);
+    writeFileSync(
+      join(project, '.raymond/config.toml'),
+      `[raymond]\nnotify = ["${hookScript}", "${out}", "$HOME"]\nnotify_url = "${fromConfig.url}/config"\n`,
+    );
     const wf = box.write({ 'START.sh': sh('echo "<result>x</result>"') }, 'configured/wf');
     const first = await raymond([wf, '--workflow-id', 'nt4'], { cwd: project });
     assert.equal(first.code, 0, first.stderr);
     assert.deepEqual(fromConfig.requests, ['/config']);
     assert.equal(hookCalls(out)[0]!.args, '$HOME|');
-    const second = await raymond([wf, '--workflow-id', 'nt5', '--notify-url', `${fromFlag.url}/flag`], { cwd: project });
+    const second = await raymond(
+      [wf, '--workflow-id', 'nt5', '--notify-url', `${fromFlag.url}/flag`],
+      { cwd: project },
+    );
     await fromConfig.close();
     await fromFlag.close();
     assert.equal(second.code, 0, second.stderr);
     assert.deepEqual(fromConfig.requests, ['/config']);
     assert.deepEqual(fromFlag.requests, ['/flag']);
-    assert.deepEqual(hookCalls(out).map((c) => c.stdin.run_id), ['nt4', 'nt5']);
+    assert.deepEqual(
+      hookCalls(out).map((c) => c.stdin.run_id),
+      ['nt4', 'nt5'],
+    );
   });
 
   it('a bad URL, bad quoting or a bad config value is one line and exit 64, with nothing run', async () => {
     const marker = join(box.dir, 'ran');
-    const wf = box.write({ 'START.sh': sh(`touch ${marker}`, 'echo "<result>x</result>"') }, 'never');
+    const wf = box.write(
+      { 'START.sh': sh(`touch ${marker}`, 'echo "<result>x</result>"') },
+      'never',
+    );
     const cases: Array<[string[], RegExp]> = [
-      [['--notify-url', 'file:///etc/passwd'], /^raymond: option '--notify-url <url>' argument 'file:\/\/\/etc\/passwd' is invalid\. expected an http: or https: URL \(run raymond --help for usage\)$/],
+      [
+        ['--notify-url', 'file:///etc/passwd'],
+        /^raymond: option '--notify-url <url>' argument 'file:\/\/\/etc\/passwd' is invalid\. expected an http: or https: URL \(run raymond --help for usage\)$/,
+      ],
       [['--notify-url', 'example.com/hook'], /expected an http: or https: URL/],
       [['--notify', `${hookScript} 'oops`], /the command has an unterminated single quote/],
     ];
@@ -162,11 +273,17 @@ describe('--notify and --notify-url: hooks told how a run ended', () => {
     }
     const project = join(box.dir, 'badconfig');
     mkdirSync(join(project, '.raymond'), { recursive: true });
-    writeFileSync(join(project, '.raymond/config.toml'), '[raymond]\nnotify_url = "ftp://example.com/x"\n');
+    writeFileSync(
+      join(project, '.raymond/config.toml'),
+      '[raymond]\nnotify_url = "ftp://example.com/x"\n',
+    );
     const r = await raymond([wf, '--workflow-id', 'nt-bad'], { cwd: project });
     assert.equal(r.code, 64, r.stderr);
     // The same check as --notify-url's, so the same words.
-    assert.match(r.stderr, /^raymond: .*config\.toml: raymond\.notify_url = "ftp:\/\/example\.com\/x": expected an http: or https: URL\n$/);
+    assert.match(
+      r.stderr,
+      /^raymond: .*config\.toml: raymond\.notify_url = "ftp:\/\/example\.com\/x": expected an http: or https: URL\n$/,
+    );
     assert.ok(!existsSync(marker));
     assert.ok(!existsSync(join(box.dir, '.raymond/state/nt-bad.json')));
   });
@@ -183,17 +300,36 @@ describe('--notify and --notify-url: hooks told how a run ended', () => {
 
   it('a run that asks: ask.created as it asks, then run.asking with every pending ask and the command that answers', async () => {
     const server = await startReceiver();
-    const wf = box.write({ 'START.sh': sh('echo "<ask next=\\"DO\\">approve?</ask>"'), 'DO.sh': sh('echo "<result>done</result>"') }, 'asks');
-    const r = await box.run([wf, '--workflow-id', 'nt-ask', '--on-ask=pause', '--notify-url', `${server.url}/hook`]);
+    const wf = box.write(
+      {
+        'START.sh': sh('echo "<ask next=\\"DO\\">approve?</ask>"'),
+        'DO.sh': sh('echo "<result>done</result>"'),
+      },
+      'asks',
+    );
+    const r = await box.run([
+      wf,
+      '--workflow-id',
+      'nt-ask',
+      '--on-ask=pause',
+      '--notify-url',
+      `${server.url}/hook`,
+    ]);
     await server.close();
     assert.equal(r.code, 2, r.stderr);
     const [created, asking] = parsed(server.bodies);
     assert.equal(created!.event, 'ask.created');
-    assert.deepEqual({ ...created!.ask, created_at: undefined }, { ask_id: created!.ask!.ask_id, agent_id: 'main', prompt: 'approve?', created_at: undefined });
+    assert.deepEqual(
+      { ...created!.ask, created_at: undefined },
+      { ask_id: created!.ask!.ask_id, agent_id: 'main', prompt: 'approve?', created_at: undefined },
+    );
     assert.equal(created!.resume, 'raymond --resume nt-ask --input "[your response]"');
     assert.equal(asking!.event, 'run.asking');
     assert.equal(asking!.status, 'asking');
-    assert.deepEqual(asking!.asks!.map((a) => a.ask_id), [created!.ask!.ask_id]);
+    assert.deepEqual(
+      asking!.asks!.map((a) => a.ask_id),
+      [created!.ask!.ask_id],
+    );
     assert.equal(server.bodies.length, 2);
   });
 });

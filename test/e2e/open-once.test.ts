@@ -46,14 +46,37 @@ describe('a run command opens its workflow once', () => {
     const reads = join(box.dir, 'zip-reads');
     const port = await freePort();
     // Not at a terminal: --on-ask is reject, so the run checks the workflow for asks before it starts.
-    const run = execa(process.execPath, ['--import', pathToFileURL(hook).href, CLI, `${server.url}/wf/${HASH}.zip`, `--inspect=${port}`, '--inspect-wait', '--workflow-id', 'once', '--no-debug'], {
-      cwd: box.dir, env: { ZIP_READS: reads }, reject: false, timeout: 60_000,
-    });
+    const run = execa(
+      process.execPath,
+      [
+        '--import',
+        pathToFileURL(hook).href,
+        CLI,
+        `${server.url}/wf/${HASH}.zip`,
+        `--inspect=${port}`,
+        '--inspect-wait',
+        '--workflow-id',
+        'once',
+        '--no-debug',
+      ],
+      {
+        cwd: box.dir,
+        env: { ZIP_READS: reads },
+        reject: false,
+        timeout: 60_000,
+      },
+    );
     after(() => run.kill('SIGKILL'));
     await new Promise<void>((resolve, reject) => {
       let printed = '';
-      run.stderr.on('data', (c: Buffer) => (printed += String(c)).includes('waiting for the inspector page') && resolve());
-      void run.then(() => reject(new Error(`raymond ended before waiting for the page:\n${printed}`)));
+      run.stderr.on(
+        'data',
+        (c: Buffer) =>
+          (printed += String(c)).includes('waiting for the inspector page') && resolve(),
+      );
+      void run.then(() =>
+        reject(new Error(`raymond ended before waiting for the page:\n${printed}`)),
+      );
     });
     const svg = await fetch(`http://localhost:${port}/live/diagram.svg`);
     assert.equal(svg.status, 200);
@@ -68,6 +91,10 @@ describe('a run command opens its workflow once', () => {
     assert.equal(r.stdout.trim(), 'once');
     assert.deepEqual(server.requests, [`/wf/${HASH}.zip`], 'downloaded once');
     assert.ok(existsSync(reads));
-    assert.equal(readFileSync(reads, 'utf8').trim().split('\n').length, 1, `the zip was read (opened) more than once:\n${readFileSync(reads, 'utf8')}`);
+    assert.equal(
+      readFileSync(reads, 'utf8').trim().split('\n').length,
+      1,
+      `the zip was read (opened) more than once:\n${readFileSync(reads, 'utf8')}`,
+    );
   });
 });

@@ -1,6 +1,14 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
@@ -33,7 +41,9 @@ interface Packed {
 describe('the npm package', () => {
   const tmp = mkdtempSync(join(tmpdir(), 'raymond-pack-'));
   const prefix = join(tmp, 'prefix');
-  const version = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+  const version = (
+    JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }
+  ).version;
   let packed: Packed;
   let installError = '';
 
@@ -41,29 +51,74 @@ describe('the npm package', () => {
     const pack = await execa('npm', ['pack', '--json', '--pack-destination', tmp], { cwd: ROOT });
     packed = (JSON.parse(pack.stdout) as Packed[])[0]!;
     // npm's cache folder stays the user's (a global install reads nothing from it: there are no dependencies).
-    const install = await execa('npm', ['install', '-g', '--offline', '--no-audit', '--no-fund', '--prefix', prefix, join(tmp, packed.filename)], { reject: false });
+    const install = await execa(
+      'npm',
+      [
+        'install',
+        '-g',
+        '--offline',
+        '--no-audit',
+        '--no-fund',
+        '--prefix',
+        prefix,
+        join(tmp, packed.filename),
+      ],
+      { reject: false },
+    );
     if (install.exitCode !== 0) installError = install.stderr;
   });
   after(() => rmSync(tmp, { recursive: true, force: true }));
 
   it('holds the bundle, its workers, the docs and the examples, and no source maps or tsc modules', () => {
     const paths = packed.files.map((f) => f.path);
-    for (const must of ['LICENSE', 'README.md', 'package.json', 'dist/src/cli/main.js', 'dist/src/cli/worker.js', 'dist/src/executors/spawner.main.js', 'dist/src/language/language.worker.js', 'workflows/examples/tour/1_START.sh']) {
+    for (const must of [
+      'LICENSE',
+      'README.md',
+      'package.json',
+      'dist/src/cli/main.js',
+      'dist/src/cli/worker.js',
+      'dist/src/executors/spawner.main.js',
+      'dist/src/language/language.worker.js',
+      'workflows/examples/tour/1_START.sh',
+    ]) {
       assert.ok(paths.includes(must), `${must} is in the package`);
     }
-    assert.ok(paths.some((p) => p.startsWith('docs/')), 'the docs are in the package');
-    assert.deepEqual(paths.filter((p) => p.endsWith('.map')), []);
+    assert.ok(
+      paths.some((p) => p.startsWith('docs/')),
+      'the docs are in the package',
+    );
+    assert.deepEqual(
+      paths.filter((p) => p.endsWith('.map')),
+      [],
+    );
     // Only the bundle's entries and chunks: the modules tsc wrote are inside them.
-    assert.deepEqual(paths.filter((p) => p.startsWith('dist/') && !/^dist\/src\/(cli\/(main|worker|chunk-\w+)|executors\/spawner\.main|language\/language\.worker)\.js$/.test(p)), []);
-    assert.ok(packed.size < MAX_TARBALL_BYTES, `the tarball is ${packed.size} bytes, over ${MAX_TARBALL_BYTES}`);
+    assert.deepEqual(
+      paths.filter(
+        (p) =>
+          p.startsWith('dist/') &&
+          !/^dist\/src\/(cli\/(main|worker|chunk-\w+)|executors\/spawner\.main|language\/language\.worker)\.js$/.test(
+            p,
+          ),
+      ),
+      [],
+    );
+    assert.ok(
+      packed.size < MAX_TARBALL_BYTES,
+      `the tarball is ${packed.size} bytes, over ${MAX_TARBALL_BYTES}`,
+    );
   });
 
   it('installs offline into a prefix, with no dependency to fetch', () => {
     assert.equal(installError, '', 'npm install -g --offline of the tarball');
-    const manifest = JSON.parse(readFileSync(join(prefix, 'lib/node_modules/raymond/package.json'), 'utf8')) as { dependencies?: object };
+    const manifest = JSON.parse(
+      readFileSync(join(prefix, 'lib/node_modules/raymond/package.json'), 'utf8'),
+    ) as { dependencies?: object };
     assert.equal(manifest.dependencies, undefined);
     const installed = treeBytes(prefix);
-    assert.ok(installed < MAX_INSTALLED_BYTES, `the install is ${installed} bytes, over ${MAX_INSTALLED_BYTES}`);
+    assert.ok(
+      installed < MAX_INSTALLED_BYTES,
+      `the install is ${installed} bytes, over ${MAX_INSTALLED_BYTES}`,
+    );
   });
 
   it('raymond and ray print the version from the install', async () => {
@@ -77,7 +132,11 @@ describe('the npm package', () => {
   it('runs the tour shipped in the package, spawner process included', async () => {
     const cwd = join(tmp, 'tour');
     mkdirSync(cwd);
-    const r = await execa(join(prefix, 'bin/raymond'), [join(prefix, 'lib/node_modules/raymond/workflows/examples/tour')], { cwd, reject: false, timeout: 60_000 });
+    const r = await execa(
+      join(prefix, 'bin/raymond'),
+      [join(prefix, 'lib/node_modules/raymond/workflows/examples/tour')],
+      { cwd, reject: false, timeout: 60_000 },
+    );
     assert.equal(r.exitCode, 0, r.stderr);
     assert.equal(r.stdout.trim(), 'Tour complete: LIFTOFF!, and three workers forked');
   });
@@ -86,8 +145,16 @@ describe('the npm package', () => {
     // Outputs of 1 MiB and more are parsed on the worker pool, not inline.
     const wf = join(tmp, 'big');
     mkdirSync(wf);
-    writeFileSync(join(wf, 'START.sh'), '#!/bin/sh\nhead -c 1200000 /dev/zero | tr "\\0" x\necho\necho "<result>big done</result>"\n', { mode: 0o755 });
-    const r = await execa(join(prefix, 'bin/raymond'), [wf], { cwd: wf, reject: false, timeout: 60_000 });
+    writeFileSync(
+      join(wf, 'START.sh'),
+      '#!/bin/sh\nhead -c 1200000 /dev/zero | tr "\\0" x\necho\necho "<result>big done</result>"\n',
+      { mode: 0o755 },
+    );
+    const r = await execa(join(prefix, 'bin/raymond'), [wf], {
+      cwd: wf,
+      reject: false,
+      timeout: 60_000,
+    });
     assert.equal(r.exitCode, 0, r.stderr);
     assert.equal(r.stdout.trim(), 'big done');
   });

@@ -19,9 +19,15 @@ describe("the project's .raymond folder, found as ray finds it", () => {
     assert.ok(existsSync(join(root, '.raymond', 'state', 'deep.json')));
     assert.equal(existsSync(join(wf, '.raymond')), false);
     assert.match((await raymond(['--list'], { cwd: root })).stdout, /^deep {2}completed/m);
-    assert.match((await raymond(['--status', 'deep'], { cwd: join(root, 'sub') })).stdout, /completed/);
+    assert.match(
+      (await raymond(['--status', 'deep'], { cwd: join(root, 'sub') })).stdout,
+      /completed/,
+    );
     // The config goes there too.
-    assert.match((await raymond(['--init-config'], { cwd: wf })).stdout, new RegExp(`wrote ${join(root, '.raymond', 'config.toml')}`));
+    assert.match(
+      (await raymond(['--init-config'], { cwd: wf })).stdout,
+      new RegExp(`wrote ${join(root, '.raymond', 'config.toml')}`),
+    );
   });
 
   it('a nearer .raymond wins; outside any repository the current folder holds it', async () => {
@@ -29,10 +35,17 @@ describe("the project's .raymond folder, found as ray finds it", () => {
     mkdirSync(join(root, 'pkg', '.raymond'), { recursive: true });
     git(root, 'init', '-q');
     const wf = box.write({ 'S.sh': sh('echo "<result>hi</result>"') }, 'repo2/pkg/app');
-    assert.equal((await raymond([join(wf, 'S.sh'), '--workflow-id', 'near', '--quiet'], { cwd: wf })).code, 0);
+    assert.equal(
+      (await raymond([join(wf, 'S.sh'), '--workflow-id', 'near', '--quiet'], { cwd: wf })).code,
+      0,
+    );
     assert.ok(existsSync(join(root, 'pkg', '.raymond', 'state', 'near.json')));
     const loose = box.write({ 'S.sh': sh('echo "<result>hi</result>"') }, 'loose/a');
-    assert.equal((await raymond([join(loose, 'S.sh'), '--workflow-id', 'loose', '--quiet'], { cwd: loose })).code, 0);
+    assert.equal(
+      (await raymond([join(loose, 'S.sh'), '--workflow-id', 'loose', '--quiet'], { cwd: loose }))
+        .code,
+      0,
+    );
     assert.ok(existsSync(join(loose, '.raymond', 'state', 'loose.json')));
   });
 });

@@ -20,7 +20,8 @@ let redis: RedisServer | undefined;
 let workers: QueueWorkers;
 let conn: Redis;
 const env = () => ({ RAYMOND_QUEUE_SECRET: TEST_SECRET });
-const lines = (file: string) => (existsSync(file) ? readFileSync(file, 'utf8').trim().split('\n').filter(Boolean) : []);
+const lines = (file: string) =>
+  existsSync(file) ? readFileSync(file, 'utf8').trim().split('\n').filter(Boolean) : [];
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 before(async () => {
@@ -55,19 +56,37 @@ describe('--queue: what Redis access without the secret cannot do', () => {
   it('a rogue worker without the secret answers a step with a forged result and a path-escaping session id: refused, nothing taken, nothing written', async (t) => {
     if (!redis) return t.skip(NO_REDIS);
     const rogueConn = new Redis(redis.url, { maxRetriesPerRequest: null });
-    const rogue = new Worker('steps', async () => ({
-      worker: 'rogue',
-      execution: { output: '<result>FORGED</result>', session: null, costUsd: 0 },
-      transcript: { id: '../../../escaped-here', text: 'ESCAPED' },
-    }), { connection: rogueConn, prefix: 'raymond' });
+    const rogue = new Worker(
+      'steps',
+      async () => ({
+        worker: 'rogue',
+        execution: { output: '<result>FORGED</result>', session: null, costUsd: 0 },
+        transcript: { id: '../../../escaped-here', text: 'ESCAPED' },
+      }),
+      { connection: rogueConn, prefix: 'raymond' },
+    );
     try {
       const wf = box.write({ 'START.sh': sh('echo "<result>honest</result>"') }, 'rogue');
-      const r = await box.run([wf, '--queue', redis.url, '--json', '--workflow-id', 'rogue'], env());
+      const r = await box.run(
+        [wf, '--queue', redis.url, '--json', '--workflow-id', 'rogue'],
+        env(),
+      );
       assert.notEqual(r.code, 0, r.stdout);
       assert.notEqual(summary(r).results.main, 'FORGED');
-      assert.match(r.stderr, /the step's result is not signed with the queue's secret for this job .*: refused/);
-      assert.deepEqual(Object.keys(box.state('rogue').results), [], 'the state file took no result');
-      assert.equal(existsSync(join(box.dir, 'escaped-here.jsonl')), false, 'no file outside the transcripts folder');
+      assert.match(
+        r.stderr,
+        /the step's result is not signed with the queue's secret for this job .*: refused/,
+      );
+      assert.deepEqual(
+        Object.keys(box.state('rogue').results),
+        [],
+        'the state file took no result',
+      );
+      assert.equal(
+        existsSync(join(box.dir, 'escaped-here.jsonl')),
+        false,
+        'no file outside the transcripts folder',
+      );
     } finally {
       await rogue.close();
       rogueConn.disconnect();
@@ -78,7 +97,10 @@ describe('--queue: what Redis access without the secret cannot do', () => {
     if (!redis) return t.skip(NO_REDIS);
     const w = await workers.start('replay');
     const ran = join(box.dir, 'replay-ran.log');
-    const wf = box.write({ 'START.sh': sh(`echo deploy >> ${ran}`, 'echo "<result>deployed</result>"') }, 'replay');
+    const wf = box.write(
+      { 'START.sh': sh(`echo deploy >> ${ran}`, 'echo "<result>deployed</result>"') },
+      'replay',
+    );
     const r = await box.run([wf, '--queue', redis.url, '--json', '--workflow-id', 'replay'], env());
     assert.equal(r.code, 0, r.stderr);
     assert.deepEqual(lines(ran), ['deploy']);
@@ -102,7 +124,10 @@ describe('--queue: what Redis access without the secret cannot do', () => {
       const claim = (await conn.get(claims[0]!))!;
       await conn.del(claims[0]!);
       assert.match(await replay(), /^failed: refused: it ran already/);
-      assert.match(w.log(), /refused job replay\.\S+: it ran already \(a copy put back in the queue\); nothing of it was run/);
+      assert.match(
+        w.log(),
+        /refused job replay\.\S+: it ran already \(a copy put back in the queue\); nothing of it was run/,
+      );
       // Another worker finds its claim.
       await conn.set(claims[0]!, claim);
       await w.kill();
@@ -120,12 +145,25 @@ describe('--queue: what Redis access without the secret cannot do', () => {
     const w = await workers.start('shape');
     const queue = new Queue('steps', { connection: conn, prefix: 'raymond' });
     try {
-      const job = { v: 3, kind: 'script', run: 'other', id: 'other.1', nonce: 'n', expires: Date.now() + 60_000 };
+      const job = {
+        v: 3,
+        kind: 'script',
+        run: 'other',
+        id: 'other.1',
+        nonce: 'n',
+        expires: Date.now() + 60_000,
+      };
       await queue.add('step', signJob(TEST_SECRET, job), { jobId: 'other.1' });
       assert.equal(await settled(queue, 'other.1'), 'failed');
       const reason = (await queue.getJob('other.1'))?.failedReason ?? '';
-      assert.equal(reason, 'refused: it is not a step job this worker knows (a run of another Raymond version?): v is 3; it must be 2; nothing of it was run');
-      assert.match(w.log(), /refused job other\.1: it is not a step job this worker knows .*: v is 3; it must be 2; nothing of it was run/);
+      assert.equal(
+        reason,
+        'refused: it is not a step job this worker knows (a run of another Raymond version?): v is 3; it must be 2; nothing of it was run',
+      );
+      assert.match(
+        w.log(),
+        /refused job other\.1: it is not a step job this worker knows .*: v is 3; it must be 2; nothing of it was run/,
+      );
     } finally {
       await queue.close();
     }
@@ -134,9 +172,30 @@ describe('--queue: what Redis access without the secret cannot do', () => {
   it('a worker started with another secret stops, saying so, and the runs go on on the others', async (t) => {
     if (!redis) return t.skip(NO_REDIS);
     // Started before any run said which secret it uses: it learns it from the run.
-    const wrong = execa(process.execPath, [CLI, 'worker', '--queue', redis.url, '--name', 'typo', '--workdir', box.dir, '--concurrency', '8'], {
-      env: { RAYMOND_QUEUE_SECRET: 'a-typo-in-the-secret-0123', RAYMOND_QUEUE_STALL_MS: '1500', HOME: box.dir }, reject: false, all: true,
-    });
+    const wrong = execa(
+      process.execPath,
+      [
+        CLI,
+        'worker',
+        '--queue',
+        redis.url,
+        '--name',
+        'typo',
+        '--workdir',
+        box.dir,
+        '--concurrency',
+        '8',
+      ],
+      {
+        env: {
+          RAYMOND_QUEUE_SECRET: 'a-typo-in-the-secret-0123',
+          RAYMOND_QUEUE_STALL_MS: '1500',
+          HOME: box.dir,
+        },
+        reject: false,
+        all: true,
+      },
+    );
     let out = '';
     wrong.all.on('data', (d: Buffer) => (out += d.toString()));
     while (!out.includes('is taking steps from')) {
@@ -144,35 +203,62 @@ describe('--queue: what Redis access without the secret cannot do', () => {
       await sleep(50);
     }
     await workers.start('right');
-    const wf = box.write({
-      'START.sh': sh('for i in $(seq 1 12); do echo "<fork next=\\"DONE.sh\\" item=\\"$i\\">WORK.sh</fork>"; done', 'echo "<goto>DONE.sh</goto>"'),
-      'WORK.sh': sh('echo "<result>item $item</result>"'),
-      'DONE.sh': sh('echo "<result>all done</result>"'),
-    }, 'typo');
+    const wf = box.write(
+      {
+        'START.sh': sh(
+          'for i in $(seq 1 12); do echo "<fork next=\\"DONE.sh\\" item=\\"$i\\">WORK.sh</fork>"; done',
+          'echo "<goto>DONE.sh</goto>"',
+        ),
+        'WORK.sh': sh('echo "<result>item $item</result>"'),
+        'DONE.sh': sh('echo "<result>all done</result>"'),
+      },
+      'typo',
+    );
     const r = await box.run([wf, '--queue', redis.url, '--json', '--workflow-id', 'typo'], env());
     assert.equal(r.code, 0, r.stderr);
     assert.equal(summary(r).results.main, 'all done');
     assert.equal(Object.keys(box.state('typo').results).length, 13);
     const ended = await wrong;
     assert.equal(ended.exitCode, 64, out);
-    assert.match(out, /^raymond: the runs queued at redis:\/\/127\.0\.0\.1:\d+ are signed with another secret than this worker's .*: stopping without taking a job/m);
+    assert.match(
+      out,
+      /^raymond: the runs queued at redis:\/\/127\.0\.0\.1:\d+ are signed with another secret than this worker's .*: stopping without taking a job/m,
+    );
     assert.doesNotMatch(out, /refused job/);
     // Started while a run's secret is published: it stops at once, before taking anything.
-    const late = await execa(process.execPath, [CLI, 'worker', '--queue', redis.url, '--name', 'late', '--workdir', box.dir], {
-      env: { RAYMOND_QUEUE_SECRET: 'a-typo-in-the-secret-0123', HOME: box.dir }, reject: false, timeout: 30_000,
-    });
+    const late = await execa(
+      process.execPath,
+      [CLI, 'worker', '--queue', redis.url, '--name', 'late', '--workdir', box.dir],
+      {
+        env: { RAYMOND_QUEUE_SECRET: 'a-typo-in-the-secret-0123', HOME: box.dir },
+        reject: false,
+        timeout: 30_000,
+      },
+    );
     assert.equal(late.exitCode, 64);
-    assert.deepEqual(String(late.stderr).trim().split('\n').filter((l) => !l.includes('is taking steps')).length, 1, String(late.stderr));
+    assert.deepEqual(
+      String(late.stderr)
+        .trim()
+        .split('\n')
+        .filter((l) => !l.includes('is taking steps')).length,
+      1,
+      String(late.stderr),
+    );
     assert.match(String(late.stderr), /signed with another secret than this worker's/);
   });
 
-  it('a run with another secret than the live workers\' is one line, and they keep working', async (t) => {
+  it("a run with another secret than the live workers' is one line, and they keep working", async (t) => {
     if (!redis) return t.skip(NO_REDIS);
     const w = await workers.start('keep');
     const wf = box.write({ 'START.sh': sh('echo "<result>fine</result>"') }, 'coordtypo');
-    const bad = await box.run([wf, '--queue', redis.url, '--json'], { RAYMOND_QUEUE_SECRET: 'a-typo-in-the-secret-0123' });
+    const bad = await box.run([wf, '--queue', redis.url, '--json'], {
+      RAYMOND_QUEUE_SECRET: 'a-typo-in-the-secret-0123',
+    });
     assert.notEqual(bad.code, 0);
-    assert.match(bad.stderr, /none of the \d+ live workers at redis:\/\/127\.0\.0\.1:\d+ has this run's queue secret/);
+    assert.match(
+      bad.stderr,
+      /none of the \d+ live workers at redis:\/\/127\.0\.0\.1:\d+ has this run's queue secret/,
+    );
     const good = await box.run([wf, '--queue', redis.url, '--json'], env());
     assert.equal(good.code, 0, good.stderr);
     assert.equal(summary(good).results.main, 'fine');
@@ -185,21 +271,42 @@ describe('--queue: one-shot commands, resumes and files', () => {
     const r = await box.run(['workers', '--queue', 'redis://127.0.0.1:1']);
     assert.equal(r.code, 75);
     assert.equal(r.stdout, '');
-    assert.match(r.stderr, /^raymond: cannot reach Redis at redis:\/\/127\.0\.0\.1:1: .*ECONNREFUSED.*\n$/);
+    assert.match(
+      r.stderr,
+      /^raymond: cannot reach Redis at redis:\/\/127\.0\.0\.1:1: .*ECONNREFUSED.*\n$/,
+    );
   });
 
-  it('--resume ID --queue-secret-file F without --queue takes the run\'s own queue and that secret', async (t) => {
+  it("--resume ID --queue-secret-file F without --queue takes the run's own queue and that secret", async (t) => {
     if (!redis) return t.skip(NO_REDIS);
     const secret = join(box.dir, 'resume-secret.txt');
     writeFileSync(secret, `${TEST_SECRET}\n`);
     const w = await workers.start('resume');
     const started = join(box.dir, 'resume-started');
-    const wf = box.write({ 'START.sh': sh(`touch ${started}`, 'sleep 2', 'echo "<result>resumed fine</result>"') }, 'resumesecret');
-    const proc = execa(process.execPath, [CLI, wf, '--queue', redis.url, '--queue-secret-file', secret, '--workflow-id', 'resumesecret'], { cwd: box.dir, env: { RAYMOND_QUEUE_SECRET: '' }, reject: false });
+    const wf = box.write(
+      { 'START.sh': sh(`touch ${started}`, 'sleep 2', 'echo "<result>resumed fine</result>"') },
+      'resumesecret',
+    );
+    const proc = execa(
+      process.execPath,
+      [
+        CLI,
+        wf,
+        '--queue',
+        redis.url,
+        '--queue-secret-file',
+        secret,
+        '--workflow-id',
+        'resumesecret',
+      ],
+      { cwd: box.dir, env: { RAYMOND_QUEUE_SECRET: '' }, reject: false },
+    );
     while (!existsSync(started)) await sleep(50);
     proc.kill('SIGKILL');
     await proc;
-    const r = await box.run(['--resume', 'resumesecret', '--queue-secret-file', secret, '--json'], { RAYMOND_QUEUE_SECRET: '' });
+    const r = await box.run(['--resume', 'resumesecret', '--queue-secret-file', secret, '--json'], {
+      RAYMOND_QUEUE_SECRET: '',
+    });
     assert.equal(r.code, 0, r.stderr);
     assert.equal(summary(r).results.main, 'resumed fine');
     await w.kill();
@@ -208,7 +315,13 @@ describe('--queue: one-shot commands, resumes and files', () => {
   it('a symlinked state file inside the workflow folder runs on the workers; one that leaves the folder is one line', async (t) => {
     if (!redis) return t.skip(NO_REDIS);
     const w = await workers.start('links');
-    const wf = box.write({ 'real-start.sh': sh('echo "<goto>NEXT.sh</goto>"'), 'lib/next.sh': sh('echo "<result>through links</result>"') }, 'links');
+    const wf = box.write(
+      {
+        'real-start.sh': sh('echo "<goto>NEXT.sh</goto>"'),
+        'lib/next.sh': sh('echo "<result>through links</result>"'),
+      },
+      'links',
+    );
     symlinkSync('real-start.sh', join(wf, 'START.sh'));
     symlinkSync(join(wf, 'lib', 'next.sh'), join(wf, 'NEXT.sh'));
     const r = await box.run([wf, '--queue', redis.url, '--json'], env());
@@ -220,7 +333,10 @@ describe('--queue: one-shot commands, resumes and files', () => {
     symlinkSync(join(shared, 'deploy.sh'), join(out, 'START.sh'));
     const refused = await box.run([out, '--queue', redis.url, '--json'], env());
     assert.notEqual(refused.code, 0);
-    assert.match(refused.stderr, /"START\.sh" is a symbolic link to .*shared\/deploy\.sh, outside the workflow folder: .*--queue refuses it/);
+    assert.match(
+      refused.stderr,
+      /"START\.sh" is a symbolic link to .*shared\/deploy\.sh, outside the workflow folder: .*--queue refuses it/,
+    );
     const lint = await box.run(['lint', out, '--json']);
     assert.match(lint.stdout, /"check":"link-outside-folder"/);
     await w.kill();

@@ -58,7 +58,11 @@ describe('remote zips', () => {
     assert.equal(summary(first).results.main, 'remote ran');
     assert.deepEqual(listing(REGISTRY), [`${HASH}.zip`]);
     const state = box.state(summary(first).workflow_id!);
-    assert.equal(state.scope.path, join(REGISTRY, `${HASH}.zip`), 'the state file names the cached copy');
+    assert.equal(
+      state.scope.path,
+      join(REGISTRY, `${HASH}.zip`),
+      'the state file names the cached copy',
+    );
     const second = await box.run([url, '--json']);
     assert.equal(second.code, 0, second.stderr);
     assert.equal(summary(second).results.main, 'remote ran');
@@ -81,25 +85,37 @@ describe('remote zips', () => {
     writeFileSync(cached, OTHER);
     const requests = server.requests.length;
     const line = await refused(`${server.url}/ok/${hash}.zip`);
-    assert.equal(line, `raymond: ${cached}: sha256 mismatch: the name says ${hash} but the archive hashes to ${sha256Hex(OTHER)}; refusing it\n`);
+    assert.equal(
+      line,
+      `raymond: ${cached}: sha256 mismatch: the name says ${hash} but the archive hashes to ${sha256Hex(OTHER)}; refusing it\n`,
+    );
     assert.equal(server.requests.length, requests);
     rmSync(cached);
   });
 
   it('a URL not named by a hash is refused', async () => {
     const url = `${server.url}/ok/flow.zip`;
-    assert.equal(await refused(url), `raymond: ${url}: a remote workflow must be named by its hash: the URL must end in <64 hex digits of its sha256>.zip\n`);
+    assert.equal(
+      await refused(url),
+      `raymond: ${url}: a remote workflow must be named by its hash: the URL must end in <64 hex digits of its sha256>.zip\n`,
+    );
   });
 
   it('a 404 is refused', async () => {
     const url = `${server.url}/missing/${sha256Hex(Buffer.from('x'))}.zip`;
-    assert.equal(await refused(url), `raymond: ${url}: download failed: the server answered 404 Not Found\n`);
+    assert.equal(
+      await refused(url),
+      `raymond: ${url}: download failed: the server answered 404 Not Found\n`,
+    );
   });
 
   it('other bytes under the hash name are refused', async () => {
     const hash = sha256Hex(Buffer.from('the promised bytes'));
     const url = `${server.url}/other/${hash}.zip`;
-    assert.equal(await refused(url), `raymond: ${url}: sha256 mismatch: the name says ${hash} but the archive hashes to ${sha256Hex(OTHER)}; refusing it\n`);
+    assert.equal(
+      await refused(url),
+      `raymond: ${url}: sha256 mismatch: the name says ${hash} but the archive hashes to ${sha256Hex(OTHER)}; refusing it\n`,
+    );
   });
 
   it('a body that is no zip is refused, even under its own hash', async () => {
@@ -109,7 +125,10 @@ describe('remote zips', () => {
 
   it('a body past 64 MiB is refused', async () => {
     const url = `${server.url}/big/${sha256Hex(Buffer.from('big'))}.zip`;
-    assert.equal(await refused(url), `raymond: ${url}: the download is larger than 64 MiB, the most Raymond fetches; refusing it\n`);
+    assert.equal(
+      await refused(url),
+      `raymond: ${url}: the download is larger than 64 MiB, the most Raymond fetches; refusing it\n`,
+    );
   });
 
   it('a server that is not there is refused as a failure that may pass: exit 75, ERR_UNREACHABLE', async () => {
@@ -122,12 +141,19 @@ describe('remote zips', () => {
     assert.equal(summary(json).error, `${url}: download failed: ECONNREFUSED`);
     const lint = await box.run(['lint', url, '--json']);
     assert.equal(lint.code, 75, lint.stderr);
-    assert.deepEqual(JSON.parse(lint.stdout), { error: `${url}: download failed: ECONNREFUSED`, code: 'ERR_UNREACHABLE' });
+    assert.deepEqual(JSON.parse(lint.stdout), {
+      error: `${url}: download failed: ECONNREFUSED`,
+      code: 'ERR_UNREACHABLE',
+    });
   });
 
   it('goes through the proxy HTTP_PROXY names, unless NO_PROXY names the host', async () => {
     // The proxy answers for any host: the zip's host does not even exist.
-    const proxy = await startServer((req, res) => (req.url === `http://zips.invalid/ok/${HASH}.zip` ? res.end(ZIP) : ((res.statusCode = 502), res.end())));
+    const proxy = await startServer((req, res) =>
+      req.url === `http://zips.invalid/ok/${HASH}.zip`
+        ? res.end(ZIP)
+        : ((res.statusCode = 502), res.end()),
+    );
     try {
       const url = `http://zips.invalid/ok/${HASH}.zip`;
       const own = new Sandbox();
@@ -139,7 +165,10 @@ describe('remote zips', () => {
 
       const direct = `${server.url}/ok/${HASH}.zip`;
       const bypass = new Sandbox();
-      const d = await bypass.run([direct, '--json'], { http_proxy: proxy.url, NO_PROXY: '127.0.0.1' });
+      const d = await bypass.run([direct, '--json'], {
+        http_proxy: proxy.url,
+        NO_PROXY: '127.0.0.1',
+      });
       bypass.remove();
       assert.equal(d.code, 0, d.stderr);
       assert.deepEqual(proxy.requests, [url], 'NO_PROXY: not through the proxy');
@@ -149,10 +178,20 @@ describe('remote zips', () => {
   });
 
   it('--resume of a run started from a URL works with the server stopped', async () => {
-    const flaky = makeZip([{ name: 'START.sh', content: sh('[ -f "$RAYMOND_WORKFLOW_ID.ok" ] || exit 9', 'echo "<result>resumed</result>"') }]);
+    const flaky = makeZip([
+      {
+        name: 'START.sh',
+        content: sh(
+          '[ -f "$RAYMOND_WORKFLOW_ID.ok" ] || exit 9',
+          'echo "<result>resumed</result>"',
+        ),
+      },
+    ]);
     const hash = sha256Hex(flaky);
     const own = await startServer((_req, res) => res.end(flaky));
-    const first = await box.run([`${own.url}/${hash}.zip`, '--workflow-id', 'rz']).finally(() => own.close());
+    const first = await box
+      .run([`${own.url}/${hash}.zip`, '--workflow-id', 'rz'])
+      .finally(() => own.close());
     assert.equal(first.code, 1, first.stderr);
     writeFileSync(join(box.dir, 'rz.ok'), '');
     const second = await box.run(['--resume', 'rz', '--json']);
@@ -163,11 +202,20 @@ describe('remote zips', () => {
   it('a cross-workflow tag may name a remote zip: it is downloaded once into the registry and called', async () => {
     const url = `${server.url}/ok/${HASH}.zip`;
     const before = server.requests.length;
-    const wf = box.write({ 'START.sh': sh(`echo '<call-workflow return="END">${url}</call-workflow>'`), 'END.sh': sh('echo "<result>called: $RAYMOND_INPUT</result>"') }, 'remote-caller');
+    const wf = box.write(
+      {
+        'START.sh': sh(`echo '<call-workflow return="END">${url}</call-workflow>'`),
+        'END.sh': sh('echo "<result>called: $RAYMOND_INPUT</result>"'),
+      },
+      'remote-caller',
+    );
     const r = await box.run([wf, '--json']);
     assert.equal(r.code, 0, r.stderr);
     assert.equal(summary(r).results.main, 'called: remote ran');
     assert.ok(existsSync(join(REGISTRY, `${HASH}.zip`)));
-    assert.ok(server.requests.length - before <= 1, 'downloaded at most once (not again if an earlier test cached it)');
+    assert.ok(
+      server.requests.length - before <= 1,
+      'downloaded at most once (not again if an earlier test cached it)',
+    );
   });
 });

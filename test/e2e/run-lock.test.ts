@@ -19,7 +19,11 @@ const wf = box.write(
   {
     'START.sh': sh('[ -f "$LOG.go" ] || exit 9', 'echo "<goto>STEP</goto>"'),
     // Long enough that a second orchestrator of the same run would be running it at the same time.
-    'STEP.sh': sh('echo "$RAYMOND_WORKFLOW_ID $PPID" >> "$LOG"', 'sleep 0.3', 'echo "<result>once</result>"'),
+    'STEP.sh': sh(
+      'echo "$RAYMOND_WORKFLOW_ID $PPID" >> "$LOG"',
+      'sleep 0.3',
+      'echo "<result>once</result>"',
+    ),
   },
   'wf',
 );
@@ -47,34 +51,84 @@ describe('one orchestrator per run, through the CLI', () => {
       const id = `round${round}`;
       writeFileSync(join(dir, `${id}.json`), JSON.stringify({ ...seed, workflow_id: id }));
       // What a crashed orchestrator leaves: a lock naming a process that is gone.
-      writeFileSync(join(dir, `${id}.lock`), JSON.stringify({ pid: spawnSync('true').pid, host: hostname(), started_at: '2026-01-01T00:00:00.000Z' }));
+      writeFileSync(
+        join(dir, `${id}.lock`),
+        JSON.stringify({
+          pid: spawnSync('true').pid,
+          host: hostname(),
+          started_at: '2026-01-01T00:00:00.000Z',
+        }),
+      );
       // Started one after the other, the four take the lock in the same millisecond.
-      const race = { ...env, NODE_OPTIONS: `--import ${BARRIER}`, RAYMOND_TEST_LOCK_AT: String(Date.now() + 2000) };
-      const runs = await Promise.all([0, 1, 2, 3].map(() => box.run(['--resume', id, '--json'], race)));
-      const ran = readFileSync(LOG, 'utf8').split('\n').filter((l) => l.startsWith(`${id} `));
-      assert.equal(ran.length, 1, `round ${round}: STEP.sh ran ${ran.length} times\n${runs.map((r) => r.stderr).join('')}`);
-      assert.deepEqual(runs.map((r) => r.code).sort(), [0, 64, 64, 64], runs.map((r) => r.stderr).join(''));
+      const race = {
+        ...env,
+        NODE_OPTIONS: `--import ${BARRIER}`,
+        RAYMOND_TEST_LOCK_AT: String(Date.now() + 2000),
+      };
+      const runs = await Promise.all(
+        [0, 1, 2, 3].map(() => box.run(['--resume', id, '--json'], race)),
+      );
+      const ran = readFileSync(LOG, 'utf8')
+        .split('\n')
+        .filter((l) => l.startsWith(`${id} `));
+      assert.equal(
+        ran.length,
+        1,
+        `round ${round}: STEP.sh ran ${ran.length} times\n${runs.map((r) => r.stderr).join('')}`,
+      );
+      assert.deepEqual(
+        runs.map((r) => r.code).sort(),
+        [0, 64, 64, 64],
+        runs.map((r) => r.stderr).join(''),
+      );
       for (const r of runs.filter((x) => x.code === 64)) {
-        assert.match(r.stderr, new RegExp(`^raymond: .*(run ${id} is in use by process \\d+|run ${id} has completed; nothing to resume)`), r.stderr);
+        assert.match(
+          r.stderr,
+          new RegExp(
+            `^raymond: .*(run ${id} is in use by process \\d+|run ${id} has completed; nothing to resume)`,
+          ),
+          r.stderr,
+        );
       }
       assert.equal(box.state(id).results.main, 'once');
     }
   });
 
   it('two fresh starts of one id, the second taking the lock only once the first ended: the workflow runs once', async () => {
-    const once = box.write({ 'START.sh': sh('echo "$RAYMOND_WORKFLOW_ID $PPID" >> "$LOG"', 'echo "<result>once</result>"') }, 'fresh');
+    const once = box.write(
+      {
+        'START.sh': sh(
+          'echo "$RAYMOND_WORKFLOW_ID $PPID" >> "$LOG"',
+          'echo "<result>once</result>"',
+        ),
+      },
+      'fresh',
+    );
     const id = 'fresh';
     const go = join(box.dir, 'fresh.go');
     // The second looks for an existing run first, then waits at its lock until the first ended.
-    const second = box.run([once, '--workflow-id', id], { LOG, NODE_OPTIONS: `--import ${BARRIER}`, RAYMOND_TEST_LOCK_GO: go });
+    const second = box.run([once, '--workflow-id', id], {
+      LOG,
+      NODE_OPTIONS: `--import ${BARRIER}`,
+      RAYMOND_TEST_LOCK_GO: go,
+    });
     for (let i = 0; i < 600 && !existsSync(`${go}.waiting`); i++) await sleep(50);
     const first = await box.run([once, '--workflow-id', id], { LOG });
     assert.equal(first.code, 0, first.stderr);
     writeFileSync(go, '');
     const late = await second;
     assert.equal(late.code, 64, late.stderr);
-    assert.match(late.stderr, /^raymond: \S+fresh\.json: a run with id "fresh" already exists; choose another --workflow-id$/m);
-    assert.equal(readFileSync(LOG, 'utf8').split('\n').filter((l) => l.startsWith(`${id} `)).length, 1, 'START.sh ran once');
+    assert.match(
+      late.stderr,
+      /^raymond: \S+fresh\.json: a run with id "fresh" already exists; choose another --workflow-id$/m,
+    );
+    assert.equal(
+      readFileSync(LOG, 'utf8')
+        .split('\n')
+        .filter((l) => l.startsWith(`${id} `)).length,
+      1,
+      'START.sh ran once',
+    );
   });
 
   it('a --resume that waits for the lock while another resume finishes the run reads the run as it was left, and runs nothing', async () => {
@@ -83,7 +137,11 @@ describe('one orchestrator per run, through the CLI', () => {
     const id = 'waiter';
     writeFileSync(join(dir, `${id}.json`), JSON.stringify({ ...seed, workflow_id: id }));
     const go = join(box.dir, 'waiter.go');
-    const second = box.run(['--resume', id, '--json'], { LOG, NODE_OPTIONS: `--import ${BARRIER}`, RAYMOND_TEST_LOCK_GO: go });
+    const second = box.run(['--resume', id, '--json'], {
+      LOG,
+      NODE_OPTIONS: `--import ${BARRIER}`,
+      RAYMOND_TEST_LOCK_GO: go,
+    });
     for (let i = 0; i < 600 && !existsSync(`${go}.waiting`); i++) await sleep(50);
     const first = await box.run(['--resume', id, '--json'], { LOG });
     assert.equal(first.code, 0, first.stderr);
@@ -91,9 +149,21 @@ describe('one orchestrator per run, through the CLI', () => {
     writeFileSync(go, '');
     const late = await second;
     assert.equal(late.code, 64, late.stderr);
-    assert.match(late.stderr, /^raymond: \S+waiter\.json: run waiter has completed; nothing to resume$/m);
-    assert.equal(readFileSync(LOG, 'utf8').split('\n').filter((l) => l.startsWith(`${id} `)).length, 1, 'STEP.sh ran once');
-    assert.equal(readFileSync(join(dir, `${id}.json`), 'utf8'), finished, 'the finished run is left as it was');
+    assert.match(
+      late.stderr,
+      /^raymond: \S+waiter\.json: run waiter has completed; nothing to resume$/m,
+    );
+    assert.equal(
+      readFileSync(LOG, 'utf8')
+        .split('\n')
+        .filter((l) => l.startsWith(`${id} `)).length,
+      1,
+      'STEP.sh ran once',
+    );
+    assert.equal(
+      readFileSync(join(dir, `${id}.json`), 'utf8'),
+      finished,
+      'the finished run is left as it was',
+    );
   });
 });
-

@@ -10,16 +10,33 @@ after(() => box.remove());
 
 describe('--name: a label for a run', () => {
   it('is kept in the state file and shown by --list, --status and the terminal title; --resume may change it', async () => {
-    const wf = box.write({ 'START.sh': sh('[ -f "$RAYMOND_WORKFLOW_ID.ok" ] || exit 9', 'echo "<result>ok</result>"') }, 'named');
+    const wf = box.write(
+      {
+        'START.sh': sh('[ -f "$RAYMOND_WORKFLOW_ID.ok" ] || exit 9', 'echo "<result>ok</result>"'),
+      },
+      'named',
+    );
     const first = await box.run([wf, '--workflow-id', 'nm1', '--name', 'nightly refactor']);
     assert.equal(first.code, 1, first.stderr);
     assert.equal(box.state('nm1').options.name, 'nightly refactor');
     assert.match((await box.run(['--list'])).stdout, /^nm1 {2}"nightly refactor" {2}failed /m);
-    assert.match((await box.run(['--status', 'nm1'])).stdout, /^run nm1 "nightly refactor": failed/);
-    assert.equal(JSON.parse((await box.run(['--list', '--json'])).stdout).find((r: { workflow_id: string }) => r.workflow_id === 'nm1').name, 'nightly refactor');
+    assert.match(
+      (await box.run(['--status', 'nm1'])).stdout,
+      /^run nm1 "nightly refactor": failed/,
+    );
+    assert.equal(
+      JSON.parse((await box.run(['--list', '--json'])).stdout).find(
+        (r: { workflow_id: string }) => r.workflow_id === 'nm1',
+      ).name,
+      'nightly refactor',
+    );
     writeFileSync(join(box.dir, 'nm1.ok'), '');
     // On a terminal, as a user's shell gives it.
-    const r = await execa('script', ['-qfec', `${process.execPath} ${CLI} --resume nm1 --name "second try"`, '/dev/null'], { cwd: box.dir, reject: false });
+    const r = await execa(
+      'script',
+      ['-qfec', `${process.execPath} ${CLI} --resume nm1 --name "second try"`, '/dev/null'],
+      { cwd: box.dir, reject: false },
+    );
     assert.equal(r.exitCode, 0, r.stdout);
     assert.ok(r.stdout.includes('\x1b]2;ray: second try: START\x07'), r.stdout);
     assert.equal(box.state('nm1').options.name, 'second try');
@@ -42,7 +59,11 @@ describe('--name: a label for a run', () => {
 
   it('refuses an empty, multi-line or overlong label with one line', async () => {
     const wf = box.write({ 'START.sh': sh('echo "<result>x</result>"') }, 'badname');
-    for (const [name, why] of [['', /the label is empty/], ['a\nb', /control character/], ['x'.repeat(101), /at most 100/]] as const) {
+    for (const [name, why] of [
+      ['', /the label is empty/],
+      ['a\nb', /control character/],
+      ['x'.repeat(101), /at most 100/],
+    ] as const) {
       const r = await box.run([wf, '--workflow-id', 'nm-bad', '--name', name]);
       assert.equal(r.code, 64, r.stderr);
       assert.match(r.stderr, why);

@@ -21,17 +21,33 @@ function rayOnPath(): Record<string, string> {
 describe('a skill package driven as its callers drive it', () => {
   it('run.sh run, then run.sh resume while it exits 2, reading only exit codes and the JSON, ends with exit 0', async () => {
     const env = rayOnPath();
-    const sh = (args: string[], extra: Record<string, string>) => execa(join(PACKAGE, 'run.sh'), args, { cwd: box.dir, env: { ...env, ...extra }, reject: false, stdin: 'ignore' });
+    const sh = (args: string[], extra: Record<string, string>) =>
+      execa(join(PACKAGE, 'run.sh'), args, {
+        cwd: box.dir,
+        env: { ...env, ...extra },
+        reject: false,
+        stdin: 'ignore',
+      });
     const answers = ['add a changelog entry', 'approve'];
     const codes: number[] = [];
     const prompts: string[] = [];
     let r = await sh(['run'], { INPUT: 'rename the config loader' });
     codes.push(r.exitCode!);
     while (r.exitCode === 2) {
-      const out = JSON.parse(String(r.stdout)) as { status: string; run_id: string; asking: { prompt: string }; pending_count: number; resume: string };
+      const out = JSON.parse(String(r.stdout)) as {
+        status: string;
+        run_id: string;
+        asking: { prompt: string };
+        pending_count: number;
+        resume: string;
+      };
       assert.equal(out.status, 'asking');
       assert.equal(out.pending_count, 0);
-      assert.match(out.resume, /^ray --resume \S+ --input "\[your response\]"$/, 'the hint names the command the package runs');
+      assert.match(
+        out.resume,
+        /^ray --resume \S+ --input "\[your response\]"$/,
+        'the hint names the command the package runs',
+      );
       prompts.push(out.asking.prompt);
       const answer = answers.shift();
       assert.ok(answer !== undefined, `asked once too often: ${out.asking.prompt}`);
@@ -41,16 +57,28 @@ describe('a skill package driven as its callers drive it', () => {
     assert.deepEqual(codes, [2, 2, 0], String(r.stderr));
     assert.match(prompts[0]!, /^Plan for "rename the config loader" is in .*plan\.md: three steps/);
     assert.match(prompts[1]!, /^Noted in .*plan\.md\. Reply approve/);
-    assert.match(String(r.stdout), /^implemented: rename the config loader \(plan .*\/\.raymond\/tasks\/approval-[0-9a-f]+\/main\/plan\.md\)$/);
+    assert.match(
+      String(r.stdout),
+      /^implemented: rename the config loader \(plan .*\/\.raymond\/tasks\/approval-[0-9a-f]+\/main\/plan\.md\)$/,
+    );
   });
 
   it('raymond PACKAGE runs its states/ as serve does: it starts at states/1_START.sh, asks, and a resume finishes it', async () => {
     const r = await box.run([PACKAGE, '--on-ask=pause', '--input', 'rename the loader']);
     assert.equal(r.code, 2, r.stderr);
-    const out = JSON.parse(r.stdout) as { status: string; run_id: string; workflow: string; asking: { prompt: string } };
+    const out = JSON.parse(r.stdout) as {
+      status: string;
+      run_id: string;
+      workflow: string;
+      asking: { prompt: string };
+    };
     assert.equal(out.status, 'asking');
     assert.equal(out.workflow, 'approval');
-    assert.match(out.run_id, /^approval-[0-9a-f]{8}$/, 'the run is named after the package, not states/');
+    assert.match(
+      out.run_id,
+      /^approval-[0-9a-f]{8}$/,
+      'the run is named after the package, not states/',
+    );
     assert.match(out.asking.prompt, /^Plan for "rename the loader" is in /);
     assert.match(r.stderr, /\[main\] running 1_START\.sh/);
     const done = await box.run(['--resume', out.run_id, '--input', 'approve', '--json']);

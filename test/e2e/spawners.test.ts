@@ -15,7 +15,8 @@ function spawnersOf(parent: number): number[] {
     try {
       const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
       const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      if (ppid === parent && readFileSync(`/proc/${name}/cmdline`, 'utf8').includes('spawner.main')) out.push(Number(name));
+      if (ppid === parent && readFileSync(`/proc/${name}/cmdline`, 'utf8').includes('spawner.main'))
+        out.push(Number(name));
     } catch {
       // Gone meanwhile.
     }
@@ -26,14 +27,23 @@ function spawnersOf(parent: number): number[] {
 describe('script steps run in spawner processes', () => {
   it('a spawner killed with SIGKILL mid-run takes no run down: its steps run again and every result is there once', async () => {
     const n = 40;
-    const wf = box.write({
-      'START.sh': sh(`for i in $(seq 1 ${n}); do printf '<fork next="END" item="%s">W</fork>' "$i"; done`),
-      // Each run of a worker leaves a line, so reruns show; results come from the state file.
-      'W.sh': sh('echo "$item" >> "$LOG"', 'sleep 0.3', 'echo "<result>$item</result>"'),
-      'END.sh': sh('echo "<result>dispatched</result>"'),
-    }, 'fan');
+    const wf = box.write(
+      {
+        'START.sh': sh(
+          `for i in $(seq 1 ${n}); do printf '<fork next="END" item="%s">W</fork>' "$i"; done`,
+        ),
+        // Each run of a worker leaves a line, so reruns show; results come from the state file.
+        'W.sh': sh('echo "$item" >> "$LOG"', 'sleep 0.3', 'echo "<result>$item</result>"'),
+        'END.sh': sh('echo "<result>dispatched</result>"'),
+      },
+      'fan',
+    );
     const log = `${box.dir}/runs.log`;
-    const child = execa(process.execPath, [CLI, wf, '--workflow-id', 'spawn-kill', '--max-parallel', '8', '--json'], { cwd: box.dir, reject: false, stdin: 'ignore', env: { LOG: log } });
+    const child = execa(
+      process.execPath,
+      [CLI, wf, '--workflow-id', 'spawn-kill', '--max-parallel', '8', '--json'],
+      { cwd: box.dir, reject: false, stdin: 'ignore', env: { LOG: log } },
+    );
     let victims: number[] = [];
     for (let i = 0; i < 200 && victims.length === 0; i++) {
       await sleep(50);
@@ -54,7 +64,11 @@ describe('script steps run in spawner processes', () => {
     assert.equal(out.status, 'completed');
     const workers = Object.entries(out.results).filter(([id]) => id !== 'main');
     assert.equal(workers.length, n, 'one result per worker');
-    assert.deepEqual(workers.map(([, v]) => Number(v)).sort((a, b) => a - b), Array.from({ length: n }, (_, i) => i + 1), 'each worker\'s own result, exactly once');
+    assert.deepEqual(
+      workers.map(([, v]) => Number(v)).sort((a, b) => a - b),
+      Array.from({ length: n }, (_, i) => i + 1),
+      "each worker's own result, exactly once",
+    );
     const ran = readFileSync(log, 'utf8').trim().split('\n');
     assert.deepEqual([...new Set(ran)].length, n, 'every worker ran (some twice: at least once)');
     assert.ok(!alive(victims[0]!), 'the killed spawner is gone');
@@ -62,13 +76,21 @@ describe('script steps run in spawner processes', () => {
   });
 
   it('scripts die with a SIGKILLed orchestrator: the spawners see their stdin close and kill every group', async () => {
-    const wf = box.write({
-      'START.sh': sh('echo "<fork next=\\"SLEEP\\">SLEEP</fork>"'),
-      'SLEEP.sh': sh('sleep 60 & echo $! >> "$PIDS"', 'wait', 'echo "<result>slept</result>"'),
-      'END.sh': sh('echo "<result>x</result>"'),
-    }, 'orphans');
+    const wf = box.write(
+      {
+        'START.sh': sh('echo "<fork next=\\"SLEEP\\">SLEEP</fork>"'),
+        'SLEEP.sh': sh('sleep 60 & echo $! >> "$PIDS"', 'wait', 'echo "<result>slept</result>"'),
+        'END.sh': sh('echo "<result>x</result>"'),
+      },
+      'orphans',
+    );
     const pids = `${box.dir}/sleep.pids`;
-    const child = execa(process.execPath, [CLI, wf, '--workflow-id', 'orphans'], { cwd: box.dir, reject: false, stdin: 'ignore', env: { PIDS: pids } });
+    const child = execa(process.execPath, [CLI, wf, '--workflow-id', 'orphans'], {
+      cwd: box.dir,
+      reject: false,
+      stdin: 'ignore',
+      env: { PIDS: pids },
+    });
     let sleepers: number[] = [];
     for (let i = 0; i < 200 && sleepers.length < 2; i++) {
       await sleep(50);

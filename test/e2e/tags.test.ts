@@ -12,8 +12,14 @@ describe('transition tags through script states', () => {
     const wf = box.write(
       {
         'START.sh': sh('echo "<call return=\\"AFTER_CALL\\" input=\\"2\\">LOOP</call>"'),
-        'LOOP.sh': sh('n=$RAYMOND_INPUT', 'echo "$n" >> "$RAYMOND_WORKFLOW_ID.loop"', 'if [ "$n" -gt 0 ]; then echo "<reset input=\\"$((n-1))\\">LOOP</reset>"; else echo "<result>looped</result>"; fi'),
-        'AFTER_CALL.sh': sh('echo "<function return=\\"AFTER_FN.sh\\" input=\\"[$RAYMOND_RESULT]\\">FN</function>"'),
+        'LOOP.sh': sh(
+          'n=$RAYMOND_INPUT',
+          'echo "$n" >> "$RAYMOND_WORKFLOW_ID.loop"',
+          'if [ "$n" -gt 0 ]; then echo "<reset input=\\"$((n-1))\\">LOOP</reset>"; else echo "<result>looped</result>"; fi',
+        ),
+        'AFTER_CALL.sh': sh(
+          'echo "<function return=\\"AFTER_FN.sh\\" input=\\"[$RAYMOND_RESULT]\\">FN</function>"',
+        ),
         'FN.sh': sh('echo "<result>fn saw $RAYMOND_INPUT</result>"'),
         'AFTER_FN.sh': sh('echo "<result>$RAYMOND_INPUT</result>"'),
       },
@@ -30,9 +36,15 @@ describe('transition tags through script states', () => {
   it('fork gives each worker its attributes (as env on every state), its cd, and a fresh stack', async () => {
     const wf = box.write(
       {
-        'START.sh': sh('mkdir -p work/a work/b', 'echo "<fork next=\\"DONE\\" item=\\"A\\" cd=\\"work/a\\">WORKER</fork><fork next=\\"DONE\\" item=\\"B\\" cd=\\"work/b\\" input=\\"hi\\">WORKER</fork>"'),
+        'START.sh': sh(
+          'mkdir -p work/a work/b',
+          'echo "<fork next=\\"DONE\\" item=\\"A\\" cd=\\"work/a\\">WORKER</fork><fork next=\\"DONE\\" item=\\"B\\" cd=\\"work/b\\" input=\\"hi\\">WORKER</fork>"',
+        ),
         'WORKER.sh': sh('echo "<goto input=\\"$RAYMOND_INPUT\\">SECOND</goto>"'),
-        'SECOND.sh': sh('pwd > where.txt', 'echo "<result>$RAYMOND_AGENT_ID item=$item input=${RAYMOND_INPUT:-none} next=${next:-unset} cd=${cd:-unset}</result>"'),
+        'SECOND.sh': sh(
+          'pwd > where.txt',
+          'echo "<result>$RAYMOND_AGENT_ID item=$item input=${RAYMOND_INPUT:-none} next=${next:-unset} cd=${cd:-unset}</result>"',
+        ),
         'DONE.sh': sh('echo "<result>dispatched</result>"'),
       },
       'forks',
@@ -82,7 +94,15 @@ describe('transition tags through script states', () => {
   });
 
   it('prints <print> contents as progress and ignores tags inside a result payload', async () => {
-    const wf = box.write({ 'START.sh': sh('echo "<print>step one done</print>"', 'echo "<result>use <goto>X</goto> later</result>"') }, 'print');
+    const wf = box.write(
+      {
+        'START.sh': sh(
+          'echo "<print>step one done</print>"',
+          'echo "<result>use <goto>X</goto> later</result>"',
+        ),
+      },
+      'print',
+    );
     const r = await box.run([wf, '--json']);
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stderr, /\[main\] step one done/);
@@ -90,7 +110,14 @@ describe('transition tags through script states', () => {
   });
 
   it('resolves extension-less targets to .md or .sh and accepts explicit extensions', async () => {
-    const wf = box.write({ 'START.sh': sh('echo "<goto>B</goto>"'), 'B.sh': sh('echo "<goto>C.sh</goto>"'), 'C.sh': sh('echo "<result>ok</result>"') }, 'resolve');
+    const wf = box.write(
+      {
+        'START.sh': sh('echo "<goto>B</goto>"'),
+        'B.sh': sh('echo "<goto>C.sh</goto>"'),
+        'C.sh': sh('echo "<result>ok</result>"'),
+      },
+      'resolve',
+    );
     const r = await box.run([wf, '--json']);
     assert.equal(r.code, 0, r.stderr);
     assert.equal(summary(r).results.main, 'ok');
@@ -101,7 +128,10 @@ describe('transition tags through script states', () => {
     const wf = box.write(
       {
         'START.sh': sh('echo "<goto input=\\"$RAYMOND_INPUT\\">NEXT</goto>"'),
-        'NEXT.sh': sh('printf %s "$RAYMOND_INPUT" > injected-input.txt', 'echo "<result>next ran</result>"'),
+        'NEXT.sh': sh(
+          'printf %s "$RAYMOND_INPUT" > injected-input.txt',
+          'echo "<result>next ran</result>"',
+        ),
       },
       'injection',
     );
@@ -113,7 +143,16 @@ describe('transition tags through script states', () => {
 
   it('reads a tag after megabytes of an unfinished <goto and spaces', async () => {
     // Quadratic parsing made this output take hours; the runner's timeout ends the test first.
-    const wf = box.write({ 'START.sh': sh("printf '<goto'", "head -c 4000000 /dev/zero | tr '\\0' ' '", 'echo "<result>parsed</result>"') }, 'spaces');
+    const wf = box.write(
+      {
+        'START.sh': sh(
+          "printf '<goto'",
+          "head -c 4000000 /dev/zero | tr '\\0' ' '",
+          'echo "<result>parsed</result>"',
+        ),
+      },
+      'spaces',
+    );
     const r = await box.run([wf, '--json']);
     assert.equal(r.code, 0, r.stderr);
     assert.equal(summary(r).results.main, 'parsed');
@@ -122,8 +161,12 @@ describe('transition tags through script states', () => {
   it('fork attributes named toString, constructor and __proto__ reach the worker as variables (toString only prefixed: it is not lower case)', async () => {
     const wf = box.write(
       {
-        'START.sh': sh('echo "<fork next=\\"DONE\\" toString=\\"t\\" constructor=\\"c\\" __proto__=\\"p\\">WORKER</fork>"'),
-        'WORKER.sh': sh('echo "<result>${toString-unset} $RAYMOND_ATTR_toString $constructor $__proto__</result>"'),
+        'START.sh': sh(
+          'echo "<fork next=\\"DONE\\" toString=\\"t\\" constructor=\\"c\\" __proto__=\\"p\\">WORKER</fork>"',
+        ),
+        'WORKER.sh': sh(
+          'echo "<result>${toString-unset} $RAYMOND_ATTR_toString $constructor $__proto__</result>"',
+        ),
         'DONE.sh': sh('echo "<result>done</result>"'),
       },
       'proto',
@@ -132,6 +175,10 @@ describe('transition tags through script states', () => {
     assert.equal(r.code, 0, r.stderr);
     assert.deepEqual(summary(r).results, { main: 'done', main_worker1: 'unset t c p' });
     const worker = box.state('proto').agents.find((a) => a.id === 'main_worker1')!;
-    assert.deepEqual(Object.entries(worker.attributes), [['toString', 't'], ['constructor', 'c'], ['__proto__', 'p']]);
+    assert.deepEqual(Object.entries(worker.attributes), [
+      ['toString', 't'],
+      ['constructor', 'c'],
+      ['__proto__', 'p'],
+    ]);
   });
 });

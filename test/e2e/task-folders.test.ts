@@ -14,9 +14,17 @@ describe('task folders (script states)', () => {
   it('gives every agent its own folder, made on first use; task="inherit" shares the parent\'s', async () => {
     const wf = box.write(
       {
-        'START.sh': sh('echo main > "$RAYMOND_TASK_FOLDER/who"', 'echo "<fork next=\\"END\\">W</fork><fork next=\\"END\\" task=\\"inherit\\">SHARE</fork>"'),
-        'W.sh': sh('[ -d "$RAYMOND_TASK_FOLDER" ] || exit 7', 'echo "<result>$RAYMOND_TASK_FOLDER</result>"'),
-        'SHARE.sh': sh('echo "<result>$RAYMOND_TASK_FOLDER $(cat "$RAYMOND_TASK_FOLDER/who")</result>"'),
+        'START.sh': sh(
+          'echo main > "$RAYMOND_TASK_FOLDER/who"',
+          'echo "<fork next=\\"END\\">W</fork><fork next=\\"END\\" task=\\"inherit\\">SHARE</fork>"',
+        ),
+        'W.sh': sh(
+          '[ -d "$RAYMOND_TASK_FOLDER" ] || exit 7',
+          'echo "<result>$RAYMOND_TASK_FOLDER</result>"',
+        ),
+        'SHARE.sh': sh(
+          'echo "<result>$RAYMOND_TASK_FOLDER $(cat "$RAYMOND_TASK_FOLDER/who")</result>"',
+        ),
         'END.sh': sh('echo "<result>$RAYMOND_TASK_FOLDER</result>"'),
       },
       'forks',
@@ -26,19 +34,32 @@ describe('task folders (script states)', () => {
     const results = summary(r).results;
     assert.equal(results.main, folder('tf1', 'main'));
     assert.equal(results.main_w1, folder('tf1', 'main_w1'));
-    assert.equal(results.main_share2, `${folder('tf1', 'main')} main`, 'the inheriting worker reads the parent\'s file');
+    assert.equal(
+      results.main_share2,
+      `${folder('tf1', 'main')} main`,
+      "the inheriting worker reads the parent's file",
+    );
     assert.ok(existsSync(folder('tf1', 'main_w1')));
     assert.ok(!existsSync(folder('tf1', 'main_share2')), 'no folder for the worker that shares');
     const agents = Object.fromEntries(box.state('tf1').agents.map((a) => [a.id, a.task_folder]));
-    assert.deepEqual(agents, { main: folder('tf1', 'main'), main_w1: folder('tf1', 'main_w1'), main_share2: folder('tf1', 'main') });
+    assert.deepEqual(agents, {
+      main: folder('tf1', 'main'),
+      main_w1: folder('tf1', 'main_w1'),
+      main_share2: folder('tf1', 'main'),
+    });
   });
 
   it('task="new" on <reset> moves the agent to a fresh folder; a plain reset keeps it', async () => {
     const wf = box.write(
       {
         'START.sh': sh('echo one > "$RAYMOND_TASK_FOLDER/f"', 'echo "<reset>KEEP</reset>"'),
-        'KEEP.sh': sh('echo "<reset task=\\"new\\" input=\\"$(cat "$RAYMOND_TASK_FOLDER/f")\\">NEW</reset>"'),
-        'NEW.sh': sh('[ -e "$RAYMOND_TASK_FOLDER/f" ] && exit 8', 'echo "<result>$RAYMOND_INPUT $RAYMOND_TASK_FOLDER</result>"'),
+        'KEEP.sh': sh(
+          'echo "<reset task=\\"new\\" input=\\"$(cat "$RAYMOND_TASK_FOLDER/f")\\">NEW</reset>"',
+        ),
+        'NEW.sh': sh(
+          '[ -e "$RAYMOND_TASK_FOLDER/f" ] && exit 8',
+          'echo "<result>$RAYMOND_INPUT $RAYMOND_TASK_FOLDER</result>"',
+        ),
       },
       'reset',
     );
@@ -53,7 +74,11 @@ describe('task folders (script states)', () => {
     const wf = box.write(
       {
         'START.sh': sh('echo "<reset task=\\"new\\">MIDDLE</reset>"'),
-        'MIDDLE.sh': sh('echo "$RAYMOND_TASK_FOLDER" >> "$RAYMOND_WORKFLOW_ID.seen"', '[ -f "$RAYMOND_WORKFLOW_ID.ok" ] || exit 9', 'echo "<result>$RAYMOND_TASK_FOLDER</result>"'),
+        'MIDDLE.sh': sh(
+          'echo "$RAYMOND_TASK_FOLDER" >> "$RAYMOND_WORKFLOW_ID.seen"',
+          '[ -f "$RAYMOND_WORKFLOW_ID.ok" ] || exit 9',
+          'echo "<result>$RAYMOND_TASK_FOLDER</result>"',
+        ),
       },
       'resume',
     );
@@ -64,11 +89,22 @@ describe('task folders (script states)', () => {
     assert.equal(second.code, 0, second.stderr);
     const expected = `${folder('tf3', 'main')}.2`;
     assert.equal(summary(second).results.main, expected);
-    assert.deepEqual(readFileSync(join(box.dir, 'tf3.seen'), 'utf8').trim().split('\n'), [expected, expected]);
+    assert.deepEqual(readFileSync(join(box.dir, 'tf3.seen'), 'utf8').trim().split('\n'), [
+      expected,
+      expected,
+    ]);
   });
 
   it('gives an agent of an older state file (no task_folder) the default folder on --resume', async () => {
-    const wf = box.write({ 'START.sh': sh('[ -f "$RAYMOND_WORKFLOW_ID.ok" ] || exit 9', 'echo "<result>$RAYMOND_TASK_FOLDER</result>"') }, 'old');
+    const wf = box.write(
+      {
+        'START.sh': sh(
+          '[ -f "$RAYMOND_WORKFLOW_ID.ok" ] || exit 9',
+          'echo "<result>$RAYMOND_TASK_FOLDER</result>"',
+        ),
+      },
+      'old',
+    );
     assert.equal((await box.run([wf, '--workflow-id', 'tf4'])).code, 1);
     const path = join(box.dir, '.raymond/state/tf4.json');
     const state = box.state('tf4');
@@ -85,8 +121,14 @@ describe('task folders (script states)', () => {
   it('honours task_folder_pattern from .raymond/config.toml', async () => {
     const project = join(box.dir, 'project');
     mkdirSync(join(project, '.raymond'), { recursive: true });
-    writeFileSync(join(project, '.raymond/config.toml'), '[raymond]\ntask_folder_pattern = "work/{agent_id}-of-{workflow_id}/"\n');
-    const wf = box.write({ 'START.sh': sh('echo "<result>$RAYMOND_TASK_FOLDER</result>"') }, 'project/wf');
+    writeFileSync(
+      join(project, '.raymond/config.toml'),
+      '[raymond]\ntask_folder_pattern = "work/{agent_id}-of-{workflow_id}/"\n',
+    );
+    const wf = box.write(
+      { 'START.sh': sh('echo "<result>$RAYMOND_TASK_FOLDER</result>"') },
+      'project/wf',
+    );
     const r = await raymond([wf, '--json', '--workflow-id', 'tf5'], { cwd: project });
     assert.equal(r.code, 0, r.stderr);
     assert.equal(summary(r).results.main, join(project, 'work/main-of-tf5'));
@@ -112,31 +154,57 @@ describe('task folders (script states)', () => {
       assert.match(r.stderr, /^raymond: .*config\.toml: raymond\.task_folder_pattern = /);
       assert.ok(!existsSync(join(project, '.raymond/state')), 'nothing was written');
     }
-    const tag = box.write({ 'START.sh': sh('echo "<fork next=\\"END\\" task=\\"mine\\">END</fork>"'), 'END.sh': sh('echo "<result>x</result>"') }, 'badtag');
+    const tag = box.write(
+      {
+        'START.sh': sh('echo "<fork next=\\"END\\" task=\\"mine\\">END</fork>"'),
+        'END.sh': sh('echo "<result>x</result>"'),
+      },
+      'badtag',
+    );
     const r = await box.run([tag, '--workflow-id', 'tf6']);
     assert.equal(r.code, 1);
-    assert.match(r.stderr, /^raymond: .*START\.sh: <fork> task="mine": expected task="new" or task="inherit"$/m);
+    assert.match(
+      r.stderr,
+      /^raymond: .*START\.sh: <fork> task="mine": expected task="new" or task="inherit"$/m,
+    );
   });
 
   it('with --state-dir NAME (not a `state` folder) the task folders stay beside it, never above the working directory', async () => {
     const project = join(box.dir, 'statedir');
     mkdirSync(project, { recursive: true });
-    const wf = box.write({ 'START.sh': sh('echo "<result>$RAYMOND_TASK_FOLDER</result>"') }, 'statedir/wf');
-    const r = await raymond([wf, '--json', '--workflow-id', 'tf7', '--state-dir', 'st'], { cwd: project });
+    const wf = box.write(
+      { 'START.sh': sh('echo "<result>$RAYMOND_TASK_FOLDER</result>"') },
+      'statedir/wf',
+    );
+    const r = await raymond([wf, '--json', '--workflow-id', 'tf7', '--state-dir', 'st'], {
+      cwd: project,
+    });
     assert.equal(r.code, 0, r.stderr);
     assert.equal(summary(r).results.main, join(project, '.raymond/tasks/tf7/main'));
-    assert.ok(!existsSync(join(box.dir, '.raymond/tasks/tf7')), 'nothing above the working directory');
+    assert.ok(
+      !existsSync(join(box.dir, '.raymond/tasks/tf7')),
+      'nothing above the working directory',
+    );
   });
 
-  it('with --state-dir <dir>/x/state the task folders go under x (the state folder\'s parent is not .raymond), not above it', async () => {
+  it("with --state-dir <dir>/x/state the task folders go under x (the state folder's parent is not .raymond), not above it", async () => {
     const project = join(box.dir, 'named');
     mkdirSync(project, { recursive: true });
-    const wf = box.write({ 'START.sh': sh('echo "<result>$RAYMOND_TASK_FOLDER</result>"') }, 'named/wf');
-    const r = await raymond([wf, '--json', '--workflow-id', 'tf8', '--state-dir', join(project, 'x/state')], { cwd: project });
+    const wf = box.write(
+      { 'START.sh': sh('echo "<result>$RAYMOND_TASK_FOLDER</result>"') },
+      'named/wf',
+    );
+    const r = await raymond(
+      [wf, '--json', '--workflow-id', 'tf8', '--state-dir', join(project, 'x/state')],
+      { cwd: project },
+    );
     assert.equal(r.code, 0, r.stderr);
     assert.equal(summary(r).results.main, join(project, 'x/.raymond/tasks/tf8/main'));
     assert.ok(existsSync(join(project, 'x/.raymond/tasks/tf8/main')), 'the folder was made');
     assert.ok(!existsSync(join(project, '.raymond/tasks/tf8')), 'nothing in the folder holding x');
-    assert.ok(!existsSync(join(box.dir, '.raymond/tasks/tf8')), 'nothing above the working directory');
+    assert.ok(
+      !existsSync(join(box.dir, '.raymond/tasks/tf8')),
+      'nothing above the working directory',
+    );
   });
 });

@@ -28,8 +28,17 @@ before(async () => {
   cpSync(join(ROOT, 'dist'), join(pkg, 'dist'), { recursive: true });
   copyFileSync(join(ROOT, 'package.json'), join(pkg, 'package.json'));
   symlinkSync(join(ROOT, 'node_modules'), join(pkg, 'node_modules'));
-  const roots = box.write({ 'quiet/workflow.yaml': 'id: quiet\ninput:\n  mode: none\n', 'quiet/START.sh': sh('echo "<result>ok</result>"') }, 'roots');
-  const proc = spawn(process.execPath, [cli, 'serve', '--root', roots, '--port', '0'], { cwd: box.dir, stdio: ['ignore', 'ignore', 'pipe'] });
+  const roots = box.write(
+    {
+      'quiet/workflow.yaml': 'id: quiet\ninput:\n  mode: none\n',
+      'quiet/START.sh': sh('echo "<result>ok</result>"'),
+    },
+    'roots',
+  );
+  const proc = spawn(process.execPath, [cli, 'serve', '--root', roots, '--port', '0'], {
+    cwd: box.dir,
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   const exited = new Promise<void>((resolve) => proc.on('exit', () => resolve()));
   let err = '';
   const url = await new Promise<string>((resolve, reject) => {
@@ -49,7 +58,10 @@ after(async () => {
 
 describe('the pages of the built package, away from the source tree', () => {
   it('has no client source beside it', () => {
-    assert.ok(!existsSync(join(pkg, 'src/web/client')) && !existsSync(join(pkg, 'dist/src/web/client/live-page.ts')));
+    assert.ok(
+      !existsSync(join(pkg, 'src/web/client')) &&
+        !existsSync(join(pkg, 'dist/src/web/client/live-page.ts')),
+    );
   });
 
   it("serves the server page and a run's live page with their scripts inline", async () => {
@@ -59,7 +71,10 @@ describe('the pages of the built package, away from the source tree', () => {
     const started = await api(`${server!.url}/runs`, 'POST', { workflow_id: 'quiet' });
     assert.equal(started.status, 201, JSON.stringify(started.body));
     const id = started.body.run_id as string;
-    await until(async () => (await api(`${server!.url}/runs/${id}`)).body.status === 'completed', `run ${id} completed`);
+    await until(
+      async () => (await api(`${server!.url}/runs/${id}`)).body.status === 'completed',
+      `run ${id} completed`,
+    );
     const live = await fetch(`${server!.url}/ui/runs/${encodeURIComponent(id)}`);
     assert.equal(live.status, 200);
     const script = pageScript(await live.text());
@@ -67,9 +82,13 @@ describe('the pages of the built package, away from the source tree', () => {
     assert.match(script, /awaiting-child/, 'the shared fold is in the page');
   });
 
-  it('writes `diagram --html` with the diagram page\'s script', async () => {
+  it("writes `diagram --html` with the diagram page's script", async () => {
     const page = join(box.dir, 'tour.html');
-    const r = await execa(process.execPath, [cli, 'diagram', join(ROOT, 'workflows/examples/tour'), '--html', page], { cwd: box.dir, reject: false });
+    const r = await execa(
+      process.execPath,
+      [cli, 'diagram', join(ROOT, 'workflows/examples/tour'), '--html', page],
+      { cwd: box.dir, reject: false },
+    );
     assert.equal(r.exitCode, 0, r.stderr);
     assert.match(pageScript(readFileSync(page, 'utf8')), /history\.replaceState/);
   });

@@ -16,12 +16,21 @@ const WORKERS = {
 
 /** The results of the W workers, which must each have named themselves. */
 function wResults(results: Record<string, string>): string[] {
-  return Object.entries(results).filter(([, v]) => v.startsWith('w ')).map(([id, v]) => (assert.equal(v, `w ${id}`), id));
+  return Object.entries(results)
+    .filter(([, v]) => v.startsWith('w '))
+    .map(([id, v]) => (assert.equal(v, `w ${id}`), id));
 }
 
 describe('forked worker ids', () => {
   it('a W1 worker and ten W workers forked later all keep their own id and result', async () => {
-    const wf = box.write({ 'START.sh': sh('echo "<fork next=\\"STEP2\\">W1</fork>"'), 'STEP2.sh': sh(TEN_W), ...WORKERS }, 'later');
+    const wf = box.write(
+      {
+        'START.sh': sh('echo "<fork next=\\"STEP2\\">W1</fork>"'),
+        'STEP2.sh': sh(TEN_W),
+        ...WORKERS,
+      },
+      'later',
+    );
     const r = await box.run([wf, '--json', '--workflow-id', 'later']);
     assert.equal(r.code, 0, r.stderr);
     const { results } = summary(r);
@@ -31,7 +40,10 @@ describe('forked worker ids', () => {
   });
 
   it('a W1 worker and ten W workers forked in one step all run', async () => {
-    const wf = box.write({ 'START.sh': sh('echo "<fork next=\\"DONE\\">W1</fork>"', TEN_W), ...WORKERS }, 'once');
+    const wf = box.write(
+      { 'START.sh': sh('echo "<fork next=\\"DONE\\">W1</fork>"', TEN_W), ...WORKERS },
+      'once',
+    );
     const r = await box.run([wf, '--json', '--workflow-id', 'once']);
     assert.equal(r.code, 0, r.stderr);
     assert.doesNotMatch(r.stderr, /internal error|already exists/);
@@ -42,7 +54,11 @@ describe('forked worker ids', () => {
 
   it('a resumed run keeps the ids an older naming rule gave, and new workers never take them', async () => {
     const wf = box.write(
-      { 'START.sh': sh('echo "<fork next=\\"STEP2\\">W1</fork>"'), 'STEP2.sh': sh('[ -f go ] || exit 3', TEN_W), ...WORKERS },
+      {
+        'START.sh': sh('echo "<fork next=\\"STEP2\\">W1</fork>"'),
+        'STEP2.sh': sh('[ -f go ] || exit 3', TEN_W),
+        ...WORKERS,
+      },
       'legacy',
     );
     assert.equal((await box.run([wf, '--workflow-id', 'legacy'])).code, 1);
@@ -83,11 +99,21 @@ describe('forked worker ids', () => {
     const { results } = summary(r);
     const ids = Object.keys(results);
     assert.equal(ids.length, 61, 'main and 60 workers');
-    assert.ok(ids.every((id) => id.length <= 100), ids.filter((id) => id.length > 100).join(' '));
+    assert.ok(
+      ids.every((id) => id.length <= 100),
+      ids.filter((id) => id.length > 100).join(' '),
+    );
     const bottom = Object.values(results).find((v) => v.startsWith('bottom '))!;
-    assert.match(bottom, /^bottom main-[0-9a-f]{16}(_worker1)+$/, 'the deepest id names a shortened parent');
+    assert.match(
+      bottom,
+      /^bottom main-[0-9a-f]{16}(_worker1)+$/,
+      'the deepest id names a shortened parent',
+    );
     const state = box.state('chain');
-    assert.equal(new Set(state.agents.map((a) => a.task_folder)).size, 61, 'a folder of its own each');
+    assert.equal(
+      new Set(state.agents.map((a) => a.task_folder)).size,
+      61,
+      'a folder of its own each',
+    );
   });
 });
-

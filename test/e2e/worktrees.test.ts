@@ -14,7 +14,10 @@ after(() => {
 });
 
 const PACKAGES = ['a', 'b', 'c', 'd', 'e'];
-const repoFiles = Object.fromEntries([['README.md', 'top\n'], ...PACKAGES.map((p) => [`pkg/${p}/file.txt`, `${p}\n`])]);
+const repoFiles = Object.fromEntries([
+  ['README.md', 'top\n'],
+  ...PACKAGES.map((p) => [`pkg/${p}/file.txt`, `${p}\n`]),
+]);
 
 interface Worktree {
   agent: string;
@@ -27,7 +30,10 @@ interface Worktree {
   saved: string | null;
   removed: boolean;
 }
-type Out = ReturnType<typeof summary> & { worktrees: Worktree[]; worktree_pool?: { created: number; reused: number; peak_alive: number } };
+type Out = ReturnType<typeof summary> & {
+  worktrees: Worktree[];
+  worktree_pool?: { created: number; reused: number; peak_alive: number };
+};
 
 /**
  * A dispatcher forking `n` workers into worktrees (package `pkg` round-robin,
@@ -35,11 +41,17 @@ type Out = ReturnType<typeof summary> & { worktrees: Worktree[]; worktree_pool?:
  * folders alive as it runs, appends a line to its package's file and commits,
  * unless told to leave its work uncommitted.
  */
-function workflow(name: string, n: number, opts: { sparse?: boolean; sleep?: string } = {}): string {
+function workflow(
+  name: string,
+  n: number,
+  opts: { sparse?: boolean; sleep?: string } = {},
+): string {
   const sparse = opts.sparse ? ' sparse=\\"pkg/$p\\"' : '';
   return box.write(
     {
-      'START.sh': sh(`pk=(${PACKAGES.join(' ')}); for i in $(seq 1 ${n}); do p=\${pk[$(( i % ${PACKAGES.length} ))]}; printf "<fork next=\\"DONE\\" worktree=\\"w\\"${sparse} pkg=\\"$p\\" n=\\"$i\\">W</fork>"; done`),
+      'START.sh': sh(
+        `pk=(${PACKAGES.join(' ')}); for i in $(seq 1 ${n}); do p=\${pk[$(( i % ${PACKAGES.length} ))]}; printf "<fork next=\\"DONE\\" worktree=\\"w\\"${sparse} pkg=\\"$p\\" n=\\"$i\\">W</fork>"; done`,
+      ),
       'W.sh': sh(
         // Folders alive now: the run's pool folders that are worktrees.
         'alive=0; for d in ../*/; do [[ -e "$d.git" ]] && alive=$((alive + 1)); done; echo "$alive" >> "$LOG/alive"',
@@ -63,11 +75,16 @@ function logDir(name: string): string {
   mkdirSync(dir, { recursive: true });
   return dir;
 }
-const maxAlive = (log: string) => Math.max(...readFileSync(join(log, 'alive'), 'utf8').trim().split('\n').map(Number));
+const maxAlive = (log: string) =>
+  Math.max(...readFileSync(join(log, 'alive'), 'utf8').trim().split('\n').map(Number));
 
 /** Every `raymond/<wf>/*` branch's commit count over main. */
 function commitsPerBranch(repo: string, wf: string): Map<string, number> {
-  return new Map(raymondBranches(repo).filter((b) => b.startsWith(`raymond/${wf}/`)).map((b) => [b, Number(git(repo, 'rev-list', '--count', `main..${b}`))]));
+  return new Map(
+    raymondBranches(repo)
+      .filter((b) => b.startsWith(`raymond/${wf}/`))
+      .map((b) => [b, Number(git(repo, 'rev-list', '--count', `main..${b}`))]),
+  );
 }
 
 describe('worktrees sized to concurrency (real git)', () => {
@@ -75,12 +92,19 @@ describe('worktrees sized to concurrency (real git)', () => {
     const repo = makeRepo(repoFiles);
     const wf = workflow('fifty', 50);
     const log = logDir('fifty');
-    const r = await raymond([wf, '--workflow-id', 'fifty', '--max-parallel', '3', '--json'], { cwd: repo, env: { LOG: log }, timeoutMs: 120_000 });
+    const r = await raymond([wf, '--workflow-id', 'fifty', '--max-parallel', '3', '--json'], {
+      cwd: repo,
+      env: { LOG: log },
+      timeoutMs: 120_000,
+    });
     assert.equal(r.code, 0, r.stderr);
     const out = summary(r) as Out;
     assert.equal(out.results.main, 'all done');
     assert.ok(maxAlive(log) <= 7, `at most 7 folders alive, saw ${maxAlive(log)}`);
-    assert.ok(out.worktree_pool!.peak_alive <= 7 && out.worktree_pool!.created <= 7, JSON.stringify(out.worktree_pool));
+    assert.ok(
+      out.worktree_pool!.peak_alive <= 7 && out.worktree_pool!.created <= 7,
+      JSON.stringify(out.worktree_pool),
+    );
     assert.ok(out.worktree_pool!.reused >= 43, JSON.stringify(out.worktree_pool));
     // Each worker saw the whole tree and only its own package's change.
     const perBranch = commitsPerBranch(repo, 'fifty');
@@ -88,46 +112,85 @@ describe('worktrees sized to concurrency (real git)', () => {
     for (const [branch, commits] of perBranch) assert.equal(commits, 1, branch);
     for (let i = 1; i <= 50; i++) {
       const pkg = PACKAGES[i % PACKAGES.length]!;
-      assert.equal(git(repo, 'show', `raymond/fifty/main_w${i}:pkg/${pkg}/file.txt`), `${pkg}\nworker ${i}`, `worker ${i} started from the base`);
+      assert.equal(
+        git(repo, 'show', `raymond/fifty/main_w${i}:pkg/${pkg}/file.txt`),
+        `${pkg}\nworker ${i}`,
+        `worker ${i} started from the base`,
+      );
     }
     // Worker 3 committed nothing: its edit and its untracked file were saved on its branch.
     const w3 = out.worktrees.find((w) => w.agent === 'main_w3')!;
     assert.match(w3.saved!, /^[0-9a-f]{40}$/);
     assert.equal(git(repo, 'show', 'raymond/fifty/main_w3:notes.txt'), 'scratch of 3');
-    assert.match(git(repo, 'log', '-1', '--format=%s', 'raymond/fifty/main_w3'), /raymond: work main_w3 left uncommitted/);
-    assert.match(r.stderr, /main_w3: raymond\/fifty\/main_w3: 1 commit, 2 files changed.*it left uncommitted work, saved as commit [0-9a-f]{10}/);
+    assert.match(
+      git(repo, 'log', '-1', '--format=%s', 'raymond/fifty/main_w3'),
+      /raymond: work main_w3 left uncommitted/,
+    );
+    assert.match(
+      r.stderr,
+      /main_w3: raymond\/fifty\/main_w3: 1 commit, 2 files changed.*it left uncommitted work, saved as commit [0-9a-f]{10}/,
+    );
     assert.match(r.stderr, /worktrees \(50 branches; pooled folders: at most [1-7] alive/);
     assert.equal(out.worktrees.length, 50);
-    assert.ok(out.worktrees.every((w) => w.commits === 1 && !w.removed && w.mode === 'keep-ignored'));
+    assert.ok(
+      out.worktrees.every((w) => w.commits === 1 && !w.removed && w.mode === 'keep-ignored'),
+    );
     // The pool's folders are gone; the branches are checked out nowhere.
-    assert.deepEqual(readdirSync(join(repo, '.raymond/worktrees')).filter((d) => d === 'fifty'), []);
+    assert.deepEqual(
+      readdirSync(join(repo, '.raymond/worktrees')).filter((d) => d === 'fifty'),
+      [],
+    );
     const list = await raymond(['worktrees', 'fifty'], { cwd: repo });
     assert.equal(list.code, 0, list.stderr);
-    assert.match(list.stdout, /^main_w1 {2}raymond\/fifty\/main_w1 {2}1 commit, 1 file changed, 1 insertion\(\+\) {2}not checked out$/m);
+    assert.match(
+      list.stdout,
+      /^main_w1 {2}raymond\/fifty\/main_w1 {2}1 commit, 1 file changed, 1 insertion\(\+\) {2}not checked out$/m,
+    );
   });
 
   it('a run killed with SIGKILL mid-way resumes with every branch right', async () => {
     const repo = makeRepo(repoFiles);
     const wf = workflow('killed', 20, { sleep: '0.2' });
     const log = logDir('killed');
-    const child = execa(process.execPath, [CLI, wf, '--workflow-id', 'killed', '--max-parallel', '3', '--quiet'], { cwd: repo, env: { LOG: log }, reject: false, stdin: 'ignore' });
+    const child = execa(
+      process.execPath,
+      [CLI, wf, '--workflow-id', 'killed', '--max-parallel', '3', '--quiet'],
+      { cwd: repo, env: { LOG: log }, reject: false, stdin: 'ignore' },
+    );
     // Kill once some workers have committed and others are in the middle of their step.
     for (let i = 0; i < 200 && commitsPerBranch(repo, 'killed').size < 6; i++) await sleep(50);
     child.kill('SIGKILL');
     await child;
     const before = [...commitsPerBranch(repo, 'killed')].filter(([, n]) => n === 1).map(([b]) => b);
-    assert.ok(before.length >= 3 && before.length < 20, `killed mid-way: ${before.length} committed`);
-    const r = await raymond(['--resume', 'killed', '--json'], { cwd: repo, env: { LOG: log }, timeoutMs: 120_000 });
+    assert.ok(
+      before.length >= 3 && before.length < 20,
+      `killed mid-way: ${before.length} committed`,
+    );
+    const r = await raymond(['--resume', 'killed', '--json'], {
+      cwd: repo,
+      env: { LOG: log },
+      timeoutMs: 120_000,
+    });
     assert.equal(r.code, 0, r.stderr);
     assert.equal(summary(r).results.main, 'all done');
     const after = commitsPerBranch(repo, 'killed');
     assert.equal(after.size, 20);
-    for (const [branch, commits] of after) assert.equal(commits, 1, `${branch}: one commit, whatever the kill interrupted`);
+    for (const [branch, commits] of after)
+      assert.equal(commits, 1, `${branch}: one commit, whatever the kill interrupted`);
     for (let i = 1; i <= 20; i++) {
       const pkg = PACKAGES[i % PACKAGES.length]!;
-      assert.equal(git(repo, 'show', `raymond/killed/main_w${i}:pkg/${pkg}/file.txt`), `${pkg}\nworker ${i}`, `worker ${i}'s work, once`);
+      assert.equal(
+        git(repo, 'show', `raymond/killed/main_w${i}:pkg/${pkg}/file.txt`),
+        `${pkg}\nworker ${i}`,
+        `worker ${i}'s work, once`,
+      );
     }
-    for (const b of before) assert.match(git(repo, 'log', '-1', '--format=%s', b), /^(worker \d+|raymond: work main_w3 left uncommitted)$/, `${b} kept its commit`);
+    for (const b of before)
+      assert.match(
+        git(repo, 'log', '-1', '--format=%s', b),
+        /^(worker \d+|raymond: work main_w3 left uncommitted)$/,
+        `${b} kept its commit`,
+      );
     assert.ok(maxAlive(log) <= 7, `at most 7 folders alive, saw ${maxAlive(log)}`);
   });
 
@@ -135,29 +198,65 @@ describe('worktrees sized to concurrency (real git)', () => {
     const repo = makeRepo(repoFiles);
     const wf = workflow('sparse', 10, { sparse: true });
     const log = logDir('sparse');
-    const r = await raymond([wf, '--workflow-id', 'sparse', '--max-parallel', '2', '--json'], { cwd: repo, env: { LOG: log } });
+    const r = await raymond([wf, '--workflow-id', 'sparse', '--max-parallel', '2', '--json'], {
+      cwd: repo,
+      env: { LOG: log },
+    });
     assert.equal(r.code, 0, r.stderr);
-    const seen = readFileSync(join(log, 'seen'), 'utf8').trim().split('\n').map((l) => l.trim());
+    const seen = readFileSync(join(log, 'seen'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => l.trim());
     assert.equal(seen.length, 10);
-    assert.ok(seen.every((l) => PACKAGES.includes(l)), `each worker saw one package: ${seen.join(' | ')}`);
+    assert.ok(
+      seen.every((l) => PACKAGES.includes(l)),
+      `each worker saw one package: ${seen.join(' | ')}`,
+    );
     assert.equal(commitsPerBranch(repo, 'sparse').size, 10);
-    assert.equal(git(repo, 'show', 'raymond/sparse/main_w4:README.md'), 'top', 'the branch itself is whole');
-    assert.deepEqual((summary(r) as Out).worktrees.find((w) => w.agent === 'main_w4')!.mode, 'keep-ignored');
+    assert.equal(
+      git(repo, 'show', 'raymond/sparse/main_w4:README.md'),
+      'top',
+      'the branch itself is whole',
+    );
+    assert.deepEqual(
+      (summary(r) as Out).worktrees.find((w) => w.agent === 'main_w4')!.mode,
+      'keep-ignored',
+    );
   });
 
   it('--worktrees off gives one folder per agent, named after it, kept after the run', async () => {
     const repo = makeRepo(repoFiles);
     const wf = workflow('off', 6);
     const log = logDir('off');
-    const r = await raymond([wf, '--workflow-id', 'off', '--max-parallel', '2', '--worktrees', 'off', '--json'], { cwd: repo, env: { LOG: log } });
+    const r = await raymond(
+      [wf, '--workflow-id', 'off', '--max-parallel', '2', '--worktrees', 'off', '--json'],
+      { cwd: repo, env: { LOG: log } },
+    );
     assert.equal(r.code, 0, r.stderr);
     const out = summary(r) as Out;
-    assert.deepEqual(readdirSync(join(repo, '.raymond/worktrees/off')).sort(), ['main_w1', 'main_w2', 'main_w3', 'main_w4', 'main_w5', 'main_w6']);
+    assert.deepEqual(readdirSync(join(repo, '.raymond/worktrees/off')).sort(), [
+      'main_w1',
+      'main_w2',
+      'main_w3',
+      'main_w4',
+      'main_w5',
+      'main_w6',
+    ]);
     const w3 = out.worktrees.find((w) => w.agent === 'main_w3')!;
     assert.deepEqual([w3.mode, w3.dirty, w3.saved], ['off', true, null]);
-    assert.equal(readFileSync(join(repo, '.raymond/worktrees/off/main_w3/notes.txt'), 'utf8'), 'scratch of 3\n', 'left as it was');
-    assert.equal(git(join(repo, '.raymond/worktrees/off/main_w1'), 'rev-parse', '--abbrev-ref', 'HEAD'), 'raymond/off/main_w1');
-    assert.match(r.stderr, /main_w1: raymond\/off\/main_w1: 1 commit, .* at .*\.raymond\/worktrees\/off\/main_w1/);
+    assert.equal(
+      readFileSync(join(repo, '.raymond/worktrees/off/main_w3/notes.txt'), 'utf8'),
+      'scratch of 3\n',
+      'left as it was',
+    );
+    assert.equal(
+      git(join(repo, '.raymond/worktrees/off/main_w1'), 'rev-parse', '--abbrev-ref', 'HEAD'),
+      'raymond/off/main_w1',
+    );
+    assert.match(
+      r.stderr,
+      /main_w1: raymond\/off\/main_w1: 1 commit, .* at .*\.raymond\/worktrees\/off\/main_w1/,
+    );
     assert.equal(existsSync(join(repo, '.raymond/worktrees/off/main_w1/.git')), true);
   });
 
@@ -168,18 +267,33 @@ describe('worktrees sized to concurrency (real git)', () => {
       {
         'START.sh': sh('echo "<fork next=\\"DONE\\" worktree=\\"w\\">W</fork>"'),
         // Leaves work uncommitted in its folder and waits until told to go on.
-        'W.sh': sh('echo wip > wip.txt; pwd > "$LOG/where"; while [ ! -f "$LOG/go" ]; do sleep 0.05; done; echo "<result>w</result>"'),
+        'W.sh': sh(
+          'echo wip > wip.txt; pwd > "$LOG/where"; while [ ! -f "$LOG/go" ]; do sleep 0.05; done; echo "<result>w</result>"',
+        ),
         'DONE.sh': sh('echo "<result>all done</result>"'),
       },
       'live',
     );
-    const child = execa(process.execPath, [CLI, wf, '--workflow-id', 'live', '--worktrees', 'off', '--quiet'], { cwd: repo, env: { LOG: log }, reject: false, stdin: 'ignore' });
+    const child = execa(
+      process.execPath,
+      [CLI, wf, '--workflow-id', 'live', '--worktrees', 'off', '--quiet'],
+      { cwd: repo, env: { LOG: log }, reject: false, stdin: 'ignore' },
+    );
     for (let i = 0; i < 400 && !existsSync(join(log, 'where')); i++) await sleep(50);
     const folder = readFileSync(join(log, 'where'), 'utf8').trim();
     const r = await raymond(['worktrees', 'live', '--prune'], { cwd: repo });
     assert.equal(r.code, 64);
-    assert.match(r.stderr, new RegExp(`^raymond: .*live\\.lock: run live is in use by process ${child.pid} \\(since .*\\); wait for it or stop it first\n$`));
-    assert.equal(readFileSync(join(folder, 'wip.txt'), 'utf8'), 'wip\n', 'the live agent’s folder and its uncommitted work are kept');
+    assert.match(
+      r.stderr,
+      new RegExp(
+        `^raymond: .*live\\.lock: run live is in use by process ${child.pid} \\(since .*\\); wait for it or stop it first\n$`,
+      ),
+    );
+    assert.equal(
+      readFileSync(join(folder, 'wip.txt'), 'utf8'),
+      'wip\n',
+      'the live agent’s folder and its uncommitted work are kept',
+    );
     mkdirSync(log, { recursive: true });
     writeFileSync(join(log, 'go'), '');
     assert.equal((await child).exitCode, 0);

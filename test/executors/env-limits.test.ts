@@ -1,9 +1,17 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ENV_LIMITS, POINTER_BYTES, planEnvironment, type EnvLimits } from '../../src/executors/env-limits.js';
+import {
+  ENV_LIMITS,
+  POINTER_BYTES,
+  planEnvironment,
+  type EnvLimits,
+} from '../../src/executors/env-limits.js';
 
 /** The names whose values go to files; a value file's path is 10 bytes here. */
-function toFiles(env: Record<string, string | undefined>, limits: EnvLimits = ENV_LIMITS): string[] {
+function toFiles(
+  env: Record<string, string | undefined>,
+  limits: EnvLimits = ENV_LIMITS,
+): string[] {
   return [...planEnvironment(env, limits, 10).files];
 }
 
@@ -36,7 +44,10 @@ describe('which values go to files', () => {
   it("counts each variable's pointer: many small ones are over the total even with nothing in files", () => {
     const env = Object.fromEntries(Array.from({ length: 100 }, (_, i) => [`v${i}`, '']));
     const text = Object.entries(env).reduce((n, [k]) => n + k.length + 2, 0);
-    assert.equal(planEnvironment(env, { entryBytes: 100, totalBytes: 10_000 }, 10).bytes, text + 100 * POINTER_BYTES);
+    assert.equal(
+      planEnvironment(env, { entryBytes: 100, totalBytes: 10_000 }, 10).bytes,
+      text + 100 * POINTER_BYTES,
+    );
     const plan = planEnvironment(env, { entryBytes: 100, totalBytes: text }, 10);
     assert.ok(plan.bytes > text, 'nothing placed can make them fit');
     assert.deepEqual([...plan.files], [], 'a NAME_FILE is no smaller than an empty value');
@@ -44,7 +55,11 @@ describe('which values go to files', () => {
 
   it('names a variable whose name is too long even for its NAME_FILE', () => {
     const long = 'n'.repeat(200);
-    const plan = planEnvironment({ [long]: 'v', ok: 'v' }, { entryBytes: 100, totalBytes: 10_000 }, 10);
+    const plan = planEnvironment(
+      { [long]: 'v', ok: 'v' },
+      { entryBytes: 100, totalBytes: 10_000 },
+      10,
+    );
     assert.equal(plan.tooLong, long);
   });
 });

@@ -22,7 +22,10 @@ console.log('closed');
 
 describe('spawner link', () => {
   it('close() keeps the spawner referenced until it has exited, whatever is marked idle meanwhile', async () => {
-    const r = await execa(process.execPath, ['--input-type=module', '-e', PROGRAM], { reject: false, timeout: 20_000 });
+    const r = await execa(process.execPath, ['--input-type=module', '-e', PROGRAM], {
+      reject: false,
+      timeout: 20_000,
+    });
     assert.equal(r.stdout.trim(), 'closed', `exit ${r.exitCode}: ${r.stderr}`);
     assert.equal(r.exitCode, 0);
   });

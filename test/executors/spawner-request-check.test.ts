@@ -14,7 +14,7 @@ function generated(): string {
     '// Generated from SPAWNER_REQUEST (spawner-schemas.ts) by test/executors/spawner-request-check.test.ts:',
     '// RAYMOND_WRITE_GENERATED=1 node scripts/run-tests.mjs spawner-request-check writes it again.',
     '// The spawner loads this instead of a schema library, to stay small and start fast.',
-    'import type { SpawnerRequest } from \'./spawner-protocol.js\';',
+    "import type { SpawnerRequest } from './spawner-protocol.js';",
     '',
     '/** Whether a parsed line is a request the spawner understands. */',
     "// eslint-disable-next-line @typescript-eslint/no-implied-eval, @typescript-eslint/no-unsafe-call -- TypeBox's checker is generated as the text of a function body",
@@ -32,11 +32,29 @@ describe('spawner request check', () => {
   });
 
   it('accepts the requests the orchestrator sends and refuses others', () => {
-    const run = { type: 'run', id: 1, file: 'sh', args: ['-c', 'true'], cwd: '/', env: { A: 'b', B: null }, inactivityMs: 0, stream: false };
+    const run = {
+      type: 'run',
+      id: 1,
+      file: 'sh',
+      args: ['-c', 'true'],
+      cwd: '/',
+      env: { A: 'b', B: null },
+      inactivityMs: 0,
+      stream: false,
+    };
     assert.ok(isSpawnerRequest(run));
     assert.ok(isSpawnerRequest({ ...run, maxOutputBytes: 10, stderrBytes: 5 }));
     assert.ok(isSpawnerRequest({ type: 'kill', id: 1, signal: 'SIGTERM' }));
-    for (const bad of [null, 'run', [], { type: 'stop', id: 1 }, { ...run, args: 'true' }, { ...run, env: { A: 1 } }, { ...run, id: '1' }, { type: 'kill', id: 1 }]) {
+    for (const bad of [
+      null,
+      'run',
+      [],
+      { type: 'stop', id: 1 },
+      { ...run, args: 'true' },
+      { ...run, env: { A: 1 } },
+      { ...run, id: '1' },
+      { type: 'kill', id: 1 },
+    ]) {
       assert.equal(isSpawnerRequest(bad), false, JSON.stringify(bad));
     }
   });

@@ -10,7 +10,12 @@ describe('value files', () => {
   it('moves a value that does not fit to a private file named by NAME_FILE, unsets NAME, and removes the file on release', async () => {
     const values = createValueFiles({ limits, inherited: {} });
     const big = `${'y'.repeat(400)}\n€ "end"\n`;
-    const { env, release } = await values.place({ RAYMOND_INPUT: big, RAYMOND_RESULT: big, item: 'a.ts', none: undefined });
+    const { env, release } = await values.place({
+      RAYMOND_INPUT: big,
+      RAYMOND_RESULT: big,
+      item: 'a.ts',
+      none: undefined,
+    });
     const path = env.RAYMOND_INPUT_FILE!;
     assert.equal(readFileSync(path, 'utf8'), big, 'the exact value, no newline added');
     assert.equal(statSync(path).mode & 0o777, 0o600);
@@ -26,9 +31,15 @@ describe('value files', () => {
     assert.equal(existsSync(dirname(path)), false);
   });
 
-  it('unsets NAME_FILE inherited from Raymond\'s own environment, and takes fork attributes such as __proto__ as plain names', async () => {
-    const values = createValueFiles({ limits, inherited: { RAYMOND_INPUT_FILE: '/etc/passwd', other_FILE: '/x' } });
-    const env = Object.assign(Object.create(null) as Record<string, string>, { RAYMOND_INPUT: 'small', ['__proto__']: 'z'.repeat(400) });
+  it("unsets NAME_FILE inherited from Raymond's own environment, and takes fork attributes such as __proto__ as plain names", async () => {
+    const values = createValueFiles({
+      limits,
+      inherited: { RAYMOND_INPUT_FILE: '/etc/passwd', other_FILE: '/x' },
+    });
+    const env = Object.assign(Object.create(null) as Record<string, string>, {
+      RAYMOND_INPUT: 'small',
+      ['__proto__']: 'z'.repeat(400),
+    });
     const placed = await values.place(env);
     assert.ok('RAYMOND_INPUT_FILE' in placed.env && placed.env.RAYMOND_INPUT_FILE === undefined);
     assert.equal('other_FILE' in placed.env, false, 'only the names of variables Raymond sets');
@@ -47,10 +58,28 @@ describe('value files', () => {
 
   it('refuses, naming the state file and writing nothing, an environment that cannot fit or a name too long for any variable', async () => {
     const values = createValueFiles({ limits, inherited: {} });
-    const many = Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`attribute_${i}`, 'v'.repeat(300)]));
-    await assert.rejects(values.place(many, 'wf/W.sh'), (err: Error & { code?: string; file?: string }) => err.code === 'ERR_SCRIPT_START' && err.file === 'wf/W.sh' && /^cannot start the script: its 40 variables .* take \d+ bytes of environment even with their values in files, over the 4000 a step may use/.test(err.message));
+    const many = Object.fromEntries(
+      Array.from({ length: 40 }, (_, i) => [`attribute_${i}`, 'v'.repeat(300)]),
+    );
+    await assert.rejects(
+      values.place(many, 'wf/W.sh'),
+      (err: Error & { code?: string; file?: string }) =>
+        err.code === 'ERR_SCRIPT_START' &&
+        err.file === 'wf/W.sh' &&
+        /^cannot start the script: its 40 variables .* take \d+ bytes of environment even with their values in files, over the 4000 a step may use/.test(
+          err.message,
+        ),
+    );
     const name = 'n'.repeat(2000);
-    await assert.rejects(values.place({ [name]: 'v' }, 'wf/W.sh'), (err: Error & { code?: string; file?: string }) => err.code === 'ERR_SCRIPT_START' && err.file === 'wf/W.sh' && err.message.startsWith(`cannot pass the variable ${'n'.repeat(40)}… (2000 characters) to the script: its name is too long`));
+    await assert.rejects(
+      values.place({ [name]: 'v' }, 'wf/W.sh'),
+      (err: Error & { code?: string; file?: string }) =>
+        err.code === 'ERR_SCRIPT_START' &&
+        err.file === 'wf/W.sh' &&
+        err.message.startsWith(
+          `cannot pass the variable ${'n'.repeat(40)}… (2000 characters) to the script: its name is too long`,
+        ),
+    );
     await values.close();
   });
 });

@@ -38,7 +38,11 @@ export interface ApiRequest {
   tools: string[];
 }
 
-type Rule = { match: (r: ApiRequest) => boolean; reply: (r: ApiRequest, n: number) => Reply; count: number };
+type Rule = {
+  match: (r: ApiRequest) => boolean;
+  reply: (r: ApiRequest, n: number) => Reply;
+  count: number;
+};
 
 interface Block {
   type: string;
@@ -49,7 +53,9 @@ interface Block {
 function texts(content: unknown): string[] {
   if (typeof content === 'string') return [content];
   if (!Array.isArray(content)) return [];
-  return (content as Block[]).flatMap((b) => (b.type === 'text' && b.text ? [b.text] : b.type === 'tool_result' ? texts(b.content) : []));
+  return (content as Block[]).flatMap((b) =>
+    b.type === 'text' && b.text ? [b.text] : b.type === 'tool_result' ? texts(b.content) : [],
+  );
 }
 
 /**
@@ -83,9 +89,21 @@ export class ApiServer {
   }
 
   /** Adds a rule: a prompt substring, a pattern or a predicate, and the reply. Earlier rules win. */
-  on(match: string | RegExp | ((r: ApiRequest) => boolean), reply: Reply | ((r: ApiRequest, n: number) => Reply)): this {
-    const m = typeof match === 'string' ? (r: ApiRequest) => r.prompt.includes(match) : match instanceof RegExp ? (r: ApiRequest) => match.test(r.prompt) : match;
-    this.rules.push({ match: m, reply: typeof reply === 'function' ? reply : () => reply, count: 0 });
+  on(
+    match: string | RegExp | ((r: ApiRequest) => boolean),
+    reply: Reply | ((r: ApiRequest, n: number) => Reply),
+  ): this {
+    const m =
+      typeof match === 'string'
+        ? (r: ApiRequest) => r.prompt.includes(match)
+        : match instanceof RegExp
+          ? (r: ApiRequest) => match.test(r.prompt)
+          : match;
+    this.rules.push({
+      match: m,
+      reply: typeof reply === 'function' ? reply : () => reply,
+      count: 0,
+    });
     return this;
   }
 
@@ -113,16 +131,31 @@ export class ApiServer {
       return;
     }
     if (req.url.startsWith('/v1/messages/count_tokens')) {
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ input_tokens: 100 }));
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ input_tokens: 100 }));
       return;
     }
-    const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { model: string; messages: Array<{ role: string; content: unknown }>; system?: unknown; tools?: unknown[]; stream?: boolean };
+    const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
+      model: string;
+      messages: Array<{ role: string; content: unknown }>;
+      system?: unknown;
+      tools?: unknown[];
+      stream?: boolean;
+    };
     const system = texts(body.system).join('\n');
     const users = body.messages.filter((m) => m.role === 'user');
     const last = users.at(-1);
     const lastBlocks = Array.isArray(last?.content) ? (last.content as Block[]) : [];
     const afterTool = lastBlocks.some((b) => b.type === 'tool_result');
-    const plain = [...users].reverse().find((m) => !(Array.isArray(m.content) && (m.content as Block[]).some((b) => b.type === 'tool_result')));
+    const plain = [...users]
+      .reverse()
+      .find(
+        (m) =>
+          !(
+            Array.isArray(m.content) && (m.content as Block[]).some((b) => b.type === 'tool_result')
+          ),
+      );
     const transcript = body.messages.flatMap((m) => texts(m.content)).join('\n');
     const request: ApiRequest = {
       model: body.model,
@@ -134,18 +167,39 @@ export class ApiServer {
       afterTool,
       transcript,
       main: Array.isArray(body.tools) && body.tools.length > 0,
-      tools: Array.isArray(body.tools) ? (body.tools as Array<{ name?: unknown }>).flatMap((t) => (typeof t.name === 'string' ? [t.name] : [])) : [],
+      tools: Array.isArray(body.tools)
+        ? (body.tools as Array<{ name?: unknown }>).flatMap((t) =>
+            typeof t.name === 'string' ? [t.name] : [],
+          )
+        : [],
     };
     this.requests.push(request);
     const rule = request.main ? this.rules.find((r) => r.match(request)) : undefined;
-    const reply: Reply = rule ? rule.reply(request, ++rule.count) : { text: request.main ? 'No rule matched this prompt.' : 'ok' };
+    const reply: Reply = rule
+      ? rule.reply(request, ++rule.count)
+      : { text: request.main ? 'No rule matched this prompt.' : 'ok' };
     if (reply.stall) {
       this.open.add(res);
       return;
     }
     if (reply.delayMs) await new Promise((ok) => setTimeout(ok, reply.delayMs));
     if (reply.status) {
-      res.writeHead(reply.status, { 'content-type': 'application/json' }).end(JSON.stringify({ type: 'error', error: { type: ({ 401: 'authentication_error', 404: 'not_found_error', 429: 'rate_limit_error' } as Record<number, string>)[reply.status] ?? 'api_error', message: 'scripted failure' } }));
+      res.writeHead(reply.status, { 'content-type': 'application/json' }).end(
+        JSON.stringify({
+          type: 'error',
+          error: {
+            type:
+              (
+                {
+                  401: 'authentication_error',
+                  404: 'not_found_error',
+                  429: 'rate_limit_error',
+                } as Record<number, string>
+              )[reply.status] ?? 'api_error',
+            message: 'scripted failure',
+          },
+        }),
+      );
       return;
     }
     this.stream(res, body.model, reply);
@@ -154,9 +208,21 @@ export class ApiServer {
   private stream(res: ServerResponse, model: string, reply: Reply): void {
     const usage = reply.usage ?? this.defaultUsage;
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-    const send = (event: string, data: Record<string, unknown>) => res.write(`event: ${event}\ndata: ${JSON.stringify({ type: event, ...data })}\n\n`);
+    const send = (event: string, data: Record<string, unknown>) =>
+      res.write(`event: ${event}\ndata: ${JSON.stringify({ type: event, ...data })}\n\n`);
     const id = `msg_${Math.random().toString(36).slice(2)}`;
-    send('message_start', { message: { id, type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: usage.input_tokens, output_tokens: 1 } } });
+    send('message_start', {
+      message: {
+        id,
+        type: 'message',
+        role: 'assistant',
+        model,
+        content: [],
+        stop_reason: null,
+        stop_sequence: null,
+        usage: { input_tokens: usage.input_tokens, output_tokens: 1 },
+      },
+    });
     let index = 0;
     if (reply.text !== undefined) {
       send('content_block_start', { index, content_block: { type: 'text', text: '' } });
@@ -166,11 +232,20 @@ export class ApiServer {
     }
     if (reply.toolUse) {
       const toolId = `toolu_${Math.random().toString(36).slice(2)}`;
-      send('content_block_start', { index, content_block: { type: 'tool_use', id: toolId, name: reply.toolUse.name, input: {} } });
-      send('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json: JSON.stringify(reply.toolUse.input) } });
+      send('content_block_start', {
+        index,
+        content_block: { type: 'tool_use', id: toolId, name: reply.toolUse.name, input: {} },
+      });
+      send('content_block_delta', {
+        index,
+        delta: { type: 'input_json_delta', partial_json: JSON.stringify(reply.toolUse.input) },
+      });
       send('content_block_stop', { index });
     }
-    send('message_delta', { delta: { stop_reason: reply.toolUse ? 'tool_use' : 'end_turn', stop_sequence: null }, usage: { output_tokens: usage.output_tokens } });
+    send('message_delta', {
+      delta: { stop_reason: reply.toolUse ? 'tool_use' : 'end_turn', stop_sequence: null },
+      usage: { output_tokens: usage.output_tokens },
+    });
     send('message_stop', {});
     res.end();
   }

@@ -7,7 +7,8 @@ import puppeteer, { type Browser, type Page } from 'puppeteer-core';
 /** A headless Chromium on PATH, if there is one (Debian's package `chromium`). */
 export function findChromium(): string | undefined {
   for (const name of ['chromium', 'chromium-browser', 'google-chrome', 'google-chrome-stable']) {
-    for (const dir of (process.env.PATH ?? '').split(delimiter)) if (dir && existsSync(join(dir, name))) return join(dir, name);
+    for (const dir of (process.env.PATH ?? '').split(delimiter))
+      if (dir && existsSync(join(dir, name))) return join(dir, name);
   }
   return undefined;
 }
@@ -38,7 +39,15 @@ export async function launchBrowser(executablePath: string): Promise<TestBrowser
     executablePath,
     headless: true,
     userDataDir: profile,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--no-first-run', '--hide-scrollbars', '--force-color-profile=srgb', '--disable-dev-shm-usage'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--no-first-run',
+      '--hide-scrollbars',
+      '--force-color-profile=srgb',
+      '--disable-dev-shm-usage',
+    ],
   });
   const offsite: string[] = [];
   return {
@@ -50,7 +59,8 @@ export async function launchBrowser(executablePath: string): Promise<TestBrowser
       await page.setRequestInterception(true);
       page.on('request', (req) => {
         const host = new URL(req.url()).hostname;
-        if (req.url().startsWith('data:') || host === 'localhost' || host === '127.0.0.1') return void req.continue();
+        if (req.url().startsWith('data:') || host === 'localhost' || host === '127.0.0.1')
+          return void req.continue();
         offsite.push(req.url());
         void req.abort();
       });

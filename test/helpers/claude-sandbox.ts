@@ -22,7 +22,11 @@ export class ClaudeSandbox extends Sandbox {
   }
 
   env(extra: Record<string, string> = {}): Record<string, string> {
-    return { ...this.server.env(this.home), PATH: `${CLAUDE_BIN_DIR}${delimiter}${process.env.PATH ?? ''}`, ...extra };
+    return {
+      ...this.server.env(this.home),
+      PATH: `${CLAUDE_BIN_DIR}${delimiter}${process.env.PATH ?? ''}`,
+      ...extra,
+    };
   }
 
   override run(args: string[], env?: Record<string, string>): Promise<CliResult> {

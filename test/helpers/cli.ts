@@ -1,4 +1,13 @@
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -17,7 +26,10 @@ export interface CliResult {
 }
 
 /** Runs `raymond ARGS` in `cwd` and returns its exit code and output. */
-export async function raymond(args: string[], opts: { cwd: string; env?: Record<string, string>; timeoutMs?: number }): Promise<CliResult> {
+export async function raymond(
+  args: string[],
+  opts: { cwd: string; env?: Record<string, string>; timeoutMs?: number },
+): Promise<CliResult> {
   const r = await execa(process.execPath, [CLI, ...args], {
     cwd: opts.cwd,
     env: { ...opts.env },
@@ -120,5 +132,7 @@ export function alive(pid: number): boolean {
 export function readRunState(path: string): WorkflowState {
   const snapshot = JSON.parse(readFileSync(path, 'utf8')) as WorkflowState;
   const journal = path.replace(/\.json$/, '.journal');
-  return existsSync(journal) ? applyJournal(snapshot, readFileSync(journal, 'utf8'), journal) : snapshot;
+  return existsSync(journal)
+    ? applyJournal(snapshot, readFileSync(journal, 'utf8'), journal)
+    : snapshot;
 }

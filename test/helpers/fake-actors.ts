@@ -1,18 +1,44 @@
-import { createActor, fromCallback, fromPromise, waitFor, type AnyActorLogic, type InspectionEvent } from 'xstate';
+import {
+  createActor,
+  fromCallback,
+  fromPromise,
+  waitFor,
+  type AnyActorLogic,
+  type InspectionEvent,
+} from 'xstate';
 import { agentMachine, type StepInput, type StepResult } from '../../machines/agent.machine.js';
 import { nameWorkers } from '../../machines/worker-names.js';
 import { storeFromState, stateFromStore, type RunStore } from '../../machines/run-store.js';
-import { supervisorMachine, type PersisterEvent, type SupervisorEmitted, type SupervisorEvent, type SupervisorOutput } from '../../machines/supervisor.machine.js';
-import type { AgentRecord, ResolvedDecision, ResolvedDecisionData, ResolvedForkSpawn, StoredAgent, WorkflowState } from '../../machines/types.js';
+import {
+  supervisorMachine,
+  type PersisterEvent,
+  type SupervisorEmitted,
+  type SupervisorEvent,
+  type SupervisorOutput,
+} from '../../machines/supervisor.machine.js';
+import type {
+  AgentRecord,
+  ResolvedDecision,
+  ResolvedDecisionData,
+  ResolvedForkSpawn,
+  StoredAgent,
+  WorkflowState,
+} from '../../machines/types.js';
 
 /** A worker as a script forks it: the fake names it unless the script did, and gives it no task folder. */
-type FakeSpawn = Omit<ResolvedForkSpawn, 'id' | 'taskFolder'> & Partial<Pick<ResolvedForkSpawn, 'id' | 'taskFolder'>>;
+type FakeSpawn = Omit<ResolvedForkSpawn, 'id' | 'taskFolder'> &
+  Partial<Pick<ResolvedForkSpawn, 'id' | 'taskFolder'>>;
 
 /** What a scripted step decides: a resolved decision's data, its workers' names optional. */
-export type FakeDecision = Exclude<ResolvedDecisionData, { kind: 'fork' }> | (Omit<Extract<ResolvedDecisionData, { kind: 'fork' }>, 'workers'> & { workers: FakeSpawn[] });
+export type FakeDecision =
+  | Exclude<ResolvedDecisionData, { kind: 'fork' }>
+  | (Omit<Extract<ResolvedDecisionData, { kind: 'fork' }>, 'workers'> & { workers: FakeSpawn[] });
 
 /** A scripted workflow: for each state name, what the step decides. */
-export type FakeScript = Record<string, FakeDecision | ((record: AgentRecord, call: number) => FakeDecision | Promise<FakeDecision>)>;
+export type FakeScript = Record<
+  string,
+  FakeDecision | ((record: AgentRecord, call: number) => FakeDecision | Promise<FakeDecision>)
+>;
 
 export interface FakeRun {
   output: SupervisorOutput;
@@ -40,11 +66,31 @@ export function freshState(entry = 'START', overrides: Partial<StoredAgent> = {}
     scope: { kind: 'dir', path: '/wf', entry },
     started_at: '2026-01-01T00:00:00.000Z',
     updated_at: '2026-01-01T00:00:00.000Z',
-    options: { timeout_seconds: 600, max_parallel: 2, budget_usd: 0, model: null, effort: null, dangerously_skip_permissions: false },
+    options: {
+      timeout_seconds: 600,
+      max_parallel: 2,
+      budget_usd: 0,
+      model: null,
+      effort: null,
+      dangerously_skip_permissions: false,
+    },
     session_costs: {},
     total_cost_usd: 0,
     fork_counters: {},
-    agents: [{ id: 'main', state: entry, session: null, branchFrom: null, stack: [], cwd: '/wf', attributes: {}, input: null, status: 'active', ...overrides }],
+    agents: [
+      {
+        id: 'main',
+        state: entry,
+        session: null,
+        branchFrom: null,
+        stack: [],
+        cwd: '/wf',
+        attributes: {},
+        input: null,
+        status: 'active',
+        ...overrides,
+      },
+    ],
     results: {},
   };
 }
@@ -56,15 +102,37 @@ export function freshState(entry = 'START', overrides: Partial<StoredAgent> = {}
  */
 function named(decision: FakeDecision, input: StepInput): ResolvedDecision {
   if (decision.kind !== 'fork') return decision as ResolvedDecision;
-  const ids = nameWorkers(input.record.id, input.forkCount, decision.workers.map((w) => w.target));
-  return { ...decision, workers: decision.workers.map((w, i) => ({ ...w, id: w.id ?? ids[i] })) } as ResolvedDecision;
+  const ids = nameWorkers(
+    input.record.id,
+    input.forkCount,
+    decision.workers.map((w) => w.target),
+  );
+  return {
+    ...decision,
+    workers: decision.workers.map((w, i) => ({ ...w, id: w.id ?? ids[i] })),
+  } as ResolvedDecision;
 }
 
 /**
  * Runs the real supervisor and agent machines with a fake step actor that
  * follows `script`, and a persister that records each write in memory.
  */
-export async function runFake(script: FakeScript, opts: { state?: WorkflowState; maxParallel?: number; session?: (r: AgentRecord) => string | null; cost?: number; persister?: AnyActorLogic; delayMs?: number; maxMarkdown?: number; inspect?: (e: InspectionEvent) => void; timeoutMs?: number; stopWhenAsking?: boolean; onReport?: (e: SupervisorEmitted, send: (e: SupervisorEvent) => void) => void } = {}): Promise<FakeRun> {
+export async function runFake(
+  script: FakeScript,
+  opts: {
+    state?: WorkflowState;
+    maxParallel?: number;
+    session?: (r: AgentRecord) => string | null;
+    cost?: number;
+    persister?: AnyActorLogic;
+    delayMs?: number;
+    maxMarkdown?: number;
+    inspect?: (e: InspectionEvent) => void;
+    timeoutMs?: number;
+    stopWhenAsking?: boolean;
+    onReport?: (e: SupervisorEmitted, send: (e: SupervisorEvent) => void) => void;
+  } = {},
+): Promise<FakeRun> {
   const store = storeFromState(opts.state ?? freshState());
   const writes: string[] = [];
   const reports: SupervisorEmitted[] = [];
@@ -82,26 +150,47 @@ export async function runFake(script: FakeScript, opts: { state?: WorkflowState;
       if (entry === undefined) throw new Error(`no script for ${input.record.state}`);
       const n = (calls.get(input.record.state) ?? 0) + 1;
       calls.set(input.record.state, n);
-      const decision = named(typeof entry === 'function' ? await entry(input.record, n) : entry, input);
+      const decision = named(
+        typeof entry === 'function' ? await entry(input.record, n) : entry,
+        input,
+      );
       return { decision, session: opts.session?.(input.record) ?? null, costUsd: opts.cost ?? 0 };
     } finally {
       running--;
     }
   });
-  const persister = fromCallback<PersisterEvent, { store: RunStore }>(({ receive, sendBack, input }) => {
-    receive((event) => {
-      writes.push(JSON.stringify(stateFromStore(input.store)));
-      queueMicrotask(() => sendBack({ type: 'state.persisted', version: event.version }));
-    });
+  const persister = fromCallback<PersisterEvent, { store: RunStore }>(
+    ({ receive, sendBack, input }) => {
+      receive((event) => {
+        writes.push(JSON.stringify(stateFromStore(input.store)));
+        queueMicrotask(() => sendBack({ type: 'state.persisted', version: event.version }));
+      });
+    },
+  );
+  const machine = supervisorMachine.provide({
+    actors: {
+      agent: agentMachine.provide({ actors: { runStep } }),
+      persister: (opts.persister as typeof persister | undefined) ?? persister,
+    },
   });
-  const machine = supervisorMachine.provide({ actors: { agent: agentMachine.provide({ actors: { runStep } }), persister: (opts.persister as typeof persister | undefined) ?? persister } });
-  const actor = createActor(machine, { input: { store, maxParallel: opts.maxParallel ?? 4, stopWhenAsking: opts.stopWhenAsking ?? false, ...(opts.maxMarkdown ? { maxMarkdown: opts.maxMarkdown } : {}) }, systemId: 'supervisor', ...(opts.inspect ? { inspect: opts.inspect } : {}) });
+  const actor = createActor(machine, {
+    input: {
+      store,
+      maxParallel: opts.maxParallel ?? 4,
+      stopWhenAsking: opts.stopWhenAsking ?? false,
+      ...(opts.maxMarkdown ? { maxMarkdown: opts.maxMarkdown } : {}),
+    },
+    systemId: 'supervisor',
+    ...(opts.inspect ? { inspect: opts.inspect } : {}),
+  });
   actor.on('*', (e) => {
     reports.push(e);
     opts.onReport?.(e, (event) => actor.send(event));
   });
   actor.start();
-  const snap = await waitFor(actor, (s) => s.status !== 'active', { timeout: opts.timeoutMs ?? 10_000 });
+  const snap = await waitFor(actor, (s) => s.status !== 'active', {
+    timeout: opts.timeoutMs ?? 10_000,
+  });
   if (snap.status === 'error') throw snap.error;
   return { output: snap.output!, store, writes, reports, started, maxRunning };
 }

@@ -5,7 +5,10 @@ import { join } from 'node:path';
 
 /** Runs git in `dir` and returns its trimmed stdout; throws when git fails. */
 export function git(dir: string, ...args: string[]): string {
-  return execFileSync('git', ['-C', dir, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
+  return execFileSync('git', ['-C', dir, ...args], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+  }).trim();
 }
 
 /** Temp folders made by a test file, removed by `removeTemps` in its `after` hook. */

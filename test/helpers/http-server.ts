@@ -12,7 +12,9 @@ export interface TestServer {
 }
 
 /** Starts a server answering with `handler`; a handler may also never answer. */
-export async function startServer(handler: (req: IncomingMessage, res: ServerResponse) => void): Promise<TestServer> {
+export async function startServer(
+  handler: (req: IncomingMessage, res: ServerResponse) => void,
+): Promise<TestServer> {
   const requests: string[] = [];
   const server = createServer((req, res) => {
     requests.push(req.url ?? '');

@@ -10,7 +10,9 @@ export interface Receiver extends TestServer {
 }
 
 /** Starts a receiver; `answer` gives each request's status by its number (1 first), or null to never answer. */
-export async function startReceiver(answer: (n: number) => number | null = () => 200): Promise<Receiver> {
+export async function startReceiver(
+  answer: (n: number) => number | null = () => 200,
+): Promise<Receiver> {
   const bodies: string[] = [];
   const types: string[] = [];
   const authorizations: string[] = [];

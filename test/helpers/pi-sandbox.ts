@@ -24,19 +24,40 @@ export class PiSandbox extends Sandbox {
     const models = {
       providers: {
         mock: {
-          baseUrl: this.server.url, api: 'anthropic-messages', apiKey: 'test-key',
-          models: [{ id: 'mock-model', name: 'Mock Model', reasoning: true, contextWindow: 200000, maxTokens: 8192, cost: { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 } }],
+          baseUrl: this.server.url,
+          api: 'anthropic-messages',
+          apiKey: 'test-key',
+          models: [
+            {
+              id: 'mock-model',
+              name: 'Mock Model',
+              reasoning: true,
+              contextWindow: 200000,
+              maxTokens: 8192,
+              cost: { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 },
+            },
+          ],
         },
       },
     };
     writeFileSync(join(this.agentDir, 'models.json'), JSON.stringify(models));
     // One attempt per turn: Raymond's own retries are what is tested.
-    writeFileSync(join(this.agentDir, 'settings.json'), JSON.stringify({ retry: { enabled: false } }));
+    writeFileSync(
+      join(this.agentDir, 'settings.json'),
+      JSON.stringify({ retry: { enabled: false } }),
+    );
     return this;
   }
 
   env(extra: Record<string, string> = {}): Record<string, string> {
-    return { HOME: this.home, PI_CODING_AGENT_DIR: this.agentDir, PI_OFFLINE: '1', PI_SKIP_VERSION_CHECK: '1', PATH: `${join(ROOT, 'node_modules/.bin')}${delimiter}${process.env.PATH ?? ''}`, ...extra };
+    return {
+      HOME: this.home,
+      PI_CODING_AGENT_DIR: this.agentDir,
+      PI_OFFLINE: '1',
+      PI_SKIP_VERSION_CHECK: '1',
+      PATH: `${join(ROOT, 'node_modules/.bin')}${delimiter}${process.env.PATH ?? ''}`,
+      ...extra,
+    };
   }
 
   override run(args: string[], env?: Record<string, string>): Promise<CliResult> {

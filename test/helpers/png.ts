@@ -19,7 +19,7 @@ export function decodePng(file: Buffer): Image {
   let height = 0;
   let channels = 0;
   const data: Buffer[] = [];
-  for (let at = 8; at < file.length; ) {
+  for (let at = 8; at < file.length;) {
     const length = file.readUInt32BE(at);
     const type = file.toString('latin1', at + 4, at + 8);
     const body = file.subarray(at + 8, at + 8 + length);
@@ -27,7 +27,10 @@ export function decodePng(file: Buffer): Image {
       width = body.readUInt32BE(0);
       height = body.readUInt32BE(4);
       const [depth, colour, , , interlace] = [body[8], body[9], body[10], body[11], body[12]];
-      if (depth !== 8 || (colour !== 2 && colour !== 6) || interlace !== 0) throw new Error(`unsupported PNG: depth ${depth}, colour type ${colour}, interlace ${interlace}`);
+      if (depth !== 8 || (colour !== 2 && colour !== 6) || interlace !== 0)
+        throw new Error(
+          `unsupported PNG: depth ${depth}, colour type ${colour}, interlace ${interlace}`,
+        );
       channels = colour === 6 ? 4 : 3;
     } else if (type === 'IDAT') {
       data.push(body);
@@ -49,7 +52,8 @@ export function decodePng(file: Buffer): Image {
   }
   if (channels === 4) return { width, height, rgba: pixels };
   const rgba = new Uint8Array(width * height * 4);
-  for (let i = 0; i < width * height; i++) rgba.set([pixels[i * 3]!, pixels[i * 3 + 1]!, pixels[i * 3 + 2]!, 255], i * 4);
+  for (let i = 0; i < width * height; i++)
+    rgba.set([pixels[i * 3]!, pixels[i * 3 + 1]!, pixels[i * 3 + 2]!, 255], i * 4);
   return { width, height, rgba };
 }
 
@@ -77,6 +81,7 @@ function predict(filter: number, left: number, up: number, corner: number): numb
 export function countColour(image: Image, hex: string): number {
   const [r, g, b] = [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16));
   let n = 0;
-  for (let i = 0; i < image.rgba.length; i += 4) if (image.rgba[i] === r && image.rgba[i + 1] === g && image.rgba[i + 2] === b) n++;
+  for (let i = 0; i < image.rgba.length; i += 4)
+    if (image.rgba[i] === r && image.rgba[i + 1] === g && image.rgba[i + 2] === b) n++;
   return n;
 }

@@ -33,15 +33,41 @@ export class QueueWorkers {
   ) {}
 
   /** Starts a worker and waits until it takes jobs. `workdir` defaults to a folder of its own. */
-  async start(name: string, opts: { concurrency?: number; workdir?: string; extraEnv?: Record<string, string>; args?: string[] } = {}): Promise<WorkerProcess> {
+  async start(
+    name: string,
+    opts: {
+      concurrency?: number;
+      workdir?: string;
+      extraEnv?: Record<string, string>;
+      args?: string[];
+    } = {},
+  ): Promise<WorkerProcess> {
     const home = join(this.dir, `home-${name}`);
     const workdir = opts.workdir ?? join(this.dir, `workdir-${name}`);
     mkdirSync(home, { recursive: true });
     mkdirSync(workdir, { recursive: true });
-    const args = [CLI, 'worker', '--queue', this.url, '--name', name, '--workdir', workdir, '--concurrency', String(opts.concurrency ?? 4), ...(opts.args ?? [])];
+    const args = [
+      CLI,
+      'worker',
+      '--queue',
+      this.url,
+      '--name',
+      name,
+      '--workdir',
+      workdir,
+      '--concurrency',
+      String(opts.concurrency ?? 4),
+      ...(opts.args ?? []),
+    ];
     const proc = execa(process.execPath, args, {
       cwd: workdir,
-      env: { RAYMOND_QUEUE_SECRET: TEST_SECRET, RAYMOND_QUEUE_STALL_MS: '1500', IS_SANDBOX: '1', ...this.env(home), ...opts.extraEnv },
+      env: {
+        RAYMOND_QUEUE_SECRET: TEST_SECRET,
+        RAYMOND_QUEUE_STALL_MS: '1500',
+        IS_SANDBOX: '1',
+        ...this.env(home),
+        ...opts.extraEnv,
+      },
       reject: false,
       stdin: 'ignore',
       all: true,
@@ -50,7 +76,10 @@ export class QueueWorkers {
     let out = '';
     proc.all.on('data', (chunk: Buffer) => (out += chunk.toString()));
     const handle: WorkerProcess = {
-      name, home, workdir, pid: proc.pid!,
+      name,
+      home,
+      workdir,
+      pid: proc.pid!,
       log: () => out,
       kill: async () => {
         proc.kill('SIGKILL');
@@ -60,7 +89,8 @@ export class QueueWorkers {
     this.procs.push({ proc, handle });
     const deadline = Date.now() + 15_000;
     while (!out.includes('is taking steps from')) {
-      if (Date.now() > deadline || proc.exitCode !== null) throw new Error(`worker ${name} did not start:\n${out}`);
+      if (Date.now() > deadline || proc.exitCode !== null)
+        throw new Error(`worker ${name} did not start:\n${out}`);
       await new Promise((r) => setTimeout(r, 50));
     }
     return handle;

@@ -7,7 +7,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { freePort } from './browser.js';
 
 /** Why a test that needs Redis was skipped. */
-export const NO_REDIS = 'redis-server is not installed (apt-get install -y redis-server): tested against a real Redis';
+export const NO_REDIS =
+  'redis-server is not installed (apt-get install -y redis-server): tested against a real Redis';
 
 /** A throwaway Redis on loopback, without persistence. */
 export interface RedisServer {
@@ -22,7 +23,8 @@ export interface RedisServer {
 /** redis-server on PATH (or in /usr/bin, /usr/local/bin), if there is one. */
 export function findRedisServer(): string | undefined {
   const dirs = [...(process.env.PATH ?? '').split(delimiter), '/usr/bin', '/usr/local/bin'];
-  for (const dir of dirs) if (dir && existsSync(join(dir, 'redis-server'))) return join(dir, 'redis-server');
+  for (const dir of dirs)
+    if (dir && existsSync(join(dir, 'redis-server'))) return join(dir, 'redis-server');
   return undefined;
 }
 
@@ -52,8 +54,27 @@ process.on('exit', () => {
 });
 
 /** Starts redis-server on `port`; resolves once it answers PING, rejects if it exits first (port taken) or never answers. */
-async function launch(bin: string, port: number, dir: string, extra: readonly string[] = []): Promise<ChildProcess> {
-  const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, '--protected-mode', 'no', ...extra];
+async function launch(
+  bin: string,
+  port: number,
+  dir: string,
+  extra: readonly string[] = [],
+): Promise<ChildProcess> {
+  const args = [
+    '--port',
+    String(port),
+    '--bind',
+    '127.0.0.1',
+    '--save',
+    '',
+    '--appendonly',
+    'no',
+    '--dir',
+    dir,
+    '--protected-mode',
+    'no',
+    ...extra,
+  ];
   const proc = spawn(bin, args, { stdio: ['ignore', 'ignore', 'pipe'] });
   live.add(proc);
   let stderr = '';
@@ -91,8 +112,24 @@ async function kill(proc: ChildProcess): Promise<void> {
  * which the URL names), or undefined when
  * redis-server is not installed (the test then skips, saying so).
  */
-export async function startRedis(opts: { password?: string; tls?: { cert: string; key: string; port: number } } = {}): Promise<RedisServer | undefined> {
-  const extra = [...(opts.password === undefined ? [] : ['--requirepass', opts.password]), ...(opts.tls ? ['--tls-port', String(opts.tls.port), '--tls-cert-file', opts.tls.cert, '--tls-key-file', opts.tls.key, '--tls-auth-clients', 'no'] : [])];
+export async function startRedis(
+  opts: { password?: string; tls?: { cert: string; key: string; port: number } } = {},
+): Promise<RedisServer | undefined> {
+  const extra = [
+    ...(opts.password === undefined ? [] : ['--requirepass', opts.password]),
+    ...(opts.tls
+      ? [
+          '--tls-port',
+          String(opts.tls.port),
+          '--tls-cert-file',
+          opts.tls.cert,
+          '--tls-key-file',
+          opts.tls.key,
+          '--tls-auth-clients',
+          'no',
+        ]
+      : []),
+  ];
   const bin = findRedisServer();
   if (!bin) return undefined;
   const dir = mkdtempSync(join(tmpdir(), 'raymond-redis-'));
@@ -112,7 +149,11 @@ export async function startRedis(opts: { password?: string; tls?: { cert: string
   }
   let stopped = false;
   return {
-    url: opts.tls ? `rediss://127.0.0.1:${opts.tls.port}` : opts.password === undefined ? `redis://127.0.0.1:${port}` : `redis://:${encodeURIComponent(opts.password)}@127.0.0.1:${port}`,
+    url: opts.tls
+      ? `rediss://127.0.0.1:${opts.tls.port}`
+      : opts.password === undefined
+        ? `redis://127.0.0.1:${port}`
+        : `redis://:${encodeURIComponent(opts.password)}@127.0.0.1:${port}`,
     port,
     async stop() {
       stopped = true;

@@ -7,11 +7,29 @@ import { DEFAULT_TASK_FOLDER_PATTERN } from '../../src/task-folder-pattern.js';
 
 /** Settings of a run on this machine, none of its extras on. */
 export function plainSettings(over: Partial<RunSettings> = {}): RunSettings {
-  return { maxParallel: 2, timeoutSeconds: 60, budgetUsd: 0, skipPermissions: false, disallowedTools: [], debug: false, warm: false, worktreeMode: 'keep-ignored', taskFolderPattern: DEFAULT_TASK_FOLDER_PATTERN, onAsk: 'pause', ...over };
+  return {
+    maxParallel: 2,
+    timeoutSeconds: 60,
+    budgetUsd: 0,
+    skipPermissions: false,
+    disallowedTools: [],
+    debug: false,
+    warm: false,
+    worktreeMode: 'keep-ignored',
+    taskFolderPattern: DEFAULT_TASK_FOLDER_PATTERN,
+    onAsk: 'pause',
+    ...over,
+  };
 }
 
 /** A temporary project with a workflow folder `wf` of `files` and a state folder `.raymond/state`; `remove` deletes it. */
-export function runProject(files: Record<string, string>): { dir: string; wf: string; stateDir: string; events: RunEvent[]; remove(): void } {
+export function runProject(files: Record<string, string>): {
+  dir: string;
+  wf: string;
+  stateDir: string;
+  events: RunEvent[];
+  remove(): void;
+} {
   const dir = mkdtempSync(join(tmpdir(), 'raymond-run-'));
   const wf = join(dir, 'wf');
   for (const [name, text] of Object.entries(files)) {
@@ -20,5 +38,11 @@ export function runProject(files: Record<string, string>): { dir: string; wf: st
   }
   const stateDir = join(dir, '.raymond/state');
   mkdirSync(stateDir, { recursive: true });
-  return { dir, wf, stateDir, events: [], remove: () => rmSync(dir, { recursive: true, force: true }) };
+  return {
+    dir,
+    wf,
+    stateDir,
+    events: [],
+    remove: () => rmSync(dir, { recursive: true, force: true }),
+  };
 }

@@ -13,8 +13,16 @@ export interface ServeProcess {
 }
 
 /** Starts `raymond serve ARGS --port 0` in `cwd` and waits for its "listening on" line. */
-export async function startServe(args: string[], cwd: string, env: Record<string, string> = {}): Promise<ServeProcess> {
-  const proc = spawn(process.execPath, [CLI, 'serve', ...args, '--port', '0'], { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+export async function startServe(
+  args: string[],
+  cwd: string,
+  env: Record<string, string> = {},
+): Promise<ServeProcess> {
+  const proc = spawn(process.execPath, [CLI, 'serve', ...args, '--port', '0'], {
+    cwd,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let err = '';
   const exited = new Promise<number | null>((resolve) => proc.on('exit', (code) => resolve(code)));
   const url = await new Promise<string>((resolve, reject) => {
@@ -23,7 +31,9 @@ export async function startServe(args: string[], cwd: string, env: Record<string
       const m = /listening on (http:\/\/[^/]+)\//.exec(err);
       if (m) resolve(m[1]!);
     });
-    void exited.then((code) => reject(new Error(`raymond serve exited ${code} before listening:\n${err}`)));
+    void exited.then((code) =>
+      reject(new Error(`raymond serve exited ${code} before listening:\n${err}`)),
+    );
   });
   return {
     url,
@@ -38,8 +48,17 @@ export async function startServe(args: string[], cwd: string, env: Record<string
 }
 
 /** A JSON request to the server: its status and parsed body. */
-export async function api(url: string, method = 'GET', body?: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: any; headers: Headers }> {
-  const res = await fetch(url, { method, headers: body === undefined ? headers : { 'Content-Type': 'application/json', ...headers }, ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body) }) });
+export async function api(
+  url: string,
+  method = 'GET',
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: any; headers: Headers }> {
+  const res = await fetch(url, {
+    method,
+    headers: body === undefined ? headers : { 'Content-Type': 'application/json', ...headers },
+    ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body) }),
+  });
   const text = await res.text();
   let parsed: unknown = text;
   try {
@@ -51,7 +70,11 @@ export async function api(url: string, method = 'GET', body?: unknown, headers: 
 }
 
 /** Polls until `check` gives a value (no timing asserted: the test's own timeout bounds it). */
-export async function until<T>(check: () => Promise<T | undefined | false>, what: string, tries = 400): Promise<T> {
+export async function until<T>(
+  check: () => Promise<T | undefined | false>,
+  what: string,
+  tries = 400,
+): Promise<T> {
   for (let i = 0; i < tries; i++) {
     const v = await check();
     if (v) return v;
@@ -61,11 +84,20 @@ export async function until<T>(check: () => Promise<T | undefined | false>, what
 }
 
 /** The SSE events of a stream read to its end: `{id, data}` with `data` parsed. */
-export async function readEvents(url: string, headers: Record<string, string> = {}): Promise<Array<{ id: number | undefined; data: any }>> {
+export async function readEvents(
+  url: string,
+  headers: Record<string, string> = {},
+): Promise<Array<{ id: number | undefined; data: any }>> {
   const res = await fetch(url, { headers });
   const text = await res.text();
-  return text.split('\n\n').filter((b) => b.includes('data: ')).map((block) => {
-    const id = /^id: (\d+)$/m.exec(block)?.[1];
-    return { id: id === undefined ? undefined : Number(id), data: JSON.parse(/^data: (.*)$/m.exec(block)![1]!) };
-  });
+  return text
+    .split('\n\n')
+    .filter((b) => b.includes('data: '))
+    .map((block) => {
+      const id = /^id: (\d+)$/m.exec(block)?.[1];
+      return {
+        id: id === undefined ? undefined : Number(id),
+        data: JSON.parse(/^data: (.*)$/m.exec(block)![1]!),
+      };
+    });
 }

@@ -42,7 +42,9 @@ export function fakePool(): FakePool {
 }
 
 /** An executor that answers each state file with the next of its scripted outputs, and records every request. */
-export function fakeExecutor(outputs: Record<string, Array<Partial<Execution> | Error>>): StateExecutor & { requests: ExecutionRequest[]; ended: string[] } {
+export function fakeExecutor(
+  outputs: Record<string, Array<Partial<Execution> | Error>>,
+): StateExecutor & { requests: ExecutionRequest[]; ended: string[] } {
   const requests: ExecutionRequest[] = [];
   const ended: string[] = [];
   return {
@@ -74,7 +76,10 @@ export interface StepWorld {
 }
 
 /** Writes `files` into a temporary workflow folder (scripts made executable) and builds a step's dependencies on it. */
-export async function stepWorld(files: Record<string, string>, deps: Partial<StepDependencies> = {}): Promise<StepWorld> {
+export async function stepWorld(
+  files: Record<string, string>,
+  deps: Partial<StepDependencies> = {},
+): Promise<StepWorld> {
   const dir = mkdtempSync(join(tmpdir(), 'raymond-step-'));
   const wf = join(dir, 'wf');
   for (const [name, text] of Object.entries(files)) {
@@ -108,7 +113,18 @@ export async function stepWorld(files: Record<string, string>, deps: Partial<Ste
       onAsk: 'pause',
       ...deps,
     },
-    agent: (state, fields = {}) => ({ id: 'main', state, session: null, branchFrom: null, stack: null, cwd: wf, attributes: {}, input: null, status: 'active', ...fields }),
+    agent: (state, fields = {}) => ({
+      id: 'main',
+      state,
+      session: null,
+      branchFrom: null,
+      stack: null,
+      cwd: wf,
+      attributes: {},
+      input: null,
+      status: 'active',
+      ...fields,
+    }),
     input: (record, forkCount = 0) => ({ record, forkCount, sessionCosts: {} }),
     async close() {
       await scopes.dispose();

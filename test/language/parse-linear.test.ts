@@ -16,7 +16,10 @@ const adversarial: Array<[string, string]> = [
   ['many <goto and spaces', '<goto    '.repeat(MB / 2)],
   ['many <goto with an attribute and spaces', '<goto a="1"   '.repeat(MB / 3)],
   ['an unclosed double quote', `<goto a="${'x <b> '.repeat(MB)}`],
-  ['an unclosed single quote after many tags', `${'<reset b=\'1\' '.repeat(MB / 4)}<fork c='${' '.repeat(MB)}`],
+  [
+    'an unclosed single quote after many tags',
+    `${"<reset b='1' ".repeat(MB / 4)}<fork c='${' '.repeat(MB)}`,
+  ],
   ['many <', '<'.repeat(4 * MB)],
   ['many unclosed <result and <print', '<result x<print y'.repeat(MB / 4)],
   ['many = and quotes after <call', `<call ${'a= '.repeat(MB)}`],
@@ -26,13 +29,19 @@ describe('parseOutput is linear in the output', () => {
   for (const [name, filler] of adversarial) {
     it(name, TIMEOUT, () => {
       const parsed = parseOutput(filler + TAIL, 'wf/STATE.sh');
-      assert.deepEqual(parsed.tags.map((t) => [t.tag, t.body]), [['goto', 'NEXT']]);
+      assert.deepEqual(
+        parsed.tags.map((t) => [t.tag, t.body]),
+        [['goto', 'NEXT']],
+      );
     });
   }
 
   it('a long attribute value and a long result payload', TIMEOUT, () => {
     const value = '<goto>'.repeat(MB);
-    const parsed = parseOutput(`<result v="${value}">${' <goto x="'.repeat(MB / 2)}</result>`, 'wf/STATE.sh');
+    const parsed = parseOutput(
+      `<result v="${value}">${' <goto x="'.repeat(MB / 2)}</result>`,
+      'wf/STATE.sh',
+    );
     assert.equal(parsed.tags.length, 1);
     assert.equal(parsed.tags[0]!.attributes.v, value);
   });
@@ -43,11 +52,17 @@ describe("lint's tag scanner is linear in the text", () => {
     ...adversarial,
     ['many <goto> never closed', '<goto>A '.repeat(MB / 2)],
     ['many <result> never closed', '<result>'.repeat(MB / 2)],
-    ['many <goto> whose body spans lines, closed at the end', `${'<goto>\n'.repeat(MB / 2)}</goto>`],
+    [
+      'many <goto> whose body spans lines, closed at the end',
+      `${'<goto>\n'.repeat(MB / 2)}</goto>`,
+    ],
   ];
   for (const [name, filler] of more) {
     it(name, TIMEOUT, () => {
-      assert.deepEqual(scanScript(`echo '${filler}'\necho '${TAIL}'`).tags.map((t) => [t.tag, t.body]), [['goto', 'NEXT']]);
+      assert.deepEqual(
+        scanScript(`echo '${filler}'\necho '${TAIL}'`).tags.map((t) => [t.tag, t.body]),
+        [['goto', 'NEXT']],
+      );
     });
   }
 });

@@ -3,7 +3,12 @@ import { describe, it } from 'node:test';
 import { renderTemplate, templateVariables } from '../../src/language/render.js';
 
 describe('renderTemplate', () => {
-  const vars = templateVariables({ workflowId: 'wf-1', agentId: 'main_worker2', input: 'the input', attributes: { item: 'apple', agent_id: 'spoofed' } });
+  const vars = templateVariables({
+    workflowId: 'wf-1',
+    agentId: 'main_worker2',
+    input: 'the input',
+    attributes: { item: 'apple', agent_id: 'spoofed' },
+  });
 
   it('fills input, its alias result, ids and fork attributes', () => {
     assert.equal(
@@ -13,16 +18,32 @@ describe('renderTemplate', () => {
   });
 
   it('leaves unset variables exactly as written', () => {
-    assert.equal(renderTemplate('keep {{missing}} and {{ other }} and {{}}', vars), 'keep {{missing}} and {{ other }} and {{}}');
+    assert.equal(
+      renderTemplate('keep {{missing}} and {{ other }} and {{}}', vars),
+      'keep {{missing}} and {{ other }} and {{}}',
+    );
   });
 
   it('leaves {{input}} as written when there is no input', () => {
-    const none = templateVariables({ workflowId: 'w', agentId: 'main', input: null, attributes: {} });
-    assert.equal(renderTemplate('got: {{input}} / {{result}}', none), 'got: {{input}} / {{result}}');
+    const none = templateVariables({
+      workflowId: 'w',
+      agentId: 'main',
+      input: null,
+      attributes: {},
+    });
+    assert.equal(
+      renderTemplate('got: {{input}} / {{result}}', none),
+      'got: {{input}} / {{result}}',
+    );
   });
 
   it('does not re-expand values that contain placeholders', () => {
-    const v = templateVariables({ workflowId: 'w', agentId: 'main', input: '{{agent_id}}', attributes: {} });
+    const v = templateVariables({
+      workflowId: 'w',
+      agentId: 'main',
+      input: '{{agent_id}}',
+      attributes: {},
+    });
     assert.equal(renderTemplate('{{input}}', v), '{{agent_id}}');
   });
 
@@ -33,7 +54,16 @@ describe('renderTemplate', () => {
 
 describe('templateVariables: task folder', () => {
   it('gives {{task_folder}}, which no fork attribute overrides', () => {
-    const vars = templateVariables({ workflowId: 'wf', agentId: 'main', input: null, attributes: { task_folder: 'spoofed' }, taskFolder: '/p/.raymond/tasks/wf/main' });
-    assert.equal(renderTemplate('{{task_folder}}/report.md', vars), '/p/.raymond/tasks/wf/main/report.md');
+    const vars = templateVariables({
+      workflowId: 'wf',
+      agentId: 'main',
+      input: null,
+      attributes: { task_folder: 'spoofed' },
+      taskFolder: '/p/.raymond/tasks/wf/main',
+    });
+    assert.equal(
+      renderTemplate('{{task_folder}}/report.md', vars),
+      '/p/.raymond/tasks/wf/main/report.md',
+    );
   });
 });

@@ -1,6 +1,12 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { pushFrame, stackChange, stackDepth, stackFromArray, stackToArray } from '../../machines/frame-stack.js';
+import {
+  pushFrame,
+  stackChange,
+  stackDepth,
+  stackFromArray,
+  stackToArray,
+} from '../../machines/frame-stack.js';
 import type { Frame, FrameStack } from '../../machines/types.js';
 
 const f = (state: string): Frame => ({ state, session: null });
@@ -19,7 +25,11 @@ describe('frame stack', () => {
     assert.equal(stackDepth(two), 2);
     assert.equal(two.below, one, 'the frames below are shared, not copied');
     assert.deepEqual(stackToArray(one), [f('A')], 'pushing left the stack below unchanged');
-    assert.deepEqual(stackToArray(two), [f('A'), f('B')], 'bottom frame first, as the state file has it');
+    assert.deepEqual(
+      stackToArray(two),
+      [f('A'), f('B')],
+      'bottom frame first, as the state file has it',
+    );
   });
 
   it('round-trips the state file array', () => {
@@ -38,7 +48,10 @@ describe('frame stack', () => {
     assert.deepEqual(stackChange(base, popped), { keep: 4, push: [] });
     assert.deepEqual(stackChange(base, replaced), { keep: 4, push: [f('Y')] });
     assert.deepEqual(stackChange(base, base), { keep: 5, push: [] });
-    assert.deepEqual(stackChange(null, stackFromArray([f('A'), f('B')])), { keep: 0, push: [f('A'), f('B')] });
+    assert.deepEqual(stackChange(null, stackFromArray([f('A'), f('B')])), {
+      keep: 0,
+      push: [f('A'), f('B')],
+    });
     assert.deepEqual(stackChange(base, null), { keep: 0, push: [] });
   });
 

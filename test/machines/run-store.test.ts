@@ -5,7 +5,18 @@ import { freshState } from '../helpers/fake-actors.js';
 import type { StoredAgent } from '../../machines/types.js';
 
 function worker(id: string): StoredAgent {
-  return { id, state: 'W', session: null, branchFrom: null, stack: [], cwd: '/wf', attributes: {}, input: null, status: 'terminated', result: id };
+  return {
+    id,
+    state: 'W',
+    session: null,
+    branchFrom: null,
+    stack: [],
+    cwd: '/wf',
+    attributes: {},
+    input: null,
+    status: 'terminated',
+    result: id,
+  };
 }
 
 describe('run store', () => {

@@ -1,17 +1,35 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { clearSlots, createSlots, enqueue, grant, release, waitingCount } from '../../machines/scheduler.js';
+import {
+  clearSlots,
+  createSlots,
+  enqueue,
+  grant,
+  release,
+  waitingCount,
+} from '../../machines/scheduler.js';
 
-const wait = (agentId: string, readyAt = 0, markdown = false) => ({ agentId, ref: agentId, readyAt, markdown });
+const wait = (agentId: string, readyAt = 0, markdown = false) => ({
+  agentId,
+  ref: agentId,
+  readyAt,
+  markdown,
+});
 
 describe('scheduler', () => {
   it('grants first come first served up to maxParallel, and more as slots are released', () => {
     const slots = createSlots<string>(2);
     for (const id of ['a', 'b', 'c']) enqueue(slots, wait(id));
-    assert.deepEqual(grant(slots, 0).map((w) => w.agentId), ['a', 'b']);
+    assert.deepEqual(
+      grant(slots, 0).map((w) => w.agentId),
+      ['a', 'b'],
+    );
     assert.deepEqual(grant(slots, 0), []);
     release(slots, 'a');
-    assert.deepEqual(grant(slots, 0).map((w) => w.agentId), ['c']);
+    assert.deepEqual(
+      grant(slots, 0).map((w) => w.agentId),
+      ['c'],
+    );
     assert.equal(slots.running, 2);
   });
 
@@ -20,7 +38,10 @@ describe('scheduler', () => {
     enqueue(slots, wait('a', 3));
     enqueue(slots, wait('b', 1));
     assert.deepEqual(grant(slots, 2), [], 'FIFO: b does not overtake a');
-    assert.deepEqual(grant(slots, 3).map((w) => w.agentId), ['a', 'b']);
+    assert.deepEqual(
+      grant(slots, 3).map((w) => w.agentId),
+      ['a', 'b'],
+    );
   });
 
   it('skips a markdown step held by the markdown cap to serve scripts, keeping its place', () => {
@@ -29,9 +50,15 @@ describe('scheduler', () => {
     enqueue(slots, wait('m2', 0, true));
     enqueue(slots, wait('s1'));
     enqueue(slots, wait('s2'));
-    assert.deepEqual(grant(slots, 0).map((w) => w.agentId), ['m1', 's1', 's2']);
+    assert.deepEqual(
+      grant(slots, 0).map((w) => w.agentId),
+      ['m1', 's1', 's2'],
+    );
     release(slots, 'm1');
-    assert.deepEqual(grant(slots, 0).map((w) => w.agentId), ['m2']);
+    assert.deepEqual(
+      grant(slots, 0).map((w) => w.agentId),
+      ['m2'],
+    );
     assert.deepEqual([...slots.runningMarkdown], ['m2']);
   });
 
@@ -54,9 +81,15 @@ describe('scheduler', () => {
     enqueue(slots, { ...wait('held1'), holder: true });
     enqueue(slots, wait('new3'));
     enqueue(slots, { ...wait('held2'), holder: true });
-    assert.deepEqual(grant(slots, 0).map((w) => w.agentId), ['held1', 'held2']);
+    assert.deepEqual(
+      grant(slots, 0).map((w) => w.agentId),
+      ['held1', 'held2'],
+    );
     release(slots, 'held1');
-    assert.deepEqual(grant(slots, 0).map((w) => w.agentId), ['new1']);
+    assert.deepEqual(
+      grant(slots, 0).map((w) => w.agentId),
+      ['new1'],
+    );
   });
 
   it('clearSlots forgets every waiting and running step', () => {

@@ -5,13 +5,30 @@ import { RaymondError, toStepFailure } from '../../src/errors.js';
 
 describe('step failures', () => {
   it('a Claude Code failure or a usage limit pauses; anything else fails the run', () => {
-    assert.equal(toStepFailure(new RaymondError('ERR_CLAUDE_FAILED', 'crashed', { file: 'wf/A.md' })).pauses, true);
-    assert.equal(toStepFailure(new RaymondError('ERR_USAGE_LIMIT', 'limit', { details: { resetsAt: 42 } })).resetsAt, 42);
-    assert.equal(toStepFailure(new RaymondError('ERR_SCRIPT_FAILED', 'exited with code 3', { file: 'wf/B.sh' })).pauses, false);
+    assert.equal(
+      toStepFailure(new RaymondError('ERR_CLAUDE_FAILED', 'crashed', { file: 'wf/A.md' })).pauses,
+      true,
+    );
+    assert.equal(
+      toStepFailure(new RaymondError('ERR_USAGE_LIMIT', 'limit', { details: { resetsAt: 42 } }))
+        .resetsAt,
+      42,
+    );
+    assert.equal(
+      toStepFailure(
+        new RaymondError('ERR_SCRIPT_FAILED', 'exited with code 3', { file: 'wf/B.sh' }),
+      ).pauses,
+      false,
+    );
   });
 
   it('keeps the raw message and the file apart; the text joins them', () => {
-    const f = toStepFailure(new RaymondError('ERR_SCRIPT_FAILED', 'exited with code 3', { file: 'wf/B.sh', details: { spentUsd: 0.5, sessionCosts: { s: 1 } } }));
+    const f = toStepFailure(
+      new RaymondError('ERR_SCRIPT_FAILED', 'exited with code 3', {
+        file: 'wf/B.sh',
+        details: { spentUsd: 0.5, sessionCosts: { s: 1 } },
+      }),
+    );
     assert.equal(f.message, 'exited with code 3');
     assert.equal(f.file, 'wf/B.sh');
     assert.equal(failureText(f), 'wf/B.sh: exited with code 3');
@@ -30,9 +47,20 @@ describe('step failures', () => {
 });
 
 describe('failures that stop the whole run', () => {
-  it('a full disk and a bug of ours halt the run even when a forked worker meets them; a script\'s own exit does not', () => {
-    assert.equal(toStepFailure(new RaymondError('ERR_TASK_FOLDER', 'cannot make the task folder /t: ENOSPC: no space left on device; make room, then resume')).halts, true);
+  it("a full disk and a bug of ours halt the run even when a forked worker meets them; a script's own exit does not", () => {
+    assert.equal(
+      toStepFailure(
+        new RaymondError(
+          'ERR_TASK_FOLDER',
+          'cannot make the task folder /t: ENOSPC: no space left on device; make room, then resume',
+        ),
+      ).halts,
+      true,
+    );
     assert.equal(toStepFailure(new Error('undefined is not a function')).halts, true);
-    assert.equal(toStepFailure(new RaymondError('ERR_SCRIPT_FAILED', 'exited with code 3')).halts, undefined);
+    assert.equal(
+      toStepFailure(new RaymondError('ERR_SCRIPT_FAILED', 'exited with code 3')).halts,
+      undefined,
+    );
   });
 });

@@ -4,7 +4,6 @@ import { agentIn as agent, freshState, runFake } from '../helpers/fake-actors.js
 import { supervisorMachine } from '../../machines/supervisor.machine.js';
 import type { AgentRecord, WorkflowState } from '../../machines/types.js';
 
-
 describe('supervisor: failures, slots and scheduling', () => {
   it('a failed step ends the run as failed and records the error on the agent', async () => {
     const run = await runFake({
@@ -22,9 +21,19 @@ describe('supervisor: failures, slots and scheduling', () => {
   });
 
   it('never runs more than maxParallel steps at once, and queues the rest', async () => {
-    const workers = Array.from({ length: 20 }, (_, i) => ({ target: 'W', attributes: { n: String(i) } }));
+    const workers = Array.from({ length: 20 }, (_, i) => ({
+      target: 'W',
+      attributes: { n: String(i) },
+    }));
     const run = await runFake(
-      { START: { kind: 'fork', next: 'END', workers }, W: (r) => new Promise((ok) => setTimeout(() => ok({ kind: 'result', payload: r.attributes.n! }), 5)), END: { kind: 'result', payload: 'x' } },
+      {
+        START: { kind: 'fork', next: 'END', workers },
+        W: (r) =>
+          new Promise((ok) =>
+            setTimeout(() => ok({ kind: 'result', payload: r.attributes.n! }), 5),
+          ),
+        END: { kind: 'result', payload: 'x' },
+      },
       { maxParallel: 3 },
     );
     assert.equal(run.output.status, 'completed');
@@ -43,21 +52,38 @@ describe('supervisor: failures, slots and scheduling', () => {
       markdownNow--;
       return { kind: 'result' as const, payload: r.id };
     };
-    const workers = [...Array.from({ length: 6 }, () => ({ target: 'ASK.md', attributes: {} })), ...Array.from({ length: 6 }, () => ({ target: 'RUN.sh', attributes: {} }))];
-    const run = await runFake({ START: { kind: 'fork', next: 'END', workers }, 'ASK.md': slowMarkdown, 'RUN.sh': { kind: 'result', payload: 's' }, END: { kind: 'result', payload: 'e' } }, { maxParallel: 4, maxMarkdown: 1 });
+    const workers = [
+      ...Array.from({ length: 6 }, () => ({ target: 'ASK.md', attributes: {} })),
+      ...Array.from({ length: 6 }, () => ({ target: 'RUN.sh', attributes: {} })),
+    ];
+    const run = await runFake(
+      {
+        START: { kind: 'fork', next: 'END', workers },
+        'ASK.md': slowMarkdown,
+        'RUN.sh': { kind: 'result', payload: 's' },
+        END: { kind: 'result', payload: 'e' },
+      },
+      { maxParallel: 4, maxMarkdown: 1 },
+    );
     assert.equal(Object.keys(run.store.meta.results).length, 13);
     assert.equal(markdownPeak, 1, 'one markdown step at a time');
     const order = run.started.slice(1);
     const lastScript = order.findLastIndex((s) => s.endsWith('RUN.sh'));
     const lastMarkdown = order.findLastIndex((s) => s.endsWith('ASK.md'));
-    assert.ok(lastScript < lastMarkdown, `scripts did not wait behind the markdown queue: ${order.join(' ')}`);
+    assert.ok(
+      lastScript < lastMarkdown,
+      `scripts did not wait behind the markdown queue: ${order.join(' ')}`,
+    );
   });
 
   it('a dispatcher forking one worker per step keeps getting turns among a thousand queued workers', async () => {
     let dispatched = 0;
     const run = await runFake(
       {
-        START: () => (++dispatched <= 1000 ? { kind: 'fork', next: 'START', workers: [{ target: 'W', attributes: {} }] } : { kind: 'result', payload: 'dispatched' }),
+        START: () =>
+          ++dispatched <= 1000
+            ? { kind: 'fork', next: 'START', workers: [{ target: 'W', attributes: {} }] }
+            : { kind: 'result', payload: 'dispatched' },
         W: { kind: 'result', payload: 'w' },
       },
       { maxParallel: 2, delayMs: 0 },
@@ -73,20 +99,60 @@ describe('supervisor: failures, slots and scheduling', () => {
 describe('supervisor: worker ids', () => {
   it('fails the run instead of letting a worker take an id the run holds', async () => {
     const state = freshState();
-    state.agents.push({ id: 'main_w1', state: 'W', session: null, branchFrom: null, stack: [], cwd: '/wf', attributes: {}, input: null, status: 'terminated', result: 'first' });
+    state.agents.push({
+      id: 'main_w1',
+      state: 'W',
+      session: null,
+      branchFrom: null,
+      stack: [],
+      cwd: '/wf',
+      attributes: {},
+      input: null,
+      status: 'terminated',
+      result: 'first',
+    });
     state.results = { main_w1: 'first' };
-    const run = await runFake({ START: { kind: 'fork', next: 'END', workers: [{ id: 'main_w1', target: 'W', attributes: {} }] }, W: { kind: 'result', payload: 'second' }, END: { kind: 'result', payload: 'e' } }, { state });
+    const run = await runFake(
+      {
+        START: {
+          kind: 'fork',
+          next: 'END',
+          workers: [{ id: 'main_w1', target: 'W', attributes: {} }],
+        },
+        W: { kind: 'result', payload: 'second' },
+        END: { kind: 'result', payload: 'e' },
+      },
+      { state },
+    );
     assert.equal(run.output.status, 'failed');
-    assert.match(run.output.error!, /^START: <fork> named a worker "main_w1", an id this run already has/);
+    assert.match(
+      run.output.error!,
+      /^START: <fork> named a worker "main_w1", an id this run already has/,
+    );
     const last = JSON.parse(run.writes.at(-1)!) as WorkflowState;
-    assert.equal(last.results.main_w1, 'first', 'the first worker\'s result is kept');
+    assert.equal(last.results.main_w1, 'first', "the first worker's result is kept");
     assert.equal(agent(last, 'main_w1').result, 'first');
-    assert.equal(agent(last, 'main').state, 'START', 'the fork is not recorded: a resume runs it again');
+    assert.equal(
+      agent(last, 'main').state,
+      'START',
+      'the fork is not recorded: a resume runs it again',
+    );
     assert.equal(agent(last, 'main').status, 'failed');
   });
 
   it('fails the run when one fork names two workers alike, without a crash', async () => {
-    const run = await runFake({ START: { kind: 'fork', next: 'END', workers: [{ id: 'main_x1', target: 'W', attributes: {} }, { id: 'main_x1', target: 'W', attributes: {} }] }, W: { kind: 'result', payload: 'w' }, END: { kind: 'result', payload: 'e' } });
+    const run = await runFake({
+      START: {
+        kind: 'fork',
+        next: 'END',
+        workers: [
+          { id: 'main_x1', target: 'W', attributes: {} },
+          { id: 'main_x1', target: 'W', attributes: {} },
+        ],
+      },
+      W: { kind: 'result', payload: 'w' },
+      END: { kind: 'result', payload: 'e' },
+    });
     assert.equal(run.output.status, 'failed');
     assert.match(run.output.error!, /"main_x1"/);
     assert.equal(run.store.agents.has('main_x1'), false);
@@ -96,14 +162,29 @@ describe('supervisor: worker ids', () => {
 describe('supervisor: event wiring', () => {
   // An action or guard wired to the wrong event throws (xstate's assertEvent) instead of doing nothing.
   type Impl = (args: { context: unknown; event: { type: string } }) => unknown;
-  const { actions, guards } = supervisorMachine.implementations as unknown as { actions: Record<string, Impl>; guards: Record<string, Impl> };
+  const { actions, guards } = supervisorMachine.implementations as unknown as {
+    actions: Record<string, Impl>;
+    guards: Record<string, Impl>;
+  };
 
   it('an action or guard given an event it was not written for throws, naming the event it expected', () => {
     const wrong = { context: {}, event: { type: 'run.drain' } };
-    assert.throws(() => actions.queue!(wrong), /Expected event \{"type":"run\.drain"\} to have type matching "agent\.ready"/);
+    assert.throws(
+      () => actions.queue!(wrong),
+      /Expected event \{"type":"run\.drain"\} to have type matching "agent\.ready"/,
+    );
     assert.throws(() => actions.queueContinuing!(wrong), /to have type matching "step\.done"/);
-    for (const [name, type] of [['pauses', 'step.failed'], ['isWorker', 'step.failed'], ['reusesId', 'step.done'], ['expiryFails', 'ask.expire']] as const) {
-      assert.throws(() => guards[name]!(wrong), new RegExp(`to have type matching "${type.replace('.', '\\.')}"`), name);
+    for (const [name, type] of [
+      ['pauses', 'step.failed'],
+      ['isWorker', 'step.failed'],
+      ['reusesId', 'step.done'],
+      ['expiryFails', 'ask.expire'],
+    ] as const) {
+      assert.throws(
+        () => guards[name]!(wrong),
+        new RegExp(`to have type matching "${type.replace('.', '\\.')}"`),
+        name,
+      );
     }
   });
 });

@@ -1,6 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { MAX_WORKER_ID_LENGTH, forkCounterFloors, nameWorkers, workerId, workerNumber, workerStem } from '../../machines/worker-names.js';
+import {
+  MAX_WORKER_ID_LENGTH,
+  forkCounterFloors,
+  nameWorkers,
+  workerId,
+  workerNumber,
+  workerStem,
+} from '../../machines/worker-names.js';
 
 describe('worker names', () => {
   it('takes up to six letters and digits of the target, lower case, without extension', () => {
@@ -19,15 +26,22 @@ describe('worker names', () => {
   });
 
   it('gives W1 as the first worker and ten W workers after it eleven different ids', () => {
-    const ids = [...nameWorkers('main', 0, ['W1.sh']), ...nameWorkers('main', 1, Array(10).fill('W.sh'))];
+    const ids = [
+      ...nameWorkers('main', 0, ['W1.sh']),
+      ...nameWorkers('main', 1, Array(10).fill('W.sh')),
+    ];
     assert.deepEqual(ids.slice(0, 3), ['main_w1', 'main_w2', 'main_w3']);
     assert.equal(new Set(ids).size, 11, ids.join(' '));
     // In one step too.
     assert.equal(new Set(nameWorkers('main', 0, ['W1.sh', ...Array(10).fill('W.sh')])).size, 11);
   });
 
-  it('names a fork\'s workers in order from the counter before the step', () => {
-    assert.deepEqual(nameWorkers('main', 4, ['A.sh', 'B.md', 'A.sh']), ['main_a5', 'main_b6', 'main_a7']);
+  it("names a fork's workers in order from the counter before the step", () => {
+    assert.deepEqual(nameWorkers('main', 4, ['A.sh', 'B.md', 'A.sh']), [
+      'main_a5',
+      'main_b6',
+      'main_a7',
+    ]);
     assert.deepEqual(nameWorkers('main', 0, []), []);
   });
 
@@ -39,10 +53,16 @@ describe('worker names', () => {
     assert.equal(workerNumber(`main_w${'9'.repeat(40)}`), undefined, 'no counter gets that high');
   });
 
-  it('raises each parent\'s counter above the numbers its ids end with (ids of an older rule)', () => {
+  it("raises each parent's counter above the numbers its ids end with (ids of an older rule)", () => {
     // The older rule named the first W1 worker main_w11, which the current one gives the eleventh W.
     const floors = forkCounterFloors(['main', 'main_w11', 'main_w2', 'main_w11_x3']);
-    assert.deepEqual([...floors], [['main', 11], ['main_w11', 3]]);
+    assert.deepEqual(
+      [...floors],
+      [
+        ['main', 11],
+        ['main_w11', 3],
+      ],
+    );
     const next = nameWorkers('main', floors.get('main')!, Array(10).fill('W.sh'));
     assert.ok(!next.includes('main_w11'), next.join(' '));
   });
@@ -63,7 +83,10 @@ describe('worker names', () => {
     assert.match(workerId(long, 'W.sh', 2), /^main-[0-9a-f]{16}_w2$/);
     assert.notEqual(workerId(long, 'W.sh', 2), workerId(`${long}_w1`, 'W.sh', 2));
     assert.equal(workerNumber(workerId(long, 'W.sh', 2))!.n, 2);
-    assert.deepEqual([...forkCounterFloors([workerId(long, 'W.sh', 2)])], [], 'a shortened parent is no agent: no floor');
+    assert.deepEqual(
+      [...forkCounterFloors([workerId(long, 'W.sh', 2)])],
+      [],
+      'a shortened parent is no agent: no floor',
+    );
   });
 });
-

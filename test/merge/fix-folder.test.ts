@@ -15,7 +15,9 @@ function twoBranches(conflict: boolean): { repo: string; into: string; agent: st
   commitFile(repo, 'b.txt', 'agent file\n');
   const agent = commitFile(repo, 'a.txt', 'agent edit\n');
   git(repo, 'switch', '-q', '-c', 'into', 'main');
-  const into = conflict ? commitFile(repo, 'a.txt', 'into edit\n') : commitFile(repo, 'c.txt', 'into file\n');
+  const into = conflict
+    ? commitFile(repo, 'a.txt', 'into edit\n')
+    : commitFile(repo, 'c.txt', 'into file\n');
   git(repo, 'switch', '-q', 'main');
   return { repo, into, agent };
 }
@@ -37,8 +39,15 @@ describe('fix folders (real git)', () => {
     const fix = await prepareFixFolder(repo, folder, 'agent-fix', agent, into, 'into', {});
     assert.equal(fix.kind, 'merging');
     assert.deepEqual(fix.kind === 'merging' && fix.files, ['a.txt']);
-    assert.match(readFileSync(join(folder, 'a.txt'), 'utf8'), /^<<<<<<< HEAD\nagent edit\n=======\ninto edit\n>>>>>>> /);
-    assert.equal(git(folder, 'rev-parse', 'HEAD'), agent, 'no rebase: the commits are the agent’s own');
+    assert.match(
+      readFileSync(join(folder, 'a.txt'), 'utf8'),
+      /^<<<<<<< HEAD\nagent edit\n=======\ninto edit\n>>>>>>> /,
+    );
+    assert.equal(
+      git(folder, 'rev-parse', 'HEAD'),
+      agent,
+      'no rebase: the commits are the agent’s own',
+    );
     // A turn without a shell: it edits the file and cannot commit.
     writeFileSync(join(folder, 'a.txt'), 'both edits\n');
     const done = await finishFix(folder, into, 'main_w1', {});
@@ -46,7 +55,11 @@ describe('fix folders (real git)', () => {
     assert.equal(git(folder, 'show', 'HEAD:a.txt'), 'both edits');
     assert.equal(git(folder, 'rev-parse', 'HEAD^2'), into, 'the merge was concluded');
     assert.equal(git(folder, 'log', '-1', '--format=%s'), 'Merge into into agent-fix');
-    assert.equal((await commitsBetween(folder, fix.head, done.ok ? done.head : '')).length, 1, 'one fix commit, not what BRANCH brought');
+    assert.equal(
+      (await commitsBetween(folder, fix.head, done.ok ? done.head : '')).length,
+      1,
+      'one fix commit, not what BRANCH brought',
+    );
   });
 
   it('refuses a fix that leaves conflict markers', async () => {

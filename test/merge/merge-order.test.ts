@@ -4,7 +4,14 @@ import { mergeOrder } from '../../src/merge/merge-order.js';
 
 describe('mergeOrder', () => {
   it('keeps fork order when no two branches share a file', () => {
-    assert.deepEqual(mergeOrder([{ agent: 'a', files: ['1'] }, { agent: 'b', files: ['2'] }, { agent: 'c', files: ['3'] }]), ['a', 'b', 'c']);
+    assert.deepEqual(
+      mergeOrder([
+        { agent: 'a', files: ['1'] },
+        { agent: 'b', files: ['2'] },
+        { agent: 'c', files: ['3'] },
+      ]),
+      ['a', 'b', 'c'],
+    );
   });
 
   it('puts a branch sharing no file with the previous one between two that touch the same file', () => {
@@ -18,11 +25,25 @@ describe('mergeOrder', () => {
   });
 
   it('takes the first left when every branch left shares a file with the previous one', () => {
-    assert.deepEqual(mergeOrder([{ agent: 'a', files: ['x'] }, { agent: 'b', files: ['x'] }, { agent: 'c', files: ['x', 'y'] }]), ['a', 'b', 'c']);
+    assert.deepEqual(
+      mergeOrder([
+        { agent: 'a', files: ['x'] },
+        { agent: 'b', files: ['x'] },
+        { agent: 'c', files: ['x', 'y'] },
+      ]),
+      ['a', 'b', 'c'],
+    );
   });
 
   it('orders nothing as nothing, and a branch without files anywhere', () => {
     assert.deepEqual(mergeOrder([]), []);
-    assert.deepEqual(mergeOrder([{ agent: 'a', files: ['x'] }, { agent: 'b', files: ['x'] }, { agent: 'c', files: [] }]), ['a', 'c', 'b']);
+    assert.deepEqual(
+      mergeOrder([
+        { agent: 'a', files: ['x'] },
+        { agent: 'b', files: ['x'] },
+        { agent: 'c', files: [] },
+      ]),
+      ['a', 'c', 'b'],
+    );
   });
 });

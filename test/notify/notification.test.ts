@@ -6,20 +6,48 @@ import { runNotification, type NotifiedRun } from '../../src/notify/notification
 type RunFinished = Extract<RunEvent, { type: 'run.finished' }>;
 
 const at = new Date('2025-01-02T03:04:05.000Z');
-const run: NotifiedRun = { runId: 'fix-1a2b3c4d', workflow: 'fix', name: 'nightly', resume: 'raymond --resume fix-1a2b3c4d' };
-const finished = (status: RunFinished['status'], error?: string): RunFinished => ({ type: 'run.finished', workflowId: 'fix-1a2b3c4d', status, error, totalCostUsd: 0.25, steps: 3, elapsedMs: 10 });
+const run: NotifiedRun = {
+  runId: 'fix-1a2b3c4d',
+  workflow: 'fix',
+  name: 'nightly',
+  resume: 'raymond --resume fix-1a2b3c4d',
+};
+const finished = (status: RunFinished['status'], error?: string): RunFinished => ({
+  type: 'run.finished',
+  workflowId: 'fix-1a2b3c4d',
+  status,
+  error,
+  totalCostUsd: 0.25,
+  steps: 3,
+  elapsedMs: 10,
+});
 
 describe('runNotification: the end of a run as the JSON hooks receive', () => {
   it('run.completed carries the results and no resume command', () => {
     assert.deepEqual(runNotification(finished('completed'), run, { main: 'done' }, at), {
-      event: 'run.completed', at: '2025-01-02T03:04:05.000Z', run_id: 'fix-1a2b3c4d', workflow: 'fix', name: 'nightly', status: 'completed', total_cost_usd: 0.25, results: { main: 'done' },
+      event: 'run.completed',
+      at: '2025-01-02T03:04:05.000Z',
+      run_id: 'fix-1a2b3c4d',
+      workflow: 'fix',
+      name: 'nightly',
+      status: 'completed',
+      total_cost_usd: 0.25,
+      results: { main: 'done' },
     });
   });
 
   it('run.failed carries the error and the command that resumes the run', () => {
     const n = runNotification(finished('failed', 'START.sh: exited with code 3'), run, {}, at);
     assert.deepEqual(n, {
-      event: 'run.failed', at: '2025-01-02T03:04:05.000Z', run_id: 'fix-1a2b3c4d', workflow: 'fix', name: 'nightly', status: 'failed', total_cost_usd: 0.25, error: 'START.sh: exited with code 3', resume: 'raymond --resume fix-1a2b3c4d',
+      event: 'run.failed',
+      at: '2025-01-02T03:04:05.000Z',
+      run_id: 'fix-1a2b3c4d',
+      workflow: 'fix',
+      name: 'nightly',
+      status: 'failed',
+      total_cost_usd: 0.25,
+      error: 'START.sh: exited with code 3',
+      resume: 'raymond --resume fix-1a2b3c4d',
     });
   });
 

@@ -16,11 +16,20 @@ function problem(line: string): string {
 
 describe('splitCommand: a hook command line into argv, as a shell splits words, expanding nothing', () => {
   it('splits on blanks, however many', () => {
-    assert.deepEqual(words('  notify-send \t Raymond\n done  '), ['notify-send', 'Raymond', 'done']);
+    assert.deepEqual(words('  notify-send \t Raymond\n done  '), [
+      'notify-send',
+      'Raymond',
+      'done',
+    ]);
   });
 
   it('keeps quoted blanks and joins quoted and bare parts of one word', () => {
-    assert.deepEqual(words(`say 'two words' "and three here" a'b'"c"d`), ['say', 'two words', 'and three here', 'abcd']);
+    assert.deepEqual(words(`say 'two words' "and three here" a'b'"c"d`), [
+      'say',
+      'two words',
+      'and three here',
+      'abcd',
+    ]);
   });
 
   it('keeps empty quoted words', () => {
@@ -29,12 +38,30 @@ describe('splitCommand: a hook command line into argv, as a shell splits words, 
 
   it('takes backslash escapes: any character outside quotes, only $ ` " \\ inside double quotes, none inside single quotes', () => {
     assert.deepEqual(words(String.raw`a\ b \'c \"d`), ['a b', "'c", '"d']);
-    assert.deepEqual(words(String.raw`"x\"y" "\$HOME" "\n\\" '\n'`), ['x"y', '$HOME', '\\n\\', '\\n']);
+    assert.deepEqual(words(String.raw`"x\"y" "\$HOME" "\n\\" '\n'`), [
+      'x"y',
+      '$HOME',
+      '\\n\\',
+      '\\n',
+    ]);
     assert.deepEqual(words('one\\\ntwo'), ['onetwo']);
   });
 
   it('expands nothing: variables, ~, globs, command substitution and operators stay literal', () => {
-    assert.deepEqual(words('echo $HOME ~ *.md $(id) `id` a|b > out ; && #c'), ['echo', '$HOME', '~', '*.md', '$(id)', '`id`', 'a|b', '>', 'out', ';', '&&', '#c']);
+    assert.deepEqual(words('echo $HOME ~ *.md $(id) `id` a|b > out ; && #c'), [
+      'echo',
+      '$HOME',
+      '~',
+      '*.md',
+      '$(id)',
+      '`id`',
+      'a|b',
+      '>',
+      'out',
+      ';',
+      '&&',
+      '#c',
+    ]);
     assert.deepEqual(words(`"$HOME" "~/x" '$(id)'`), ['$HOME', '~/x', '$(id)']);
   });
 

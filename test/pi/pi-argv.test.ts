@@ -2,11 +2,17 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { SAFE_PI_TOOLS, piArgs, piToolProblem, type PiInvocation } from '../../src/pi/pi-argv.js';
 
-const inv = (over: Partial<PiInvocation> = {}): PiInvocation => ({ session: { kind: 'fresh' }, skipPermissions: false, options: {}, ...over });
+const inv = (over: Partial<PiInvocation> = {}): PiInvocation => ({
+  session: { kind: 'fresh' },
+  skipPermissions: false,
+  options: {},
+  ...over,
+});
 const SAFE = ['--tools', 'read,edit,write,grep,find,ls'];
 
 /** The values following each occurrence of `flag`. */
-const valuesOf = (args: string[], flag: string) => args.flatMap((a, i) => (a === flag ? [args[i + 1]] : []));
+const valuesOf = (args: string[], flag: string) =>
+  args.flatMap((a, i) => (a === flag ? [args[i + 1]] : []));
 
 describe('piArgs', () => {
   it('gives only --mode json and the safe tools for a fresh turn with no options', () => {
@@ -20,12 +26,20 @@ describe('piArgs', () => {
     ['model', { model: 'openai/gpt-5' }, ['--model', 'openai/gpt-5']],
     ['thinking of the invocation', { thinking: 'high' }, ['--thinking', 'high']],
     ['thinking of the options', { options: { thinking: 'minimal' } }, ['--thinking', 'minimal']],
-    ['resume', { session: { kind: 'resume', ref: '/x/2025_abc.jsonl' } }, ['--session', '/x/2025_abc.jsonl']],
+    [
+      'resume',
+      { session: { kind: 'resume', ref: '/x/2025_abc.jsonl' } },
+      ['--session', '/x/2025_abc.jsonl'],
+    ],
     ['fork', { session: { kind: 'fork', from: 'abc' } }, ['--fork', 'abc']],
     ['no_tools', { options: { no_tools: true } }, ['--no-tools']],
     ['no_builtin_tools', { options: { no_builtin_tools: true } }, ['--no-builtin-tools']],
     ['a tools list', { options: { tools: ['read', 'bash'] } }, ['--tools', 'read,bash']],
-    ['a tools list with skipped permissions', { skipPermissions: true, options: { tools: ['read'] } }, ['--tools', 'read']],
+    [
+      'a tools list with skipped permissions',
+      { skipPermissions: true, options: { tools: ['read'] } },
+      ['--tools', 'read'],
+    ],
     ['no_extensions', { options: { no_extensions: true } }, ['--no-extensions']],
     ['no_skills', { options: { no_skills: true } }, ['--no-skills']],
   ];
@@ -40,7 +54,10 @@ describe('piArgs', () => {
   }
 
   it('prefers the invocation thinking to options.thinking, once', () => {
-    assert.deepEqual(valuesOf(piArgs(inv({ thinking: 'xhigh', options: { thinking: 'low' } })), '--thinking'), ['xhigh']);
+    assert.deepEqual(
+      valuesOf(piArgs(inv({ thinking: 'xhigh', options: { thinking: 'low' } })), '--thinking'),
+      ['xhigh'],
+    );
   });
 
   it('gives no --session nor --fork for a fresh turn, and only the one asked otherwise', () => {
@@ -58,25 +75,45 @@ describe('piArgs', () => {
   });
 
   it('gives exactly one tools flag whatever the options', () => {
-    const toolFlags = (a: string[]) => a.filter((x) => x === '--tools' || x === '--no-tools' || x === '--no-builtin-tools');
+    const toolFlags = (a: string[]) =>
+      a.filter((x) => x === '--tools' || x === '--no-tools' || x === '--no-builtin-tools');
     assert.deepEqual(toolFlags(piArgs(inv({ options: { no_tools: true } }))), ['--no-tools']);
-    assert.deepEqual(toolFlags(piArgs(inv({ options: { no_builtin_tools: true } }))), ['--no-builtin-tools']);
-    assert.deepEqual(toolFlags(piArgs(inv({ skipPermissions: true, options: { no_tools: true } }))), ['--no-tools']);
+    assert.deepEqual(toolFlags(piArgs(inv({ options: { no_builtin_tools: true } }))), [
+      '--no-builtin-tools',
+    ]);
+    assert.deepEqual(
+      toolFlags(piArgs(inv({ skipPermissions: true, options: { no_tools: true } }))),
+      ['--no-tools'],
+    );
     assert.deepEqual(toolFlags(piArgs(inv({ options: { tools: ['ls'] } }))), ['--tools']);
   });
 
   it("gives a state's tools in pi's names over the workflow's options, [] as none, and its system prompt", () => {
-    const args = piArgs(inv({ options: { tools: ['ls'] }, tools: ['Read', 'Glob', 'find', 'Bash'], appendSystemPrompt: 'be brief' }));
-    assert.deepEqual(args.slice(args.indexOf('--tools'), args.indexOf('--tools') + 2), ['--tools', 'read,find,bash']);
+    const args = piArgs(
+      inv({
+        options: { tools: ['ls'] },
+        tools: ['Read', 'Glob', 'find', 'Bash'],
+        appendSystemPrompt: 'be brief',
+      }),
+    );
+    assert.deepEqual(args.slice(args.indexOf('--tools'), args.indexOf('--tools') + 2), [
+      '--tools',
+      'read,find,bash',
+    ]);
     assert.equal(args.filter((a) => a === '--tools').length, 1);
     assert.deepEqual(args.slice(-2), ['--append-system-prompt', 'be brief']);
     assert.ok(piArgs(inv({ skipPermissions: true, tools: [] })).includes('--no-tools'));
-    assert.equal(piToolProblem(['Read', 'Bash(git *)']), '"Bash(git *)" is a pattern; pi takes tool names only');
+    assert.equal(
+      piToolProblem(['Read', 'Bash(git *)']),
+      '"Bash(git *)" is a pattern; pi takes tool names only',
+    );
     assert.match(piToolProblem(['WebFetch'])!, /pi has no tool "WebFetch"/);
   });
 
   it('passes each extension and skill, in order', () => {
-    const args = piArgs(inv({ options: { extensions: ['./ext.ts', 'npm:pkg'], skills: ['./a', './b'] } }));
+    const args = piArgs(
+      inv({ options: { extensions: ['./ext.ts', 'npm:pkg'], skills: ['./a', './b'] } }),
+    );
     assert.deepEqual(valuesOf(args, '--extension'), ['./ext.ts', 'npm:pkg']);
     assert.deepEqual(valuesOf(args, '--skill'), ['./a', './b']);
   });
@@ -86,15 +123,48 @@ describe('piArgs', () => {
       inv({
         session: { kind: 'resume', ref: 'ref1' },
         model: 'm',
-        options: { session_dir: '/sd', provider: 'p', thinking: 'low', tools: ['read'], extensions: ['e'], skills: ['s'], no_extensions: true, no_skills: true },
+        options: {
+          session_dir: '/sd',
+          provider: 'p',
+          thinking: 'low',
+          tools: ['read'],
+          extensions: ['e'],
+          skills: ['s'],
+          no_extensions: true,
+          no_skills: true,
+        },
       }),
     );
-    assert.deepEqual(args, ['--mode', 'json', '--session-dir', '/sd', '--provider', 'p', '--model', 'm', '--thinking', 'low', '--session', 'ref1', '--tools', 'read', '--extension', 'e', '--skill', 's', '--no-extensions', '--no-skills']);
+    assert.deepEqual(args, [
+      '--mode',
+      'json',
+      '--session-dir',
+      '/sd',
+      '--provider',
+      'p',
+      '--model',
+      'm',
+      '--thinking',
+      'low',
+      '--session',
+      'ref1',
+      '--tools',
+      'read',
+      '--extension',
+      'e',
+      '--skill',
+      's',
+      '--no-extensions',
+      '--no-skills',
+    ]);
   });
 
   it('never carries a prompt', () => {
     const prompt = '@secrets.txt --no-tools Do the thing <goto>B</goto>';
-    const args = piArgs({ ...inv({ model: 'm', options: { provider: 'p' } }), prompt } as PiInvocation);
+    const args = piArgs({
+      ...inv({ model: 'm', options: { provider: 'p' } }),
+      prompt,
+    } as PiInvocation);
     assert.ok(!args.some((a) => a.includes('Do the thing') || a.startsWith('@')), args.join(' '));
     assert.ok(!args.includes('--no-tools'));
     assert.ok(!args.includes('-p') && !args.includes('--print'));

@@ -39,8 +39,14 @@ describe('piSessionFolder', () => {
   }
 
   it('uses ~/.pi/agent without PI_CODING_AGENT_DIR, or with it empty', () => {
-    assert.equal(piSessionFolder('/tmp/x', {}, {}), join(homedir(), '.pi', 'agent', 'sessions', '--tmp-x--'));
-    assert.equal(piSessionFolder('/tmp/x', {}, { PI_CODING_AGENT_DIR: '' }), join(homedir(), '.pi', 'agent', 'sessions', '--tmp-x--'));
+    assert.equal(
+      piSessionFolder('/tmp/x', {}, {}),
+      join(homedir(), '.pi', 'agent', 'sessions', '--tmp-x--'),
+    );
+    assert.equal(
+      piSessionFolder('/tmp/x', {}, { PI_CODING_AGENT_DIR: '' }),
+      join(homedir(), '.pi', 'agent', 'sessions', '--tmp-x--'),
+    );
   });
 
   it('is session_dir when the options give one', () => {
@@ -54,9 +60,15 @@ describe('findPiSession', () => {
   it('finds a session file in any folder of the sessions folder', () => {
     const { dir, env } = agentDir();
     sessionFile(join(dir, 'sessions', '--tmp-a--'), '2025-06-01T10-00-00-000Z_other.jsonl');
-    const file = sessionFile(join(dir, 'sessions', '--tmp-b--'), `2025-06-01T10-00-00-000Z_${id}.jsonl`);
+    const file = sessionFile(
+      join(dir, 'sessions', '--tmp-b--'),
+      `2025-06-01T10-00-00-000Z_${id}.jsonl`,
+    );
     assert.equal(findPiSession(id, {}, env), file);
-    assert.equal(findPiSession('other', {}, env), join(dir, 'sessions', '--tmp-a--', '2025-06-01T10-00-00-000Z_other.jsonl'));
+    assert.equal(
+      findPiSession('other', {}, env),
+      join(dir, 'sessions', '--tmp-a--', '2025-06-01T10-00-00-000Z_other.jsonl'),
+    );
   });
 
   it('matches the whole id only', () => {
@@ -71,7 +83,11 @@ describe('findPiSession', () => {
     assert.equal(findPiSession(id, {}, env), undefined);
     sessionFile(join(dir, 'sessions', '--tmp-a--'), '2025_abc.jsonl');
     writeFileSync(join(dir, 'sessions', `2025_${id}.jsonl`), '');
-    assert.equal(findPiSession(id, {}, env), undefined, 'a file loose in sessions/ is no folder of it');
+    assert.equal(
+      findPiSession(id, {}, env),
+      undefined,
+      'a file loose in sessions/ is no folder of it',
+    );
   });
 
   it('looks in session_dir only when it is set', () => {

@@ -4,7 +4,8 @@ import { PiStreamReader, type PiProgress, type PiSummary } from '../../src/pi/pi
 
 const line = (o: unknown) => `${JSON.stringify(o)}\n`;
 
-const session = (id: string) => line({ type: 'session', version: 3, id, timestamp: '2025-06-01T10:00:00.000Z', cwd: '/tmp/x' });
+const session = (id: string) =>
+  line({ type: 'session', version: 3, id, timestamp: '2025-06-01T10:00:00.000Z', cwd: '/tmp/x' });
 
 const usage = (total: number) => ({
   input: 1000,
@@ -26,7 +27,8 @@ const user = (text: string) => ({ role: 'user', content: [{ type: 'text', text }
 
 const messageEnd = (message: unknown) => line({ type: 'message_end', message });
 const turnEnd = (message: unknown) => line({ type: 'turn_end', message, toolResults: [] });
-const toolStart = (id: string, name: string) => line({ type: 'tool_execution_start', toolCallId: id, toolName: name, args: {} });
+const toolStart = (id: string, name: string) =>
+  line({ type: 'tool_execution_start', toolCallId: id, toolName: name, args: {} });
 const agentEnd = (...messages: unknown[]) => line({ type: 'agent_end', messages });
 
 /** Feeds `text` to a reader in pieces of `size` characters. */
@@ -70,10 +72,15 @@ describe('PiStreamReader', () => {
   });
 
   it('sums the cost of several assistant messages', () => {
-    const a = assistant('', 0.001, { content: [{ type: 'toolCall', id: 't1', name: 'bash', arguments: {} }], stopReason: 'toolUse' });
+    const a = assistant('', 0.001, {
+      content: [{ type: 'toolCall', id: 't1', name: 'bash', arguments: {} }],
+      stopReason: 'toolUse',
+    });
     const b = assistant('done', 0.002);
     const c = assistant('really done', 0.0045);
-    const { s, progress } = read(messageEnd(a) + toolStart('t1', 'bash') + messageEnd(b) + messageEnd(c) + agentEnd(a, b, c));
+    const { s, progress } = read(
+      messageEnd(a) + toolStart('t1', 'bash') + messageEnd(b) + messageEnd(c) + agentEnd(a, b, c),
+    );
     assert.ok(Math.abs(s.costUsd - 0.0075) < 1e-12, String(s.costUsd));
     assert.equal(s.resultText, 'really done');
     assert.deepEqual(progress, [
@@ -84,7 +91,17 @@ describe('PiStreamReader', () => {
   });
 
   it('reports each tool as it starts', () => {
-    const { progress } = read(toolStart('t1', 'bash') + toolStart('t2', 'read') + line({ type: 'tool_execution_end', toolCallId: 't1', toolName: 'bash', result: {}, isError: false }));
+    const { progress } = read(
+      toolStart('t1', 'bash') +
+        toolStart('t2', 'read') +
+        line({
+          type: 'tool_execution_end',
+          toolCallId: 't1',
+          toolName: 'bash',
+          result: {},
+          isError: false,
+        }),
+    );
     assert.deepEqual(progress, [
       { kind: 'tool', name: 'bash' },
       { kind: 'tool', name: 'read' },
@@ -93,13 +110,33 @@ describe('PiStreamReader', () => {
 
   it('takes the text of the last assistant message of agent_end, its text parts joined', () => {
     const first = assistant('first');
-    const last = { ...assistant(''), content: [{ type: 'thinking', thinking: 'hmm' }, { type: 'text', text: 'part one, ' }, { type: 'toolCall', id: 'x', name: 'ls', arguments: {} }, { type: 'text', text: 'part two' }] };
-    const { s } = read(agentEnd(user('q'), first, { role: 'toolResult', toolCallId: 'x', content: [{ type: 'text', text: 'tool out' }] }, last, user('late')));
+    const last = {
+      ...assistant(''),
+      content: [
+        { type: 'thinking', thinking: 'hmm' },
+        { type: 'text', text: 'part one, ' },
+        { type: 'toolCall', id: 'x', name: 'ls', arguments: {} },
+        { type: 'text', text: 'part two' },
+      ],
+    };
+    const { s } = read(
+      agentEnd(
+        user('q'),
+        first,
+        { role: 'toolResult', toolCallId: 'x', content: [{ type: 'text', text: 'tool out' }] },
+        last,
+        user('late'),
+      ),
+    );
     assert.equal(s.resultText, 'part one, part two');
   });
 
   it('lets a second agent_end (pi retrying on its own) replace the first', () => {
-    const failed = assistant('', 0, { content: [], stopReason: 'error', errorMessage: '429 rate limited' });
+    const failed = assistant('', 0, {
+      content: [],
+      stopReason: 'error',
+      errorMessage: '429 rate limited',
+    });
     const ok = assistant('second try <goto>B</goto>');
     const { s } = read(agentEnd(user('q'), failed) + agentEnd(user('q'), ok));
     assert.equal(s.resultText, 'second try <goto>B</goto>');
@@ -108,7 +145,11 @@ describe('PiStreamReader', () => {
   });
 
   it('gives the stopReason and errorMessage of a failed last message', () => {
-    const failed = assistant('', 0, { content: [], stopReason: 'error', errorMessage: '500 Internal Server Error' });
+    const failed = assistant('', 0, {
+      content: [],
+      stopReason: 'error',
+      errorMessage: '500 Internal Server Error',
+    });
     const { s } = read(session('s1') + messageEnd(failed) + agentEnd(user('q'), failed));
     assert.equal(s.stopReason, 'error');
     assert.equal(s.errorMessage, '500 Internal Server Error');
@@ -130,7 +171,10 @@ describe('PiStreamReader', () => {
   });
 
   it('counts and reports a line that is not JSON, and reads on', () => {
-    const { s, progress } = read(`not json at all\n${session('s1')}{"type":\n${messageEnd(hello)}`, 4);
+    const { s, progress } = read(
+      `not json at all\n${session('s1')}{"type":\n${messageEnd(hello)}`,
+      4,
+    );
     assert.equal(s.badLines, 2);
     assert.equal(s.sessionId, 's1');
     assert.equal(s.costUsd, 0.0045);
@@ -158,11 +202,36 @@ describe('PiStreamReader', () => {
 describe('PiStreamReader calls outside the tools', () => {
   it('reports a failed call to a tool the state does not have as denied, with its arguments', () => {
     const denied: unknown[] = [];
-    const r = new PiStreamReader((p) => p.kind === 'denied' && denied.push(p.denial), new Set(['read']));
+    const r = new PiStreamReader(
+      (p) => p.kind === 'denied' && denied.push(p.denial),
+      new Set(['read']),
+    );
     const l = (o: unknown) => `${JSON.stringify(o)}\n`;
-    r.write(l({ type: 'tool_execution_start', toolCallId: 't1', toolName: 'bash', args: { command: 'rm -rf x' } }));
-    r.write(l({ type: 'tool_execution_end', toolCallId: 't1', toolName: 'bash', isError: true, result: { content: [{ type: 'text', text: 'Tool bash not found' }] } }));
-    r.write(l({ type: 'tool_execution_start', toolCallId: 't2', toolName: 'read', args: { path: '/nope' } }));
+    r.write(
+      l({
+        type: 'tool_execution_start',
+        toolCallId: 't1',
+        toolName: 'bash',
+        args: { command: 'rm -rf x' },
+      }),
+    );
+    r.write(
+      l({
+        type: 'tool_execution_end',
+        toolCallId: 't1',
+        toolName: 'bash',
+        isError: true,
+        result: { content: [{ type: 'text', text: 'Tool bash not found' }] },
+      }),
+    );
+    r.write(
+      l({
+        type: 'tool_execution_start',
+        toolCallId: 't2',
+        toolName: 'read',
+        args: { path: '/nope' },
+      }),
+    );
     r.write(l({ type: 'tool_execution_end', toolCallId: 't2', toolName: 'read', isError: true }));
     assert.deepEqual(r.end().denials, [{ tool: 'bash', input: { command: 'rm -rf x' } }]);
     assert.deepEqual(denied, [{ tool: 'bash', input: { command: 'rm -rf x' } }]);

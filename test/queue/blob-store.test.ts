@@ -22,7 +22,11 @@ describe('BlobStore (against a real redis-server)', () => {
     assert.equal(sha, sha256(data));
     assert.deepEqual(await ctx.redis.getBuffer(`raymond:blob:${sha}`), data);
     assert.deepEqual(await ctx.blobs.get(sha), data);
-    assert.equal(await ctx.blobs.put(Buffer.from(data)), sha, 'the same bytes again: the same blob');
+    assert.equal(
+      await ctx.blobs.put(Buffer.from(data)),
+      sha,
+      'the same bytes again: the same blob',
+    );
   });
 
   it('refuses a blob whose bytes no longer match their hash', async (t) => {
@@ -54,7 +58,9 @@ describe('BlobStore (against a real redis-server)', () => {
 
   it('missing counts the blobs Redis lost in a FLUSHALL', async (t) => {
     if (!ctx.server) return t.skip(NO_REDIS);
-    const shas = await Promise.all(['one', 'two', 'three'].map((s) => ctx.blobs.put(Buffer.from(`missing-${s}`))));
+    const shas = await Promise.all(
+      ['one', 'two', 'three'].map((s) => ctx.blobs.put(Buffer.from(`missing-${s}`))),
+    );
     assert.equal(await ctx.blobs.missing(shas), 0);
     assert.equal(await ctx.blobs.missing([]), 0);
     assert.equal(await ctx.blobs.missing([...shas, sha256('never stored')]), 1);
@@ -66,7 +72,9 @@ describe('BlobStore (against a real redis-server)', () => {
 
   it('missing counts the blobs a Redis restarted without persistence lost; the connection comes back by itself', async (t) => {
     if (!ctx.server) return t.skip(NO_REDIS);
-    const shas = await Promise.all(['a', 'b'].map((s) => ctx.blobs.put(Buffer.from(`restart-${s}`))));
+    const shas = await Promise.all(
+      ['a', 'b'].map((s) => ctx.blobs.put(Buffer.from(`restart-${s}`))),
+    );
     assert.equal(await ctx.blobs.missing(shas), 0);
     await ctx.server.restart();
     assert.equal(await ctx.blobs.missing(shas), 2);

@@ -3,7 +3,13 @@ import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { loadQueueSecret, secretCheck, signedPayload, signJob, verifyJob } from '../../src/queue/job-signing.js';
+import {
+  loadQueueSecret,
+  secretCheck,
+  signedPayload,
+  signJob,
+  verifyJob,
+} from '../../src/queue/job-signing.js';
 import { Type } from '@sinclair/typebox';
 import { RaymondError } from '../../src/errors.js';
 import { checked } from '../../src/schema-problem.js';
@@ -20,7 +26,10 @@ function refused(file: string | undefined, env: NodeJS.ProcessEnv = {}): Raymond
   try {
     loadQueueSecret(file, env);
   } catch (err) {
-    assert.ok(err instanceof RaymondError && err.code === 'ERR_QUEUE_SECRET', `not ERR_QUEUE_SECRET: ${String(err)}`);
+    assert.ok(
+      err instanceof RaymondError && err.code === 'ERR_QUEUE_SECRET',
+      `not ERR_QUEUE_SECRET: ${String(err)}`,
+    );
     return err;
   }
   assert.fail('accepted');
@@ -32,7 +41,15 @@ describe('secretCheck', () => {
     assert.notEqual(secretCheck(SECRET), secretCheck(`${SECRET}x`));
     assert.match(secretCheck(SECRET), /^[0-9a-f]{64}$/);
     assert.ok(!secretCheck(SECRET).includes(SECRET));
-    assert.equal(verifyJob(SECRET, { payload: 'raymond queue secret check v1', sig: secretCheck(SECRET) }, ANY), undefined, 'not a signed job either');
+    assert.equal(
+      verifyJob(
+        SECRET,
+        { payload: 'raymond queue secret check v1', sig: secretCheck(SECRET) },
+        ANY,
+      ),
+      undefined,
+      'not a signed job either',
+    );
   });
 });
 
@@ -44,7 +61,11 @@ describe('signJob / verifyJob', () => {
     assert.equal(typeof job.payload, 'string');
     assert.match(job.sig, /^[0-9a-f]{64}$/);
     assert.deepEqual(verifyJob(SECRET, job, ANY), payload);
-    assert.deepEqual(verifyJob(SECRET, JSON.parse(JSON.stringify(job)), ANY), payload, 'after a trip through JSON');
+    assert.deepEqual(
+      verifyJob(SECRET, JSON.parse(JSON.stringify(job)), ANY),
+      payload,
+      'after a trip through JSON',
+    );
   });
 
   it('refuses a job signed with another secret', () => {
@@ -80,7 +101,10 @@ describe('signJob / verifyJob', () => {
 describe('verifyJob: the payload schema', () => {
   const envelope = checked(Type.Object({ v: Type.Literal(2), id: Type.String() }));
   it('gives a rightly signed payload that fits the schema', () => {
-    assert.deepEqual(verifyJob(SECRET, signJob(SECRET, { v: 2, id: 'main.1', extra: true }), envelope), { v: 2, id: 'main.1', extra: true });
+    assert.deepEqual(
+      verifyJob(SECRET, signJob(SECRET, { v: 2, id: 'main.1', extra: true }), envelope),
+      { v: 2, id: 'main.1', extra: true },
+    );
   });
   it('signedPayload gives a rightly signed payload whatever its shape, for the worker to say what is wrong with it', () => {
     assert.deepEqual(signedPayload(SECRET, signJob(SECRET, { v: 1 })), { payload: { v: 1 } });
@@ -110,13 +134,19 @@ describe('loadQueueSecret', () => {
     const err = refused(undefined, { RAYMOND_QUEUE_SECRET: ' 123456789012345 ' });
     assert.match(err.message, /15 characters long; at least 16/);
     assert.equal(err.file, undefined);
-    assert.equal(loadQueueSecret(undefined, { RAYMOND_QUEUE_SECRET: '1234567890123456' }), '1234567890123456');
+    assert.equal(
+      loadQueueSecret(undefined, { RAYMOND_QUEUE_SECRET: '1234567890123456' }),
+      '1234567890123456',
+    );
   });
 
   it('reads a secret file, trimmed, in preference to the env', () => {
     const file = join(root, 'secret');
     writeFileSync(file, `${SECRET}\n`);
-    assert.equal(loadQueueSecret(file, { RAYMOND_QUEUE_SECRET: 'another-secret-from-the-env' }), SECRET);
+    assert.equal(
+      loadQueueSecret(file, { RAYMOND_QUEUE_SECRET: 'another-secret-from-the-env' }),
+      SECRET,
+    );
   });
 
   it('refuses a short secret file, naming it', () => {

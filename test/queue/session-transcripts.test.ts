@@ -47,7 +47,10 @@ describe('projectFolderName (as Claude Code 2.1.330 names them)', () => {
 
 describe('transcriptPath', () => {
   it('is under CLAUDE_CONFIG_DIR from the env it is given', () => {
-    assert.equal(transcriptPath('/srv/my.repo', 'sess-1', { CLAUDE_CONFIG_DIR: '/opt/claude-conf' }), '/opt/claude-conf/projects/-srv-my-repo/sess-1.jsonl');
+    assert.equal(
+      transcriptPath('/srv/my.repo', 'sess-1', { CLAUDE_CONFIG_DIR: '/opt/claude-conf' }),
+      '/opt/claude-conf/projects/-srv-my-repo/sess-1.jsonl',
+    );
   });
 
   it('is under ~/.claude without CLAUDE_CONFIG_DIR, or with an empty one', () => {

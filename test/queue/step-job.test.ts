@@ -31,15 +31,31 @@ describe('rebaseText', () => {
   const cases: Array<[string, string, string]> = [
     ['a mention followed by /', 'read /srv/repo/a.md first', 'read /home/worker/w/a.md first'],
     ['a mention at the end of the text', 'cd /srv/repo', 'cd /home/worker/w'],
-    ['a mention at the end of a sentence', 'Work in /srv/repo. Then stop.', 'Work in /home/worker/w. Then stop.'],
-    ['a mention before other punctuation', '(/srv/repo), "/srv/repo"; /srv/repo: /srv/repo!', '(/home/worker/w), "/home/worker/w"; /home/worker/w: /home/worker/w!'],
+    [
+      'a mention at the end of a sentence',
+      'Work in /srv/repo. Then stop.',
+      'Work in /home/worker/w. Then stop.',
+    ],
+    [
+      'a mention before other punctuation',
+      '(/srv/repo), "/srv/repo"; /srv/repo: /srv/repo!',
+      '(/home/worker/w), "/home/worker/w"; /home/worker/w: /home/worker/w!',
+    ],
     ['a mention before a newline', 'root: /srv/repo\nnext', 'root: /home/worker/w\nnext'],
     ['every mention', '/srv/repo/a and /srv/repo/b', '/home/worker/w/a and /home/worker/w/b'],
     ['not a sibling with a digit', 'see /srv/repo2/x', 'see /srv/repo2/x'],
     ['not a sibling with a dash', 'see /srv/repo-old', 'see /srv/repo-old'],
-    ['not a sibling with an extension', 'see /srv/repo.bak and /srv/repo.bak/x', 'see /srv/repo.bak and /srv/repo.bak/x'],
+    [
+      'not a sibling with an extension',
+      'see /srv/repo.bak and /srv/repo.bak/x',
+      'see /srv/repo.bak and /srv/repo.bak/x',
+    ],
     ['not a sibling with an underscore', 'see /srv/repo_x', 'see /srv/repo_x'],
-    ['mixed', '/srv/repo2 /srv/repo /srv/repo.bak /srv/repo/a.', '/srv/repo2 /home/worker/w /srv/repo.bak /home/worker/w/a.'],
+    [
+      'mixed',
+      '/srv/repo2 /srv/repo /srv/repo.bak /srv/repo/a.',
+      '/srv/repo2 /home/worker/w /srv/repo.bak /home/worker/w/a.',
+    ],
     ['no mention', 'nothing here', 'nothing here'],
   ];
   for (const [what, text, want] of cases) {
@@ -47,7 +63,10 @@ describe('rebaseText', () => {
   }
 
   it('takes a root with regex characters literally', () => {
-    assert.equal(rebaseText('a /s+v/(r).x/f and /ssv/(r)yx/f', '/s+v/(r).x', '/t'), 'a /t/f and /ssv/(r)yx/f');
+    assert.equal(
+      rebaseText('a /s+v/(r).x/f and /ssv/(r)yx/f', '/s+v/(r).x', '/t'),
+      'a /t/f and /ssv/(r)yx/f',
+    );
   });
 
   it('leaves the text alone for the same root, or an empty or / root', () => {
@@ -57,15 +76,35 @@ describe('rebaseText', () => {
   });
 });
 
-const worktree: WorktreeRef = { name: 'wt', repo: '/srv/repo', path: '/srv/repo/.raymond/worktrees/wt-1', branch: 'raymond/wt-1', base: 'abc123' };
+const worktree: WorktreeRef = {
+  name: 'wt',
+  repo: '/srv/repo',
+  path: '/srv/repo/.raymond/worktrees/wt-1',
+  branch: 'raymond/wt-1',
+  base: 'abc123',
+};
 
 function agent(extra: Partial<AgentFields> = {}): AgentFields {
-  return { id: 'main', state: 'START.md', session: null, branchFrom: null, cwd: '/srv/repo/sub', attributes: { x: '/srv/repo' }, input: '/srv/repo', status: 'active', ...extra };
+  return {
+    id: 'main',
+    state: 'START.md',
+    session: null,
+    branchFrom: null,
+    cwd: '/srv/repo/sub',
+    attributes: { x: '/srv/repo' },
+    input: '/srv/repo',
+    status: 'active',
+    ...extra,
+  };
 }
 
 describe('rebaseWorktree', () => {
   it('moves the repository and the folder, and keeps the rest', () => {
-    assert.deepEqual(rebaseWorktree(worktree, FROM, TO), { ...worktree, repo: TO, path: '/home/worker/w/.raymond/worktrees/wt-1' });
+    assert.deepEqual(rebaseWorktree(worktree, FROM, TO), {
+      ...worktree,
+      repo: TO,
+      path: '/home/worker/w/.raymond/worktrees/wt-1',
+    });
   });
 
   it('leaves an absent path absent, and a repository outside the root alone', () => {

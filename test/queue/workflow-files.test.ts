@@ -1,5 +1,16 @@
 import assert from 'node:assert/strict';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -53,7 +64,15 @@ describe('sendFolder / receiveFolder (against a real redis-server)', () => {
     'lib/node_modules/y.js': 'skipped at any depth\n',
     'lib/.git/HEAD': 'skipped at any depth\n',
   };
-  const kept = ['.hidden', 'START.md', 'empty.txt', 'lib/deep/er/data.json', 'lib/deep/tool.py', 'lib/util.sh', 'run.sh'];
+  const kept = [
+    '.hidden',
+    'START.md',
+    'empty.txt',
+    'lib/deep/er/data.json',
+    'lib/deep/tool.py',
+    'lib/util.sh',
+    'run.sh',
+  ];
 
   it('a folder sent is received whole: contents and exec bits, without .git, node_modules and .raymond', async (t) => {
     if (!ctx.server) return t.skip(NO_REDIS);
@@ -97,8 +116,16 @@ describe('sendFolder / receiveFolder (against a real redis-server)', () => {
     symlinkSync(join(dir, 'gone.sh'), join(dir, 'dangling.sh'));
     const sent = await sendFolder(dir, ctx.blobs);
     const manifest = JSON.parse((await ctx.blobs.get(sent.manifest)).toString()) as FolderManifest;
-    assert.deepEqual(Object.keys(manifest.files).sort(), ['START.sh', 'lib/util.sh', 'real.sh'], 'a folder reached twice is walked once');
-    assert.deepEqual(manifest.files['START.sh'], manifest.files['real.sh'], 'the target\'s bytes and exec bit');
+    assert.deepEqual(
+      Object.keys(manifest.files).sort(),
+      ['START.sh', 'lib/util.sh', 'real.sh'],
+      'a folder reached twice is walked once',
+    );
+    assert.deepEqual(
+      manifest.files['START.sh'],
+      manifest.files['real.sh'],
+      "the target's bytes and exec bit",
+    );
     const got = await receiveFolder(sent.manifest, ctx.blobs, mkdtempSync(join(root, 'cache-')));
     assert.equal(readFileSync(join(got, 'START.sh'), 'utf8'), 'echo real\n');
     assert.ok(isExec(join(got, 'START.sh')));
@@ -112,11 +139,17 @@ describe('sendFolder / receiveFolder (against a real redis-server)', () => {
     const err = await rejection(sendFolder(dir, ctx.blobs));
     assert.equal(err.code, 'ERR_QUEUE');
     assert.equal(err.file, join(dir, 'DEPLOY.sh'));
-    assert.match(err.message, /^"DEPLOY\.sh" is a symbolic link to .*deploy\.sh, outside the workflow folder: .*--queue refuses it/);
+    assert.match(
+      err.message,
+      /^"DEPLOY\.sh" is a symbolic link to .*deploy\.sh, outside the workflow folder: .*--queue refuses it/,
+    );
     assert.doesNotMatch(err.message, /\n/);
     const etc = folder({ 'real.md': 'r' });
     symlinkSync('/etc', join(etc, 'etc'));
-    assert.match((await rejection(sendFolder(etc, ctx.blobs))).message, /^"etc" is a symbolic link to \/etc, outside/);
+    assert.match(
+      (await rejection(sendFolder(etc, ctx.blobs))).message,
+      /^"etc" is a symbolic link to \/etc, outside/,
+    );
   });
 
   it('receiving the same manifest twice returns the same folder, made once', async (t) => {
@@ -128,7 +161,9 @@ describe('sendFolder / receiveFolder (against a real redis-server)', () => {
     const second = await receiveFolder(sent.manifest, ctx.blobs, cache);
     assert.equal(second, first);
     assert.equal(readFileSync(join(second, 'marker'), 'utf8'), 'still here', 'not made again');
-    const both = await Promise.all([1, 2, 3].map(() => receiveFolder(sent.manifest, ctx.blobs, mkdtempSync(join(root, 'c-')))));
+    const both = await Promise.all(
+      [1, 2, 3].map(() => receiveFolder(sent.manifest, ctx.blobs, mkdtempSync(join(root, 'c-')))),
+    );
     for (const d of both) assert.deepEqual(list(d), ['x.sh']);
   });
 
@@ -142,13 +177,25 @@ describe('sendFolder / receiveFolder (against a real redis-server)', () => {
     assert.deepEqual(readdirSync(cache), []);
   });
 
-  const escapes = ['../escaped.sh', 'a/../../escaped.sh', '/tmp/escaped-abs.sh', 'a//b.sh', './a.sh', 'a/./b.sh', '', 'a/..'];
+  const escapes = [
+    '../escaped.sh',
+    'a/../../escaped.sh',
+    '/tmp/escaped-abs.sh',
+    'a//b.sh',
+    './a.sh',
+    'a/./b.sh',
+    '',
+    'a/..',
+  ];
   for (const rel of escapes) {
     it(`refuses a manifest path ${JSON.stringify(rel)}, writing nothing outside the cache (nor in it)`, async (t) => {
       if (!ctx.server) return t.skip(NO_REDIS);
       const sha = await ctx.blobs.put(Buffer.from('#!/bin/sh\necho pwned\n'));
       const ok = await ctx.blobs.put(Buffer.from('fine'));
-      const manifest = await putManifest({ 'first.md': { sha: ok, exec: false }, [rel]: { sha, exec: true } });
+      const manifest = await putManifest({
+        'first.md': { sha: ok, exec: false },
+        [rel]: { sha, exec: true },
+      });
       const box = mkdtempSync(join(root, 'box-'));
       const cache = join(box, 'cache');
       mkdirSync(cache);
@@ -164,8 +211,16 @@ describe('sendFolder / receiveFolder (against a real redis-server)', () => {
   const malformed: Array<[string, string, RegExp]> = [
     ['not JSON', '{"files": ', /is not one: it is not JSON: refused$/],
     ['a list', '[]', /is not one: the manifest must be an object: refused$/],
-    ['files that is a list', '{"files": []}', /files is \[\]; it must be an object of files: refused/],
-    ['a file without its hash', '{"files": {"a.sh": {"exec": true}}}', /files is \{"a\.sh":\{"exec":true\}\}; it must be an object of files: refused/],
+    [
+      'files that is a list',
+      '{"files": []}',
+      /files is \[\]; it must be an object of files: refused/,
+    ],
+    [
+      'a file without its hash',
+      '{"files": {"a.sh": {"exec": true}}}',
+      /files is \{"a\.sh":\{"exec":true\}\}; it must be an object of files: refused/,
+    ],
   ];
   for (const [what, text, message] of malformed) {
     it(`refuses a manifest that is ${what}, in one line naming it`, async (t) => {
@@ -174,7 +229,12 @@ describe('sendFolder / receiveFolder (against a real redis-server)', () => {
       const cache = mkdtempSync(join(root, 'cache-'));
       const err = await rejection(receiveFolder(manifest, ctx.blobs, cache));
       assert.equal(err.code, 'ERR_QUEUE_REFUSED');
-      assert.ok(err.message.startsWith(`the workflow folder's manifest ${manifest.slice(0, 12)} is not one: `), err.message);
+      assert.ok(
+        err.message.startsWith(
+          `the workflow folder's manifest ${manifest.slice(0, 12)} is not one: `,
+        ),
+        err.message,
+      );
       assert.match(err.message, message);
       assert.doesNotMatch(err.message, /\n/);
       assert.deepEqual(readdirSync(cache), []);

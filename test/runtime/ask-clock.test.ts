@@ -4,13 +4,23 @@ import type { AgentAsk } from '../../machines/types.js';
 import { createAskClock } from '../../src/runtime/ask-clock.js';
 import { MAX_TIMER_MS } from '../../src/timer-delay.js';
 
-const ask = (id: string, timeoutAt?: number): AgentAsk => ({ id, agent_id: 'main', prompt: 'q', created_at: '2026-01-01T00:00:00.000Z', next: 'N.sh', ...(timeoutAt !== undefined ? { timeout_at: new Date(timeoutAt).toISOString() } : {}) });
+const ask = (id: string, timeoutAt?: number): AgentAsk => ({
+  id,
+  agent_id: 'main',
+  prompt: 'q',
+  created_at: '2026-01-01T00:00:00.000Z',
+  next: 'N.sh',
+  ...(timeoutAt !== undefined ? { timeout_at: new Date(timeoutAt).toISOString() } : {}),
+});
 
 describe('createAskClock', () => {
   it('fires an ask when its time comes, one already due at once, and one without a timeout never', (t) => {
     t.mock.timers.enable({ apis: ['setTimeout', 'Date'], now: 1_000_000 });
     const fired: string[] = [];
-    const clock = createAskClock((agentId, askId) => fired.push(`${agentId}:${askId}`), () => Date.now());
+    const clock = createAskClock(
+      (agentId, askId) => fired.push(`${agentId}:${askId}`),
+      () => Date.now(),
+    );
     clock.watch(ask('due', 999_000));
     clock.watch(ask('later', 1_060_000));
     clock.watch(ask('never'));
@@ -26,7 +36,10 @@ describe('createAskClock', () => {
   it('reaches a due time past the longest timer in several waits, and fires nothing once closed', (t) => {
     t.mock.timers.enable({ apis: ['setTimeout', 'Date'], now: 0 });
     const fired: string[] = [];
-    const clock = createAskClock((_, askId) => fired.push(askId), () => Date.now());
+    const clock = createAskClock(
+      (_, askId) => fired.push(askId),
+      () => Date.now(),
+    );
     clock.watch(ask('far', MAX_TIMER_MS + 5_000));
     t.mock.timers.tick(MAX_TIMER_MS);
     assert.deepEqual(fired, [], 'the first wait ends before the due time: it waits again');

@@ -6,7 +6,8 @@ import { fakeExecutor, stepWorld, type StepWorld } from '../helpers/step-deps.js
 
 const STATES = {
   'START.md': 'Work on {{input}}, then <goto>NEXT</goto>.',
-  'PICK.md': '---\nallowed_transitions:\n  - { tag: goto, target: NEXT }\n  - { tag: goto, target: OTHER }\n---\nPick one.',
+  'PICK.md':
+    '---\nallowed_transitions:\n  - { tag: goto, target: NEXT }\n  - { tag: goto, target: OTHER }\n---\nPick one.',
   'NEXT.sh': '#!/bin/sh\n',
   'OTHER.sh': '#!/bin/sh\n',
 };
@@ -19,9 +20,18 @@ describe('runMarkdownStep', () => {
 
   it('renders the prompt, runs one turn in the reserved session, and resolves its tag', async () => {
     w = await stepWorld(STATES);
-    const markdown = fakeExecutor({ 'START.md': [{ output: 'done <goto>NEXT</goto>', session: 's-1', costUsd: 0.25, sessionTotal: 1.5 }] });
+    const markdown = fakeExecutor({
+      'START.md': [
+        { output: 'done <goto>NEXT</goto>', session: 's-1', costUsd: 0.25, sessionTotal: 1.5 },
+      ],
+    });
     const record = w.agent('START.md', { input: 'the parser', next_session: 'reserved-id' });
-    const result = await runMarkdownStep({ ...w.deps, markdown }, w.input(record), 'START.md', signal);
+    const result = await runMarkdownStep(
+      { ...w.deps, markdown },
+      w.input(record),
+      'START.md',
+      signal,
+    );
     assert.deepEqual(result.decision, { kind: 'goto', target: 'NEXT.sh', input: undefined });
     assert.equal(result.session, 's-1');
     assert.equal(result.costUsd, 0.25);
@@ -34,27 +44,62 @@ describe('runMarkdownStep', () => {
 
   it('ends the session of a turn that gave a result', async () => {
     w = await stepWorld(STATES);
-    const markdown = fakeExecutor({ 'START.md': [{ output: '<result>ok</result>', session: 's-2' }] });
-    const result = await runMarkdownStep({ ...w.deps, markdown }, w.input(w.agent('START.md')), 'START.md', signal);
+    const markdown = fakeExecutor({
+      'START.md': [{ output: '<result>ok</result>', session: 's-2' }],
+    });
+    const result = await runMarkdownStep(
+      { ...w.deps, markdown },
+      w.input(w.agent('START.md')),
+      'START.md',
+      signal,
+    );
     assert.equal(result.decision.kind, 'result');
     assert.deepEqual(markdown.ended, ['s-2']);
   });
 
-  it('retries a failed turn from the state\'s session, counting what the failure cost', async () => {
+  it("retries a failed turn from the state's session, counting what the failure cost", async () => {
     w = await stepWorld(STATES);
-    const failed = new RaymondError('ERR_CLAUDE_FAILED', 'claude exited with code 1', { details: { costUsd: 0.1, session: 's-3', sessionTotal: 0.1 } });
-    const markdown = fakeExecutor({ 'START.md': [failed, { output: '<goto>NEXT</goto>', session: 's-3', costUsd: 0.2, sessionTotal: 0.3 }] });
-    const result = await runMarkdownStep({ ...w.deps, markdown }, w.input(w.agent('START.md', { session: 's-3' })), 'START.md', signal);
+    const failed = new RaymondError('ERR_CLAUDE_FAILED', 'claude exited with code 1', {
+      details: { costUsd: 0.1, session: 's-3', sessionTotal: 0.1 },
+    });
+    const markdown = fakeExecutor({
+      'START.md': [
+        failed,
+        { output: '<goto>NEXT</goto>', session: 's-3', costUsd: 0.2, sessionTotal: 0.3 },
+      ],
+    });
+    const result = await runMarkdownStep(
+      { ...w.deps, markdown },
+      w.input(w.agent('START.md', { session: 's-3' })),
+      'START.md',
+      signal,
+    );
     assert.equal(result.costUsd, 0.30000000000000004);
-    assert.deepEqual(markdown.requests.map((r) => r.session), [{ kind: 'resume', session: 's-3' }, { kind: 'resume', session: 's-3' }]);
-    assert.ok(w.events.some((e) => e.type === 'warning' && /retrying \(1\/3\)$/.test(e.text)), JSON.stringify(w.events));
+    assert.deepEqual(
+      markdown.requests.map((r) => r.session),
+      [
+        { kind: 'resume', session: 's-3' },
+        { kind: 'resume', session: 's-3' },
+      ],
+    );
+    assert.ok(
+      w.events.some((e) => e.type === 'warning' && /retrying \(1\/3\)$/.test(e.text)),
+      JSON.stringify(w.events),
+    );
   });
 
   it('gives up at once on a usage limit, with what was spent attached for the supervisor to charge', async () => {
     w = await stepWorld(STATES);
-    const limit = new RaymondError('ERR_USAGE_LIMIT', 'usage limit reached', { details: { costUsd: 0.4, session: 's-4', sessionTotal: 0.4 } });
+    const limit = new RaymondError('ERR_USAGE_LIMIT', 'usage limit reached', {
+      details: { costUsd: 0.4, session: 's-4', sessionTotal: 0.4 },
+    });
     const markdown = fakeExecutor({ 'START.md': [limit] });
-    const err = await runMarkdownStep({ ...w.deps, markdown }, w.input(w.agent('START.md')), 'START.md', signal).catch((e: unknown) => e);
+    const err = await runMarkdownStep(
+      { ...w.deps, markdown },
+      w.input(w.agent('START.md')),
+      'START.md',
+      signal,
+    ).catch((e: unknown) => e);
     assert.ok(err instanceof RaymondError && err.code === 'ERR_USAGE_LIMIT');
     assert.equal((err.details as SpentDetails).spentUsd, 0.4);
     assert.deepEqual((err.details as SpentDetails).sessionCosts, { 's-4': 0.4 });
@@ -63,8 +108,18 @@ describe('runMarkdownStep', () => {
 
   it('reminds a reply without a usable tag in the session it ran in, listing the allowed transitions', async () => {
     w = await stepWorld(STATES);
-    const markdown = fakeExecutor({ 'PICK.md': [{ output: 'I picked nothing', session: 's-5' }, { output: '<goto>OTHER</goto>', session: 's-5' }] });
-    const result = await runMarkdownStep({ ...w.deps, markdown }, w.input(w.agent('PICK.md')), 'PICK.md', signal);
+    const markdown = fakeExecutor({
+      'PICK.md': [
+        { output: 'I picked nothing', session: 's-5' },
+        { output: '<goto>OTHER</goto>', session: 's-5' },
+      ],
+    });
+    const result = await runMarkdownStep(
+      { ...w.deps, markdown },
+      w.input(w.agent('PICK.md')),
+      'PICK.md',
+      signal,
+    );
     assert.deepEqual(result.decision, { kind: 'goto', target: 'OTHER.sh', input: undefined });
     assert.deepEqual(markdown.requests[1]!.session, { kind: 'resume', session: 's-5' });
     assert.match(markdown.requests[1]!.prompt!, /Reminder: your previous reply could not be used/);
@@ -73,6 +128,12 @@ describe('runMarkdownStep', () => {
 
   it('refuses a markdown state when the run has no agent executor', async () => {
     w = await stepWorld(STATES);
-    await assert.rejects(runMarkdownStep(w.deps, w.input(w.agent('START.md')), 'START.md', signal), (err: unknown) => err instanceof RaymondError && err.code === 'ERR_STATE_UNSUPPORTED' && err.file === 'START.md');
+    await assert.rejects(
+      runMarkdownStep(w.deps, w.input(w.agent('START.md')), 'START.md', signal),
+      (err: unknown) =>
+        err instanceof RaymondError &&
+        err.code === 'ERR_STATE_UNSUPPORTED' &&
+        err.file === 'START.md',
+    );
   });
 });

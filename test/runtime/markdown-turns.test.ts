@@ -1,9 +1,21 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { MAX_REMINDERS, MAX_RETRIES, nextTurn, startTurns, type TurnState } from '../../src/runtime/markdown-turns.js';
+import {
+  MAX_REMINDERS,
+  MAX_RETRIES,
+  nextTurn,
+  startTurns,
+  type TurnState,
+} from '../../src/runtime/markdown-turns.js';
 
-const failed = { type: 'turn.failed', usageLimit: false, aborted: false, sessionInUse: false } as const;
-const unusable = (session: string | null) => ({ type: 'reply.unusable', session, problem: 'no tag', remindable: true }) as const;
+const failed = {
+  type: 'turn.failed',
+  usageLimit: false,
+  aborted: false,
+  sessionInUse: false,
+} as const;
+const unusable = (session: string | null) =>
+  ({ type: 'reply.unusable', session, problem: 'no tag', remindable: true }) as const;
 
 function turn(state: TurnState, event: Parameters<typeof nextTurn>[1]): TurnState {
   const action = nextTurn(state, event);
@@ -13,9 +25,19 @@ function turn(state: TurnState, event: Parameters<typeof nextTurn>[1]): TurnStat
 
 describe('markdown turn policy', () => {
   it('starts by resuming the session, branching from the caller, or the reserved fresh id', () => {
-    assert.deepEqual(startTurns({ session: 's', branchFrom: null }).plan, { kind: 'resume', session: 's' });
-    assert.deepEqual(startTurns({ session: null, branchFrom: 'caller', next_session: 'n' }).plan, { kind: 'branch', from: 'caller', id: 'n' });
-    assert.deepEqual(startTurns({ session: null, branchFrom: null, next_session: 'n' }).plan, { kind: 'fresh', id: 'n' });
+    assert.deepEqual(startTurns({ session: 's', branchFrom: null }).plan, {
+      kind: 'resume',
+      session: 's',
+    });
+    assert.deepEqual(startTurns({ session: null, branchFrom: 'caller', next_session: 'n' }).plan, {
+      kind: 'branch',
+      from: 'caller',
+      id: 'n',
+    });
+    assert.deepEqual(startTurns({ session: null, branchFrom: null, next_session: 'n' }).plan, {
+      kind: 'fresh',
+      id: 'n',
+    });
   });
 
   it('retries a failed turn from the starting session, then gives up', () => {
@@ -29,8 +51,14 @@ describe('markdown turn policy', () => {
 
   it('never retries after a usage limit or a stop', () => {
     const s = startTurns({ session: 's', branchFrom: null });
-    assert.deepEqual(nextTurn(s, { ...failed, usageLimit: true }), { next: 'give-up', reason: 'usage-limit' });
-    assert.deepEqual(nextTurn(s, { ...failed, aborted: true }), { next: 'give-up', reason: 'aborted' });
+    assert.deepEqual(nextTurn(s, { ...failed, usageLimit: true }), {
+      next: 'give-up',
+      reason: 'usage-limit',
+    });
+    assert.deepEqual(nextTurn(s, { ...failed, aborted: true }), {
+      next: 'give-up',
+      reason: 'aborted',
+    });
   });
 
   it('continues a reserved session that already exists, without counting a retry', () => {
@@ -41,11 +69,19 @@ describe('markdown turn policy', () => {
     assert.deepEqual(after.plan, { kind: 'resume', session: 'n' });
     assert.deepEqual(after.first, after.plan, 'later retries resume it too');
     assert.equal(after.retries, 0);
-    assert.equal(nextTurn(after, { ...failed, sessionInUse: true }).next === 'turn' && (nextTurn(after, { ...failed, sessionInUse: true }) as { why: string }).why, 'retry', 'a resumed session in use is an ordinary failure');
+    assert.equal(
+      nextTurn(after, { ...failed, sessionInUse: true }).next === 'turn' &&
+        (nextTurn(after, { ...failed, sessionInUse: true }) as { why: string }).why,
+      'retry',
+      'a resumed session in use is an ordinary failure',
+    );
   });
 
   it('reminds in the session the reply ran in, then gives up after the last reminder', () => {
-    let s = turn(startTurns({ session: null, branchFrom: null, next_session: 'n' }), unusable('s1'));
+    let s = turn(
+      startTurns({ session: null, branchFrom: null, next_session: 'n' }),
+      unusable('s1'),
+    );
     assert.deepEqual(s.plan, { kind: 'resume', session: 's1' });
     assert.equal(s.remind, 'no tag');
     for (let i = 1; i < MAX_REMINDERS; i++) s = turn(s, unusable('s1'));
@@ -54,7 +90,10 @@ describe('markdown turn policy', () => {
 
   it('gives up at once on an error no reminder can fix', () => {
     const s = startTurns({ session: 's', branchFrom: null });
-    assert.deepEqual(nextTurn(s, { ...unusable('s'), remindable: false }), { next: 'give-up', reason: 'not-remindable' });
+    assert.deepEqual(nextTurn(s, { ...unusable('s'), remindable: false }), {
+      next: 'give-up',
+      reason: 'not-remindable',
+    });
   });
 
   it('a retry after a reminder sends the prompt without the reminder', () => {

@@ -17,13 +17,32 @@ describe('checkQueue', () => {
   const code = (c: string) => (err: unknown) => err instanceof RaymondError && err.code === c;
 
   it('accepts a Redis URL with a readable secret long enough', () => {
-    assert.doesNotThrow(() => checkQueue({ url: 'redis://127.0.0.1:6379', secretFile: secret, pushRemote: 'origin' }));
+    assert.doesNotThrow(() =>
+      checkQueue({ url: 'redis://127.0.0.1:6379', secretFile: secret, pushRemote: 'origin' }),
+    );
   });
 
-  it('refuses, before anything is written, a URL that is not Redis\'s and a secret that cannot be used', () => {
-    assert.throws(() => checkQueue({ url: 'http://127.0.0.1:6379', secretFile: secret, pushRemote: 'origin' }), code('ERR_USAGE'));
-    assert.throws(() => checkQueue({ url: 'not a url', secretFile: secret, pushRemote: 'origin' }), code('ERR_USAGE'));
-    assert.throws(() => checkQueue({ url: 'redis://127.0.0.1:6379', secretFile: join(dir, 'missing'), pushRemote: 'origin' }), code('ERR_QUEUE_SECRET'));
-    assert.throws(() => checkQueue({ url: 'redis://127.0.0.1:6379', secretFile: short, pushRemote: 'origin' }), code('ERR_QUEUE_SECRET'));
+  it("refuses, before anything is written, a URL that is not Redis's and a secret that cannot be used", () => {
+    assert.throws(
+      () => checkQueue({ url: 'http://127.0.0.1:6379', secretFile: secret, pushRemote: 'origin' }),
+      code('ERR_USAGE'),
+    );
+    assert.throws(
+      () => checkQueue({ url: 'not a url', secretFile: secret, pushRemote: 'origin' }),
+      code('ERR_USAGE'),
+    );
+    assert.throws(
+      () =>
+        checkQueue({
+          url: 'redis://127.0.0.1:6379',
+          secretFile: join(dir, 'missing'),
+          pushRemote: 'origin',
+        }),
+      code('ERR_QUEUE_SECRET'),
+    );
+    assert.throws(
+      () => checkQueue({ url: 'redis://127.0.0.1:6379', secretFile: short, pushRemote: 'origin' }),
+      code('ERR_QUEUE_SECRET'),
+    );
   });
 });

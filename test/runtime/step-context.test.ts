@@ -5,12 +5,29 @@ import type { StepDependencies } from '../../src/runtime/step-context.js';
 import { freshSessions, stepDebug } from '../../src/runtime/step-context.js';
 import type { DebugLog, StepDebug } from '../../src/state/debug-log.js';
 
-const agent = (state: string) => ({ id: 'main', state, session: null, branchFrom: null, stack: null, cwd: '/w', attributes: {}, input: null, status: 'active' as const });
+const agent = (state: string) => ({
+  id: 'main',
+  state,
+  session: null,
+  branchFrom: null,
+  stack: null,
+  cwd: '/w',
+  attributes: {},
+  input: null,
+  status: 'active' as const,
+});
 
 describe('freshSessions', () => {
   it('reserves one new session id for the agent, and one more per forked worker, all distinct', () => {
     assert.equal(freshSessions({ kind: 'goto', target: 'A' }).length, 1);
-    const fork: Decision = { kind: 'fork', next: 'N', workers: [{ target: 'W', attributes: {} }, { target: 'W', attributes: {} }] };
+    const fork: Decision = {
+      kind: 'fork',
+      next: 'N',
+      workers: [
+        { target: 'W', attributes: {} },
+        { target: 'W', attributes: {} },
+      ],
+    };
     const ids = freshSessions(fork);
     assert.equal(ids.length, 3);
     assert.equal(new Set(ids).size, 3);
@@ -22,7 +39,12 @@ describe('stepDebug', () => {
   it('opens no debug files without a debug log, and names the state and its kind with one', () => {
     assert.equal(stepDebug({} as StepDependencies, agent('A.md')), undefined);
     const opened: string[] = [];
-    const debug = { step: (id: string, state: string, kind: string) => (opened.push(`${id} ${state} ${kind}`), {} as StepDebug) } as unknown as DebugLog;
+    const debug = {
+      step: (id: string, state: string, kind: string) => (
+        opened.push(`${id} ${state} ${kind}`),
+        {} as StepDebug
+      ),
+    } as unknown as DebugLog;
     stepDebug({ debug } as StepDependencies, agent('A.md'))!();
     stepDebug({ debug } as StepDependencies, agent('B.sh'))!();
     assert.deepEqual(opened, ['main A.md markdown', 'main B.sh script']);

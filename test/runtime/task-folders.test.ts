@@ -5,7 +5,11 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import type { StoredAgent } from '../../machines/types.js';
 import { RaymondError } from '../../src/errors.js';
-import { createTaskFolders, projectRootOf, withTaskFolders } from '../../src/runtime/task-folders.js';
+import {
+  createTaskFolders,
+  projectRootOf,
+  withTaskFolders,
+} from '../../src/runtime/task-folders.js';
 import { DEFAULT_TASK_FOLDER_PATTERN } from '../../src/task-folder-pattern.js';
 
 describe('projectRootOf', () => {
@@ -31,7 +35,7 @@ describe('createTaskFolders', () => {
   after(() => rmSync(root, { recursive: true, force: true }));
   const folders = createTaskFolders(root, DEFAULT_TASK_FOLDER_PATTERN, 'run1');
 
-  it('lays an agent\'s folders out by the pattern: its first, then .2, .3...; an agent keeps the one it was given', () => {
+  it("lays an agent's folders out by the pattern: its first, then .2, .3...; an agent keeps the one it was given", () => {
     assert.equal(folders.path('main', 1), join(root, '.raymond/tasks/run1/main'));
     assert.equal(folders.path('main', 3), join(root, '.raymond/tasks/run1/main.3'));
     assert.equal(folders.of({ id: 'w1' }), join(root, '.raymond/tasks/run1/w1'));
@@ -42,12 +46,33 @@ describe('createTaskFolders', () => {
     await folders.ensure(folders.path('main', 1), 'START.sh');
     assert.ok(statSync(folders.path('main', 1)).isDirectory());
     writeFileSync(join(root, 'file'), '');
-    await assert.rejects(folders.ensure(join(root, 'file/sub'), 'START.sh'), (err: unknown) => err instanceof RaymondError && err.code === 'ERR_TASK_FOLDER' && err.file === 'START.sh' && err.message.startsWith(`cannot make the task folder ${join(root, 'file/sub')}: `));
+    await assert.rejects(
+      folders.ensure(join(root, 'file/sub'), 'START.sh'),
+      (err: unknown) =>
+        err instanceof RaymondError &&
+        err.code === 'ERR_TASK_FOLDER' &&
+        err.file === 'START.sh' &&
+        err.message.startsWith(`cannot make the task folder ${join(root, 'file/sub')}: `),
+    );
   });
 
-  it('records the default folder of agents from state files written before task folders, and keeps the others\'', () => {
-    const agent = (id: string, task_folder?: string): StoredAgent => ({ id, state: 'A.sh', session: null, branchFrom: null, stack: [], cwd: '/w', attributes: {}, input: null, status: 'active', ...(task_folder ? { task_folder } : {}) });
+  it("records the default folder of agents from state files written before task folders, and keeps the others'", () => {
+    const agent = (id: string, task_folder?: string): StoredAgent => ({
+      id,
+      state: 'A.sh',
+      session: null,
+      branchFrom: null,
+      stack: [],
+      cwd: '/w',
+      attributes: {},
+      input: null,
+      status: 'active',
+      ...(task_folder ? { task_folder } : {}),
+    });
     const out = withTaskFolders([agent('main'), agent('w1', '/kept')], folders);
-    assert.deepEqual(out.map((a) => a.task_folder), [join(root, '.raymond/tasks/run1/main'), '/kept']);
+    assert.deepEqual(
+      out.map((a) => a.task_folder),
+      [join(root, '.raymond/tasks/run1/main'), '/kept'],
+    );
   });
 });

@@ -3,7 +3,8 @@ import { describe, it } from 'node:test';
 import type { RunOutcome } from '../../src/runtime/compose-run.js';
 import { RESET_MARGIN_MS, waitOutUsageLimits } from '../../src/runtime/usage-limit-wait.js';
 
-const outcome = (status: string, waitUntil?: number): RunOutcome => ({ workflowId: 'wf', status, waitUntil } as unknown as RunOutcome);
+const outcome = (status: string, waitUntil?: number): RunOutcome =>
+  ({ workflowId: 'wf', status, waitUntil }) as unknown as RunOutcome;
 
 /** A fake clock: sleeping moves it on, as far as asked. */
 function clock(start: number) {
@@ -16,7 +17,15 @@ describe('waitOutUsageLimits', () => {
   it('returns an outcome with no limit as it is, without waiting', async () => {
     const c = clock(0);
     const done = outcome('completed');
-    assert.equal(await waitOutUsageLimits(done, { resume: () => assert.fail('no resume'), signal: new AbortController().signal, onWait: () => assert.fail('no wait'), ...c }), done);
+    assert.equal(
+      await waitOutUsageLimits(done, {
+        resume: () => assert.fail('no resume'),
+        signal: new AbortController().signal,
+        onWait: () => assert.fail('no wait'),
+        ...c,
+      }),
+      done,
+    );
   });
 
   it('waits until a little past the reset, then resumes, as often as the run hits a limit again', async () => {
@@ -36,10 +45,15 @@ describe('waitOutUsageLimits', () => {
     assert.equal(c.now(), 90_000 + RESET_MARGIN_MS);
   });
 
-  it('sleeps in steps Node\'s timers hold, so a reset weeks away does not wake the run at once', async () => {
+  it("sleeps in steps Node's timers hold, so a reset weeks away does not wake the run at once", async () => {
     const c = clock(0);
     const month = 30 * 24 * 3600 * 1000;
-    await waitOutUsageLimits(outcome('paused', month), { resume: async () => outcome('completed'), signal: new AbortController().signal, onWait: () => {}, ...c });
+    await waitOutUsageLimits(outcome('paused', month), {
+      resume: async () => outcome('completed'),
+      signal: new AbortController().signal,
+      onWait: () => {},
+      ...c,
+    });
     assert.ok(c.slept.length >= 2 && c.slept.every((ms) => ms <= 2 ** 31 - 1), String(c.slept));
   });
 
@@ -47,7 +61,13 @@ describe('waitOutUsageLimits', () => {
     const stop = new AbortController();
     const paused = outcome('paused', 10_000);
     const c = clock(0);
-    const last = await waitOutUsageLimits(paused, { resume: () => assert.fail('no resume'), signal: stop.signal, onWait: () => {}, now: c.now, sleep: async () => stop.abort() });
+    const last = await waitOutUsageLimits(paused, {
+      resume: () => assert.fail('no resume'),
+      signal: stop.signal,
+      onWait: () => {},
+      now: c.now,
+      sleep: async () => stop.abort(),
+    });
     assert.equal(last, paused);
   });
 });

@@ -48,19 +48,34 @@ describe('downloadBytes', () => {
   });
 
   it('refuses a non-2xx answer with its status', async () => {
-    assert.match(await refusal('/nothing'), /: download failed: the server answered 404 Not Found$/);
-    assert.match(await refusal('/busy', limits, true), /: download failed: the server answered 503 Service Unavailable$/);
+    assert.match(
+      await refusal('/nothing'),
+      /: download failed: the server answered 404 Not Found$/,
+    );
+    assert.match(
+      await refusal('/busy', limits, true),
+      /: download failed: the server answered 503 Service Unavailable$/,
+    );
   });
 
   it('refuses a body past the cap, announced or streamed', async () => {
-    assert.match(await refusal('/declared'), /: the download is larger than 100 bytes, the most Raymond fetches; refusing it$/);
+    assert.match(
+      await refusal('/declared'),
+      /: the download is larger than 100 bytes, the most Raymond fetches; refusing it$/,
+    );
     assert.match(await refusal('/stream'), /: the download is larger than 100 bytes/);
   });
 
   it('gives up after the timeout, before an answer or in the middle of the body', async () => {
     const quick = { maxBytes: 100, timeoutMs: 50 };
-    assert.match(await refusal('/hang', quick, true), /: download failed: no complete answer within 0\.05 s$/);
-    assert.match(await refusal('/slow-body', quick, true), /: download failed: no complete answer within 0\.05 s$/);
+    assert.match(
+      await refusal('/hang', quick, true),
+      /: download failed: no complete answer within 0\.05 s$/,
+    );
+    assert.match(
+      await refusal('/slow-body', quick, true),
+      /: download failed: no complete answer within 0\.05 s$/,
+    );
   });
 
   it('names the connection error, a failure that may pass (ERR_UNREACHABLE)', async () => {

@@ -4,7 +4,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { RaymondError, formatError } from '../../src/errors.js';
-import { fetchRemoteZip, isRemoteSpecifier, localWorkflowPath } from '../../src/scope/remote-zip.js';
+import {
+  fetchRemoteZip,
+  isRemoteSpecifier,
+  localWorkflowPath,
+} from '../../src/scope/remote-zip.js';
 import { sha256Hex } from '../../src/scope/zip-hash.js';
 import { makeZip } from '../helpers/make-zip.js';
 import { startServer, type TestServer } from '../helpers/http-server.js';
@@ -38,9 +42,14 @@ describe('remote zips', () => {
 
   it('refuses a URL not named by a hash, without asking the server', async () => {
     const before = server.requests.length;
-    const err = await fetchRemoteZip(`${server.url}/flow.zip`, join(dir, 'r1')).catch((e: unknown) => e);
+    const err = await fetchRemoteZip(`${server.url}/flow.zip`, join(dir, 'r1')).catch(
+      (e: unknown) => e,
+    );
     assert.ok(err instanceof RaymondError);
-    assert.equal(formatError(err), `${server.url}/flow.zip: a remote workflow must be named by its hash: the URL must end in <64 hex digits of its sha256>.zip`);
+    assert.equal(
+      formatError(err),
+      `${server.url}/flow.zip: a remote workflow must be named by its hash: the URL must end in <64 hex digits of its sha256>.zip`,
+    );
     assert.equal(server.requests.length, before);
   });
 
@@ -57,7 +66,9 @@ describe('remote zips', () => {
   it('a timeout leaves nothing in the registry', async () => {
     const registry = join(dir, 'r3');
     mkdirSync(registry);
-    const err = await fetchRemoteZip(`${server.url}/hang/${HASH}.zip`, registry, 50).catch((e: unknown) => e);
+    const err = await fetchRemoteZip(`${server.url}/hang/${HASH}.zip`, registry, 50).catch(
+      (e: unknown) => e,
+    );
     assert.ok(err instanceof RaymondError);
     assert.equal(err.code, 'ERR_UNREACHABLE');
     assert.deepEqual(readdirSync(registry), []);

@@ -16,7 +16,17 @@ function code(err: unknown): string {
 }
 
 describe('state resolution', async () => {
-  const scope = await openScope(folderSync('res', ['START.md', 'PLAN.md', 'RUN.sh', 'BOTH.md', 'BOTH.sh', 'notes.txt', 'WIN.bat']));
+  const scope = await openScope(
+    folderSync('res', [
+      'START.md',
+      'PLAN.md',
+      'RUN.sh',
+      'BOTH.md',
+      'BOTH.sh',
+      'notes.txt',
+      'WIN.bat',
+    ]),
+  );
 
   it('resolves NAME to NAME.md, else NAME.sh', () => {
     assert.equal(scope.resolve('PLAN', 'src'), 'PLAN.md');
@@ -25,24 +35,44 @@ describe('state resolution', async () => {
 
   it('accepts an explicit extension only as written', () => {
     assert.equal(scope.resolve('RUN.sh', 'src'), 'RUN.sh');
-    assert.throws(() => scope.resolve('RUN.md', 'src'), (e) => code(e) === 'ERR_STATE_NOT_FOUND');
+    assert.throws(
+      () => scope.resolve('RUN.md', 'src'),
+      (e) => code(e) === 'ERR_STATE_NOT_FOUND',
+    );
   });
 
   it('calls NAME ambiguous when NAME.md and NAME.sh both exist', () => {
-    assert.throws(() => scope.resolve('BOTH', 'wf/X.md'), (e) => code(e) === 'ERR_STATE_AMBIGUOUS' && /^wf\/X\.md: target "BOTH" is ambiguous/.test(formatError(e)));
+    assert.throws(
+      () => scope.resolve('BOTH', 'wf/X.md'),
+      (e) =>
+        code(e) === 'ERR_STATE_AMBIGUOUS' &&
+        /^wf\/X\.md: target "BOTH" is ambiguous/.test(formatError(e)),
+    );
   });
 
   it('refuses names that are not states, paths and scripts of another platform', () => {
-    assert.throws(() => scope.resolve('notes', 'src'), (e) => code(e) === 'ERR_STATE_NOT_FOUND');
-    assert.throws(() => scope.resolve('../res/PLAN', 'src'), (e) => code(e) === 'ERR_TARGET_INVALID');
-    assert.throws(() => scope.resolve('WIN.bat', 'src'), (e) => code(e) === 'ERR_STATE_UNSUPPORTED');
+    assert.throws(
+      () => scope.resolve('notes', 'src'),
+      (e) => code(e) === 'ERR_STATE_NOT_FOUND',
+    );
+    assert.throws(
+      () => scope.resolve('../res/PLAN', 'src'),
+      (e) => code(e) === 'ERR_TARGET_INVALID',
+    );
+    assert.throws(
+      () => scope.resolve('WIN.bat', 'src'),
+      (e) => code(e) === 'ERR_STATE_UNSUPPORTED',
+    );
   });
 
   it('reads state text once and refuses non-UTF-8 files', async () => {
     assert.equal(await scope.readText('PLAN.md'), '# PLAN.md\n');
     writeFileSync(join(dir, 'res', 'BAD.md'), Buffer.from([0x66, 0xff, 0xfe, 0x00]));
     const s2 = await openScope(join(dir, 'res', 'START.md'));
-    await assert.rejects(s2.readText('BAD.md'), (e) => code(e) === 'ERR_FILE_READ' && /not valid UTF-8/.test((e as Error).message));
+    await assert.rejects(
+      s2.readText('BAD.md'),
+      (e) => code(e) === 'ERR_FILE_READ' && /not valid UTF-8/.test((e as Error).message),
+    );
   });
 });
 
@@ -56,14 +86,30 @@ describe('entries and scope kinds', () => {
   });
 
   it('a folder needs exactly one entry', async () => {
-    assert.equal((await openScope(folderSync('e1', ['1_START.md', 'B.md']))).ref.entry, '1_START.md');
-    await assert.rejects(openScope(folderSync('e2', ['1_START.md', 'START.sh'])), (e) => code(e) === 'ERR_ENTRY_AMBIGUOUS');
-    await assert.rejects(openScope(folderSync('e3', ['B.md'])), (e) => code(e) === 'ERR_ENTRY_NOT_FOUND');
+    assert.equal(
+      (await openScope(folderSync('e1', ['1_START.md', 'B.md']))).ref.entry,
+      '1_START.md',
+    );
+    await assert.rejects(
+      openScope(folderSync('e2', ['1_START.md', 'START.sh'])),
+      (e) => code(e) === 'ERR_ENTRY_AMBIGUOUS',
+    );
+    await assert.rejects(
+      openScope(folderSync('e3', ['B.md'])),
+      (e) => code(e) === 'ERR_ENTRY_NOT_FOUND',
+    );
   });
 
   it('a zip scope reads entries and extracts scripts to run them', async () => {
     const zip = join(dir, 'w.zip');
-    writeFileSync(zip, makeZip([{ name: 'w/' }, { name: 'w/START.sh', content: 'echo "<result>z</result>"\n' }, { name: 'w/A.md', content: 'prompt' }]));
+    writeFileSync(
+      zip,
+      makeZip([
+        { name: 'w/' },
+        { name: 'w/START.sh', content: 'echo "<result>z</result>"\n' },
+        { name: 'w/A.md', content: 'prompt' },
+      ]),
+    );
     const scope = await openScope(zip);
     assert.deepEqual(scope.ref, { kind: 'zip', path: zip, entry: 'START.sh' });
     assert.equal(await scope.readText('A.md'), 'prompt');

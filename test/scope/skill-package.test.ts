@@ -13,7 +13,8 @@ function folder(name: string, files: string[]): string {
   const root = join(dir, name);
   for (const f of files) {
     mkdirSync(join(root, f, '..'), { recursive: true });
-    if (!f.endsWith('/')) writeFileSync(join(root, f), '#!/usr/bin/env bash\necho "<result>ok</result>"\n');
+    if (!f.endsWith('/'))
+      writeFileSync(join(root, f), '#!/usr/bin/env bash\necho "<result>ok</result>"\n');
   }
   return root;
 }
@@ -38,11 +39,20 @@ describe('statesFolder', () => {
     const pkg = folder('pkg2', ['workflow.yaml', 'states/1_START.sh']);
     assert.equal(await statesFolder(join(pkg, 'workflow.yaml')), join(pkg, 'workflow.yaml'));
     assert.equal(await statesFolder(join(dir, 'missing')), join(dir, 'missing'));
-    assert.equal(await statesFolder('https://example.invalid/w.zip'), 'https://example.invalid/w.zip');
+    assert.equal(
+      await statesFolder('https://example.invalid/w.zip'),
+      'https://example.invalid/w.zip',
+    );
   });
 
   it('openScope opens a package at its states/, named after the package', async () => {
-    const pkg = folder('approval', ['workflow.yaml', 'run.sh', 'SKILL.md', 'states/1_START.sh', 'states/NEXT.sh']);
+    const pkg = folder('approval', [
+      'workflow.yaml',
+      'run.sh',
+      'SKILL.md',
+      'states/1_START.sh',
+      'states/NEXT.sh',
+    ]);
     const scope = await openScope(pkg);
     try {
       assert.equal(scope.ref.path, join(pkg, 'states'));

@@ -52,7 +52,10 @@ function layout(zip: Buffer): { eocd: number; central: number } {
   return { eocd, central: zip.readUInt32LE(eocd + 16) };
 }
 
-function patched(zip: Buffer, patch: (z: Buffer, at: { eocd: number; central: number }) => void): Buffer {
+function patched(
+  zip: Buffer,
+  patch: (z: Buffer, at: { eocd: number; central: number }) => void,
+): Buffer {
   const copy = Buffer.from(zip);
   patch(copy, layout(copy));
   return copy;
@@ -86,7 +89,12 @@ describe('readZipArchive round trips', () => {
   });
 
   it('reads UTF-8 names', async () => {
-    const files = await readAll(makeZip([{ name: 'état/café ☕.md', content: 'ok' }, { name: '日本語.sh', content: 'x', method: 'store' }]));
+    const files = await readAll(
+      makeZip([
+        { name: 'état/café ☕.md', content: 'ok' },
+        { name: '日本語.sh', content: 'x', method: 'store' },
+      ]),
+    );
     assert.deepEqual([...files.keys()], ['état/café ☕.md', '日本語.sh']);
     assert.equal(files.get('état/café ☕.md')!.toString(), 'ok');
   });
@@ -94,7 +102,12 @@ describe('readZipArchive round trips', () => {
   it('reads a 1 MB file, stored and deflated', async () => {
     const big = Buffer.alloc(1024 * 1024);
     for (let i = 0; i < big.length; i++) big[i] = (i * 7919) % 251;
-    const files = await readAll(makeZip([{ name: 'big.bin', content: big }, { name: 'big-stored.bin', content: big, method: 'store' }]));
+    const files = await readAll(
+      makeZip([
+        { name: 'big.bin', content: big },
+        { name: 'big-stored.bin', content: big, method: 'store' },
+      ]),
+    );
     assert.ok(files.get('big.bin')!.equals(big));
     assert.ok(files.get('big-stored.bin')!.equals(big));
   });
@@ -105,7 +118,11 @@ describe('readZipArchive round trips', () => {
 
   it('accepts a trailing archive comment, even one that looks like an EOCD record', async () => {
     const zip = makeZip([{ name: 'a.md', content: 'a' }]);
-    for (const comment of [Buffer.from('made by hand'), Buffer.concat([Buffer.from('PK\x05\x06'), Buffer.alloc(30)]), Buffer.alloc(0xffff, 0x20)]) {
+    for (const comment of [
+      Buffer.from('made by hand'),
+      Buffer.concat([Buffer.from('PK\x05\x06'), Buffer.alloc(30)]),
+      Buffer.alloc(0xffff, 0x20),
+    ]) {
       const withComment = Buffer.concat([zip, comment]);
       withComment.writeUInt16LE(comment.length, zip.length - 2);
       assert.equal((await readAll(withComment)).get('a.md')!.toString(), 'a');
@@ -113,7 +130,13 @@ describe('readZipArchive round trips', () => {
   });
 
   it('does not judge names', () => {
-    const names = readZipArchive(makeZip([{ name: '../evil.md', content: 'x' }, { name: '/abs.md', content: 'y' }]), FILE).map((e) => e.name);
+    const names = readZipArchive(
+      makeZip([
+        { name: '../evil.md', content: 'x' },
+        { name: '/abs.md', content: 'y' },
+      ]),
+      FILE,
+    ).map((e) => e.name);
     assert.deepEqual(names, ['../evil.md', '/abs.md']);
   });
 });
@@ -128,7 +151,10 @@ describe('readZipArchive refusals', () => {
       seed = (seed * 1103515245 + 12345) >>> 0;
       junk[i] = seed >>> 24;
     }
-    assertRefused(() => readZipArchive(junk, FILE), /^flow\.zip: not a zip archive \(no end of central directory record\)$/);
+    assertRefused(
+      () => readZipArchive(junk, FILE),
+      /^flow\.zip: not a zip archive \(no end of central directory record\)$/,
+    );
     assertRefused(() => readZipArchive(Buffer.alloc(0), FILE), /not a zip archive/);
     assertRefused(() => readZipArchive(Buffer.from('PK\x05\x06'), FILE), /not a zip archive/);
   });
@@ -139,7 +165,10 @@ describe('readZipArchive refusals', () => {
     assertRefused(() => readZipArchive(zip.subarray(20), FILE), /truncated or corrupt/);
     const cut = Buffer.concat([zip.subarray(0, 40), zip.subarray(layout(zip).central)]);
     cut.writeUInt32LE(40, cut.length - 22 + 16);
-    assertRefused(() => readZipArchive(cut, FILE), /truncated or corrupt archive \(data of entry "a\.md" overlaps the central directory\)/);
+    assertRefused(
+      () => readZipArchive(cut, FILE),
+      /truncated or corrupt archive \(data of entry "a\.md" overlaps the central directory\)/,
+    );
   });
 
   it('refuses entries whose data runs past the end of the buffer', () => {
@@ -152,7 +181,10 @@ describe('readZipArchive refusals', () => {
       z.writeUInt16LE(z.readUInt16LE(6) | 1, 6);
       z.writeUInt16LE(z.readUInt16LE(at.central + 8) | 1, at.central + 8);
     });
-    assertRefused(() => readZipArchive(bad, FILE), /^flow\.zip: entry "a\.md" is encrypted; encrypted archives are not supported$/);
+    assertRefused(
+      () => readZipArchive(bad, FILE),
+      /^flow\.zip: entry "a\.md" is encrypted; encrypted archives are not supported$/,
+    );
   });
 
   it('refuses an unsupported compression method', () => {
@@ -164,19 +196,63 @@ describe('readZipArchive refusals', () => {
   });
 
   it('refuses ZIP64 markers', () => {
-    assertRefused(() => readZipArchive(patched(zip, (z, at) => z.writeUInt32LE(0xffffffff, at.central + 24)), FILE), /ZIP64/);
-    assertRefused(() => readZipArchive(patched(zip, (z, at) => z.writeUInt32LE(0xffffffff, at.central + 42)), FILE), /ZIP64/);
-    assertRefused(() => readZipArchive(patched(zip, (z, at) => z.writeUInt16LE(0xffff, at.eocd + 10)), FILE), /ZIP64/);
-    assertRefused(() => readZipArchive(patched(zip, (z, at) => z.writeUInt32LE(0xffffffff, at.eocd + 16)), FILE), /ZIP64/);
+    assertRefused(
+      () =>
+        readZipArchive(
+          patched(zip, (z, at) => z.writeUInt32LE(0xffffffff, at.central + 24)),
+          FILE,
+        ),
+      /ZIP64/,
+    );
+    assertRefused(
+      () =>
+        readZipArchive(
+          patched(zip, (z, at) => z.writeUInt32LE(0xffffffff, at.central + 42)),
+          FILE,
+        ),
+      /ZIP64/,
+    );
+    assertRefused(
+      () =>
+        readZipArchive(
+          patched(zip, (z, at) => z.writeUInt16LE(0xffff, at.eocd + 10)),
+          FILE,
+        ),
+      /ZIP64/,
+    );
+    assertRefused(
+      () =>
+        readZipArchive(
+          patched(zip, (z, at) => z.writeUInt32LE(0xffffffff, at.eocd + 16)),
+          FILE,
+        ),
+      /ZIP64/,
+    );
   });
 
   it('refuses multi-disk archives', () => {
-    assertRefused(() => readZipArchive(patched(zip, (z, at) => z.writeUInt16LE(1, at.eocd + 4)), FILE), /multi-disk/);
-    assertRefused(() => readZipArchive(patched(zip, (z, at) => z.writeUInt16LE(1, at.eocd + 6)), FILE), /multi-disk/);
+    assertRefused(
+      () =>
+        readZipArchive(
+          patched(zip, (z, at) => z.writeUInt16LE(1, at.eocd + 4)),
+          FILE,
+        ),
+      /multi-disk/,
+    );
+    assertRefused(
+      () =>
+        readZipArchive(
+          patched(zip, (z, at) => z.writeUInt16LE(1, at.eocd + 6)),
+          FILE,
+        ),
+      /multi-disk/,
+    );
   });
 
   it('refuses a CRC mismatch when the entry is read', async () => {
-    const bad = patched(zip, (z, at) => z.writeUInt32LE((z.readUInt32LE(at.central + 16) ^ 1) >>> 0, at.central + 16));
+    const bad = patched(zip, (z, at) =>
+      z.writeUInt32LE((z.readUInt32LE(at.central + 16) ^ 1) >>> 0, at.central + 16),
+    );
     const [entry] = readZipArchive(bad, FILE);
     await assertReadRefused(entry!, /^flow\.zip: entry "a\.md" fails its CRC-32 check/);
   });
@@ -185,19 +261,31 @@ describe('readZipArchive refusals', () => {
     const size = zip.readUInt32LE(layout(zip).central + 24);
     for (const declared of [size - 1, size + 1]) {
       const bad = patched(zip, (z, at) => z.writeUInt32LE(declared, at.central + 24));
-      await assertReadRefused(readZipArchive(bad, FILE)[0]!, /entry "a\.md" is (larger than its declared size|\d+ bytes but the archive declares)/);
+      await assertReadRefused(
+        readZipArchive(bad, FILE)[0]!,
+        /entry "a\.md" is (larger than its declared size|\d+ bytes but the archive declares)/,
+      );
     }
     // Reading stops at the declared size, stored or deflated: a lying header never costs more.
     const stored = makeZip([{ name: 'a.md', content: 'abc', method: 'store' }]);
     const bad = patched(stored, (z, at) => z.writeUInt32LE(2, at.central + 24));
-    await assertReadRefused(readZipArchive(bad, FILE)[0]!, /^flow\.zip: entry "a\.md" is larger than its declared size of 2 bytes$/);
+    await assertReadRefused(
+      readZipArchive(bad, FILE)[0]!,
+      /^flow\.zip: entry "a\.md" is larger than its declared size of 2 bytes$/,
+    );
     const short = patched(stored, (z, at) => z.writeUInt32LE(4, at.central + 24));
-    await assertReadRefused(readZipArchive(short, FILE)[0]!, /entry "a\.md" is 3 bytes but the archive declares 4/);
+    await assertReadRefused(
+      readZipArchive(short, FILE)[0]!,
+      /entry "a\.md" is 3 bytes but the archive declares 4/,
+    );
   });
 
   it('refuses corrupt deflate data', async () => {
     const bad = patched(zip, (z) => z.fill(0xff, 30 + 4, 30 + 12));
-    await assertReadRefused(readZipArchive(bad, FILE)[0]!, /entry "a\.md" has corrupt deflate data/);
+    await assertReadRefused(
+      readZipArchive(bad, FILE)[0]!,
+      /entry "a\.md" has corrupt deflate data/,
+    );
   });
 });
 
@@ -214,7 +302,13 @@ describe('interoperability with Info-ZIP', () => {
     execFileSync('/usr/bin/zip', ['-r', '-q', out, 'flow'], { cwd: src });
     const entries = readZipArchive(readFileSync(out), FILE);
     const byName = new Map(entries.map((e) => [e.name, e]));
-    assert.deepEqual([...byName.keys()].sort(), ['flow/', 'flow/EMPTY.md', 'flow/END.sh', 'flow/START.md', 'flow/café.md']);
+    assert.deepEqual([...byName.keys()].sort(), [
+      'flow/',
+      'flow/EMPTY.md',
+      'flow/END.sh',
+      'flow/START.md',
+      'flow/café.md',
+    ]);
     assert.equal(byName.get('flow/')!.isDirectory, true);
     assert.equal((await read(byName.get('flow/END.sh')!)).toString(), big);
     assert.equal((await read(byName.get('flow/START.md')!)).toString(), 'start <goto>END</goto>\n');
@@ -237,18 +331,24 @@ describe('interoperability with Info-ZIP', () => {
     const out = join(tmp, 'zip64.zip');
     writeFileSync(join(tmp, 'b.md'), 'small');
     execFileSync('/usr/bin/zip', ['-q', '-j', '-fz', out, join(tmp, 'b.md')]);
-    assertRefused(() => readZipArchive(readFileSync(out), FILE), /ZIP64 archives are not supported/);
+    assertRefused(
+      () => readZipArchive(readFileSync(out), FILE),
+      /ZIP64 archives are not supported/,
+    );
   });
 
   it('makes archives that unzip accepts', () => {
     const out = join(tmp, 'made.zip');
-    writeFileSync(out, makeZip([
-      { name: 'flow/' },
-      { name: 'flow/START.md', content: 'hi', method: 'store' },
-      { name: 'flow/big.txt', content: 'x'.repeat(100_000) },
-      { name: 'flow/EMPTY.md', content: '' },
-      { name: 'flow/café.md', content: 'é' },
-    ]));
+    writeFileSync(
+      out,
+      makeZip([
+        { name: 'flow/' },
+        { name: 'flow/START.md', content: 'hi', method: 'store' },
+        { name: 'flow/big.txt', content: 'x'.repeat(100_000) },
+        { name: 'flow/EMPTY.md', content: '' },
+        { name: 'flow/café.md', content: 'é' },
+      ]),
+    );
     execFileSync('unzip', ['-t', '-q', out]);
     const listing = execFileSync('unzip', ['-l', out], { encoding: 'utf8' });
     assert.match(listing, /flow\/big\.txt/);

@@ -14,7 +14,15 @@ describe('hashed zip names', () => {
   });
 
   it('any other name promises nothing', () => {
-    for (const name of ['flow.zip', `${HASH.slice(1)}.zip`, `${HASH}0.zip`, `x${HASH}.zip`, `${HASH.slice(0, 63)}g.zip`, HASH, `${HASH}.zip.bak`]) {
+    for (const name of [
+      'flow.zip',
+      `${HASH.slice(1)}.zip`,
+      `${HASH}0.zip`,
+      `x${HASH}.zip`,
+      `${HASH.slice(0, 63)}g.zip`,
+      HASH,
+      `${HASH}.zip.bak`,
+    ]) {
       assert.equal(hashInZipName(name), undefined, name);
     }
   });
@@ -33,7 +41,10 @@ describe('hashed zip names', () => {
         assert.ok(err instanceof RaymondError);
         assert.equal(err.code, 'ERR_ZIP_INVALID');
         assert.equal(err.kind, 'invalid');
-        assert.equal(formatError(err), `dir/f.zip: sha256 mismatch: the name says ${HASH} but the archive hashes to ${sha256Hex(other)}; refusing it`);
+        assert.equal(
+          formatError(err),
+          `dir/f.zip: sha256 mismatch: the name says ${HASH} but the archive hashes to ${sha256Hex(other)}; refusing it`,
+        );
         return true;
       },
     );

@@ -1,6 +1,16 @@
 import assert from 'node:assert/strict';
 import { spawnSync, spawn } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -66,10 +76,18 @@ describe('zip scope extraction', () => {
     assert.equal(later.mtimeMs, first.mtimeMs);
     assert.equal(first.mode & 0o777, 0o500, 'scripts are read-only');
     assert.equal(statSync(join(script, '..', 'NEXT.md')).mode & 0o777, 0o400);
-    assert.equal(existsSync(join(script, '..', 'notes.txt')), false, 'only state files are extracted');
+    assert.equal(
+      existsSync(join(script, '..', 'notes.txt')),
+      false,
+      'only state files are extracted',
+    );
     assert.equal(readFileSync(script, 'utf8'), 'echo "<goto>NEXT</goto>"\n');
     assert.equal(await scope.readText('NEXT.md'), 'prompt');
-    assert.match(script, new RegExp(`^${PARENT()}/${process.pid}-[^/]+/START\\.sh$`), 'under a folder named after its owner');
+    assert.match(
+      script,
+      new RegExp(`^${PARENT()}/${process.pid}-[^/]+/START\\.sh$`),
+      'under a folder named after its owner',
+    );
     await scope.dispose();
     assert.equal(existsSync(join(script, '..')), false, 'dispose removes the folder');
   });
@@ -85,8 +103,8 @@ describe('zip scope extraction', () => {
     mkdirSync(live);
     try {
       const scope = await openScope(zipFile('sweep.zip', WORKFLOW));
-      assert.equal(existsSync(dead), false, 'a dead owner\'s folder is removed');
-      assert.equal(existsSync(live), true, 'a live owner\'s folder is kept');
+      assert.equal(existsSync(dead), false, "a dead owner's folder is removed");
+      assert.equal(existsSync(live), true, "a live owner's folder is kept");
       await scope.dispose();
     } finally {
       sleeper.kill();
@@ -98,7 +116,10 @@ describe('zip scope extraction', () => {
     mkdirSync(parent, { recursive: true });
     chmodSync(parent, 0o777);
     try {
-      await assert.rejects(openScope(zipFile('open.zip', WORKFLOW)), refused(/not a private folder of this user/, 'ERR_SCOPE'));
+      await assert.rejects(
+        openScope(zipFile('open.zip', WORKFLOW)),
+        refused(/not a private folder of this user/, 'ERR_SCOPE'),
+      );
     } finally {
       chmodSync(parent, 0o700);
     }
@@ -106,8 +127,13 @@ describe('zip scope extraction', () => {
 
   it('refuses an entry that inflates past its declared size, and leaves nothing behind', async () => {
     const mine = () => readdirSync(PARENT()).filter((name) => name.startsWith(`${process.pid}-`));
-    const path = zipFile('liar.zip', [{ name: 'START.sh', content: '#'.repeat(10 * 2 ** 20), declaredSize: 100 }]);
-    await assert.rejects(openScope(path), refused(/^.*liar\.zip: entry "START\.sh" is larger than its declared size of 100 bytes$/));
+    const path = zipFile('liar.zip', [
+      { name: 'START.sh', content: '#'.repeat(10 * 2 ** 20), declaredSize: 100 },
+    ]);
+    await assert.rejects(
+      openScope(path),
+      refused(/^.*liar\.zip: entry "START\.sh" is larger than its declared size of 100 bytes$/),
+    );
     assert.deepEqual(mine(), [], 'the half-extracted folder is removed');
   });
 });
@@ -116,32 +142,88 @@ describe('zip scope names and size caps', () => {
   const zip = (entries: ZipInput[]) => makeZip(entries);
 
   it('refuses two entries with the same name', () => {
-    const data = zip([{ name: 'START.sh', content: 'echo first' }, { name: 'START.sh', content: 'echo second' }]);
-    assert.throws(() => zipScopeFiles(data, FILE), refused(/^flow\.zip: entries "START\.sh" and "START\.sh" are both the file START\.sh; keep one$/));
+    const data = zip([
+      { name: 'START.sh', content: 'echo first' },
+      { name: 'START.sh', content: 'echo second' },
+    ]);
+    assert.throws(
+      () => zipScopeFiles(data, FILE),
+      refused(
+        /^flow\.zip: entries "START\.sh" and "START\.sh" are both the file START\.sh; keep one$/,
+      ),
+    );
   });
 
   it('refuses two entries that the layout maps to the same state (/ and \\ are both separators)', () => {
-    const data = zip([{ name: 'w/START.sh', content: 'a' }, { name: 'w\\START.sh', content: 'b' }]);
-    assert.throws(() => zipScopeFiles(data, FILE), refused(/entries "w\/START\.sh" and "w\\START\.sh" are both the file START\.sh/));
-    assert.deepEqual([...zipScopeFiles(zip([{ name: 'w\\START.sh', content: 'a' }, { name: 'w\\B.md', content: 'b' }]), FILE).keys()], ['START.sh', 'B.md']);
+    const data = zip([
+      { name: 'w/START.sh', content: 'a' },
+      { name: 'w\\START.sh', content: 'b' },
+    ]);
+    assert.throws(
+      () => zipScopeFiles(data, FILE),
+      refused(/entries "w\/START\.sh" and "w\\START\.sh" are both the file START\.sh/),
+    );
+    assert.deepEqual(
+      [
+        ...zipScopeFiles(
+          zip([
+            { name: 'w\\START.sh', content: 'a' },
+            { name: 'w\\B.md', content: 'b' },
+          ]),
+          FILE,
+        ).keys(),
+      ],
+      ['START.sh', 'B.md'],
+    );
   });
 
   it('refuses a state file declared larger than the cap, before inflating anything', () => {
-    const data = zip([{ name: 'START.sh', content: 'x' }, { name: 'BIG.md', content: 'small', declaredSize: MAX_STATE_BYTES + 1 }]);
-    assert.throws(() => zipScopeFiles(data, FILE), refused(/^flow\.zip: entry "BIG\.md" is 64\.0 MiB uncompressed; a state file may be at most 64 MiB$/));
+    const data = zip([
+      { name: 'START.sh', content: 'x' },
+      { name: 'BIG.md', content: 'small', declaredSize: MAX_STATE_BYTES + 1 },
+    ]);
+    assert.throws(
+      () => zipScopeFiles(data, FILE),
+      refused(
+        /^flow\.zip: entry "BIG\.md" is 64\.0 MiB uncompressed; a state file may be at most 64 MiB$/,
+      ),
+    );
     // Files that are not states are never extracted, so no cap applies to them.
-    assert.ok(zipScopeFiles(zip([{ name: 'START.sh', content: 'x' }, { name: 'data.bin', content: 'y', declaredSize: 2 ** 31 }]), FILE).has('data.bin'));
+    assert.ok(
+      zipScopeFiles(
+        zip([
+          { name: 'START.sh', content: 'x' },
+          { name: 'data.bin', content: 'y', declaredSize: 2 ** 31 },
+        ]),
+        FILE,
+      ).has('data.bin'),
+    );
   });
 
   it('refuses state files that together pass the total cap', () => {
-    const entries = Array.from({ length: 5 }, (_, i) => ({ name: `S${i}.md`, content: 'x', declaredSize: 60 * 2 ** 20 }));
-    assert.throws(() => zipScopeFiles(zip([{ name: 'START.sh', content: 'x' }, ...entries]), FILE), refused(/more than 256 MiB uncompressed \(at entry "S4\.md"\)/));
+    const entries = Array.from({ length: 5 }, (_, i) => ({
+      name: `S${i}.md`,
+      content: 'x',
+      declaredSize: 60 * 2 ** 20,
+    }));
+    assert.throws(
+      () => zipScopeFiles(zip([{ name: 'START.sh', content: 'x' }, ...entries]), FILE),
+      refused(/more than 256 MiB uncompressed \(at entry "S4\.md"\)/),
+    );
   });
 
   it('refuses a 1 GiB zip bomb entry without inflating it', { timeout: 120_000 }, async () => {
     const bomb = await deflatedZeros(2 ** 30);
     assert.ok(bomb.data.length < 2 * 2 ** 20, 'the archive is about a megabyte');
-    const path = zipFile('bomb.zip', [{ name: 'START.sh', content: 'echo' }, { name: 'BIG.md', deflated: bomb }]);
-    await assert.rejects(openScope(path), refused(/bomb\.zip: entry "BIG\.md" is 1024 MiB uncompressed; a state file may be at most 64 MiB/));
+    const path = zipFile('bomb.zip', [
+      { name: 'START.sh', content: 'echo' },
+      { name: 'BIG.md', deflated: bomb },
+    ]);
+    await assert.rejects(
+      openScope(path),
+      refused(
+        /bomb\.zip: entry "BIG\.md" is 1024 MiB uncompressed; a state file may be at most 64 MiB/,
+      ),
+    );
   });
 });

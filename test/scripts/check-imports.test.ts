@@ -26,24 +26,48 @@ function check(files: Record<string, string>) {
 
 describe('scripts/check-imports.mjs', () => {
   it('passes a tree whose imports go down the layers', () => {
-    const r = check({ 'machines/a.ts': "import { x } from 'xstate';\n", 'src/errors.ts': "import type { A } from '../machines/a.js';\n", 'src/cli/main.ts': "import { e } from '../errors.js';\n" });
+    const r = check({
+      'machines/a.ts': "import { x } from 'xstate';\n",
+      'src/errors.ts': "import type { A } from '../machines/a.js';\n",
+      'src/cli/main.ts': "import { e } from '../errors.js';\n",
+    });
     assert.equal(r.code, 0, r.out);
   });
 
   it('refuses an import that runs back up the layers', () => {
-    const r = check({ 'machines/a.ts': '', 'src/errors.ts': '', 'src/claude/x.ts': "import type { R } from '../runtime/y.js';\n", 'src/runtime/y.ts': '' });
+    const r = check({
+      'machines/a.ts': '',
+      'src/errors.ts': '',
+      'src/claude/x.ts': "import type { R } from '../runtime/y.js';\n",
+      'src/runtime/y.ts': '',
+    });
     assert.equal(r.code, 1);
-    assert.match(r.out, /src\/claude\/x\.ts: imports src\/runtime\/y\.ts, but src\/runtime\/ is above src\/claude\//);
+    assert.match(
+      r.out,
+      /src\/claude\/x\.ts: imports src\/runtime\/y\.ts, but src\/runtime\/ is above src\/claude\//,
+    );
   });
 
   it('refuses a cycle between files of one folder', () => {
-    const r = check({ 'machines/a.ts': '', 'src/errors.ts': '', 'src/runtime/a.ts': "import { b } from './b.js';\n", 'src/runtime/b.ts': "export { a } from './a.js';\n" });
+    const r = check({
+      'machines/a.ts': '',
+      'src/errors.ts': '',
+      'src/runtime/a.ts': "import { b } from './b.js';\n",
+      'src/runtime/b.ts': "export { a } from './a.js';\n",
+    });
     assert.equal(r.code, 1);
-    assert.match(r.out, /import cycle: src\/runtime\/a\.ts -> src\/runtime\/b\.ts -> src\/runtime\/a\.ts/);
+    assert.match(
+      r.out,
+      /import cycle: src\/runtime\/a\.ts -> src\/runtime\/b\.ts -> src\/runtime\/a\.ts/,
+    );
   });
 
   it('refuses node:* and outside imports in machines/', () => {
-    const r = check({ 'machines/a.ts': "import { readFileSync } from 'node:fs';\nimport { e } from '../src/errors.js';\n", 'src/errors.ts': '' });
+    const r = check({
+      'machines/a.ts':
+        "import { readFileSync } from 'node:fs';\nimport { e } from '../src/errors.js';\n",
+      'src/errors.ts': '',
+    });
     assert.equal(r.code, 1);
     assert.match(r.out, /machines\/a\.ts: machines\/ must stay pure, but imports 'node:fs'/);
     assert.match(r.out, /machines\/a\.ts: imports src\/errors\.ts, but src\/ is above machines\//);
@@ -54,7 +78,8 @@ describe('scripts/check-imports.mjs', () => {
       'machines/types.ts': '',
       'src/errors.ts': '',
       'src/web/live-fold.ts': "import type { T } from '../../machines/types.js';\n",
-      'src/web/client/page.ts': "import { foldLiveEvent } from '../live-fold.js';\nimport type { T } from '../../../machines/types.js';\nimport { el } from './helpers.js';\n",
+      'src/web/client/page.ts':
+        "import { foldLiveEvent } from '../live-fold.js';\nimport type { T } from '../../../machines/types.js';\nimport { el } from './helpers.js';\n",
       'src/web/client/helpers.ts': '',
     });
     assert.equal(r.code, 0, r.out);
@@ -66,12 +91,25 @@ describe('scripts/check-imports.mjs', () => {
       'src/errors.ts': '',
       'src/web/live-fold.ts': "import { EventEmitter } from 'node:events';\n",
       'src/web/live-routes.ts': '',
-      'src/web/client/page.ts': "import { readFileSync } from 'node:fs';\nimport { routes } from '../live-routes.js';\nimport { m } from '../../../machines/types.js';\n",
+      'src/web/client/page.ts':
+        "import { readFileSync } from 'node:fs';\nimport { routes } from '../live-routes.js';\nimport { m } from '../../../machines/types.js';\n",
     });
     assert.equal(r.code, 1);
-    assert.match(r.out, /src\/web\/client\/page\.ts: src\/web\/client\/ runs in the browser, but imports 'node:fs'/);
-    assert.match(r.out, /src\/web\/client\/page\.ts: src\/web\/client\/ runs in the browser, but imports src\/web\/live-routes\.ts/);
-    assert.match(r.out, /src\/web\/client\/page\.ts: src\/web\/client\/ runs in the browser, but imports machines\/types\.ts \(only types may come from machines\/\)/);
-    assert.match(r.out, /src\/web\/live-fold\.ts: it is shared with the browser client, but imports 'node:events'/);
+    assert.match(
+      r.out,
+      /src\/web\/client\/page\.ts: src\/web\/client\/ runs in the browser, but imports 'node:fs'/,
+    );
+    assert.match(
+      r.out,
+      /src\/web\/client\/page\.ts: src\/web\/client\/ runs in the browser, but imports src\/web\/live-routes\.ts/,
+    );
+    assert.match(
+      r.out,
+      /src\/web\/client\/page\.ts: src\/web\/client\/ runs in the browser, but imports machines\/types\.ts \(only types may come from machines\/\)/,
+    );
+    assert.match(
+      r.out,
+      /src\/web\/live-fold\.ts: it is shared with the browser client, but imports 'node:events'/,
+    );
   });
 });

@@ -14,7 +14,10 @@ describe('scripts/run-tests.mjs', () => {
     // An empty PATH hides any Chromium; the runner and the CLI are started by absolute path.
     // Without NODE_TEST_CONTEXT the nested runner reports in TAP, not to this runner.
     const { NODE_TEST_CONTEXT: _, ...env } = process.env;
-    const r = spawnSync(process.execPath, [script, 'test/e2e/diagram.test.ts'], { encoding: 'utf8', env: { ...env, PATH: empty } });
+    const r = spawnSync(process.execPath, [script, 'test/e2e/diagram.test.ts'], {
+      encoding: 'utf8',
+      env: { ...env, PATH: empty },
+    });
     assert.equal(r.status, 0, r.stdout + r.stderr);
     assert.match(r.stdout, /^# skipped 2$/m);
     assert.match(r.stdout, /# SKIP chromium is not installed/);

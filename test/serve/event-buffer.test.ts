@@ -7,8 +7,21 @@ describe('EventBuffer', () => {
     const b = new EventBuffer(3);
     for (const d of ['a', 'b', 'c', 'd', 'e']) b.push(d);
     assert.equal(b.lastId, 5);
-    assert.deepEqual(b.replay(3), { events: [{ id: 4, data: 'd' }, { id: 5, data: 'e' }], missed: 0 });
-    assert.deepEqual(b.replay(0), { events: [{ id: 3, data: 'c' }, { id: 4, data: 'd' }, { id: 5, data: 'e' }], missed: 2 });
+    assert.deepEqual(b.replay(3), {
+      events: [
+        { id: 4, data: 'd' },
+        { id: 5, data: 'e' },
+      ],
+      missed: 0,
+    });
+    assert.deepEqual(b.replay(0), {
+      events: [
+        { id: 3, data: 'c' },
+        { id: 4, data: 'd' },
+        { id: 5, data: 'e' },
+      ],
+      missed: 2,
+    });
     assert.deepEqual(b.replay(5), { events: [], missed: 0 });
   });
 

@@ -3,7 +3,14 @@ import { describe, it } from 'node:test';
 import type { RunEvent } from '../../machines/run-events.js';
 import { ServedRun } from '../../src/serve/served-run.js';
 
-const finished = (status: 'completed' | 'running' | 'failed'): RunEvent => ({ type: 'run.finished', workflowId: 'r', status, totalCostUsd: 0, steps: 1, elapsedMs: 1 });
+const finished = (status: 'completed' | 'running' | 'failed'): RunEvent => ({
+  type: 'run.finished',
+  workflowId: 'r',
+  status,
+  totalCostUsd: 0,
+  steps: 1,
+  elapsedMs: 1,
+});
 
 /** A run cancelled (over HTTP) whose own end is `status`: its status, and the last event its stream sent. */
 function cancelledAs(status: 'completed' | 'running' | 'failed'): { status: string; last: string } {
@@ -14,7 +21,7 @@ function cancelledAs(status: 'completed' | 'running' | 'failed'): { status: stri
   return { status: run.status, last: JSON.parse(run.events.replay(0).events.at(-1)!.data).type };
 }
 
-describe('ServedRun: a cancel racing the run\'s end', () => {
+describe("ServedRun: a cancel racing the run's end", () => {
   it('a run that completed or failed as the cancel came keeps that status, and its stream says so', () => {
     assert.deepEqual(cancelledAs('completed'), { status: 'completed', last: 'workflow_completed' });
     assert.deepEqual(cancelledAs('failed'), { status: 'failed', last: 'workflow_failed' });

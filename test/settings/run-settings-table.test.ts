@@ -1,6 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { DEFAULT_BUDGET_USD, DEFAULT_TIMEOUT_SECONDS, RUN_SETTINGS } from '../../src/settings/run-settings-table.js';
+import {
+  DEFAULT_BUDGET_USD,
+  DEFAULT_TIMEOUT_SECONDS,
+  RUN_SETTINGS,
+} from '../../src/settings/run-settings-table.js';
 import { SettingProblem, attributeName, type AnySetting } from '../../src/settings/setting.js';
 import { configTemplate } from '../../src/config/config-file.js';
 
@@ -12,7 +16,10 @@ function problem(s: { check: (v: unknown) => unknown }, value: unknown): string 
     s.check(value);
     return undefined;
   } catch (err) {
-    assert.ok(err instanceof SettingProblem, `a check fails with SettingProblem, not ${String(err)}`);
+    assert.ok(
+      err instanceof SettingProblem,
+      `a check fails with SettingProblem, not ${String(err)}`,
+    );
     return err.message;
   }
 }
@@ -43,17 +50,29 @@ describe('the run settings table', () => {
       const said = problem(s, { not: 'a value' });
       assert.ok(said !== undefined && !said.includes('\n'), `${key}: ${said}`);
     }
-    assert.equal(problem(RUN_SETTINGS.budget, -1), 'expected an amount in USD, 0 or more (0 = unlimited)');
+    assert.equal(
+      problem(RUN_SETTINGS.budget, -1),
+      'expected an amount in USD, 0 or more (0 = unlimited)',
+    );
     assert.equal(problem(RUN_SETTINGS.max_parallel, 1.5), 'expected a whole number, 1 or more');
     assert.equal(problem(RUN_SETTINGS.name, ''), 'the label is empty');
-    assert.match(problem(RUN_SETTINGS.task_folder_pattern, 'x/{agent_id}') ?? '', /must contain \{workflow_id\}/);
-    assert.equal(problem(RUN_SETTINGS.on_ask, 'maybe'), 'expected one of "pause", "reject", "prompt"');
+    assert.match(
+      problem(RUN_SETTINGS.task_folder_pattern, 'x/{agent_id}') ?? '',
+      /must contain \{workflow_id\}/,
+    );
+    assert.equal(
+      problem(RUN_SETTINGS.on_ask, 'maybe'),
+      'expected one of "pause", "reject", "prompt"',
+    );
   });
 
   it('reads a flag as the config file would hold it: numbers, lists, and text a number check refuses', () => {
     assert.equal(RUN_SETTINGS.timeout.fromFlag!('30'), 30);
     assert.equal(RUN_SETTINGS.timeout.fromFlag!('soon'), 'soon');
-    assert.deepEqual(RUN_SETTINGS.disallowed_tools.fromFlag!('Bash(git *), Edit,'), ['Bash(git *)', 'Edit']);
+    assert.deepEqual(RUN_SETTINGS.disallowed_tools.fromFlag!('Bash(git *), Edit,'), [
+      'Bash(git *)',
+      'Edit',
+    ]);
     assert.deepEqual(RUN_SETTINGS.disallowed_tools.fromFlag!(''), []);
   });
 
@@ -67,6 +86,7 @@ describe('the run settings table', () => {
     const template = configTemplate();
     assert.match(template, new RegExp(`Default: ${DEFAULT_TIMEOUT_SECONDS}\\.\\n# timeout = `));
     assert.match(template, new RegExp(`Default: ${DEFAULT_BUDGET_USD}\\.\\n# budget = `));
-    for (const [key] of entries) assert.match(template, new RegExp(`^# ${key.replace(/^queue\./, '')} = `, 'm'), key);
+    for (const [key] of entries)
+      assert.match(template, new RegExp(`^# ${key.replace(/^queue\./, '')} = `, 'm'), key);
   });
 });

@@ -4,7 +4,12 @@ import { pushFrame } from '../../machines/frame-stack.js';
 import { putAgent, putResult, storeFromState, takeDirty } from '../../machines/run-store.js';
 import type { Frame } from '../../machines/types.js';
 import { RaymondError, formatError } from '../../src/errors.js';
-import { applyJournal, journalLine, noteWritten, type WrittenStacks } from '../../src/state/journal.js';
+import {
+  applyJournal,
+  journalLine,
+  noteWritten,
+  type WrittenStacks,
+} from '../../src/state/journal.js';
 import { freshState } from '../helpers/fake-actors.js';
 
 function twoBatches() {
@@ -34,7 +39,11 @@ describe('journal', () => {
 
   it('skips batches the snapshot already holds', () => {
     const { first, second } = twoBatches();
-    const snapshot = { ...freshState(), journal_seq: 2, agents: [{ ...freshState().agents[0]!, state: 'LATER' }] };
+    const snapshot = {
+      ...freshState(),
+      journal_seq: 2,
+      agents: [{ ...freshState().agents[0]!, state: 'LATER' }],
+    };
     assert.equal(applyJournal(snapshot, first + second, 'j').agents[0]!.state, 'LATER');
   });
 
@@ -48,13 +57,25 @@ describe('journal', () => {
   it('refuses a line that is JSON but not a record, even the last one', () => {
     const { first } = twoBatches();
     for (const bad of ['5', 'null', '{"seq": 2}', '{"seq": 2, "meta": {}}']) {
-      assert.throws(() => applyJournal(freshState(), `${first}${bad}\n`, 'wf.journal'), (e) => e instanceof RaymondError && formatError(e) === 'wf.journal: the journal is damaged at line 2: valid JSON, but not a journal record', bad);
+      assert.throws(
+        () => applyJournal(freshState(), `${first}${bad}\n`, 'wf.journal'),
+        (e) =>
+          e instanceof RaymondError &&
+          formatError(e) ===
+            'wf.journal: the journal is damaged at line 2: valid JSON, but not a journal record',
+        bad,
+      );
     }
   });
 
   it('refuses damage before the last line', () => {
     const { first, second } = twoBatches();
-    assert.throws(() => applyJournal(freshState(), `{"seq": 1, broken\n${first}${second}`, 'wf.journal'), (e) => e instanceof RaymondError && /wf\.journal: the journal is damaged at line 1/.test(formatError(e)));
+    assert.throws(
+      () => applyJournal(freshState(), `{"seq": 1, broken\n${first}${second}`, 'wf.journal'),
+      (e) =>
+        e instanceof RaymondError &&
+        /wf\.journal: the journal is damaged at line 1/.test(formatError(e)),
+    );
   });
 });
 
@@ -89,8 +110,15 @@ describe('journal: return stacks', () => {
     const afterPush = applyJournal(snapshot, push, 'j');
     assert.deepEqual(afterPush.agents[0]!.stack, [...frames, frame('AFTER')]);
     assert.equal(afterPush.agents[0]!.state, 'CALLEE');
-    assert.deepEqual(applyJournal(snapshot, push + pop, 'j').agents[0]!.stack, frames.slice(0, 499));
-    assert.equal(snapshot.agents[0]!.stack.length, 500, 'folding leaves the snapshot it was given as it was');
+    assert.deepEqual(
+      applyJournal(snapshot, push + pop, 'j').agents[0]!.stack,
+      frames.slice(0, 499),
+    );
+    assert.equal(
+      snapshot.agents[0]!.stack.length,
+      500,
+      'folding leaves the snapshot it was given as it was',
+    );
   });
 
   it('folds lines of the older format, which hold the whole stack', () => {
@@ -102,6 +130,11 @@ describe('journal: return stacks', () => {
     const { store, written } = deepStore();
     putAgent(store, { ...store.agents.get('main')!, state: 'X' });
     const line = journalLine(store, takeDirty(store), 1, written);
-    assert.throws(() => applyJournal(freshState(), line, 'wf.journal'), (e) => e instanceof RaymondError && /wf\.journal: the journal is damaged at line 1/.test(formatError(e)));
+    assert.throws(
+      () => applyJournal(freshState(), line, 'wf.journal'),
+      (e) =>
+        e instanceof RaymondError &&
+        /wf\.journal: the journal is damaged at line 1/.test(formatError(e)),
+    );
   });
 });

@@ -4,7 +4,7 @@ import { clientScript, type ClientPage } from '../../src/web/client-scripts.js';
 
 const PAGES: ClientPage[] = ['live-page', 'serve-index', 'diagram-page'];
 
-describe('clientScript (the pages\' scripts, built from src/web/client/)', () => {
+describe("clientScript (the pages' scripts, built from src/web/client/)", () => {
   it('gives each page one classic script that parses, imports nothing and leaves no global behind', () => {
     for (const page of PAGES) {
       const script = clientScript(page);
@@ -19,11 +19,15 @@ describe('clientScript (the pages\' scripts, built from src/web/client/)', () =>
     for (const page of PAGES) assert.ok(!/<\/script/i.test(clientScript(page)), page);
   });
 
-  it('bundles the server\'s own fold into the live page, and the one helpers module into every page', () => {
+  it("bundles the server's own fold into the live page, and the one helpers module into every page", () => {
     assert.match(clientScript('live-page'), /\/\/ src\/web\/live-fold\.ts\n/);
     for (const page of PAGES) {
       assert.match(clientScript(page), /\/\/ src\/web\/client\/page-helpers\.ts\n/, page);
-      assert.equal(clientScript(page).match(/function money\(/g)?.length ?? 0, page === 'diagram-page' ? 0 : 1, `${page}: one money()`);
+      assert.equal(
+        clientScript(page).match(/function money\(/g)?.length ?? 0,
+        page === 'diagram-page' ? 0 : 1,
+        `${page}: one money()`,
+      );
     }
   });
 });

@@ -5,7 +5,13 @@ import type { AgentAsk } from '../../machines/types.js';
 import { emptyLiveModel, foldLiveEvent, type LiveModel } from '../../src/web/live-fold.js';
 
 const counts = { idle: 1, invoking: 0, 'awaiting-child': 0, terminated: 0, paused: 0, asking: 0 };
-const ask: AgentAsk = { id: 'ask_w1_1', prompt: 'Approve?', created_at: '2026-01-01T00:00:00Z', next: 'DECIDE.sh', agent_id: 'main_w1' };
+const ask: AgentAsk = {
+  id: 'ask_w1_1',
+  prompt: 'Approve?',
+  created_at: '2026-01-01T00:00:00Z',
+  next: 'DECIDE.sh',
+  agent_id: 'main_w1',
+};
 const failure = { code: 'ERR_SCRIPT', message: 'exit 1', file: 'W.sh', pauses: false } as never;
 
 function fold(events: RunEvent[], model: LiveModel = emptyLiveModel()): LiveModel {
@@ -16,7 +22,15 @@ function fold(events: RunEvent[], model: LiveModel = emptyLiveModel()): LiveMode
 describe('foldLiveEvent (the fold the server and the live page share)', () => {
   it('starts from a run not yet started, with no agent and no ask', () => {
     const m = emptyLiveModel();
-    assert.deepEqual(m.run, { id: null, status: 'starting', costUsd: 0, budgetUsd: 0, startedAt: null, steps: 0, denials: 0 });
+    assert.deepEqual(m.run, {
+      id: null,
+      status: 'starting',
+      costUsd: 0,
+      budgetUsd: 0,
+      startedAt: null,
+      steps: 0,
+      denials: 0,
+    });
     assert.equal(m.agents.size + m.order.length + m.asks.size, 0);
     assert.notEqual(emptyLiveModel().run, m.run, 'each model has its own run');
   });
@@ -31,23 +45,99 @@ describe('foldLiveEvent (the fold the server and the live page share)', () => {
     ]);
     assert.deepEqual(m.order, ['main', 'main_w2', 'main_w1']);
     assert.deepEqual([...m.agents.keys()], m.order);
-    assert.deepEqual(m.agents.get('main_w1'), { id: 'main_w1', machine: 'asking', state: 'DECIDE.sh', depth: 0, costUsd: 0 });
+    assert.deepEqual(m.agents.get('main_w1'), {
+      id: 'main_w1',
+      machine: 'asking',
+      state: 'DECIDE.sh',
+      depth: 0,
+      costUsd: 0,
+    });
   });
 
-  it('gives a step\'s cost to its agent and the total to the run, and the main agent\'s result to the run', () => {
+  it("gives a step's cost to its agent and the total to the run, and the main agent's result to the run", () => {
     const m = fold([
-      { type: 'run.started', workflowId: 'wf-1', workflow: 'wf', name: 'nightly', resumed: false, at: 1000, budgetUsd: 5, totalCostUsd: 0.5, counts },
-      { type: 'step.done', agentId: 'main', from: 'A.md', decision: { kind: 'fork', next: 'B.md', join: true } as never, to: 'B.md', session: 's', depth: 0, costUsd: 0.25, totalCostUsd: 0.75, workers: [] },
-      { type: 'step.done', agentId: 'main', from: 'B.md', decision: { kind: 'result', payload: 'done' } as never, to: null, session: 's', depth: 0, costUsd: 0.5, totalCostUsd: 1.25, workers: [] },
-      { type: 'step.done', agentId: 'main_w1', from: 'W.sh', decision: { kind: 'result', payload: 'worker' } as never, to: null, session: null, depth: 2, costUsd: 0, totalCostUsd: 1.25, workers: [] },
+      {
+        type: 'run.started',
+        workflowId: 'wf-1',
+        workflow: 'wf',
+        name: 'nightly',
+        resumed: false,
+        at: 1000,
+        budgetUsd: 5,
+        totalCostUsd: 0.5,
+        counts,
+      },
+      {
+        type: 'step.done',
+        agentId: 'main',
+        from: 'A.md',
+        decision: { kind: 'fork', next: 'B.md', join: true } as never,
+        to: 'B.md',
+        session: 's',
+        depth: 0,
+        costUsd: 0.25,
+        totalCostUsd: 0.75,
+        workers: [],
+      },
+      {
+        type: 'step.done',
+        agentId: 'main',
+        from: 'B.md',
+        decision: { kind: 'result', payload: 'done' } as never,
+        to: null,
+        session: 's',
+        depth: 0,
+        costUsd: 0.5,
+        totalCostUsd: 1.25,
+        workers: [],
+      },
+      {
+        type: 'step.done',
+        agentId: 'main_w1',
+        from: 'W.sh',
+        decision: { kind: 'result', payload: 'worker' } as never,
+        to: null,
+        session: null,
+        depth: 2,
+        costUsd: 0,
+        totalCostUsd: 1.25,
+        workers: [],
+      },
     ]);
-    assert.deepEqual(m.run, { id: 'wf-1', name: 'nightly', status: 'running', costUsd: 1.25, budgetUsd: 5, startedAt: 1000, steps: 3, denials: 0, result: 'done' });
-    assert.deepEqual(m.agents.get('main'), { id: 'main', machine: 'terminated', state: 'B.md', depth: 0, costUsd: 0.75 });
+    assert.deepEqual(m.run, {
+      id: 'wf-1',
+      name: 'nightly',
+      status: 'running',
+      costUsd: 1.25,
+      budgetUsd: 5,
+      startedAt: 1000,
+      steps: 3,
+      denials: 0,
+      result: 'done',
+    });
+    assert.deepEqual(m.agents.get('main'), {
+      id: 'main',
+      machine: 'terminated',
+      state: 'B.md',
+      depth: 0,
+      costUsd: 0.75,
+    });
     assert.equal(m.agents.get('main_w1')!.depth, 2);
   });
 
   it('sets each machine state: awaiting-child on a joined fork, asking on <ask>, paused, failed, joined', () => {
-    const step = (agentId: string, decision: object, to: string | null): RunEvent => ({ type: 'step.done', agentId, from: 'X.md', decision: decision as never, to, session: null, depth: 0, costUsd: 0, totalCostUsd: 0, workers: [] });
+    const step = (agentId: string, decision: object, to: string | null): RunEvent => ({
+      type: 'step.done',
+      agentId,
+      from: 'X.md',
+      decision: decision as never,
+      to,
+      session: null,
+      depth: 0,
+      costUsd: 0,
+      totalCostUsd: 0,
+      workers: [],
+    });
     const m = fold([
       step('a', { kind: 'fork', next: 'J.md', join: true }, 'J.md'),
       step('b', { kind: 'fork', next: 'N.md' }, 'N.md'),
@@ -57,16 +147,34 @@ describe('foldLiveEvent (the fold the server and the live page share)', () => {
       { type: 'agent.paused', agentId: 'd', state: 'P.sh', failure, totalCostUsd: 2 },
       { type: 'agent.failed', agentId: 'e', state: 'F.sh', failure, totalCostUsd: 3 },
     ]);
-    const machines = Object.fromEntries([...m.agents.values()].map((a) => [a.id, a.machine + (a.failed ? ' failed' : '')]));
-    assert.deepEqual(machines, { a: 'awaiting-child', b: 'idle', c: 'asking', f: 'idle', d: 'paused', e: 'terminated failed' });
+    const machines = Object.fromEntries(
+      [...m.agents.values()].map((a) => [a.id, a.machine + (a.failed ? ' failed' : '')]),
+    );
+    assert.deepEqual(machines, {
+      a: 'awaiting-child',
+      b: 'idle',
+      c: 'asking',
+      f: 'idle',
+      d: 'paused',
+      e: 'terminated failed',
+    });
     assert.equal(m.agents.get('f')!.state, 'AFTER.md');
     assert.equal(m.run.costUsd, 3);
   });
 
   it('drops an answered ask, and frees its agent only if it was still asking', () => {
-    const m = fold([{ type: 'ask.created', ask }, { type: 'ask.pending', ask: { ...ask, id: 'ask_2', agent_id: 'main' } }]);
+    const m = fold([
+      { type: 'ask.created', ask },
+      { type: 'ask.pending', ask: { ...ask, id: 'ask_2', agent_id: 'main' } },
+    ]);
     m.agents.get('main')!.machine = 'invoking';
-    fold([{ type: 'ask.answered', agentId: 'main_w1', askId: ask.id, expired: false }, { type: 'ask.answered', agentId: 'main', askId: 'ask_2', expired: true }], m);
+    fold(
+      [
+        { type: 'ask.answered', agentId: 'main_w1', askId: ask.id, expired: false },
+        { type: 'ask.answered', agentId: 'main', askId: 'ask_2', expired: true },
+      ],
+      m,
+    );
     assert.equal(m.asks.size, 0);
     assert.equal(m.agents.get('main_w1')!.machine, 'idle');
     assert.equal(m.agents.get('main')!.machine, 'invoking');
@@ -74,21 +182,61 @@ describe('foldLiveEvent (the fold the server and the live page share)', () => {
 
   it('counts denials, and says "stopped" for a run that ended while running', () => {
     const m = fold([
-      { type: 'permission.denied', agentId: 'main', state: 'S.md', tool: 'Bash', input: {}, shown: 'Bash(x)' },
-      { type: 'permission.denied', agentId: 'main', state: 'S.md', tool: 'Bash', input: {}, shown: 'Bash(y)' },
-      { type: 'run.finished', workflowId: 'wf', status: 'running', steps: 4, totalCostUsd: 2, elapsedMs: 1500, error: 'interrupted' },
+      {
+        type: 'permission.denied',
+        agentId: 'main',
+        state: 'S.md',
+        tool: 'Bash',
+        input: {},
+        shown: 'Bash(x)',
+      },
+      {
+        type: 'permission.denied',
+        agentId: 'main',
+        state: 'S.md',
+        tool: 'Bash',
+        input: {},
+        shown: 'Bash(y)',
+      },
+      {
+        type: 'run.finished',
+        workflowId: 'wf',
+        status: 'running',
+        steps: 4,
+        totalCostUsd: 2,
+        elapsedMs: 1500,
+        error: 'interrupted',
+      },
     ]);
     assert.equal(m.run.denials, 2);
     assert.equal(m.run.status, 'stopped');
     assert.deepEqual([m.run.costUsd, m.run.elapsedMs, m.run.error], [2, 1500, 'interrupted']);
-    fold([{ type: 'run.finished', workflowId: 'wf', status: 'completed', steps: 4, totalCostUsd: 2, elapsedMs: 1600 }], m);
+    fold(
+      [
+        {
+          type: 'run.finished',
+          workflowId: 'wf',
+          status: 'completed',
+          steps: 4,
+          totalCostUsd: 2,
+          elapsedMs: 1600,
+        },
+      ],
+      m,
+    );
     assert.equal(m.run.status, 'completed');
   });
 
   it('leaves the model as it was for events that move nothing (print, warning)', () => {
     const m = fold([{ type: 'step.started', agentId: 'main', state: 'S.md' }]);
     const before = JSON.stringify([m.run, [...m.agents.values()], m.order]);
-    fold([{ type: 'print', agentId: 'main', text: 'hi' }, { type: 'warning', text: 'careful' }], m);
+    fold(
+      [
+        { type: 'print', agentId: 'main', text: 'hi' },
+        { type: 'warning', text: 'careful' },
+      ],
+      m,
+    );
     assert.equal(JSON.stringify([m.run, [...m.agents.values()], m.order]), before);
   });
 });

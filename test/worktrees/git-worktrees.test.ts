@@ -3,8 +3,21 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { RaymondError, formatError } from '../../src/errors.js';
-import { checkedOut, ensureBranch, pinBase, removeFolder, summarizeWorktree } from '../../src/worktrees/git-worktrees.js';
-import { commitFile, git, makeRepo, raymondBranches, removeTemps, tempDir } from '../helpers/git-repo.js';
+import {
+  checkedOut,
+  ensureBranch,
+  pinBase,
+  removeFolder,
+  summarizeWorktree,
+} from '../../src/worktrees/git-worktrees.js';
+import {
+  commitFile,
+  git,
+  makeRepo,
+  raymondBranches,
+  removeTemps,
+  tempDir,
+} from '../helpers/git-repo.js';
 
 after(removeTemps);
 
@@ -28,16 +41,25 @@ describe('pinBase', () => {
     git(repo, 'tag', 'v1');
     commitFile(repo, 'later.txt', 'later\n');
     mkdirSync(join(repo, 'sub'));
-    assert.deepEqual(await pinBase(join(repo, 'sub'), undefined, 'w'), { repo, base: git(repo, 'rev-parse', 'HEAD') });
+    assert.deepEqual(await pinBase(join(repo, 'sub'), undefined, 'w'), {
+      repo,
+      base: git(repo, 'rev-parse', 'HEAD'),
+    });
     assert.equal((await pinBase(repo, 'v1', 'w')).base, first);
     assert.equal((await pinBase(repo, first.slice(0, 8), 'w')).base, first);
   });
 
   it('outside a git repository, or with a base git does not know, says so in one line', async () => {
     const dir = tempDir();
-    assert.match((await worktreeError(pinBase(dir, undefined, 'x'), dir)).message, /not inside a git repository: worktree="x" needs one/);
+    assert.match(
+      (await worktreeError(pinBase(dir, undefined, 'x'), dir)).message,
+      /not inside a git repository: worktree="x" needs one/,
+    );
     const repo = makeRepo();
-    assert.match((await worktreeError(pinBase(repo, 'no-such-rev', 'x'), repo)).message, /cannot create worktree "x": base "no-such-rev" is not a commit/);
+    assert.match(
+      (await worktreeError(pinBase(repo, 'no-such-rev', 'x'), repo)).message,
+      /cannot create worktree "x": base "no-such-rev" is not a commit/,
+    );
   });
 });
 
@@ -66,10 +88,18 @@ describe('branches, summaries and folders', () => {
     assert.deepEqual(await summarizeWorktree(w, path), { commits: 0, diffstat: '', dirty: false });
     commitFile(path, 'one.txt', 'one\n');
     writeFileSync(join(path, 'loose.txt'), 'loose\n');
-    assert.deepEqual(await summarizeWorktree(w, path), { commits: 1, diffstat: '1 file changed, 1 insertion(+)', dirty: true });
+    assert.deepEqual(await summarizeWorktree(w, path), {
+      commits: 1,
+      diffstat: '1 file changed, 1 insertion(+)',
+      dirty: true,
+    });
     assert.equal((await checkedOut(repo)).get('raymond/wf/a'), path);
     await removeFolder(repo, path);
     assert.equal((await checkedOut(repo)).has('raymond/wf/a'), false);
-    assert.deepEqual(await summarizeWorktree(w, path), { commits: 1, diffstat: '1 file changed, 1 insertion(+)', dirty: false }, 'the branch keeps the commit');
+    assert.deepEqual(
+      await summarizeWorktree(w, path),
+      { commits: 1, diffstat: '1 file changed, 1 insertion(+)', dirty: false },
+      'the branch keeps the commit',
+    );
   });
 });

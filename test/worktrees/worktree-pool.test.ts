@@ -10,9 +10,19 @@ import { commitFile, git, makeRepo, raymondBranches, removeTemps } from '../help
 
 after(removeTemps);
 
-const files = { 'README.md': 'top\n', 'pkg/a/a.txt': 'a\n', 'pkg/b/b.txt': 'b\n', 'pkg/c/c.txt': 'c\n' };
+const files = {
+  'README.md': 'top\n',
+  'pkg/a/a.txt': 'a\n',
+  'pkg/b/b.txt': 'b\n',
+  'pkg/c/c.txt': 'c\n',
+};
 
-async function ref(repo: string, agentId: string, mode: WorktreeMode = 'keep-ignored', extra: Partial<WorktreeRef> = {}): Promise<WorktreeRef> {
+async function ref(
+  repo: string,
+  agentId: string,
+  mode: WorktreeMode = 'keep-ignored',
+  extra: Partial<WorktreeRef> = {},
+): Promise<WorktreeRef> {
   const { base } = await pinBase(repo, undefined, 'w');
   return { name: 'w', repo, branch: `raymond/wf/${agentId}`, base, mode, ...extra };
 }
@@ -40,9 +50,17 @@ describe('worktree pool', () => {
     const pathB = await pool.acquire(b, 'b');
     assert.equal(pathB, pathA, 'the freed folder is reused');
     assert.equal(git(pathB, 'rev-parse', '--abbrev-ref', 'HEAD'), 'raymond/wf/b');
-    assert.equal(readFileSync(join(pathB, 'pkg/a/a.txt'), 'utf8'), 'a\n', "b starts from the base, not from a's work");
+    assert.equal(
+      readFileSync(join(pathB, 'pkg/a/a.txt'), 'utf8'),
+      'a\n',
+      "b starts from the base, not from a's work",
+    );
     assert.equal(existsSync(join(pathB, 'scratch.txt')), false);
-    assert.equal(readFileSync(join(pathB, 'node_modules', 'warm.js'), 'utf8'), 'kept\n', 'ignored files stay warm with keep-ignored');
+    assert.equal(
+      readFileSync(join(pathB, 'node_modules', 'warm.js'), 'utf8'),
+      'kept\n',
+      'ignored files stay warm with keep-ignored',
+    );
     assert.equal(git(pathB, 'status', '--porcelain'), '');
 
     const doneB = await pool.finish({ ...b, path: pathB }, 'b');
@@ -51,7 +69,12 @@ describe('worktree pool', () => {
     assert.deepEqual(pool.stats(), { created: 1, reused: 1, peakAlive: 1 });
     await pool.close();
     assert.equal(existsSync(pathA), false);
-    assert.equal(git(repo, 'worktree', 'list', '--porcelain').split('\n').filter((l) => l.startsWith('worktree ')).length, 1);
+    assert.equal(
+      git(repo, 'worktree', 'list', '--porcelain')
+        .split('\n')
+        .filter((l) => l.startsWith('worktree ')).length,
+      1,
+    );
   });
 
   it('clean mode removes ignored files between agents', async () => {
@@ -69,7 +92,11 @@ describe('worktree pool', () => {
   it('gives concurrent agents their own folders, and a sparse agent only its cone', async () => {
     const repo = makeRepo(files);
     const pool = createWorktreePool('wf');
-    const refs = await Promise.all(['a', 'b', 'c', 'd'].map((id) => ref(repo, id, 'keep-ignored', id === 'd' ? { sparse: ['pkg/b'] } : {})));
+    const refs = await Promise.all(
+      ['a', 'b', 'c', 'd'].map((id) =>
+        ref(repo, id, 'keep-ignored', id === 'd' ? { sparse: ['pkg/b'] } : {}),
+      ),
+    );
     const paths = await Promise.all(refs.map((w) => pool.acquire(w, w.branch.split('/').pop()!)));
     assert.equal(new Set(paths).size, 4);
     const sparse = paths[3]!;
@@ -83,7 +110,7 @@ describe('worktree pool', () => {
     assert.deepEqual(readdirSync(join(sparse, 'pkg')).sort(), ['a', 'b', 'c']);
   });
 
-  it("starts a branch at its pinned base, even after HEAD moved", async () => {
+  it('starts a branch at its pinned base, even after HEAD moved', async () => {
     const repo = makeRepo(files);
     const pool = createWorktreePool('wf');
     const a = await ref(repo, 'a');
@@ -109,15 +136,26 @@ describe('worktree pool', () => {
 
     const resumed = createWorktreePool('wf');
     assert.equal(await resumed.acquire(a, 'a'), pathA);
-    assert.equal(readFileSync(join(pathA, 'pkg/a/a.txt'), 'utf8'), 'uncommitted work of a\n', "a held folder's work is untouched");
+    assert.equal(
+      readFileSync(join(pathA, 'pkg/a/a.txt'), 'utf8'),
+      'uncommitted work of a\n',
+      "a held folder's work is untouched",
+    );
     const againB = await resumed.acquire(b, 'b');
     assert.equal(againB, pathB);
-    assert.equal(readFileSync(join(pathB, 'pkg/b/b.txt'), 'utf8'), 'b\n', 'the cut-short switch was redone');
+    assert.equal(
+      readFileSync(join(pathB, 'pkg/b/b.txt'), 'utf8'),
+      'b\n',
+      'the cut-short switch was redone',
+    );
     assert.equal(readFolder(pathB)!.switching, null);
     assert.equal(existsSync(join(gitDirB, 'index.lock')), false);
     assert.deepEqual(folders(repo), ['pool-1', 'pool-2']);
     // A third agent gets a new folder: both found are held.
-    assert.equal(await resumed.acquire(await ref(repo, 'c'), 'c'), join(worktreesDir(repo, 'wf'), 'pool-3'));
+    assert.equal(
+      await resumed.acquire(await ref(repo, 'c'), 'c'),
+      join(worktreesDir(repo, 'wf'), 'pool-3'),
+    );
   });
 
   it('gets a new folder when the held one was deleted by hand, with the branch and its commits', async () => {

@@ -35,4 +35,6 @@ document.querySelectorAll<SVGGElement>('.node[data-file]').forEach((node) => {
   });
 });
 const wanted = location.hash.slice(1);
-show(document.querySelector('pre[data-for="' + wanted + '"]') ? wanted : document.body.dataset.entry);
+show(
+  document.querySelector('pre[data-for="' + wanted + '"]') ? wanted : document.body.dataset.entry,
+);

@@ -28,10 +28,13 @@ function displayName(entry: string): string {
 export function renderAsks(): void {
   const box = $('asks');
   $('ask-count').textContent = String(model.asks.size);
-  for (const card of Array.from(box.querySelectorAll<HTMLElement>('.ask'))) if (!model.asks.has(card.dataset.askId!)) card.remove();
+  for (const card of Array.from(box.querySelectorAll<HTMLElement>('.ask')))
+    if (!model.asks.has(card.dataset.askId!)) card.remove();
   const empty = box.querySelector<HTMLElement>('.empty');
   if (empty) empty.hidden = model.asks.size > 0;
-  for (const ask of model.asks.values()) if (!box.querySelector('.ask[data-ask-id="' + CSS.escape(ask.id) + '"]')) box.appendChild(askCard(ask));
+  for (const ask of model.asks.values())
+    if (!box.querySelector('.ask[data-ask-id="' + CSS.escape(ask.id) + '"]'))
+      box.appendChild(askCard(ask));
 }
 
 function fileLinks(ask: AgentAsk, shown: string[]): HTMLElement {
@@ -48,9 +51,14 @@ function fileLinks(ask: AgentAsk, shown: string[]): HTMLElement {
   return p;
 }
 
-function uploadInputs(files: NonNullable<AgentAsk['files']>, uploads: HTMLInputElement[]): HTMLElement {
+function uploadInputs(
+  files: NonNullable<AgentAsk['files']>,
+  uploads: HTMLInputElement[],
+): HTMLElement {
   const p = el('div', 'files');
-  if (!CONFIG.uploads) p.textContent = 'this question takes files, which this page cannot send: answer it where the run is served';
+  if (!CONFIG.uploads)
+    p.textContent =
+      'this question takes files, which this page cannot send: answer it where the run is served';
   else
     for (const slot of files.upload_slots ? names(files.upload_slots).map(slotName) : ['files']) {
       const label = el('label', null, slot + ' ');
@@ -68,7 +76,13 @@ function uploadInputs(files: NonNullable<AgentAsk['files']>, uploads: HTMLInputE
 function askCard(ask: AgentAsk): HTMLFormElement {
   const card = el('form', 'ask');
   card.dataset.askId = ask.id;
-  card.appendChild(el('div', 'who', ask.agent_id + ' asks (' + ask.id + ')' + (ask.timeout_at ? ', until ' + ask.timeout_at : '')));
+  card.appendChild(
+    el(
+      'div',
+      'who',
+      ask.agent_id + ' asks (' + ask.id + ')' + (ask.timeout_at ? ', until ' + ask.timeout_at : ''),
+    ),
+  );
   card.appendChild(el('pre', 'prompt', ask.prompt));
   const files = ask.files ?? {};
   const shown = names(files.display_files).map(displayName);
@@ -93,7 +107,8 @@ function askCard(ask: AgentAsk): HTMLFormElement {
     if (chosen.length) {
       const form = new FormData();
       form.append('response', text.value);
-      for (const input of chosen) for (const f of Array.from(input.files!)) form.append(input.name, f);
+      for (const input of chosen)
+        for (const f of Array.from(input.files!)) form.append(input.name, f);
       body = form;
     } else {
       body = JSON.stringify({ response: text.value });

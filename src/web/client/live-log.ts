@@ -12,8 +12,23 @@ function logText(e: RunEvent): [string, string] | null {
     case 'step.done': {
       const d = e.decision;
       const where = e.to === null ? (d.kind === 'result' ? 'result' : 'ended') : e.to;
-      const workers = e.workers.length ? ' (+' + e.workers.length + ' worker' + (e.workers.length === 1 ? '' : 's') + ')' : '';
-      return ['[' + e.agentId + '] ' + e.from + ' → ' + where + ' <' + d.kind + '>' + workers + (e.costUsd ? ' ' + money(e.costUsd) : ''), ''];
+      const workers = e.workers.length
+        ? ' (+' + e.workers.length + ' worker' + (e.workers.length === 1 ? '' : 's') + ')'
+        : '';
+      return [
+        '[' +
+          e.agentId +
+          '] ' +
+          e.from +
+          ' → ' +
+          where +
+          ' <' +
+          d.kind +
+          '>' +
+          workers +
+          (e.costUsd ? ' ' + money(e.costUsd) : ''),
+        '',
+      ];
     }
     case 'print':
       return ['[' + e.agentId + '] ' + e.text, 'print'];
@@ -26,14 +41,32 @@ function logText(e: RunEvent): [string, string] | null {
     case 'agent.failed':
       return ['[' + e.agentId + '] failed at ' + e.state + ': ' + e.failure.message, 'failed'];
     case 'agent.joined':
-      return ['[' + e.agentId + '] joined ' + e.workers + ' worker(s); continues at ' + e.state, ''];
+      return [
+        '[' + e.agentId + '] joined ' + e.workers + ' worker(s); continues at ' + e.state,
+        '',
+      ];
     case 'ask.created':
     case 'ask.pending':
-      return ['[' + e.ask.agent_id + '] asks (' + e.ask.id + '): ' + e.ask.prompt.split('\n')[0], 'ask'];
+      return [
+        '[' + e.ask.agent_id + '] asks (' + e.ask.id + '): ' + e.ask.prompt.split('\n')[0],
+        'ask',
+      ];
     case 'ask.answered':
-      return ['[' + e.agentId + '] ' + e.askId + (e.expired ? ' ran out of time' : ' answered'), 'ask'];
+      return [
+        '[' + e.agentId + '] ' + e.askId + (e.expired ? ' ran out of time' : ' answered'),
+        'ask',
+      ];
     case 'run.finished':
-      return ['run ' + (e.status === 'running' ? 'stopped' : e.status) + (e.error ? ': ' + e.error : '') + ', ' + e.steps + ' steps, ' + money(e.totalCostUsd), e.status === 'completed' ? '' : 'failed'];
+      return [
+        'run ' +
+          (e.status === 'running' ? 'stopped' : e.status) +
+          (e.error ? ': ' + e.error : '') +
+          ', ' +
+          e.steps +
+          ' steps, ' +
+          money(e.totalCostUsd),
+        e.status === 'completed' ? '' : 'failed',
+      ];
     default:
       return null;
   }

@@ -26,7 +26,10 @@ function apply(e: RunEvent): void {
 }
 
 /** raymond serve's stream: ray's envelopes, the RunEvent riding on the first of each (its 'raymond' field). */
-function fromServer(source: EventSource, data: { type: string; raymond?: RunEvent }): RunEvent | null {
+function fromServer(
+  source: EventSource,
+  data: { type: string; raymond?: RunEvent },
+): RunEvent | null {
   // Events the server no longer keeps were missed: start again from a snapshot.
   if (data.type === 'events_lost') {
     source.close();
@@ -45,7 +48,9 @@ function fromServer(source: EventSource, data: { type: string; raymond?: RunEven
 function listen(): void {
   if (ui.source) ui.source.close();
   const sep = URLS.events.indexOf('?') >= 0 ? '&' : '?';
-  const source = new EventSource(URLS.events + sep + (CONFIG.serve ? 'last_event_id=' : 'since=') + model.seq);
+  const source = new EventSource(
+    URLS.events + sep + (CONFIG.serve ? 'last_event_id=' : 'since=') + model.seq,
+  );
   ui.source = source;
   source.onopen = () => connection('live');
   source.onmessage = (m: MessageEvent<string>) => {
@@ -113,7 +118,10 @@ function loadDiagram(): Promise<void> {
       if (!svg) return;
       $('diagram').innerHTML = svg;
       ui.nodes = new Map();
-      for (const node of Array.from(document.querySelectorAll<SVGGElement>('#diagram .node[data-file]'))) ui.nodes.set(node.dataset.file!, node);
+      for (const node of Array.from(
+        document.querySelectorAll<SVGGElement>('#diagram .node[data-file]'),
+      ))
+        ui.nodes.set(node.dataset.file!, node);
       if (model.loaded) renderDiagram();
     })
     .catch(() => {});

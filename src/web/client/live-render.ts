@@ -33,7 +33,11 @@ export function render(): void {
 /** The header: the run, its status, cost, time, steps and denials. */
 export function renderRun(): void {
   const run = model.run;
-  $('run-id').textContent = run.id ? (run.name ? run.name + ' (' + run.id + ')' : run.id) : 'waiting for the run to start';
+  $('run-id').textContent = run.id
+    ? run.name
+      ? run.name + ' (' + run.id + ')'
+      : run.id
+    : 'waiting for the run to start';
   // While the run goes on, a pending question makes it 'asking', as its agent and the runs list say.
   const shown = !model.finished && model.asks.size > 0 ? 'asking' : run.status;
   const status = $('run-status');
@@ -44,11 +48,15 @@ export function renderRun(): void {
     $('run-result').textContent = run.result;
     result.hidden = false;
   } else result.hidden = true;
-  $('run-cost').textContent = money(run.costUsd) + (run.budgetUsd ? ' of ' + money(run.budgetUsd) : '');
-  const elapsed = run.elapsedMs !== undefined ? run.elapsedMs : run.startedAt ? Date.now() - run.startedAt : 0;
+  $('run-cost').textContent =
+    money(run.costUsd) + (run.budgetUsd ? ' of ' + money(run.budgetUsd) : '');
+  const elapsed =
+    run.elapsedMs !== undefined ? run.elapsedMs : run.startedAt ? Date.now() - run.startedAt : 0;
   $('run-elapsed').textContent = duration(elapsed / 1000);
   $('run-steps').textContent = run.steps + (run.steps === 1 ? ' step' : ' steps');
-  $('run-denials').textContent = run.denials ? run.denials + (run.denials === 1 ? ' tool call denied' : ' tool calls denied') : '';
+  $('run-denials').textContent = run.denials
+    ? run.denials + (run.denials === 1 ? ' tool call denied' : ' tool calls denied')
+    : '';
   const cancel = document.getElementById('cancel') as HTMLButtonElement | null;
   if (cancel && model.finished) cancel.disabled = true;
 }
@@ -93,7 +101,10 @@ export function renderDiagram(): void {
       node.appendChild(badge);
     }
     // Wide enough for the count: a fan-out puts thousands of agents in one box.
-    (badge.firstChild as SVGEllipseElement).setAttribute('rx', String(Math.max(11, 5 + 3.7 * String(n).length)));
+    (badge.firstChild as SVGEllipseElement).setAttribute(
+      'rx',
+      String(Math.max(11, 5 + 3.7 * String(n).length)),
+    );
     badge.lastChild!.textContent = String(n);
   }
 }
@@ -135,7 +146,9 @@ export function renderChips(): void {
 /** The agents table. Only the rows in view exist in the page: a run of thousands of agents stays light. */
 export function renderAgents(): void {
   const box = $('agents');
-  const list = ui.filter ? model.order.filter((id) => model.agents.get(id)!.machine === ui.filter) : model.order;
+  const list = ui.filter
+    ? model.order.filter((id) => model.agents.get(id)!.machine === ui.filter)
+    : model.order;
   $('agents-spacer').style.height = list.length * ROW + 'px';
   const first = Math.max(0, Math.floor(box.scrollTop / ROW) - 5);
   const last = Math.min(list.length, first + Math.ceil((box.clientHeight || 300) / ROW) + 10);
@@ -147,7 +160,13 @@ export function renderAgents(): void {
     row.dataset.agent = a.id;
     const machine = el('span', null, '');
     machine.appendChild(el('span', 'machine ' + a.machine, a.failed ? 'failed' : a.machine));
-    row.append(el('span', 'id', a.id), machine, el('span', 'state', a.scope ? a.state + ' (' + a.scope + ')' : a.state), el('span', null, String(a.depth)), el('span', null, money(a.costUsd)));
+    row.append(
+      el('span', 'id', a.id),
+      machine,
+      el('span', 'state', a.scope ? a.state + ' (' + a.scope + ')' : a.state),
+      el('span', null, String(a.depth)),
+      el('span', null, money(a.costUsd)),
+    );
     box.appendChild(row);
   }
   box.dataset.rows = String(list.length);

@@ -8,7 +8,14 @@ import { readConfig } from './page-helpers.js';
 /** The page's config, written by the server (live-page.ts). */
 export const CONFIG = readConfig<LivePageConfig>('live-config');
 /** The machine states in the order the filter chips show them. */
-export const MACHINES = ['invoking', 'idle', 'asking', 'awaiting-child', 'paused', 'terminated'] as const;
+export const MACHINES = [
+  'invoking',
+  'idle',
+  'asking',
+  'awaiting-child',
+  'paused',
+  'terminated',
+] as const;
 
 /** The run as the page knows it: the snapshot, then every event folded on top. */
 interface PageModel extends LiveModel {

@@ -7,7 +7,11 @@ export function $<T extends HTMLElement = HTMLElement>(id: string): T {
 }
 
 /** A new element with an optional class and text (text goes in as textContent, never as HTML). */
-export function el<K extends keyof HTMLElementTagNameMap>(tag: K, cls?: string | null, text?: string): HTMLElementTagNameMap[K] {
+export function el<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  cls?: string | null,
+  text?: string,
+): HTMLElementTagNameMap[K] {
   const e = document.createElement(tag);
   if (cls) e.className = cls;
   if (text !== undefined) e.textContent = text;
@@ -23,12 +27,19 @@ export function money(n: number | null | undefined): string {
 /** A span of time as `1h2m3s`, `2m5s`, `7s` (rounded to the second, never negative). */
 export function duration(seconds: number): string {
   const s = Math.max(0, Math.round(seconds));
-  return (s >= 3600 ? Math.floor(s / 3600) + 'h' : '') + (s >= 60 ? Math.floor((s % 3600) / 60) + 'm' : '') + (s % 60) + 's';
+  return (
+    (s >= 3600 ? Math.floor(s / 3600) + 'h' : '') +
+    (s >= 60 ? Math.floor((s % 3600) / 60) + 'm' : '') +
+    (s % 60) +
+    's'
+  );
 }
 
 /** Replaces each `{key}` of a URL template by its value, URL-encoded; unknown keys stay. */
 export function fill(template: string, values: Record<string, string>): string {
-  return template.replace(/\{(\w+)\}/g, (all, key: string) => (key in values ? encodeURIComponent(values[key]!) : all));
+  return template.replace(/\{(\w+)\}/g, (all, key: string) =>
+    key in values ? encodeURIComponent(values[key]!) : all,
+  );
 }
 
 /** Shows the state of the page's link to its server in the header (`live` is green, anything else grey). */

@@ -1,5 +1,14 @@
 import type { ServeIndexOptions } from '../page-config.js';
-import { $, connection, duration, el, jsonBody, messageOf, money, readConfig } from './page-helpers.js';
+import {
+  $,
+  connection,
+  duration,
+  el,
+  jsonBody,
+  messageOf,
+  money,
+  readConfig,
+} from './page-helpers.js';
 import { launchForm, LoggedOut, runPage, type WorkflowEntry } from './serve-launch-form.js';
 
 /**
@@ -50,7 +59,10 @@ function renderWorkflows(list: WorkflowEntry[]): void {
   box.textContent = '';
   $('workflow-count').textContent = String(list.length);
   if (list.length === 0) box.appendChild(el('p', 'empty', 'no workflow under the --root folders'));
-  for (const w of list) box.appendChild(launchForm(w, { config: CONFIG, started: () => void poll(), loggedOut: showLogin }));
+  for (const w of list)
+    box.appendChild(
+      launchForm(w, { config: CONFIG, started: () => void poll(), loggedOut: showLogin }),
+    );
 }
 
 /** The runs table. Only the rows in view exist in the page: a server with thousands of runs stays light. */
@@ -71,15 +83,28 @@ function renderRuns(): void {
     row.dataset.run = r.run_id;
     const link = el('a', 'id', r.run_id);
     link.href = runPage(CONFIG, r.run_id);
-    link.title = r.workflow_id + (r.current_state ? ' at ' + r.current_state : '') + (r.agent_count !== undefined ? ', ' + r.agent_count + ' agent(s)' : '');
+    link.title =
+      r.workflow_id +
+      (r.current_state ? ' at ' + r.current_state : '') +
+      (r.agent_count !== undefined ? ', ' + r.agent_count + ' agent(s)' : '');
     const cell = el('span');
     cell.appendChild(link);
     const status = el('span');
     status.appendChild(el('span', 'status ' + r.status, r.status));
     const running = r.status === 'running' || r.status === 'asking';
-    const cost = el('span', 'cost', money(r.cost_usd) + (r.budget_usd ? ' of ' + money(r.budget_usd) : ''));
+    const cost = el(
+      'span',
+      'cost',
+      money(r.cost_usd) + (r.budget_usd ? ' of ' + money(r.budget_usd) : ''),
+    );
     const elapsed = el('span', 'elapsed', duration(r.elapsed_seconds + (running ? since : 0)));
-    row.append(cell, status, cost, elapsed, el('span', r.pending_asks ? 'asks-pending' : null, String(r.pending_asks || 0)));
+    row.append(
+      cell,
+      status,
+      cost,
+      elapsed,
+      el('span', r.pending_asks ? 'asks-pending' : null, String(r.pending_asks || 0)),
+    );
     box.appendChild(row);
   }
   box.dataset.rows = String(runs.length);

@@ -46,14 +46,22 @@ export function launchForm(w: WorkflowEntry, hooks: LaunchHooks): HTMLFormElemen
     input = el('textarea');
     input.name = 'input';
     input.required = w.input.mode === 'required';
-    form.appendChild(field((w.input.label || 'Input') + (input.required ? ' (required)' : ' (optional)'), input, w.input.description));
+    form.appendChild(
+      field(
+        (w.input.label || 'Input') + (input.required ? ' (required)' : ' (optional)'),
+        input,
+        w.input.description,
+      ),
+    );
   }
   const budget = el('input');
   budget.type = 'number';
   budget.name = 'budget';
   budget.min = '0';
   budget.step = 'any';
-  budget.placeholder = String(w.default_budget > 0 ? w.default_budget : hooks.config.defaultBudgetUsd);
+  budget.placeholder = String(
+    w.default_budget > 0 ? w.default_budget : hooks.config.defaultBudgetUsd,
+  );
   const model = el('input');
   model.name = 'model';
   model.setAttribute('list', 'models');
@@ -62,7 +70,11 @@ export function launchForm(w: WorkflowEntry, hooks: LaunchHooks): HTMLFormElemen
   dir.name = 'working_directory';
   dir.placeholder = "the server's";
   const options = el('div', 'options');
-  options.append(field('Budget (USD)', budget), field('Model', model), field('Working directory', dir));
+  options.append(
+    field('Budget (USD)', budget),
+    field('Model', model),
+    field('Working directory', dir),
+  );
   form.appendChild(options);
   const send = el('button', null, 'Start run');
   send.type = 'submit';
@@ -78,7 +90,11 @@ export function launchForm(w: WorkflowEntry, hooks: LaunchHooks): HTMLFormElemen
     send.disabled = true;
     result.className = 'result';
     result.textContent = 'starting…';
-    fetch('/runs', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) })
+    fetch('/runs', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify(body),
+    })
       .then((r) =>
         jsonBody<{ run_id: string }>(r).then((j) => {
           if (r.status === 401) throw new LoggedOut('not logged in');

@@ -14,12 +14,22 @@ describe('raymond new: the fork-join scaffold against the scripted API', () => {
     const s = box.server;
     s.on('Split this task into two to five parts', (r) => {
       assert.match(r.prompt, /compare two caches/);
-      return { text: '<fork part="redis">WORKER.md</fork>\n<fork part="memcached">WORKER.md</fork>\n<join>COLLECT.md</join>' };
+      return {
+        text: '<fork part="redis">WORKER.md</fork>\n<fork part="memcached">WORKER.md</fork>\n<join>COLLECT.md</join>',
+      };
     });
-    s.on('Your part of a larger task', (r) => ({ text: `<result>${/larger task: (\w+)/.exec(r.prompt)![1]} looked at</result>` }));
+    s.on('Your part of a larger task', (r) => ({
+      text: `<result>${/larger task: (\w+)/.exec(r.prompt)![1]} looked at</result>`,
+    }));
     s.on('Your workers have ended', (r) => {
-      const results = JSON.parse(/\n\n(\[.*\])\n\n/s.exec(r.prompt)![1]!) as { attributes: { part: string }; status: string; result: string }[];
-      return { text: `<result>${results.map((w) => `${w.attributes.part}=${w.status}: ${w.result}`).join('; ')}</result>` };
+      const results = JSON.parse(/\n\n(\[.*\])\n\n/s.exec(r.prompt)![1]!) as {
+        attributes: { part: string };
+        status: string;
+        result: string;
+      }[];
+      return {
+        text: `<result>${results.map((w) => `${w.attributes.part}=${w.status}: ${w.result}`).join('; ')}</result>`,
+      };
     });
     const r = await box.run(['compare', '--json', '--input', 'compare two caches']);
     assert.equal(r.code, 0, r.stderr);
@@ -28,6 +38,10 @@ describe('raymond new: the fork-join scaffold against the scripted API', () => {
       main_worker1: 'redis looked at',
       main_worker2: 'memcached looked at',
     });
-    assert.match(s.requestsFor('Your workers have ended')[0]!.transcript, /Split this task/, "COLLECT goes on in START's session");
+    assert.match(
+      s.requestsFor('Your workers have ended')[0]!.transcript,
+      /Split this task/,
+      "COLLECT goes on in START's session",
+    );
   });
 });

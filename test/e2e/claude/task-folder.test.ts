@@ -10,13 +10,16 @@ before(() => box.start());
 after(() => box.stop());
 
 describe('{{task_folder}} in markdown states, with the real claude binary', () => {
-  it('renders the agent\'s folder in the prompt and in an implicit transition\'s input, and makes the folder', async () => {
+  it("renders the agent's folder in the prompt and in an implicit transition's input, and makes the folder", async () => {
     const s = box.server;
     s.on('TF-START', { text: 'written, no tag' });
-    s.on('TF-NEXT', (r) => ({ text: `<result>${r.prompt.includes('plan at ') ? 'got input' : 'no input'}</result>` }));
+    s.on('TF-NEXT', (r) => ({
+      text: `<result>${r.prompt.includes('plan at ') ? 'got input' : 'no input'}</result>`,
+    }));
     const wf = box.write(
       {
-        'START.md': '---\nallowed_transitions:\n  - { tag: goto, target: NEXT, input: "plan at {{task_folder}}/plan.md" }\n---\nTF-START: write to {{task_folder}}/report.md',
+        'START.md':
+          '---\nallowed_transitions:\n  - { tag: goto, target: NEXT, input: "plan at {{task_folder}}/plan.md" }\n---\nTF-START: write to {{task_folder}}/report.md',
         'NEXT.md': 'TF-NEXT: {{input}}',
       },
       'tf',

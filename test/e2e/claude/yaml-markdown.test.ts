@@ -12,7 +12,9 @@ after(() => box.stop());
 describe('YAML markdown states', () => {
   it("enforce the state's allowed_transitions and pass its model", async () => {
     const s = box.server;
-    s.on('YAML-ASK', (_r, n) => ({ text: n === 1 ? '<goto>ELSEWHERE</goto>' : '<goto>NEXT</goto>' }));
+    s.on('YAML-ASK', (_r, n) => ({
+      text: n === 1 ? '<goto>ELSEWHERE</goto>' : '<goto>NEXT</goto>',
+    }));
     s.on('YAML-NEXT', { text: '<result>yaml done</result>' });
     const flow = [
       'states:',
@@ -33,8 +35,17 @@ describe('YAML markdown states', () => {
     assert.equal(summary(r).results.main, 'yaml done');
     const asks = s.requestsFor('YAML-ASK');
     assert.equal(asks.length, 2, 'the disallowed goto was refused and reminded');
-    assert.match(asks[1]!.prompt, /emitted <goto>ELSEWHERE<\/goto>, which allowed_transitions does not allow/);
-    assert.ok(asks.every((q) => /haiku/.test(q.model)), "the state's model beats --model");
-    assert.ok(s.requestsFor('YAML-NEXT').every((q) => /sonnet/.test(q.model)), 'a state without model: --model');
+    assert.match(
+      asks[1]!.prompt,
+      /emitted <goto>ELSEWHERE<\/goto>, which allowed_transitions does not allow/,
+    );
+    assert.ok(
+      asks.every((q) => /haiku/.test(q.model)),
+      "the state's model beats --model",
+    );
+    assert.ok(
+      s.requestsFor('YAML-NEXT').every((q) => /sonnet/.test(q.model)),
+      'a state without model: --model',
+    );
   });
 });

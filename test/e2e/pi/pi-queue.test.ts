@@ -15,7 +15,10 @@ before(async () => {
   await box.start();
   redis = await startRedis();
   // Each worker is a machine with a pi folder of its own (the same models.json).
-  if (redis) workers = new QueueWorkers(redis.url, box.dir, (home) => box.env({ HOME: home, PI_CODING_AGENT_DIR: join(home, 'pi-agent') }));
+  if (redis)
+    workers = new QueueWorkers(redis.url, box.dir, (home) =>
+      box.env({ HOME: home, PI_CODING_AGENT_DIR: join(home, 'pi-agent') }),
+    );
 });
 after(async () => {
   await workers?.stopAll();
@@ -26,12 +29,20 @@ after(async () => {
 /** Whether a worker's pi folder holds the session's file. */
 function holds(w: WorkerProcess, session: string): boolean {
   const root = join(w.home, 'pi-agent', 'sessions');
-  return existsSync(root) && readdirSync(root).some((d) => readdirSync(join(root, d)).some((f) => f.endsWith(`_${session}.jsonl`)));
+  return (
+    existsSync(root) &&
+    readdirSync(root).some((d) =>
+      readdirSync(join(root, d)).some((f) => f.endsWith(`_${session}.jsonl`)),
+    )
+  );
 }
 
 describe('backend: pi through --queue (real pi, scripted API)', () => {
   it('a pi <goto> chain whose session holder dies between turns goes on elsewhere with the conversation', async (t) => {
-    if (!redis) return t.skip('redis-server is not installed (apt-get install redis-server): queue tests skipped');
+    if (!redis)
+      return t.skip(
+        'redis-server is not installed (apt-get install redis-server): queue tests skipped',
+      );
     const go = join(box.dir, 'pi-go');
     const ws: WorkerProcess[] = [];
     for (const n of ['a', 'b']) {
@@ -41,14 +52,28 @@ describe('backend: pi through --queue (real pi, scripted API)', () => {
     }
     const s = box.server;
     s.on('PIQ-ONE', { text: 'piq-marker-5 <goto>WAIT.sh</goto>' });
-    s.on('PIQ-TWO', (r) => ({ text: `<result>${r.transcript.includes('piq-marker-5') ? 'remembered' : 'forgot'}</result>` }));
-    const wf = box.write({ 'workflow.yaml': 'backend: pi\n', 'START.md': 'PIQ-ONE', 'WAIT.sh': sh(`while [ ! -e ${go} ]; do sleep 0.1; done`, 'echo "<goto>TWO.md</goto>"'), 'TWO.md': 'PIQ-TWO' }, 'piq');
-    const run = box.run([wf, '--queue', redis.url, '--json', '--workflow-id', 'piq'], { RAYMOND_QUEUE_SECRET: TEST_SECRET });
+    s.on('PIQ-TWO', (r) => ({
+      text: `<result>${r.transcript.includes('piq-marker-5') ? 'remembered' : 'forgot'}</result>`,
+    }));
+    const wf = box.write(
+      {
+        'workflow.yaml': 'backend: pi\n',
+        'START.md': 'PIQ-ONE',
+        'WAIT.sh': sh(`while [ ! -e ${go} ]; do sleep 0.1; done`, 'echo "<goto>TWO.md</goto>"'),
+        'TWO.md': 'PIQ-TWO',
+      },
+      'piq',
+    );
+    const run = box.run([wf, '--queue', redis.url, '--json', '--workflow-id', 'piq'], {
+      RAYMOND_QUEUE_SECRET: TEST_SECRET,
+    });
     let session: string | null = null;
     let holder: WorkerProcess | undefined;
     for (let i = 0; i < 400 && !holder; i++) {
       await new Promise((r) => setTimeout(r, 50));
-      session = existsSync(join(box.dir, '.raymond/state/piq.json')) ? box.state('piq').agents[0]!.session : null;
+      session = existsSync(join(box.dir, '.raymond/state/piq.json'))
+        ? box.state('piq').agents[0]!.session
+        : null;
       holder = session ? ws.find((w) => holds(w, session!)) : undefined;
     }
     assert.ok(holder, "a worker holds the first turn's pi session");
@@ -57,6 +82,12 @@ describe('backend: pi through --queue (real pi, scripted API)', () => {
     const r = await run;
     assert.equal(r.code, 0, r.stderr);
     assert.equal(summary(r).results.main, 'remembered');
-    assert.ok(holds(ws.find((w) => w !== holder)!, session!), 'the next turn ran on the other worker, in the same session');
+    assert.ok(
+      holds(
+        ws.find((w) => w !== holder)!,
+        session!,
+      ),
+      'the next turn ran on the other worker, in the same session',
+    );
   });
 });

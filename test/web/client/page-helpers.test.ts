@@ -1,6 +1,16 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { $, connection, duration, el, fill, jsonBody, messageOf, money, readConfig } from '../../../src/web/client/page-helpers.js';
+import {
+  $,
+  connection,
+  duration,
+  el,
+  fill,
+  jsonBody,
+  messageOf,
+  money,
+  readConfig,
+} from '../../../src/web/client/page-helpers.js';
 
 /** Just enough of a document for the helpers: elements are plain objects, found by id. */
 class FakeElement {
@@ -14,7 +24,7 @@ const fakeDocument = {
   getElementById: (id: string) => byId.get(id) ?? null,
 };
 
-describe('the pages\' helpers', () => {
+describe("the pages' helpers", () => {
   before(() => Object.assign(globalThis, { document: fakeDocument }));
   after(() => delete (globalThis as { document?: unknown }).document);
 
@@ -28,37 +38,75 @@ describe('the pages\' helpers', () => {
   });
 
   it('money shows cents below $100, whole dollars from there, and $0.00 for nothing', () => {
-    assert.deepEqual([money(0), money(undefined), money(null), money(0.256), money(99.994), money(100), money(1234.5)], ['$0.00', '$0.00', '$0.00', '$0.26', '$99.99', '$100', '$1235']);
+    assert.deepEqual(
+      [
+        money(0),
+        money(undefined),
+        money(null),
+        money(0.256),
+        money(99.994),
+        money(100),
+        money(1234.5),
+      ],
+      ['$0.00', '$0.00', '$0.00', '$0.26', '$99.99', '$100', '$1235'],
+    );
   });
 
   it('duration shows hours, minutes and seconds as far as needed, never negative', () => {
-    assert.deepEqual([duration(0), duration(7.4), duration(59.6), duration(125), duration(3600), duration(3725), duration(-5)], ['0s', '7s', '1m0s', '2m5s', '1h0m0s', '1h2m5s', '0s']);
+    assert.deepEqual(
+      [
+        duration(0),
+        duration(7.4),
+        duration(59.6),
+        duration(125),
+        duration(3600),
+        duration(3725),
+        duration(-5),
+      ],
+      ['0s', '7s', '1m0s', '2m5s', '1h0m0s', '1h2m5s', '0s'],
+    );
   });
 
   it('fill puts each known key in a URL template, encoded, and leaves unknown keys', () => {
-    assert.equal(fill('/runs/{id}/asks/{ask_id}/files/{path}', { ask_id: 'a 1', path: 'x/y.txt' }), '/runs/{id}/asks/a%201/files/x%2Fy.txt');
+    assert.equal(
+      fill('/runs/{id}/asks/{ask_id}/files/{path}', { ask_id: 'a 1', path: 'x/y.txt' }),
+      '/runs/{id}/asks/a%201/files/x%2Fy.txt',
+    );
     assert.equal(fill('/ui/runs/{id}', { id: 'r?1' }), '/ui/runs/r%3F1');
   });
 
   it('connection shows the link state, green only when live', () => {
     byId.set('connection', new FakeElement('SPAN'));
     connection('live');
-    assert.deepEqual([$('connection').textContent, $('connection').className], ['live', 'connection live']);
+    assert.deepEqual(
+      [$('connection').textContent, $('connection').className],
+      ['live', 'connection live'],
+    );
     connection('reconnecting…');
-    assert.deepEqual([$('connection').textContent, $('connection').className], ['reconnecting…', 'connection offline']);
+    assert.deepEqual(
+      [$('connection').textContent, $('connection').className],
+      ['reconnecting…', 'connection offline'],
+    );
   });
 
-  it('readConfig parses the page\'s config element', () => {
-    byId.set('live-config', Object.assign(new FakeElement('SCRIPT'), { textContent: '{"uploads":true,"urls":{"answer":"/a"}}' }));
+  it("readConfig parses the page's config element", () => {
+    byId.set(
+      'live-config',
+      Object.assign(new FakeElement('SCRIPT'), {
+        textContent: '{"uploads":true,"urls":{"answer":"/a"}}',
+      }),
+    );
     assert.deepEqual(readConfig('live-config'), { uploads: true, urls: { answer: '/a' } });
   });
 
   it('jsonBody reads a JSON answer, and gives {} for an answer that is not JSON', async () => {
-    assert.deepEqual(await jsonBody(new Response('{"error":"no such run"}', { status: 404 })), { error: 'no such run' });
+    assert.deepEqual(await jsonBody(new Response('{"error":"no such run"}', { status: 404 })), {
+      error: 'no such run',
+    });
     assert.deepEqual(await jsonBody(new Response('Bad Gateway', { status: 502 })), {});
   });
 
-  it('messageOf gives an error\'s message, or the thing itself', () => {
+  it("messageOf gives an error's message, or the thing itself", () => {
     assert.equal(messageOf(new Error('HTTP 500')), 'HTTP 500');
     assert.equal(messageOf('offline'), 'offline');
   });
