@@ -28,6 +28,7 @@ import type { CliContext } from './cli-context.js';
 import { interruptHandlers, type Interrupts } from './interrupts.js';
 import { startInspection } from './run-inspection.js';
 import { openRunWorkflow, refuseAsking, type OpenedWorkflow } from './opened-workflow.js';
+import { applyPackageManifest } from './package-manifest.js';
 
 /** The command that goes on with a run, as the end of a run and its notifications show it. */
 function resumeCommand(workflowId: string, ctx: CliContext): string {
@@ -239,7 +240,12 @@ async function runParts(
   let first: RunOutcome;
   if (flags.resume !== undefined) first = await resume(flags.resume, true);
   else {
-    const settings = newRunSettings(flags, ctx.config);
+    const settings = await applyPackageManifest(
+      ctx.path!,
+      flags,
+      ctx.config,
+      newRunSettings(flags, ctx.config),
+    );
     await refuseAsking(workflow, ctx.path!, settings);
     first = await startWorkflow({
       ...common,

@@ -1,9 +1,9 @@
-import { constants, type Stats } from 'node:fs';
+import { constants, existsSync, type Stats } from 'node:fs';
 import { open, readdir, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { parseDocument } from 'yaml';
 import { yamlData } from '../language/yaml-data.js';
-import { errorMessage } from '../errors.js';
+import { RaymondError, errorMessage } from '../errors.js';
 import { ENTRY_NAMES } from '../scope/scope.js';
 import { STATE_EXTENSIONS, extensionOf } from '../scope/extensions.js';
 import { readZipArchive } from '../scope/zip-archive.js';
@@ -168,6 +168,22 @@ async function folderEntry(dir: string): Promise<WorkflowEntry | undefined> {
     );
   }
   return hasEntry(files) ? fromManifest({}, basename(dir), dir) : undefined;
+}
+
+/**
+ * The manifest of a skill package (or a folder with a `workflow.yaml`) as
+ * serve reads it, for `raymond PATH` to honour the same keys; undefined for
+ * a folder without one. A manifest `ray` would refuse is one line naming it.
+ */
+export async function readFolderManifest(dir: string): Promise<WorkflowEntry | undefined> {
+  if (!(await isDir(dir)) || !existsSync(join(dir, MANIFEST))) return undefined;
+  try {
+    return await folderEntry(dir);
+  } catch (err) {
+    throw new RaymondError('ERR_YAML_INVALID', err instanceof Error ? err.message : String(err), {
+      file: join(dir, MANIFEST),
+    });
+  }
 }
 
 async function zipEntry(file: string): Promise<WorkflowEntry> {
