@@ -53,6 +53,11 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
+// `raymond --help | head` closes the pipe early: what was wanted has been read, so end quietly, not with a stack.
+process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+  if (err.code !== 'EPIPE') throw err;
+  process.exit(process.exitCode ?? 0);
+});
 // A write past the file-size limit (ulimit -f) must fail like a full disk, not kill the run mid-write.
 process.on('SIGXFSZ', () => {});
 // Scripts call this same Raymond back (`"$RAYMOND_BIN" merge ...`), whether or not it is on their PATH.

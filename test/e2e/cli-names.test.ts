@@ -105,3 +105,15 @@ describe('ray names itself', () => {
     );
   });
 });
+
+describe('output into a pipe that closes early', () => {
+  it('raymond --help | head -1 prints the first line and ends quietly: no EPIPE stack, exit 0', async () => {
+    const r = await execa('bash', ['-c', `set -o pipefail; "${CLI}" --help | head -1`], {
+      cwd: box.dir,
+      reject: false,
+    });
+    assert.equal(r.exitCode, 0, r.stderr);
+    assert.match(r.stdout, /^Usage: raymond /);
+    assert.equal(r.stderr, '', 'nothing on stderr');
+  });
+});

@@ -397,10 +397,13 @@ describe('raymond serve: /openapi.json', () => {
       'GET /',
     ].sort();
     assert.deepEqual(described, served);
-    // The README's API section names every route too.
-    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    // The serve page's API section names every route too.
+    const readme = readFileSync(join(ROOT, 'docs/serve.md'), 'utf8');
     for (const r of API_ROUTES)
-      assert.ok(readme.includes(`${r.method} ${r.path}`), `README mentions ${r.method} ${r.path}`);
+      assert.ok(
+        readme.includes(`${r.method} ${r.path}`),
+        `docs/serve.md mentions ${r.method} ${r.path}`,
+      );
   });
 
   it('describes the request bodies with the schemas the routes check them with', async () => {

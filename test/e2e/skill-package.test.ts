@@ -3,7 +3,7 @@ import { mkdirSync, symlinkSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { execa } from 'execa';
-import { CLI, ROOT, Sandbox, summary } from '../helpers/cli.js';
+import { CLI, ROOT, Sandbox, sh, summary } from '../helpers/cli.js';
 
 const box = new Sandbox();
 after(() => box.remove());
@@ -84,6 +84,42 @@ describe('a skill package driven as its callers drive it', () => {
     const done = await box.run(['--resume', out.run_id, '--input', 'approve', '--json']);
     assert.equal(done.code, 0, done.stderr);
     assert.match(summary(done).results.main ?? '', /^implemented: rename the loader \(plan /);
+  });
+
+  it("raymond PACKAGE keeps its manifest's promises: a required input is asked for, none-inputs refused, default_budget is the budget unless given", async () => {
+    const bare = await box.run([PACKAGE]);
+    assert.equal(bare.code, 64, bare.stderr);
+    assert.equal(
+      bare.stderr.trim(),
+      `raymond: ${PACKAGE}/workflow.yaml: this workflow needs an input (Change: The change to plan, in one sentence.): give it with --input TEXT`,
+    );
+    assert.equal(bare.stdout, '', 'nothing ran');
+    const given = await box.run([PACKAGE, '--on-ask=pause', '--input', 'rename foo']);
+    assert.equal(given.code, 2, given.stderr);
+    assert.match(given.stderr, /cost \$0\.0000 of \$1\.00/, "the manifest's default_budget");
+    const flag = await box.run([
+      PACKAGE,
+      '--on-ask=pause',
+      '--input',
+      'rename foo',
+      '--budget',
+      '5',
+    ]);
+    assert.equal(flag.code, 2, flag.stderr);
+    assert.match(flag.stderr, /cost \$0\.0000 of \$5\.00/, '--budget beats the manifest');
+    const none = box.write({
+      'quiet/workflow.yaml': 'id: quiet\ninput:\n  mode: none\n',
+      'quiet/states/START.sh': sh('echo "<result>ok</result>"'),
+    });
+    const refused = await box.run([join(none, 'quiet'), '--input', 'x']);
+    assert.equal(refused.code, 64, refused.stderr);
+    assert.match(
+      refused.stderr,
+      /quiet\/workflow\.yaml: this workflow takes no input \(input\.mode: none\): leave out --input$/m,
+    );
+    const plain = await box.run([join(none, 'quiet')]);
+    assert.equal(plain.code, 0, plain.stderr);
+    assert.equal(plain.stdout.trim(), 'ok');
   });
 
   it('lint and diagram read the package as it runs: its three states, none of run.sh or SKILL.md', async () => {
