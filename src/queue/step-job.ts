@@ -9,6 +9,11 @@ export const QUEUE_NAME = 'steps';
 /** Prefix of every key Raymond keeps in Redis. */
 export const KEY_PREFIX = 'raymond';
 
+/** How long a queued job stays valid: while the coordinator waits for it, it pushes the expiry back; a copy put back later is refused. */
+export const JOB_VALID_MS = 10 * 60_000;
+/** A cancelled job's flag, read by the worker that runs it (set by the coordinator's StepQueue). */
+export const cancelKey = (id: string) => `${KEY_PREFIX}:cancel:${id}`;
+
 /** A session transcript a turn needs, by its session id and the hash of its blob. */
 export interface TranscriptRef {
   id: string;

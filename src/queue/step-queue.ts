@@ -1,17 +1,28 @@
 import { randomUUID } from 'node:crypto';
-import { Job, Queue, QueueEvents } from 'bullmq';
+import { Queue, QueueEvents, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { RaymondError } from '../errors.js';
 import { BlobStore } from './blob-store.js';
 import { redisNow } from './job-claims.js';
+import {
+  failure,
+  forgedResult,
+  json,
+  lookUpJob,
+  openJob,
+  openResult,
+  type JobLookup,
+} from './job-results.js';
 import { signJob, verifyJob } from './job-signing.js';
-import { signedProgress, signedResult, stepJobEnvelope } from './queue-schemas.js';
+import { signedProgress } from './queue-schemas.js';
 import type { QueueTarget } from './queue-url.js';
 import { closeRedis, openRedis, whenReady, type LinkNotice } from './redis-link.js';
 import { publishSecretCheck, refreshSecretCheck } from './secret-check.js';
 import {
+  JOB_VALID_MS,
   KEY_PREFIX,
   QUEUE_NAME,
+  cancelKey,
   type JobRequest,
   type StepJob,
   type StepJobResult,
@@ -21,12 +32,8 @@ import {
 const POLL_MS = 1000;
 /** How long finished jobs stay in Redis: long enough for a coordinator killed meanwhile to come back and take their results. */
 const KEEP_SECONDS = 7 * 24 * 3600;
-/** How long a queued job stays valid: while the coordinator waits for it, it pushes the expiry back; a copy put back later is refused. */
-export const JOB_VALID_MS = 10 * 60_000;
 /** How often the coordinator's secret check is published again while it runs. */
 const CHECK_REFRESH_MS = 10_000;
-/** A cancelled job's flag, read by the worker that runs it. */
-export const cancelKey = (id: string) => `${KEY_PREFIX}:cancel:${id}`;
 
 interface Pending {
   job: JobRequest;
@@ -37,34 +44,6 @@ interface Pending {
   nonces: Set<string>;
   /** When (this machine's clock) the job's expiry is pushed back next, while it waits. */
   refreshAt: number;
-}
-
-/** What a job's signed data or returned value says, once checked with the secret. */
-type Opened = { kind: 'result'; result: StepJobResult; nonce: string } | { kind: 'forged' };
-
-function json(value: unknown): unknown {
-  try {
-    return typeof value === 'string' ? JSON.parse(value) : value;
-  } catch {
-    return undefined;
-  }
-}
-
-function failure(reason: string | undefined, where: string): RaymondError {
-  const text = reason ?? 'failed';
-  if (text.startsWith('refused:'))
-    return new RaymondError('ERR_QUEUE_REFUSED', `a worker ${text}`, { file: where });
-  return new RaymondError('ERR_QUEUE', `the queued step failed on its worker: ${text}`, {
-    file: where,
-  });
-}
-
-function forgedResult(where: string): RaymondError {
-  return new RaymondError(
-    'ERR_QUEUE_REFUSED',
-    "the step's result is not signed with the queue's secret for this job (something with access to Redis but not the secret answered it): refused, and nothing of it was taken",
-    { file: where },
-  );
 }
 
 /**
@@ -93,7 +72,7 @@ export class StepQueue {
     events.on('completed', ({ jobId, returnvalue }) => {
       const p = this.pending.get(jobId);
       if (!p) return;
-      const r = this.openResult(returnvalue, jobId);
+      const r = openResult(secret, returnvalue, jobId);
       if (r.kind === 'forged') this.finish(jobId, forgedResult(p.job.where));
       // Signed for a nonce this process did not queue (one from before a resume): the poll checks it against the job's data.
       else if (p.nonces.has(r.nonce)) this.finish(jobId, r.result);
@@ -178,53 +157,9 @@ export class StepQueue {
     }
   }
 
-  /** A job's data, if this secret signed it: its nonce and expiry. */
-  private openJob(data: unknown): StepJob | undefined {
-    // The envelope is checked; the rest is this coordinator's own data, signed whole.
-    return verifyJob(this.secret, data, stepJobEnvelope) as StepJob | undefined;
-  }
-
-  /** A returned value, if a worker signed it with the secret for this job. */
-  private openResult(value: unknown, id: string): Opened {
-    const signed = verifyJob(this.secret, json(value), signedResult);
-    if (!signed || signed.id !== id) return { kind: 'forged' };
-    return { kind: 'result', result: signed.result, nonce: signed.nonce };
-  }
-
-  /**
-   * A job's state, then the job: in that order, since BullMQ stores the
-   * result and marks the job completed at once, a job read first could
-   * predate its own result. A completed job without a result yet counts as
-   * still running. A job whose data this secret did not sign, or whose
-   * result answers neither its nonce nor one of `nonces`, is `forged`.
-   * A job still waiting or running is read only if `whole` asks for it.
-   */
-  private async lookUp(
-    id: string,
-    nonces: ReadonlySet<string>,
-    whole: boolean,
-  ): Promise<{
-    state: string;
-    job?: Job;
-    result?: StepJobResult;
-    reason?: string;
-    nonce?: string;
-  }> {
-    const state = await this.queue.getJobState(id);
-    if (state === 'unknown' || (!whole && state !== 'completed' && state !== 'failed'))
-      return { state };
-    const job = await Job.fromId<unknown, unknown>(this.queue, id);
-    if (!job) return { state: 'unknown' };
-    const mine = this.openJob(job.data);
-    if (!mine) return { state: 'forged', job };
-    if (state === 'failed') return { state, job, reason: job.failedReason, nonce: mine.nonce };
-    const value: unknown = job.returnvalue;
-    if (state !== 'completed' || value === null || value === undefined)
-      return { state: state === 'completed' ? 'active' : state, job, nonce: mine.nonce };
-    const r = this.openResult(value, id);
-    if (r.kind === 'forged' || (r.nonce !== mine.nonce && !nonces.has(r.nonce)))
-      return { state: 'forged', job };
-    return { state, job, result: r.result, nonce: mine.nonce };
+  /** A job's state and what it says (see lookUpJob). */
+  private lookUp(id: string, nonces: ReadonlySet<string>, whole: boolean): Promise<JobLookup> {
+    return lookUpJob(this.queue, this.secret, id, nonces, whole);
   }
 
   private async sign(
@@ -258,7 +193,7 @@ export class StepQueue {
 
   /** Pushes back the expiry of a job the coordinator still waits for (same nonce): only it can, holding the secret. */
   private async refresh(p: Pending, bull: Job | undefined): Promise<void> {
-    const mine = bull ? this.openJob(bull.data) : undefined;
+    const mine = bull ? openJob(this.secret, bull.data) : undefined;
     if (!bull || !mine) return;
     const { signed, refreshAt } = await this.sign(p.job, mine.nonce);
     await bull.updateData(signed);

@@ -1,16 +1,8 @@
-import { mkdir } from 'node:fs/promises';
 import { hostname } from 'node:os';
-import { join } from 'node:path';
 import { DelayedError, Worker, type Job } from 'bullmq';
 import type { RunEvent } from '../../machines/run-events.js';
-import type { AgentFields } from '../../machines/types.js';
-import { createClaudeExecutor } from '../claude/claude-executor.js';
-import { backendExecutor } from '../backends/agent-backend.js';
-import { createPiExecutor } from '../pi/pi-executor.js';
 import { createWarmSessions, type WarmSessions } from '../claude/warm-sessions.js';
 import { RaymondError, errorMessage } from '../errors.js';
-import type { Execution, ExecutionRequest } from '../executors/executor.js';
-import { createScriptExecutor } from '../executors/script-executor.js';
 import { createSpawnerPool } from '../executors/spawner-pool.js';
 import { createValueFiles } from '../executors/value-files.js';
 import { BlobStore } from './blob-store.js';
@@ -22,21 +14,18 @@ import { closeRedis, openRedis, whenReady } from './redis-link.js';
 import { secretVerdict, wrongSecret } from './secret-check.js';
 import { SessionTranscripts } from './session-transcripts.js';
 import {
+  JOB_VALID_MS,
   KEY_PREFIX,
   QUEUE_NAME,
-  rebase,
-  rebaseAgent,
-  rebaseText,
-  rebaseWorktree,
+  cancelKey,
   type SignedProgressPayload,
   type SignedResultPayload,
   type StepJob,
   type StepJobResult,
 } from './step-job.js';
-import { JOB_VALID_MS, cancelKey } from './step-queue.js';
+import { runStepJob, type StepRunnerContext } from './step-runner.js';
 import { BEAT_MS, alive, beat, leave, workerBeat, type WorkerBeat } from './worker-registry.js';
 import { WorkerWorktrees } from './worker-worktrees.js';
-import { receiveFolder } from './workflow-files.js';
 
 /** How a worker is started (`raymond worker`). */
 export interface WorkerOptions {
@@ -132,112 +121,24 @@ export async function startWorker(
     }
   };
 
+  const runner: StepRunnerContext = {
+    name: o.name,
+    workdir: o.workdir,
+    claudeBin: o.claudeBin,
+    cache: o.cache,
+    blobs,
+    spawners,
+    values,
+    worktrees,
+    transcripts,
+    warmOf,
+  };
+
   /** Whether to leave a job to the worker that holds its session: it lives, has room, and the job has not waited long. */
   async function leaveToHolder(job: StepJob): Promise<boolean> {
     if (!job.prefer || job.prefer === o.name || Date.now() - job.queuedAt > PREFER_MS) return false;
     const holder = await workerBeat(redis, job.prefer);
     return !!holder && alive(holder) && holder.active < holder.concurrency;
-  }
-
-  async function place(job: StepJob, agent: AgentFields): Promise<AgentFields> {
-    if (agent.task_folder) await mkdir(agent.task_folder, { recursive: true });
-    const w = agent.worktree;
-    if (!w || w.removed !== undefined) return agent;
-    const path = await worktrees.acquire(job.run, w, agent.id, job.pushRemote);
-    return { ...agent, worktree: { ...w, path } };
-  }
-
-  async function runJob(
-    job: StepJob,
-    signal: AbortSignal,
-    forward: (e: RunEvent) => void,
-  ): Promise<StepJobResult> {
-    const result: StepJobResult = { worker: o.name };
-    if (job.kind === 'worktree.finish') {
-      const done = await worktrees.finish(
-        job.run,
-        rebaseWorktree(job.agent.worktree!, job.root, o.workdir),
-        job.agent.id,
-        job.pushRemote,
-      );
-      result.worktree = rebaseWorktree(done, o.workdir, job.root);
-      return result;
-    }
-    const agent = await place(job, rebaseAgent(job.agent, job.root, o.workdir));
-    const request = (scriptPath: string): ExecutionRequest => ({
-      workflowId: job.run,
-      agent,
-      file: job.file,
-      signal,
-      timeoutMs: job.timeoutMs,
-      timeoutFromState: job.timeoutFromState,
-      scope: { display: () => job.where, scriptPath: async () => scriptPath },
-    });
-    let execution: Execution | undefined;
-    let session: string | null | undefined;
-    try {
-      if (job.kind === 'script') {
-        const folder = await receiveFolder(job.folder!, blobs, o.cache);
-        execution = await createScriptExecutor(spawners, values, job.env).execute(
-          request(join(folder, job.script!)),
-        );
-      } else {
-        const live = job.claude!.warm ? warmOf(job) : undefined;
-        const pi = job.backend?.name === 'pi' ? job.backend.options : undefined;
-        for (const stale of await transcripts.place(job.transcripts ?? [], agent.cwd, blobs, pi))
-          live?.release(stale);
-        const claude = backendExecutor({
-          claude: createClaudeExecutor({
-            bin: o.claudeBin,
-            skipPermissions: job.claude!.skipPermissions,
-            permissionMode: job.claude!.permissionMode,
-            disallowedTools: job.claude!.disallowedTools,
-            emit: forward,
-            warm: live,
-            env: job.env,
-          }),
-          pi: createPiExecutor({
-            skipPermissions: job.claude!.skipPermissions,
-            emit: forward,
-            env: job.env,
-          }),
-        });
-        execution = await claude.execute({
-          ...request(''),
-          backend: job.backend,
-          prompt: rebaseText(job.prompt ?? '', job.root, o.workdir),
-          session: job.session,
-          costBase: job.costBase,
-          model: job.model,
-          effort: job.effort,
-          grant: job.grant && {
-            ...job.grant,
-            addDirs: job.grant.addDirs?.map((d) => rebase(d, job.root, o.workdir)),
-          },
-        });
-        session = execution.session;
-      }
-      result.execution = execution;
-    } catch (err) {
-      if (!(err instanceof RaymondError)) throw err;
-      result.error = err.toJSON();
-      session = (err.details as { session?: string | null }).session;
-    }
-    if (session) {
-      const t = await transcripts.collect(
-        session,
-        agent.cwd,
-        job.backend?.name === 'pi' ? job.backend.options : undefined,
-      );
-      if (t) result.transcript = t;
-    }
-    if (agent.worktree?.path !== undefined)
-      await worktrees
-        .push(agent.worktree, job.pushRemote)
-        .catch((err: unknown) =>
-          forward({ type: 'warning', text: `[${agent.id}] ${errorMessage(err)}` }),
-        );
-    return result;
   }
 
   /** Puts a job back in the queue for later (or for another worker), untouched. */
@@ -305,7 +206,7 @@ export async function startWorker(
     };
     const timer = setInterval(flush, 250);
     try {
-      const r = await runJob(job, ac.signal, (e) => {
+      const r = await runStepJob(runner, job, ac.signal, (e) => {
         if (FORWARDED.has(e.type)) events.push(e);
       });
       figures.done++;

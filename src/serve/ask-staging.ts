@@ -3,13 +3,8 @@ import { errorMessage } from '../errors.js';
 import { projectRootOf } from '../runtime/task-folders.js';
 import { readStateFile } from '../state/state-file.js';
 import { DEFAULT_TASK_FOLDER_PATTERN, taskFolderPath } from '../task-folder-pattern.js';
-import {
-  affordanceOf,
-  askFolder,
-  readCatalog,
-  stageDisplayFiles,
-  type FileRecord,
-} from './ask-files.js';
+import { affordanceOf } from './ask-affordance.js';
+import { askFolder, readCatalog, stageDisplayFiles, type FileRecord } from './ask-files.js';
 import type { ServedRun } from './served-run.js';
 
 /** An ask's folder and what was staged in it. */

@@ -6,10 +6,9 @@ import {
   readCatalog,
   sniffType,
   writeCatalog,
-  type FileAffordance,
   type FileRecord,
-  type UploadCaps,
 } from './ask-files.js';
+import type { FileAffordance, UploadCaps } from './ask-affordance.js';
 import { HttpError, readBody } from './http-error.js';
 
 /** One part of a multipart body. */

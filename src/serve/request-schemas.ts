@@ -6,7 +6,7 @@ import { HttpError, readJsonObject } from './http-error.js';
 /**
  * The JSON bodies `raymond serve` accepts, as schemas: the routes check a
  * body with them, and /openapi.json describes the same bodies with them
- * (openapi.ts), so the document cannot drift from the checks. Empty text
+ * (openapi-schemas.ts), so the document cannot drift from the checks. Empty text
  * and null stand for "not given", as they did before the schemas.
  */
 

@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
-import { affordanceOf, capsOf, serveAskFile, type FileAffordance } from './ask-files.js';
+import { affordanceOf, capsOf, type FileAffordance } from './ask-affordance.js';
+import { serveAskFile } from './ask-files.js';
 import { checkSlots, readSubmission, storeUploads, type UploadSubmission } from './ask-uploads.js';
 import { HttpError, sendJson } from './http-error.js';
 import { answerAskBody, readRequestBody } from './request-schemas.js';

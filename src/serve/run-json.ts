@@ -1,5 +1,6 @@
 import type { AgentAsk } from '../../machines/types.js';
-import { affordanceOf, type FileRecord } from './ask-files.js';
+import { affordanceOf } from './ask-affordance.js';
+import type { FileRecord } from './ask-files.js';
 import type { ServedRun } from './served-run.js';
 import type { WorkflowEntry } from './workflow-registry.js';
 

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RunSettings } from '../runtime/run-settings.js';
 import type { AskStaging } from './ask-staging.js';
-import type { UploadCaps } from './ask-files.js';
+import type { UploadCaps } from './ask-affordance.js';
 import type { RunPool } from './run-pool.js';
 import type { WorkflowRegistry } from './workflow-registry.js';
 

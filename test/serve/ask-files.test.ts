@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { affordanceOf, capsOf, fileNameProblem, sniffType } from '../../src/serve/ask-files.js';
+import { affordanceOf, capsOf } from '../../src/serve/ask-affordance.js';
+import { fileNameProblem, sniffType } from '../../src/serve/ask-files.js';
 
 describe('ask files', () => {
   it('reads slot, bucket and display attributes as ray serve shows them', () => {

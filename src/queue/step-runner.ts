@@ -1,0 +1,157 @@
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { RunEvent } from '../../machines/run-events.js';
+import type { AgentFields } from '../../machines/types.js';
+import { createClaudeExecutor } from '../claude/claude-executor.js';
+import { backendExecutor } from '../backends/agent-backend.js';
+import { createPiExecutor } from '../pi/pi-executor.js';
+import type { WarmSessions } from '../claude/warm-sessions.js';
+import { RaymondError, errorMessage } from '../errors.js';
+import type { Execution, ExecutionRequest } from '../executors/executor.js';
+import { createScriptExecutor } from '../executors/script-executor.js';
+import type { SpawnerPool } from '../executors/spawner-pool.js';
+import type { ValueFiles } from '../executors/value-files.js';
+import type { BlobStore } from './blob-store.js';
+import type { SessionTranscripts } from './session-transcripts.js';
+import {
+  rebase,
+  rebaseAgent,
+  rebaseText,
+  rebaseWorktree,
+  type StepJob,
+  type StepJobResult,
+} from './step-job.js';
+import type { WorkerWorktrees } from './worker-worktrees.js';
+import { receiveFolder } from './workflow-files.js';
+
+/**
+ * Running a step job on a worker, once step-worker.ts has checked and claimed it. Apart from
+ * the worker so that the queue's side (signatures, claims, heartbeats) and the step's side
+ * (executors, worktrees, transcripts) each read on their own.
+ */
+
+/** What a worker lends the jobs it runs: its settings and what it keeps from one job to the next. */
+export interface StepRunnerContext {
+  /** The worker's name, put in each result. */
+  name: string;
+  /** This machine's checkout of the project: the coordinator's project root maps onto it. */
+  workdir: string;
+  claudeBin?: string;
+  /** Where workflow folders are cached. */
+  cache: string;
+  blobs: BlobStore;
+  spawners: SpawnerPool;
+  values: ValueFiles;
+  worktrees: WorkerWorktrees;
+  transcripts: SessionTranscripts;
+  /** The warm Claude sessions of a job's run, made on first use. */
+  warmOf: (job: StepJob) => WarmSessions;
+}
+
+/** Makes an agent's task folder and, for an agent with a worktree, takes a folder for it on this machine. */
+async function place(c: StepRunnerContext, job: StepJob, agent: AgentFields): Promise<AgentFields> {
+  if (agent.task_folder) await mkdir(agent.task_folder, { recursive: true });
+  const w = agent.worktree;
+  if (!w || w.removed !== undefined) return agent;
+  const path = await c.worktrees.acquire(job.run, w, agent.id, job.pushRemote);
+  return { ...agent, worktree: { ...w, path } };
+}
+
+/**
+ * Runs one checked step job here: a script, a Claude Code (or pi) turn, or the end of an agent's
+ * worktree, its paths moved from the coordinator's project root onto this machine's and back.
+ * A Raymond error becomes the result's error; anything else throws, failing the job.
+ */
+export async function runStepJob(
+  c: StepRunnerContext,
+  job: StepJob,
+  signal: AbortSignal,
+  forward: (e: RunEvent) => void,
+): Promise<StepJobResult> {
+  const result: StepJobResult = { worker: c.name };
+  if (job.kind === 'worktree.finish') {
+    const done = await c.worktrees.finish(
+      job.run,
+      rebaseWorktree(job.agent.worktree!, job.root, c.workdir),
+      job.agent.id,
+      job.pushRemote,
+    );
+    result.worktree = rebaseWorktree(done, c.workdir, job.root);
+    return result;
+  }
+  const agent = await place(c, job, rebaseAgent(job.agent, job.root, c.workdir));
+  const request = (scriptPath: string): ExecutionRequest => ({
+    workflowId: job.run,
+    agent,
+    file: job.file,
+    signal,
+    timeoutMs: job.timeoutMs,
+    timeoutFromState: job.timeoutFromState,
+    scope: { display: () => job.where, scriptPath: async () => scriptPath },
+  });
+  let execution: Execution | undefined;
+  let session: string | null | undefined;
+  try {
+    if (job.kind === 'script') {
+      const folder = await receiveFolder(job.folder!, c.blobs, c.cache);
+      execution = await createScriptExecutor(c.spawners, c.values, job.env).execute(
+        request(join(folder, job.script!)),
+      );
+    } else {
+      const live = job.claude!.warm ? c.warmOf(job) : undefined;
+      const pi = job.backend?.name === 'pi' ? job.backend.options : undefined;
+      for (const stale of await c.transcripts.place(job.transcripts ?? [], agent.cwd, c.blobs, pi))
+        live?.release(stale);
+      const claude = backendExecutor({
+        claude: createClaudeExecutor({
+          bin: c.claudeBin,
+          skipPermissions: job.claude!.skipPermissions,
+          permissionMode: job.claude!.permissionMode,
+          disallowedTools: job.claude!.disallowedTools,
+          emit: forward,
+          warm: live,
+          env: job.env,
+        }),
+        pi: createPiExecutor({
+          skipPermissions: job.claude!.skipPermissions,
+          emit: forward,
+          env: job.env,
+        }),
+      });
+      execution = await claude.execute({
+        ...request(''),
+        backend: job.backend,
+        prompt: rebaseText(job.prompt ?? '', job.root, c.workdir),
+        session: job.session,
+        costBase: job.costBase,
+        model: job.model,
+        effort: job.effort,
+        grant: job.grant && {
+          ...job.grant,
+          addDirs: job.grant.addDirs?.map((d) => rebase(d, job.root, c.workdir)),
+        },
+      });
+      session = execution.session;
+    }
+    result.execution = execution;
+  } catch (err) {
+    if (!(err instanceof RaymondError)) throw err;
+    result.error = err.toJSON();
+    session = (err.details as { session?: string | null }).session;
+  }
+  if (session) {
+    const t = await c.transcripts.collect(
+      session,
+      agent.cwd,
+      job.backend?.name === 'pi' ? job.backend.options : undefined,
+    );
+    if (t) result.transcript = t;
+  }
+  if (agent.worktree?.path !== undefined)
+    await c.worktrees
+      .push(agent.worktree, job.pushRemote)
+      .catch((err: unknown) =>
+        forward({ type: 'warning', text: `[${agent.id}] ${errorMessage(err)}` }),
+      );
+  return result;
+}

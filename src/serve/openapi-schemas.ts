@@ -1,0 +1,112 @@
+import { ANSWER_ASK, CREATE_RUN, jsonSchemaOf } from './request-schemas.js';
+
+/**
+ * The component schemas of the OpenAPI document: the JSON the server answers with, and the
+ * request bodies as the routes check them (request-schemas.ts, TypeBox, so JSON Schema as
+ * OpenAPI 3.1's are). Apart from the paths so each list stays readable on its own.
+ */
+
+/** A reference to one of the component schemas below. */
+export const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+
+/** The document's `components.schemas`, by name. */
+export const SCHEMAS = {
+  Error: {
+    type: 'object',
+    required: ['error', 'code'],
+    properties: {
+      error: { type: 'string' },
+      code: { type: 'string' },
+      constraint: { type: 'string' },
+    },
+  },
+  Workflow: {
+    type: 'object',
+    properties: {
+      id: { type: 'string' },
+      name: { type: 'string' },
+      description: { type: 'string' },
+      input: {
+        type: 'object',
+        properties: {
+          mode: { type: 'string', enum: ['required', 'optional', 'none'] },
+          label: { type: 'string' },
+          description: { type: 'string' },
+        },
+      },
+      default_budget: { type: 'number' },
+      requires_human_input: { type: 'boolean' },
+    },
+  },
+  CreateRun: jsonSchemaOf(CREATE_RUN),
+  AnswerAsk: jsonSchemaOf(ANSWER_ASK),
+  Agent: {
+    type: 'object',
+    properties: {
+      id: { type: 'string' },
+      current_state: { type: 'string' },
+      status: { type: 'string' },
+      machine_state: {
+        type: 'string',
+        enum: ['idle', 'invoking', 'asking', 'awaiting-child', 'terminated', 'failed', 'paused'],
+      },
+      stack_depth: { type: 'integer' },
+      cost_usd: { type: 'number' },
+      result: { type: 'string' },
+    },
+  },
+  Run: {
+    type: 'object',
+    properties: {
+      run_id: { type: 'string' },
+      workflow_id: { type: 'string' },
+      status: {
+        type: 'string',
+        enum: [
+          'running',
+          'asking',
+          'completed',
+          'failed',
+          'cancelled',
+          'budget_exceeded',
+          'paused',
+        ],
+      },
+      current_state: { type: 'string' },
+      agents: { type: 'array', items: ref('Agent') },
+      cost_usd: { type: 'number' },
+      budget_usd: { type: 'number' },
+      started_at: { type: 'string', format: 'date-time' },
+      elapsed_seconds: { type: 'number' },
+      result: { type: 'string' },
+      error: { type: 'string' },
+      pending_asks: { type: 'integer' },
+      state_file: { type: 'string' },
+      last_event_id: { type: 'integer' },
+    },
+  },
+  File: {
+    type: 'object',
+    properties: {
+      name: { type: 'string' },
+      size: { type: 'integer' },
+      content_type: { type: 'string' },
+      source: { type: 'string', enum: ['display', 'upload'] },
+    },
+  },
+  PendingAsk: {
+    type: 'object',
+    properties: {
+      run_id: { type: 'string' },
+      ask_id: { type: 'string' },
+      agent_id: { type: 'string' },
+      prompt: { type: 'string' },
+      created_at: { type: 'string' },
+      timeout_at: { type: 'string' },
+      next_state: { type: 'string' },
+      file_affordance: { type: 'object' },
+      staged_files: { type: 'array', items: ref('File') },
+      staging_errors: { type: 'array', items: { type: 'string' } },
+    },
+  },
+};
