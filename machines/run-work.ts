@@ -6,11 +6,7 @@ import { expireInStore } from './run-asks.js';
 import { putAgent, reusedId, setRunStatus, type RunStore } from './run-store.js';
 import { enqueue } from './scheduler.js';
 import { failureText, type StepFailure } from './step-failure.js';
-import type {
-  AgentToSupervisorEvent,
-  AskResolvedEvent,
-  JoinResolvedEvent,
-} from './agent.machine.js';
+import type { AgentToSupervisorEvent, AskResolvedEvent, JoinResolvedEvent } from './agent-types.js';
 import type { RunWork, SupervisorContext, SupervisorEmitted } from './supervisor-types.js';
 import type { AgentRecord } from './types.js';
 

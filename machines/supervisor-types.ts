@@ -1,5 +1,5 @@
 import type { AnyActorRef, ErrorActorEvent } from 'xstate';
-import type { AgentToSupervisorEvent } from './agent.machine.js';
+import type { AgentToSupervisorEvent } from './agent-types.js';
 import type { FrameWaiters } from './frame-waiters.js';
 import type { RunEvent } from './run-events.js';
 import type { RunStore } from './run-store.js';

@@ -1,0 +1,141 @@
+import {
+  assertEvent,
+  assign,
+  enqueueActions,
+  fromPromise,
+  setup,
+  type AnyActorRef,
+  type DoneActorEvent,
+} from 'xstate';
+import { applyDecision } from './apply-decision.js';
+import type {
+  AgentContext,
+  AgentEvent,
+  AgentInput,
+  AgentOutput,
+  AgentToSupervisorEvent,
+  StepGrant,
+  StepInput,
+  StepResult,
+} from './agent-types.js';
+import { stackDepth } from './frame-stack.js';
+import { asStepFailure } from './step-failure.js';
+
+/** Actor id of a frame: the agent id, with `@depth` for callee frames. */
+export function frameId(agentId: string, depth: number): string {
+  return depth === 0 ? agentId : `${agentId}@${depth}`;
+}
+
+const supervisorRef = ({
+  system,
+}: {
+  system: { get: (id: string) => AnyActorRef | undefined };
+}): AnyActorRef => system.get('supervisor')!;
+
+/** The grant of a frame that has not had a slot yet. */
+export const NO_GRANT: StepGrant = { forkCount: 0, sessionCosts: {} };
+
+/** A frame actor's end, as its parent frame gets it. */
+export type Done = DoneActorEvent<AgentOutput>;
+
+/** Whether an ended callee frame handed the agent back to its bottom frame (it called or returned) rather than ending it. */
+export const handedBack = ({ event }: { event: unknown }) =>
+  ['called', 'returned'].includes((event as Done).output.kind);
+
+/**
+ * The agent machine's setup: its types, the step actor slot, and the guards
+ * and actions its states name. Apart from the machine (machines/
+ * agent.machine.ts) so that file holds only the states and how they move.
+ */
+export const agentSetup = setup({
+  types: {
+    input: {} as AgentInput,
+    context: {} as AgentContext,
+    events: {} as AgentEvent,
+    output: {} as AgentOutput,
+  },
+  actors: {
+    // Provided at the composition root; tests provide fakes.
+    runStep: fromPromise<StepResult, StepInput>(async () => {
+      throw new Error('runStep actor not provided');
+    }),
+  },
+  guards: {
+    hasCallee: ({ context }) => context.depth < stackDepth(context.record.stack),
+    waitsForAnswer: ({ context }) => context.record.ask !== undefined,
+    waitsForWorkers: ({ context }) => context.record.joining === true,
+  },
+  actions: {
+    recordStep: enqueueActions(({ context, event, enqueue, self }) => {
+      assertEvent(event, 'xstate.done.actor.step');
+      const output = event.output;
+      const record = output.acquired ? { ...context.record, ...output.acquired } : context.record;
+      const applied = applyDecision(record, output.decision, output.session, output.freshSessions);
+      enqueue.assign({ record: applied.record });
+      enqueue.sendTo(supervisorRef, {
+        type: 'step.done',
+        agentId: context.record.id,
+        ref: self,
+        from: context.record.state,
+        decision: output.decision,
+        record: applied.record,
+        spawns: applied.spawns,
+        costUsd: output.costUsd,
+        sessionCosts: output.sessionCosts,
+        outcome: applied.outcome,
+      } satisfies AgentToSupervisorEvent);
+    }),
+    takeRecord: assign({
+      record: ({ event }) => {
+        assertEvent(event, 'xstate.done.actor.*');
+        return (event as Done).output.record;
+      },
+    }),
+    /**
+     * Tells the supervisor of a frame waiting for a slot that it does not
+     * know of: a callee frame's first step, or a bottom frame its callee
+     * handed back to. The supervisor queues the bottom frames it creates and
+     * every frame whose step goes on in it (step.done) itself: one event
+     * fewer per step.
+     */
+    announce: enqueueActions(({ context, event, self, enqueue }) => {
+      if (
+        context.depth < stackDepth(context.record.stack) ||
+        context.record.ask ||
+        context.record.joining
+      )
+        return;
+      // xstate enters the initial state with its own init event, which the event type does not list.
+      const type = event.type as string;
+      const unknown =
+        type === 'xstate.init' ? context.depth > 0 : type !== 'xstate.done.actor.step';
+      if (unknown)
+        enqueue.sendTo(supervisorRef, {
+          type: 'agent.ready',
+          agentId: context.record.id,
+          ref: self,
+        } satisfies AgentToSupervisorEvent);
+    }),
+    /** Tells the supervisor that this frame waits for what only it hands out: an answer (`agent.asking`) or its workers' end (`agent.joining`). */
+    sayWaiting: enqueueActions(
+      ({ context, self, enqueue }, params: { type: 'agent.asking' | 'agent.joining' }) => {
+        enqueue.sendTo(supervisorRef, {
+          type: params.type,
+          agentId: context.record.id,
+          ref: self,
+        } satisfies AgentToSupervisorEvent);
+      },
+    ),
+    reportFailure: enqueueActions(({ context, event, enqueue }) => {
+      assertEvent(event, 'xstate.error.actor.*');
+      const failure = asStepFailure(event.error);
+      enqueue.sendTo(supervisorRef, {
+        type: 'step.failed',
+        agentId: context.record.id,
+        state: context.record.state,
+        failure,
+      } satisfies AgentToSupervisorEvent);
+      enqueue.assign({ record: { ...context.record, status: 'failed' } });
+    }),
+  },
+});

@@ -1,0 +1,255 @@
+import { assertEvent, enqueueActions, fromCallback, setup, stopChild } from 'xstate';
+import { agentMachine } from './agent.machine.js';
+import type { AskResolvedEvent, JoinResolvedEvent, StepGrant } from './agent-types.js';
+import { workerRecord } from './apply-decision.js';
+import { frameFor, frameWaits } from './frame-waiters.js';
+import { answerInStore } from './run-asks.js';
+import { charge, sessionCostsFor } from './cost-ledger.js';
+import { stackDepth } from './frame-stack.js';
+import {
+  advanceForkCounter,
+  putAgent,
+  putResult,
+  setRunStatus,
+  type RunStore,
+} from './run-store.js';
+import {
+  expireOne,
+  failAgent,
+  refuseReusedId,
+  settleJoins,
+  startAgent,
+  waitForSlot,
+  withCost,
+} from './run-work.js';
+import { clearSlots, grant, release } from './scheduler.js';
+import { failureText } from './step-failure.js';
+import { supervisorGuards } from './supervisor-guards.js';
+import type {
+  PersisterEvent,
+  SupervisorContext,
+  SupervisorEmitted,
+  SupervisorEvent,
+  SupervisorInput,
+  SupervisorOutput,
+} from './supervisor-types.js';
+import type { AgentRecord } from './types.js';
+
+/**
+ * The supervisor's setup: its types, its actors (one agent machine per
+ * agent, the persister), the actions its transitions name and its guards
+ * (machines/supervisor-guards.ts). Apart from the machine (machines/
+ * supervisor.machine.ts) so that file holds only the states and how they
+ * move; the actions apply each event to the run's store and working set.
+ */
+export const supervisorSetup = setup({
+  types: {
+    input: {} as SupervisorInput,
+    context: {} as SupervisorContext,
+    events: {} as SupervisorEvent,
+    emitted: {} as SupervisorEmitted,
+    output: {} as SupervisorOutput,
+  },
+  actors: {
+    agent: agentMachine,
+    // Provided at the composition root: writes the store, coalescing versions.
+    persister: fromCallback<PersisterEvent, { store: RunStore }>(() => {
+      throw new Error('persister actor not provided');
+    }),
+  },
+  actions: {
+    changed: enqueueActions(({ context, enqueue }, params?: { compact?: boolean }) => {
+      const version = context.version + 1;
+      context.work.store.meta.updated_at = new Date().toISOString();
+      enqueue.assign({ version });
+      enqueue.sendTo('persister', {
+        type: 'state.changed',
+        version,
+        compact: params?.compact ?? false,
+      } satisfies PersisterEvent);
+    }),
+    recordStep: enqueueActions(({ context, event, enqueue }) => {
+      assertEvent(event, 'step.done');
+      const { store, slots, actors, toSpawn } = context.work;
+      putAgent(store, withCost(store, event.record, event.costUsd));
+      if (charge(store, event.costUsd, event.sessionCosts)) enqueue.assign({ draining: true });
+      if (event.record.status === 'terminated') {
+        putResult(store, event.agentId, event.record.result ?? '');
+        actors.delete(event.agentId);
+      }
+      const workers = event.spawns.map(workerRecord);
+      advanceForkCounter(store, event.agentId, workers.length);
+      for (const w of workers) {
+        putAgent(store, w);
+        toSpawn.push(w);
+        enqueue.emit({
+          type: 'agent.forked',
+          parentId: event.agentId,
+          id: w.id,
+          state: w.state,
+          attributes: w.attributes,
+        });
+      }
+      release(slots, event.agentId);
+      if (event.outcome === 'ask' && event.record.ask)
+        enqueue.emit({
+          type: 'ask.created',
+          ask: { ...event.record.ask, agent_id: event.agentId },
+        });
+      enqueue.emit({
+        type: 'step.done',
+        agentId: event.agentId,
+        from: event.from,
+        decision: event.decision,
+        to: event.record.status === 'terminated' ? null : event.record.state,
+        session: event.record.session,
+        depth: stackDepth(event.record.stack),
+        costUsd: event.costUsd,
+        totalCostUsd: store.meta.total_cost_usd,
+        workers: workers.map((w) => ({ id: w.id, state: w.state, attributes: w.attributes })),
+      });
+    }),
+    pauseAgent: enqueueActions(({ context, event, enqueue }) => {
+      assertEvent(event, 'step.failed');
+      const { store, slots, actors } = context.work;
+      const { failure } = event;
+      const record = store.agents.get(event.agentId)!;
+      const paused: AgentRecord = { ...record, status: 'paused', error: failureText(failure) };
+      if (failure.resetsAt !== undefined) paused.resets_at = failure.resetsAt;
+      putAgent(store, withCost(store, paused, failure.spentUsd));
+      if (charge(store, failure.spentUsd, failure.sessionCosts)) enqueue.assign({ draining: true });
+      actors.delete(event.agentId);
+      release(slots, event.agentId);
+      enqueue.emit({
+        type: 'agent.paused',
+        agentId: event.agentId,
+        state: event.state,
+        failure,
+        totalCostUsd: store.meta.total_cost_usd,
+      });
+    }),
+    failAgent: enqueueActions(({ context, event, enqueue }) => {
+      assertEvent(event, 'step.failed');
+      enqueue.emit(failAgent(context.work.store, event.agentId, event.state, event.failure));
+    }),
+    /** A forked worker failed: it ends, the others go on. */
+    failWorker: enqueueActions(({ context, event, enqueue }) => {
+      assertEvent(event, 'step.failed');
+      const { store, slots, actors } = context.work;
+      enqueue.emit(failAgent(store, event.agentId, event.state, event.failure));
+      actors.delete(event.agentId);
+      release(slots, event.agentId);
+    }),
+    registerJoiner: enqueueActions(({ context, event, enqueue }) => {
+      assertEvent(event, 'agent.joining');
+      const early = frameWaits(context.work.joins, event.agentId, event.ref);
+      if (early)
+        enqueue.sendTo(event.ref, {
+          type: 'join.resolved',
+          record: early,
+        } satisfies JoinResolvedEvent);
+    }),
+    resolveJoins: enqueueActions(({ context, enqueue }) => settleJoins(context.work, enqueue)),
+    refuseStep: enqueueActions(({ context, event, enqueue }) => {
+      assertEvent(event, 'step.done');
+      enqueue.emit(refuseReusedId(context.work.store, event));
+    }),
+    failRun: ({ context }, params: { error: string }) =>
+      setRunStatus(context.work.store, 'failed', params.error),
+    registerAsker: enqueueActions(({ context, event, enqueue }) => {
+      assertEvent(event, 'agent.asking');
+      const early = frameWaits(context.work.asks, event.agentId, event.ref);
+      if (early)
+        enqueue.sendTo(event.ref, {
+          type: 'ask.resolved',
+          record: early,
+        } satisfies AskResolvedEvent);
+    }),
+    applyAnswer: enqueueActions(({ context, event, enqueue }) => {
+      assertEvent(event, 'run.answer');
+      const answered = answerInStore(context.work.store, event.askId, event.text);
+      if (!answered) return;
+      const ref = frameFor(context.work.asks, answered);
+      if (ref)
+        enqueue.sendTo(ref, { type: 'ask.resolved', record: answered } satisfies AskResolvedEvent);
+      enqueue.emit({
+        type: 'ask.answered',
+        agentId: answered.id,
+        askId: event.askId,
+        expired: false,
+      });
+    }),
+    expire: enqueueActions(({ context, event, enqueue }) => {
+      assertEvent(event, 'ask.expire');
+      expireOne(context.work, event, enqueue, (ref) => enqueue(stopChild(ref)));
+    }),
+    expireDue: enqueueActions(({ context, enqueue }) => {
+      let failed = false;
+      for (const due of context.dueAsks)
+        failed = expireOne(context.work, due, enqueue, (ref) => enqueue(stopChild(ref))) || failed;
+      if (failed) enqueue.assign({ halted: true });
+    }),
+    /**
+     * Queues new agents for a slot. An agent's actor is made when it first
+     * gets one (startAgent): at fan-out thousands of agents wait, and an
+     * actor each would cost their memory and the collector's time for
+     * nothing. An agent resumed below the top of its stack gets its actor now:
+     * its bottom frame waits for its callee, which announces itself.
+     */
+    spawnAgents: ({ context, self }) => {
+      const pending = context.work.toSpawn.splice(0);
+      if (context.halted) return;
+      for (const record of pending) {
+        // An agent resumed waiting (for an answer, for its workers, or for its callee) takes no slot: its actor waits.
+        if (stackDepth(record.stack) === 0 && !record.ask && !record.joining)
+          waitForSlot(context, record.id, undefined);
+        else startAgent(context, self, record);
+      }
+    },
+    /**
+     * The agent of a step that goes on waits for its next slot, behind the
+     * workers the step forked: queued here rather than by an event from the
+     * agent, one event fewer per step.
+     */
+    queueContinuing: ({ context, event }) => {
+      assertEvent(event, 'step.done');
+      if (event.outcome === 'continue') waitForSlot(context, event.agentId, event.ref);
+    },
+    queue: ({ context, event }) => {
+      assertEvent(event, 'agent.ready');
+      waitForSlot(context, event.agentId, event.ref, context.version);
+    },
+    dispatch: enqueueActions(({ context, enqueue, self }) => {
+      if (context.halted || context.draining) return;
+      const { store, slots } = context.work;
+      for (const w of grant(slots, context.persisted)) {
+        const record = store.agents.get(w.agentId)!;
+        const granted: StepGrant = {
+          forkCount: store.meta.fork_counters[w.agentId] ?? 0,
+          sessionCosts: sessionCostsFor(store, [
+            record.session,
+            record.branchFrom,
+            record.next_session,
+          ]),
+        };
+        enqueue.sendTo(w.ref ?? startAgent(context, self, record), {
+          type: 'step.start',
+          ...granted,
+        });
+        enqueue.emit(
+          record.scope
+            ? { type: 'step.started', agentId: w.agentId, state: record.state, scope: record.scope }
+            : { type: 'step.started', agentId: w.agentId, state: record.state },
+        );
+      }
+    }),
+    halt: enqueueActions(({ context, enqueue }) => {
+      // Stopping an agent aborts its step, which kills the step's process group.
+      for (const ref of context.work.actors.values()) enqueue(stopChild(ref));
+      context.work.actors.clear();
+      clearSlots(context.work.slots);
+      enqueue.assign({ halted: true });
+    }),
+  },
+  guards: supervisorGuards,
+});
