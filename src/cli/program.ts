@@ -8,11 +8,12 @@ import { EXIT } from './exit-codes.js';
 import { defaultStateDir } from './cli-context.js';
 import { dispatch, jsonError, usage, type CliResult } from './dispatch.js';
 import { ROOT_EXAMPLES, addRootOptions } from './root-options.js';
-import { DEFAULT_BUDGET_USD, RUN_SETTINGS } from '../settings/run-settings-table.js';
+import { RUN_SETTINGS } from '../settings/run-settings-table.js';
 import type { CliFlags } from './settings.js';
 import { commandName } from './program-name.js';
 import { closestName, usageMessage } from './command-suggest.js';
 import { addSurfaceCommands } from './surface-commands.js';
+import { addServingCommands } from './serving-commands.js';
 
 /** The package's version, read from package.json both from `src/` (tsx) and from `dist/src/`. */
 function packageVersion(): string {
@@ -208,106 +209,8 @@ export function buildProgram(result: CliResult): Command {
       });
       result.exitCode = EXIT.completed;
     });
-  program.commandsGroup('Serving and many machines:');
-  const serve = program
-    .command('serve')
-    .description(
-      'serve the workflows of --root folders over HTTP: start runs, follow their events, answer their asks',
-    )
-    .option(
-      '--root <dir>',
-      'a folder of workflows to serve (repeatable; config [raymond.serve] root)',
-      (v: string, acc: string[] = []) => [...acc, v],
-    )
-    .addOption(
-      new Option('--port <port>', 'port to listen on (default 8080; 0: any free port)').argParser(
-        integer(0, 65535),
-      ),
-    )
-    .option('--host <host>', 'address to listen on (default 127.0.0.1; any other needs a token)')
-    .option(
-      '--launch <id>',
-      'start a run of this workflow once the server is up (repeatable)',
-      (v: string, acc: string[] = []) => [...acc, v],
-    )
-    .option(
-      '--workdir <dir>',
-      "runs' default directory; a run's working_directory must be inside it",
-    )
-    .option(
-      '--clean',
-      'move the unfinished runs of the pool to .raymond/serve-state/abandoned/<time>/ instead of resuming them',
-    )
-    .option(
-      '--token <token>',
-      'the token requests must carry (Authorization: Bearer, or /login); "generate" makes one and prints it once; default $RAYMOND_SERVE_TOKEN',
-    )
-    .addOption(
-      new Option(
-        '--budget <usd>',
-        `budget of runs whose request and manifest give none (default: the config's, else ${DEFAULT_BUDGET_USD})`,
-      ).argParser(money),
-    )
-    .option(
-      '--dangerously-skip-permissions',
-      "let the runs' Claude Code turns run any tool without asking (trusted workflows only)",
-    )
-    .addOption(settingOption(RUN_SETTINGS.claude_bin))
-    .action(async (opts: import('./serve-command.js').ServeFlags) => {
-      const { serveCommand } = await import('./serve-command.js');
-      result.exitCode = await serveCommand(opts, packageVersion());
-    });
-  serve
-    .command('list')
-    .description(
-      'list the runs of the serve pool (.raymond/serve-state/), one id per line; no server needed',
-    )
-    .option('--json', 'the ids and statuses as JSON')
-    .action(async (opts: { json?: boolean }) => {
-      result.jsonError = opts.json ? jsonError : null;
-      const { serveList } = await import('./serve-command.js');
-      process.stdout.write(`${await serveList(!!opts.json)}\n`);
-      result.exitCode = EXIT.completed;
-    });
+  const serve = addServingCommands(program, result, packageVersion());
   usageErrors(serve.commands[0]!, `${commandName()} serve list`);
-  program
-    .command('worker')
-    .description('take steps of queued runs (--queue) and run them on this machine, until Ctrl-C')
-    .requiredOption(
-      '--queue <url>',
-      'the Redis the runs queue their steps in: redis://[user:password@]host:port[/db] or rediss://',
-    )
-    .addOption(
-      new Option(
-        '--concurrency <n>',
-        'most steps at once (default: one per 300 MB of free memory, as a local run)',
-      ).argParser(integer(1)),
-    )
-    .option('--name <name>', 'name shown by raymond workers (default: host-pid)')
-    .option(
-      '--workdir <dir>',
-      "this machine's checkout of the project: the run's project folder maps onto it (default: the current folder)",
-    )
-    .option(
-      '--queue-secret-file <file>',
-      'the file holding the shared secret (default: $RAYMOND_QUEUE_SECRET)',
-    )
-    .addOption(settingOption(RUN_SETTINGS.claude_bin))
-    .action(async (opts: import('./worker-command.js').WorkerFlags) => {
-      const { workerCommand } = await import('./worker-command.js');
-      result.exitCode = await workerCommand(opts);
-    });
-  program
-    .command('workers')
-    .description('list the workers of a queue with their load, and its jobs')
-    .requiredOption('--queue <url>', 'the Redis of the queue')
-    .option('--json', 'machine-readable output')
-    .action(async (opts: { queue: string; json?: boolean }) => {
-      result.jsonError = opts.json ? jsonError : null;
-      const { workersCommand } = await import('./worker-command.js');
-      process.stdout.write(`${await workersCommand(opts)}\n`);
-      result.exitCode = EXIT.completed;
-    });
   addSurfaceCommands(program, result);
   // `raymond help lint`: commander offers a help command only to a program without an action of its own.
   program.commandsGroup('Help:');

@@ -1,4 +1,3 @@
-import { dirname } from 'node:path';
 import type { RunEvent } from '../../machines/run-events.js';
 import type { RunControl, RunOutcome } from '../runtime/compose-run.js';
 import { emptyProgress, trackProgress } from '../runtime/run-progress.js';
@@ -10,30 +9,18 @@ import { createLiveView } from './live-view.js';
 import { createTerminalTitle } from './terminal-title.js';
 import { createPlainReporter } from './progress.js';
 import { eventLine } from './describe-event.js';
-import {
-  joinFinished,
-  jsonSummary,
-  summaryLine,
-  worktreeHeader,
-  worktreeLines,
-  type RunFinished,
-} from './run-summary.js';
+import { joinFinished, jsonSummary, summaryLine, type RunFinished } from './run-summary.js';
 import { newRunSettings, notifyHooks, resumeOverrides, waitForLimits } from './settings.js';
 import { createAskPrompter, type AskPrompter } from './ask-prompter.js';
+import { reportEnd, resumeCommand } from './run-end-report.js';
 import { askingObject, resumeCommand as answerCommand } from './ask-report.js';
 import { askNotification, runNotification } from '../notify/notification.js';
-import { mergedInto, readMergeState } from '../merge/merge-state.js';
 import { createNotifier, type Notifier } from '../notify/notifier.js';
 import type { CliContext } from './cli-context.js';
 import { interruptHandlers, type Interrupts } from './interrupts.js';
 import { startInspection } from './run-inspection.js';
 import { openRunWorkflow, refuseAsking, type OpenedWorkflow } from './opened-workflow.js';
 import { applyPackageManifest } from './package-manifest.js';
-
-/** The command that goes on with a run, as the end of a run and its notifications show it. */
-function resumeCommand(workflowId: string, ctx: CliContext): string {
-  return `raymond --resume ${workflowId}${ctx.stateDirGiven !== undefined ? ` --state-dir ${ctx.stateDirGiven}` : ''}`;
-}
 
 /** A notifier for the hooks the flags or the config file name, if any; its failures are warnings among the run's lines. */
 function startNotifier(ctx: CliContext, show: (e: RunEvent) => void): Notifier | undefined {
@@ -267,42 +254,4 @@ async function runParts(
         `raymond: every live agent hit a usage limit; waiting until ${until.toLocaleString()} (${until.toISOString()}) to continue. Ctrl-C stops waiting; --no-wait ends the run as paused instead.\n`,
       ),
   });
-}
-
-/** The lines on stderr after the result: worktrees and merges, the error, the summary line, and how to go on. */
-async function reportEnd(
-  ctx: CliContext,
-  outcome: RunOutcome,
-  summary: string | undefined,
-): Promise<void> {
-  const say = (text: string) => process.stderr.write(`${text}\n`);
-  // A script of the run may have merged its branches (`raymond merge`), with resolution turns charged to the run.
-  const merge =
-    outcome.worktrees.length > 0
-      ? await readMergeState(dirname(outcome.stateFile), outcome.workflowId).catch(() => undefined)
-      : undefined;
-  if (outcome.worktrees.length > 0 && !ctx.quiet)
-    say(
-      `${worktreeHeader(outcome)}\n${worktreeLines(outcome.worktrees, mergedInto(merge)).join('\n')}`,
-    );
-  if (merge && merge.total_cost_usd > 0 && !ctx.quiet)
-    say(
-      `raymond merge: ${merge.turns.length} resolution turn(s), $${merge.total_cost_usd.toFixed(4)}, on top of the steps' cost below (raymond --status ${outcome.workflowId} shows the total)`,
-    );
-  if (outcome.error !== undefined) say(`raymond: ${outcome.error}`);
-  if (summary !== undefined) say(summary);
-  if (outcome.status === 'asking') {
-    for (const a of outcome.asks) say(`[${a.agent_id}] asks (${a.id}): ${a.prompt.split('\n')[0]}`);
-    say(
-      `answer with: ${answerCommand(outcome.workflowId, ctx.stateDirGiven)}${outcome.asks.length > 1 ? ' (the oldest ask), or --answer ASK_ID=TEXT' : ''}`,
-    );
-  } else if (outcome.status !== 'completed') {
-    say(`resume with: ${resumeCommand(outcome.workflowId, ctx)}`);
-  }
-  if (ctx.verbose) {
-    const w = outcome.stateWrites;
-    say(
-      `state file ${outcome.stateFile}: ${w.writes} writes (${w.snapshots} snapshots), ${w.bytes} bytes`,
-    );
-  }
 }

@@ -2,7 +2,7 @@ import type { ConfigValues, QueueConfigValues } from '../config/config-file.js';
 import type { QueueSettings, ResumeOverrides, RunSettings } from '../runtime/run-settings.js';
 import { isEmptyGrant } from '../language/grant.js';
 import { configCommands, configUrls } from '../notify/hook-spec.js';
-import { DEFAULT_PUSH_REMOTE } from '../settings/run-settings-table.js';
+import { DEFAULT_PUSH_REMOTE } from '../settings/run-setting-defaults.js';
 import type { DefaultContext } from '../settings/setting.js';
 import {
   flagOverrides,

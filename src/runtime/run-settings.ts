@@ -1,7 +1,7 @@
 import { freemem } from 'node:os';
 import type { RunOptions } from '../../machines/types.js';
 import type { Grant } from '../language/grant.js';
-import { DEFAULT_PUSH_REMOTE } from '../settings/run-settings-table.js';
+import { DEFAULT_PUSH_REMOTE } from '../settings/run-setting-defaults.js';
 import {
   fromStoredOptions,
   storedOptions,

@@ -6,7 +6,7 @@ import { Sandbox } from '../helpers/cli.js';
 import {
   DEFAULT_BUDGET_USD,
   DEFAULT_TIMEOUT_SECONDS,
-} from '../../src/settings/run-settings-table.js';
+} from '../../src/settings/run-setting-defaults.js';
 
 const box = new Sandbox();
 after(() => box.remove());

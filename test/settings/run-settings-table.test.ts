@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { RUN_SETTINGS } from '../../src/settings/run-settings-table.js';
 import {
   DEFAULT_BUDGET_USD,
   DEFAULT_TIMEOUT_SECONDS,
-  RUN_SETTINGS,
-} from '../../src/settings/run-settings-table.js';
+} from '../../src/settings/run-setting-defaults.js';
 import { SettingProblem, attributeName, type AnySetting } from '../../src/settings/setting.js';
 import { configTemplate } from '../../src/config/config-file.js';
 

@@ -4,7 +4,7 @@ import {
   DEFAULT_BUDGET_USD,
   DEFAULT_MAX_PARALLEL,
   QUEUE_MAX_PARALLEL,
-} from '../../src/settings/run-settings-table.js';
+} from '../../src/settings/run-setting-defaults.js';
 import {
   flagOverrides,
   fromStoredOptions,

@@ -1,0 +1,115 @@
+import { Option, type Command } from 'commander';
+import { integer, money, settingOption } from './options.js';
+import { EXIT } from './exit-codes.js';
+import { jsonError, type CliResult } from './dispatch.js';
+import { RUN_SETTINGS } from '../settings/run-settings-table.js';
+import { DEFAULT_BUDGET_USD } from '../settings/run-setting-defaults.js';
+
+/**
+ * Adds the "Serving and many machines" commands: `serve` (and `serve list`),
+ * `worker` and `workers`. Their modules load only when one runs, so a local run
+ * never loads the server or the queue. Returns `serve`, whose `list` subcommand
+ * the caller gives Raymond's usage errors like every other command.
+ */
+export function addServingCommands(program: Command, result: CliResult, version: string): Command {
+  program.commandsGroup('Serving and many machines:');
+  const serve = program
+    .command('serve')
+    .description(
+      'serve the workflows of --root folders over HTTP: start runs, follow their events, answer their asks',
+    )
+    .option(
+      '--root <dir>',
+      'a folder of workflows to serve (repeatable; config [raymond.serve] root)',
+      (v: string, acc: string[] = []) => [...acc, v],
+    )
+    .addOption(
+      new Option('--port <port>', 'port to listen on (default 8080; 0: any free port)').argParser(
+        integer(0, 65535),
+      ),
+    )
+    .option('--host <host>', 'address to listen on (default 127.0.0.1; any other needs a token)')
+    .option(
+      '--launch <id>',
+      'start a run of this workflow once the server is up (repeatable)',
+      (v: string, acc: string[] = []) => [...acc, v],
+    )
+    .option(
+      '--workdir <dir>',
+      "runs' default directory; a run's working_directory must be inside it",
+    )
+    .option(
+      '--clean',
+      'move the unfinished runs of the pool to .raymond/serve-state/abandoned/<time>/ instead of resuming them',
+    )
+    .option(
+      '--token <token>',
+      'the token requests must carry (Authorization: Bearer, or /login); "generate" makes one and prints it once; default $RAYMOND_SERVE_TOKEN',
+    )
+    .addOption(
+      new Option(
+        '--budget <usd>',
+        `budget of runs whose request and manifest give none (default: the config's, else ${DEFAULT_BUDGET_USD})`,
+      ).argParser(money),
+    )
+    .option(
+      '--dangerously-skip-permissions',
+      "let the runs' Claude Code turns run any tool without asking (trusted workflows only)",
+    )
+    .addOption(settingOption(RUN_SETTINGS.claude_bin))
+    .action(async (opts: import('./serve-command.js').ServeFlags) => {
+      const { serveCommand } = await import('./serve-command.js');
+      result.exitCode = await serveCommand(opts, version);
+    });
+  serve
+    .command('list')
+    .description(
+      'list the runs of the serve pool (.raymond/serve-state/), one id per line; no server needed',
+    )
+    .option('--json', 'the ids and statuses as JSON')
+    .action(async (opts: { json?: boolean }) => {
+      result.jsonError = opts.json ? jsonError : null;
+      const { serveList } = await import('./serve-command.js');
+      process.stdout.write(`${await serveList(!!opts.json)}\n`);
+      result.exitCode = EXIT.completed;
+    });
+  program
+    .command('worker')
+    .description('take steps of queued runs (--queue) and run them on this machine, until Ctrl-C')
+    .requiredOption(
+      '--queue <url>',
+      'the Redis the runs queue their steps in: redis://[user:password@]host:port[/db] or rediss://',
+    )
+    .addOption(
+      new Option(
+        '--concurrency <n>',
+        'most steps at once (default: one per 300 MB of free memory, as a local run)',
+      ).argParser(integer(1)),
+    )
+    .option('--name <name>', 'name shown by raymond workers (default: host-pid)')
+    .option(
+      '--workdir <dir>',
+      "this machine's checkout of the project: the run's project folder maps onto it (default: the current folder)",
+    )
+    .option(
+      '--queue-secret-file <file>',
+      'the file holding the shared secret (default: $RAYMOND_QUEUE_SECRET)',
+    )
+    .addOption(settingOption(RUN_SETTINGS.claude_bin))
+    .action(async (opts: import('./worker-command.js').WorkerFlags) => {
+      const { workerCommand } = await import('./worker-command.js');
+      result.exitCode = await workerCommand(opts);
+    });
+  program
+    .command('workers')
+    .description('list the workers of a queue with their load, and its jobs')
+    .requiredOption('--queue <url>', 'the Redis of the queue')
+    .option('--json', 'machine-readable output')
+    .action(async (opts: { queue: string; json?: boolean }) => {
+      result.jsonError = opts.json ? jsonError : null;
+      const { workersCommand } = await import('./worker-command.js');
+      process.stdout.write(`${await workersCommand(opts)}\n`);
+      result.exitCode = EXIT.completed;
+    });
+  return serve;
+}

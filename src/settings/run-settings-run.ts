@@ -1,0 +1,150 @@
+import { MAX_TIMER_MS } from '../timer-delay.js';
+import { DEFAULT_TASK_FOLDER_PATTERN, taskFolderPatternProblem } from '../task-folder-pattern.js';
+import {
+  DEFAULT_WORKTREE_MODE,
+  ON_ASK_MODES,
+  WORKTREE_MODES,
+  type OnAskMode,
+} from '../../machines/types.js';
+import {
+  type DefaultContext,
+  atLeast,
+  numberFromFlag,
+  oneOf,
+  refuse,
+  setting,
+  wholeAtLeast,
+} from './setting.js';
+import { runNameProblem } from './run-name.js';
+import {
+  DEFAULT_BUDGET_USD,
+  DEFAULT_MAX_PARALLEL,
+  DEFAULT_TIMEOUT_SECONDS,
+  QUEUE_MAX_PARALLEL,
+} from './run-setting-defaults.js';
+
+/** A config file's timeout in whole seconds: `ray` writes fractions, and 0 for never (the longest timer Node keeps). */
+function wholeSeconds(seconds: number): number {
+  return seconds === 0 ? Math.floor(MAX_TIMER_MS / 1000) : Math.ceil(seconds);
+}
+
+/** A run's label: one line of a terminal. */
+function label(v: unknown): string {
+  if (typeof v !== 'string') refuse('expected a label');
+  const problem = runNameProblem(v);
+  return problem === undefined ? v : refuse(`the label ${problem}`);
+}
+
+function folderPattern(v: unknown): string {
+  if (typeof v !== 'string') refuse('expected a path pattern');
+  const problem = taskFolderPatternProblem(v);
+  return problem === undefined ? v : refuse(problem);
+}
+
+/** A state file written before on_ask was stored: its run never prompted. */
+const ABSENT_ON_ASK: OnAskMode = 'reject';
+
+/**
+ * The run settings of the help groups Run, Agents and Asking, in the order the
+ * help, the config template and the reference show them (RUN_SETTINGS merges them).
+ */
+export const RUN_AGENT_SETTINGS = {
+  max_parallel: setting({
+    flag: '--max-parallel <n>',
+    run: 'maxParallel',
+    stored: 'max_parallel',
+    scope: 'run',
+    group: 'Run',
+    help: 'most steps running at once',
+    doc: 'Most steps running at once.',
+    example: '4',
+    defaultText: `the number of cores, at least 2; ${QUEUE_MAX_PARALLEL} with a queue`,
+    check: wholeAtLeast(1, 'a whole number, 1 or more'),
+    fromFlag: numberFromFlag,
+    initial: ({ queued }: DefaultContext) => (queued ? QUEUE_MAX_PARALLEL : DEFAULT_MAX_PARALLEL),
+  }),
+  timeout: setting({
+    flag: '--timeout <seconds>',
+    run: 'timeoutSeconds',
+    stored: 'timeout_seconds',
+    scope: 'run',
+    group: 'Run',
+    help: 'kill a step that prints nothing for this long (0: never)',
+    doc: 'Kill a step that prints nothing for this many seconds (0: never, as in ray; fractions round up).',
+    example: String(DEFAULT_TIMEOUT_SECONDS),
+    defaultText: String(DEFAULT_TIMEOUT_SECONDS),
+    check: atLeast(0, 'a number of seconds, 0 or more (0: never)'),
+    fromFlag: numberFromFlag,
+    toRun: wholeSeconds,
+    initial: () => DEFAULT_TIMEOUT_SECONDS,
+  }),
+  budget: setting({
+    flag: '--budget <usd>',
+    run: 'budgetUsd',
+    stored: 'budget_usd',
+    scope: 'run',
+    group: 'Run',
+    help: 'stop starting steps once the run cost more than this; 0 = unlimited',
+    doc: 'Stop starting steps once the run cost more than this many USD (0 = unlimited).',
+    example: DEFAULT_BUDGET_USD.toFixed(1),
+    defaultText: String(DEFAULT_BUDGET_USD),
+    check: atLeast(0, 'an amount in USD, 0 or more (0 = unlimited)'),
+    fromFlag: numberFromFlag,
+    initial: () => DEFAULT_BUDGET_USD,
+  }),
+  name: setting({
+    flag: '--name <label>',
+    run: 'name',
+    stored: 'name',
+    scope: 'run',
+    group: 'Run',
+    help: 'a label for this run, shown in the terminal title, --list and --status (with --resume: a new label)',
+    doc: 'A label for the runs started in this project (as --name): shown in the terminal title, --list and --status.',
+    example: '"nightly refactor"',
+    defaultText: '',
+    check: label,
+  }),
+  worktrees: setting({
+    flag: '--worktrees <mode>',
+    run: 'worktreeMode',
+    stored: 'worktrees',
+    scope: 'run',
+    group: 'Agents',
+    help: 'how agents with worktree="..." get folders: keep-ignored (a pool sized to --max-parallel), clean, or off (one per agent)',
+    doc: 'How agents with worktree="..." get their folders: "keep-ignored" (a pool sized to --max-parallel; ignored files such as node_modules stay between agents), "clean" (the pool, ignored files removed too) or "off" (one folder per agent, kept until it ends).',
+    example: `"${DEFAULT_WORKTREE_MODE}"`,
+    defaultText: DEFAULT_WORKTREE_MODE,
+    choices: WORKTREE_MODES,
+    check: oneOf(WORKTREE_MODES),
+    absentFromState: DEFAULT_WORKTREE_MODE,
+    initial: () => DEFAULT_WORKTREE_MODE,
+  }),
+  task_folder_pattern: setting({
+    run: 'taskFolderPattern',
+    stored: 'task_folder_pattern',
+    scope: 'run',
+    group: 'Agents',
+    help: '',
+    doc: "Where each agent's task folder goes ({{task_folder}}, $RAYMOND_TASK_FOLDER), relative to the project root; {workflow_id} and {agent_id} are filled in. Fixed for a run's life: a resume keeps the run's own.",
+    example: `"${DEFAULT_TASK_FOLDER_PATTERN}"`,
+    defaultText: DEFAULT_TASK_FOLDER_PATTERN,
+    check: folderPattern,
+    absentFromState: DEFAULT_TASK_FOLDER_PATTERN,
+    initial: () => DEFAULT_TASK_FOLDER_PATTERN,
+  }),
+  on_ask: setting({
+    flag: '--on-ask <mode>',
+    run: 'onAsk',
+    stored: 'on_ask',
+    scope: 'run',
+    group: 'Asking',
+    help: "what a state's <ask> does: prompt (ask at this terminal), pause (exit 2 with a JSON once every agent waits; answer with --resume ID --input TEXT), reject (pause an agent that asks)",
+    doc: 'What a state\'s <ask> does: "prompt" asks at the terminal while the other agents go on, "pause" ends the run with exit 2 once every live agent waits (answer with --resume ID --input TEXT), "reject" pauses an agent that asks.',
+    example: '"pause"',
+    defaultText: 'prompt at a terminal, else reject',
+    choices: ON_ASK_MODES,
+    check: oneOf(ON_ASK_MODES),
+    absentFromState: ABSENT_ON_ASK,
+    initial: ({ interactive }: DefaultContext): OnAskMode => (interactive ? 'prompt' : 'reject'),
+  }),
+};
