@@ -1,4 +1,5 @@
-import type { StateRef, WorkflowGraph, WorkflowRef } from './workflow-graph.js';
+import type { WorkflowGraph } from './workflow-graph.js';
+import type { StateRef, WorkflowRef } from './workflow-node.js';
 
 /** What a box of a diagram stands for (`workflow`: another workflow a cross-workflow tag leads into). */
 export type DiagramNodeKind =

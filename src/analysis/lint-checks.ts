@@ -1,6 +1,7 @@
 import { backendOf } from '../backends/agent-backend.js';
 import { ATTRIBUTE_ENV_PREFIX, exportedAsIs } from '../executors/attribute-env.js';
-import { RESERVED_FORK_ATTRIBUTES, taskOf, worktreeOf } from '../language/decide.js';
+import { RESERVED_FORK_ATTRIBUTES } from '../language/decide.js';
+import { taskOf, worktreeOf } from '../language/placement-attributes.js';
 import { RaymondError } from '../errors.js';
 import { parseDuration } from '../language/duration.js';
 import { formatAllowed, formatTag, implicitTag, matches } from '../language/policy.js';
@@ -8,7 +9,7 @@ import { FORCE_IMPLICIT_PROBLEM } from '../language/frontmatter.js';
 import { isMarkdown } from '../scope/extensions.js';
 import type { Problem } from './lint-checks-table.js';
 import { grantChecks } from './lint-grant.js';
-import { refKey, type StateRef, type Transition, type WorkflowNode } from './workflow-graph.js';
+import { refKey, type StateRef, type Transition, type WorkflowNode } from './workflow-node.js';
 
 /** The checks that need only one state: its frontmatter, its tags and where they point. */
 export function stateChecks(node: WorkflowNode): Problem[] {

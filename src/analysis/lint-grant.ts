@@ -3,7 +3,7 @@ import { isAbsolute } from 'node:path';
 import { backendOf } from '../backends/agent-backend.js';
 import { CLAUDE_TOOLS, toolName } from '../language/grant.js';
 import type { Problem } from './lint-checks-table.js';
-import type { WorkflowNode } from './workflow-graph.js';
+import type { WorkflowNode } from './workflow-node.js';
 
 type Report = (check: Problem['check'], message: string) => void;
 

@@ -1,5 +1,6 @@
 import type { Problem } from './lint-checks-table.js';
-import type { StateRef, WorkflowGraph, WorkflowNode } from './workflow-graph.js';
+import type { WorkflowGraph } from './workflow-graph.js';
+import type { StateRef, WorkflowNode } from './workflow-node.js';
 
 /**
  * `everything`: every state an agent or its workers may run.

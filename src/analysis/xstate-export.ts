@@ -1,5 +1,6 @@
 import { stateIds } from './diagram-model.js';
-import type { StateRef, WorkflowGraph } from './workflow-graph.js';
+import type { WorkflowGraph } from './workflow-graph.js';
+import type { StateRef } from './workflow-node.js';
 
 /** One transition of an XState machine config. */
 export interface XStateTransition {

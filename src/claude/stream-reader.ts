@@ -1,5 +1,6 @@
-import { describeDenial, toolDetail, type ToolDenial } from '../executors/tool-denial.js';
+import { describeDenial, type ToolDenial } from '../executors/tool-denial.js';
 import { resetFromText } from './reset-text.js';
+import { LIMIT_TEXT, describeTool, toEpochMs, tokens, type Json } from './stream-fields.js';
 
 /** What Raymond takes from one `claude -p --output-format stream-json` run. */
 export interface StreamSummary {
@@ -51,43 +52,6 @@ export type StreamProgress =
  * maximum length.
  */
 export const MAX_LINE_CHARS = 16 * 2 ** 20;
-
-type Json = Record<string, unknown>;
-
-const LIMIT_TEXT =
-  /usage limit|limit reached|rate limit|out of (extra )?usage|hit your (\w+ )?limit/i;
-
-function tokens(u: unknown): number {
-  if (!u || typeof u !== 'object') return 0;
-  const o = u as Record<string, unknown>;
-  let sum = 0;
-  for (const key of [
-    'input_tokens',
-    'output_tokens',
-    'cache_read_input_tokens',
-    'cache_creation_input_tokens',
-    'inputTokens',
-    'outputTokens',
-    'cacheReadInputTokens',
-    'cacheCreationInputTokens',
-  ]) {
-    const v = o[key];
-    if (typeof v === 'number') sum += v;
-  }
-  return sum;
-}
-
-function describeTool(name: string, input: Json): string {
-  const detail = toolDetail(input).slice(0, 120);
-  return detail ? `[${name}] ${detail}` : `[${name}]`;
-}
-
-/** Epoch seconds or milliseconds, or an ISO date, to epoch milliseconds. */
-function toEpochMs(v: unknown): number | undefined {
-  if (typeof v === 'number') return v < 1e12 ? v * 1000 : v;
-  if (typeof v === 'string' && !Number.isNaN(Date.parse(v))) return Date.parse(v);
-  return undefined;
-}
 
 /**
  * Reads a stream-json output as it arrives. Lines may be several MB long;

@@ -1,5 +1,5 @@
 import type { RunEvent } from '../../machines/run-events.js';
-import type { RunOutcome } from '../runtime/compose-run.js';
+import type { RunOutcome } from '../runtime/run-types.js';
 import type { PermissionDenial, RunProgress } from '../runtime/run-progress.js';
 import { duration } from './text-layout.js';
 

@@ -1,22 +1,15 @@
 import { basename, dirname, join } from 'node:path';
-import { createActor, toPromise, type InspectionEvent } from 'xstate';
+import { createActor, toPromise } from 'xstate';
 import { agentMachine } from '../../machines/agent.machine.js';
-import type { RunEvent, RunEventSink } from '../../machines/run-events.js';
+import type { RunEvent } from '../../machines/run-events.js';
 import { storeFromState } from '../../machines/run-store.js';
 import { supervisorMachine } from '../../machines/supervisor.machine.js';
 import { askExpired, pendingAsks } from '../../machines/asks.js';
-import type {
-  AgentAsk,
-  AgentRecord,
-  RunStatus,
-  WorkflowState,
-  WorktreeRef,
-} from '../../machines/types.js';
+import type { AgentRecord, WorkflowState } from '../../machines/types.js';
 import { createAskClock } from './ask-clock.js';
 import { createClaudeExecutor } from '../claude/claude-executor.js';
 import { backendExecutor } from '../backends/agent-backend.js';
 import { createPiExecutor } from '../pi/pi-executor.js';
-import type { StateExecutor } from '../executors/executor.js';
 import { createScriptExecutor } from '../executors/script-executor.js';
 import { createSpawnerPool } from '../executors/spawner-pool.js';
 import { createValueFiles } from '../executors/value-files.js';
@@ -27,61 +20,19 @@ import {
 } from '../language/language-service.js';
 import type { ScopeSet } from '../scope/scope-set.js';
 import { DebugLog } from '../state/debug-log.js';
-import { createPersister, type PersisterStats } from '../state/persister.js';
+import { createPersister } from '../state/persister.js';
 import { frameCounts } from './run-progress.js';
 import { markdownSlots, type RunSettings } from './run-settings.js';
 import { createRunStep } from './step-actor.js';
 import { createTaskFolders, projectRootOf, withTaskFolders } from './task-folders.js';
-import { createWorktreePool, type WorktreePoolStats } from '../worktrees/worktree-pool.js';
+import { createWorktreePool } from '../worktrees/worktree-pool.js';
 import { createWarmSessions } from '../claude/warm-sessions.js';
 import { errorMessage } from '../errors.js';
 import { openQueue, type QueuedRun } from './queued-run.js';
+import type { RunHooks, RunOutcome } from './run-types.js';
 
-/** What a run is given besides its workflow and settings: where its events go and how it is stopped. */
-export interface RunHooks {
-  /** Receives every event of the run, in order. */
-  onEvent: RunEventSink;
-  /** Where parsing and rendering run: by default small outputs inline, the rest on worker threads; or all `pool`, or all `inline` (benchmarks). */
-  language?: 'pool' | 'inline';
-  /** Aborted: start no new step, let running ones finish. */
-  drain?: AbortSignal;
-  /** Aborted: stop every step now. Either way the run stays resumable. */
-  kill?: AbortSignal;
-  /** Replaces the Claude Code executor (benchmarks, tests). */
-  markdown?: StateExecutor;
-  stats?: PersisterStats;
-  /** Receives every inspection event of the actor system (`--inspect`, `--trace`). */
-  inspect?: (event: InspectionEvent) => void;
-  /** Called once the run started, with a way to answer its asks while it runs (`--on-ask=prompt`). */
-  onControl?: (control: RunControl) => void;
-}
-
-/** What a front end can do to a running run. */
-export interface RunControl {
-  /** Answers a pending ask; an ask already answered or timed out is left as it is. */
-  answer(askId: string, text: string): void;
-}
-
-export interface RunOutcome {
-  workflowId: string;
-  /** Short name of the run's own workflow (its folder's, or its file's without extension). */
-  workflow: string;
-  status: RunStatus;
-  totalCostUsd: number;
-  results: Record<string, string>;
-  error?: string;
-  stateFile: string;
-  /** Agents paused on a usage limit with a known reset time, if that is all that is left. */
-  waitUntil?: number;
-  /** Every agent's worktree, as it stands at the end of the run. */
-  worktrees: Array<WorktreeRef & { agent: string }>;
-  /** What the worktree pool did: folders made, reused, most alive at once. */
-  worktreePool: WorktreePoolStats;
-  /** What this process wrote to the state folder. */
-  stateWrites: { writes: number; bytes: number; snapshots: number };
-  /** The asks still waiting for an answer, oldest first (the run's status is `asking` when nothing else is left). */
-  asks: AgentAsk[];
-}
+// Still re-exported for src/cli/run-command.ts, which another change of this issue splits; new code imports run-types.js.
+export type { RunControl, RunOutcome } from './run-types.js';
 
 /** Asks whose time ran out while no run watched them: settled as the run starts. */
 function dueAsks(agents: Iterable<AgentRecord>): Array<{ agentId: string; askId: string }> {

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { timerDelay } from '../timer-delay.js';
-import type { RunOutcome } from './compose-run.js';
+import type { RunOutcome } from './run-types.js';
 
 /** How long past a usage limit's reset the run waits: a reset told to the minute may lift a few seconds late. */
 export const RESET_MARGIN_MS = 5_000;

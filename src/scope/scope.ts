@@ -1,5 +1,4 @@
 import { readFile, readdir, stat } from 'node:fs/promises';
-import { existsSync } from 'node:fs';
 import { basename, dirname, join, resolve as resolvePath } from 'node:path';
 import { RaymondError } from '../errors.js';
 import type { ScopeRef } from '../../machines/types.js';
@@ -7,12 +6,10 @@ import {
   HOST_PLATFORM,
   STATE_EXTENSIONS,
   extensionOf,
-  isMarkdown,
   stateExtensions,
   type ScriptPlatform,
 } from './extensions.js';
-import { entryOf, resolveTarget } from './resolve-target.js';
-import { decodeUtf8 } from './utf8.js';
+import { FileScope } from './file-scope.js';
 import {
   folderBackend,
   folderGrant,
@@ -22,7 +19,6 @@ import {
 } from './backend-spec.js';
 import type { Grant } from '../language/grant.js';
 import { YamlScope, isYamlPath } from './yaml-scope.js';
-import { createHash } from 'node:crypto';
 import { extractStates } from './zip-extract.js';
 import { localWorkflowPath } from './remote-zip.js';
 import { checkZipHash } from './zip-hash.js';
@@ -70,95 +66,6 @@ export interface OpenOptions {
 }
 
 export { ENTRY_NAMES } from './resolve-target.js';
-
-class FileScope implements Scope {
-  readonly ref: ScopeRef;
-  readonly name: string;
-  /** Set by openScope from the workflow's manifest. */
-  backend: BackendSpec | undefined;
-  /** Set by openScope from the workflow's manifest. */
-  grant: Grant | undefined;
-  private readonly texts = new Map<string, Promise<string>>();
-
-  constructor(
-    kind: ScopeRef['kind'],
-    path: string,
-    /** The state to start at, as the user wrote it (resolved like a target); else 1_START or START. */
-    entry: string | undefined,
-    private readonly files: ReadonlySet<string>,
-    /** Reads a state file's bytes from `dir`. */
-    private readonly readBytes: (file: string) => Promise<Buffer>,
-    /** Directory holding the state files: the folder, or where an archive's were extracted. */
-    private readonly dir: string,
-    /** State file extensions of the platform the scope resolves for. */
-    private readonly exts: readonly string[],
-    /** Removes what was extracted, for an archive. */
-    private readonly cleanup: (() => Promise<void>) | undefined,
-    /** False for a scope a cross-workflow tag entered at a named state: it needs no entry of its own. */
-    requireEntry: boolean,
-  ) {
-    this.name = sanitizeName(
-      kind === 'dir' ? folderName(path) : basename(path).replace(/\.[^.]*$/, ''),
-    );
-    this.ref = { kind, path, entry: entryOf(files, exts, entry, path, requireEntry) };
-  }
-
-  resolve(target: string, source: string): string {
-    return resolveTarget(this.files, this.exts, target, source, this.ref.path);
-  }
-
-  readText(file: string): Promise<string> {
-    let text = this.texts.get(file);
-    if (!text) {
-      text = this.readBytes(file).then((bytes) => decodeUtf8(bytes, this.display(file)));
-      this.texts.set(file, text);
-    }
-    return text;
-  }
-
-  async scriptPath(file: string): Promise<string> {
-    return join(this.dir, file);
-  }
-
-  stateFiles(): string[] {
-    return [...this.files].filter((f) => this.exts.includes(extensionOf(f) ?? '')).sort();
-  }
-
-  async fingerprints(): Promise<Record<string, string>> {
-    const out: Record<string, string> = {};
-    for (const file of this.stateFiles()) {
-      if (isMarkdown(file)) await this.readText(file);
-      out[file] = createHash('sha256')
-        .update(await this.readBytes(file))
-        .digest('hex');
-    }
-    return out;
-  }
-
-  display(file: string): string {
-    return this.ref.kind === 'zip' ? `${this.ref.path}:${file}` : join(this.dir, file);
-  }
-
-  async dispose(): Promise<void> {
-    await this.cleanup?.();
-  }
-}
-
-/**
- * A folder workflow's name: the folder's, but a skill package's `states/`
- * folder (one beside a `workflow.yaml` manifest) takes the package's name, so
- * its runs are `approval-1a2b3c4d`, not `states-...`.
- */
-function folderName(path: string): string {
-  const parent = dirname(path);
-  return basename(path) === 'states' && existsSync(join(parent, 'workflow.yaml'))
-    ? basename(parent)
-    : basename(path);
-}
-
-function sanitizeName(name: string): string {
-  return name.replace(/[^A-Za-z0-9_-]+/g, '-').replace(/^-+|-+$/g, '') || 'workflow';
-}
 
 async function readDirFiles(dir: string): Promise<Set<string>> {
   const entries = await readdir(dir, { withFileTypes: true });

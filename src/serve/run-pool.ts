@@ -6,7 +6,7 @@ import type { RunEvent } from '../../machines/run-events.js';
 import type { AgentAsk } from '../../machines/types.js';
 import { formatError } from '../errors.js';
 import { resumeWorkflow, startWorkflow } from '../runtime/start-run.js';
-import type { RunOutcome } from '../runtime/compose-run.js';
+import type { RunOutcome } from '../runtime/run-types.js';
 import type { ResumeOverrides, RunSettings } from '../runtime/run-settings.js';
 import { resumeSpecifier } from '../scope/scope.js';
 import { readStateFile, stateFilePath } from '../state/state-file.js';

@@ -1,6 +1,6 @@
 import type { RunEvent } from '../../machines/run-events.js';
 import type { AgentAsk, WorkflowState } from '../../machines/types.js';
-import type { RunControl } from '../runtime/compose-run.js';
+import type { RunControl } from '../runtime/run-types.js';
 import { LOGGED_EVENTS, RECENT_EVENTS } from '../web/live-snapshot.js';
 import { EventBuffer } from './event-buffer.js';
 import { rayEnvelopes } from './sse-envelopes.js';

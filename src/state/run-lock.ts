@@ -13,6 +13,7 @@ import { hostname } from 'node:os';
 import { Type as T, type Static } from '@sinclair/typebox';
 import { RaymondError } from '../errors.js';
 import { checked } from '../schema-problem.js';
+import { processStart, running } from './process-identity.js';
 
 /**
  * What a lock file holds, as a TypeBox schema: a lock another process wrote
@@ -48,39 +49,6 @@ export interface LockHolder extends LockInfo {
  * file may be a live lock being written. Older than this, it is a crash's.
  */
 export const UNREADABLE_LOCK_GRACE_MS = 10_000;
-
-function readText(path: string): string | undefined {
-  try {
-    return readFileSync(path, 'utf8');
-  } catch {
-    return undefined;
-  }
-}
-
-/** Fields of /proc/PID/stat after the command name, which may itself hold spaces and parentheses. */
-function procStat(pid: number): string[] | undefined {
-  const stat = readText(`/proc/${pid}/stat`);
-  return stat === undefined ? undefined : stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-}
-
-/** The identity of the process that has `pid` now: boot id and start time (clock ticks since boot). */
-function processStart(pid: number): string | undefined {
-  const boot = readText('/proc/sys/kernel/random/boot_id')?.trim();
-  // Field 22 of stat, the 20th after the name.
-  const start = procStat(pid)?.[19];
-  return boot && start ? `${boot}/${start}` : undefined;
-}
-
-function running(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-  // A zombie has exited: its lock is stale.
-  const stat = procStat(pid);
-  return stat === undefined || stat[0] !== 'Z';
-}
 
 /** One look at a lock file: its inode, content and age, read through one descriptor so they belong together. */
 interface Snapshot {

@@ -1,11 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { join } from 'node:path';
-import {
-  loadWorkflowGraph,
-  type Transition,
-  type WorkflowGraph,
-} from '../../src/analysis/workflow-graph.js';
+import { loadWorkflowGraph, type WorkflowGraph } from '../../src/analysis/workflow-graph.js';
+import type { Transition } from '../../src/analysis/workflow-node.js';
 import { ROOT, Sandbox, sh } from '../helpers/cli.js';
 
 const box = new Sandbox();

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { RunOutcome } from '../../src/runtime/compose-run.js';
+import type { RunOutcome } from '../../src/runtime/run-types.js';
 import { RESET_MARGIN_MS, waitOutUsageLimits } from '../../src/runtime/usage-limit-wait.js';
 
 const outcome = (status: string, waitUntil?: number): RunOutcome =>

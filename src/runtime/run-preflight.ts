@@ -1,0 +1,71 @@
+import { findClaude } from '../claude/find-claude.js';
+import { backendOf, type AgentBackend } from '../backends/agent-backend.js';
+import { RaymondError } from '../errors.js';
+import type { StateExecutor } from '../executors/executor.js';
+import { parseStateSource } from '../language/frontmatter.js';
+import { preflightPi } from '../pi/find-pi.js';
+import { isMarkdown } from '../scope/extensions.js';
+import type { Scope } from '../scope/scope.js';
+import { checkQueue } from './queued-run.js';
+import type { RunSettings } from './run-settings.js';
+import { layeredGrant } from './state-grant.js';
+
+// The checks a run passes before anything is written (its agent CLI, its grants): kept apart from
+// start-run.ts, which opens, locks and composes the run once they pass.
+
+/**
+ * A run needs its agent CLI before anything is written: Claude Code when it
+ * begins with a markdown state (a folder may hold markdown files no state
+ * reaches, a README say, so other runs find out at their first markdown
+ * step), and pi, checked with `pi --version`, whenever its workflow runs on
+ * pi (again on every resume).
+ */
+export async function checkBackend(
+  scope: Scope,
+  first: string[],
+  settings: RunSettings,
+  markdown: StateExecutor | undefined,
+): Promise<void> {
+  const backend = backendOf(scope.backend);
+  for (const [flag, problem] of [
+    ['--model', settings.model && backend.modelProblem(settings.model)],
+    ['--effort', settings.effort && backend.effortProblem(settings.effort)],
+  ] as const) {
+    if (problem)
+      throw new RaymondError(
+        'ERR_USAGE',
+        `${flag}: ${problem}${backend.name === 'pi' ? ' (this workflow runs on pi)' : ''}`,
+      );
+  }
+  await checkGrants(scope, settings, backend);
+  // A queued run's turns run on the workers, which look for their CLI themselves; its queue is checked instead.
+  if (settings.queue) checkQueue(settings.queue);
+  else if (markdown) return;
+  else if (scope.backend?.name === 'pi')
+    await preflightPi({ ...process.env, ...settings.environment });
+  else if (first.some(isMarkdown)) findClaude(settings.claudeBin);
+}
+
+/**
+ * Every markdown state's grant against the workflow's backend, before
+ * anything is written: a key the backend cannot honour refuses the run
+ * with the line lint gives. A frontmatter that does not parse is left to
+ * the step that runs it.
+ */
+async function checkGrants(
+  scope: Scope,
+  settings: RunSettings,
+  backend: AgentBackend,
+): Promise<void> {
+  for (const file of scope.stateFiles().filter(isMarkdown)) {
+    let policy;
+    try {
+      policy = parseStateSource(await scope.readText(file), file).policy;
+    } catch {
+      continue;
+    }
+    const problem = backend.grantProblem(layeredGrant(settings.grant, scope.grant, policy.grant));
+    if (problem !== undefined)
+      throw new RaymondError('ERR_GRANT', problem, { file: scope.display(file) });
+  }
+}
