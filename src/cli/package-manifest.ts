@@ -33,6 +33,6 @@ export async function applyPackageManifest(
     throw new RaymondError('ERR_USAGE', 'this workflow takes no input (input.mode: none): leave out --input', {
       file,
     });
-  const budgetGiven = givenFlags(cli as Record<string, unknown>).budget !== undefined || config.budget !== undefined;
+  const budgetGiven = givenFlags(cli).budget !== undefined || config.budget !== undefined;
   return budgetGiven || entry.default_budget <= 0 ? settings : { ...settings, budgetUsd: entry.default_budget };
 }

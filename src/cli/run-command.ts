@@ -1,5 +1,5 @@
 import type { RunEvent } from '../../machines/run-events.js';
-import type { RunControl, RunOutcome } from '../runtime/compose-run.js';
+import type { RunControl, RunOutcome } from '../runtime/run-types.js';
 import { emptyProgress, trackProgress } from '../runtime/run-progress.js';
 import { resumeWorkflow, startWorkflow } from '../runtime/start-run.js';
 import { waitOutUsageLimits } from '../runtime/usage-limit-wait.js';

@@ -1,5 +1,5 @@
 import { dirname } from 'node:path';
-import type { RunOutcome } from '../runtime/compose-run.js';
+import type { RunOutcome } from '../runtime/run-types.js';
 import { mergedInto, readMergeState } from '../merge/merge-state.js';
 import type { CliContext } from './cli-context.js';
 import { worktreeHeader, worktreeLines } from './run-summary.js';

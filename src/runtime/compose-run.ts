@@ -31,9 +31,6 @@ import { errorMessage } from '../errors.js';
 import { openQueue, type QueuedRun } from './queued-run.js';
 import type { RunHooks, RunOutcome } from './run-types.js';
 
-// Still re-exported for src/cli/run-command.ts, which another change of this issue splits; new code imports run-types.js.
-export type { RunControl, RunOutcome } from './run-types.js';
-
 /** Asks whose time ran out while no run watched them: settled as the run starts. */
 function dueAsks(agents: Iterable<AgentRecord>): Array<{ agentId: string; askId: string }> {
   const now = Date.now();
