@@ -11,7 +11,6 @@ export type {
   SupervisorContext,
   SupervisorEmitted,
   SupervisorEvent,
-  SupervisorInput,
   SupervisorOutput,
 } from './supervisor-types.js';
 
