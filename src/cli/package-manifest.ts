@@ -30,9 +30,15 @@ export async function applyPackageManifest(
       { file },
     );
   if (entry.input.mode === 'none' && cli.input !== undefined)
-    throw new RaymondError('ERR_USAGE', 'this workflow takes no input (input.mode: none): leave out --input', {
-      file,
-    });
+    throw new RaymondError(
+      'ERR_USAGE',
+      'this workflow takes no input (input.mode: none): leave out --input',
+      {
+        file,
+      },
+    );
   const budgetGiven = givenFlags(cli).budget !== undefined || config.budget !== undefined;
-  return budgetGiven || entry.default_budget <= 0 ? settings : { ...settings, budgetUsd: entry.default_budget };
+  return budgetGiven || entry.default_budget <= 0
+    ? settings
+    : { ...settings, budgetUsd: entry.default_budget };
 }
