@@ -1,5 +1,6 @@
 import type { RunEventSink } from '../../machines/run-events.js';
 import { RaymondError } from '../errors.js';
+import { denialEvent } from '../executors/tool-denial.js';
 import {
   timeoutName,
   type Execution,
@@ -186,15 +187,7 @@ export function createClaudeExecutor(options: ClaudeOptions): StateExecutor {
               type: 'detail',
               text: `[${agentId}] skipped a line that is not JSON: ${p.text}`,
             });
-          else if (p.kind === 'denied')
-            options.emit({
-              type: 'permission.denied',
-              agentId,
-              state: req.file,
-              tool: p.denial.tool,
-              input: p.denial.input,
-              shown: describeDenial(p.denial),
-            });
+          else if (p.kind === 'denied') options.emit(denialEvent(agentId, req.file, p.denial));
           else if (p.kind === 'cut')
             options.emit({
               type: 'warning',

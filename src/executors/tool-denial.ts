@@ -1,3 +1,5 @@
+import type { RunEvent } from '../../machines/run-events.js';
+
 /** One tool call a turn's permissions (or its state's `tools`) refused: the tool and its input as the model gave it. */
 export interface ToolDenial {
   tool: string;
@@ -16,4 +18,20 @@ export function toolDetail(input: Record<string, unknown>): string {
 export function describeDenial(d: ToolDenial): string {
   const detail = toolDetail(d.input);
   return detail ? `${d.tool}(${detail.length > 80 ? `${detail.slice(0, 79)}…` : detail})` : d.tool;
+}
+
+/** The event a denied call makes as it happens, the same for every backend that reports one. */
+export function denialEvent(
+  agentId: string,
+  state: string,
+  denial: ToolDenial,
+): Extract<RunEvent, { type: 'permission.denied' }> {
+  return {
+    type: 'permission.denied',
+    agentId,
+    state,
+    tool: denial.tool,
+    input: denial.input,
+    shown: describeDenial(denial),
+  };
 }

@@ -8,7 +8,7 @@ import {
 } from '../executors/executor.js';
 import { oneLine } from '../executors/one-line.js';
 import { runProcess } from '../executors/run-process.js';
-import { describeDenial } from '../executors/tool-denial.js';
+import { denialEvent, describeDenial } from '../executors/tool-denial.js';
 import type { PiOptions } from '../scope/backend-spec.js';
 import { piArgs, piTools, type PiSession } from './pi-argv.js';
 import { preflightPi } from './find-pi.js';
@@ -115,15 +115,7 @@ export function createPiExecutor(o: PiExecutorOptions): StateExecutor {
               type: 'detail',
               text: `[${agentId}] skipped a line that is not JSON: ${p.text}`,
             });
-          else if (p.kind === 'denied')
-            o.emit({
-              type: 'permission.denied',
-              agentId,
-              state: req.file,
-              tool: p.denial.tool,
-              input: p.denial.input,
-              shown: describeDenial(p.denial),
-            });
+          else if (p.kind === 'denied') o.emit(denialEvent(agentId, req.file, p.denial));
         },
         req.grant?.tools && new Set(piTools(req.grant.tools)),
       );
