@@ -26,7 +26,7 @@ const LAYERS = [
   ['src/queue'],
   ['src/settings'],
   ['src/config', 'src/analysis', 'src/runtime', 'src/merge'],
-  ['src/serve'],
+  ['src/serve', 'src/testing'],
   ['src/cli'],
 ];
 /** The server's modules the browser client imports: esbuild bundles them into the pages. */

@@ -109,6 +109,12 @@ export type ErrorCode =
   | 'ERR_QUEUE_SECRET'
   /** A worker refused a job: its signature or its files did not check out. */
   | 'ERR_QUEUE_REFUSED'
+  /** A workflow test file (`tests/*.test.yaml`) that cannot be used: not YAML, a key of the wrong shape, a workflow that is not there. */
+  | 'ERR_TEST_FILE'
+  /** `raymond test`: at least one workflow test failed. */
+  | 'ERR_TEST_FAILED'
+  /** `raymond record`: the run cannot be turned into a test (no debug logs, a step whose stream is missing). */
+  | 'ERR_RECORD'
   /** A bug in Raymond: the message and, with `--verbose`, the stack say where. */
   | 'ERR_INTERNAL';
 
@@ -141,6 +147,8 @@ const INVALID_CODES = new Set<ErrorCode>([
   'ERR_ASK_REJECTED',
   'ERR_QUEUE_SECRET',
   'ERR_GRANT',
+  'ERR_TEST_FILE',
+  'ERR_RECORD',
 ]);
 
 /** Errors after which the agent is paused (resumable) rather than the run failed. */

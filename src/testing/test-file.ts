@@ -1,0 +1,135 @@
+import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { basename, dirname, join, relative, resolve } from 'node:path';
+import { parseDocument } from 'yaml';
+import { RaymondError } from '../errors.js';
+import { TEST_SPEC_CHECK, type TestSpec, type TextCheck } from './test-spec-schema.js';
+
+/** What a test file's name ends with. */
+export const TEST_SUFFIX = '.test.yaml';
+/** Folders never searched for tests: they hold dependencies, runs and history, not workflows. */
+const SKIPPED = new Set(['node_modules', '.git', '.raymond']);
+
+/** A test file read and checked: its spec, and where its workflow is. */
+export interface LoadedTest {
+  /** The test file, as given or found (relative to where Raymond runs when it can be). */
+  file: string;
+  /** The test's name: `name:`, else the file name without `.test.yaml`. */
+  name: string;
+  /** Absolute path of the workflow under test. */
+  workflow: string;
+  spec: TestSpec;
+}
+
+/** The workflow a test file tests when it does not say: the folder that holds its `tests/` folder, else its own folder. */
+function defaultWorkflow(file: string): string {
+  const folder = dirname(resolve(file));
+  return basename(folder) === 'tests' ? dirname(folder) : folder;
+}
+
+/** Reads one test file; a file Raymond cannot use is one ERR_TEST_FILE naming it and the problem. */
+export function loadTestFile(file: string): LoadedTest {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    throw new RaymondError(
+      'ERR_TEST_FILE',
+      code === 'ENOENT' ? 'no such test file' : `cannot read it (${code})`,
+      {
+        file,
+      },
+    );
+  }
+  const doc = parseDocument(text, { prettyErrors: false });
+  const first = doc.errors[0];
+  if (first)
+    throw new RaymondError('ERR_TEST_FILE', `not valid YAML: ${first.message.split('\n')[0]}`, {
+      file,
+    });
+  const value: unknown = doc.toJS() ?? {};
+  const problem = TEST_SPEC_CHECK.problem(value, 'the test');
+  if (problem) throw new RaymondError('ERR_TEST_FILE', problem, { file });
+  const spec = value as TestSpec;
+  const workflow = spec.workflow ? resolve(dirname(file), spec.workflow) : defaultWorkflow(file);
+  if (!existsSync(workflow))
+    throw new RaymondError(
+      'ERR_TEST_FILE',
+      `its workflow ${relative(process.cwd(), workflow) || '.'} does not exist`,
+      {
+        file,
+      },
+    );
+  if (spec.workdir && !statOrNull(resolve(dirname(file), spec.workdir))?.isDirectory())
+    throw new RaymondError(
+      'ERR_TEST_FILE',
+      `workdir ${spec.workdir} is not a folder beside the test file`,
+      { file },
+    );
+  const checks: Array<[string, TextCheck | null]> = [
+    ...Object.entries(spec.expect?.results ?? {}),
+    ...Object.entries(spec.expect?.files ?? {}),
+  ];
+  for (const [name, check] of checks) {
+    if (check && typeof check === 'object' && !isRegExp(check.match))
+      throw new RaymondError(
+        'ERR_TEST_FILE',
+        `expect of ${name}: ${check.match} is not a regular expression`,
+        {
+          file,
+        },
+      );
+  }
+  return { file, name: spec.name ?? basename(file).slice(0, -TEST_SUFFIX.length), workflow, spec };
+}
+
+function isRegExp(source: string): boolean {
+  try {
+    new RegExp(source);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function statOrNull(path: string) {
+  try {
+    return statSync(path);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The test files under each path, sorted: a `.test.yaml` file is itself; a
+ * folder gives every `.test.yaml` inside a `tests/` folder below it.
+ */
+export function findTestFiles(paths: readonly string[]): string[] {
+  const found = new Set<string>();
+  for (const path of paths) {
+    const stat = statOrNull(path);
+    if (!stat) throw new RaymondError('ERR_USAGE', `${path}: no such file or folder`);
+    if (stat.isFile()) {
+      if (!path.endsWith(TEST_SUFFIX))
+        throw new RaymondError('ERR_USAGE', `${path}: a test file's name ends with ${TEST_SUFFIX}`);
+      found.add(path);
+    } else walk(path, found);
+  }
+  return [...found].sort();
+}
+
+function walk(folder: string, found: Set<string>): void {
+  const entries = readdirSync(folder, { withFileTypes: true }).sort((a, b) =>
+    a.name.localeCompare(b.name),
+  );
+  for (const e of entries) {
+    if (e.isDirectory() && !SKIPPED.has(e.name)) walk(join(folder, e.name), found);
+    else if (e.isFile() && basename(folder) === 'tests' && e.name.endsWith(TEST_SUFFIX))
+      found.add(join(folder, e.name));
+  }
+}
+
+/** A state name as tests write it: the file name without its extension (`REVIEW.md` and `REVIEW` are one state). */
+export function stateStem(state: string): string {
+  return state.replace(/\.(md|sh|bat|ps1)$/i, '');
+}
