@@ -24,22 +24,25 @@ export interface TestFlags {
 async function runAll(
   tests: readonly LoadedTest[],
   flags: TestFlags,
+  signal: AbortSignal,
   shown: (r: TestResult) => void,
 ): Promise<TestResult[]> {
   const results: Array<TestResult | undefined> = [];
   let next = 0;
   let printed = 0;
   const worker = async () => {
-    while (next < tests.length) {
+    while (next < tests.length && !signal.aborted) {
       const i = next++;
       const test = tests[i]!;
       // The test's own flags only: a user's config file must not change what a test does.
       const settings = newRunSettings({}, test.spec.flags ?? {});
-      results[i] = await runTest(test, { settings, keep: !!flags.keep });
+      results[i] = await runTest(test, { settings, keep: !!flags.keep, signal });
       while (results[printed]) shown(results[printed++]!);
     }
   };
-  await Promise.all(Array.from({ length: Math.min(flags.jobs ?? availableParallelism(), tests.length) }, worker));
+  await Promise.all(
+    Array.from({ length: Math.min(flags.jobs ?? availableParallelism(), tests.length) }, worker),
+  );
   return results as TestResult[];
 }
 
@@ -52,9 +55,14 @@ export async function testCommand(paths: readonly string[], flags: TestFlags): P
       `no workflow tests under ${paths.length > 0 ? paths.join(', ') : 'this folder'} (files named tests/*.test.yaml)`,
     );
   const tests = files.map(loadTestFile);
-  const results = await runAll(tests, flags, (r) => {
+  // Ctrl-C stops every test's run; each removes its scratch folder as it ends.
+  const stop = new AbortController();
+  const interrupt = () => stop.abort();
+  process.once('SIGINT', interrupt).once('SIGTERM', interrupt);
+  const results = await runAll(tests, flags, stop.signal, (r) => {
     if (!flags.json) process.stdout.write(`${testLines(r).join('\n')}\n`);
-  });
+  }).finally(() => process.off('SIGINT', interrupt).off('SIGTERM', interrupt));
+  if (stop.signal.aborted) return EXIT.interrupted;
   if (flags.json) process.stdout.write(`${JSON.stringify(suiteJson(results), null, 2)}\n`);
   else process.stdout.write(`${summaryLine(results)}\n`);
   if (flags.junit) writeFileSync(flags.junit, junitXml(results));

@@ -108,13 +108,17 @@ export function checkTest(
 
 function firstDivergence(expect: Expect, record: RunRecord): Divergence | undefined {
   const { outcome } = record;
+  const paths = Object.entries(expect.paths ?? {}).flatMap(([agent, want]) => {
+    const d = pathDivergence(agent, want, record);
+    return d ? [d] : [];
+  });
+  // An agent that went somewhere else is the cause; a turn left unscripted there, its effect.
+  const wentElsewhere = paths.find((d) => !d.got?.startsWith('(the agent ended'));
+  if (wentElsewhere) return wentElsewhere;
   if (record.problems[0]) return record.problems[0];
   if (record.failure !== undefined || !outcome)
     return { what: `the run failed to run: ${record.failure ?? 'no outcome'}` };
-  for (const [agent, want] of Object.entries(expect.paths ?? {})) {
-    const d = pathDivergence(agent, want, record);
-    if (d) return d;
-  }
+  if (paths[0]) return paths[0];
   for (const never of expect.never ?? []) {
     for (const [agent, path] of record.paths) {
       const i = path.indexOf(stateStem(never));

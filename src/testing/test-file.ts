@@ -4,6 +4,7 @@ import { parseDocument } from 'yaml';
 import { RaymondError } from '../errors.js';
 import { SettingProblem } from '../settings/setting.js';
 import { settingOf } from '../settings/setting-values.js';
+import { insideFolder } from './test-sandbox.js';
 import { TEST_SPEC_CHECK, type TestSpec, type TextCheck } from './test-spec-schema.js';
 
 /** What a test file's name ends with. */
@@ -69,6 +70,20 @@ export function loadTestFile(file: string): LoadedTest {
       `workdir ${spec.workdir} is not a folder beside the test file`,
       { file },
     );
+  for (const [key, names] of [
+    ['files', Object.keys(spec.files ?? {})],
+    ['expect.files', Object.keys(spec.expect?.files ?? {})],
+  ] as const) {
+    const outside = names.find((name) => !insideFolder('/work', resolve('/work', name)));
+    if (outside !== undefined)
+      throw new RaymondError(
+        'ERR_TEST_FILE',
+        `${key}: ${outside} is outside the test's working directory`,
+        {
+          file,
+        },
+      );
+  }
   const checks: Array<[string, TextCheck | null]> = [
     ...Object.entries(spec.expect?.results ?? {}),
     ...Object.entries(spec.expect?.files ?? {}),

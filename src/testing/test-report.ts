@@ -15,7 +15,7 @@ function divergenceLines(d: Divergence): string[] {
   if (d.expected !== undefined) lines.push(`      expected: ${d.expected}`);
   if (d.got !== undefined) lines.push(`      got:      ${d.got}`);
   if (d.prompt !== undefined) {
-    const prompt = d.prompt.split('\n');
+    const prompt = d.prompt.trimEnd().split('\n');
     lines.push(`      prompt the model saw${d.state ? ` in ${d.state}` : ''}:`);
     for (const line of prompt.slice(0, PROMPT_LINES)) lines.push(`        | ${line}`);
     if (prompt.length > PROMPT_LINES)

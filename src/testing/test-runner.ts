@@ -33,6 +33,8 @@ export interface RunTestOptions {
   settings: RunSettings;
   /** Keep the scratch folder instead of removing it. */
   keep?: boolean;
+  /** Aborted: stop the run now (Ctrl-C); the scratch folder still goes. */
+  signal?: AbortSignal;
 }
 
 /** Puts the test's working directory in place: its `workdir` copied, then its `files` written; no path may leave it. */
@@ -93,7 +95,9 @@ export async function runTest(test: LoadedTest, options: RunTestOptions): Promis
         e.agentId,
         `${e.type === 'agent.failed' ? 'failed' : 'paused'}: ${e.failure.file ? `${e.failure.file}: ` : ''}${e.failure.message}`,
       );
-    else if (e.type === 'ask.created') answer(e.ask.agent_id, e.ask.id, e.ask.prompt);
+    // Without `answers:`, the run stops at its first ask, as `--on-ask=pause` does.
+    else if (e.type === 'ask.created' && test.spec.answers)
+      answer(e.ask.agent_id, e.ask.id, e.ask.prompt);
   };
   const answer = (agentId: string, askId: string, question: string) => {
     const state = steps.get(agentId)?.at(-1)?.state ?? '?';
@@ -104,9 +108,7 @@ export async function runTest(test: LoadedTest, options: RunTestOptions): Promis
     const found = pickEntry(answers.get(state), who, n, (a) => (typeof a === 'string' ? {} : a));
     if (found === undefined) {
       problems.push({
-        what: `${state} asked (agent ${agentId}, ask ${n}) and the test has no answer for it`,
-        state,
-        prompt: question,
+        what: `${state} asked ${JSON.stringify(question)} (agent ${agentId}, ask ${n}) and the test has no answer for it`,
       });
       kill.abort();
       return;
@@ -142,7 +144,7 @@ export async function runTest(test: LoadedTest, options: RunTestOptions): Promis
       stateDir: join(work, '.raymond', 'state'),
       settings,
       language: 'inline',
-      kill: kill.signal,
+      kill: options.signal ? AbortSignal.any([kill.signal, options.signal]) : kill.signal,
       onEvent,
       onControl: (c) => (control = c),
       markdown: scriptedMarkdown({
