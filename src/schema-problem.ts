@@ -83,6 +83,13 @@ function walk(schema: TSchema, value: unknown, path: string, root: string): stri
     if (typeof value !== 'object' || value === null || Array.isArray(value))
       return `${here || root} must be an object`;
     const record = value as Record<string, unknown>;
+    const known = Object.keys(schema.properties as Record<string, TSchema>);
+    const stranger =
+      schema.additionalProperties === false
+        ? Object.keys(record).find((k) => !known.includes(k))
+        : undefined;
+    if (stranger !== undefined)
+      return `${path}${stranger} is not a key ${here ? `of ${here}` : `here`} (keys: ${known.join(', ')})`;
     for (const [key, sub] of Object.entries(schema.properties as Record<string, TSchema>)) {
       if (record[key] === undefined && sub[OptionalKind] === 'Optional') continue;
       const problem = walk(sub, record[key], `${path}${key}.`, root);
@@ -99,14 +106,41 @@ function walk(schema: TSchema, value: unknown, path: string, root: string): stri
     }
     return Value.Check(schema, value) ? undefined : wrong();
   }
-  // A tagged union (`type: 'run' | 'kill'`): the variant whose tag the value has names the wrong field.
+  // A record that says what it must be as a whole (`an object of strings`) is reported whole.
+  if (
+    schema[Kind] === 'Record' &&
+    schema.must === undefined &&
+    typeof value === 'object' &&
+    value !== null &&
+    !Array.isArray(value)
+  ) {
+    const sub = Object.values(schema.patternProperties as Record<string, TSchema>)[0]!;
+    for (const [key, item] of Object.entries(value as Record<string, unknown>)) {
+      const problem = walk(sub, item, `${path}${key}.`, root);
+      if (problem !== undefined) return problem;
+    }
+  }
+  // A tagged union (`type: 'run' | 'kill'`): the variant whose tag the value has names the wrong field;
+  // else the one object variant whose keys the value's are (`{ bash }`, `{ write }`).
   if (schema[Kind] === 'Union') {
-    const variant = (schema.anyOf as TSchema[]).filter(
-      (v) => v[Kind] === 'Object' && tagsMatch(v, value),
-    );
-    if (variant.length === 1) return walk(variant[0]!, value, path, root);
+    const objects = (schema.anyOf as TSchema[]).filter((v) => v[Kind] === 'Object');
+    const tagged = objects.filter((v) => tagsMatch(v, value));
+    if (tagged.length === 1) return walk(tagged[0]!, value, path, root);
+    const keyed = objects.filter((v) => keysFit(v, value));
+    if (tagged.length === 0 && keyed.length === 1) {
+      const inner = walk(keyed[0]!, value, path, root);
+      if (inner !== undefined) return inner;
+    }
   }
   return Value.Check(schema, value) ? undefined : wrong();
+}
+
+/** Whether every key of `value` (an object with some) is a property of an object schema. */
+function keysFit(schema: TSchema, value: unknown): boolean {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const keys = Object.keys(value);
+  const props = schema.properties as Record<string, TSchema>;
+  return keys.length > 0 && keys.every((k) => Object.hasOwn(props, k));
 }
 
 /** Whether `value` has every literal field of an object schema (its tag). */

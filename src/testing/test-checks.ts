@@ -36,6 +36,11 @@ export interface RunRecord {
   work: string;
 }
 
+/** Money to four significant figures, never rounded to zero. */
+export function usd(value: number): string {
+  return value === 0 ? '$0' : `$${Number(value.toPrecision(4))}`;
+}
+
 /** A value as a divergence shows it. */
 const shown = (v: unknown) => (typeof v === 'string' ? JSON.stringify(v) : String(v));
 
@@ -168,13 +173,13 @@ function firstDivergence(expect: Expect, record: RunRecord): Divergence | undefi
     return {
       what: "the run's cost",
       expected: `at most $${expect.cost.at_most}`,
-      got: `$${cost.toPrecision(4)}`,
+      got: usd(cost),
     };
   if (expect.cost?.exactly !== undefined && Math.abs(cost - expect.cost.exactly) > 1e-9)
     return {
       what: "the run's cost",
       expected: `$${expect.cost.exactly}`,
-      got: `$${cost.toPrecision(4)}`,
+      got: usd(cost),
     };
   return undefined;
 }

@@ -1,13 +1,9 @@
-import type { Divergence } from './test-checks.js';
+import { usd, type Divergence } from './test-checks.js';
 import type { TestResult } from './test-runner.js';
+
 
 /** Lines of a prompt shown under a failure; the rest is counted. */
 const PROMPT_LINES = 12;
-
-/** Money to four significant figures, never rounded to zero. */
-export function usd(value: number): string {
-  return value === 0 ? '$0' : `$${Number(value.toPrecision(4))}`;
-}
 
 /** A divergence as indented lines under its test's line. */
 function divergenceLines(d: Divergence): string[] {

@@ -1,0 +1,50 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { insideFolder, piAgentDir, testEnvironment } from '../../src/testing/test-sandbox.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'raymond-sandbox-'));
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('test sandbox', () => {
+  it("gives the agent CLIs the test's home and the scripted model only, removing every other way to an API", () => {
+    const env = testEnvironment({
+      home: '/h',
+      url: 'http://127.0.0.1:9',
+      piAgentDir: '/p',
+      own: { HOME: '/mine', ANTHROPIC_BASE_URL: 'https://elsewhere', MINE: '1' },
+    });
+    assert.equal(env.HOME, '/h');
+    assert.equal(env.ANTHROPIC_BASE_URL, 'http://127.0.0.1:9');
+    assert.equal(env.MINE, '1');
+    for (const name of [
+      'ANTHROPIC_AUTH_TOKEN',
+      'CLAUDE_CODE_USE_BEDROCK',
+      'CLAUDE_CODE_USE_VERTEX',
+      'CLAUDE_CONFIG_DIR',
+    ])
+      assert.ok(name in env && env[name] === undefined, name);
+    assert.equal(env.PI_CODING_AGENT_DIR, '/p');
+  });
+  it("points pi's test provider and its anthropic provider at the scripted model, with the step header read from the environment", () => {
+    const agent = piAgentDir(dir, 'http://127.0.0.1:9');
+    const models = JSON.parse(readFileSync(join(agent, 'models.json'), 'utf8'));
+    assert.equal(models.providers['raymond-test'].baseUrl, 'http://127.0.0.1:9');
+    assert.deepEqual(models.providers.anthropic, {
+      baseUrl: 'http://127.0.0.1:9',
+      headers: { 'x-raymond-step': 'RAYMOND_TEST_STEP' },
+    });
+    assert.equal(
+      JSON.parse(readFileSync(join(agent, 'settings.json'), 'utf8')).defaultProvider,
+      'raymond-test',
+    );
+  });
+  it('tells paths inside a folder from paths that leave it', () => {
+    assert.deepEqual(
+      ['/w', '/w/a/b', '/w/../x', '/wx', '/'].map((p) => insideFolder('/w', p)),
+      [true, true, false, false, false],
+    );
+  });
+});
