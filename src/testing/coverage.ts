@@ -72,6 +72,13 @@ export function coverage(graph: WorkflowGraph, runs: readonly (readonly RunEvent
   };
 }
 
+/** An ask waiting for its answer: where it was asked, and where the answer and a timeout lead. */
+interface Ask {
+  from: string | null;
+  next: string;
+  timeoutNext: string | undefined;
+}
+
 interface Marks {
   fileOf: (name: string) => string;
   ran: Set<string>;
@@ -85,15 +92,25 @@ function walk(events: readonly RunEvent[], m: Marks): void {
   const scopes = new Map<string, string | undefined>();
   const stacks = new Map<string, Frame[]>();
   const joins = new Map<string, { from: string | null; next: string }>();
-  const asks = new Map<string, { from: string | null; next: string; timeoutNext?: string }>();
+  const asks = new Map<string, Ask>();
   const own = (agentId: string, state: string) =>
     scopes.get(agentId) === undefined ? m.fileOf(state) : null;
+  const at = new Map<string, string>();
   for (const e of events) {
     switch (e.type) {
       case 'step.started':
         scopes.set(e.agentId, e.scope);
+        at.set(e.agentId, e.state);
         if (e.scope === undefined) m.ran.add(m.fileOf(e.state));
         break;
+      case 'ask.created': {
+        // Also noted here, as an answer may come before the step that asked reports it is done.
+        const state = at.get(e.ask.agent_id);
+        if (state === undefined) break;
+        const from = own(e.ask.agent_id, state);
+        asks.set(e.ask.id, { from, next: e.ask.next, timeoutNext: e.ask.timeout_next });
+        break;
+      }
       case 'step.done':
         stepDone(e, own(e.agentId, e.from), stacks, joins, asks, m);
         break;
@@ -133,7 +150,7 @@ function stepDone(
   from: string | null,
   stacks: Map<string, Frame[]>,
   joins: Map<string, { from: string | null; next: string }>,
-  asks: Map<string, { from: string | null; next: string; timeoutNext?: string }>,
+  asks: Map<string, Ask>,
   m: Marks,
 ): void {
   const d = e.decision;
@@ -170,11 +187,7 @@ function stepDone(
       }
       break;
     case 'ask':
-      asks.set(d.ask.id, {
-        from,
-        next: d.next,
-        ...(d.timeoutNext !== undefined ? { timeoutNext: d.timeoutNext } : {}),
-      });
+      asks.set(d.ask.id, { from, next: d.next, timeoutNext: d.timeoutNext });
       break;
   }
   // The step's depth is the truth: a reset clears the stack, a result pops its frame.

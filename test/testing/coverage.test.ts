@@ -6,7 +6,11 @@ import type { ResolvedDecisionData } from '../../machines/decision.js';
 import { loadWorkflowGraph } from '../../src/analysis/workflow-graph.js';
 import { coverage } from '../../src/testing/coverage.js';
 import { coverageJson, formatCoverage } from '../../src/testing/coverage-report.js';
+import type { RunControl } from '../../src/runtime/run-types.js';
+import { startWorkflow } from '../../src/runtime/start-run.js';
 import { ROOT, Sandbox } from '../helpers/cli.js';
+import { plainSettings, runProject } from '../helpers/run-world.js';
+import { fakeExecutor } from '../helpers/step-deps.js';
 
 const box = new Sandbox();
 after(() => box.remove());
@@ -37,6 +41,15 @@ function done(
     workers: [],
   };
 }
+
+/** A workflow that forks, joins, then asks with a timeout. */
+const JOIN_ASK = {
+  'START.md': 'Fork: <fork next="GATHER.md" item="a">WORK.md</fork> then <join>GATHER.md</join>',
+  'WORK.md': 'Reply <result>done</result>',
+  'GATHER.md': 'Ask: <ask next="DONE.md" timeout="1h" timeout_next="LATE.md">ok?</ask>',
+  'DONE.md': '<result>ok</result>',
+  'LATE.md': '<result>late</result>',
+};
 
 const goto = (target: string) => ({ kind: 'goto', target });
 const result = { kind: 'result', payload: 'ok' };
@@ -226,5 +239,49 @@ describe('coverage', () => {
       ['REVIEW.md goto START.md', 'START.md goto REVIEW.md'],
     );
     assert.match(formatCoverage(c), /^coverage review-loop: 2\/3 states, 2\/5 edges\n/);
+  });
+
+  it('reads the events of a real run: two workers count as one fork edge, the join and the answered ask count', async () => {
+    const project = runProject(JOIN_ASK);
+    try {
+      const events: RunEvent[] = [];
+      let control: RunControl | undefined;
+      const outcome = await startWorkflow({
+        path: project.wf,
+        cwd: project.dir,
+        stateDir: project.stateDir,
+        settings: plainSettings({ onAsk: 'prompt' }),
+        language: 'inline',
+        markdown: fakeExecutor({
+          'START.md': [
+            {
+              output:
+                '<fork next="GATHER" item="a">WORK</fork><fork next="GATHER" item="b">WORK</fork><join>GATHER</join>',
+            },
+          ],
+          'WORK.md': [{ output: '<result>a</result>' }, { output: '<result>b</result>' }],
+          'GATHER.md': [{ output: '<ask next="DONE" timeout="1h" timeout_next="LATE">ok?</ask>' }],
+          'DONE.md': [{ output: '<result>ok</result>' }],
+        }),
+        onControl: (c) => (control = c),
+        onEvent: (e) => {
+          events.push(e);
+          if (e.type === 'ask.created') setImmediate(() => control!.answer(e.ask.id, 'yes'));
+        },
+      });
+      assert.equal(outcome.status, 'completed');
+      const c = coverage(await loadWorkflowGraph(project.wf), [events]);
+      assert.equal(
+        formatCoverage(c),
+        [
+          'coverage wf: 4/5 states, 6/8 edges',
+          '  never ran: LATE',
+          '  never taken: GATHER -timeout-> LATE',
+          '  never taken: LATE -result-> (result)',
+        ].join('\n'),
+      );
+    } finally {
+      project.remove();
+    }
   });
 });
