@@ -36,8 +36,10 @@ export function agentIdRule(graph: WorkflowGraph, texts: readonly string[]): Age
       if (t.tag === 'fork-workflow') [forks, anyStem] = [true, true];
       if (t.tag !== 'fork') continue;
       forks = true;
-      if (t.target.dynamic || t.target.files.length === 0) anyStem = true;
-      for (const f of t.target.files) stems.add(workerStem(f));
+      if (t.target.dynamic) anyStem = true;
+      // A target that names no state (lint's unknown-target) still names its workers.
+      for (const f of t.target.files.length > 0 ? t.target.files : [t.target.written])
+        stems.add(workerStem(f));
     }
   for (const text of texts)
     for (const tag of scanPrompt(text).tags) {

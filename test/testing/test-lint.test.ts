@@ -114,4 +114,22 @@ describe('lintTest', () => {
     ].join('\n');
     assert.deepEqual(await lint('review-loop', yaml), []);
   });
+
+  it('accepts any worker of a fork whose target only the run knows', async () => {
+    const wf = box.write(
+      {
+        'START.md': 'Fork <fork next="DONE.md">{{target}}</fork>',
+        'DONE.md': '<result>ok</result>',
+      },
+      'dynamic',
+    );
+    const file = join(
+      box.write(
+        { 'any.test.yaml': `workflow: ${wf}\nexpect: { results: { main_whatev3: ok } }\n` },
+        'dynamic-tests',
+      ),
+      'any.test.yaml',
+    );
+    assert.deepEqual(lintTest(loadTestFile(file), await loadWorkflowGraph(wf)), []);
+  });
 });
