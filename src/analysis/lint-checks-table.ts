@@ -46,6 +46,12 @@ export const CHECKS = {
   'callee-without-result': 'error',
   'implicit-transition': 'info',
   'script-state-no-static-analysis': 'info',
+  // A workflow's test files (tests/*.test.yaml), checked against its graph (src/testing/test-lint.ts).
+  'bad-test-file': 'error',
+  'test-unknown-state': 'error',
+  'test-wrong-state-kind': 'error',
+  'test-answer-without-ask': 'warning',
+  'test-impossible-agent': 'error',
 } as const satisfies Record<string, Severity>;
 
 export type CheckId = keyof typeof CHECKS;

@@ -2,6 +2,8 @@ import { lintWorkflow, type Finding } from '../analysis/lint-workflow.js';
 import { loadWorkflowGraph } from '../analysis/workflow-graph.js';
 import { EXIT } from './exit-codes.js';
 import { SEVERITIES, type Severity } from '../analysis/lint-checks-table.js';
+import { TEST_SUFFIX } from '../testing/test-file.js';
+import { lintTestFile, lintWorkflowTests } from '../testing/lint-tests.js';
 
 /** What `raymond lint --json` prints. */
 interface LintReport {
@@ -29,7 +31,9 @@ function formatLint(report: LintReport, path: string, states: number, level: Sev
 
 /**
  * `raymond lint PATH`: checks a workflow without running it and prints the
- * findings. Returns the exit code: failed when any finding is an error.
+ * findings, those of the test files in its `tests/` folder included; a
+ * test file (`x.test.yaml`) is checked alone, against its workflow.
+ * Returns the exit code: failed when any finding is an error.
  * A path that is no workflow throws, like a run would. `win` checks the
  * workflow as Windows would run it (`.bat`/`.ps1` scripts).
  */
@@ -37,8 +41,13 @@ export async function lintCommand(
   path: string,
   opts: { json?: boolean; level?: Severity; win?: boolean },
 ): Promise<number> {
-  const graph = await loadWorkflowGraph(path, opts.win ? { platform: 'win32' } : {});
-  const findings = lintWorkflow(graph);
+  const open = opts.win ? { platform: 'win32' as const } : {};
+  let graph, findings;
+  if (path.endsWith(TEST_SUFFIX)) ({ graph, findings } = await lintTestFile(path, open));
+  else {
+    graph = await loadWorkflowGraph(path, open);
+    findings = [...lintWorkflow(graph), ...(await lintWorkflowTests(path, graph, open))];
+  }
   const level = opts.level ?? 'warning';
   const shown = SEVERITIES.slice(0, SEVERITIES.indexOf(level) + 1);
   const count = (s: Severity) => findings.filter((f) => f.severity === s).length;

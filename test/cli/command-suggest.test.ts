@@ -1,11 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import {
-  closestName,
-  editDistance,
-  mistypedCommand,
-  usageMessage,
-} from '../../src/cli/command-suggest.js';
+import { mistypedCommand, usageMessage } from '../../src/cli/command-suggest.js';
 
 const COMMANDS = [
   'worktrees',
@@ -21,38 +16,6 @@ const COMMANDS = [
   'new',
   'help',
 ];
-
-describe('editDistance', () => {
-  it('counts insertions, deletions, substitutions and a swap of neighbours as one edit each', () => {
-    assert.equal(editDistance('lint', 'lint'), 0);
-    assert.equal(editDistance('lnit', 'lint'), 1);
-    assert.equal(editDistance('serv', 'serve'), 1);
-    assert.equal(editDistance('lont', 'lint'), 1);
-    assert.equal(editDistance('hello', 'help'), 2);
-    assert.equal(editDistance('', 'new'), 3);
-  });
-});
-
-describe('closestName', () => {
-  it('finds the command one or two edits away whose letters mostly agree', () => {
-    assert.equal(closestName('lnit', COMMANDS), 'lint');
-    assert.equal(closestName('serv', COMMANDS), 'serve');
-    assert.equal(closestName('mrege', COMMANDS), 'merge');
-    assert.equal(closestName('diagarm', COMMANDS), 'diagram');
-    assert.equal(closestName('LINT', COMMANDS), 'lint');
-  });
-
-  it('prefers the nearest name: worker for workr, workers for workerss', () => {
-    assert.equal(closestName('workr', COMMANDS), 'worker');
-    assert.equal(closestName('workerss', COMMANDS), 'workers');
-  });
-
-  it('finds nothing for a word that only shares a few letters', () => {
-    assert.equal(closestName('hello', COMMANDS), undefined);
-    assert.equal(closestName('my-workflow', COMMANDS), undefined);
-    assert.equal(closestName('x', COMMANDS), undefined);
-  });
-});
 
 describe('mistypedCommand', () => {
   const none = () => false;
