@@ -1,7 +1,6 @@
 import { usd, type Divergence } from './test-checks.js';
 import type { TestResult } from './test-runner.js';
 
-
 /** Lines of a prompt shown under a failure; the rest is counted. */
 const PROMPT_LINES = 12;
 
