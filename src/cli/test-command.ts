@@ -4,6 +4,9 @@ import { RaymondError } from '../errors.js';
 import { findTestFiles, loadTestFile, type LoadedTest } from '../testing/test-file.js';
 import { runTest, type TestResult } from '../testing/test-runner.js';
 import { junitXml, suiteJson, summaryLine, testLines } from '../testing/test-report.js';
+import type { WorkflowGraph } from '../analysis/workflow-graph.js';
+import { coverageJson, formatCoverage } from '../testing/coverage-report.js';
+import { lintDivergence, suiteCoverage, workflowGraphs } from '../testing/test-suite.js';
 import { EXIT } from './exit-codes.js';
 import { newRunSettings } from './settings.js';
 
@@ -14,6 +17,8 @@ export interface TestFlags {
   keep?: boolean;
   /** Tests run at once (default: the machine's cores). */
   jobs?: number;
+  /** Also print which states and edges of each workflow the tests took. */
+  coverage?: boolean;
 }
 
 /**
@@ -23,6 +28,7 @@ export interface TestFlags {
  */
 async function runAll(
   tests: readonly LoadedTest[],
+  graphs: ReadonlyMap<string, WorkflowGraph>,
   flags: TestFlags,
   signal: AbortSignal,
   shown: (r: TestResult) => void,
@@ -36,7 +42,17 @@ async function runAll(
       const test = tests[i]!;
       // The test's own flags only: a user's config file must not change what a test does.
       const settings = newRunSettings({}, test.spec.flags ?? {});
-      results[i] = await runTest(test, { settings, keep: !!flags.keep, signal });
+      const unfit = lintDivergence(test, graphs.get(test.workflow)!);
+      results[i] = unfit
+        ? {
+            file: test.file,
+            name: test.name,
+            passed: false,
+            divergence: unfit,
+            costUsd: 0,
+            events: [],
+          }
+        : await runTest(test, { settings, keep: !!flags.keep, signal });
       while (results[printed]) shown(results[printed++]!);
     }
   };
@@ -55,16 +71,26 @@ export async function testCommand(paths: readonly string[], flags: TestFlags): P
       `no workflow tests under ${paths.length > 0 ? paths.join(', ') : 'this folder'} (files named tests/*.test.yaml)`,
     );
   const tests = files.map(loadTestFile);
+  const graphs = await workflowGraphs(tests);
   // Ctrl-C stops every test's run; each removes its scratch folder as it ends.
   const stop = new AbortController();
   const interrupt = () => stop.abort();
   process.once('SIGINT', interrupt).once('SIGTERM', interrupt);
-  const results = await runAll(tests, flags, stop.signal, (r) => {
+  const results = await runAll(tests, graphs, flags, stop.signal, (r) => {
     if (!flags.json) process.stdout.write(`${testLines(r).join('\n')}\n`);
   }).finally(() => process.off('SIGINT', interrupt).off('SIGTERM', interrupt));
   if (stop.signal.aborted) return EXIT.interrupted;
-  if (flags.json) process.stdout.write(`${JSON.stringify(suiteJson(results), null, 2)}\n`);
-  else process.stdout.write(`${summaryLine(results)}\n`);
+  const covered = flags.coverage ? suiteCoverage(tests, results, graphs) : [];
+  if (flags.json) {
+    const json = {
+      ...suiteJson(results),
+      ...(flags.coverage ? { coverage: covered.map(coverageJson) } : {}),
+    };
+    process.stdout.write(`${JSON.stringify(json, null, 2)}\n`);
+  } else {
+    for (const c of covered) process.stdout.write(`${formatCoverage(c)}\n`);
+    process.stdout.write(`${summaryLine(results)}\n`);
+  }
   if (flags.junit) writeFileSync(flags.junit, junitXml(results));
   return results.every((r) => r.passed) ? EXIT.completed : EXIT.failed;
 }

@@ -12,6 +12,10 @@ export function addTestingCommands(program: Command, result: CliResult): void {
     .argument('[paths...]', 'test files, or folders searched for tests/*.test.yaml (default: .)')
     .option('--json', 'the results as JSON on stdout')
     .option('--junit <file>', 'also write the results as JUnit XML')
+    .option(
+      '--coverage',
+      'also print, per workflow, the states and transition edges the tests never took',
+    )
     .option('--keep', "keep each test's scratch folder and say where it is")
     .addOption(
       new Option('--jobs <n>', 'tests run at once (default: the number of cores)').argParser(
