@@ -39,6 +39,7 @@ export const LAYOUT = [
   '',
   '- `states/`: the states; the run starts at `START`. Every `.md` (a Claude Code turn) and `.sh` file in it is a state.',
   '- `workflow.yaml`: the name, description and input `raymond serve` shows.',
+  '- `tests/`: a workflow test: scripted model replies and what the run must do.',
   '',
 ];
 
@@ -50,7 +51,11 @@ export function checking(cmd: string, name: string): string[] {
     '```sh',
     `${cmd} lint ${name}      # targets, frontmatter, reachability: no run, no cost`,
     `${cmd} diagram ${name}   # the states and their transitions, as Mermaid`,
+    `${cmd} test ${name}      # runs tests/*.test.yaml offline: scripted replies, no account, no cost`,
     '```',
+    '',
+    '`test` runs the real Claude Code against replies scripted in the test file and',
+    'checks the paths, results and files; change a reply and it fails, naming the state.',
     '',
     'Each markdown state is a Claude Code turn; `--budget` (USD) stops the run from starting steps once it cost that much.',
   ];

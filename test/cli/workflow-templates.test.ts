@@ -14,10 +14,17 @@ describe('templateFiles', () => {
       );
       assert.deepEqual(
         Object.keys(files)
-          .filter((f) => !f.startsWith('states/'))
+          .filter((f) => !f.startsWith('states/') && !f.startsWith('tests/'))
           .sort(),
         ['README.md', 'workflow.yaml'],
       );
+      const tests = Object.keys(files).filter((f) => f.startsWith('tests/'));
+      assert.equal(tests.length, 1, 'one workflow test');
+      assert.match(tests[0]!, /^tests\/[a-z-]+\.test\.yaml$/);
+      const test = parse(files[tests[0]!]!) as { replies: object; expect: { status: string } };
+      assert.ok(Object.keys(test.replies).length > 0, 'scripted replies');
+      assert.equal(test.expect.status, 'completed');
+      assert.match(files['README.md']!, /^ray test my: flow +# /m);
       const manifest = parse(files['workflow.yaml']!) as {
         id: string;
         name: string;

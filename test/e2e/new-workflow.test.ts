@@ -7,14 +7,17 @@ import { Sandbox } from '../helpers/cli.js';
 const box = new Sandbox();
 after(() => box.remove());
 
-const TEMPLATES: Record<string, string[]> = {
-  'fork-join': ['COLLECT.md', 'START.md', 'WORKER.md'],
-  'review-loop': ['REVIEW.md', 'REVISE.md', 'START.md'],
-  'batch-refactor': ['MERGE.sh', 'START.sh', 'WORKER.md'],
+const TEMPLATES: Record<string, { states: string[]; test: string }> = {
+  'fork-join': { states: ['COLLECT.md', 'START.md', 'WORKER.md'], test: 'two-parts' },
+  'review-loop': {
+    states: ['REVIEW.md', 'REVISE.md', 'START.md'],
+    test: 'approved-after-one-revision',
+  },
+  'batch-refactor': { states: ['MERGE.sh', 'START.sh', 'WORKER.md'], test: 'two-targets' },
 };
 
 describe('raymond new', () => {
-  for (const [template, states] of Object.entries(TEMPLATES)) {
+  for (const [template, { states, test }] of Object.entries(TEMPLATES)) {
     it(`--template ${template} makes a folder that lints without a warning, with a README saying how to run it`, async () => {
       const name = `flow-${template}`;
       const made = await box.run(['new', name, '--template', template]);
@@ -22,12 +25,13 @@ describe('raymond new', () => {
       assert.match(
         made.stdout,
         new RegExp(
-          `^made ${name} from the ${template} template: README.md, ${states.map((s) => `states/${s}`).join(', ')}, workflow.yaml\\n`,
+          `^made ${name} from the ${template} template: README.md, ${states.map((s) => `states/${s}`).join(', ')}, tests/${test}\\.test\\.yaml, workflow.yaml\\n`,
         ),
       );
       assert.deepEqual(readdirSync(join(box.dir, name)).sort(), [
         'README.md',
         'states',
+        'tests',
         'workflow.yaml',
       ]);
       assert.deepEqual(readdirSync(join(box.dir, name, 'states')).sort(), states);
