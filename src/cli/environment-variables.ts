@@ -1,5 +1,5 @@
-/** Who meets an environment variable: Raymond reads it, or gives it to the scripts (and hooks) it runs. */
-type EnvironmentUse = 'read' | 'scripts' | 'hooks';
+/** Who meets an environment variable: Raymond reads it, or gives it to the scripts (and hooks) it runs, or to the agent CLIs of `raymond test`. */
+type EnvironmentUse = 'read' | 'scripts' | 'hooks' | 'tests';
 
 /** One environment variable of the reference. */
 export interface EnvironmentVariable {
@@ -61,6 +61,12 @@ export const ENVIRONMENT: readonly EnvironmentVariable[] = [
     meaning: '`dumb`: plain progress lines instead of the live status area.',
   },
   { name: 'RAYMOND_WORKFLOW_ID', use: 'scripts', meaning: "The run's id." },
+  {
+    name: 'RAYMOND_TEST_STEP',
+    use: 'tests',
+    meaning:
+      '`raymond test`: the ticket of the step an agent CLI runs, which it sends to the scripted model in the `x-raymond-step` header (pi reads it from here; Claude Code gets it in `ANTHROPIC_CUSTOM_HEADERS`).',
+  },
   {
     name: 'RAYMOND_AGENT_ID',
     use: 'scripts',

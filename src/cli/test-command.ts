@@ -6,7 +6,12 @@ import { runTest, type TestResult } from '../testing/test-runner.js';
 import { junitXml, suiteJson, summaryLine, testLines } from '../testing/test-report.js';
 import type { WorkflowGraph } from '../analysis/workflow-graph.js';
 import { coverageJson, formatCoverage } from '../testing/coverage-report.js';
-import { lintDivergence, suiteCoverage, workflowGraphs } from '../testing/test-suite.js';
+import {
+  checkAgentClis,
+  lintDivergence,
+  suiteCoverage,
+  workflowGraphs,
+} from '../testing/test-suite.js';
 import { EXIT } from './exit-codes.js';
 import { newRunSettings } from './settings.js';
 
@@ -72,6 +77,7 @@ export async function testCommand(paths: readonly string[], flags: TestFlags): P
     );
   const tests = files.map(loadTestFile);
   const graphs = await workflowGraphs(tests);
+  await checkAgentClis(tests);
   // Ctrl-C stops every test's run; each removes its scratch folder as it ends.
   const stop = new AbortController();
   const interrupt = () => stop.abort();

@@ -1,5 +1,9 @@
 import { relative } from 'node:path';
 import { loadWorkflowGraph, type WorkflowGraph } from '../analysis/workflow-graph.js';
+import { findClaude } from '../claude/find-claude.js';
+import { preflightPi } from '../pi/find-pi.js';
+import { isMarkdown } from '../scope/extensions.js';
+import { openScope } from '../scope/scope.js';
 import { coverage, type Coverage } from './coverage.js';
 import type { Divergence } from './test-checks.js';
 import type { LoadedTest } from './test-file.js';
@@ -49,4 +53,27 @@ export function suiteCoverage(
     runs.set(t.workflow, list);
   });
   return [...runs].map(([workflow, events]) => coverage(graphs.get(workflow)!, events));
+}
+
+/**
+ * The agent CLI of every tested workflow with a markdown state, found
+ * before any test runs: a missing `claude` or `pi` is one line, not a
+ * failure in every test.
+ */
+export async function checkAgentClis(tests: readonly LoadedTest[]): Promise<void> {
+  const seen = new Set<string>();
+  for (const t of tests) {
+    const claudeBin = t.spec.flags?.claude_bin as string | undefined;
+    const key = `${t.workflow}\0${claudeBin ?? ''}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    const scope = await openScope(t.workflow);
+    try {
+      if (!scope.stateFiles().some(isMarkdown)) continue;
+      if (scope.backend?.name === 'pi') await preflightPi(process.env);
+      else findClaude(claudeBin);
+    } finally {
+      await scope.dispose();
+    }
+  }
 }

@@ -1,7 +1,7 @@
 import { strict as assert } from 'node:assert';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { delimiter, join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { execa } from 'execa';
 import { CLI, ROOT } from '../helpers/cli.js';
@@ -87,7 +87,12 @@ describe('shell blocks in README.md and docs/', () => {
         const script = `set -e\nexec 2>&1\nraymond() { "${process.execPath}" "${CLI}" "$@"; }\n${f.body}\n`;
         const r = await execa('bash', ['-c', script], {
           cwd: dir,
-          env: { ...process.env, HOME: dir },
+          // The agent CLIs (devDependencies) on PATH, as npm gives them and as the pages ask of a user.
+          env: {
+            ...process.env,
+            HOME: dir,
+            PATH: `${join(ROOT, 'node_modules/.bin')}${delimiter}${process.env.PATH ?? ''}`,
+          },
           reject: false,
           stdin: 'ignore',
           timeout: 120_000,
