@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { STATUS_EXIT } from '../runtime/status-exit.js';
@@ -89,11 +90,40 @@ function fileDivergence(files: NonNullable<Expect['files']>, work: string): Dive
   return undefined;
 }
 
+/** Checks files on the branches of the scratch repository, read with `git show BRANCH:PATH`. */
+function branchDivergence(
+  branches: NonNullable<Expect['branches']>,
+  work: string,
+): Divergence | undefined {
+  for (const [branch, files] of Object.entries(branches)) {
+    for (const [name, check] of Object.entries(files)) {
+      const text = gitShow(work, `${branch}:${name.replace(/^\.\//, '')}`);
+      const what = `file ${name} on branch ${branch}`;
+      if (check === null) {
+        if (text !== undefined) return { what, expected: '(absent)', got: 'it exists' };
+        continue;
+      }
+      if (text === undefined) return { what, expected: described(check), got: '(absent)' };
+      if (!textFits(check, text)) return { what, expected: described(check), got: shown(text) };
+    }
+  }
+  return undefined;
+}
+
+/** A file's text at a revision, or undefined when the branch or the file is not there. */
+function gitShow(work: string, spec: string): string | undefined {
+  try {
+    return execFileSync('git', ['show', spec], { cwd: work, encoding: 'utf8', stdio: 'pipe' });
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * The first divergence of a run from what its test expects, in the order
  * that finds causes before their effects: a run that did not start, a turn
  * not scripted, each agent's path, states never to reach, the number of
- * agents, status, exit code, results, files, cost. Without `status` or
+ * agents, status, exit code, results, files, files on branches, cost. Without `status` or
  * `exit`, a test expects the run to complete.
  */
 export function checkTest(
@@ -168,6 +198,8 @@ function firstDivergence(expect: Expect, record: RunRecord): Divergence | undefi
   }
   const file = fileDivergence(expect.files ?? {}, record.work);
   if (file) return file;
+  const branch = branchDivergence(expect.branches ?? {}, record.work);
+  if (branch) return branch;
   const cost = outcome.totalCostUsd;
   if (expect.cost?.at_most !== undefined && cost > expect.cost.at_most + 1e-12)
     return {

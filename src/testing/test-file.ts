@@ -70,10 +70,15 @@ export function loadTestFile(file: string): LoadedTest {
       `workdir ${spec.workdir} is not a folder beside the test file`,
       { file },
     );
-  for (const [key, names] of [
+  const named: Array<[string, string[]]> = [
     ['files', Object.keys(spec.files ?? {})],
     ['expect.files', Object.keys(spec.expect?.files ?? {})],
-  ] as const) {
+    ...Object.entries(spec.expect?.branches ?? {}).map(([b, files]): [string, string[]] => [
+      `expect.branches.${b}`,
+      Object.keys(files),
+    ]),
+  ];
+  for (const [key, names] of named) {
     const outside = names.find((name) => !insideFolder('/work', resolve('/work', name)));
     if (outside !== undefined)
       throw new RaymondError(
@@ -87,6 +92,7 @@ export function loadTestFile(file: string): LoadedTest {
   const checks: Array<[string, TextCheck | null]> = [
     ...Object.entries(spec.expect?.results ?? {}),
     ...Object.entries(spec.expect?.files ?? {}),
+    ...Object.values(spec.expect?.branches ?? {}).flatMap((files) => Object.entries(files)),
   ];
   for (const [name, check] of checks) {
     if (check && typeof check === 'object' && !isRegExp(check.match))

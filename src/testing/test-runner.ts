@@ -7,11 +7,14 @@ import { startWorkflow } from '../runtime/start-run.js';
 import type { RunSettings } from '../runtime/run-settings.js';
 import type { RunControl, RunOutcome } from '../runtime/run-types.js';
 import { checkTest, type Divergence, type RunRecord } from './test-checks.js';
-import { insideFolder, piAgentDir, testEnvironment } from './test-sandbox.js';
+import { commitAll, insideFolder, piAgentDir, testEnvironment } from './test-sandbox.js';
 import { ScriptedModel, type StepLog } from './scripted-model.js';
 import { byStem, pickEntry, scriptedMarkdown, stubbedScripts } from './scripted-steps.js';
 import type { LoadedTest } from './test-file.js';
 import { stateStem } from './test-file.js';
+
+/** Every test's run id. */
+export const TEST_RUN_ID = 'test';
 
 /** How one test went. */
 export interface TestResult {
@@ -55,6 +58,7 @@ function seed(test: LoadedTest, work: string): void {
     mkdirSync(dirname(path), { recursive: true });
     writeFileSync(path, content);
   }
+  if (test.spec.git) commitAll(work);
 }
 
 /**
@@ -129,16 +133,20 @@ export async function runTest(test: LoadedTest, options: RunTestOptions): Promis
       piAgentDir: piAgentDir(scratch, model.url),
       own: test.spec.env,
     });
+    // Scripts get the same closed environment: one that starts `claude` itself reaches the scripted model too.
+    const scriptEnv = Object.fromEntries(Object.entries(env).map(([k, v]) => [k, v ?? '']));
     const settings: RunSettings = {
       ...options.settings,
       // With answers, the test answers every ask as a person at the terminal would; without, the run stops at the first.
       onAsk: test.spec.answers ? 'prompt' : 'pause',
       warm: false,
       debug: false,
-      environment: { ...test.spec.env, HOME: home },
+      environment: scriptEnv,
     };
     outcome = await startWorkflow({
       path: test.workflow,
+      // A fixed id: the run's branches, task folders and worktrees have the same names in every run of the test.
+      workflowId: TEST_RUN_ID,
       input: test.spec.input,
       cwd: work,
       stateDir: join(work, '.raymond', 'state'),

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, relative, isAbsolute } from 'node:path';
 import { STEP_HEADER } from './scripted-model.js';
@@ -93,4 +94,27 @@ export function testEnvironment(o: TestEnvironmentOptions): Record<string, strin
     PI_OFFLINE: '1',
     PI_SKIP_VERSION_CHECK: '1',
   };
+}
+
+/**
+ * Makes `work` a git repository on `main` with its files in one commit,
+ * author, committer and dates fixed and no user or system config read: the
+ * same commit id in every run of the test.
+ */
+export function commitAll(work: string): void {
+  const env = {
+    ...process.env,
+    GIT_CONFIG_NOSYSTEM: '1',
+    GIT_CONFIG_GLOBAL: '/dev/null',
+    GIT_AUTHOR_NAME: 'raymond test',
+    GIT_AUTHOR_EMAIL: 'test@raymond.invalid',
+    GIT_COMMITTER_NAME: 'raymond test',
+    GIT_COMMITTER_EMAIL: 'test@raymond.invalid',
+    GIT_AUTHOR_DATE: '2000-01-01T00:00:00Z',
+    GIT_COMMITTER_DATE: '2000-01-01T00:00:00Z',
+  };
+  const git = (...args: string[]) => execFileSync('git', args, { cwd: work, env, stdio: 'pipe' });
+  git('init', '-q', '-b', 'main');
+  git('add', '-A');
+  git('commit', '-q', '--allow-empty', '-m', "raymond test: the test's files");
 }

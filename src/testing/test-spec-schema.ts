@@ -109,6 +109,10 @@ export const EXPECT = T.Object(
     results: T.Optional(T.Record(T.String(), TEXT_CHECK)),
     /** Per path in the scratch working directory: its content, a pattern, or null for "absent". */
     files: T.Optional(T.Record(T.String(), T.Union([TEXT_CHECK, T.Null()]))),
+    /** Per git branch of the scratch repository (`git: true`): files on it, as `files` checks them. */
+    branches: T.Optional(
+      T.Record(T.String(), T.Record(T.String(), T.Union([TEXT_CHECK, T.Null()]))),
+    ),
     cost: T.Optional(
       T.Object(
         {
@@ -140,6 +144,8 @@ export const TEST_SPEC = T.Object(
     workdir: T.Optional(TEXT),
     /** Files written into the scratch working directory, after `workdir`. */
     files: T.Optional(T.Record(T.String(), T.String())),
+    /** Make the scratch working directory a git repository, its files in one commit (for worktrees). */
+    git: T.Optional(T.Boolean()),
     /** Per state (name with or without extension): its turns, in order. */
     replies: T.Optional(T.Record(T.String(), T.Array(TURN))),
     /** Per script state: a stub; states not named here run for real. */

@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
+import { commitAll } from '../../src/testing/test-sandbox.js';
 import type { RunOutcome } from '../../src/runtime/run-types.js';
 import { checkTest, type RunRecord } from '../../src/testing/test-checks.js';
 import type { Expect } from '../../src/testing/test-spec-schema.js';
@@ -114,5 +115,18 @@ describe('checkTest', () => {
       check({}, { ...record({ failure: 'wf: no entry state' }), outcome: undefined })?.what,
       'the run failed to run: wf: no entry state',
     );
+  });
+  it('reads files on branches of the scratch repository', () => {
+    commitAll(work);
+    assert.equal(
+      check({ branches: { main: { 'out.txt': 'hello world', 'no.txt': null } } }),
+      undefined,
+    );
+    assert.deepEqual(check({ branches: { main: { 'out.txt': 'bye' } } }), {
+      what: 'file out.txt on branch main',
+      expected: '"bye"',
+      got: '"hello world"',
+    });
+    assert.equal(check({ branches: { gone: { 'out.txt': null } } }), undefined);
   });
 });

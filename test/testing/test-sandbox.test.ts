@@ -3,7 +3,14 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { insideFolder, piAgentDir, testEnvironment } from '../../src/testing/test-sandbox.js';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import {
+  commitAll,
+  insideFolder,
+  piAgentDir,
+  testEnvironment,
+} from '../../src/testing/test-sandbox.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'raymond-sandbox-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -46,5 +53,16 @@ describe('test sandbox', () => {
       ['/w', '/w/a/b', '/w/../x', '/wx', '/'].map((p) => insideFolder('/w', p)),
       [true, true, false, false, false],
     );
+  });
+  it('makes a git repository whose one commit has the same id every time', () => {
+    const ids = ['one', 'two'].map((name) => {
+      const work = join(dir, name);
+      mkdirSync(work);
+      writeFileSync(join(work, 'a.txt'), 'a\n');
+      commitAll(work);
+      return execFileSync('git', ['rev-parse', 'main'], { cwd: work, encoding: 'utf8' }).trim();
+    });
+    assert.match(ids[0]!, /^[0-9a-f]{40}$/);
+    assert.equal(ids[1], ids[0]);
   });
 });
