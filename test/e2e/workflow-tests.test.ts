@@ -68,10 +68,15 @@ describe('raymond test: a goto/call/fork/join workflow with the real claude and 
   });
   after(() => box.remove());
 
-  it('passes with the scripted replies: paths, per-attribute replies, a Bash call whose file is checked, results, cost', async () => {
+  it('passes with the scripted replies: paths, per-attribute replies, a Bash call whose file is checked, results, cost; --coverage names the untaken edge', async () => {
     box.write({ 'flow/tests/fruits.test.yaml': fruitsTest() });
-    const r = await box.run(['test', 'flow'], ENV);
+    const r = await box.run(['test', 'flow', '--coverage'], ENV);
     assert.equal(r.code, 0, r.stdout + r.stderr);
+    // Coverage against the graph: the escalation the test never takes is named.
+    assert.match(r.stdout, /^coverage flow: 5\/6 states, \d+\/\d+ edges$/m);
+    assert.match(r.stdout, /^ {2}never ran: ESCALATE$/m);
+    assert.match(r.stdout, /^ {2}never taken: COLLECT -goto-> ESCALATE$/m);
+    assert.doesNotMatch(r.stdout, /never taken: AFTER -fork-> DESCRIBE/);
     assert.match(
       r.stdout,
       /^ok {4}flow\/tests\/fruits\.test\.yaml {2}two fruits described and collected {2}\(\$0\.\d+\)$/m,
