@@ -66,17 +66,19 @@ function claudeTurns(lines: Line[], cwd: string): RecordedTurn[] {
       }
     } else if (l.type === 'result') {
       const usage = obj(l.usage);
-      turns.push({
-        text: str(l.result) ?? '',
-        tools: claudeCalls(calls, cwd),
-        tokens: {
-          input:
-            num(usage.input_tokens) +
-            num(usage.cache_creation_input_tokens) +
-            num(usage.cache_read_input_tokens),
-          output: num(usage.output_tokens),
-        },
-      });
+      // A turn that failed (an API error: Raymond tried again) is not one a replay gives.
+      if (l.is_error !== true)
+        turns.push({
+          text: str(l.result) ?? '',
+          tools: claudeCalls(calls, cwd),
+          tokens: {
+            input:
+              num(usage.input_tokens) +
+              num(usage.cache_creation_input_tokens) +
+              num(usage.cache_read_input_tokens),
+            output: num(usage.output_tokens),
+          },
+        });
       calls = [];
     }
   }

@@ -51,6 +51,8 @@ describe("a Claude Code step's stream as turns", () => {
       assistant([{ type: 'tool_use', id: 's1', name: 'Bash', input: { command: 'inner' } }], 't5'),
       assistant([{ type: 'text', text: 'done <goto>NEXT</goto>' }]),
       result('done <goto>NEXT</goto>', 100, 20, 900),
+      // A failed turn (an API error) is not replayed.
+      { type: 'result', subtype: 'success', is_error: true, result: 'API Error: 529', usage: {} },
       // A reminder: a second turn of the same step.
       assistant([{ type: 'text', text: '<result>ok</result>' }]),
       result('<result>ok</result>', 5, 1),
