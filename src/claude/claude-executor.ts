@@ -36,7 +36,7 @@ export interface ClaudeOptions {
   /** Live processes kept between an agent's turns in one session; absent with --no-warm. */
   warm?: WarmSessions;
   /** The run's own environment variables (a server run's `environment`), given to every turn. */
-  env?: Readonly<Record<string, string>>;
+  env?: Readonly<Record<string, string | undefined>>;
 }
 
 /**

@@ -1,3 +1,5 @@
+import { STATUS_EXIT } from '../runtime/status-exit.js';
+
 /**
  * Exit codes of every command, as documented in docs/reference/exit-codes.md (generated from EXIT_MEANINGS). Only the CLI
  * entry sets them. `transient` is EX_TEMPFAIL (sysexits.h): a network
@@ -5,13 +7,13 @@
  * (SIGTERM) are 128 plus the signal's number, as shells report them.
  */
 export const EXIT = {
-  completed: 0,
-  failed: 1,
-  asking: 2,
+  completed: STATUS_EXIT.completed,
+  failed: STATUS_EXIT.failed,
+  asking: STATUS_EXIT.asking,
   invalid: 64,
   transient: 75,
-  budgetExceeded: 3,
-  paused: 4,
+  budgetExceeded: STATUS_EXIT.budget_exceeded,
+  paused: STATUS_EXIT.paused,
   interrupted: 130,
   terminated: 143,
 } as const;

@@ -20,7 +20,7 @@ export interface PiExecutorOptions {
   skipPermissions: boolean;
   emit: RunEventSink;
   /** The run's own environment variables, given to every turn. */
-  env?: Readonly<Record<string, string>>;
+  env?: Readonly<Record<string, string | undefined>>;
 }
 
 /** Which session a turn starts from, in pi's terms. */

@@ -11,6 +11,7 @@ import { createClaudeExecutor } from '../claude/claude-executor.js';
 import { backendExecutor } from '../backends/agent-backend.js';
 import { createPiExecutor } from '../pi/pi-executor.js';
 import { createScriptExecutor } from '../executors/script-executor.js';
+import type { StateExecutor } from '../executors/executor.js';
 import { createSpawnerPool } from '../executors/spawner-pool.js';
 import { createValueFiles } from '../executors/value-files.js';
 import {
@@ -112,12 +113,13 @@ export async function composeRun(options: ComposeRunOptions): Promise<RunOutcome
       scopes,
       language,
       // RAYMOND_STATE_DIR: where this run's state is, for a script that calls Raymond back about it (`raymond merge`).
-      script:
+      script: (hooks.script ?? ((real: StateExecutor) => real))(
         queued?.script ??
-        createScriptExecutor(spawners, values, {
-          ...settings.environment,
-          RAYMOND_STATE_DIR: dirname(stateFile),
-        }),
+          createScriptExecutor(spawners, values, {
+            ...settings.environment,
+            RAYMOND_STATE_DIR: dirname(stateFile),
+          }),
+      ),
       markdown:
         hooks.markdown ??
         queued?.markdown ??

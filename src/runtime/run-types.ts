@@ -20,6 +20,8 @@ export interface RunHooks {
   kill?: AbortSignal;
   /** Replaces the Claude Code executor (benchmarks, tests). */
   markdown?: StateExecutor;
+  /** Wraps the script executor (`raymond test` stubs some script states). */
+  script?: (real: StateExecutor) => StateExecutor;
   stats?: PersisterStats;
   /** Receives every inspection event of the actor system (`--inspect`, `--trace`). */
   inspect?: (event: InspectionEvent) => void;

@@ -2,6 +2,9 @@ import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { parseDocument } from 'yaml';
 import { RaymondError } from '../errors.js';
+import { SettingProblem } from '../settings/setting.js';
+import { settingOf } from '../settings/setting-values.js';
+import { insideFolder } from './test-sandbox.js';
 import { TEST_SPEC_CHECK, type TestSpec, type TextCheck } from './test-spec-schema.js';
 
 /** What a test file's name ends with. */
@@ -51,6 +54,7 @@ export function loadTestFile(file: string): LoadedTest {
   const problem = TEST_SPEC_CHECK.problem(value, 'the test');
   if (problem) throw new RaymondError('ERR_TEST_FILE', problem, { file });
   const spec = value as TestSpec;
+  spec.flags = checkedFlags(spec.flags, file);
   const workflow = spec.workflow ? resolve(dirname(file), spec.workflow) : defaultWorkflow(file);
   if (!existsSync(workflow))
     throw new RaymondError(
@@ -66,6 +70,20 @@ export function loadTestFile(file: string): LoadedTest {
       `workdir ${spec.workdir} is not a folder beside the test file`,
       { file },
     );
+  for (const [key, names] of [
+    ['files', Object.keys(spec.files ?? {})],
+    ['expect.files', Object.keys(spec.expect?.files ?? {})],
+  ] as const) {
+    const outside = names.find((name) => !insideFolder('/work', resolve('/work', name)));
+    if (outside !== undefined)
+      throw new RaymondError(
+        'ERR_TEST_FILE',
+        `${key}: ${outside} is outside the test's working directory`,
+        {
+          file,
+        },
+      );
+  }
   const checks: Array<[string, TextCheck | null]> = [
     ...Object.entries(spec.expect?.results ?? {}),
     ...Object.entries(spec.expect?.files ?? {}),
@@ -81,6 +99,27 @@ export function loadTestFile(file: string): LoadedTest {
       );
   }
   return { file, name: spec.name ?? basename(file).slice(0, -TEST_SUFFIX.length), workflow, spec };
+}
+
+/** A test's `flags:` checked as the config file's keys are (`max-parallel` is `max_parallel`); an unknown one is refused. */
+function checkedFlags(flags: TestSpec['flags'], file: string): TestSpec['flags'] {
+  if (flags === undefined) return undefined;
+  const out: NonNullable<TestSpec['flags']> = {};
+  for (const [given, value] of Object.entries(flags)) {
+    const key = given.replace(/-/g, '_');
+    const setting = settingOf(key);
+    if (!setting || key.startsWith('queue.'))
+      throw new RaymondError('ERR_TEST_FILE', `flags.${given}: no such run option`, { file });
+    try {
+      setting.check(value);
+    } catch (err) {
+      if (err instanceof SettingProblem)
+        throw new RaymondError('ERR_TEST_FILE', `flags.${given}: ${err.message}`, { file });
+      throw err;
+    }
+    out[key] = value;
+  }
+  return out;
 }
 
 function isRegExp(source: string): boolean {

@@ -96,7 +96,7 @@ export const ANSWER = T.Union([
 ]);
 
 /** Final statuses a test can expect. */
-export const STATUSES = ['completed', 'failed', 'asking', 'paused', 'stopped'] as const;
+export const STATUSES = ['completed', 'failed', 'asking', 'paused', 'budget_exceeded'] as const;
 
 /** What the run must have done. */
 export const EXPECT = T.Object(
