@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { readdirSync, rmSync } from 'node:fs';
+import { readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { parse } from 'yaml';
@@ -106,6 +106,19 @@ describe('raymond record, with runs of the real claude binary against the script
       },
       agents: 3,
     });
+
+    // The recorded test replays the run offline: the same paths and results, free.
+    const replay = await box.run(['test', file]);
+    assert.equal(replay.code, 0, `${replay.stdout}${replay.stderr}`);
+    assert.match(replay.stdout, /^ok +\S+rec1\.test\.yaml +rec1/m);
+    writeFileSync(file, text.replace('made it <goto>PLAN</goto>', 'made it <goto>SUMMARY</goto>'));
+    const changed = await box.run(['test', file]);
+    assert.notEqual(changed.code, 0, 'a changed reply makes the recorded test fail');
+    assert.match(
+      changed.stdout,
+      /agent main, step 2 \(after START\)\n\s+expected: PLAN\n\s+got: +SUMMARY/,
+    );
+    writeFileSync(file, text);
 
     const again = await box.run(['record', 'rec1']);
     assert.notEqual(again.code, 0, 'an existing test is not replaced without --force');
