@@ -12,8 +12,6 @@ import type { Answer, Expect, TestSpec, Turn } from './test-spec-schema.js';
 /** A past run made into a test. */
 export interface RecordedRun {
   spec: TestSpec;
-  /** The run's state file, for the message naming where the test came from. */
-  stateFile: string;
   /** The run's workflow: its path, and whether it is a folder (then its `tests/` folder is the test's home). */
   workflow: { path: string; folder: boolean };
   /** When the run started (ISO 8601). */
@@ -61,7 +59,6 @@ export async function recordRun(stateDir: string, runId: string): Promise<Record
   const folder = state.scope.kind === 'dir';
   return {
     spec,
-    stateFile,
     workflow: { path: state.scope.path, folder },
     startedAt: state.started_at,
   };

@@ -9,7 +9,6 @@ const recorded = (folder: boolean): RecordedRun => ({
     replies: { START: [{ text: '<goto>END</goto>', tokens: { input: 10, output: 2 } }] },
     expect: { status: 'completed', exit: 0, paths: { main: ['START', 'END'] }, agents: 1 },
   },
-  stateFile: '/p/.raymond/state/r1.json',
   workflow: { path: folder ? '/p/wf' : '/p/wf.yaml', folder },
   startedAt: '2026-01-01T00:00:00.000Z',
 });
