@@ -82,8 +82,8 @@ export type RunEvent =
   | { type: 'ask.created'; ask: AgentAsk }
   /** An ask that was already waiting when the run (re)started. */
   | { type: 'ask.pending'; ask: AgentAsk }
-  /** An ask got its answer, or its time ran out (`expired`: the agent went to `timeout_next`, or failed). */
-  | { type: 'ask.answered'; agentId: string; askId: string; expired: boolean }
+  /** An ask got its answer (`text`), or its time ran out (`expired`: the agent went to `timeout_next`, or failed). */
+  | { type: 'ask.answered'; agentId: string; askId: string; expired: boolean; text?: string }
   | { type: 'print'; agentId: string; text: string }
   /** A tool call the state's permissions refused (Claude Code's `permission_denials`), as it happened; `input` as the model gave it. */
   | {

@@ -177,6 +177,7 @@ export const supervisorSetup = setup({
         agentId: answered.id,
         askId: event.askId,
         expired: false,
+        text: event.text,
       });
     }),
     expire: enqueueActions(({ context, event, enqueue }) => {

@@ -14,6 +14,7 @@ import { commandName } from './program-name.js';
 import { closestName, usageMessage } from './command-suggest.js';
 import { addSurfaceCommands } from './surface-commands.js';
 import { addServingCommands } from './serving-commands.js';
+import { addRecordCommand } from './record-command.js';
 import { addTestingCommands } from './testing-commands.js';
 
 /** The package's version, read from package.json both from `src/` (tsx) and from `dist/src/`. */
@@ -71,7 +72,7 @@ export function buildProgram(result: CliResult): Command {
   program
     .name(commandName())
     .usage(
-      'PATH [options]  |  --resume ID  |  --list  |  --status ID  |  --recover  |  --init-config  |  worktrees ID [--prune]  |  merge ID --into BRANCH  |  lint PATH  |  diagram PATH  |  convert PATH  |  test [PATH...]  |  replay TRACE  |  serve --root DIR  |  worker --queue URL  |  workers --queue URL  |  new NAME  |  completion SHELL',
+      'PATH [options]  |  --resume ID  |  --list  |  --status ID  |  --recover  |  --init-config  |  worktrees ID [--prune]  |  merge ID --into BRANCH  |  record RUN  |  lint PATH  |  diagram PATH  |  convert PATH  |  test [PATH...]  |  replay TRACE  |  serve --root DIR  |  worker --queue URL  |  workers --queue URL  |  new NAME  |  completion SHELL',
     )
     .description('Run a workflow of markdown prompts and shell scripts linked by transition tags.')
     .version(packageVersion(), '-v, --version', 'print the version')
@@ -139,6 +140,7 @@ export function buildProgram(result: CliResult): Command {
         });
       },
     );
+  addRecordCommand(program, result);
   program.commandsGroup('Commands about workflows:');
   program
     .command('lint')
@@ -221,7 +223,7 @@ export function buildProgram(result: CliResult): Command {
     .description('show the help of raymond, or of one of its commands')
     .argument(
       '[command]',
-      'worktrees, merge, lint, diagram, convert, test, replay, serve, worker, workers, completion or new',
+      'worktrees, merge, record, lint, diagram, convert, test, replay, serve, worker, workers, completion or new',
     )
     .action((name: string | undefined) => {
       const command =

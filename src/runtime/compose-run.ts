@@ -55,6 +55,8 @@ export interface ComposeRunOptions {
   hooks: RunHooks;
   /** Whether this continues a stored run (`run.started` says so). */
   resumed: boolean;
+  /** Asks a `--resume` answered before the run went on: written to the debug log, as live answers are. */
+  answered?: ReadonlyArray<{ agentId: string; askId: string; text: string }>;
 }
 
 /**
@@ -90,6 +92,10 @@ export async function composeRun(options: ComposeRunOptions): Promise<RunOutcome
     debug = new DebugLog(join(dirname(dirname(stateFile)), 'debug', workflowId), (text) =>
       emit({ type: 'warning', text }),
     );
+  const input = state.agents[0]?.input;
+  if (!resumed && typeof input === 'string') debug?.input(input);
+  for (const a of options.answered ?? [])
+    debug?.event({ type: 'ask.answered', ...a, expired: false });
   try {
     if (settings.queue)
       queued = await openQueue({ queue: settings.queue, settings, workflowId, stateFile, emit });

@@ -14,6 +14,8 @@ export interface ResumeAnswers {
 export interface AppliedAnswers {
   agents: StoredAgent[];
   notes: string[];
+  /** The asks answered, with their answers. */
+  answered: Array<{ agentId: string; askId: string; text: string }>;
 }
 
 /**
@@ -33,6 +35,7 @@ export function applyResumeAnswers(
 ): AppliedAnswers {
   const pending = pendingAsks(agents);
   const notes: string[] = [];
+  const answered: AppliedAnswers['answered'] = [];
   const texts = new Map<string, string>();
   const list = () =>
     pending.length === 0
@@ -70,7 +73,8 @@ export function applyResumeAnswers(
       );
       return agent;
     }
+    answered.push({ agentId: agent.id, askId: agent.ask.id, text });
     return answerAsk(agent, text);
   });
-  return { agents: out, notes };
+  return { agents: out, notes, answered };
 }

@@ -207,6 +207,7 @@ export async function resumeWorkflow(req: ResumeRequest): Promise<RunOutcome> {
           settings,
           hooks: req,
           resumed: true,
+          answered: answered.answered,
         });
       });
     } finally {

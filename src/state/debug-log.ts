@@ -147,6 +147,12 @@ export class DebugLog {
     if (!this.broken) this.transitions.write(`${new Date().toISOString()} ${line}\n`);
   }
 
+  /** Records the input a new run started with (`raymond record` makes it a test's `input:`). */
+  input(text: string): void {
+    if (!this.broken)
+      this.transitions.write(`${new Date().toISOString()} run input: ${JSON.stringify(text)}\n`);
+  }
+
   /** Writes what waits and closes the files. */
   close(): void {
     this.transitions.close();
@@ -186,6 +192,9 @@ export function transitionLine(e: RunEvent): string | undefined {
       return `[${e.agentId}] ${e.state} ${e.type === 'agent.paused' ? 'paused' : 'failed'}: ${failureText(e.failure)}`;
     case 'permission.denied':
       return `[${e.agentId}] ${e.state} denied: ${e.shown} input=${JSON.stringify(e.input)}`;
+    // The answer's text is kept so that `raymond record` can replay it.
+    case 'ask.answered':
+      return `[${e.agentId}] ask ${e.askId} ${e.expired ? 'expired' : `answered: ${JSON.stringify(e.text ?? '')}`}`;
     default:
       return undefined;
   }

@@ -284,6 +284,7 @@ describe('agent machine: <ask>', () => {
 
   it('otherwise it waits, and an answer sends the asking frame (a callee here) on with the answer as input, while the others ran', async () => {
     const seen: AgentRecord[] = [];
+    const answered: SupervisorEmitted[] = [];
     const run = await runFake(
       {
         START: {
@@ -298,12 +299,19 @@ describe('agent machine: <ask>', () => {
         END: (r) => ({ kind: 'result', payload: `end: ${r.input}` }),
       },
       {
-        onReport: (e, send) =>
-          e.type === 'ask.created' &&
-          setTimeout(() => send({ type: 'run.answer', askId: e.ask.id, text: 'yes' }), 20),
+        onReport: (e, send) => {
+          if (e.type === 'ask.answered') answered.push(e);
+          if (e.type === 'ask.created')
+            setTimeout(() => send({ type: 'run.answer', askId: e.ask.id, text: 'yes' }), 20);
+        },
       },
     );
     assert.equal(run.output.status, 'completed');
+    assert.deepEqual(
+      answered,
+      [{ type: 'ask.answered', agentId: 'main', askId: 'ask_main_2', expired: false, text: 'yes' }],
+      'the answer is reported with its text (the debug log keeps it for raymond record)',
+    );
     assert.deepEqual(run.store.meta.results, { main_w1: 'worker done', main: 'end: answer yes' });
     assert.deepEqual(
       [seen[0]!.input, seen[0]!.answered_ask, stackDepth(seen[0]!.stack)],

@@ -46,6 +46,11 @@ describe('applyResumeAnswers', () => {
       [out.agents[1]!.state, out.agents[1]!.input, out.agents[1]!.answered_ask],
       ['YES.sh', 'yes', 'ask_w_2'],
     );
+    assert.deepEqual(
+      out.answered,
+      [{ agentId: 'main_w1', askId: 'ask_w_2', text: 'yes' }],
+      'the answer given is reported, for the debug log',
+    );
   });
 
   it('--answer ID=TEXT answers that ask; an expired one keeps its agent waiting for its timeout, with a note', () => {
@@ -111,6 +116,10 @@ describe('applyResumeAnswers', () => {
 
   it('leaves agents as they are when no answer is given', () => {
     const agents = [asking('main', { id: 'ask_main_1' })];
-    assert.deepEqual(applyResumeAnswers(agents, {}, 'r', '/s/r.json', NOW), { agents, notes: [] });
+    assert.deepEqual(applyResumeAnswers(agents, {}, 'r', '/s/r.json', NOW), {
+      agents,
+      notes: [],
+      answered: [],
+    });
   });
 });

@@ -60,4 +60,21 @@ describe('debug log lines', () => {
     );
     assert.equal(transitionLine({ type: 'print', agentId: 'main', text: 'x' }), undefined);
   });
+
+  it("an ask's answer is written with its text (raymond record replays it), an expiry without", () => {
+    assert.equal(
+      transitionLine({
+        type: 'ask.answered',
+        agentId: 'main',
+        askId: 'ask_main_1',
+        expired: false,
+        text: 'yes, "go"\nnow',
+      }),
+      '[main] ask ask_main_1 answered: "yes, \\"go\\"\\nnow"',
+    );
+    assert.equal(
+      transitionLine({ type: 'ask.answered', agentId: 'w', askId: 'a2', expired: true }),
+      '[w] ask a2 expired',
+    );
+  });
 });
