@@ -1,8 +1,9 @@
 import { usd, type Divergence } from './test-checks.js';
 import type { TestResult } from './test-runner.js';
 
-/** Lines of a prompt shown under a failure; the rest is counted. */
-const PROMPT_LINES = 12;
+/** Lines of a prompt shown under a failure: all of a short one; of a long one its start and its end, where a reminder says why the last reply was refused. */
+const PROMPT_HEAD = 8;
+const PROMPT_TAIL = 12;
 
 /** A divergence as indented lines under its test's line. */
 function divergenceLines(d: Divergence): string[] {
@@ -12,9 +13,15 @@ function divergenceLines(d: Divergence): string[] {
   if (d.prompt !== undefined) {
     const prompt = d.prompt.trimEnd().split('\n');
     lines.push(`      prompt the model saw${d.state ? ` in ${d.state}` : ''}:`);
-    for (const line of prompt.slice(0, PROMPT_LINES)) lines.push(`        | ${line}`);
-    if (prompt.length > PROMPT_LINES)
-      lines.push(`        | ... (${prompt.length - PROMPT_LINES} more lines)`);
+    const cut = prompt.length > PROMPT_HEAD + PROMPT_TAIL + 1;
+    const shownLines = cut
+      ? [
+          ...prompt.slice(0, PROMPT_HEAD),
+          `... (${prompt.length - PROMPT_HEAD - PROMPT_TAIL} lines)`,
+          ...prompt.slice(-PROMPT_TAIL),
+        ]
+      : prompt;
+    for (const line of shownLines) lines.push(`        | ${line}`);
   }
   return lines;
 }
