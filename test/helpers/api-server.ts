@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { promptOf, writeMessage } from '../../src/testing/messages-stream.js';
 
 /** One scripted answer of the fake Messages API. */
 export interface Reply {
@@ -68,6 +69,7 @@ export class ApiServer {
   private readonly rules: Rule[] = [];
   private server: Server | undefined;
   private readonly open = new Set<ServerResponse>();
+  private serial = 0;
   /** Usage reported when a reply does not say. */
   defaultUsage = { input_tokens: 1000, output_tokens: 100 };
 
@@ -148,14 +150,6 @@ export class ApiServer {
     const last = users.at(-1);
     const lastBlocks = Array.isArray(last?.content) ? (last.content as Block[]) : [];
     const afterTool = lastBlocks.some((b) => b.type === 'tool_result');
-    const plain = [...users]
-      .reverse()
-      .find(
-        (m) =>
-          !(
-            Array.isArray(m.content) && (m.content as Block[]).some((b) => b.type === 'tool_result')
-          ),
-      );
     const transcript = body.messages.flatMap((m) => texts(m.content)).join('\n');
     const request: ApiRequest = {
       model: body.model,
@@ -163,7 +157,7 @@ export class ApiServer {
       // Claude Code states the directory in a system reminder of the first message.
       cwd: /Primary working directory: (.*)/.exec(`${system}\n${transcript}`)?.[1]?.trim() ?? null,
       system,
-      prompt: texts(plain?.content).at(-1) ?? '',
+      prompt: promptOf(body.messages),
       afterTool,
       transcript,
       main: Array.isArray(body.tools) && body.tools.length > 0,
@@ -206,47 +200,15 @@ export class ApiServer {
   }
 
   private stream(res: ServerResponse, model: string, reply: Reply): void {
-    const usage = reply.usage ?? this.defaultUsage;
-    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-    const send = (event: string, data: Record<string, unknown>) =>
-      res.write(`event: ${event}\ndata: ${JSON.stringify({ type: event, ...data })}\n\n`);
-    const id = `msg_${Math.random().toString(36).slice(2)}`;
-    send('message_start', {
-      message: {
-        id,
-        type: 'message',
-        role: 'assistant',
-        model,
-        content: [],
-        stop_reason: null,
-        stop_sequence: null,
-        usage: { input_tokens: usage.input_tokens, output_tokens: 1 },
+    writeMessage(
+      res,
+      model,
+      {
+        ...(reply.text !== undefined ? { text: reply.text } : {}),
+        ...(reply.toolUse ? { toolUse: reply.toolUse } : {}),
+        usage: reply.usage ?? this.defaultUsage,
       },
-    });
-    let index = 0;
-    if (reply.text !== undefined) {
-      send('content_block_start', { index, content_block: { type: 'text', text: '' } });
-      send('content_block_delta', { index, delta: { type: 'text_delta', text: reply.text } });
-      send('content_block_stop', { index });
-      index++;
-    }
-    if (reply.toolUse) {
-      const toolId = `toolu_${Math.random().toString(36).slice(2)}`;
-      send('content_block_start', {
-        index,
-        content_block: { type: 'tool_use', id: toolId, name: reply.toolUse.name, input: {} },
-      });
-      send('content_block_delta', {
-        index,
-        delta: { type: 'input_json_delta', partial_json: JSON.stringify(reply.toolUse.input) },
-      });
-      send('content_block_stop', { index });
-    }
-    send('message_delta', {
-      delta: { stop_reason: reply.toolUse ? 'tool_use' : 'end_turn', stop_sequence: null },
-      usage: { output_tokens: usage.output_tokens },
-    });
-    send('message_stop', {});
-    res.end();
+      ++this.serial,
+    );
   }
 }
