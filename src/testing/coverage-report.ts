@@ -24,8 +24,9 @@ export function edgeText(e: CoverageEdge, name: (file: string) => string): strin
 }
 
 /**
- * `coverage review-loop: 3/3 states, 4/5 edges`, then a line per state that
- * never ran and per edge never taken, in the workflow's sorted order.
+ * `coverage review-loop: 3/3 states, 4/5 edges`, the states that ran, a
+ * line per edge taken, then a line per state that never ran and per edge
+ * never taken, in the workflow's sorted order.
  */
 export function formatCoverage(c: Coverage): string {
   const name = namer(c);
@@ -33,6 +34,8 @@ export function formatCoverage(c: Coverage): string {
   const edges = c.edges.taken.length + c.edges.never.length;
   const lines = [
     `coverage ${c.workflow}: ${c.states.taken.length}/${states} states, ${c.edges.taken.length}/${edges} edges`,
+    ...(c.states.taken.length > 0 ? [`  ran: ${c.states.taken.map(name).join(', ')}`] : []),
+    ...c.edges.taken.map((e) => `  taken: ${edgeText(e, name)}`),
     ...c.states.never.map((f) => `  never ran: ${name(f)}`),
     ...c.edges.never.map((e) => `  never taken: ${edgeText(e, name)}`),
   ];

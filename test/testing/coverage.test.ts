@@ -73,6 +73,9 @@ describe('coverage', () => {
       formatCoverage(c),
       [
         'coverage review-loop: 2/3 states, 2/4 edges',
+        '  ran: REVIEW, START',
+        '  taken: REVIEW -result-> (result)',
+        '  taken: START -goto-> REVIEW',
         '  never ran: REVISE',
         '  never taken: REVIEW -goto-> REVISE',
         '  never taken: REVISE -goto-> REVIEW',
@@ -101,7 +104,17 @@ describe('coverage', () => {
     const c = coverage(graph, [first, second]);
     assert.deepEqual(c.states.never, []);
     assert.deepEqual(c.edges.never, []);
-    assert.equal(formatCoverage(c), 'coverage review-loop: 3/3 states, 4/4 edges');
+    assert.equal(
+      formatCoverage(c),
+      [
+        'coverage review-loop: 3/3 states, 4/4 edges',
+        '  ran: REVIEW, REVISE, START',
+        '  taken: REVIEW -goto-> REVISE',
+        '  taken: REVIEW -result-> (result)',
+        '  taken: REVISE -goto-> REVIEW',
+        '  taken: START -goto-> REVIEW',
+      ].join('\n'),
+    );
   });
 
   it("follows the tour's call, function and fork: returns count when the callee's result comes back", async () => {
@@ -154,7 +167,7 @@ describe('coverage', () => {
     assert.equal(c.edges.taken.filter((e) => e.kind === 'fork').length, 1);
     assert.match(
       formatCoverage(c),
-      /^coverage tour: 7\/7 states, 11\/12 edges\n {2}never taken: DONE -result-> \(result\)$/,
+      /^coverage tour: 7\/7 states, 11\/12 edges\n {2}ran: 1_START, AFTER_CALL, AFTER_FUNCTION, COUNTDOWN, DONE, SHOUT, WORKER\n( {2}taken: .*\n){11} {2}never taken: DONE -result-> \(result\)$/,
     );
   });
 
@@ -275,6 +288,13 @@ describe('coverage', () => {
         formatCoverage(c),
         [
           'coverage wf: 4/5 states, 6/8 edges',
+          '  ran: DONE, GATHER, START, WORK',
+          '  taken: DONE -result-> (result)',
+          '  taken: GATHER -ask-> DONE',
+          '  taken: START -fork-> WORK',
+          '  taken: START -join-> GATHER',
+          '  taken: START -next-> GATHER',
+          '  taken: WORK -result-> (result)',
           '  never ran: LATE',
           '  never taken: GATHER -timeout-> LATE',
           '  never taken: LATE -result-> (result)',
