@@ -63,6 +63,19 @@ export interface ScriptedStepsOptions {
   emit: RunEventSink;
   /** Each step's token, with the agent and state it ran. */
   onStep(token: string, agent: string, state: string): void;
+  /** Steps whose process may still run: a stopped run returns before they end. */
+  running: Set<Promise<unknown>>;
+}
+
+/** Runs an execution, keeping it in `running` until its process has ended. */
+export function tracked<T>(running: Set<Promise<unknown>>, work: Promise<T>): Promise<T> {
+  const settled = work.then(
+    () => undefined,
+    () => undefined,
+  );
+  running.add(settled);
+  void settled.then(() => running.delete(settled));
+  return work;
 }
 
 /**
@@ -97,7 +110,7 @@ export function scriptedMarkdown(o: ScriptedStepsOptions): StateExecutor {
         RAYMOND_TEST_STEP: token,
       };
       const s = o.settings;
-      return backendExecutor({
+      const executor = backendExecutor({
         claude: createClaudeExecutor({
           bin: s.claudeBin,
           skipPermissions: s.skipPermissions,
@@ -107,18 +120,22 @@ export function scriptedMarkdown(o: ScriptedStepsOptions): StateExecutor {
           env,
         }),
         pi: createPiExecutor({ skipPermissions: s.skipPermissions, emit: o.emit, env }),
-      }).execute(req);
+      });
+      return tracked(o.running, executor.execute(req));
     },
   };
 }
 
 /** Script states the test stubs print its `stdout` and exit with its `exit`; the others run for real. */
-export function stubbedScripts(spec: TestSpec): (real: StateExecutor) => StateExecutor {
+export function stubbedScripts(
+  spec: TestSpec,
+  running: Set<Promise<unknown>>,
+): (real: StateExecutor) => StateExecutor {
   const stubs = byStem(spec.scripts);
   return (real) => ({
     async execute(req) {
       const stub = stubs.get(stateStem(basename(req.file)));
-      if (!stub) return real.execute(req);
+      if (!stub) return tracked(running, real.execute(req));
       const exit = stub.exit ?? 0;
       if (exit !== 0)
         throw new RaymondError(

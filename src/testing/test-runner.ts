@@ -75,6 +75,7 @@ export async function runTest(test: LoadedTest, options: RunTestOptions): Promis
   const attributes = new Map<string, Record<string, string>>([['main', {}]]);
   const endings = new Map<string, string>();
   const kill = new AbortController();
+  const running = new Set<Promise<unknown>>();
   const problems: Divergence[] = [];
   let control: RunControl | undefined;
   const model = new ScriptedModel((log: StepLog) => {
@@ -161,6 +162,7 @@ export async function runTest(test: LoadedTest, options: RunTestOptions): Promis
         settings,
         env,
         emit: onEvent,
+        running,
         onStep: (token, agent, state) => {
           const mine = steps
             .get(agent)
@@ -168,11 +170,13 @@ export async function runTest(test: LoadedTest, options: RunTestOptions): Promis
           if (mine) mine.token = token;
         },
       }),
-      script: stubbedScripts(test.spec),
+      script: stubbedScripts(test.spec, running),
     });
   } catch (err) {
     failure = formatError(err);
   } finally {
+    // A stopped run returns while its steps' processes end (SIGTERM, then SIGKILL): they may still write.
+    await Promise.all(running);
     await model.stop();
   }
   const record: RunRecord = {
@@ -191,7 +195,7 @@ export async function runTest(test: LoadedTest, options: RunTestOptions): Promis
   const divergence = checkTest(test.spec.expect ?? {}, record, (text) =>
     text.split(scratch).join('<scratch>'),
   );
-  if (!options.keep) rmSync(scratch, { recursive: true, force: true });
+  if (!options.keep) rmSync(scratch, { recursive: true, force: true, maxRetries: 5 });
   return {
     file: test.file,
     name: test.name,

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, readdirSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Sandbox } from '../helpers/cli.js';
@@ -98,9 +98,13 @@ describe('raymond test: a goto/call/fork/join workflow with the real claude and 
     assert.match(r.stdout, /^1 test: 0 passed, 1 failed/m);
   });
 
-  it('fails a turn the test does not script, naming state and turn, with the prompt; nothing else is asked', async () => {
+  it('fails a turn the test does not script, naming state and turn, with the prompt; the stopped run leaves no scratch folder', async () => {
     box.write({ 'flow/tests/fruits.test.yaml': fruitsTest(undefined, '[]') });
-    const r = await box.run(['test', 'flow'], ENV);
+    // Its own temporary folder: the stopped run's scratch folder must be gone, though claude was killed mid-turn.
+    const tmp = join(box.dir, 'tmp');
+    mkdirSync(tmp);
+    const r = await box.run(['test', 'flow'], { ...ENV, TMPDIR: tmp });
+    assert.deepEqual(readdirSync(tmp), []);
     assert.equal(r.code, 1, r.stdout + r.stderr);
     assert.match(r.stdout, /^ {6}no reply is scripted for HELPER turn 1 \(agent main\)$/m);
     assert.match(r.stdout, /^ {8}\| Help: reply with <result>TEXT<\/result>\.$/m);

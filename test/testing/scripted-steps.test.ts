@@ -44,9 +44,11 @@ describe('stubbedScripts', () => {
   };
   const req = (file: string) =>
     ({ file, scope: { display: (f: string) => `wf/${f}` } }) as unknown as ExecutionRequest;
-  const wrap = stubbedScripts({
-    scripts: { 'OK.sh': { stdout: '<goto>X</goto>' }, BAD: { exit: 3 } },
-  });
+  const running = new Set<Promise<unknown>>();
+  const wrap = stubbedScripts(
+    { scripts: { 'OK.sh': { stdout: '<goto>X</goto>' }, BAD: { exit: 3 } } },
+    running,
+  );
   it('prints the stub and exits 0, or fails as a script with that exit code would', async () => {
     assert.equal((await wrap(real).execute(req('/w/OK.sh'))).output, '<goto>X</goto>');
     await assert.rejects(wrap(real).execute(req('/w/BAD.sh')), (err: unknown) => {
@@ -57,7 +59,18 @@ describe('stubbedScripts', () => {
       return true;
     });
   });
-  it('runs every other script for real', async () => {
+  it('runs every other script for real, kept among the running steps until it ends', async () => {
+    let finish!: () => void;
+    const slow: StateExecutor = {
+      execute: () =>
+        new Promise((ok) => (finish = () => ok({ output: 'real', session: null, costUsd: 0 }))),
+    };
+    const pending = wrap(slow).execute(req('/w/OTHER.sh'));
+    assert.equal(running.size, 1);
+    finish();
+    assert.equal((await pending).output, 'real');
+    await Promise.all(running);
+    assert.equal(running.size, 0);
     assert.equal((await wrap(real).execute(req('/w/OTHER.sh'))).output, 'real');
   });
 });
