@@ -127,11 +127,13 @@ export async function runTest(test: LoadedTest, options: RunTestOptions): Promis
   try {
     seed(test, work);
     mkdirSync(home, { recursive: true });
+    mkdirSync(join(scratch, 'tmp'));
     await model.start();
     const env = testEnvironment({
       home,
       url: model.url,
       piAgentDir: piAgentDir(scratch, model.url),
+      tmp: join(scratch, 'tmp'),
       own: test.spec.env,
     });
     // Scripts get the same closed environment: one that starts `claude` itself reaches the scripted model too.

@@ -62,6 +62,8 @@ export interface TestEnvironmentOptions {
   /** The scripted model's address. */
   url: string;
   piAgentDir: string;
+  /** The test's own temporary folder, inside its scratch folder. */
+  tmp: string;
   /** The test's own `env:`. */
   own?: Readonly<Record<string, string>>;
 }
@@ -75,6 +77,8 @@ export function testEnvironment(o: TestEnvironmentOptions): Record<string, strin
   return {
     ...o.own,
     HOME: o.home,
+    // Claude Code keeps sockets and files in the temporary folder: the test's, removed with it.
+    TMPDIR: o.tmp,
     ANTHROPIC_BASE_URL: o.url,
     ANTHROPIC_API_KEY: 'raymond-test',
     ANTHROPIC_AUTH_TOKEN: undefined,

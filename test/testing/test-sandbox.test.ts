@@ -21,6 +21,7 @@ describe('test sandbox', () => {
       home: '/h',
       url: 'http://127.0.0.1:9',
       piAgentDir: '/p',
+      tmp: '/t',
       own: { HOME: '/mine', ANTHROPIC_BASE_URL: 'https://elsewhere', MINE: '1' },
     });
     assert.equal(env.HOME, '/h');
@@ -34,6 +35,7 @@ describe('test sandbox', () => {
     ])
       assert.ok(name in env && env[name] === undefined, name);
     assert.equal(env.PI_CODING_AGENT_DIR, '/p');
+    assert.equal(env.TMPDIR, '/t');
   });
   it("points pi's test provider and its anthropic provider at the scripted model, with the step header read from the environment", () => {
     const agent = piAgentDir(dir, 'http://127.0.0.1:9');
