@@ -1,4 +1,4 @@
-import type { ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 
 /** One response of a scripted model: final text, or a tool call the agent CLI runs and answers. */
 export interface ModelResponse {
@@ -88,4 +88,29 @@ export function promptOf(messages: ReadonlyArray<{ role: string; content: unknow
         !(Array.isArray(m.content) && (m.content as Block[]).some((b) => b.type === 'tool_result')),
     );
   return texts(plain?.content).at(-1) ?? '';
+}
+
+/**
+ * Reads one request to a scripted Messages API: what is not a message
+ * (another path, `count_tokens`, reporting `countedTokens`) is answered
+ * here; a message's body is returned for the caller to answer.
+ */
+export async function messageBody(
+  req: IncomingMessage,
+  res: ServerResponse,
+  countedTokens: number,
+): Promise<string | undefined> {
+  const chunks: Buffer[] = [];
+  for await (const c of req) chunks.push(c as Buffer);
+  if (req.method !== 'POST' || !req.url?.startsWith('/v1/messages')) {
+    res.writeHead(404).end();
+    return undefined;
+  }
+  if (req.url.startsWith('/v1/messages/count_tokens')) {
+    res
+      .writeHead(200, { 'content-type': 'application/json' })
+      .end(JSON.stringify({ input_tokens: countedTokens }));
+    return undefined;
+  }
+  return Buffer.concat(chunks).toString('utf8');
 }

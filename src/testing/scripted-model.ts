@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { isAbsolute, join } from 'node:path';
-import { promptOf, writeMessage, type ModelResponse } from './messages-stream.js';
+import { messageBody, promptOf, writeMessage, type ModelResponse } from './messages-stream.js';
 import type { ToolCall, Turn } from './test-spec-schema.js';
 
 /** The header that names a step's ticket on every model request the step's agent CLI makes. */
@@ -113,16 +113,8 @@ export class ScriptedModel {
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const chunks: Buffer[] = [];
-    for await (const c of req) chunks.push(c as Buffer);
-    if (req.method !== 'POST' || !req.url?.startsWith('/v1/messages')) {
-      res.writeHead(404).end();
-      return;
-    }
-    if (req.url.startsWith('/v1/messages/count_tokens')) {
-      res.writeHead(200, { 'content-type': 'application/json' }).end('{"input_tokens":0}');
-      return;
-    }
+    const text = await messageBody(req, res, 0);
+    if (text === undefined) return;
     const step = this.steps.get(String(req.headers[STEP_HEADER] ?? ''));
     let body: {
       model?: string;
@@ -131,7 +123,7 @@ export class ScriptedModel {
       system?: unknown;
     };
     try {
-      body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as typeof body;
+      body = JSON.parse(text) as typeof body;
     } catch {
       res.writeHead(400).end();
       return;

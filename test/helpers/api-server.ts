@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { promptOf, writeMessage } from '../../src/testing/messages-stream.js';
+import { messageBody, promptOf, writeMessage } from '../../src/testing/messages-stream.js';
 
 /** One scripted answer of the fake Messages API. */
 export interface Reply {
@@ -126,19 +126,9 @@ export class ApiServer {
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const chunks: Buffer[] = [];
-    for await (const c of req) chunks.push(c as Buffer);
-    if (req.method !== 'POST' || !req.url?.startsWith('/v1/messages')) {
-      res.writeHead(404).end();
-      return;
-    }
-    if (req.url.startsWith('/v1/messages/count_tokens')) {
-      res
-        .writeHead(200, { 'content-type': 'application/json' })
-        .end(JSON.stringify({ input_tokens: 100 }));
-      return;
-    }
-    const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
+    const text = await messageBody(req, res, 100);
+    if (text === undefined) return;
+    const body = JSON.parse(text) as {
       model: string;
       messages: Array<{ role: string; content: unknown }>;
       system?: unknown;
