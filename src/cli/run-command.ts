@@ -13,6 +13,7 @@ import { joinFinished, jsonSummary, summaryLine, type RunFinished } from './run-
 import { newRunSettings, notifyHooks, resumeOverrides, waitForLimits } from './settings.js';
 import { createAskPrompter, type AskPrompter } from './ask-prompter.js';
 import { reportEnd, resumeCommand } from './run-end-report.js';
+import { STATUS_EXIT } from '../runtime/status-exit.js';
 import { askingObject, resumeCommand as answerCommand } from './ask-report.js';
 import { askNotification, runNotification } from '../notify/notification.js';
 import { createNotifier, type Notifier } from '../notify/notifier.js';
@@ -201,10 +202,7 @@ async function runAndReport(
     finished && !ctx.quiet ? summaryLine(finished, progress, interrupted) : undefined,
   );
   if (interrupted) return signals.terminated() ? EXIT.terminated : EXIT.interrupted;
-  if (asking) return EXIT.asking;
-  if (outcome.status === 'budget_exceeded') return EXIT.budgetExceeded;
-  if (outcome.status === 'paused') return EXIT.paused;
-  return outcome.status === 'completed' ? EXIT.completed : EXIT.failed;
+  return STATUS_EXIT[outcome.status];
 }
 
 /** Starts or resumes the run, then waits out its usage limits (unless --no-wait), resuming it each time. */

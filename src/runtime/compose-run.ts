@@ -1,7 +1,7 @@
 import { basename, dirname, join } from 'node:path';
 import { createActor, toPromise } from 'xstate';
 import { agentMachine } from '../../machines/agent.machine.js';
-import type { RunEvent } from '../../machines/run-events.js';
+import type { RunEvent, RunEventSink } from '../../machines/run-events.js';
 import { storeFromState } from '../../machines/run-store.js';
 import { supervisorMachine } from '../../machines/supervisor.machine.js';
 import { askExpired, pendingAsks } from '../../machines/asks.js';
@@ -27,7 +27,7 @@ import { markdownSlots, type RunSettings } from './run-settings.js';
 import { createRunStep } from './step-actor.js';
 import { createTaskFolders, projectRootOf, withTaskFolders } from './task-folders.js';
 import { createWorktreePool } from '../worktrees/worktree-pool.js';
-import { createWarmSessions } from '../claude/warm-sessions.js';
+import { createWarmSessions, type WarmSessions } from '../claude/warm-sessions.js';
 import { errorMessage } from '../errors.js';
 import { openQueue, type QueuedRun } from './queued-run.js';
 import type { RunHooks, RunOutcome } from './run-types.js';
@@ -43,6 +43,31 @@ function dueAsks(agents: Iterable<AgentRecord>): Array<{ agentId: string; askId:
 /** A workflow's short name, as ray's JSON gives it: a folder's name (for a run started at a state file, its folder's). */
 function workflowName(scope: ScopeSet['main']): string {
   return scope.ref.kind === 'file' ? basename(dirname(scope.ref.path)) : scope.name;
+}
+
+/**
+ * The markdown states' executor: the workflow's agent CLI (Claude Code or
+ * pi) as the run's settings say, with `env` for every turn. `raymond test`
+ * makes one per step, with the step's ticket in `env`.
+ */
+export function agentExecutor(
+  settings: RunSettings,
+  emit: RunEventSink,
+  env: Readonly<Record<string, string | undefined>> | undefined,
+  warm?: WarmSessions,
+): StateExecutor {
+  return backendExecutor({
+    claude: createClaudeExecutor({
+      bin: settings.claudeBin,
+      skipPermissions: settings.skipPermissions,
+      permissionMode: settings.permissionMode,
+      disallowedTools: settings.disallowedTools,
+      emit,
+      warm,
+      env,
+    }),
+    pi: createPiExecutor({ skipPermissions: settings.skipPermissions, emit, env }),
+  });
 }
 
 /** What composeRun runs: the run's state as it stands, its workflows, where it is stored, and how it behaves. */
@@ -123,22 +148,7 @@ export async function composeRun(options: ComposeRunOptions): Promise<RunOutcome
       markdown:
         hooks.markdown ??
         queued?.markdown ??
-        backendExecutor({
-          claude: createClaudeExecutor({
-            bin: settings.claudeBin,
-            skipPermissions: settings.skipPermissions,
-            permissionMode: settings.permissionMode,
-            disallowedTools: settings.disallowedTools,
-            emit,
-            warm,
-            env: settings.environment,
-          }),
-          pi: createPiExecutor({
-            skipPermissions: settings.skipPermissions,
-            emit,
-            env: settings.environment,
-          }),
-        }),
+        agentExecutor(settings, emit, settings.environment, warm),
       timeoutMs: settings.timeoutSeconds * 1000,
       emit,
       model: settings.model,

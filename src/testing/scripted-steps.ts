@@ -1,10 +1,8 @@
 import { basename } from 'node:path';
 import type { RunEventSink } from '../../machines/run-events.js';
-import { backendExecutor } from '../backends/agent-backend.js';
-import { createClaudeExecutor } from '../claude/claude-executor.js';
 import { RaymondError } from '../errors.js';
 import type { ExecutionRequest, StateExecutor } from '../executors/executor.js';
-import { createPiExecutor } from '../pi/pi-executor.js';
+import { agentExecutor } from '../runtime/compose-run.js';
 import type { RunSettings } from '../runtime/run-settings.js';
 import { STEP_HEADER, type ScriptedModel } from './scripted-model.js';
 import { stateStem } from './test-file.js';
@@ -109,18 +107,7 @@ export function scriptedMarkdown(o: ScriptedStepsOptions): StateExecutor {
         ANTHROPIC_CUSTOM_HEADERS: `${STEP_HEADER}: ${token}`,
         RAYMOND_TEST_STEP: token,
       };
-      const s = o.settings;
-      const executor = backendExecutor({
-        claude: createClaudeExecutor({
-          bin: s.claudeBin,
-          skipPermissions: s.skipPermissions,
-          permissionMode: s.permissionMode,
-          disallowedTools: s.disallowedTools,
-          emit: o.emit,
-          env,
-        }),
-        pi: createPiExecutor({ skipPermissions: s.skipPermissions, emit: o.emit, env }),
-      });
+      const executor = agentExecutor(o.settings, o.emit, env);
       return tracked(o.running, executor.execute(req));
     },
   };

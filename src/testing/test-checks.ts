@@ -4,7 +4,7 @@ import { resolve } from 'node:path';
 import { STATUS_EXIT } from '../runtime/status-exit.js';
 import type { RunOutcome } from '../runtime/run-types.js';
 import { stateStem } from './test-file.js';
-import { insideFolder } from './test-sandbox.js';
+
 import type { Expect, TextCheck } from './test-spec-schema.js';
 
 /** The first way a run differed from its test: what, what was expected and what came, where, and what the model saw there. */
@@ -75,8 +75,6 @@ function pathDivergence(agent: string, want: string[], record: RunRecord): Diver
 function fileDivergence(files: NonNullable<Expect['files']>, work: string): Divergence | undefined {
   for (const [name, check] of Object.entries(files)) {
     const path = resolve(work, name);
-    if (!insideFolder(work, path))
-      return { what: `file ${name} is outside the test's working directory` };
     const exists = existsSync(path);
     if (check === null) {
       if (exists) return { what: `file ${name}`, expected: '(absent)', got: 'it exists' };

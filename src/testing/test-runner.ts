@@ -2,12 +2,12 @@ import { cpSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } f
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import type { RunEvent } from '../../machines/run-events.js';
-import { RaymondError, formatError } from '../errors.js';
+import { formatError } from '../errors.js';
 import { startWorkflow } from '../runtime/start-run.js';
 import type { RunSettings } from '../runtime/run-settings.js';
 import type { RunControl, RunOutcome } from '../runtime/run-types.js';
 import { checkTest, type Divergence, type RunRecord } from './test-checks.js';
-import { commitAll, insideFolder, piAgentDir, testEnvironment } from './test-sandbox.js';
+import { commitAll, piAgentDir, testEnvironment } from './test-sandbox.js';
 import { ScriptedModel, type StepLog } from './scripted-model.js';
 import { byStem, pickEntry, scriptedMarkdown, stubbedScripts } from './scripted-steps.js';
 import type { LoadedTest } from './test-file.js';
@@ -40,21 +40,13 @@ export interface RunTestOptions {
   signal?: AbortSignal;
 }
 
-/** Puts the test's working directory in place: its `workdir` copied, then its `files` written; no path may leave it. */
+/** Puts the test's working directory in place: its `workdir` copied, then its `files` written (the loader refused any path that leaves it). */
 function seed(test: LoadedTest, work: string): void {
   mkdirSync(work, { recursive: true });
   if (test.spec.workdir)
     cpSync(resolve(dirname(test.file), test.spec.workdir), work, { recursive: true });
   for (const [name, content] of Object.entries(test.spec.files ?? {})) {
     const path = resolve(work, name);
-    if (!insideFolder(work, path))
-      throw new RaymondError(
-        'ERR_TEST_FILE',
-        `files: ${name} is outside the test's working directory`,
-        {
-          file: test.file,
-        },
-      );
     mkdirSync(dirname(path), { recursive: true });
     writeFileSync(path, content);
   }
