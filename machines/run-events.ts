@@ -59,6 +59,30 @@ export type RunEvent =
       /** The workers a `<fork>` created, in order. */
       workers: ForkedWorker[];
     }
+  /**
+   * What one step took, however it ended (emitted by the runtime just
+   * before the step's `step.done`, or its agent's failure): the run history
+   * and the traces read it. `outcome`: the transition's kind, `failed`, or
+   * `stopped`; `width`: workers a fork created.
+   */
+  | {
+      type: 'step.measured';
+      agentId: string;
+      state: string;
+      scope?: string;
+      backend: 'claude' | 'pi' | 'script';
+      model?: string;
+      turns: number;
+      retries: number;
+      reminders: number;
+      costUsd: number;
+      tokens: number;
+      startedAt: number;
+      wallMs: number;
+      cpuMs: number;
+      outcome: string;
+      width?: number;
+    }
   | ({ type: 'agent.forked'; parentId: string } & ForkedWorker)
   | {
       type: 'agent.paused';

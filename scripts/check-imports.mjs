@@ -25,7 +25,9 @@ const LAYERS = [
   ['src/backends'],
   ['src/queue'],
   ['src/settings'],
+  ['src/history'],
   ['src/config', 'src/analysis', 'src/runtime', 'src/merge'],
+  ['src/plan'],
   ['src/serve', 'src/testing'],
   ['src/cli'],
 ];
@@ -34,6 +36,7 @@ const SHARED_WITH_CLIENT = new Set([
   'src/web/live-fold.ts',
   'src/web/live-snapshot.ts',
   'src/web/page-config.ts',
+  'machines/money.ts',
 ]);
 const layerOf = new Map(LAYERS.flatMap((folders, i) => folders.map((f) => [f, i])));
 
