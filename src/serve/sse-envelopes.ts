@@ -117,6 +117,7 @@ export function rayEnvelopes(e: RunEvent, runId: string, cancelled: boolean): En
         },
       ];
     case 'detail':
+    case 'step.measured':
       return [];
     case 'run.finished': {
       // How the run itself ended comes first: a cancel that came as it completed or failed cancelled nothing.
