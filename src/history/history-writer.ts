@@ -4,7 +4,6 @@ import { AppendFile } from '../state/append-file.js';
 import type {
   RunRecord,
   RunSource,
-  StepBackend,
   StepOutcomeKind,
   StepRecord,
 } from './history-types.js';
