@@ -16,6 +16,9 @@ import {
 import { acquireLock, lockHolder } from '../state/run-lock.js';
 import { lockFilePath, readStateFile, stateFilePath } from '../state/state-file.js';
 import { mergeStatus } from '../merge/merge-state.js';
+import { runCostsOf } from '../history/run-steps.js';
+import { projectRootOf } from '../runtime/task-folders.js';
+import { costByStateText } from './stats-text.js';
 
 interface RunSummary {
   workflow_id: string;
@@ -114,10 +117,12 @@ export async function runStatus(stateDir: string, id: string, json: boolean): Pr
   // `raymond merge`'s resolution turns are charged to the run, from merge's own state file (it never writes the run's).
   const merge = await mergeStatus(stateDir, id);
   const total = state.total_cost_usd + (merge?.cost_usd ?? 0);
+  const costs = await runCostsOf(projectRootOf(stateFilePath(stateDir, id)), id, state.scope);
   if (json)
     return JSON.stringify({
       ...state,
       total_cost_usd: total,
+      cost_by_state: costs?.byState ?? [],
       ...(merge ? { merge } : {}),
       status: summary.status,
       running_pid: summary.running_pid,
@@ -129,6 +134,8 @@ export async function runStatus(stateDir: string, id: string, json: boolean): Pr
     `scope: ${state.scope.path} (${state.scope.kind}, entry ${state.scope.entry})`,
     `cost: ${usd(total)} of ${budget}${merge ? ` (merge's resolution turns ${usd(merge.cost_usd)} of it)` : ''}; started ${state.started_at}, updated ${state.updated_at}`,
   ];
+  // From the run history: absent for a run made with --no-history (or by an older Raymond, until rebuilt).
+  if (costs) out.push('cost by state:', ...costByStateText(costs).map((l) => `  ${l}`));
   if (merge) {
     const targets = merge.into
       .map((t) => `${t.branch} (${t.merged} merged, ${t.left_out} left out)`)
