@@ -31,6 +31,7 @@ import { createWarmSessions, type WarmSessions } from '../claude/warm-sessions.j
 import { errorMessage } from '../errors.js';
 import { openQueue, type QueuedRun } from './queued-run.js';
 import type { RunHooks, RunOutcome } from './run-types.js';
+import { openRunTracer, type RunTracer } from '../telemetry/run-tracer.js';
 
 /** Asks whose time ran out while no run watched them: settled as the run starts. */
 function dueAsks(agents: Iterable<AgentRecord>): Array<{ agentId: string; askId: string }> {
@@ -96,9 +97,11 @@ export async function composeRun(options: ComposeRunOptions): Promise<RunOutcome
   const startedAt = Date.now();
   let steps = 0;
   let debug: DebugLog | undefined;
+  let tracer: RunTracer | undefined;
   const emit = (e: RunEvent) => {
     if (e.type === 'step.done') steps++;
     debug?.event(e);
+    tracer?.event(e);
     hooks.onEvent(e);
   };
   const spawners = createSpawnerPool();
@@ -122,6 +125,7 @@ export async function composeRun(options: ComposeRunOptions): Promise<RunOutcome
   for (const a of options.answered ?? [])
     debug?.event({ type: 'ask.answered', ...a, expired: false });
   try {
+    tracer = await openRunTracer(settings.otelEndpoint, (text) => emit({ type: 'warning', text }));
     if (settings.queue)
       queued = await openQueue({ queue: settings.queue, settings, workflowId, stateFile, emit });
     const worktrees = queued?.worktrees ?? createWorktreePool(workflowId);
@@ -163,6 +167,7 @@ export async function composeRun(options: ComposeRunOptions): Promise<RunOutcome
       worktreeMode: settings.worktreeMode,
       tasks,
       onAsk: settings.onAsk,
+      traceEnv: tracer && ((agentId) => tracer!.env(agentId)),
     });
     const machine = supervisorMachine.provide({
       actors: {
@@ -264,6 +269,7 @@ export async function composeRun(options: ComposeRunOptions): Promise<RunOutcome
     });
     return outcome;
   } finally {
+    await tracer?.close();
     warm?.close();
     await queued?.close();
     await spawners.close();

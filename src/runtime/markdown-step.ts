@@ -134,6 +134,7 @@ export async function runMarkdownStep(
   };
   for (;;) {
     let execution: Execution;
+    deps.emit({ type: 'turn.started', agentId: agent.id, state: agent.state });
     try {
       execution = await markdown.execute({
         workflowId: deps.workflowId,
@@ -154,6 +155,7 @@ export async function runMarkdownStep(
         model,
         effort,
         grant: resolvedGrant,
+        env: deps.traceEnv?.(agent.id),
       });
     } catch (err) {
       if (
@@ -168,6 +170,12 @@ export async function runMarkdownStep(
         sessionTotal?: number | null;
       };
       spending.add(details.costUsd ?? 0, details.session, details.sessionTotal);
+      deps.emit({
+        type: 'turn.done',
+        agentId: agent.id,
+        costUsd: details.costUsd ?? 0,
+        error: err.message,
+      });
       state = follow(
         nextTurn(state, {
           type: 'turn.failed',
@@ -180,6 +188,7 @@ export async function runMarkdownStep(
       continue;
     }
     spending.add(execution.costUsd, execution.session, execution.sessionTotal);
+    deps.emit({ type: 'turn.done', agentId: agent.id, costUsd: execution.costUsd });
     if (grant.onDenial === 'fail' && execution.denials?.length) {
       // The turn went on without what it was denied: its reply cannot be trusted to have done the work.
       if (execution.session) markdown.endSession?.(execution.session);

@@ -40,6 +40,7 @@ async function runScriptStep(
     timeoutMs: own ?? deps.timeoutMs,
     timeoutFromState: own !== undefined,
     debug: stepDebug(deps, agent),
+    env: deps.traceEnv?.(agent.id),
   });
   const cut = outputCut(execution);
   if (cut) deps.emit({ type: 'warning', text: `[${agent.id}] ${where}: ${cut}` });
