@@ -146,4 +146,14 @@ describe('OpenTelemetry traces of a run', () => {
       /could not send spans to http:\/\/127\.0\.0\.1:\d+\/v1\/traces .*the run goes on without them/,
     );
   });
+  it('refuses an endpoint that is no http(s) URL in one line, from the flag or the config', async () => {
+    const wf = box.write({ 'START.sh': '#!/bin/sh\necho "<result>x</result>"\n' }, 'bad-url');
+    const flag = await box.run([wf, '--otel-endpoint', 'ftp://collector']);
+    assert.equal(flag.code, 64, flag.stderr);
+    assert.match(
+      flag.stderr.trim(),
+      /^raymond: option '--otel-endpoint <url>' argument 'ftp:\/\/collector' is invalid\. expected an http:\/\/ or https:\/\/ URL/,
+    );
+    assert.equal(flag.stderr.trim().split('\n').length, 1);
+  });
 });
