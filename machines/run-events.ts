@@ -90,7 +90,7 @@ export type RunEvent =
    * `turn.done`: its agent's failure ends it). The traces read them.
    */
   | { type: 'turn.started'; agentId: string; state: string }
-  | { type: 'turn.done'; agentId: string; costUsd: number; error?: string }
+  | { type: 'turn.done'; agentId: string; costUsd: number; tokens?: number; error?: string }
   | ({ type: 'agent.forked'; parentId: string } & ForkedWorker)
   | {
       type: 'agent.paused';

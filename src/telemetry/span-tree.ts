@@ -96,7 +96,10 @@ export class SpanTree {
       case 'turn.done': {
         const a = this.agents.get(e.agentId);
         if (!a?.turn) break;
-        a.turn.setAttribute('raymond.cost_usd', e.costUsd);
+        a.turn.setAttributes({
+          'raymond.cost_usd': e.costUsd,
+          ...(e.tokens !== undefined ? { 'raymond.tokens': e.tokens } : {}),
+        });
         if (e.error !== undefined) failed(a.turn, e.error);
         a.turn.end();
         a.turn = undefined;

@@ -113,6 +113,18 @@ describe('OpenTelemetry traces of a run', () => {
         agent.name,
       );
 
+    // Tokens: each turn's as Claude Code reported them, each step's their sum.
+    const tokens = (xs: ReceivedSpan[]) =>
+      xs.reduce((n, x) => n + Number(x.attributes['raymond.tokens']), 0);
+    for (const turn of turns) assert.ok(Number(turn.attributes['raymond.tokens']) > 0, turn.name);
+    for (const step of steps)
+      assert.equal(
+        step.attributes['raymond.tokens'],
+        tokens(turns.filter((t) => parent(t) === step)),
+        step.name,
+      );
+    assert.equal(steps.find((x) => x.name === 'step START.md')!.attributes['raymond.turns'], 1);
+
     // The processes' trace context: claude's under its turn span, the script's under its step span.
     const startTurn = turns.find((t) => t.attributes['raymond.state'] === 'START.md')!;
     assert.equal(
