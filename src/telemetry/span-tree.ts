@@ -235,13 +235,15 @@ export class SpanTree {
 
   /** The run's end: every span still open ends with it (a stopped run leaves steps behind). */
   private finish(e: Extract<RunEvent, { type: 'run.finished' }>): void {
+    // A run still `running` as it returns was stopped (Ctrl-C, SIGTERM): resumable.
+    const outcome = e.status === 'running' ? 'stopped' : e.status;
     for (const id of [...this.agents.keys()])
-      this.endAgent(id, e.status === 'completed' ? 'result' : e.status);
+      this.endAgent(id, outcome === 'completed' ? 'result' : outcome);
     if (!this.run) return;
     this.run.setAttributes({
       'raymond.cost_usd': e.totalCostUsd,
       'raymond.steps': e.steps,
-      'raymond.outcome': e.status,
+      'raymond.outcome': outcome,
     });
     if (e.status === 'failed') failed(this.run, e.error ?? 'the run failed');
     this.run.end();
