@@ -35,21 +35,25 @@ function near(actual: unknown, expected: number, what: string): void {
 describe('OpenTelemetry traces of a run', () => {
   it('sends run -> agent -> step -> turn spans with the true costs, and gives claude and scripts the trace context', async () => {
     const s = box.server;
-    // START.md: a turn that runs a tool (Claude Code's Bash, which inherits its environment), then forks.
-    s.on('OTEL-START', (r) =>
+    // Turns that save their TRACEPARENT with a tool (Claude Code's Bash, which inherits its
+    // environment): START.md, then SECOND.md in the same session (a warm process would be
+    // reused there, with the first turn's environment), which forks.
+    const saving = (file: string, then: string) => (r: { afterTool: boolean }) =>
       r.afterTool
-        ? { text: '<fork next="CHECK.sh" item="x">W.md</fork>' }
+        ? { text: then }
         : {
             toolUse: {
               name: 'Bash',
-              input: { command: 'printf %s "$TRACEPARENT" > tp-claude.txt', description: 'save' },
+              input: { command: `printf %s "$TRACEPARENT" > ${file}`, description: 'save' },
             },
-          },
-    );
+          };
+    s.on('OTEL-START', saving('tp-claude.txt', '<goto>SECOND.md</goto>'));
+    s.on('OTEL-SECOND', saving('tp-second.txt', '<fork next="CHECK.sh" item="x">W.md</fork>'));
     s.on('OTEL-WORKER', { text: '<result>w</result>' });
     const wf = box.write(
       {
         'START.md': 'OTEL-START',
+        'SECOND.md': 'OTEL-SECOND',
         'W.md': 'OTEL-WORKER',
         'CHECK.sh':
           '#!/bin/sh\nprintf %s "$TRACEPARENT" > tp-script.txt\necho "<result>done</result>"\n',
@@ -82,10 +86,11 @@ describe('OpenTelemetry traces of a run', () => {
     assert.deepEqual(agents.map((a) => a.name).sort(), ['agent main', 'agent main_w1']);
     assert.deepEqual(steps.map((a) => a.name).sort(), [
       'step CHECK.sh',
+      'step SECOND.md',
       'step START.md',
       'step W.md',
     ]);
-    assert.equal(turns.length, 2, 'one turn per claude invocation: START.md and W.md');
+    assert.equal(turns.length, 3, 'one turn per claude invocation: START.md, SECOND.md, W.md');
     for (const turn of turns) {
       const step = parent(turn);
       assert.equal(kind(step), 'step', `${turn.name} is under a step`);
@@ -130,6 +135,12 @@ describe('OpenTelemetry traces of a run', () => {
     assert.equal(
       readFileSync(join(box.dir, 'tp-claude.txt'), 'utf8'),
       `00-${run.traceId}-${startTurn.spanId}-01`,
+    );
+    const second = turns.find((t) => t.attributes['raymond.state'] === 'SECOND.md')!;
+    assert.equal(
+      readFileSync(join(box.dir, 'tp-second.txt'), 'utf8'),
+      `00-${run.traceId}-${second.spanId}-01`,
+      "the session's next turn runs under its own span",
     );
     const check = steps.find((x) => x.name === 'step CHECK.sh')!;
     assert.equal(
