@@ -86,8 +86,8 @@ export type RunEvent =
   /**
    * One agent CLI invocation of a markdown step begins (`turn.started`, just
    * before its process starts) or ends (`turn.done`, with what it cost and,
-   * when it failed, why; a turn whose failure ends the step has no
-   * `turn.done`: its agent's failure ends it). The traces read them.
+   * when it failed, why; a turn whose error no retry could cure, a refusal,
+   * has none: its agent's failure ends it). The traces read them.
    */
   | { type: 'turn.started'; agentId: string; state: string }
   | { type: 'turn.done'; agentId: string; costUsd: number; tokens?: number; error?: string }
