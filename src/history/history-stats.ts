@@ -104,29 +104,53 @@ export interface RunCosts {
   byAgent: CostRow[];
 }
 
-function rows(steps: readonly StepRecord[], nameOf: (r: StepRecord) => string, total: number) {
-  const by = new Map<string, CostRow>();
-  for (const r of steps) {
-    const name = nameOf(r);
-    const row = by.get(name) ?? { name, steps: 0, turns: 0, costUsd: 0, wallMs: 0, share: 0 };
-    by.set(name, row);
+/** What a cost row counts of one step. */
+export type CostedStep = Pick<StepRecord, 'turns' | 'costUsd' | 'wallMs'>;
+
+/**
+ * Cost rows summed as steps come: a run's table by state or by agent, for
+ * `raymond stats RUN` from its records, or live from a served run's events.
+ */
+export class CostTable {
+  private readonly by = new Map<string, CostRow>();
+
+  add(name: string, step: CostedStep): void {
+    let row = this.by.get(name);
+    if (!row)
+      this.by.set(name, (row = { name, steps: 0, turns: 0, costUsd: 0, wallMs: 0, share: 0 }));
     row.steps++;
-    row.turns += r.turns;
-    row.costUsd += r.costUsd;
-    row.wallMs += r.wallMs;
+    row.turns += step.turns;
+    row.costUsd += step.costUsd;
+    row.wallMs += step.wallMs;
   }
-  for (const row of by.values()) row.share = total > 0 ? row.costUsd / total : 0;
-  return [...by.values()].sort((a, b) => b.costUsd - a.costUsd || a.name.localeCompare(b.name));
+
+  get size(): number {
+    return this.by.size;
+  }
+
+  /** The rows, dearest first, each with its share of `total`. */
+  rows(total: number): CostRow[] {
+    return [...this.by.values()]
+      .map((r) => ({ ...r, share: total > 0 ? r.costUsd / total : 0 }))
+      .sort((a, b) => b.costUsd - a.costUsd || a.name.localeCompare(b.name));
+  }
 }
 
 /** One run's cost tables, from its step records. */
 export function runCosts(run: string, steps: readonly StepRecord[]): RunCosts {
-  const costUsd = steps.reduce((a, r) => a + r.costUsd, 0);
+  const byState = new CostTable();
+  const byAgent = new CostTable();
+  let costUsd = 0;
+  for (const r of steps) {
+    byState.add(stateKeyOf(r), r);
+    byAgent.add(r.agent, r);
+    costUsd += r.costUsd;
+  }
   return {
     run,
     costUsd,
     steps: steps.length,
-    byState: rows(steps, stateKeyOf, costUsd),
-    byAgent: rows(steps, (r) => r.agent, costUsd),
+    byState: byState.rows(costUsd),
+    byAgent: byAgent.rows(costUsd),
   };
 }

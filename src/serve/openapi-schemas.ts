@@ -75,6 +75,12 @@ export const SCHEMAS = {
       current_state: { type: 'string' },
       agents: { type: 'array', items: ref('Agent') },
       cost_usd: { type: 'number' },
+      cost_by_state: {
+        type: 'array',
+        description:
+          "The run's cost by state, dearest first (a state of a cross-workflow callee as `<workflow key>:<state>`)",
+        items: ref('StateCost'),
+      },
       budget_usd: { type: 'number' },
       started_at: { type: 'string', format: 'date-time' },
       elapsed_seconds: { type: 'number' },
@@ -83,6 +89,17 @@ export const SCHEMAS = {
       pending_asks: { type: 'integer' },
       state_file: { type: 'string' },
       last_event_id: { type: 'integer' },
+    },
+  },
+  StateCost: {
+    type: 'object',
+    properties: {
+      state: { type: 'string' },
+      steps: { type: 'integer' },
+      turns: { type: 'integer', description: 'agent CLI invocations (0 for a script)' },
+      cost_usd: { type: 'number' },
+      share: { type: 'number', description: "its part of the run's cost, 0 to 1" },
+      wall_ms: { type: 'integer' },
     },
   },
   File: {

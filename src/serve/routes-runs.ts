@@ -4,6 +4,10 @@ import { diagramSvgFile } from '../analysis/diagram-html.js';
 import { loadWorkflowGraph } from '../analysis/workflow-graph.js';
 import { isRunModel, MODEL_CHOICES } from '../claude/claude-argv.js';
 import { formatError } from '../errors.js';
+import type { CostRow } from '../history/history-stats.js';
+import { runCostsOf } from '../history/run-steps.js';
+import { projectRootOf } from '../runtime/task-folders.js';
+import { readStateFile } from '../state/state-file.js';
 import { HttpError, sendJson } from './http-error.js';
 import { createRunBody, readRequestBody, type CreateRun } from './request-schemas.js';
 import { pendingAskJson, runJson, workflowJson } from './run-json.js';
@@ -137,8 +141,22 @@ export const listRuns: Handler = (ctx, _req, res, _p, url) => {
   );
 };
 
-export const getRun: Handler = (ctx, _req, res, p) =>
-  sendJson(res, 200, runJson(runOf(ctx, p.id!)));
+export const getRun: Handler = async (ctx, _req, res, p) => {
+  const run = runOf(ctx, p.id!);
+  // A run this server did not follow step by step (found in the pool at start): its table is in the history.
+  const costs = run.byState.size === 0 ? await historyCosts(run) : undefined;
+  sendJson(res, 200, costs ? runJson(run, costs) : runJson(run));
+};
+
+/** A run's cost by state from the project's run history, if it has the run. */
+async function historyCosts(run: ServedRun): Promise<CostRow[] | undefined> {
+  try {
+    const { scope } = await readStateFile(run.stateFile, run.id);
+    return (await runCostsOf(projectRootOf(run.stateFile), run.id, scope))?.byState;
+  } catch {
+    return undefined;
+  }
+}
 
 /** `GET /runs/{id}/snapshot`: the run, its pending asks and the last event id, in one answer, for a page that then follows `output`; `live` is the same run as the web page reads it. */
 export const runSnapshot: Handler = async (ctx, _req, res, p) => {

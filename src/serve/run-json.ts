@@ -1,4 +1,5 @@
 import type { AgentAsk } from '../../machines/types.js';
+import type { CostRow } from '../history/history-stats.js';
 import { affordanceOf } from './ask-affordance.js';
 import type { FileRecord } from './ask-files.js';
 import type { ServedRun } from './served-run.js';
@@ -25,10 +26,11 @@ function rayAgentStatus(machine: string): string {
  * `GET /runs/{id}`: `ray serve`'s fields (`run_id`, `workflow_id`,
  * `status`, `current_state`, `agents`, `cost_usd`, `started_at`,
  * `elapsed_seconds`, `result`), and Raymond's: each agent's machine state,
- * stack depth and cost, the budget, the error, the state file, and the id
- * of the last event so far (for `Last-Event-ID`).
+ * stack depth and cost, the cost by state (dearest first), the budget, the
+ * error, the state file, and the id of the last event so far (for
+ * `Last-Event-ID`).
  */
-export function runJson(run: ServedRun) {
+export function runJson(run: ServedRun, byState: CostRow[] = run.byState.rows(run.costUsd)) {
   const agents = [...run.agents.values()].map((a) => ({
     id: a.id,
     current_state: a.state,
@@ -46,6 +48,14 @@ export function runJson(run: ServedRun) {
     ...(run.agents.get('main') ? { current_state: run.agents.get('main')!.state } : {}),
     agents,
     cost_usd: run.costUsd,
+    cost_by_state: byState.map((r) => ({
+      state: r.name,
+      steps: r.steps,
+      turns: r.turns,
+      cost_usd: r.costUsd,
+      share: r.share,
+      wall_ms: r.wallMs,
+    })),
     budget_usd: run.budgetUsd,
     started_at: new Date(run.startedAt).toISOString(),
     elapsed_seconds: Math.max(0, (end - run.startedAt) / 1000),

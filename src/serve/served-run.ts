@@ -3,6 +3,8 @@ import type { AgentAsk, WorkflowState } from '../../machines/types.js';
 import type { RunControl } from '../runtime/run-types.js';
 import { LOGGED_EVENTS, RECENT_EVENTS } from '../web/live-snapshot.js';
 import { EventBuffer } from './event-buffer.js';
+import { stateKeyOf } from '../history/history-fold.js';
+import { CostTable } from '../history/history-stats.js';
 import { rayEnvelopes } from './sse-envelopes.js';
 
 /** An agent as the server shows it: its state, its machine's state, its stack and what it cost. */
@@ -47,6 +49,8 @@ export class ServedRun {
   steps = 0;
   /** Tool calls the states' permissions refused while this server followed the run. */
   denials = 0;
+  /** The run's cost by state while this server followed it (a run found in the pool reads it from the history). */
+  readonly byState = new CostTable();
   /** The last events the page's log shows, with the id of the stream's last event when each came (a page opened late still has some history). */
   readonly recent: Array<{ seq: number; event: RunEvent }> = [];
   /** Settles when the run's promise did (never rejects). */
@@ -109,6 +113,9 @@ export class ServedRun {
       case 'run.started':
         this.budgetUsd = e.budgetUsd;
         this.costUsd = e.totalCostUsd;
+        break;
+      case 'step.measured':
+        this.byState.add(stateKeyOf(e), e);
         break;
       case 'step.started': {
         const a = this.agent(e.agentId);
