@@ -67,6 +67,8 @@ interface TurnEnd {
   timedOut: boolean;
   aborted: boolean;
   spawnError?: string;
+  /** CPU time the turn's process used, as sampled (ms). */
+  cpuMs?: number;
 }
 
 /**
@@ -89,6 +91,7 @@ function settle(
     sessionTotal: s.totalCostUsd,
     session: s.sessionId,
     tokens: s.invocationTokens,
+    cpuMs: end.cpuMs ?? 0,
   };
   // Said by the stream, so stopping the process for it (it would retry for minutes) is no abort of the user's.
   if (s.fatal)
@@ -164,6 +167,7 @@ function settle(
     session: s.sessionId,
     costUsd,
     tokens: s.invocationTokens,
+    cpuMs: end.cpuMs ?? 0,
   };
   if (s.denials.length > 0) out.denials = s.denials.map(describeDenial);
   if (s.totalCostUsd !== null) out.sessionTotal = s.totalCostUsd;

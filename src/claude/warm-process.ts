@@ -1,5 +1,6 @@
 import { StringDecoder } from 'node:string_decoder';
 import { execa, type ResultPromise } from 'execa';
+import { processCpuMs } from '../executors/process-cpu.js';
 import { killGroup, registerGroup, unregisterGroup } from '../executors/process-registry.js';
 import { timerDelay } from '../timer-delay.js';
 
@@ -12,6 +13,8 @@ export interface WarmTurn {
   stderrTail: string;
   /** Set when the process could not be started at all. */
   spawnError?: string;
+  /** CPU time the process used during the turn (ms), as sampled at its start and end. */
+  cpuMs?: number;
 }
 
 /** What a turn is given: the prompt, where its output goes, and how it may be stopped. */
@@ -124,6 +127,11 @@ export class WarmProcess {
       this.kill();
     };
     const onAbort = () => stop('aborted');
+    const cpuBefore = this.pid === undefined ? undefined : processCpuMs(this.pid);
+    const cpuSpent = () => {
+      const now = this.pid === undefined ? undefined : processCpuMs(this.pid);
+      return now === undefined || cpuBefore === undefined ? 0 : Math.max(0, now - cpuBefore);
+    };
     try {
       if (this.exited) return { ended: 'exit', ...this.exited, stderrTail: this.stderr };
       return await new Promise<WarmTurn>((resolve) => {
@@ -136,7 +144,7 @@ export class WarmProcess {
             touch();
             req.onStdout(text);
           },
-          end: (t) => resolve(killed ? { ...t, ended: killed } : t),
+          end: (t) => resolve({ ...t, ...(killed ? { ended: killed } : {}), cpuMs: cpuSpent() }),
         };
         touch();
         if (req.signal.aborted) return onAbort();

@@ -1,6 +1,7 @@
 import { StringDecoder } from 'node:string_decoder';
 import { execa } from 'execa';
 import { timerDelay } from '../timer-delay.js';
+import { CpuSampler } from './process-cpu.js';
 import { killGroup, registerGroup, unregisterGroup } from './process-registry.js';
 
 export interface ProcessRequest {
@@ -30,6 +31,8 @@ export interface ProcessResult {
   aborted: boolean;
   /** Set when the process could not be started at all. */
   spawnError?: string;
+  /** CPU time of the process and its children, as last sampled (ms). */
+  cpuMs: number;
 }
 
 const STDERR_TAIL = 4096;
@@ -53,6 +56,7 @@ export async function runProcess(req: ProcessRequest): Promise<ProcessResult> {
   });
   const pid = subprocess.pid;
   if (pid !== undefined) registerGroup(pid);
+  const cpu = new CpuSampler(pid);
   let stdout = '';
   let stderr = '';
   let timedOut = false;
@@ -81,8 +85,11 @@ export async function runProcess(req: ProcessRequest): Promise<ProcessResult> {
   if (req.signal.aborted) onAbort();
   else req.signal.addEventListener('abort', onAbort, { once: true });
 
+  // Its exit closes its output: the last sample, while the exited process can still be read.
+  subprocess.stdout?.on('end', () => cpu.sample(true));
   subprocess.stdout?.on('data', (chunk: Buffer) => {
     touch();
+    cpu.sample();
     const text = outDecoder.write(chunk);
     // Whoever streams the output keeps what it needs: Claude Code may print more than a string can hold.
     if (req.onStdout) req.onStdout(text);
@@ -115,6 +122,7 @@ export async function runProcess(req: ProcessRequest): Promise<ProcessResult> {
     stderrTail: stderr,
     timedOut,
     aborted,
+    cpuMs: cpu.ms,
   };
   if (
     result.failed &&

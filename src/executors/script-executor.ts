@@ -129,7 +129,12 @@ export function createScriptExecutor(
           details: { exitCode: result.exitCode, stderr: result.stderrTail.slice(-4096) },
         });
       }
-      const execution: Execution = { output: result.stdout, session: null, costUsd: 0 };
+      const execution: Execution = {
+        output: result.stdout,
+        session: null,
+        costUsd: 0,
+        cpuMs: result.cpuMs,
+      };
       if (result.droppedBytes > 0) execution.droppedBytes = result.droppedBytes;
       return execution;
     },

@@ -78,6 +78,7 @@ function abortedResult(): SpawnResult {
     aborted: true,
     droppedBytes: 0,
     leftRunning: [],
+    cpuMs: 0,
   };
 }
 
@@ -165,6 +166,7 @@ export function createSpawnerPool(
       aborted: p.aborted,
       droppedBytes: reply.droppedBytes,
       leftRunning: reply.leftRunning,
+      cpuMs: reply.cpuMs,
     };
     if (reply.spawnError !== undefined) result.spawnError = reply.spawnError;
     p.resolve(result);

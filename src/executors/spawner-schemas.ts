@@ -87,6 +87,8 @@ export const EXIT_REPLY = T.Object({
   droppedBytes: T.Number(),
   /** Processes outside the program's group that still held its output pipes when it exited. */
   leftRunning: T.Array(T.Number()),
+  /** CPU time of the program and its children, as last sampled (ms). */
+  cpuMs: T.Number(),
 });
 
 /** What a spawner sends back. */

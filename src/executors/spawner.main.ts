@@ -7,6 +7,7 @@
  * dependency-free files are imported (the request check is generated from
  * its schema), to keep the process small and its start fast.
  */
+import { CpuSampler } from './process-cpu.js';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readlinkSync } from 'node:fs';
 import type { Readable } from 'node:stream';
@@ -171,6 +172,7 @@ function run(msg: RunMessage): void {
       spawnError: String(error),
       droppedBytes: 0,
       leftRunning: [],
+      cpuMs: 0,
     });
     return;
   }
@@ -194,6 +196,9 @@ function run(msg: RunMessage): void {
   }, timerDelay(msg.inactivityMs));
   jobs.set(msg.id, { pid, stop });
   if (pid !== undefined) send({ type: 'started', id: msg.id, pid });
+  const cpu = new CpuSampler(pid);
+  // Its exit closes its output: the last sample, while the exited process can still be read.
+  child.stdout?.on('end', () => cpu.sample(true));
   const ends = pid === undefined ? [] : outputEnds(pid);
 
   const finish = (spawnError?: string, leftRunning: number[] = []) => {
@@ -215,6 +220,7 @@ function run(msg: RunMessage): void {
       timedOut,
       droppedBytes: stdout.dropped,
       leftRunning,
+      cpuMs: cpu.ms,
     };
     if (spawnError !== undefined) reply.spawnError = spawnError;
     send(reply);
@@ -224,6 +230,7 @@ function run(msg: RunMessage): void {
     stream?.on('data', (chunk: Buffer) => {
       if (done) return;
       idle.refresh();
+      cpu.sample();
       tail.push(chunk);
       if (decoder) send({ type: 'chunk', id: msg.id, stream: name, text: decoder.write(chunk) });
     });

@@ -59,7 +59,13 @@ function settle(
   req: ExecutionRequest,
   where: string,
 ): Execution {
-  const spent = { costUsd: s.costUsd, session: s.sessionId, sessionTotal: null, tokens: s.tokens };
+  const spent = {
+    costUsd: s.costUsd,
+    session: s.sessionId,
+    sessionTotal: null,
+    tokens: s.tokens,
+    cpuMs: end.cpuMs,
+  };
   const fail = (message: string) =>
     new RaymondError('ERR_CLAUDE_FAILED', message, { file: where, details: spent });
   if (end.aborted) throw fail('stopped');
@@ -83,6 +89,7 @@ function settle(
     session: s.sessionId,
     costUsd: s.costUsd,
     tokens: s.tokens,
+    cpuMs: end.cpuMs,
   };
   if (s.denials.length > 0) out.denials = s.denials.map(describeDenial);
   return out;

@@ -21,6 +21,7 @@ describe('spawner reply schema', () => {
         timedOut: true,
         droppedBytes: 0,
         leftRunning: [],
+        cpuMs: 0,
       }),
     );
   });
@@ -38,6 +39,7 @@ describe('spawner reply schema', () => {
           timedOut: false,
           droppedBytes: 0,
           leftRunning: [],
+          cpuMs: 0,
         },
         'exitCode is "0"; it must be a number or null',
       ],
