@@ -170,6 +170,29 @@ if (want('telemetry')) {
     console.log(`telemetry: FAILED: ${failure(err)}`);
   }
 }
+// `npm run bench -- history` (or `history:200` for fewer workers): the run history's targets (issue 34).
+if (want('history')) {
+  const { benchHistory } = await import('./history.js');
+  const { HISTORY_RATIO_TARGET, HISTORY_READ_TARGET_MS } = await import('./targets.js');
+  const arg = process.argv.slice(2).find((a) => a.startsWith('history:'));
+  const workers = Number(arg?.slice('history:'.length) ?? 1000);
+  try {
+    const h = await benchHistory(workers, parallel, 3, 100_000);
+    const ratio = h.onMs / h.offMs;
+    const lines = [
+      `history: ${h.workers.toLocaleString('en')} script workers forked by one parent: wall ${ms(h.offMs)} with --no-history, ${ms(h.onMs)} with the history (medians of 3; spread of the runs without it ${(h.offSpread * 100).toFixed(1)}%): ${ratio.toFixed(3)}x, target ${HISTORY_RATIO_TARGET}x ${verdict(ratio <= HISTORY_RATIO_TARGET)}`,
+      `history: ${h.runs.toLocaleString('en')} runs, ${h.steps.toLocaleString('en')} steps generated (${h.megabytes.toFixed(0)} MB of logs):`,
+      ...h.reads.map(
+        (r) =>
+          `  ${r.command}: first ${ms(r.firstMs)} (folds every line, writes the index), then ${ms(r.nextMs)}: target ${ms(HISTORY_READ_TARGET_MS)} ${verdict(r.nextMs <= HISTORY_READ_TARGET_MS)}`,
+      ),
+    ];
+    console.log(lines.join('\n'));
+    summary.push('', ...lines);
+  } catch (err) {
+    console.log(`history: FAILED: ${failure(err)}`);
+  }
+}
 // `npm run bench -- schemas`: parse and check the edges' data (issue 32) with TypeBox, Valibot and today's hand-written checks.
 if (want('schemas')) {
   const { benchSchemas, schemaLines } = await import('./schemas.js');

@@ -42,6 +42,12 @@ export const JOIN_MEMORY_TARGET_MB = 15;
 /** Join bench: building the join state's input for 10,000 workers. */
 export const JOIN_INPUT_TARGET_MS = 200;
 
+/** History bench: wall time of the 1,000-worker fan-out with the run history against without it. */
+export const HISTORY_RATIO_TARGET = 1.03;
+
+/** History bench: `raymond stats` and `raymond plan` on a history of 100,000 runs. */
+export const HISTORY_READ_TARGET_MS = 1000;
+
 /** "met" or "NOT met", in capitals so a miss stands out in the output. */
 export function verdict(met: boolean): string {
   return met ? 'met' : 'NOT met';

@@ -94,7 +94,7 @@ async function historyCommand(opts: HistoryFlags): Promise<number> {
         key,
         workflow: h.workflow,
         path: h.path,
-        runs: h.runs.length,
+        runs: h.runCount,
         steps: Object.values(h.states).reduce((a, s) => a + s.steps, 0),
       });
   }

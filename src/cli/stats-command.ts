@@ -71,7 +71,7 @@ async function statsCommand(target: string | undefined, opts: StatsFlags): Promi
     const all = [];
     for (const key of historyKeys(project)) {
       const h = await readWorkflowHistory(project, key);
-      if (h && h.runs.length + Object.keys(h.states).length > 0) all.push(workflowStats(h));
+      if (h && h.runCount + Object.keys(h.states).length > 0) all.push(workflowStats(h));
     }
     if (opts.json) return print({ workflows: all }, true);
     if (all.length === 0) return print(['no runs in the history yet'], false);
@@ -105,7 +105,7 @@ async function statsCommand(target: string | undefined, opts: StatsFlags): Promi
     );
   const key = byPath ?? byName[0]!;
   const h = await readWorkflowHistory(project, key);
-  if (!h || h.runs.length + Object.keys(h.states).length === 0) {
+  if (!h || h.runCount + Object.keys(h.states).length === 0) {
     if (opts.json) return print({ workflow: target, runs: 0, states: [] }, true);
     return print([`no runs of ${target} in the history yet`], false);
   }

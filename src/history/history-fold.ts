@@ -6,6 +6,30 @@ import type {
   WorkflowHistory,
 } from './history-types.js';
 
+/** How many of the latest samples (steps, runs, forks) the index keeps per series. */
+export const SAMPLE_WINDOW = 10_000;
+
+/** Appends to a window of samples; it is cut back to SAMPLE_WINDOW once it holds twice as many (amortised O(1)). */
+function push<T>(into: T[], value: T): void {
+  into.push(value);
+  if (into.length >= 2 * SAMPLE_WINDOW) into.splice(0, into.length - SAMPLE_WINDOW);
+}
+
+/** Cuts every window of an index to SAMPLE_WINDOW, before it is read or written. */
+export function trimIndex(index: HistoryIndex): void {
+  const trim = <T>(xs: T[]) => {
+    if (xs.length > SAMPLE_WINDOW) xs.splice(0, xs.length - SAMPLE_WINDOW);
+  };
+  trim(index.runs);
+  for (const s of Object.values(index.states)) {
+    trim(s.costs);
+    trim(s.walls);
+    trim(s.visits);
+    trim(s.widths);
+  }
+  for (const w of Object.values(index.workers)) trim(w);
+}
+
 /** The statuses after which a run takes no more steps: its visits per state are counted then. */
 const FINAL = new Set(['completed', 'failed', 'budget_exceeded']);
 
@@ -32,6 +56,8 @@ export function emptyIndex(key: string): HistoryIndex {
     fingerprint: '',
     stepsOffset: 0,
     runsOffset: 0,
+    runCount: 0,
+    totalUsd: 0,
     runs: [],
     states: {},
     workers: {},
@@ -74,11 +100,11 @@ export function foldStep(index: HistoryIndex, r: StepRecord): void {
   s.retries += r.retries;
   s.reminders += r.reminders;
   if (r.outcome === 'failed') s.failures++;
-  s.costs.push(r.costUsd);
+  push(s.costs, r.costUsd);
   if (s.latest?.run === r.run) s.latest.costs.push(r.costUsd);
   else s.latest = { run: r.run, costs: [r.costUsd] };
-  s.walls.push(r.wallMs);
-  if (r.width !== undefined) s.widths.push(r.width);
+  push(s.walls, r.wallMs);
+  if (r.width !== undefined) push(s.widths, r.width);
   s.backend = r.backend;
   if (r.model !== undefined) s.model = r.model;
   else delete s.model;
@@ -96,27 +122,39 @@ export function foldRun(index: HistoryIndex, r: RunRecord, at: Map<string, numbe
     fingerprint: r.fingerprint,
     maxLive: r.maxLive,
   };
+  // A run that paused and went on has a record per part: the latest stands for it.
   const i = at.get(r.run);
-  if (i === undefined) {
-    at.set(r.run, index.runs.length);
-    index.runs.push(summary);
-  } else {
-    const before = index.runs[i]!;
-    index.runs[i] = {
+  const before = i === undefined ? undefined : index.runs[i];
+  if (before?.run === r.run) {
+    index.totalUsd += r.costUsd - before.costUsd;
+    index.runs[i!] = {
       ...summary,
       steps: before.steps + r.steps,
       maxLive: Math.max(before.maxLive, r.maxLive),
     };
+  } else {
+    index.runCount++;
+    index.totalUsd += r.costUsd;
+    if (index.runs.length + 1 >= 2 * SAMPLE_WINDOW) {
+      index.runs.splice(0, index.runs.length + 1 - SAMPLE_WINDOW);
+      at.clear();
+      index.runs.forEach((x, n) => at.set(x.run, n));
+    }
+    at.set(r.run, index.runs.length);
+    index.runs.push(summary);
   }
   index.workflow = r.workflow;
   index.path = r.path;
   index.fingerprint = r.fingerprint;
   for (const [state, w] of Object.entries(r.workers ?? {}))
-    if (w.count > 0) (index.workers[state] ??= []).push(w.costUsd / w.count);
+    if (w.count > 0) push((index.workers[state] ??= []), w.costUsd / w.count);
   if (!FINAL.has(r.status)) return;
   const open = index.open[r.run];
   if (!open) return;
-  for (const [key, n] of Object.entries(open)) index.states[key]?.visits.push(n);
+  for (const [key, n] of Object.entries(open)) {
+    const s = index.states[key];
+    if (s) push(s.visits, n);
+  }
   delete index.open[r.run];
 }
 

@@ -1,7 +1,14 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { open, readFile } from 'node:fs/promises';
 import writeFileAtomic from 'write-file-atomic';
-import { emptyIndex, foldRun, foldStep, runPositions, type HistoryIndex } from './history-fold.js';
+import {
+  emptyIndex,
+  foldRun,
+  foldStep,
+  runPositions,
+  trimIndex,
+  type HistoryIndex,
+} from './history-fold.js';
 import { historyFiles, historyRoot } from './history-paths.js';
 import { rebuildHistory } from './history-rebuild.js';
 import type { RunRecord, StepRecord, WorkflowHistory } from './history-types.js';
@@ -89,6 +96,7 @@ export async function readWorkflowHistory(
     const r = parsed<RunRecord>(line);
     if (r) foldRun(index, r, at);
   }
+  trimIndex(index);
   const grown = steps.end - index.stepsOffset + (runs.end - index.runsOffset);
   index.stepsOffset = steps.end;
   index.runsOffset = runs.end;

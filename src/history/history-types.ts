@@ -99,12 +99,16 @@ export interface StateHistory {
   retries: number;
   reminders: number;
   failures: number;
-  /** One entry per step, oldest first: cost (USD) and wall time (ms). */
+  /**
+   * The latest steps' cost (USD) and wall time (ms), oldest first, at most
+   * SAMPLE_WINDOW of them: percentiles describe how the state runs now, and
+   * the index stays small however long the history.
+   */
   costs: number[];
   walls: number[];
-  /** Steps of the state per run it ran in, one entry per run (loops show as counts above 1). */
+  /** Steps of the state per run it ran in, one entry per run (loops show as counts above 1); the latest runs. */
   visits: number[];
-  /** Widths of the forks the state made, one entry per fork. */
+  /** Widths of the forks the state made, one entry per fork; the latest forks. */
   widths: number[];
   /** The steps of the latest run that ran the state: their costs, which `raymond stats` holds against the earlier ones. */
   latest?: { run: string; costs: number[] };
@@ -120,11 +124,14 @@ export interface WorkflowHistory {
   path: string;
   /** Fingerprint of the latest run. */
   fingerprint: string;
-  /** Finished (or stopped) runs, oldest first. */
+  /** Runs in all, and what they cost in all. */
+  runCount: number;
+  totalUsd: number;
+  /** The latest runs (finished or stopped), oldest first, at most SAMPLE_WINDOW of them. */
   runs: RunSummary[];
   /** Per state (by state file name; a callee's states as `<scope>:<state>`). */
   states: Record<string, StateHistory>;
-  /** Per forked worker's start state: the mean cost of a worker (its whole life), one entry per run that forked there. */
+  /** Per forked worker's start state: the mean cost of a worker (its whole life), one entry per run that forked there (the latest runs). */
   workers: Record<string, number[]>;
 }
 

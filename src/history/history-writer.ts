@@ -1,12 +1,7 @@
 import { closeSync, mkdirSync, openSync, readSync, statSync } from 'node:fs';
 import type { RunEvent } from '../../machines/run-events.js';
 import { AppendFile } from '../state/append-file.js';
-import type {
-  RunRecord,
-  RunSource,
-  StepOutcomeKind,
-  StepRecord,
-} from './history-types.js';
+import type { RunRecord, RunSource, StepOutcomeKind, StepRecord } from './history-types.js';
 import { historyFiles } from './history-paths.js';
 
 /** Which run a writer records, and where. */
