@@ -12,7 +12,9 @@ export interface PlanState {
   /** The state's key in the history. */
   key: string;
   file: string;
-  /** The history key of the callee workflow it is in; absent: the run's own workflow. */
+  /** How the plan shows it: its file, or `<callee's name>:<file>`. */
+  label: string;
+  /** The key of the callee workflow it is in (its root path, as a run's agents carry it); absent: the run's own workflow. */
   scope?: string;
   node: WorkflowNode;
 }
@@ -33,7 +35,7 @@ export interface PlanGraph {
   edges: Map<string, PlanEdge[]>;
 }
 
-/** One workflow's graph in the plan: the run's own (no scope), or a callee's (its history key). */
+/** One workflow's graph in the plan: the run's own (no scope), or a callee's (its scope key). */
 export interface ScopedGraph {
   scope?: string;
   graph: WorkflowGraph;
@@ -66,7 +68,14 @@ export function buildPlanGraph(
   for (const { scope, graph } of graphs)
     for (const node of graph.nodes) {
       const key = stateKey(scope, node.file);
-      states.set(key, { key, file: node.file, ...(scope !== undefined ? { scope } : {}), node });
+      const label = scope === undefined ? node.file : `${graph.name}:${node.file}`;
+      states.set(key, {
+        key,
+        file: node.file,
+        label,
+        ...(scope !== undefined ? { scope } : {}),
+        node,
+      });
     }
   const edges = new Map<string, PlanEdge[]>();
   for (const { scope, graph } of graphs)

@@ -6,17 +6,17 @@ import type { PlanGraph } from './plan-graph.js';
  * forked worker. Only the graph is read; what the history saw comes later.
  */
 
-/** Every state reachable from `starts` (themselves included), following every edge; in the graph's order. */
+/** Every state reachable from `starts` (themselves included), following every edge; nearest first (breadth first, edges in order). */
 export function reachableFrom(graph: PlanGraph, starts: Iterable<string>): string[] {
-  const seen = new Set<string>();
-  const stack = [...starts].filter((s) => graph.states.has(s));
-  while (stack.length > 0) {
-    const key = stack.pop()!;
-    if (seen.has(key)) continue;
-    seen.add(key);
-    for (const e of graph.edges.get(key) ?? []) if (!seen.has(e.to)) stack.push(e.to);
-  }
-  return [...graph.states.keys()].filter((k) => seen.has(k));
+  const order = [...new Set(starts)].filter((s) => graph.states.has(s));
+  const seen = new Set(order);
+  for (let i = 0; i < order.length; i++)
+    for (const e of graph.edges.get(order[i]!) ?? [])
+      if (!seen.has(e.to) && graph.states.has(e.to)) {
+        seen.add(e.to);
+        order.push(e.to);
+      }
+  return order;
 }
 
 /** The states among `keys` that lie on a cycle of edges among them: a loop can run them any number of times. */
