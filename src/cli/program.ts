@@ -15,6 +15,8 @@ import { closestName, usageMessage } from './command-suggest.js';
 import { addSurfaceCommands } from './surface-commands.js';
 import { addServingCommands } from './serving-commands.js';
 import { addRecordCommand } from './record-command.js';
+import { addStatsCommand } from './stats-command.js';
+import { addHistoryCommand } from './history-command.js';
 import { addTestingCommands } from './testing-commands.js';
 import { addPlanCommand } from './plan-commands.js';
 
@@ -142,6 +144,8 @@ export function buildProgram(result: CliResult): Command {
       },
     );
   addRecordCommand(program, result);
+  addStatsCommand(program, result);
+  addHistoryCommand(program, result);
   program.commandsGroup('Commands about workflows:');
   program
     .command('lint')
