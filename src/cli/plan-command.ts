@@ -1,4 +1,7 @@
+import { join } from 'node:path';
+import { projectRootOf } from '../runtime/task-folders.js';
 import { openScope } from '../scope/scope.js';
+import { defaultStateDir } from './cli-context.js';
 import { planOf } from '../plan/load-plan.js';
 import { EXIT } from './exit-codes.js';
 import { planText } from './plan-text.js';
@@ -8,6 +11,8 @@ export interface PlanOptions {
   /** The run's input, as `--input` would give it: counted into the entry state's prompt. */
   input?: string;
   json?: boolean;
+  /** The state folder whose project's history is read (default: .raymond/state of the project). */
+  stateDir?: string;
 }
 
 /**
@@ -19,7 +24,8 @@ export interface PlanOptions {
 export async function planCommand(path: string, opts: PlanOptions): Promise<number> {
   const scope = await openScope(path);
   try {
-    const { plan } = await planOf(scope, path, undefined, {
+    const project = projectRootOf(join(opts.stateDir ?? defaultStateDir(), 'run.json'));
+    const { plan } = await planOf(scope, path, project, {
       ...(opts.input !== undefined ? { input: opts.input } : {}),
     });
     process.stdout.write(opts.json ? `${JSON.stringify(plan)}\n` : planText(plan));

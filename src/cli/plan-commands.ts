@@ -11,6 +11,7 @@ export function addPlanCommand(program: Command, result: CliResult): void {
     .argument('<workflow>', 'a state file, a workflow folder, a .zip or its URL')
     .option('--input <text>', "the run's input, counted into the entry state's prompt")
     .option('--json', 'the forecast as JSON on stdout')
+    .option('--state-dir <dir>', 'folder of state files (default: .raymond/state of the project)')
     .addHelpText(
       'after',
       `\nExamples:\n  ${program.name()} plan workflows/review-loop\n  ${program.name()} plan workflows/review-loop --input "fix the login bug" --json`,

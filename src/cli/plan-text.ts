@@ -35,9 +35,14 @@ function forksText(forks: PlanRow['forks']): string {
   return `${seen.join(', ')} (p50 ${forks.p50}, p90 ${forks.p90})`;
 }
 
+/** `3m07s`, or `40ms` below a second (a script step often takes less). */
+function time(ms: number): string {
+  return ms < 1000 ? `${Math.round(ms)}ms` : duration(ms);
+}
+
 /** `3m07s–unbounded`: a time range. */
 function timeRange(range: { p50: number; p90: number | null }): string {
-  return `${duration(range.p50)}–${range.p90 === null ? 'unbounded' : duration(range.p90)}`;
+  return `${time(range.p50)}–${range.p90 === null ? 'unbounded' : time(range.p90)}`;
 }
 
 /**
@@ -70,8 +75,8 @@ export function planText(plan: WorkflowPlan): string {
         visitsText(r.visits),
         usd(r.costUsd.p50),
         usd(r.costUsd.p90),
-        duration(r.wallMs.p50),
-        duration(r.wallMs.p90),
+        time(r.wallMs.p50),
+        time(r.wallMs.p90),
         forksText(r.forks),
       ]),
     ]),

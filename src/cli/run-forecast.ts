@@ -1,3 +1,5 @@
+import { join } from 'node:path';
+import { projectRootOf } from '../runtime/task-folders.js';
 import { forecastLine } from '../plan/forecast-line.js';
 import { planOf } from '../plan/load-plan.js';
 import type { CliContext } from './cli-context.js';
@@ -15,7 +17,8 @@ export async function printForecast(ctx: CliContext, workflow: OpenedWorkflow): 
   if (!process.stderr.isTTY || ctx.quiet || !workflow.scope || ctx.path === undefined) return;
   try {
     const settings = newRunSettings(ctx.flags, ctx.config);
-    const { plan } = await planOf(workflow.scope, ctx.path, undefined, {
+    const project = projectRootOf(join(ctx.stateDir, 'run.json'));
+    const { plan } = await planOf(workflow.scope, ctx.path, project, {
       ...(settings.model ? { model: settings.model } : {}),
       ...(ctx.flags.input !== undefined ? { input: ctx.flags.input } : {}),
     });

@@ -56,7 +56,9 @@ export function createForecaster(sources: ForecastSources): PlanForecaster {
     return unknownState(key, sources.model);
   };
   const workerOf = (key: string): Forecast => {
-    const seen = workerCosts(history, key);
+    // The history keeps workers by their start state's file, a callee's too.
+    const seen =
+      workerCosts(history, key) ?? workerCosts(history, graph.states.get(key)?.file ?? key);
     const life = reachableFrom(graph, [key]);
     const steps = life.length > 0 ? life.map(stepOf) : [stepOf(key)];
     const sum = (f: (s: Forecast) => number) => steps.reduce((a, s) => a + f(s), 0);

@@ -1,5 +1,5 @@
 import type { Forecast, StateHistory, WorkflowHistory } from '../history/history-types.js';
-import { percentile } from './percentile.js';
+import { p50p90 } from '../history/percentiles.js';
 
 /**
  * The figures the history gives a forecast: a state's p50 and p90 of cost
@@ -13,16 +13,10 @@ export interface Range {
   p90: number;
 }
 
-/** The p50 and p90 of `values`; undefined when there are none. */
-export function rangeOf(values: readonly number[]): Range | undefined {
-  if (values.length === 0) return undefined;
-  return { p50: percentile(values, 50), p90: percentile(values, 90) };
-}
-
 /** One step of a state as its history saw it; undefined when it never ran. A script's steps are free whatever was recorded. */
 export function historyForecast(h: StateHistory | undefined): Forecast | undefined {
-  const cost = rangeOf(h?.costs ?? []);
-  const wall = rangeOf(h?.walls ?? []);
+  const cost = p50p90(h?.costs ?? []);
+  const wall = p50p90(h?.walls ?? []);
   if (!h || !cost || !wall) return undefined;
   const free = h.backend === 'script';
   return {
@@ -36,12 +30,12 @@ export function historyForecast(h: StateHistory | undefined): Forecast | undefin
 
 /** Steps of a state per run it ran in (above 1: a loop, or one per worker). */
 export function visitsOf(h: StateHistory | undefined): Range | undefined {
-  return rangeOf(h?.visits ?? []);
+  return p50p90(h?.visits ?? []);
 }
 
 /** The cost of one worker that started at `key`, from the runs that forked there. */
 export function workerCosts(history: WorkflowHistory | undefined, key: string): Range | undefined {
-  return rangeOf(history?.workers[key] ?? []);
+  return p50p90(history?.workers[key] ?? []);
 }
 
 /** The whole runs' cost (USD) and wall time (ms); undefined without runs. */
@@ -49,8 +43,8 @@ export function runTotals(
   history: WorkflowHistory | undefined,
 ): { cost: Range; wallMs: Range; runs: number } | undefined {
   const runs = history?.runs ?? [];
-  const cost = rangeOf(runs.map((r) => r.costUsd));
-  const wallMs = rangeOf(runs.map((r) => Math.max(0, r.endedAt - r.startedAt)));
+  const cost = p50p90(runs.map((r) => r.costUsd));
+  const wallMs = p50p90(runs.map((r) => Math.max(0, r.endedAt - r.startedAt)));
   return cost && wallMs ? { cost, wallMs, runs: runs.length } : undefined;
 }
 

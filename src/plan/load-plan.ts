@@ -1,4 +1,6 @@
 import { scopeGraph } from '../analysis/workflow-graph.js';
+import { historyKey } from '../history/history-paths.js';
+import { readWorkflowHistory } from '../history/history-store.js';
 import type { WorkflowHistory } from '../history/history-types.js';
 import type { Scope } from '../scope/scope.js';
 import { ScopeSet } from '../scope/scope-set.js';
@@ -56,18 +58,24 @@ export async function loadPlanGraph(scope: Scope, path: string): Promise<PlanGra
 /** What a plan is made of, and the plan itself. */
 export interface LoadedPlan {
   graph: PlanGraph;
+  history: WorkflowHistory | undefined;
   forecaster: PlanForecaster;
   plan: WorkflowPlan;
 }
 
-/** The plan of an opened workflow, from its history (if any) and the run's model and input. */
+/**
+ * The plan of an opened workflow, from the history `projectRoot` keeps of
+ * it (if any: the history reader may first rebuild it from the project's
+ * state files, as `raymond stats` does) and the run's model and input.
+ */
 export async function planOf(
   scope: Scope,
   path: string,
-  history: WorkflowHistory | undefined,
+  projectRoot: string,
   opts: { model?: string; input?: string } = {},
 ): Promise<LoadedPlan> {
   const graph = await loadPlanGraph(scope, path);
+  const history = await readWorkflowHistory(projectRoot, historyKey(scope.ref));
   const forecaster = createForecaster({ graph, ...(history ? { history } : {}), ...opts });
-  return { graph, forecaster, plan: planWorkflow(graph, forecaster, history, opts) };
+  return { graph, history, forecaster, plan: planWorkflow(graph, forecaster, history, opts) };
 }

@@ -1,7 +1,8 @@
 import type { Forecast, WorkflowHistory } from '../history/history-types.js';
 import { PRICES_TAKEN } from './model-prices.js';
 import type { PlanForecaster } from './forecaster.js';
-import { budgetFor, rangeOf, runTotals, visitsOf, type Range } from './history-figures.js';
+import { p50p90 } from '../history/percentiles.js';
+import { budgetFor, runTotals, visitsOf, type Range } from './history-figures.js';
 import type { PlanGraph } from './plan-graph.js';
 import { staticVisits } from './reachable-states.js';
 import { statePrior } from './state-prior.js';
@@ -70,7 +71,11 @@ export function planWorkflow(
   opts: { model?: string; input?: string } = {},
 ): WorkflowPlan {
   const rows: PlanRow[] = [];
-  for (const [key, reach] of staticVisits(graph)) {
+  const reachable = staticVisits(graph);
+  // A state the graph cannot see a way to (its prompt shows no tag) is reachable all the same once it ran.
+  for (const key of Object.keys(history?.states ?? {}))
+    if (graph.states.has(key) && !reachable.has(key)) reachable.set(key, 'once');
+  for (const [key, reach] of reachable) {
     const { node, label } = graph.states.get(key)!;
     const seen = history?.states[key];
     const forecast = forecaster.stepOf(key);
@@ -78,7 +83,7 @@ export function planWorkflow(
     const visits = visitsOf(seen);
     const unbounded = reach === 'loop' ? 'loop' : reach === 'per-worker' ? 'fork' : null;
     const forks = graph.edges.get(key)?.some((e) => e.fork) ?? false;
-    const widths = rangeOf(seen?.widths ?? []);
+    const widths = p50p90(seen?.widths ?? []);
     rows.push({
       state: label,
       key,

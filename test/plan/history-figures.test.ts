@@ -5,19 +5,12 @@ import { stateHistory } from '../helpers/plan-fixtures.js';
 import {
   budgetFor,
   historyForecast,
-  rangeOf,
   runTotals,
   visitsOf,
   workerCosts,
 } from '../../src/plan/history-figures.js';
 
 describe('history figures', () => {
-  it('takes the nearest-rank p50 and p90', () => {
-    assert.deepEqual(rangeOf([5, 1, 4, 2, 3, 6, 7, 8, 9, 10]), { p50: 5, p90: 9 });
-    assert.deepEqual(rangeOf([0.2]), { p50: 0.2, p90: 0.2 });
-    assert.equal(rangeOf([]), undefined);
-  });
-
   it('forecasts a step from its state’s costs and walls; a script is free whatever it recorded', () => {
     const h = stateHistory('A.md', { costs: [0.1, 0.3, 0.2], walls: [1000, 3000, 2000] });
     assert.deepEqual(historyForecast(h), {

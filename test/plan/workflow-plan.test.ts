@@ -93,4 +93,23 @@ describe('workflow plan', () => {
     assert.ok(Math.abs(p.run.statesSum.costUsd.p90! - 0.5) < 1e-9);
     assert.equal(forecastLine(p, 0), 'forecast: $0.41–$0.45 (history of 3 runs); no budget');
   });
+
+  it('lists a state the graph sees no way to once the history saw it run', async () => {
+    const dir = box.write(
+      { 'START.md': 'Start, then go on.\n', 'NEXT.md': 'Next. <result>ok</result>\n' },
+      'hidden',
+    );
+    const graph = buildPlanGraph([{ graph: await loadWorkflowGraph(dir) }]);
+    const history = workflowHistory([stateHistory('NEXT.md', { costs: [0.3], walls: [5] })], {
+      runCosts: [0.4],
+    });
+    const p = planWorkflow(graph, createForecaster({ graph, history }), history);
+    assert.deepEqual(
+      p.states.map((s) => [s.state, s.basis]),
+      [
+        ['START.md', 'guess'],
+        ['NEXT.md', 'history'],
+      ],
+    );
+  });
 });
