@@ -48,14 +48,27 @@ export function createForecaster(sources: ForecastSources): PlanForecaster {
   const { graph, history } = sources;
   const keyOf = (scope: string | undefined, state: string) =>
     stateKey(scope === undefined ? undefined : (sources.scopeAliases?.get(scope) ?? scope), state);
+  // The gate asks before every step of a fan-out: each state's figures are worked out once.
+  const steps = new Map<string, Forecast>();
+  const workers = new Map<string, Forecast>();
   const stepOf = (key: string): Forecast => {
+    let f = steps.get(key);
+    if (!f) steps.set(key, (f = stepFigure(key)));
+    return f;
+  };
+  const workerOf = (key: string): Forecast => {
+    let f = workers.get(key);
+    if (!f) workers.set(key, (f = workerFigure(key)));
+    return f;
+  };
+  const stepFigure = (key: string): Forecast => {
     const seen = historyForecast(history?.states[key]);
     if (seen) return seen;
     const node = graph.states.get(key)?.node;
     if (node) return statePrior(node, sources).forecast;
     return unknownState(key, sources.model);
   };
-  const workerOf = (key: string): Forecast => {
+  const workerFigure = (key: string): Forecast => {
     // The history keeps workers by their start state's file, a callee's too.
     const seen =
       workerCosts(history, key) ?? workerCosts(history, graph.states.get(key)?.file ?? key);
