@@ -1,7 +1,8 @@
 import { join } from 'node:path';
 import { projectRootOf } from '../runtime/task-folders.js';
 import { openScope } from '../scope/scope.js';
-import { defaultStateDir } from './cli-context.js';
+import { runContext } from './cli-context.js';
+import { newRunSettings } from './settings.js';
 import { planOf } from '../plan/load-plan.js';
 import { EXIT } from './exit-codes.js';
 import { planText } from './plan-text.js';
@@ -11,6 +12,8 @@ export interface PlanOptions {
   /** The run's input, as `--input` would give it: counted into the entry state's prompt. */
   input?: string;
   json?: boolean;
+  /** `--model`: the model of markdown states whose frontmatter names none (else the config's). */
+  model?: string;
   /** The state folder whose project's history is read (default: .raymond/state of the project). */
   stateDir?: string;
 }
@@ -22,10 +25,17 @@ export interface PlanOptions {
  * nothing, spends nothing, writes nothing.
  */
 export async function planCommand(path: string, opts: PlanOptions): Promise<number> {
+  // As a run would: the state folder and the model from the flags, else the project's config.
+  const ctx = runContext(path, {
+    ...(opts.stateDir !== undefined ? { stateDir: opts.stateDir } : {}),
+    ...(opts.model !== undefined ? { model: opts.model } : {}),
+  });
+  const model = newRunSettings(ctx.flags, ctx.config).model;
   const scope = await openScope(path);
   try {
-    const project = projectRootOf(join(opts.stateDir ?? defaultStateDir(), 'run.json'));
+    const project = projectRootOf(join(ctx.stateDir, 'run.json'));
     const { plan } = await planOf(scope, path, project, {
+      ...(model ? { model } : {}),
       ...(opts.input !== undefined ? { input: opts.input } : {}),
     });
     process.stdout.write(opts.json ? `${JSON.stringify(plan)}\n` : planText(plan));

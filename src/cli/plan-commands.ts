@@ -1,4 +1,6 @@
 import type { Command } from 'commander';
+import { RUN_SETTINGS } from '../settings/run-settings-table.js';
+import { settingOption } from './options.js';
 import { jsonError, type CliResult } from './dispatch.js';
 
 /** Adds `plan`: a run's forecast, before it runs. */
@@ -10,6 +12,7 @@ export function addPlanCommand(program: Command, result: CliResult): void {
     )
     .argument('<workflow>', 'a state file, a workflow folder, a .zip or its URL')
     .option('--input <text>', "the run's input, counted into the entry state's prompt")
+    .addOption(settingOption(RUN_SETTINGS.model))
     .option('--json', 'the forecast as JSON on stdout')
     .option('--state-dir <dir>', 'folder of state files (default: .raymond/state of the project)')
     .addHelpText(

@@ -78,6 +78,27 @@ describe('raymond plan without history', () => {
     assert.match(r.stdout, /^budget it would need: none \(every state is a script: free\)$/m);
   });
 
+  it('prices states that name no model with --model, else the project config’s model', async () => {
+    const dispatch = join(ROOT, 'workflows/examples/dispatch');
+    const models = async (args: string[], cwd: string) => {
+      const r = await raymond(['plan', dispatch, '--json', ...args], { cwd });
+      assert.equal(r.code, 0, r.stderr);
+      return (JSON.parse(r.stdout) as WorkflowPlan).states.map((s) => [s.model, s.price]);
+    };
+    assert.deepEqual((await models([], box.dir))[0], [null, 'Claude Sonnet 5.5']);
+    assert.deepEqual((await models(['--model', 'haiku'], box.dir))[0], [
+      'haiku',
+      'Claude Haiku 5.5',
+    ]);
+    const project = new Sandbox();
+    try {
+      project.write({ '.raymond/config.toml': '[raymond]\nmodel = "opus"\n' });
+      assert.deepEqual((await models([], project.dir))[0], ['opus', 'Claude Opus 5.5']);
+    } finally {
+      project.remove();
+    }
+  });
+
   it('refuses a path that is no workflow in one line', async () => {
     const r = await raymond(['plan', join(box.dir, 'nothing-here')], { cwd: box.dir });
     assert.equal(r.code, 64);
