@@ -2,19 +2,21 @@ import { usd } from '../../machines/money.js';
 import { costRange, planBasis } from '../plan/forecast-line.js';
 import { DEFAULT_TURNS, SYSTEM_PROMPT_TOKENS } from '../plan/state-prior.js';
 import type { PlanRow, WorkflowPlan } from '../plan/workflow-plan.js';
-import { columnsOf, padToColumns } from './text-columns.js';
-import { duration } from './text-layout.js';
+import { wall } from './stats-text.js';
+import { textTable } from './text-table.js';
 
-/** Rows of cells as aligned columns, two spaces apart, with no trailing blanks. */
-function table(rows: string[][]): string[] {
-  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => columnsOf(r[i] ?? ''))));
-  return rows.map((r) =>
-    r
-      .map((cell, i) => (i === r.length - 1 ? cell : padToColumns(cell, widths[i]!)))
-      .join('  ')
-      .trimEnd(),
-  );
-}
+const HEADER = [
+  'state',
+  'model',
+  'basis',
+  'visits',
+  'cost p50',
+  'cost p90',
+  'time p50',
+  'time p90',
+  'fork widths',
+];
+const FIGURES = new Set(['cost p50', 'cost p90', 'time p50', 'time p90']);
 
 /** `1`, `2–5`, or why it is unbounded. */
 function visitsText(v: PlanRow['visits']): string {
@@ -35,14 +37,9 @@ function forksText(forks: PlanRow['forks']): string {
   return `${seen.join(', ')} (p50 ${forks.p50}, p90 ${forks.p90})`;
 }
 
-/** `3m07s`, or `40ms` below a second (a script step often takes less). */
-function time(ms: number): string {
-  return ms < 1000 ? `${Math.round(ms)}ms` : duration(ms);
-}
-
 /** `3m07s–unbounded`: a time range. */
 function timeRange(range: { p50: number; p90: number | null }): string {
-  return `${time(range.p50)}–${range.p90 === null ? 'unbounded' : time(range.p90)}`;
+  return `${wall(range.p50)}–${range.p90 === null ? 'unbounded' : wall(range.p90)}`;
 }
 
 /**
@@ -56,32 +53,23 @@ export function planText(plan: WorkflowPlan): string {
   if (plan.states.length === 0) return `${lines[0]} (no entry state)\n`;
   lines.push(
     '',
-    ...table([
-      [
-        'STATE',
-        'MODEL',
-        'BASIS',
-        'VISITS',
-        'COST P50',
-        'COST P90',
-        'TIME P50',
-        'TIME P90',
-        'FORK WIDTHS',
-      ],
-      ...plan.states.map((r) => [
+    ...textTable(
+      HEADER,
+      plan.states.map((r) => [
         r.state,
         r.kind === 'script' ? '-' : (r.model ?? 'default'),
         basisText(r),
         visitsText(r.visits),
         usd(r.costUsd.p50),
         usd(r.costUsd.p90),
-        time(r.wallMs.p50),
-        time(r.wallMs.p90),
+        wall(r.wallMs.p50),
+        wall(r.wallMs.p90),
         forksText(r.forks),
       ]),
-    ]),
+      FIGURES,
+    ),
     '',
-    `Cost and time are per step; a run makes VISITS steps of a state.`,
+    'Cost and time are per step; a run makes "visits" steps of a state.',
     `whole run: ${costRange(plan.run.costUsd)} (p50–p90, ${planBasis(plan)}); time ${timeRange(plan.run.wallMs)}`,
   );
   if (plan.run.basis === 'runs')
