@@ -156,6 +156,20 @@ if (want('join')) {
     console.log(`join: FAILED: ${failure(err)}`);
   }
 }
+// `npm run bench -- telemetry` (or `telemetry:200` for fewer workers): the fan-out with OpenTelemetry traces off and on (issue 34).
+if (want('telemetry')) {
+  const { benchTelemetry } = await import('./telemetry.js');
+  const arg = process.argv.slice(2).find((a) => a.startsWith('telemetry:'));
+  const workers = Number(arg?.slice('telemetry:'.length) ?? 1000);
+  try {
+    const t = await benchTelemetry(workers, parallel, 3);
+    const line = `telemetry: ${t.workers.toLocaleString('en')} script workers forked by one parent: wall ${ms(t.offMs)} with tracing off, ${ms(t.onMs)} with it on (medians of 3): ${(t.onMs / t.offMs).toFixed(2)}x; ${t.spansPerRun.toLocaleString('en')} spans per traced run`;
+    console.log(line);
+    summary.push('', line);
+  } catch (err) {
+    console.log(`telemetry: FAILED: ${failure(err)}`);
+  }
+}
 // `npm run bench -- schemas`: parse and check the edges' data (issue 32) with TypeBox, Valibot and today's hand-written checks.
 if (want('schemas')) {
   const { benchSchemas, schemaLines } = await import('./schemas.js');

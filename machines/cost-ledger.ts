@@ -1,3 +1,4 @@
+import { usd } from './money.js';
 import { putSessionCosts, type RunStore } from './run-store.js';
 
 /**
@@ -16,7 +17,7 @@ export function charge(
   const budget = meta.options.budget_usd;
   if (budget > 0 && meta.total_cost_usd > budget && meta.status === 'running') {
     meta.status = 'budget_exceeded';
-    meta.error = `the budget of $${budget.toFixed(2)} is spent ($${meta.total_cost_usd.toFixed(4)}); no new step was started`;
+    meta.error = `the budget of ${usd(budget)} is spent (${usd(meta.total_cost_usd)}); no new step was started`;
     return true;
   }
   return false;

@@ -83,6 +83,14 @@ export type RunEvent =
       outcome: string;
       width?: number;
     }
+  /**
+   * One agent CLI invocation of a markdown step begins (`turn.started`, just
+   * before its process starts) or ends (`turn.done`, with what it cost and,
+   * when it failed, why; a turn whose error no retry could cure, a refusal,
+   * has none: its agent's failure ends it). The traces read them.
+   */
+  | { type: 'turn.started'; agentId: string; state: string }
+  | { type: 'turn.done'; agentId: string; costUsd: number; tokens?: number; error?: string }
   | ({ type: 'agent.forked'; parentId: string } & ForkedWorker)
   | {
       type: 'agent.paused';

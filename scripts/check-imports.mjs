@@ -20,6 +20,7 @@ const LAYERS = [
   ['src/web/client'],
   ['src/language'],
   ['src/scope', 'src/state', 'src/worktrees', 'src/inspect', 'src/notify'],
+  ['src/telemetry'],
   ['src/executors'],
   ['src/claude', 'src/pi'],
   ['src/backends'],

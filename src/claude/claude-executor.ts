@@ -224,7 +224,8 @@ export function createClaudeExecutor(options: ClaudeOptions): StateExecutor {
         disallowedTools: options.disallowedTools,
         grant: req.grant,
       };
-      const warm = options.warm;
+      // A live process keeps the environment it started with: a turn with its own (its trace context) starts its own.
+      const warm = req.env ? undefined : options.warm;
       if (warm) {
         const fit = {
           cwd: req.agent.cwd,
@@ -264,7 +265,7 @@ export function createClaudeExecutor(options: ClaudeOptions): StateExecutor {
         ...(promptOnStdin(prompt) ? { input: prompt } : {}),
         cwd: req.agent.cwd,
         // A Raymond run inside a Claude Code session must not look nested to the child.
-        env: { ...options.env, CLAUDECODE: undefined },
+        env: { ...options.env, ...req.env, CLAUDECODE: undefined },
         signal: AbortSignal.any([req.signal, hopeless.signal]),
         inactivityMs: req.timeoutMs,
         onStdout,

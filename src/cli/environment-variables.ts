@@ -56,6 +56,18 @@ export const ENVIRONMENT: readonly EnvironmentVariable[] = [
     meaning: "pi's folder (default `~/.pi/agent`), for a pi workflow's sessions.",
   },
   {
+    name: 'OTEL_EXPORTER_OTLP_ENDPOINT',
+    use: 'read',
+    meaning:
+      "The OTLP/HTTP endpoint a run's OpenTelemetry traces go to (`/v1/traces` is added), unless `--otel-endpoint` gives one; unset: no traces. `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT` (the traces URL itself) comes first, `OTEL_EXPORTER_OTLP_HEADERS` is sent with each request, and `OTEL_SDK_DISABLED=true` turns traces off.",
+  },
+  {
+    name: 'TRACEPARENT, OTEL_RESOURCE_ATTRIBUTES',
+    use: 'scripts',
+    meaning:
+      "With traces on: the span a step runs under (W3C Trace Context: the turn's for Claude Code and pi, the step's for a script), and `raymond.workflow_id`, `raymond.agent_id` and `raymond.state` after your own resource attributes. Claude Code and pi get them too.",
+  },
+  {
     name: 'TERM',
     use: 'read',
     meaning: '`dumb`: plain progress lines instead of the live status area.',

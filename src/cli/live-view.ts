@@ -1,3 +1,4 @@
+import { usd } from '../../machines/money.js';
 import type { RunEvent } from '../../machines/run-events.js';
 import type { RunProgress } from '../runtime/run-progress.js';
 import { eventLine, shortStep, stateLabel } from './describe-event.js';
@@ -89,7 +90,7 @@ export function createLiveView(opts: {
     if (!last) return [];
     const t = now();
     const c = last.counts;
-    const budget = last.budgetUsd > 0 ? `$${last.budgetUsd.toFixed(2)}` : 'unlimited';
+    const budget = last.budgetUsd > 0 ? usd(last.budgetUsd) : 'unlimited';
     const rate = stepsPerSecond(last, t).toFixed(1);
     const columns = stream.columns && stream.columns > 0 ? stream.columns : 80;
     const lines = wrapItems(
@@ -101,7 +102,7 @@ export function createLiveView(opts: {
         [' · ', `${c.terminated} done`],
         [' · ', `${c.paused} paused`],
         ...(c.asking > 0 ? ([[' · ', `${c.asking} asking`]] as Array<[string, string]>) : []),
-        ['   ', `$${last.costUsd.toFixed(4)} / ${budget}`],
+        ['   ', `${usd(last.costUsd)} / ${budget}`],
         ['   ', duration(t - last.startedAt)],
         ['   ', `${rate} steps/s`],
       ],

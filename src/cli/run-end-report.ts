@@ -1,3 +1,4 @@
+import { usd } from '../../machines/money.js';
 import { dirname } from 'node:path';
 import type { RunOutcome } from '../runtime/run-types.js';
 import { mergedInto, readMergeState } from '../merge/merge-state.js';
@@ -31,7 +32,7 @@ export async function reportEnd(
     );
   if (merge && merge.total_cost_usd > 0 && !ctx.quiet)
     say(
-      `raymond merge: ${merge.turns.length} resolution turn(s), $${merge.total_cost_usd.toFixed(4)}, on top of the steps' cost below (raymond --status ${outcome.workflowId} shows the total)`,
+      `raymond merge: ${merge.turns.length} resolution turn(s), ${usd(merge.total_cost_usd)}, on top of the steps' cost below (raymond --status ${outcome.workflowId} shows the total)`,
     );
   if (outcome.error !== undefined) say(`raymond: ${outcome.error}`);
   if (summary !== undefined) say(summary);

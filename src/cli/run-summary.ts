@@ -1,3 +1,4 @@
+import { usd } from '../../machines/money.js';
 import type { RunEvent } from '../../machines/run-events.js';
 import type { RunOutcome } from '../runtime/run-types.js';
 import type { PermissionDenial, RunProgress } from '../runtime/run-progress.js';
@@ -17,8 +18,8 @@ export function joinFinished(before: RunFinished | undefined, after: RunFinished
     : after;
 }
 
-/** `0.4s` for short runs, where whole seconds would say nothing; `3m07s` beyond. */
-function elapsed(ms: number): string {
+/** `0.4s` for short runs and steps, where whole seconds would say nothing; `3m07s` beyond. */
+export function elapsed(ms: number): string {
   return ms < 10_000 ? `${(Math.max(0, ms) / 1000).toFixed(1)}s` : duration(ms);
 }
 
@@ -43,11 +44,11 @@ export function summaryLine(
   // Each live agent has one top frame, idle or invoking; callers awaiting a callee are not agents.
   const unfinished = c.idle + c.invoking;
   if (unfinished > 0) agents.push(`${unfinished} unfinished`);
-  const budget = progress.budgetUsd > 0 ? `$${progress.budgetUsd.toFixed(2)}` : 'unlimited';
+  const budget = progress.budgetUsd > 0 ? usd(progress.budgetUsd) : 'unlimited';
   const steps = `${finished.steps} step${finished.steps === 1 ? '' : 's'}`;
   const n = progress.denials.length;
   const denied = n > 0 ? `; ${n} tool call${n === 1 ? '' : 's'} denied` : '';
-  return `run ${finished.workflowId} ${status}: ${steps} in ${elapsed(finished.elapsedMs)}; agents ${agents.join(', ')}${denied}; cost $${finished.totalCostUsd.toFixed(4)} of ${budget}`;
+  return `run ${finished.workflowId} ${status}: ${steps} in ${elapsed(finished.elapsedMs)}; agents ${agents.join(', ')}${denied}; cost ${usd(finished.totalCostUsd)} of ${budget}`;
 }
 
 /** The object `--json` prints: the run's id, status, cost, results and denials, its error and worktrees when it has them. */

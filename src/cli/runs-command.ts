@@ -1,3 +1,4 @@
+import { usd } from '../../machines/money.js';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { existsSync } from 'node:fs';
@@ -15,6 +16,9 @@ import {
 import { acquireLock, lockHolder } from '../state/run-lock.js';
 import { lockFilePath, readStateFile, stateFilePath } from '../state/state-file.js';
 import { mergeStatus } from '../merge/merge-state.js';
+import { runCostsOf } from '../history/run-steps.js';
+import { projectRootOf } from '../runtime/task-folders.js';
+import { costByStateText } from './stats-text.js';
 
 interface RunSummary {
   workflow_id: string;
@@ -81,7 +85,7 @@ function holderText(r: RunSummary): string {
 function line(r: RunSummary): string {
   const running = holderText(r);
   const asks = r.pending_asks > 0 ? `  ${r.pending_asks} asking` : '';
-  return `${r.workflow_id}${r.name ? `  "${r.name}"` : ''}  ${r.status}${running}  ${r.live_agents} live${asks}  $${r.total_cost_usd.toFixed(4)}  ${r.started_at}`;
+  return `${r.workflow_id}${r.name ? `  "${r.name}"` : ''}  ${r.status}${running}  ${r.live_agents} live${asks}  ${usd(r.total_cost_usd)}  ${r.started_at}`;
 }
 
 /** Whether `raymond --resume` can pick a run up. */
@@ -113,32 +117,35 @@ export async function runStatus(stateDir: string, id: string, json: boolean): Pr
   // `raymond merge`'s resolution turns are charged to the run, from merge's own state file (it never writes the run's).
   const merge = await mergeStatus(stateDir, id);
   const total = state.total_cost_usd + (merge?.cost_usd ?? 0);
+  const costs = await runCostsOf(projectRootOf(stateFilePath(stateDir, id)), id, state.scope);
   if (json)
     return JSON.stringify({
       ...state,
       total_cost_usd: total,
+      cost_by_state: costs?.byState ?? [],
       ...(merge ? { merge } : {}),
       status: summary.status,
       running_pid: summary.running_pid,
       ...(summary.running_host ? { running_host: summary.running_host } : {}),
     });
-  const budget =
-    state.options.budget_usd > 0 ? `$${state.options.budget_usd.toFixed(2)}` : 'unlimited';
+  const budget = state.options.budget_usd > 0 ? usd(state.options.budget_usd) : 'unlimited';
   const out = [
     `run ${state.workflow_id}${summary.name ? ` "${summary.name}"` : ''}: ${summary.status}${holderText(summary)}${summary.status === 'interrupted' ? ` (its process is gone; resume with raymond --resume ${state.workflow_id})` : ''}`,
     `scope: ${state.scope.path} (${state.scope.kind}, entry ${state.scope.entry})`,
-    `cost: $${total.toFixed(4)} of ${budget}${merge ? ` (merge's resolution turns $${merge.cost_usd.toFixed(4)} of it)` : ''}; started ${state.started_at}, updated ${state.updated_at}`,
+    `cost: ${usd(total)} of ${budget}${merge ? ` (merge's resolution turns ${usd(merge.cost_usd)} of it)` : ''}; started ${state.started_at}, updated ${state.updated_at}`,
   ];
+  // From the run history: absent for a run made with --no-history (or by an older Raymond, until rebuilt).
+  if (costs) out.push('cost by state:', ...costByStateText(costs).map((l) => `  ${l}`));
   if (merge) {
     const targets = merge.into
       .map((t) => `${t.branch} (${t.merged} merged, ${t.left_out} left out)`)
       .join(', ');
     out.push(
-      `merge: ${merge.turns.length} resolution turn${merge.turns.length === 1 ? '' : 's'}, $${merge.cost_usd.toFixed(4)}; into ${targets}`,
+      `merge: ${merge.turns.length} resolution turn${merge.turns.length === 1 ? '' : 's'}, ${usd(merge.cost_usd)}; into ${targets}`,
     );
     for (const t of merge.turns)
       out.push(
-        `  ${t.agent}  resolution ${t.attempt} into ${t.into}  session ${t.session}  $${t.cost_usd.toFixed(4)}`,
+        `  ${t.agent}  resolution ${t.attempt} into ${t.into}  session ${t.session}  ${usd(t.cost_usd)}`,
       );
   }
   if (state.error) out.push(`error: ${state.error}`);

@@ -1,15 +1,10 @@
 import { usd } from '../../machines/money.js';
 import type { RunCosts, WorkflowStats } from '../history/history-stats.js';
-import { duration } from './text-layout.js';
+import { elapsed as wall } from './run-summary.js';
 import { textTable } from './text-table.js';
 
 /** Rows of an agent table past which the cheapest agents are summed in one line. */
 const AGENT_ROWS = 20;
-
-/** A wall time: tenths of a second below ten seconds (steps are often that short), else as durations are. */
-export function wall(ms: number): string {
-  return ms < 10_000 ? `${(ms / 1000).toFixed(1)}s` : duration(ms);
-}
 
 const percent = (share: number) => `${Math.round(share * 100)}%`;
 

@@ -45,6 +45,8 @@ export interface ExecutionRequest {
   timeoutMs: number;
   /** Where `timeoutMs` came from, for the message when it kills the step: the state's own `timeout`, else `--timeout`. */
   timeoutFromState?: boolean;
+  /** Variables for this invocation's process alone (the trace context: TRACEPARENT, OTEL_RESOURCE_ATTRIBUTES), over the run's. */
+  env?: Readonly<Record<string, string>>;
   /** Opens the debug files of this execution (absent with --no-debug). */
   debug?: () => StepDebug;
 }

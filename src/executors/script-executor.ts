@@ -74,7 +74,7 @@ export function createScriptExecutor(
       const path = await req.scope.scriptPath(req.file);
       const { file, args } = interpreter(path);
       const { env, release } = await values.place(
-        { ...environment, ...scriptEnvironment(req) },
+        { ...environment, ...scriptEnvironment(req), ...req.env },
         where,
       );
       const debug = req.debug?.();

@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { historyFiles, historyRoot } from './history-paths.js';
+import { historyFiles, historyKey, historyRoot } from './history-paths.js';
+import { runCosts, type RunCosts } from './history-stats.js';
 import { rebuildHistory } from './history-rebuild.js';
 import { historyKeys } from './history-store.js';
 import type { RunRecord, StepRecord } from './history-types.js';
@@ -72,4 +73,14 @@ export async function readRunHistory(
     return out;
   }
   return undefined;
+}
+
+/** A run's cost tables from the history of the workflow it ran (none when the history has no step of it). */
+export async function runCostsOf(
+  projectRoot: string,
+  run: string,
+  scope: { kind: string; path: string },
+): Promise<RunCosts | undefined> {
+  const found = await readRunHistory(projectRoot, run, historyKey(scope));
+  return found && found.steps.length > 0 ? runCosts(run, found.steps) : undefined;
 }

@@ -1,3 +1,4 @@
+import { usd } from '../../machines/money.js';
 import type { FixCommit, MergeState, MergeTarget } from './merge-state.js';
 
 /** A branch merged into BRANCH, resolved by its agent or not. */
@@ -96,7 +97,6 @@ export function buildReport(o: {
 }
 
 const short = (sha: string | null) => (sha ? sha.slice(0, 10) : '?');
-const money = (usd: number) => `$${usd.toFixed(4)}`;
 
 /** The report as text: a headline, then what was merged (and resolved), left out, and had nothing to merge. */
 export function reportText(r: MergeReport): string {
@@ -104,19 +104,19 @@ export function reportText(r: MergeReport): string {
   const nothing =
     r.nothing_to_merge.length > 0 ? `, ${r.nothing_to_merge.length} with nothing to merge` : '';
   const out = [
-    `${r.into}${made} is at ${short(r.sha)}: ${r.merged.length} merged, ${r.left_out.length} left out${nothing}; resolution turns cost ${money(r.cost_usd)}${r.interrupted ? ' (interrupted: run it again to go on)' : ''}`,
+    `${r.into}${made} is at ${short(r.sha)}: ${r.merged.length} merged, ${r.left_out.length} left out${nothing}; resolution turns cost ${usd(r.cost_usd)}${r.interrupted ? ' (interrupted: run it again to go on)' : ''}`,
   ];
   if (r.merged.length > 0) out.push('merged:');
   for (const m of r.merged) {
     const fix = m.resolved
-      ? `; resolved by its agent's session in ${m.attempts} turn${m.attempts === 1 ? '' : 's'} (${money(m.cost_usd)}), fix commits ${m.fix_commits.map((c) => `${short(c.sha)} "${c.subject}"`).join(', ')}`
+      ? `; resolved by its agent's session in ${m.attempts} turn${m.attempts === 1 ? '' : 's'} (${usd(m.cost_usd)}), fix commits ${m.fix_commits.map((c) => `${short(c.sha)} "${c.subject}"`).join(', ')}`
       : '';
     out.push(`  ${m.agent}  ${m.branch}  as ${short(m.sha)}${fix}`);
   }
   if (r.left_out.length > 0) out.push('left out:');
   for (const l of r.left_out)
     out.push(
-      `  ${l.agent}  ${l.branch}  ${l.reason}${l.cost_usd > 0 ? ` (resolution turns cost ${money(l.cost_usd)})` : ''}`,
+      `  ${l.agent}  ${l.branch}  ${l.reason}${l.cost_usd > 0 ? ` (resolution turns cost ${usd(l.cost_usd)})` : ''}`,
     );
   if (r.nothing_to_merge.length > 0) out.push('nothing to merge:');
   for (const n of r.nothing_to_merge) out.push(`  ${n.agent}  ${n.branch}  ${n.reason}`);

@@ -1,3 +1,4 @@
+import { usd } from '../../machines/money.js';
 import { join } from 'node:path';
 import type { WorkflowState } from '../../machines/types.js';
 import { readStateFile, stateFilePath } from '../state/state-file.js';
@@ -35,8 +36,6 @@ async function spent(r: Resolver): Promise<{ run: number; merge: number }> {
   return { run: now.total_cost_usd, merge: r.state.total_cost_usd };
 }
 
-const money = (usd: number) => `$${usd.toFixed(4)}`;
-
 /**
  * Sends a branch that conflicts or fails the check back to the agent that
  * made it, when it has a session and attempts and budget are left: one
@@ -66,7 +65,7 @@ export async function resolveBranch(
     const s = await spent(r);
     if (s.run + s.merge >= r.budgetUsd)
       return {
-        leftOut: `the budget of ${money(r.budgetUsd)} is spent (run ${money(s.run)} + merge ${money(s.merge)}), so no resolution turn`,
+        leftOut: `the budget of ${usd(r.budgetUsd)} is spent (run ${usd(s.run)} + merge ${usd(s.merge)}), so no resolution turn`,
       };
   }
   e.attempts += 1;
@@ -139,7 +138,7 @@ export async function resolveBranch(
   e.cost_usd += turn.costUsd;
   await r.save();
   r.req.say(
-    `  resolution turn cost ${money(turn.costUsd)}${turn.error ? `; it failed: ${turn.error}` : ''}`,
+    `  resolution turn cost ${usd(turn.costUsd)}${turn.error ? `; it failed: ${turn.error}` : ''}`,
   );
   if (turn.error !== undefined) {
     await removeMergeFolder(repo, folder);

@@ -129,7 +129,7 @@ export function createPiExecutor(o: PiExecutorOptions): StateExecutor {
         file: bin,
         args,
         cwd: req.agent.cwd,
-        env: { ...o.env, PI_SKIP_VERSION_CHECK: '1' },
+        env: { ...o.env, ...req.env, PI_SKIP_VERSION_CHECK: '1' },
         signal: req.signal,
         inactivityMs: req.timeoutMs,
         input: req.prompt ?? '',

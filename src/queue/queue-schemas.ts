@@ -34,6 +34,7 @@ export const stepJobEnvelope = checked(
     where: T.String(),
     timeoutMs: T.Number(),
     env: T.Record(T.String(), T.String(), { must: 'an object of strings' }),
+    stepEnv: T.Optional(T.Record(T.String(), T.String(), { must: 'an object of strings' })),
     pushRemote: T.String(),
     queuedAt: T.Number(),
   }),

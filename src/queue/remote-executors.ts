@@ -80,7 +80,10 @@ export function createRemoteExecutors(ctx: RemoteContext): {
   };
 
   const base = (
-    req: Pick<ExecutionRequest, 'agent' | 'file' | 'timeoutMs' | 'timeoutFromState' | 'scope'>,
+    req: Pick<
+      ExecutionRequest,
+      'agent' | 'file' | 'timeoutMs' | 'timeoutFromState' | 'scope' | 'env'
+    >,
     kind: StepJob['kind'],
   ): JobRequest => ({
     v: 2,
@@ -94,6 +97,7 @@ export function createRemoteExecutors(ctx: RemoteContext): {
     timeoutMs: req.timeoutMs,
     timeoutFromState: req.timeoutFromState,
     env: { ...ctx.env },
+    ...(req.env ? { stepEnv: { ...req.env } } : {}),
     pushRemote: ctx.pushRemote,
     queuedAt: Date.now(),
   });

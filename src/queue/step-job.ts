@@ -58,6 +58,8 @@ export interface StepJob {
   timeoutFromState?: boolean;
   /** The run's own environment variables. */
   env: Record<string, string>;
+  /** This step's own (its trace context: TRACEPARENT under the coordinator's span), over the run's. */
+  stepEnv?: Record<string, string>;
   /** Scripts: the manifest hash of the folder the script runs from, and the script's path in it. */
   folder?: string;
   script?: string;

@@ -88,6 +88,7 @@ export async function runStepJob(
     timeoutMs: job.timeoutMs,
     timeoutFromState: job.timeoutFromState,
     scope: { display: () => job.where, scriptPath: async () => scriptPath },
+    ...(job.stepEnv ? { env: job.stepEnv } : {}),
   });
   let execution: Execution | undefined;
   let session: string | null | undefined;

@@ -33,6 +33,7 @@ import { openQueue, type QueuedRun } from './queued-run.js';
 import type { RunHooks, RunOutcome } from './run-types.js';
 import { openHistory } from './run-history.js';
 import type { HistoryWriter } from '../history/history-writer.js';
+import { openRunTracer, type RunTracer } from '../telemetry/run-tracer.js';
 
 /** Asks whose time ran out while no run watched them: settled as the run starts. */
 function dueAsks(agents: Iterable<AgentRecord>): Array<{ agentId: string; askId: string }> {
@@ -99,10 +100,12 @@ export async function composeRun(options: ComposeRunOptions): Promise<RunOutcome
   let steps = 0;
   let debug: DebugLog | undefined;
   let history: HistoryWriter | undefined;
+  let tracer: RunTracer | undefined;
   const emit = (e: RunEvent) => {
     if (e.type === 'step.done') steps++;
     debug?.event(e);
     history?.event(e);
+    tracer?.event(e);
     hooks.onEvent(e);
   };
   const spawners = createSpawnerPool();
@@ -133,6 +136,7 @@ export async function composeRun(options: ComposeRunOptions): Promise<RunOutcome
   for (const a of options.answered ?? [])
     debug?.event({ type: 'ask.answered', ...a, expired: false });
   try {
+    tracer = await openRunTracer(settings.otelEndpoint, (text) => emit({ type: 'warning', text }));
     if (settings.queue)
       queued = await openQueue({ queue: settings.queue, settings, workflowId, stateFile, emit });
     const worktrees = queued?.worktrees ?? createWorktreePool(workflowId);
@@ -174,6 +178,7 @@ export async function composeRun(options: ComposeRunOptions): Promise<RunOutcome
       worktreeMode: settings.worktreeMode,
       tasks,
       onAsk: settings.onAsk,
+      traceEnv: tracer && ((agentId) => tracer!.env(agentId)),
     });
     const machine = supervisorMachine.provide({
       actors: {
@@ -275,6 +280,7 @@ export async function composeRun(options: ComposeRunOptions): Promise<RunOutcome
     });
     return outcome;
   } finally {
+    await tracer?.close();
     warm?.close();
     await queued?.close();
     await spawners.close();

@@ -140,6 +140,7 @@ export async function runMarkdownStep(
   };
   for (;;) {
     let execution: Execution;
+    deps.emit({ type: 'turn.started', agentId: agent.id, state: agent.state });
     try {
       execution = await markdown.execute({
         workflowId: deps.workflowId,
@@ -160,6 +161,7 @@ export async function runMarkdownStep(
         model,
         effort,
         grant: resolvedGrant,
+        env: deps.traceEnv?.(agent.id),
       });
     } catch (err) {
       if (
@@ -177,6 +179,13 @@ export async function runMarkdownStep(
       };
       spending.add(details.costUsd ?? 0, details.session, details.sessionTotal);
       tally.add(details, true);
+      deps.emit({
+        type: 'turn.done',
+        agentId: agent.id,
+        costUsd: details.costUsd ?? 0,
+        tokens: details.tokens,
+        error: err.message,
+      });
       state = follow(
         nextTurn(state, {
           type: 'turn.failed',
@@ -190,6 +199,8 @@ export async function runMarkdownStep(
     }
     spending.add(execution.costUsd, execution.session, execution.sessionTotal);
     tally.add(execution, true);
+    const { costUsd, tokens } = execution;
+    deps.emit({ type: 'turn.done', agentId: agent.id, costUsd, tokens });
     if (grant.onDenial === 'fail' && execution.denials?.length) {
       // The turn went on without what it was denied: its reply cannot be trusted to have done the work.
       if (execution.session) markdown.endSession?.(execution.session);

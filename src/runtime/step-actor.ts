@@ -42,6 +42,7 @@ async function runScriptStep(
     timeoutMs: own ?? deps.timeoutMs,
     timeoutFromState: own !== undefined,
     debug: stepDebug(deps, agent),
+    env: deps.traceEnv?.(agent.id),
   });
   tally.add(execution, false);
   const cut = outputCut(execution);

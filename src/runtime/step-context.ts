@@ -38,6 +38,8 @@ export interface StepDependencies {
   tasks: TaskFolders;
   /** What an `<ask>` does: wait for an answer (`pause`, `prompt`), or pause the agent (`reject`). */
   onAsk: OnAskMode;
+  /** With tracing on: the variables that put the process an agent's step starts now under its span. */
+  traceEnv?: (agentId: string) => Readonly<Record<string, string>> | undefined;
 }
 
 /** The debug-file opener for one step, if debug logs are on. */

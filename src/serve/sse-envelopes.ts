@@ -118,6 +118,8 @@ export function rayEnvelopes(e: RunEvent, runId: string, cancelled: boolean): En
       ];
     case 'detail':
     case 'step.measured':
+    case 'turn.started':
+    case 'turn.done':
       return [];
     case 'run.finished': {
       // How the run itself ended comes first: a cancel that came as it completed or failed cancelled nothing.

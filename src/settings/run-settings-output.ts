@@ -79,6 +79,19 @@ export const OUTPUT_QUEUE_SETTINGS = {
     defaultText: 'false',
     check: bool,
   }),
+  otel_endpoint: setting({
+    flag: '--otel-endpoint <url>',
+    run: 'otelEndpoint',
+    scope: 'process',
+    group: 'Output',
+    help: "send the run's OpenTelemetry traces (run, agents, steps, turns) to this OTLP/HTTP endpoint (default: $OTEL_EXPORTER_OTLP_ENDPOINT)",
+    doc: "The OTLP/HTTP endpoint the run's OpenTelemetry traces go to (as --otel-endpoint): spans of the run, its agents, steps and agent CLI turns, with their costs; /v1/traces is added. Each step's process gets TRACEPARENT and OTEL_RESOURCE_ATTRIBUTES.",
+    example: '"http://127.0.0.1:4318"',
+    defaultText: '$OTEL_EXPORTER_OTLP_ENDPOINT; none: no traces',
+    check: text('an http:// or https:// URL', (v) =>
+      /^https?:\/\/[^/\s]/.test(v) ? undefined : 'expected an http:// or https:// URL',
+    ),
+  }),
   notify: setting({
     flag: '--notify <cmd>',
     repeatable: true,

@@ -1,3 +1,4 @@
+import { usd } from '../../machines/money.js';
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -35,11 +36,6 @@ export interface RunRecord {
   promptOf(agent: string, index: number): string | undefined;
   /** The scratch working directory. */
   work: string;
-}
-
-/** Money to four significant figures, never rounded to zero. */
-export function usd(value: number): string {
-  return value === 0 ? '$0' : `$${Number(value.toPrecision(4))}`;
 }
 
 /** A value as a divergence shows it. */

@@ -1,4 +1,5 @@
-import { usd, type Divergence } from './test-checks.js';
+import { usd } from '../../machines/money.js';
+import type { Divergence } from './test-checks.js';
 import type { TestResult } from './test-runner.js';
 
 /** Lines of a prompt shown under a failure: all of a short one; of a long one its start and its end, where a reminder says why the last reply was refused. */

@@ -91,7 +91,7 @@ describe('createLiveView', () => {
     // 60 columns: the line breaks between figures, never inside one.
     assert.deepEqual(strip(lastWrite()).split('\n').slice(0, 2), [
       'raymond  12 running · 140 idle · 3 awaiting · 857 done',
-      '0 paused   $1.2345 / $10.00   3m07s   10.0 steps/s',
+      '0 paused   $1.23 / $10.00   3m07s   10.0 steps/s',
     ]);
 
     const wide = setup({ columns: 200 });
@@ -101,12 +101,12 @@ describe('createLiveView', () => {
     const line = strip(wide.lastWrite()).split('\n')[0]!;
     assert.equal(
       line,
-      'raymond  12 running · 140 idle · 3 awaiting · 857 done · 0 paused   $1.2345 / $10.00   3m07s   10.0 steps/s',
+      'raymond  12 running · 140 idle · 3 awaiting · 857 done · 0 paused   $1.23 / $10.00   3m07s   10.0 steps/s',
     );
     wide.snap.budgetUsd = 0;
     wide.clock.t += 1000;
     await sleep(20);
-    assert.match(strip(wide.lastWrite()), /\$1\.2345 \/ unlimited {3}3m08s/);
+    assert.match(strip(wide.lastWrite()), /\$1\.23 \/ unlimited {3}3m08s/);
   });
 
   it('computes steps/s over a recent window', async () => {

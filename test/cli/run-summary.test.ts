@@ -27,7 +27,7 @@ describe('the summary line', () => {
   it('says status, steps, time, agents and cost against the budget', () => {
     assert.equal(
       summaryLine(finished(), progress(), false),
-      'run wf-1 completed: 12 steps in 1.2s; agents 4 done, 0 failed; cost $0.5000 of $10.00',
+      'run wf-1 completed: 12 steps in 1.2s; agents 4 done, 0 failed; cost $0.50 of $10.00',
     );
   });
 
@@ -35,7 +35,7 @@ describe('the summary line', () => {
     const denial = { agent: 'main', state: 'START.md', tool: 'Bash', input: { command: 'ls' } };
     assert.equal(
       summaryLine(finished(), progress({ denials: [denial, denial] }), false),
-      'run wf-1 completed: 12 steps in 1.2s; agents 4 done, 0 failed; 2 tool calls denied; cost $0.5000 of $10.00',
+      'run wf-1 completed: 12 steps in 1.2s; agents 4 done, 0 failed; 2 tool calls denied; cost $0.50 of $10.00',
     );
     assert.match(
       summaryLine(finished(), progress({ denials: [denial] }), false),
@@ -51,7 +51,7 @@ describe('the summary line', () => {
     });
     assert.equal(
       summaryLine(finished({ status: 'running', steps: 1, elapsedMs: 187_000 }), p, true),
-      'run wf-1 interrupted: 1 step in 3m07s; agents 2 done, 1 failed, 1 paused, 3 unfinished; cost $0.5000 of unlimited',
+      'run wf-1 interrupted: 1 step in 3m07s; agents 2 done, 1 failed, 1 paused, 3 unfinished; cost $0.50 of unlimited',
     );
   });
 

@@ -431,7 +431,7 @@ describe('--list, --status, --recover', () => {
       assert.equal(list.code, 0);
       const lines = list.stdout.trim().split('\n');
       assert.equal(lines.length, 2);
-      assert.match(lines[0]!, /^good {2}completed {2}0 live {2}\$0\.0000 {2}\d{4}-/);
+      assert.match(lines[0]!, /^good {2}completed {2}0 live {2}\$0\.00 {2}\d{4}-/);
       assert.match(lines[1]!, /^broken {2}failed {2}1 live /);
       const json = JSON.parse((await own.run(['--list', '--json'])).stdout) as Array<{
         workflow_id: string;
@@ -447,7 +447,7 @@ describe('--list, --status, --recover', () => {
       );
       const status = await own.run(['--status', 'broken']);
       assert.match(status.stdout, /^run broken: failed$/m);
-      assert.match(status.stdout, /^cost: \$0\.0000 of \$10\.00/m);
+      assert.match(status.stdout, /^cost: \$0\.00 of \$10\.00/m);
       assert.match(
         status.stdout,
         /^ {2}main {2}failed {2}SUB\.sh {2}depth 1 {2}\S+ {2}.*SUB\.sh: exited with code 3$/m,

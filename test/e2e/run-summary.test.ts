@@ -7,7 +7,7 @@ after(() => box.remove());
 
 /** The summary's last line on stderr, with the run's figures left as patterns. */
 const SUMMARY =
-  /^run (\S+) (\S+): (\d+) steps? in \d+\.\ds; agents (.*); cost \$(\d+\.\d{4}) of (\S+)$/m;
+  /^run (\S+) (\S+): (\d+) steps? in \d+\.\ds; agents (.*); cost \$(\d+\.\d+) of (\S+)$/m;
 
 describe('the summary a run ends with', () => {
   it('says status, steps, time, agents done and failed, and cost against the budget', async () => {
@@ -28,7 +28,7 @@ describe('the summary a run ends with', () => {
     assert.ok(m, r.stderr);
     assert.deepEqual(
       [m[1], m[2], m[3], m[4], m[5], m[6]],
-      ['sum-ok', 'completed', '4', '3 done, 0 failed', '0.0000', '$2.00'],
+      ['sum-ok', 'completed', '4', '3 done, 0 failed', '0.00', '$2.00'],
     );
     assert.match(r.stderr.trimEnd().split('\n').at(-1)!, SUMMARY, 'it is the last line');
   });

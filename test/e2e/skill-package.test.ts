@@ -96,7 +96,7 @@ describe('a skill package driven as its callers drive it', () => {
     assert.equal(bare.stdout, '', 'nothing ran');
     const given = await box.run([PACKAGE, '--on-ask=pause', '--input', 'rename foo']);
     assert.equal(given.code, 2, given.stderr);
-    assert.match(given.stderr, /cost \$0\.0000 of \$1\.00/, "the manifest's default_budget");
+    assert.match(given.stderr, /cost \$0\.00 of \$1\.00/, "the manifest's default_budget");
     const flag = await box.run([
       PACKAGE,
       '--on-ask=pause',
@@ -106,7 +106,7 @@ describe('a skill package driven as its callers drive it', () => {
       '5',
     ]);
     assert.equal(flag.code, 2, flag.stderr);
-    assert.match(flag.stderr, /cost \$0\.0000 of \$5\.00/, '--budget beats the manifest');
+    assert.match(flag.stderr, /cost \$0\.00 of \$5\.00/, '--budget beats the manifest');
     const none = box.write({
       'quiet/workflow.yaml': 'id: quiet\ninput:\n  mode: none\n',
       'quiet/states/START.sh': sh('echo "<result>ok</result>"'),

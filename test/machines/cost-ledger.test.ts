@@ -25,8 +25,14 @@ describe('cost ledger', () => {
     assert.equal(charge(s, 0.6, undefined), false);
     assert.equal(charge(s, 0.6, undefined), true);
     assert.equal(s.meta.status, 'budget_exceeded');
-    assert.match(s.meta.error!, /the budget of \$1\.00 is spent \(\$1\.2000\)/);
+    assert.match(s.meta.error!, /the budget of \$1\.00 is spent \(\$1\.20\)/);
     assert.equal(charge(s, 0.1, undefined), false, 'already spent: not announced again');
+  });
+
+  it('names a budget under a cent as it is, not rounded to $0.00', () => {
+    const s = store(0.0001);
+    assert.equal(charge(s, 0.00023, undefined), true);
+    assert.match(s.meta.error!, /^the budget of \$0\.0001 is spent \(\$0\.00023\)/);
   });
 
   it('a zero budget is unlimited', () => {

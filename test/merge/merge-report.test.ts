@@ -68,10 +68,10 @@ describe('merge report', () => {
     assert.equal(
       reportText(r),
       [
-        "all (created at the run's base bbbbbbbbbb) is at 9999999999: 2 merged, 1 left out, 1 with nothing to merge; resolution turns cost $0.5000",
+        "all (created at the run's base bbbbbbbbbb) is at 9999999999: 2 merged, 1 left out, 1 with nothing to merge; resolution turns cost $0.50",
         'merged:',
         '  w3  raymond/r/w3  as 3333333333',
-        `  w1  raymond/r/w1  as 1111111111; resolved by its agent's session in 1 turn ($0.5000), fix commits ffffffffff "resolve"`,
+        `  w1  raymond/r/w1  as 1111111111; resolved by its agent's session in 1 turn ($0.50), fix commits ffffffffff "resolve"`,
         'left out:',
         '  w2  raymond/r/w2  conflicts with all in a.txt',
         'nothing to merge:',

@@ -58,6 +58,7 @@ describe('PiStreamReader', () => {
         stopReason: 'stop',
         errorMessage: null,
         costUsd: 0.0045,
+        tokens: 1100,
         badLines: 0,
         denials: [],
       });

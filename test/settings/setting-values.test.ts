@@ -49,6 +49,7 @@ describe('setting values', () => {
     );
     assert.deepEqual(resolveSettings({ no_debug: true }, {}, here, ['process']), {
       debug: false,
+      history: true,
       warm: true,
       disallowedTools: ['EnterPlanMode', 'ExitPlanMode', 'AskUserQuestion', 'NotebookEdit'],
     });

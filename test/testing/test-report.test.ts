@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { TestResult } from '../../src/testing/test-runner.js';
-import { usd } from '../../src/testing/test-checks.js';
+import { usd } from '../../machines/money.js';
 import { junitXml, suiteJson, summaryLine, testLines } from '../../src/testing/test-report.js';
 
 const pass: TestResult = {
@@ -29,7 +29,7 @@ const fail: TestResult = {
 describe('test report', () => {
   it('shows money to four significant figures, never rounded to zero', () => {
     assert.deepEqual([0, 0.00001234, 0.0045, 12.345678].map(usd), [
-      '$0',
+      '$0.00',
       '$0.00001234',
       '$0.0045',
       '$12.35',

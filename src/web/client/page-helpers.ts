@@ -1,6 +1,8 @@
 // The helpers every page script uses (live page, server page, diagram page).
 // One copy here; esbuild puts what a page uses into its bundle.
 
+import { usd } from '../../../machines/money.js';
+
 /** The page's element with this id; the pages' HTML has every id their scripts ask for. */
 export function $<T extends HTMLElement = HTMLElement>(id: string): T {
   return document.getElementById(id) as T;
@@ -18,10 +20,9 @@ export function el<K extends keyof HTMLElementTagNameMap>(
   return e;
 }
 
-/** Dollars: cents below $100, whole dollars from there. */
+/** Dollars as everywhere in Raymond (machines/money.ts): never rounded to zero. */
 export function money(n: number | null | undefined): string {
-  const v = n || 0;
-  return '$' + v.toFixed(v >= 100 ? 0 : 2);
+  return usd(n || 0);
 }
 
 /** A span of time as `1h2m3s`, `2m5s`, `7s` (rounded to the second, never negative). */

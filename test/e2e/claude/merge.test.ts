@@ -1,3 +1,4 @@
+import { usd } from '../../../machines/money.js';
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -176,11 +177,11 @@ describe('raymond merge with a Claude Code worker (real claude, scripted API)', 
     const text = await raymond(['--status', 'confl'], { cwd: repo, env });
     assert.match(
       text.stdout,
-      /^merge: 1 resolution turn, \$\d+\.\d{4}; into confl-merged \(2 merged, 0 left out\)$/m,
+      /^merge: 1 resolution turn, \$[\d.]+; into confl-merged \(2 merged, 0 left out\)$/m,
     );
     assert.match(
       text.stdout,
-      new RegExp(`^cost: \\$${(runCost + fixed.cost_usd).toFixed(4)} of `, 'm'),
+      new RegExp(`^cost: ${usd(runCost + fixed.cost_usd).replace(/[$.]/g, '\\$&')} of `, 'm'),
     );
 
     // Into another branch with the budget already spent: no resolution turn, the branch left out saying why.
