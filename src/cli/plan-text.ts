@@ -2,7 +2,7 @@ import { usd } from '../../machines/money.js';
 import { costRange, planBasis } from '../plan/forecast-line.js';
 import { DEFAULT_TURNS, SYSTEM_PROMPT_TOKENS } from '../plan/state-prior.js';
 import type { PlanRow, WorkflowPlan } from '../plan/workflow-plan.js';
-import { wall } from './stats-text.js';
+import { elapsed as wall } from './run-summary.js';
 import { textTable } from './text-table.js';
 
 const HEADER = [
