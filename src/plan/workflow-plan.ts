@@ -111,7 +111,7 @@ export function planWorkflow(
     workflow: graph.name,
     path: graph.path,
     entry: graph.entry ?? null,
-    historyRuns: history?.runs.length ?? 0,
+    historyRuns: history?.runCount ?? 0,
     pricesTaken: PRICES_TAKEN,
     states: rows,
     run,

@@ -31,6 +31,8 @@ export function workflowHistory(
     workflow: 'w',
     path: '/w',
     fingerprint: 'f',
+    runCount: opts.runCosts?.length ?? 0,
+    totalUsd: (opts.runCosts ?? []).reduce((a, b) => a + b, 0),
     runs: (opts.runCosts ?? []).map((costUsd, i) => ({
       run: `run${i}`,
       startedAt: i * 10_000,

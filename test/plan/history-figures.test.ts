@@ -44,6 +44,8 @@ describe('history figures', () => {
       workflow: 'w',
       path: '/w',
       fingerprint: 'f',
+      runCount: 3,
+      totalUsd: 0.9,
       runs: [
         {
           run: 'a',
