@@ -5,7 +5,9 @@
 // newcomer can run markdown workflows offline, with no account. It is not a
 // model: it never reads a prompt beyond finding a rule's text in it.
 //
-//   node scripts/practice-model.mjs RULES.json [--port N]
+//   node scripts/practice-model.mjs RULES.json [--port N] [--tokens]
+// --tokens: report tokens as a model would (a token per 4 characters of the
+// request and of the reply), so that runs cost what Claude Code prices them at.
 //
 // RULES.json is a list of {"when": "text found in the prompt", "reply": "the answer"};
 // the first rule whose `when` the prompt contains wins. Dependency-free on purpose.
@@ -18,7 +20,7 @@ const UNMATCHED = 'The practice model has no rule for this prompt (add one to yo
 
 function usage(message) {
   process.stderr.write(
-    `practice-model: ${message}\nusage: node scripts/practice-model.mjs RULES.json [--port N]\n`,
+    `practice-model: ${message}\nusage: node scripts/practice-model.mjs RULES.json [--port N] [--tokens]\n`,
   );
   process.exit(64);
 }
@@ -43,8 +45,10 @@ function loadRules(path) {
 function parseArgs(argv) {
   let file;
   let port = 0;
+  let tokens = false;
   for (let i = 0; i < argv.length; i++) {
-    if (argv[i] === '--port') {
+    if (argv[i] === '--tokens') tokens = true;
+    else if (argv[i] === '--port') {
       port = Number(argv[++i]);
       if (!Number.isInteger(port) || port < 0 || port > 65535)
         usage(`--port wants a port number, got ${argv[i]}`);
@@ -58,7 +62,7 @@ function parseArgs(argv) {
     process.env.npm_lifecycle_event === 'practice-model'
       ? (process.env.INIT_CWD ?? process.cwd())
       : process.cwd();
-  return { file: resolve(base, file), port };
+  return { file: resolve(base, file), port, tokens };
 }
 
 /** The texts of a message's content (a string, or blocks). */
@@ -77,12 +81,17 @@ function promptOf(body) {
   return texts(plain?.content).at(-1) ?? '';
 }
 
-/** Answers as the Messages API streams: one text block, then the end of the turn. No tokens: it costs $0. */
-function stream(res, model, text) {
+/**
+ * Answers as the Messages API streams: one text block, then the end of the
+ * turn. No tokens unless --tokens (`size`: the request's characters): it costs $0.
+ */
+function stream(res, model, text, size = 0) {
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
   const send = (type, data) =>
     res.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
-  const usage = { input_tokens: 0, output_tokens: 0 };
+  const usage = tokens
+    ? { input_tokens: Math.ceil(size / 4), output_tokens: Math.ceil(text.length / 4) }
+    : { input_tokens: 0, output_tokens: 0 };
   send('message_start', {
     message: {
       id: `msg_practice_${Date.now()}`,
@@ -103,7 +112,7 @@ function stream(res, model, text) {
   res.end();
 }
 
-const { file, port } = parseArgs(process.argv.slice(2));
+const { file, port, tokens } = parseArgs(process.argv.slice(2));
 loadRules(file);
 const server = createServer(async (req, res) => {
   const chunks = [];
@@ -128,7 +137,7 @@ const server = createServer(async (req, res) => {
   process.stderr.write(
     `practice-model: ${rule ? `rule "${rule.when}"` : 'no rule matched'} <- ${JSON.stringify(prompt.slice(0, 60))}\n`,
   );
-  stream(res, body.model, rule ? rule.reply : UNMATCHED);
+  stream(res, body.model, rule ? rule.reply : UNMATCHED, Buffer.concat(chunks).length);
 });
 server.listen(port, '127.0.0.1', () => {
   const url = `http://127.0.0.1:${server.address().port}`;
