@@ -38,6 +38,7 @@ const SHARED_WITH_CLIENT = new Set([
   'src/web/live-snapshot.ts',
   'src/web/page-config.ts',
   'machines/money.ts',
+  'machines/cost-table.ts',
 ]);
 const layerOf = new Map(LAYERS.flatMap((folders, i) => folders.map((f) => [f, i])));
 

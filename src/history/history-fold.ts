@@ -5,6 +5,7 @@ import type {
   StepRecord,
   WorkflowHistory,
 } from './history-types.js';
+import { stateKeyOf } from '../../machines/cost-table.js';
 
 /** How many of the latest samples (steps, runs, forks) the index keeps per series. */
 export const SAMPLE_WINDOW = 10_000;
@@ -63,11 +64,6 @@ export function emptyIndex(key: string): HistoryIndex {
     workers: {},
     open: {},
   };
-}
-
-/** The key of a step's state in `states`: a cross-workflow callee's states carry their workflow's key. */
-export function stateKeyOf(r: Pick<StepRecord, 'state' | 'scope'>): string {
-  return r.scope === undefined ? r.state : `${r.scope}:${r.state}`;
 }
 
 function stateOf(index: HistoryIndex, r: StepRecord): StateHistory {

@@ -1,6 +1,6 @@
 import { p50p90 } from './percentiles.js';
 import type { StateHistory, StepBackend, StepRecord, WorkflowHistory } from './history-types.js';
-import { stateKeyOf } from './history-fold.js';
+import { CostTable, stateKeyOf, type CostRow } from '../../machines/cost-table.js';
 
 /** Earlier steps a state needs before its latest run can be called dearer than usual. */
 const FLAG_MIN_STEPS = 3;
@@ -84,17 +84,6 @@ export function workflowStats(h: WorkflowHistory): WorkflowStats {
   };
 }
 
-/** A row of a run's cost table: a state's or an agent's steps. */
-export interface CostRow {
-  name: string;
-  steps: number;
-  turns: number;
-  costUsd: number;
-  wallMs: number;
-  /** Its part of the run's cost (0 to 1; 0 when the run cost nothing). */
-  share: number;
-}
-
 /** A run's cost by state and by agent, dearest first. */
 export interface RunCosts {
   run: string;
@@ -102,38 +91,6 @@ export interface RunCosts {
   steps: number;
   byState: CostRow[];
   byAgent: CostRow[];
-}
-
-/** What a cost row counts of one step. */
-export type CostedStep = Pick<StepRecord, 'turns' | 'costUsd' | 'wallMs'>;
-
-/**
- * Cost rows summed as steps come: a run's table by state or by agent, for
- * `raymond stats RUN` from its records, or live from a served run's events.
- */
-export class CostTable {
-  private readonly by = new Map<string, CostRow>();
-
-  add(name: string, step: CostedStep): void {
-    let row = this.by.get(name);
-    if (!row)
-      this.by.set(name, (row = { name, steps: 0, turns: 0, costUsd: 0, wallMs: 0, share: 0 }));
-    row.steps++;
-    row.turns += step.turns;
-    row.costUsd += step.costUsd;
-    row.wallMs += step.wallMs;
-  }
-
-  get size(): number {
-    return this.by.size;
-  }
-
-  /** The rows, dearest first, each with its share of `total`. */
-  rows(total: number): CostRow[] {
-    return [...this.by.values()]
-      .map((r) => ({ ...r, share: total > 0 ? r.costUsd / total : 0 }))
-      .sort((a, b) => b.costUsd - a.costUsd || a.name.localeCompare(b.name));
-  }
 }
 
 /** One run's cost tables, from its step records. */

@@ -4,7 +4,7 @@ import { diagramSvgFile } from '../analysis/diagram-html.js';
 import { loadWorkflowGraph } from '../analysis/workflow-graph.js';
 import { isRunModel, MODEL_CHOICES } from '../claude/claude-argv.js';
 import { formatError } from '../errors.js';
-import type { CostRow } from '../history/history-stats.js';
+import type { CostRow } from '../../machines/cost-table.js';
 import { runCostsOf } from '../history/run-steps.js';
 import { projectRootOf } from '../runtime/task-folders.js';
 import { readStateFile } from '../state/state-file.js';
@@ -143,10 +143,15 @@ export const listRuns: Handler = (ctx, _req, res, _p, url) => {
 
 export const getRun: Handler = async (ctx, _req, res, p) => {
   const run = runOf(ctx, p.id!);
-  // A run this server did not follow step by step (found in the pool at start): its table is in the history.
-  const costs = run.byState.size === 0 ? await historyCosts(run) : undefined;
-  sendJson(res, 200, costs ? runJson(run, costs) : runJson(run));
+  sendJson(res, 200, runJson(run, await costsOf(run)));
 };
+
+/** A run's cost by state: live while this server follows it; for a run it did not follow step by step (found in the pool at start), from the history. */
+async function costsOf(run: ServedRun): Promise<CostRow[]> {
+  return (
+    (run.byState.size === 0 ? await historyCosts(run) : undefined) ?? run.byState.rows(run.costUsd)
+  );
+}
 
 /** A run's cost by state from the project's run history, if it has the run. */
 async function historyCosts(run: ServedRun): Promise<CostRow[] | undefined> {
@@ -166,11 +171,12 @@ export const runSnapshot: Handler = async (ctx, _req, res, p) => {
       pendingAskJson(run.id, a, await ctx.staging.pending(run, a.id)),
     ),
   );
+  const costs = await costsOf(run);
   sendJson(res, 200, {
-    run: runJson(run),
+    run: runJson(run, costs),
     pending_asks: asks,
     last_event_id: run.events.lastId,
-    live: liveSnapshotOf(run),
+    live: liveSnapshotOf(run, costs),
   });
 };
 

@@ -1,5 +1,5 @@
 import type { AgentAsk } from '../../machines/types.js';
-import type { CostRow } from '../history/history-stats.js';
+import type { CostRow } from '../../machines/cost-table.js';
 import { affordanceOf } from './ask-affordance.js';
 import type { FileRecord } from './ask-files.js';
 import type { ServedRun } from './served-run.js';

@@ -1,3 +1,4 @@
+import type { CostRow } from '../../machines/cost-table.js';
 import type { LiveSnapshot } from '../web/live-snapshot.js';
 import type { ServedRun } from './served-run.js';
 
@@ -11,9 +12,12 @@ function pageStatus(status: string): LiveSnapshot['run']['status'] {
  * (src/web) reads it, built from what the server already follows of the
  * run, so a run resumed from its state file shows its agents at once.
  * `seq` is the stream's last event id: the page then follows `output`
- * from there.
+ * from there. `byState` is the cost by state `GET /runs/{id}` gives.
  */
-export function liveSnapshotOf(run: ServedRun): LiveSnapshot {
+export function liveSnapshotOf(
+  run: ServedRun,
+  byState: CostRow[] = run.byState.rows(run.costUsd),
+): LiveSnapshot {
   return {
     seq: run.events.lastId,
     run: {
@@ -38,6 +42,7 @@ export function liveSnapshotOf(run: ServedRun): LiveSnapshot {
       ...(a.machine === 'failed' ? { failed: true } : {}),
     })),
     asks: [...run.asks.values()],
+    byState,
     recent: [...run.recent],
   };
 }

@@ -3,8 +3,7 @@ import type { AgentAsk, WorkflowState } from '../../machines/types.js';
 import type { RunControl } from '../runtime/run-types.js';
 import { LOGGED_EVENTS, RECENT_EVENTS } from '../web/live-snapshot.js';
 import { EventBuffer } from './event-buffer.js';
-import { stateKeyOf } from '../history/history-fold.js';
-import { CostTable } from '../history/history-stats.js';
+import { CostTable, stateKeyOf } from '../../machines/cost-table.js';
 import { rayEnvelopes } from './sse-envelopes.js';
 
 /** An agent as the server shows it: its state, its machine's state, its stack and what it cost. */

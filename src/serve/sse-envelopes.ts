@@ -116,8 +116,28 @@ export function rayEnvelopes(e: RunEvent, runId: string, cancelled: boolean): En
           Message: e.shown,
         },
       ];
-    case 'detail':
     case 'step.measured':
+      // Raymond's own too: what a step took, which the run page's cost-by-state table sums.
+      return [
+        {
+          type: 'state_measured',
+          AgentID: e.agentId,
+          StateName: e.state,
+          ...(e.scope !== undefined ? { Scope: e.scope } : {}),
+          Backend: e.backend,
+          Model: e.model ?? '',
+          Turns: e.turns,
+          Retries: e.retries,
+          Reminders: e.reminders,
+          CostUSD: e.costUsd,
+          Tokens: e.tokens,
+          WallMs: e.wallMs,
+          CPUMs: e.cpuMs,
+          Outcome: e.outcome,
+          ...(e.width !== undefined ? { Width: e.width } : {}),
+        },
+      ];
+    case 'detail':
     case 'turn.started':
     case 'turn.done':
       return [];

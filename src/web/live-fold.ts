@@ -1,5 +1,6 @@
 import type { RunEvent } from '../../machines/run-events.js';
 import type { AgentAsk, RunStatus } from '../../machines/types.js';
+import { CostTable, stateKeyOf } from '../../machines/cost-table.js';
 
 // Shared by the server (live-snapshot.ts) and the live page in the browser
 // (client/live-page.ts, bundled by esbuild): no node:* module here, so the
@@ -52,6 +53,8 @@ export interface LiveModel {
   /** Agent ids in the order they appeared (the page's table indexes it). */
   order: string[];
   asks: Map<string, AgentAsk>;
+  /** The run's cost by state (steps, turns, cost, wall time), from its `step.measured` events. */
+  byState: CostTable;
 }
 
 /** The model of a run no event has reached yet. */
@@ -65,7 +68,7 @@ export function emptyLiveModel(): LiveModel {
     steps: 0,
     denials: 0,
   };
-  return { run, agents: new Map(), order: [], asks: new Map() };
+  return { run, agents: new Map(), order: [], asks: new Map(), byState: new CostTable() };
 }
 
 function agentOf(model: LiveModel, id: string, state: string): LiveAgent {
@@ -95,6 +98,9 @@ export function foldLiveEvent(model: LiveModel, e: RunEvent): void {
       break;
     case 'permission.denied':
       run.denials++;
+      break;
+    case 'step.measured':
+      model.byState.add(stateKeyOf(e), e);
       break;
     case 'agent.forked':
       agentOf(model, e.id, e.state);

@@ -48,6 +48,10 @@ main { display: grid; grid-template-columns: minmax(0, 3fr) minmax(320px, 2fr); 
 .machine.asking { background: #feebc8; color: #7b341e; }
 .machine.terminated { background: #edf2f7; color: #718096; }
 .machine.paused { background: #fed7d7; color: #742a2a; }
+#costs { width: 100%; border-collapse: collapse; font-variant-numeric: tabular-nums; }
+#costs th, #costs td { padding: 2px 6px; text-align: right; white-space: nowrap; border-bottom: 1px solid #f1f4f8; }
+#costs th { border-bottom-color: #e2e8f0; }
+#costs th:first-child, #costs td.state { text-align: left; white-space: normal; word-break: break-word; }
 #log { list-style: none; margin: 0; padding: 0; height: 260px; overflow-y: auto; font: 12px/1.45 ui-monospace, Menlo, Consolas, monospace; }
 #log li { white-space: pre-wrap; word-break: break-word; border-bottom: 1px solid #f7f7f7; }
 #log li.print { color: #2b6cb0; }

@@ -32,7 +32,7 @@ function escapeHtml(text: string): string {
 
 /**
  * The live page of one run: diagram with every agent marked, agents table,
- * log, pending asks with answer boxes, a cancel button. One self-contained
+ * cost by state, log, pending asks with answer boxes, a cancel button. One self-contained
  * HTML document (style and script inline) that loads nothing from the
  * network but the URLs it is given.
  */
@@ -68,6 +68,9 @@ ${opts.urls.cancel ? '<button id="cancel" type="button">Cancel run</button>' : '
 <div id="chips"></div>
 <div class="table-head row"><span>agent</span><span>machine</span><span>state</span><span>depth</span><span>cost</span></div>
 <div id="agents"><div id="agents-spacer"></div></div></section>
+<section id="costs-panel" class="panel"><h2>Cost by state</h2>
+<p id="costs-empty" class="empty">no step has ended yet</p>
+<table id="costs" hidden><thead><tr><th>state</th><th>steps</th><th>turns</th><th>cost</th><th>share</th><th>time</th></tr></thead><tbody id="costs-body"></tbody></table></section>
 <section id="log-panel" class="panel"><h2>Log</h2><ol id="log"></ol></section>
 </main>
 <script type="application/json" id="live-config">${config}</script>

@@ -1,5 +1,6 @@
 import type { RunEvent } from '../../machines/run-events.js';
 import type { AgentAsk } from '../../machines/types.js';
+import type { CostRow } from '../../machines/cost-table.js';
 import { emptyLiveModel, foldLiveEvent, type LiveAgent, type LiveRun } from './live-fold.js';
 
 /**
@@ -12,6 +13,8 @@ export interface LiveSnapshot {
   run: LiveRun;
   agents: LiveAgent[];
   asks: AgentAsk[];
+  /** The run's cost by state, dearest first (CostTable rows: their share is of `run.costUsd`). */
+  byState: CostRow[];
   recent: Array<{ seq: number; event: RunEvent }>;
 }
 
@@ -60,6 +63,7 @@ export function createLiveTracker(): LiveTracker {
       run: { ...model.run },
       agents: [...model.agents.values()].map((a) => ({ ...a })),
       asks: [...model.asks.values()],
+      byState: model.byState.rows(model.run.costUsd),
       recent: [...recent],
     }),
     pending: (askId) => model.asks.has(askId),

@@ -229,7 +229,11 @@ describe('the live page of --inspect, offline, in headless Chromium', () => {
           reject: false,
           all: true,
           timeout: 120_000,
-          env: { FAKE_CLAUDE_DIR: fake, FAKE_CLAUDE_MODE: 'denied' },
+          env: {
+            FAKE_CLAUDE_DIR: fake,
+            FAKE_CLAUDE_MODE: 'denied',
+            FAKE_CLAUDE_COST: '0.00012371',
+          },
         },
       );
       let printed = '';
@@ -250,6 +254,13 @@ describe('the live page of --inspect, offline, in headless Chromium', () => {
       );
       assert.deepEqual(lines, ['[main] denied: Bash(git push)']);
       assert.match(await text(page, '#diagram'), /\u{1F512} START\.md/u);
+      // The cost by state, from the step.measured the feed sends as it is: a sub-cent cost to four figures.
+      await page.waitForFunction(() => document.querySelector('#costs-body tr') !== null);
+      const cells = await page.$$eval('#costs-body tr td', (td) =>
+        (td as unknown as El[]).map((c) => c.textContent),
+      );
+      assert.deepEqual(cells.slice(0, 5), ['START.md', '1', '1', '$0.0001237', '100%']);
+      assert.match(cells[5]!, /^\d+\.\ds$/);
       run.stdin.end();
       const r = await run;
       assert.equal(r.exitCode, 0, r.all);

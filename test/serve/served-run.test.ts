@@ -31,3 +31,44 @@ describe("ServedRun: a cancel racing the run's end", () => {
     assert.deepEqual(cancelledAs('running'), { status: 'cancelled', last: 'workflow_cancelled' });
   });
 });
+
+describe('ServedRun: the cost by state', () => {
+  it("sums each step.measured by state, and streams it with the RunEvent for the page's table", () => {
+    const run = new ServedRun('r', 'wf', '/wf', '/pool/r.json', 0);
+    const step = (state: string, costUsd: number, scope?: string): RunEvent => ({
+      type: 'step.measured',
+      agentId: 'main',
+      state,
+      ...(scope ? { scope } : {}),
+      backend: 'claude',
+      turns: 1,
+      retries: 0,
+      reminders: 0,
+      costUsd,
+      tokens: 10,
+      startedAt: 0,
+      wallMs: 100,
+      cpuMs: 1,
+      outcome: 'goto',
+    });
+    run.onEvent(step('A.md', 0.01));
+    run.onEvent(step('B.md', 0.03, 'sub-12345678'));
+    run.onEvent(step('A.md', 0.01));
+    assert.deepEqual(
+      run.byState.rows(0.05).map((r) => [r.name, r.steps]),
+      [
+        ['sub-12345678:B.md', 1],
+        ['A.md', 2],
+      ],
+    );
+    const sent = run.events.replay(0).events.map((e) => JSON.parse(e.data));
+    assert.deepEqual(
+      sent.map((d) => [d.type, d.StateName, d.raymond?.type]),
+      [
+        ['state_measured', 'A.md', 'step.measured'],
+        ['state_measured', 'B.md', 'step.measured'],
+        ['state_measured', 'A.md', 'step.measured'],
+      ],
+    );
+  });
+});

@@ -31,7 +31,7 @@ describe('foldLiveEvent (the fold the server and the live page share)', () => {
       steps: 0,
       denials: 0,
     });
-    assert.equal(m.agents.size + m.order.length + m.asks.size, 0);
+    assert.equal(m.agents.size + m.order.length + m.asks.size + m.byState.size, 0);
     assert.notEqual(emptyLiveModel().run, m.run, 'each model has its own run');
   });
 
@@ -225,6 +225,48 @@ describe('foldLiveEvent (the fold the server and the live page share)', () => {
       m,
     );
     assert.equal(m.run.status, 'completed');
+  });
+
+  it("sums each step.measured into the cost by state, a callee's state under its workflow's key", () => {
+    const measured = (
+      state: string,
+      costUsd: number,
+      turns: number,
+      wallMs: number,
+      scope?: string,
+    ): RunEvent => ({
+      type: 'step.measured',
+      agentId: 'main',
+      state,
+      ...(scope ? { scope } : {}),
+      backend: turns ? 'claude' : 'script',
+      turns,
+      retries: 0,
+      reminders: 0,
+      costUsd,
+      tokens: 0,
+      startedAt: 0,
+      wallMs,
+      cpuMs: 0,
+      outcome: 'goto',
+    });
+    const m = fold([
+      measured('PLAN.md', 0.02, 2, 1200),
+      measured('CHECK.sh', 0, 0, 30),
+      measured('FIX.md', 0.05, 1, 800, 'fixer-1a2b3c4d'),
+      measured('PLAN.md', 0.01, 1, 600),
+    ]);
+    assert.deepEqual(
+      m.byState
+        .rows(0.08)
+        .map((r) => [r.name, r.steps, r.turns, r.wallMs, Math.round(r.share * 100)]),
+      [
+        ['fixer-1a2b3c4d:FIX.md', 1, 1, 800, 63],
+        ['PLAN.md', 2, 3, 1800, 38],
+        ['CHECK.sh', 1, 0, 30, 0],
+      ],
+    );
+    assert.equal(m.order.length, 0, 'a measure names no agent the page has not seen');
   });
 
   it('leaves the model as it was for events that move nothing (print, warning)', () => {

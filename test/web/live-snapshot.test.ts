@@ -2,6 +2,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { RunEvent } from '../../machines/run-events.js';
 import type { AgentAsk } from '../../machines/types.js';
+import { CostTable } from '../../machines/cost-table.js';
+import { emptyLiveModel, foldLiveEvent } from '../../src/web/live-fold.js';
 import { createLiveTracker } from '../../src/web/live-snapshot.js';
 
 const counts = { idle: 1, invoking: 0, 'awaiting-child': 0, terminated: 0, paused: 0, asking: 0 };
@@ -171,5 +173,55 @@ describe('the live tracker', () => {
     assert.equal(s.run.costUsd, 1.5);
     // The main agent's result is the run's (the page shows it).
     assert.equal(s.run.result, 'ok');
+  });
+
+  it('carries the cost by state, and a page restoring it then folding the rest ends where the server does', () => {
+    const measured = (state: string, costUsd: number, wallMs: number): RunEvent => ({
+      type: 'step.measured',
+      agentId: 'main',
+      state,
+      backend: 'claude',
+      turns: 1,
+      retries: 0,
+      reminders: 0,
+      costUsd,
+      tokens: 0,
+      startedAt: 0,
+      wallMs,
+      cpuMs: 0,
+      outcome: 'goto',
+    });
+    const done = (from: string, to: string, costUsd: number, total: number): RunEvent => ({
+      type: 'step.done',
+      agentId: 'main',
+      from,
+      decision: { kind: 'goto', target: to } as never,
+      to,
+      session: null,
+      depth: 0,
+      costUsd,
+      totalCostUsd: total,
+      workers: [],
+    });
+    const events = [
+      measured('A.md', 0.25, 1000),
+      done('A.md', 'B.md', 0.25, 0.25),
+      measured('B.md', 0.5, 2500),
+      done('B.md', 'A.md', 0.5, 0.75),
+      measured('A.md', 0.125, 500),
+      done('A.md', 'B.md', 0.125, 0.875),
+    ];
+    const t = feed(events.slice(0, 4));
+    const snap = JSON.parse(JSON.stringify(t.snapshot())) as ReturnType<typeof t.snapshot>;
+    assert.deepEqual(snap.byState, [
+      { name: 'B.md', steps: 1, turns: 1, costUsd: 0.5, wallMs: 2500, share: 0.5 / 0.75 },
+      { name: 'A.md', steps: 1, turns: 1, costUsd: 0.25, wallMs: 1000, share: 0.25 / 0.75 },
+    ]);
+    // The page: the snapshot's run and table, then the events after it.
+    const page = { ...emptyLiveModel(), run: snap.run, byState: new CostTable(snap.byState) };
+    for (const e of events.slice(4)) foldLiveEvent(page, e);
+    const server = feed(events).snapshot();
+    assert.deepEqual(page.byState.rows(page.run.costUsd), server.byState);
+    assert.equal(server.byState[1]!.steps, 2);
   });
 });

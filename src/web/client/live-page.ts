@@ -1,4 +1,5 @@
 import type { RunEvent } from '../../../machines/run-events.js';
+import { CostTable } from '../../../machines/cost-table.js';
 import { foldLiveEvent } from '../live-fold.js';
 import type { LiveSnapshot } from '../live-snapshot.js';
 import { log } from './live-log.js';
@@ -97,6 +98,7 @@ function load(): Promise<void> {
         model.order.push(a.id);
       }
       model.asks = new Map(snap.asks.map((a) => [a.id, a]));
+      model.byState = new CostTable(snap.byState);
       model.loaded = true;
       $('log').textContent = '';
       for (const r of snap.recent) log(r.event);

@@ -1,4 +1,5 @@
 import { renderAsks } from './live-asks.js';
+import { renderCosts } from './live-costs.js';
 import { MACHINES, model, ui } from './live-state.js';
 import { $, duration, el, money } from './page-helpers.js';
 
@@ -26,6 +27,7 @@ export function render(): void {
   renderChips();
   renderAgents();
   renderAsks();
+  renderCosts();
   document.body.dataset.seq = String(model.seq);
   document.body.dataset.status = model.run.status;
 }

@@ -36,6 +36,11 @@ export function duration(seconds: number): string {
   );
 }
 
+/** A step's wall time: as `duration`, with tenths below 10 s (`3.4s`), as `raymond --status` shows it. */
+export function wallTime(ms: number): string {
+  return ms < 10_000 ? (Math.max(0, ms) / 1000).toFixed(1) + 's' : duration(ms / 1000);
+}
+
 /** Replaces each `{key}` of a URL template by its value, URL-encoded; unknown keys stay. */
 export function fill(template: string, values: Record<string, string>): string {
   return template.replace(/\{(\w+)\}/g, (all, key: string) =>

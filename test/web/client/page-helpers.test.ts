@@ -10,6 +10,7 @@ import {
   messageOf,
   money,
   readConfig,
+  wallTime,
 } from '../../../src/web/client/page-helpers.js';
 
 /** Just enough of a document for the helpers: elements are plain objects, found by id. */
@@ -37,7 +38,7 @@ describe("the pages' helpers", () => {
     assert.deepEqual([empty.className, empty.textContent], ['', '']);
   });
 
-  it('money shows cents below $100, whole dollars from there, and $0.00 for nothing', () => {
+  it('money shows four figures below $1, cents from there, whole dollars from $1,000, and $0.00 for nothing', () => {
     assert.deepEqual(
       [
         money(0),
@@ -46,9 +47,10 @@ describe("the pages' helpers", () => {
         money(0.256),
         money(99.994),
         money(100),
+        money(0.00002),
         money(1234.5),
       ],
-      ['$0.00', '$0.00', '$0.00', '$0.26', '$99.99', '$100', '$1235'],
+      ['$0.00', '$0.00', '$0.00', '$0.256', '$99.99', '$100.00', '$0.00002', '$1235'],
     );
   });
 
@@ -64,6 +66,21 @@ describe("the pages' helpers", () => {
         duration(-5),
       ],
       ['0s', '7s', '1m0s', '2m5s', '1h0m0s', '1h2m5s', '0s'],
+    );
+  });
+
+  it("wallTime shows tenths of a second below 10 s, and the page's durations from there", () => {
+    assert.deepEqual(
+      [
+        wallTime(0),
+        wallTime(40),
+        wallTime(3449),
+        wallTime(9949),
+        wallTime(10_000),
+        wallTime(125_000),
+        wallTime(-5),
+      ],
+      ['0.0s', '0.0s', '3.4s', '9.9s', '10s', '2m5s', '0.0s'],
     );
   });
 
