@@ -102,6 +102,8 @@ export async function rebuildHistory(projectRoot: string): Promise<number> {
   const root = historyRoot(projectRoot);
   // Built aside and renamed into place: two processes that rebuild at once do not write it twice.
   const aside = `${root}.rebuild-${process.pid}`;
+  // A rebuild killed before its rename left its folder; the logs are appended to, so it goes first.
+  rmSync(aside, { recursive: true, force: true });
   const byKey = new Map<string, { steps: string[]; runs: string[] }>();
   for (const state of states) {
     const key = historyKey(state.scope);
