@@ -12,6 +12,12 @@ import {
 } from './history-paths.js';
 import type { RunRecord, StepOutcomeKind, StepRecord } from './history-types.js';
 
+/** Where a project's runs keep their state files: `raymond`'s, and `raymond serve`'s (its runs are `served`). */
+const STATE_FOLDERS = [
+  ['state', false],
+  ['serve-state', true],
+] as const;
+
 /** The steps of one run, from its debug log's transitions.log (none when the run kept no debug log). */
 function loggedSteps(projectRoot: string, state: WorkflowState): StepRecord[] {
   let text: string;
@@ -55,14 +61,14 @@ function loggedSteps(projectRoot: string, state: WorkflowState): StepRecord[] {
 }
 
 /** The run record a state file gives: its status, cost and agents as they stand. */
-function runOf(state: WorkflowState, steps: number): RunRecord {
+function runOf(state: WorkflowState, steps: number, served: boolean): RunRecord {
   return {
     v: 1,
     run: state.workflow_id,
     workflow: workflowShortName(state.scope.path),
     path: state.scope.path,
     fingerprint: workflowFingerprint(state.scope.fingerprints),
-    source: state.options.queue ? 'queued' : 'local',
+    source: state.options.queue ? 'queued' : served ? 'served' : 'local',
     startedAt: Date.parse(state.started_at),
     endedAt: Date.parse(state.updated_at),
     status: state.status,
@@ -76,25 +82,30 @@ function runOf(state: WorkflowState, steps: number): RunRecord {
 
 /**
  * Rebuilds a project's history from what its runs left: each state file
- * (with its journal) gives a run record, and its debug log's transitions.log
+ * (with its journal; `raymond serve`'s runs too) gives a run record, and its debug log's transitions.log
  * the steps, with their cost and wall time (turns, tokens and CPU time are
  * not in them). Runs are read oldest first; a state file that cannot be read
  * is skipped. Returns how many runs it found.
  */
 export async function rebuildHistory(projectRoot: string): Promise<number> {
-  const stateDir = join(projectRoot, '.raymond', 'state');
-  let names: string[];
-  try {
-    names = readdirSync(stateDir).filter((n) => n.endsWith('.json'));
-  } catch {
-    return 0;
-  }
   const states: WorkflowState[] = [];
-  for (const name of names) {
+  const served = new Set<WorkflowState>();
+  for (const [folder, byServer] of STATE_FOLDERS) {
+    const stateDir = join(projectRoot, '.raymond', folder);
+    let names: string[];
     try {
-      states.push(await readStateFile(join(stateDir, name), basename(name, '.json')));
+      names = readdirSync(stateDir).filter((n) => n.endsWith('.json'));
     } catch {
-      // Damaged or half-written: `raymond --status` names it; the history goes on without it.
+      continue;
+    }
+    for (const name of names) {
+      try {
+        const state = await readStateFile(join(stateDir, name), basename(name, '.json'));
+        states.push(state);
+        if (byServer) served.add(state);
+      } catch {
+        // Damaged or half-written: `raymond --status` names it; the history goes on without it.
+      }
     }
   }
   if (states.length === 0) return 0;
@@ -111,7 +122,7 @@ export async function rebuildHistory(projectRoot: string): Promise<number> {
     byKey.set(key, into);
     const steps = loggedSteps(projectRoot, state);
     for (const s of steps) into.steps.push(JSON.stringify(s));
-    into.runs.push(JSON.stringify(runOf(state, steps.length)));
+    into.runs.push(JSON.stringify(runOf(state, steps.length, served.has(state))));
   }
   for (const [key, { steps, runs }] of byKey) {
     const files = historyFiles(aside, key);

@@ -17,7 +17,11 @@ const T0 = Date.parse('2026-01-01T00:00:00.000Z');
 const at = (ms: number) => new Date(T0 + ms).toISOString();
 
 /** A finished run's state file and its transitions.log: main goes START -> B, forks W, a worker fails. */
-function writeRun(project: string, id: string, opts: { queue?: boolean; log?: boolean } = {}) {
+function writeRun(
+  project: string,
+  id: string,
+  opts: { queue?: boolean; log?: boolean; folder?: string } = {},
+) {
   const state: WorkflowState = {
     ...freshState('START.md'),
     workflow_id: id,
@@ -28,8 +32,9 @@ function writeRun(project: string, id: string, opts: { queue?: boolean; log?: bo
     total_cost_usd: 0.035,
   };
   if (opts.queue) state.options = { ...state.options, queue: 'redis://x' };
-  mkdirSync(join(project, '.raymond', 'state'), { recursive: true });
-  writeFileSync(join(project, '.raymond', 'state', `${id}.json`), JSON.stringify(state));
+  const stateDir = join(project, '.raymond', opts.folder ?? 'state');
+  mkdirSync(stateDir, { recursive: true });
+  writeFileSync(join(stateDir, `${id}.json`), JSON.stringify(state));
   if (opts.log === false) return;
   const debug = join(project, '.raymond', 'debug', id);
   mkdirSync(debug, { recursive: true });
@@ -57,7 +62,8 @@ describe('rebuildHistory', () => {
     dir = mkdtempSync(join(tmpdir(), 'raymond-rebuild-'));
     writeRun(dir, 'r1');
     writeRun(dir, 'r2', { queue: true, log: false });
-    assert.equal(await rebuildHistory(dir), 2);
+    writeRun(dir, 'r3', { folder: 'serve-state', log: false });
+    assert.equal(await rebuildHistory(dir), 3);
     const key = historyKey({ kind: 'dir', path: '/p/review' });
     const files = historyFiles(historyRoot(dir), key);
     const steps = lines<StepRecord>(files.steps);
@@ -77,11 +83,12 @@ describe('rebuildHistory', () => {
       [
         ['r1', 'local', 'completed', 0.035, 4, 'review', true],
         ['r2', 'queued', 'completed', 0.035, 0, 'review', true],
+        ['r3', 'served', 'completed', 0.035, 0, 'review', true],
       ],
     );
     const h = await readWorkflowHistory(dir, key);
     assert.deepEqual(h!.states['B.md']!.visits, [1]);
-    assert.equal(h!.runs.length, 2);
+    assert.equal(h!.runs.length, 3);
   });
 
   it('two rebuilds at once do not write the history twice', async () => {
