@@ -36,8 +36,10 @@ after(async () => {
 });
 
 function records<T extends { run: string }>(file: 'steps' | 'runs', run: string): T[] {
-  const [key] = readdirSync(historyDir);
-  assert.ok(key?.startsWith('hist-'), `one workflow in the history: ${key}`);
+  const keys = readdirSync(historyDir);
+  assert.equal(keys.length, 1, `one workflow in the history: ${keys.join(', ')}`);
+  const key = keys[0]!;
+  assert.match(key, /^hist-[0-9a-f]{8}$/);
   return readFileSync(join(historyDir, key, `${file}.jsonl`), 'utf8')
     .split('\n')
     .filter(Boolean)
