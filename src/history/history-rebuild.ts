@@ -30,14 +30,20 @@ function loggedSteps(projectRoot: string, state: WorkflowState): StepRecord[] {
     return [];
   }
   const out: StepRecord[] = [];
-  // A step's wall time is read as the time since its agent's last line (the run's start for its first).
+  // A step's wall time is read as the time since its agent's last line; a worker's first step
+  // since its parent's latest fork (a worker's id is its parent's and a suffix), else the run's start.
   const last = new Map<string, number>();
+  const forked = new Map<string, number>();
   const started = Date.parse(state.started_at);
   for (const line of text.split('\n')) {
     const step = loggedStep(line);
     if (!step) continue;
-    const since = last.get(step.agent) ?? started;
+    const since =
+      last.get(step.agent) ??
+      forked.get(step.agent.slice(0, step.agent.lastIndexOf('_'))) ??
+      started;
     last.set(step.agent, step.at);
+    if (step.kind === 'fork') forked.set(step.agent, step.at);
     const markdown = step.state.endsWith('.md');
     out.push({
       v: 1,

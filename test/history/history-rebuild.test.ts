@@ -58,7 +58,7 @@ const lines = <T>(path: string): T[] =>
     .map((l) => JSON.parse(l) as T);
 
 describe('rebuildHistory', () => {
-  it('makes step records from transitions.log and a run record from the state file', async () => {
+  it("makes step records from transitions.log (a worker's first step timed from its parent's fork) and a run record from the state file", async () => {
     dir = mkdtempSync(join(tmpdir(), 'raymond-rebuild-'));
     writeRun(dir, 'r1');
     writeRun(dir, 'r2', { queue: true, log: false });
@@ -72,7 +72,7 @@ describe('rebuildHistory', () => {
       [
         ['main', 'START.md', 'claude', 1, 0.01, 2_000, 'goto'],
         ['main', 'B.md', 'claude', 1, 0.02, 3_000, 'fork'],
-        ['main_W1', 'W.md', 'claude', 1, 0, 6_000, 'failed'],
+        ['main_W1', 'W.md', 'claude', 1, 0, 1_000, 'failed'],
         ['main', 'C.sh', 'script', 0, 0.005, 2_500, 'result'],
       ],
     );
