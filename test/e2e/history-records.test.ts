@@ -179,6 +179,51 @@ describe('run history: records of local, queued and served runs', () => {
     }
   });
 
+  it('a run paused on an ask and resumed is one run in the history: a record per part, its steps counted once', async () => {
+    const own = new Sandbox();
+    try {
+      const asks = own.write(
+        {
+          'START.sh': sh('echo \'<ask next="B.sh">go on?</ask>\''),
+          'B.sh': sh('echo "<result>got $RAYMOND_INPUT</result>"'),
+        },
+        'asks',
+      );
+      const paused = await own.run([asks, '--json', '--workflow-id', 'p1', '--on-ask=pause']);
+      assert.equal(summary(paused).status, 'asking', paused.stderr);
+      const done = await own.run(['--resume', 'p1', '--input', 'yes', '--json']);
+      assert.equal(summary(done).results.main, 'got yes', done.stderr);
+      const [key] = readdirSync(join(own.dir, '.raymond', 'history'));
+      const parts = readFileSync(join(own.dir, '.raymond', 'history', key!, 'runs.jsonl'), 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as RunRecord);
+      assert.deepEqual(
+        parts.map((r) => [r.run, r.status, r.steps]),
+        [
+          ['p1', 'asking', 1],
+          ['p1', 'completed', 1],
+        ],
+      );
+      const stats = JSON.parse((await own.run(['stats', asks, '--json'])).stdout) as {
+        runs: number;
+        states: Array<{ state: string; runs: number; steps: number }>;
+      };
+      assert.equal(stats.runs, 1);
+      assert.deepEqual(stats.states.map((x) => [x.state, x.runs, x.steps]).sort(), [
+        ['B.sh', 1, 1],
+        ['START.sh', 1, 1],
+      ]);
+      const run = JSON.parse((await own.run(['stats', 'p1', '--json'])).stdout) as {
+        steps: number;
+        status: string;
+      };
+      assert.deepEqual([run.steps, run.status], [2, 'completed']);
+    } finally {
+      own.remove();
+    }
+  });
+
   it('raymond history --prune --keep 1 leaves one run; bad input is one line, exit 64', async () => {
     const pruned = await box.run(['history', '--prune', '--keep', '1', '--json']);
     assert.equal(pruned.code, 0, pruned.stderr);
