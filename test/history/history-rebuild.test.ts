@@ -2,6 +2,8 @@ import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { execa } from 'execa';
 import { afterEach, describe, it } from 'node:test';
 import type { WorkflowState } from '../../machines/types.js';
 import { historyFiles, historyKey, historyRoot } from '../../src/history/history-paths.js';
@@ -103,6 +105,25 @@ describe('rebuildHistory', () => {
       ['debug', 'history', 'state'],
       'no folder left aside',
     );
+  });
+
+  it('two processes that rebuild at once write it once: one rename wins, the other drops its copy', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'raymond-rebuild-'));
+    for (let i = 0; i < 20; i++) writeRun(dir, `r${i}`);
+    const source = fileURLToPath(new URL('../../src/history/history-rebuild.ts', import.meta.url));
+    const script = `import { rebuildHistory } from ${JSON.stringify(source)}; await rebuildHistory(${JSON.stringify(dir)});`;
+    const runs = await Promise.all(
+      [1, 2, 3].map(() =>
+        execa(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+          reject: false,
+        }),
+      ),
+    );
+    for (const r of runs) assert.equal(r.exitCode, 0, r.stderr);
+    const files = historyFiles(historyRoot(dir), historyKey({ kind: 'dir', path: '/p/review' }));
+    assert.equal(lines(files.steps).length, 80);
+    assert.equal(lines(files.runs).length, 20);
+    assert.deepEqual(readdirSync(join(dir, '.raymond')).sort(), ['debug', 'history', 'state']);
   });
 
   it('a folder a killed rebuild left aside is not added to the next one', async () => {
