@@ -12,6 +12,12 @@ import {
 } from './history-paths.js';
 import type { RunRecord, StepOutcomeKind, StepRecord } from './history-types.js';
 
+/** Where a project's runs keep their state files: `raymond`'s, and `raymond serve`'s (its runs are `served`). */
+const STATE_FOLDERS = [
+  ['state', false],
+  ['serve-state', true],
+] as const;
+
 /** The steps of one run, from its debug log's transitions.log (none when the run kept no debug log). */
 function loggedSteps(projectRoot: string, state: WorkflowState): StepRecord[] {
   let text: string;
@@ -24,14 +30,20 @@ function loggedSteps(projectRoot: string, state: WorkflowState): StepRecord[] {
     return [];
   }
   const out: StepRecord[] = [];
-  // A step's wall time is read as the time since its agent's last line (the run's start for its first).
+  // A step's wall time is read as the time since its agent's last line; a worker's first step
+  // since its parent's latest fork (a worker's id is its parent's and a suffix), else the run's start.
   const last = new Map<string, number>();
+  const forked = new Map<string, number>();
   const started = Date.parse(state.started_at);
   for (const line of text.split('\n')) {
     const step = loggedStep(line);
     if (!step) continue;
-    const since = last.get(step.agent) ?? started;
+    const since =
+      last.get(step.agent) ??
+      forked.get(step.agent.slice(0, step.agent.lastIndexOf('_'))) ??
+      started;
     last.set(step.agent, step.at);
+    if (step.kind === 'fork') forked.set(step.agent, step.at);
     const markdown = step.state.endsWith('.md');
     out.push({
       v: 1,
@@ -55,14 +67,14 @@ function loggedSteps(projectRoot: string, state: WorkflowState): StepRecord[] {
 }
 
 /** The run record a state file gives: its status, cost and agents as they stand. */
-function runOf(state: WorkflowState, steps: number): RunRecord {
+function runOf(state: WorkflowState, steps: number, served: boolean): RunRecord {
   return {
     v: 1,
     run: state.workflow_id,
     workflow: workflowShortName(state.scope.path),
     path: state.scope.path,
     fingerprint: workflowFingerprint(state.scope.fingerprints),
-    source: state.options.queue ? 'queued' : 'local',
+    source: state.options.queue ? 'queued' : served ? 'served' : 'local',
     startedAt: Date.parse(state.started_at),
     endedAt: Date.parse(state.updated_at),
     status: state.status,
@@ -76,25 +88,30 @@ function runOf(state: WorkflowState, steps: number): RunRecord {
 
 /**
  * Rebuilds a project's history from what its runs left: each state file
- * (with its journal) gives a run record, and its debug log's transitions.log
+ * (with its journal; `raymond serve`'s runs too) gives a run record, and its debug log's transitions.log
  * the steps, with their cost and wall time (turns, tokens and CPU time are
  * not in them). Runs are read oldest first; a state file that cannot be read
  * is skipped. Returns how many runs it found.
  */
 export async function rebuildHistory(projectRoot: string): Promise<number> {
-  const stateDir = join(projectRoot, '.raymond', 'state');
-  let names: string[];
-  try {
-    names = readdirSync(stateDir).filter((n) => n.endsWith('.json'));
-  } catch {
-    return 0;
-  }
   const states: WorkflowState[] = [];
-  for (const name of names) {
+  const served = new Set<WorkflowState>();
+  for (const [folder, byServer] of STATE_FOLDERS) {
+    const stateDir = join(projectRoot, '.raymond', folder);
+    let names: string[];
     try {
-      states.push(await readStateFile(join(stateDir, name), basename(name, '.json')));
+      names = readdirSync(stateDir).filter((n) => n.endsWith('.json'));
     } catch {
-      // Damaged or half-written: `raymond --status` names it; the history goes on without it.
+      continue;
+    }
+    for (const name of names) {
+      try {
+        const state = await readStateFile(join(stateDir, name), basename(name, '.json'));
+        states.push(state);
+        if (byServer) served.add(state);
+      } catch {
+        // Damaged or half-written: `raymond --status` names it; the history goes on without it.
+      }
     }
   }
   if (states.length === 0) return 0;
@@ -102,6 +119,8 @@ export async function rebuildHistory(projectRoot: string): Promise<number> {
   const root = historyRoot(projectRoot);
   // Built aside and renamed into place: two processes that rebuild at once do not write it twice.
   const aside = `${root}.rebuild-${process.pid}`;
+  // A rebuild killed before its rename left its folder; the logs are appended to, so it goes first.
+  rmSync(aside, { recursive: true, force: true });
   const byKey = new Map<string, { steps: string[]; runs: string[] }>();
   for (const state of states) {
     const key = historyKey(state.scope);
@@ -109,7 +128,7 @@ export async function rebuildHistory(projectRoot: string): Promise<number> {
     byKey.set(key, into);
     const steps = loggedSteps(projectRoot, state);
     for (const s of steps) into.steps.push(JSON.stringify(s));
-    into.runs.push(JSON.stringify(runOf(state, steps.length)));
+    into.runs.push(JSON.stringify(runOf(state, steps.length, served.has(state))));
   }
   for (const [key, { steps, runs }] of byKey) {
     const files = historyFiles(aside, key);
