@@ -1,12 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import {
-  emptyIndex,
-  foldRun,
-  foldStep,
-  runPositions,
-  stateKeyOf,
-} from '../../src/history/history-fold.js';
+import { stateKeyOf } from '../../machines/cost-table.js';
+import { emptyIndex, foldRun, foldStep, runPositions } from '../../src/history/history-fold.js';
 import type { RunRecord, StepRecord } from '../../src/history/history-types.js';
 import { runRecord, stepRecord } from '../helpers/history-records.js';
 
