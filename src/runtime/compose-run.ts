@@ -82,6 +82,8 @@ export interface ComposeRunOptions {
   resumed: boolean;
   /** Asks a `--resume` answered before the run went on: written to the debug log, as live answers are. */
   answered?: ReadonlyArray<{ agentId: string; askId: string; text: string }>;
+  /** Answers a `--resume` gave to cost gates: the supervisor applies them before any agent runs. */
+  gateAnswers?: ReadonlyArray<{ askId: string; text: string }>;
 }
 
 /**
@@ -163,6 +165,7 @@ export async function composeRun(options: ComposeRunOptions): Promise<RunOutcome
       worktreeMode: settings.worktreeMode,
       tasks,
       onAsk: settings.onAsk,
+      forecaster: hooks.forecaster,
     });
     const machine = supervisorMachine.provide({
       actors: {
@@ -177,6 +180,8 @@ export async function composeRun(options: ComposeRunOptions): Promise<RunOutcome
         maxMarkdown: queued ? settings.maxParallel : claudeSlots,
         stopWhenAsking: settings.onAsk === 'pause',
         dueAsks: dueAsks(store.agents.values()),
+        gateStops: settings.onAsk === 'reject',
+        gateAnswers: options.gateAnswers ?? [],
       },
       id: 'supervisor',
       systemId: 'supervisor',

@@ -2,6 +2,7 @@ import type { InspectionEvent } from 'xstate';
 import type { RunEventSink } from '../../machines/run-events.js';
 import type { AgentAsk, RunStatus, WorktreeRef } from '../../machines/types.js';
 import type { StateExecutor } from '../executors/executor.js';
+import type { Forecaster } from '../history/history-types.js';
 import type { PersisterStats } from '../state/persister.js';
 import type { WorktreePoolStats } from '../worktrees/worktree-pool.js';
 
@@ -25,6 +26,8 @@ export interface RunHooks {
   stats?: PersisterStats;
   /** Receives every inspection event of the actor system (`--inspect`, `--trace`). */
   inspect?: (event: InspectionEvent) => void;
+  /** The forecasts the cost gate (`--confirm-over`) weighs; absent: the gate never asks. */
+  forecaster?: Forecaster;
   /** Called once the run started, with a way to answer its asks while it runs (`--on-ask=prompt`). */
   onControl?: (control: RunControl) => void;
 }

@@ -208,6 +208,7 @@ export async function resumeWorkflow(req: ResumeRequest): Promise<RunOutcome> {
           hooks: req,
           resumed: true,
           answered: answered.answered,
+          gateAnswers: answered.gates,
         });
       });
     } finally {

@@ -4,6 +4,7 @@ import { RaymondError, toStepFailure } from '../errors.js';
 import type { Execution } from '../executors/executor.js';
 import { cutNote } from '../executors/output-cut.js';
 import { isMarkdown } from '../scope/extensions.js';
+import { gateAfterFork, gateBeforeStep } from './cost-gate.js';
 import { runMarkdownStep } from './markdown-step.js';
 import { resolveDecision } from './resolve-decision.js';
 import { settleWorktrees, takeWorktree } from './step-worktree.js';
@@ -85,12 +86,15 @@ export function createRunStep(deps: StepDependencies) {
     for (const w of scope.stateWarnings?.(input.record.state) ?? [])
       deps.warnOnce(`${where}: ${w}`);
     try {
+      const gated = gateBeforeStep(deps.forecaster, input, where);
+      if (gated) return gated;
       const { step, acquired } = await takeWorktree(deps, input);
       // Made when the agent's first step needs it (its prompt or its script's environment names it).
       await deps.tasks.ensure(deps.tasks.of(step.record), where);
-      const result = await (isMarkdown(step.record.state)
+      const ran = await (isMarkdown(step.record.state)
         ? runMarkdownStep(deps, step, where, signal)
         : runScriptStep(deps, step, where, signal));
+      const result = gateAfterFork(deps.forecaster, step, ran, where);
       return acquired ? { ...result, acquired } : result;
     } catch (err) {
       // The machine receives the failure as plain data (it is stored in the state file), not as an Error.

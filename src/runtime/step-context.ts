@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { RunEventSink } from '../../machines/run-events.js';
 import type { AgentRecord, Decision, OnAskMode, WorktreeMode } from '../../machines/types.js';
 import type { StateExecutor } from '../executors/executor.js';
+import type { Forecaster } from '../history/history-types.js';
 import type { Grant } from '../language/grant.js';
 import type { LanguageService } from '../language/language-service.js';
 import { isMarkdown } from '../scope/extensions.js';
@@ -38,6 +39,8 @@ export interface StepDependencies {
   tasks: TaskFolders;
   /** What an `<ask>` does: wait for an answer (`pause`, `prompt`), or pause the agent (`reject`). */
   onAsk: OnAskMode;
+  /** The cost gate's forecasts (`--confirm-over`); absent: the gate never asks. */
+  forecaster?: Forecaster;
 }
 
 /** The debug-file opener for one step, if debug logs are on. */

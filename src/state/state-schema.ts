@@ -102,6 +102,8 @@ const OPTIONS = T.Object({
   environment: opt(strings()),
   queue: opt(T.String()),
   push_remote: opt(T.String()),
+  confirm_over_usd: opt(T.Number()),
+  max_agents: opt(T.Number()),
 });
 
 /** A state file (`<id>.json`) as Raymond writes it; its JSON Schema as well. */

@@ -1,0 +1,83 @@
+import type { StepInput, StepResult } from '../../machines/agent.machine.js';
+import { gateAsk, gateCrossed } from '../../machines/gate.js';
+import type { GateAsk } from '../../machines/types.js';
+import type { Forecaster } from '../history/history-types.js';
+import { isMarkdown } from '../scope/extensions.js';
+import { gateDecision } from './resolve-decision.js';
+
+/*
+ * The runtime's half of the cost gate (`--confirm-over`): it holds the
+ * forecasts, so it decides when a step or a fork would take the run past
+ * the amount, and turns that step into a question (machines/gate.ts says
+ * what the answers do). Scripts forecast $0: they never stop at the gate.
+ */
+
+/** A step the gate stopped at: the agent waits on the gate's ask; nothing ran, nothing is charged. */
+function stopped(input: StepInput, next: string, gate: GateAsk): StepResult {
+  const ask = gateAsk(input.record.id, next, gate, Date.now());
+  return { decision: gateDecision(ask), session: null, costUsd: 0 };
+}
+
+/**
+ * Before a markdown step runs: the question to ask when the run's spent
+ * plus the step's p90 forecast passes the amount; undefined to run it.
+ */
+export function gateBeforeStep(
+  forecaster: Forecaster | undefined,
+  input: StepInput,
+  where: string,
+): StepResult | undefined {
+  const { gate, record } = input;
+  if (!gate || !forecaster || !isMarkdown(record.state)) return undefined;
+  const forecast = forecaster.step(record.scope, record.state).p90Usd;
+  if (!gateCrossed(gate.spentUsd, forecast, gate.amountUsd)) return undefined;
+  return stopped(input, record.state, {
+    kind: 'state',
+    where,
+    forecast_usd: forecast,
+    spent_usd: gate.spentUsd,
+    amount_usd: gate.amountUsd,
+  });
+}
+
+/**
+ * After a step decided a `<fork>`: the question to ask when spent (with
+ * this step) plus every worker's p90 forecast passes the amount, keeping
+ * the resolved fork (and the session ids it reserved) for the answer to
+ * apply; else the step's result as it is.
+ */
+export function gateAfterFork(
+  forecaster: Forecaster | undefined,
+  input: StepInput,
+  result: StepResult,
+  where: string,
+): StepResult {
+  const { gate, record } = input;
+  const decision = result.decision;
+  if (!gate || !forecaster || decision.kind !== 'fork') return result;
+  let forecast = 0;
+  for (const w of decision.workers) {
+    const scope = w.workflow ? (w.workflow.scope ?? undefined) : record.scope;
+    forecast += forecaster.worker(scope, w.target).p90Usd;
+  }
+  const spent = gate.spentUsd + result.costUsd;
+  if (!gateCrossed(spent, forecast, gate.amountUsd)) return result;
+  const fresh = result.freshSessions ?? [];
+  const ask = gateAsk(
+    record.id,
+    decision.next,
+    {
+      kind: 'fork',
+      where,
+      forecast_usd: forecast,
+      spent_usd: spent,
+      amount_usd: gate.amountUsd,
+      workers: decision.workers.length,
+      decision,
+      fresh,
+    },
+    Date.now(),
+  );
+  // The step ran and is charged; its agent keeps the session id reserved for its own next turn.
+  return { ...result, decision: gateDecision(ask), freshSessions: fresh.slice(0, 1) };
+}
