@@ -115,6 +115,8 @@ export type ErrorCode =
   | 'ERR_TEST_FAILED'
   /** `raymond record`: the run cannot be turned into a test (no debug logs, a step whose stream is missing). */
   | 'ERR_RECORD'
+  /** `raymond stats` / `raymond history`: no workflow or run by that name in the history, or a bad `--prune` bound. */
+  | 'ERR_HISTORY'
   /** A bug in Raymond: the message and, with `--verbose`, the stack say where. */
   | 'ERR_INTERNAL';
 
@@ -149,6 +151,7 @@ const INVALID_CODES = new Set<ErrorCode>([
   'ERR_GRANT',
   'ERR_TEST_FILE',
   'ERR_RECORD',
+  'ERR_HISTORY',
 ]);
 
 /** Errors after which the agent is paused (resumable) rather than the run failed. */

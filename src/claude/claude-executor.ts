@@ -84,7 +84,12 @@ function settle(
   where: string,
 ): Execution {
   const costUsd = invocationCost(s, req.costBase, req.session?.kind === 'continue');
-  const spent = { costUsd, sessionTotal: s.totalCostUsd, session: s.sessionId };
+  const spent = {
+    costUsd,
+    sessionTotal: s.totalCostUsd,
+    session: s.sessionId,
+    tokens: s.invocationTokens,
+  };
   // Said by the stream, so stopping the process for it (it would retry for minutes) is no abort of the user's.
   if (s.fatal)
     throw new RaymondError('ERR_CLAUDE_REFUSED', fatalMessage(s.fatal, req), {
@@ -154,7 +159,12 @@ function settle(
       details: { ...spent, sessionInUse },
     });
   }
-  const out: Execution = { output: s.resultText, session: s.sessionId, costUsd };
+  const out: Execution = {
+    output: s.resultText,
+    session: s.sessionId,
+    costUsd,
+    tokens: s.invocationTokens,
+  };
   if (s.denials.length > 0) out.denials = s.denials.map(describeDenial);
   if (s.totalCostUsd !== null) out.sessionTotal = s.totalCostUsd;
   return out;

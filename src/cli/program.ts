@@ -15,7 +15,10 @@ import { closestName, usageMessage } from './command-suggest.js';
 import { addSurfaceCommands } from './surface-commands.js';
 import { addServingCommands } from './serving-commands.js';
 import { addRecordCommand } from './record-command.js';
+import { addStatsCommand } from './stats-command.js';
+import { addHistoryCommand } from './history-command.js';
 import { addTestingCommands } from './testing-commands.js';
+import { addPlanCommand } from './plan-commands.js';
 
 /** The package's version, read from package.json both from `src/` (tsx) and from `dist/src/`. */
 function packageVersion(): string {
@@ -72,7 +75,7 @@ export function buildProgram(result: CliResult): Command {
   program
     .name(commandName())
     .usage(
-      'PATH [options]  |  --resume ID  |  --list  |  --status ID  |  --recover  |  --init-config  |  worktrees ID [--prune]  |  merge ID --into BRANCH  |  record RUN  |  lint PATH  |  diagram PATH  |  convert PATH  |  test [PATH...]  |  replay TRACE  |  serve --root DIR  |  worker --queue URL  |  workers --queue URL  |  new NAME  |  completion SHELL',
+      'PATH [options]  |  --resume ID  |  --list  |  --status ID  |  --recover  |  --init-config  |  worktrees ID [--prune]  |  merge ID --into BRANCH  |  record RUN  |  lint PATH  |  diagram PATH  |  plan PATH  |  convert PATH  |  test [PATH...]  |  replay TRACE  |  serve --root DIR  |  worker --queue URL  |  workers --queue URL  |  new NAME  |  completion SHELL',
     )
     .description('Run a workflow of markdown prompts and shell scripts linked by transition tags.')
     .version(packageVersion(), '-v, --version', 'print the version')
@@ -141,6 +144,8 @@ export function buildProgram(result: CliResult): Command {
       },
     );
   addRecordCommand(program, result);
+  addStatsCommand(program, result);
+  addHistoryCommand(program, result);
   program.commandsGroup('Commands about workflows:');
   program
     .command('lint')
@@ -178,6 +183,7 @@ export function buildProgram(result: CliResult): Command {
       const { diagramCommand } = await import('./diagram-command.js');
       result.exitCode = await diagramCommand(path, opts);
     });
+  addPlanCommand(program, result);
   program
     .command('convert')
     .description('write a folder or zip workflow as one YAML file')

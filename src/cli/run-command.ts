@@ -22,6 +22,7 @@ import { interruptHandlers, type Interrupts } from './interrupts.js';
 import { startInspection } from './run-inspection.js';
 import { openRunWorkflow, refuseAsking, type OpenedWorkflow } from './opened-workflow.js';
 import { applyPackageManifest } from './package-manifest.js';
+import { printForecast } from './run-forecast.js';
 
 /** A notifier for the hooks the flags or the config file name, if any; its failures are warnings among the run's lines. */
 function startNotifier(ctx: CliContext, show: (e: RunEvent) => void): Notifier | undefined {
@@ -39,6 +40,7 @@ export async function runCommand(ctx: CliContext): Promise<number> {
     flags.resume === undefined ? undefined : { stateDir: ctx.stateDir, workflowId: flags.resume },
   );
   try {
+    await printForecast(ctx, workflow);
     // The run's controls, once it started: answering asks (the terminal prompt, the live page) and cancelling (the live page).
     const prompt: PromptSetup = { control: undefined, prompter: undefined, cancel: undefined };
     const liveControl = () =>

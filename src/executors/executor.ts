@@ -63,6 +63,10 @@ export interface Execution {
   droppedBytes?: number;
   /** Tool calls the turn's permissions refused, shown as `Bash(git commit ...)`. */
   denials?: string[];
+  /** Tokens of this execution alone (input, output and cache), as the agent CLI reported them. */
+  tokens?: number;
+  /** CPU time of its process and that process's children, as last sampled (ms). */
+  cpuMs?: number;
 }
 
 /**

@@ -106,6 +106,8 @@ export interface StateHistory {
   visits: number[];
   /** Widths of the forks the state made, one entry per fork. */
   widths: number[];
+  /** The steps of the latest run that ran the state: their costs, which `raymond stats` holds against the earlier ones. */
+  latest?: { run: string; costs: number[] };
   /** The model its latest step ran with, and its backend. */
   model?: string;
   backend: StepBackend;

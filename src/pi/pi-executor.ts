@@ -59,7 +59,7 @@ function settle(
   req: ExecutionRequest,
   where: string,
 ): Execution {
-  const spent = { costUsd: s.costUsd, session: s.sessionId, sessionTotal: null };
+  const spent = { costUsd: s.costUsd, session: s.sessionId, sessionTotal: null, tokens: s.tokens };
   const fail = (message: string) =>
     new RaymondError('ERR_CLAUDE_FAILED', message, { file: where, details: spent });
   if (end.aborted) throw fail('stopped');
@@ -78,7 +78,12 @@ function settle(
     throw fail(`pi reported an error: ${oneLine(s.errorMessage ?? s.stopReason)}`);
   if (s.resultText === null || s.sessionId === null)
     throw fail(`pi ended without a reply${stderr}`);
-  const out: Execution = { output: s.resultText, session: s.sessionId, costUsd: s.costUsd };
+  const out: Execution = {
+    output: s.resultText,
+    session: s.sessionId,
+    costUsd: s.costUsd,
+    tokens: s.tokens,
+  };
   if (s.denials.length > 0) out.denials = s.denials.map(describeDenial);
   return out;
 }

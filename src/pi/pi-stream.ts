@@ -11,6 +11,8 @@ export interface PiSummary {
   errorMessage: string | null;
   /** Sum of `usage.cost.total` of this turn's assistant messages: a forked session's copied history is never in the stream, so this is the turn's own cost. */
   costUsd: number;
+  /** Sum of the same messages' `usage.totalTokens`. */
+  tokens: number;
   badLines: number;
   /** Calls to tools outside the state's `tools` (pi answers them as not found), in order. */
   denials: ToolDenial[];
@@ -26,7 +28,7 @@ export type PiProgress =
 interface Message {
   role?: string;
   content?: Array<{ type?: string; text?: string }>;
-  usage?: { cost?: { total?: number } };
+  usage?: { cost?: { total?: number }; totalTokens?: number };
   stopReason?: string;
   errorMessage?: string;
 }
@@ -51,6 +53,7 @@ export class PiStreamReader {
     stopReason: null,
     errorMessage: null,
     costUsd: 0,
+    tokens: 0,
     badLines: 0,
     denials: [],
   };
@@ -98,6 +101,8 @@ export class PiStreamReader {
         if (m?.role !== 'assistant') break;
         const cost = m.usage?.cost?.total;
         if (typeof cost === 'number' && Number.isFinite(cost)) this.s.costUsd += cost;
+        const tokens = m.usage?.totalTokens;
+        if (typeof tokens === 'number' && Number.isFinite(tokens)) this.s.tokens += tokens;
         const said = textOf(m).trim();
         if (said) this.onProgress({ kind: 'text', text: said });
         break;

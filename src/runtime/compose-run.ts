@@ -31,6 +31,8 @@ import { createWarmSessions, type WarmSessions } from '../claude/warm-sessions.j
 import { errorMessage } from '../errors.js';
 import { openQueue, type QueuedRun } from './queued-run.js';
 import type { RunHooks, RunOutcome } from './run-types.js';
+import { openHistory } from './run-history.js';
+import type { HistoryWriter } from '../history/history-writer.js';
 
 /** Asks whose time ran out while no run watched them: settled as the run starts. */
 function dueAsks(agents: Iterable<AgentRecord>): Array<{ agentId: string; askId: string }> {
@@ -98,9 +100,11 @@ export async function composeRun(options: ComposeRunOptions): Promise<RunOutcome
   const startedAt = Date.now();
   let steps = 0;
   let debug: DebugLog | undefined;
+  let history: HistoryWriter | undefined;
   const emit = (e: RunEvent) => {
     if (e.type === 'step.done') steps++;
     debug?.event(e);
+    history?.event(e);
     hooks.onEvent(e);
   };
   const spawners = createSpawnerPool();
@@ -118,6 +122,13 @@ export async function composeRun(options: ComposeRunOptions): Promise<RunOutcome
   if (settings.debug)
     debug = new DebugLog(join(dirname(dirname(stateFile)), 'debug', workflowId), (text) =>
       emit({ type: 'warning', text }),
+    );
+  if (settings.history)
+    history = await openHistory(
+      state,
+      stateFile,
+      settings.queue ? 'queued' : (hooks.source ?? 'local'),
+      (text) => emit({ type: 'warning', text }),
     );
   const input = state.agents[0]?.input;
   if (!resumed && typeof input === 'string') debug?.input(input);
@@ -275,5 +286,6 @@ export async function composeRun(options: ComposeRunOptions): Promise<RunOutcome
     await values.close();
     await language.close();
     debug?.close();
+    history?.close();
   }
 }

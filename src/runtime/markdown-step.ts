@@ -20,6 +20,7 @@ import { resolveDecision } from './resolve-decision.js';
 import { settleWorktrees } from './step-worktree.js';
 import { layeredGrant, resolveGrant } from './state-grant.js';
 import { freshSessions, stepDebug, type StepDependencies } from './step-context.js';
+import { StepTally } from './step-tally.js';
 
 /** What the step's turns cost so far, and each session's last known total. */
 class Spending {
@@ -64,6 +65,7 @@ export async function runMarkdownStep(
   input: StepInput,
   where: string,
   signal: AbortSignal,
+  tally = new StepTally(),
 ): Promise<StepResult> {
   const agent = input.record;
   const markdown = deps.markdown;
@@ -95,6 +97,8 @@ export async function runMarkdownStep(
   // Each backend takes its own models and efforts: `sonnet` on Claude Code, `openai/gpt-5` and `xhigh` on pi.
   const backend = backendOf(scope.backend);
   const model = prepared.policy.model ?? deps.model;
+  tally.backend = scope.backend?.name === 'pi' ? 'pi' : 'claude';
+  tally.model = model;
   const effort = prepared.policy.effort ?? deps.effort;
   const problem =
     (model !== undefined ? backend.modelProblem(model) : undefined) ??
@@ -130,6 +134,8 @@ export async function runMarkdownStep(
         type: 'warning',
         text: `[${agent.id}] ${where}: ${err.message}; reminding (${action.state.reminders}/${MAX_REMINDERS})`,
       });
+    tally.retries = action.state.retries;
+    tally.reminders = action.state.reminders;
     return action.state;
   };
   for (;;) {
@@ -166,8 +172,11 @@ export async function runMarkdownStep(
         costUsd?: number;
         session?: string | null;
         sessionTotal?: number | null;
+        tokens?: number;
+        cpuMs?: number;
       };
       spending.add(details.costUsd ?? 0, details.session, details.sessionTotal);
+      tally.add(details, true);
       state = follow(
         nextTurn(state, {
           type: 'turn.failed',
@@ -180,6 +189,7 @@ export async function runMarkdownStep(
       continue;
     }
     spending.add(execution.costUsd, execution.session, execution.sessionTotal);
+    tally.add(execution, true);
     if (grant.onDenial === 'fail' && execution.denials?.length) {
       // The turn went on without what it was denied: its reply cannot be trusted to have done the work.
       if (execution.session) markdown.endSession?.(execution.session);

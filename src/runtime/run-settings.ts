@@ -11,7 +11,7 @@ import {
 /**
  * How a run behaves. The settings of the table (src/settings/) come from
  * it, flags and config alike; the state file stores those of scope `run`
- * (but `debug`, `warm`, `claudeBin`, `permissionMode` and `disallowedTools`,
+ * (but `debug`, `history`, `warm`, `claudeBin`, `permissionMode` and `disallowedTools`,
  * which each process takes afresh).
  */
 export type RunSettings = TableRunSettings & {
@@ -90,11 +90,11 @@ export function fromOptions(
   o: RunOptions,
 ): Omit<
   RunSettings,
-  'debug' | 'warm' | 'claudeBin' | 'permissionMode' | 'disallowedTools' | 'grant'
+  'debug' | 'history' | 'warm' | 'claudeBin' | 'permissionMode' | 'disallowedTools' | 'grant'
 > {
   const own = fromStoredOptions(o as unknown as Record<string, unknown>) as unknown as Omit<
     RunSettings,
-    'debug' | 'warm' | 'disallowedTools'
+    'debug' | 'history' | 'warm' | 'disallowedTools'
   >;
   return {
     ...own,

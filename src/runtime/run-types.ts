@@ -2,7 +2,7 @@ import type { InspectionEvent } from 'xstate';
 import type { RunEventSink } from '../../machines/run-events.js';
 import type { AgentAsk, RunStatus, WorktreeRef } from '../../machines/types.js';
 import type { StateExecutor } from '../executors/executor.js';
-import type { Forecaster } from '../history/history-types.js';
+import type { Forecaster, RunSource } from '../history/history-types.js';
 import type { PersisterStats } from '../state/persister.js';
 import type { WorktreePoolStats } from '../worktrees/worktree-pool.js';
 
@@ -28,6 +28,8 @@ export interface RunHooks {
   inspect?: (event: InspectionEvent) => void;
   /** The forecasts the cost gate (`--confirm-over`) weighs; absent: the gate never asks. */
   forecaster?: Forecaster;
+  /** Where the run runs, as the history records it: `served` under `raymond serve`; absent: here (or `queued`, with --queue). */
+  source?: Extract<RunSource, 'served'>;
   /** Called once the run started, with a way to answer its asks while it runs (`--on-ask=prompt`). */
   onControl?: (control: RunControl) => void;
 }

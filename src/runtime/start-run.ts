@@ -154,6 +154,7 @@ export async function resumeWorkflow(req: ResumeRequest): Promise<RunOutcome> {
       const settings: RunSettings = {
         ...own,
         debug: true,
+        history: true,
         warm: true,
         disallowedTools: DEFAULT_DISALLOWED_TOOLS,
         ...stripUndefined(req.overrides),

@@ -9,6 +9,7 @@ import { runMarkdownStep } from './markdown-step.js';
 import { resolveDecision } from './resolve-decision.js';
 import { settleWorktrees, takeWorktree } from './step-worktree.js';
 import { freshSessions, stepDebug, type StepDependencies } from './step-context.js';
+import { StepTally } from './step-tally.js';
 
 function tail(text: string, max = 300): string {
   const t = text.trim().replace(/\s+/g, ' ');
@@ -28,6 +29,7 @@ async function runScriptStep(
   input: StepInput,
   where: string,
   signal: AbortSignal,
+  tally: StepTally,
 ): Promise<StepResult> {
   const agent = input.record;
   const scope = deps.scopes.of(agent.scope);
@@ -42,6 +44,7 @@ async function runScriptStep(
     timeoutFromState: own !== undefined,
     debug: stepDebug(deps, agent),
   });
+  tally.add(execution, false);
   const cut = outputCut(execution);
   if (cut) deps.emit({ type: 'warning', text: `[${agent.id}] ${where}: ${cut}` });
   let interpretation;
@@ -85,6 +88,8 @@ export function createRunStep(deps: StepDependencies) {
     const where = scope.display(input.record.state);
     for (const w of scope.stateWarnings?.(input.record.state) ?? [])
       deps.warnOnce(`${where}: ${w}`);
+    const tally = new StepTally();
+    const { id, state, scope: scopeKey } = input.record;
     try {
       const gated = gateBeforeStep(deps.forecaster, input, where);
       if (gated) return gated;
@@ -92,14 +97,17 @@ export function createRunStep(deps: StepDependencies) {
       // Made when the agent's first step needs it (its prompt or its script's environment names it).
       await deps.tasks.ensure(deps.tasks.of(step.record), where);
       const ran = await (isMarkdown(step.record.state)
-        ? runMarkdownStep(deps, step, where, signal)
-        : runScriptStep(deps, step, where, signal));
+        ? runMarkdownStep(deps, step, where, signal, tally)
+        : runScriptStep(deps, step, where, signal, tally));
+      deps.emit(tally.event(id, state, scopeKey, { result: ran }));
       const result = gateAfterFork(deps.forecaster, step, ran, where);
       return acquired ? { ...result, acquired } : result;
     } catch (err) {
+      const failure = toStepFailure(err);
+      deps.emit(tally.event(id, state, scopeKey, { failure, stopped: signal.aborted }));
       // The machine receives the failure as plain data (it is stored in the state file), not as an Error.
       // eslint-disable-next-line @typescript-eslint/only-throw-error
-      throw toStepFailure(err);
+      throw failure;
     }
   });
 }

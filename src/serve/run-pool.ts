@@ -117,6 +117,7 @@ export class RunPool {
         settings: req.settings,
         stateDir: this.dir,
         onEvent: this.sink(run),
+        source: 'served',
         drain: run.drain.signal,
         kill: run.kill.signal,
         onControl: (c) => {
@@ -173,6 +174,7 @@ export class RunPool {
           overrides: { ...this.resumeOverrides, onAsk: 'prompt' },
           interactive: false,
           onEvent: this.sink(run),
+          source: 'served',
           drain: run.drain.signal,
           kill: run.kill.signal,
           onControl: (c) => {

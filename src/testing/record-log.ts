@@ -1,3 +1,5 @@
+import { loggedStep } from '../state/transition-log.js';
+
 /** What a run's `transitions.log` (src/state/debug-log.ts) tells `raymond record`. */
 export interface RunLog {
   /** The input the run started with, when the log has it. */
@@ -9,8 +11,6 @@ export interface RunLog {
 }
 
 // The lines of transitionLine(), after the timestamp. Agent ids hold no `]` nor spaces.
-const STEP = /^\[(\S+)\] (\S+) -> .* \((\w[\w-]*)\) cost=\$/;
-const FAILED = /^\[(\S+)\] (\S+) failed: /;
 const ANSWERED = /^\[(\S+)\] ask \S+ answered: (".*")$/;
 const INPUT = /^run input: (".*")$/;
 
@@ -24,12 +24,11 @@ export function parseTransitions(text: string): RunLog {
   const asking = new Map<string, string>();
   for (const raw of text.split('\n')) {
     const line = raw.replace(/^\S+ /, '');
+    const step = loggedStep(raw);
     let m: RegExpExecArray | null;
-    if ((m = STEP.exec(line))) {
-      log.steps.push({ agent: m[1]!, state: m[2]! });
-      if (m[3] === 'ask') asking.set(m[1]!, m[2]!);
-    } else if ((m = FAILED.exec(line))) {
-      log.steps.push({ agent: m[1]!, state: m[2]! });
+    if (step && step.kind !== 'paused') {
+      log.steps.push({ agent: step.agent, state: step.state });
+      if (step.kind === 'ask') asking.set(step.agent, step.state);
     } else if ((m = ANSWERED.exec(line))) {
       const state = asking.get(m[1]!);
       const text = jsonString(m[2]!);

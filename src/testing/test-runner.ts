@@ -136,6 +136,7 @@ export async function runTest(test: LoadedTest, options: RunTestOptions): Promis
       onAsk: test.spec.answers ? 'prompt' : 'pause',
       warm: false,
       debug: false,
+      history: false,
       environment: scriptEnv,
     };
     outcome = await startWorkflow({

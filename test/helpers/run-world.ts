@@ -14,6 +14,7 @@ export function plainSettings(over: Partial<RunSettings> = {}): RunSettings {
     skipPermissions: false,
     disallowedTools: [],
     debug: false,
+    history: false,
     warm: false,
     worktreeMode: 'keep-ignored',
     taskFolderPattern: DEFAULT_TASK_FOLDER_PATTERN,

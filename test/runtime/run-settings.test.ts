@@ -50,6 +50,7 @@ describe('toOptions and fromOptions', () => {
     onAsk: 'pause',
     name: 'nightly',
     debug: true,
+    history: true,
     warm: false,
     disallowedTools: [],
     claudeBin: '/bin/claude',

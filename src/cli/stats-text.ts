@@ -1,0 +1,107 @@
+import { usd } from '../../machines/money.js';
+import type { RunCosts, WorkflowStats } from '../history/history-stats.js';
+import { duration } from './text-layout.js';
+import { textTable } from './text-table.js';
+
+/** Rows of an agent table past which the cheapest agents are summed in one line. */
+const AGENT_ROWS = 20;
+
+/** A wall time: tenths of a second below ten seconds (steps are often that short), else as durations are. */
+export function wall(ms: number): string {
+  return ms < 10_000 ? `${(ms / 1000).toFixed(1)}s` : duration(ms);
+}
+
+const percent = (share: number) => `${Math.round(share * 100)}%`;
+
+/** `raymond stats WORKFLOW`: the workflow's runs, then one line per state, flags last. */
+export function workflowStatsText(s: WorkflowStats): string[] {
+  const lines = [
+    `${s.workflow} (${s.path}): ${s.runs} run${s.runs === 1 ? '' : 's'}, ${usd(s.totalUsd)} in all; a run costs ${usd(s.runCostP50Usd)} (p50), ${usd(s.runCostP90Usd)} (p90)`,
+    '',
+  ];
+  const header = [
+    'state',
+    'runs',
+    'steps',
+    'turns',
+    'cost p50',
+    'cost p90',
+    'time p50',
+    'time p90',
+    'failed',
+    'retries',
+    'reminders',
+  ];
+  const rows = s.states.map((st) => [
+    st.dearer ? `${st.state} !` : st.state,
+    String(st.runs),
+    String(st.steps),
+    String(st.turns),
+    usd(st.costP50Usd),
+    usd(st.costP90Usd),
+    wall(st.wallP50Ms),
+    wall(st.wallP90Ms),
+    percent(st.failureRate),
+    String(st.retries),
+    String(st.reminders),
+  ]);
+  lines.push(...textTable(header, rows, new Set(header.slice(1))));
+  const flagged = s.states.filter((st) => st.dearer);
+  if (flagged.length > 0) lines.push('');
+  for (const st of flagged)
+    lines.push(
+      `! ${st.state}: its latest run (${st.dearer!.run}) cost ${usd(st.dearer!.meanUsd)} a step, over the p90 of the steps before it (${usd(st.dearer!.p90Usd)})`,
+    );
+  return lines;
+}
+
+/** The cost-by-state table of a run (also in `--status`). */
+export function costByStateText(c: RunCosts): string[] {
+  const header = ['state', 'steps', 'turns', 'cost', 'share', 'time'];
+  return textTable(
+    header,
+    c.byState.map((r) => [
+      r.name,
+      String(r.steps),
+      String(r.turns),
+      usd(r.costUsd),
+      percent(r.share),
+      wall(r.wallMs),
+    ]),
+    new Set(header.slice(1)),
+  );
+}
+
+/** `raymond stats RUN`: the run's cost by state, then by agent (the dearest agents, the rest summed). */
+export function runStatsText(c: RunCosts, status: string | undefined): string[] {
+  const lines = [
+    `run ${c.run}${status ? ` (${status})` : ''}: ${c.steps} step${c.steps === 1 ? '' : 's'}, ${usd(c.costUsd)}`,
+    '',
+    ...costByStateText(c),
+    '',
+  ];
+  const header = ['agent', 'steps', 'turns', 'cost', 'share', 'time'];
+  const shown = c.byAgent.slice(0, AGENT_ROWS);
+  const rows = shown.map((r) => [
+    r.name,
+    String(r.steps),
+    String(r.turns),
+    usd(r.costUsd),
+    percent(r.share),
+    wall(r.wallMs),
+  ]);
+  const rest = c.byAgent.slice(AGENT_ROWS);
+  if (rest.length > 0) {
+    const sum = (f: (r: (typeof rest)[number]) => number) => rest.reduce((a, r) => a + f(r), 0);
+    rows.push([
+      `(${rest.length} more agents)`,
+      String(sum((r) => r.steps)),
+      String(sum((r) => r.turns)),
+      usd(sum((r) => r.costUsd)),
+      percent(sum((r) => r.share)),
+      wall(sum((r) => r.wallMs)),
+    ]);
+  }
+  lines.push(...textTable(header, rows, new Set(header.slice(1))));
+  return lines;
+}
