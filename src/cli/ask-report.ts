@@ -11,6 +11,13 @@ export function resumeCommand(runId: string, stateDir?: string): string {
   return `${commandName()} --resume ${shellQuote(runId)}${stateDir ? ` --state-dir ${shellQuote(stateDir)}` : ''} --input "[your response]"`;
 }
 
+/** The cost gate an ask is, for JSON: what it stopped at and its figures (not the decision it keeps). */
+export function gateJson(a: AgentAsk): { gate?: Record<string, unknown> } {
+  if (!a.gate) return {};
+  const { decision: _d, fresh: _f, where, ...figures } = a.gate;
+  return { gate: { state: where, ...figures } };
+}
+
 /** One pending ask as the `asks` array lists it. */
 function askJson(a: AgentAsk) {
   return {
@@ -19,6 +26,7 @@ function askJson(a: AgentAsk) {
     prompt: a.prompt,
     created_at: a.created_at,
     timeout_at: a.timeout_at ?? null,
+    ...gateJson(a),
   };
 }
 
@@ -38,7 +46,9 @@ export function askingObject(
     status: 'asking',
     run_id: run.runId,
     workflow: run.workflow,
-    asking: first ? { ask_id: first.id, agent_id: first.agent_id, prompt: first.prompt } : null,
+    asking: first
+      ? { ask_id: first.id, agent_id: first.agent_id, prompt: first.prompt, ...gateJson(first) }
+      : null,
     pending_count: others.length,
     resume: run.resume,
   };

@@ -31,6 +31,7 @@ import { createWarmSessions, type WarmSessions } from '../claude/warm-sessions.j
 import { errorMessage } from '../errors.js';
 import { openQueue, type QueuedRun } from './queued-run.js';
 import type { RunHooks, RunOutcome } from './run-types.js';
+import { gateForecaster } from './cost-gate.js';
 import { openHistory } from './run-history.js';
 import type { HistoryWriter } from '../history/history-writer.js';
 
@@ -176,7 +177,7 @@ export async function composeRun(options: ComposeRunOptions): Promise<RunOutcome
       worktreeMode: settings.worktreeMode,
       tasks,
       onAsk: settings.onAsk,
-      forecaster: hooks.forecaster,
+      forecaster: await gateForecaster(settings, hooks, scopes.main, stateFile, state, emit),
     });
     const machine = supervisorMachine.provide({
       actors: {

@@ -1,9 +1,15 @@
 import type { StepInput, StepResult } from '../../machines/agent.machine.js';
 import { gateAsk, gateCrossed } from '../../machines/gate.js';
-import type { GateAsk } from '../../machines/types.js';
+import type { RunEventSink } from '../../machines/run-events.js';
+import type { GateAsk, WorkflowState } from '../../machines/types.js';
+import { errorMessage } from '../errors.js';
 import type { Forecaster } from '../history/history-types.js';
 import { isMarkdown } from '../scope/extensions.js';
+import type { Scope } from '../scope/scope.js';
 import { gateDecision } from './resolve-decision.js';
+import type { RunSettings } from './run-settings.js';
+import type { RunHooks } from './run-types.js';
+import { projectRootOf } from './task-folders.js';
 
 /*
  * The runtime's half of the cost gate (`--confirm-over`): it holds the
@@ -25,7 +31,6 @@ function stopped(input: StepInput, next: string, gate: GateAsk): StepResult {
 export function gateBeforeStep(
   forecaster: Forecaster | undefined,
   input: StepInput,
-  where: string,
 ): StepResult | undefined {
   const { gate, record } = input;
   if (!gate || !forecaster || !isMarkdown(record.state)) return undefined;
@@ -33,7 +38,7 @@ export function gateBeforeStep(
   if (!gateCrossed(gate.spentUsd, forecast, gate.amountUsd)) return undefined;
   return stopped(input, record.state, {
     kind: 'state',
-    where,
+    where: record.state,
     forecast_usd: forecast,
     spent_usd: gate.spentUsd,
     amount_usd: gate.amountUsd,
@@ -50,7 +55,6 @@ export function gateAfterFork(
   forecaster: Forecaster | undefined,
   input: StepInput,
   result: StepResult,
-  where: string,
 ): StepResult {
   const { gate, record } = input;
   const decision = result.decision;
@@ -68,7 +72,7 @@ export function gateAfterFork(
     decision.next,
     {
       kind: 'fork',
-      where,
+      where: record.state,
       forecast_usd: forecast,
       spent_usd: spent,
       amount_usd: gate.amountUsd,
@@ -80,4 +84,31 @@ export function gateAfterFork(
   );
   // The step ran and is charged; its agent keeps the session id reserved for its own next turn.
   return { ...result, decision: gateDecision(ask), freshSessions: fresh.slice(0, 1) };
+}
+
+/** The cost gate's forecaster, when the gate is on and the front end makes one; a forecast that cannot be made turns the gate off, with a warning. */
+export async function gateForecaster(
+  settings: Pick<RunSettings, 'confirmOverUsd' | 'model'>,
+  hooks: Pick<RunHooks, 'forecaster'>,
+  scope: Scope,
+  stateFile: string,
+  state: WorkflowState,
+  emit: RunEventSink,
+): Promise<Forecaster | undefined> {
+  if (settings.confirmOverUsd === undefined || !hooks.forecaster) return undefined;
+  const input = state.agents.find((a) => a.id === 'main')?.input;
+  try {
+    return await hooks.forecaster({
+      scope,
+      projectRoot: projectRootOf(stateFile),
+      ...(settings.model ? { model: settings.model } : {}),
+      ...(typeof input === 'string' ? { input } : {}),
+    });
+  } catch (err) {
+    emit({
+      type: 'warning',
+      text: `the cost gate (--confirm-over) cannot forecast this run, so it never asks: ${errorMessage(err)}`,
+    });
+    return undefined;
+  }
 }

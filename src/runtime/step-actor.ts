@@ -91,7 +91,7 @@ export function createRunStep(deps: StepDependencies) {
     const tally = new StepTally();
     const { id, state, scope: scopeKey } = input.record;
     try {
-      const gated = gateBeforeStep(deps.forecaster, input, where);
+      const gated = gateBeforeStep(deps.forecaster, input);
       if (gated) return gated;
       const { step, acquired } = await takeWorktree(deps, input);
       // Made when the agent's first step needs it (its prompt or its script's environment names it).
@@ -100,7 +100,7 @@ export function createRunStep(deps: StepDependencies) {
         ? runMarkdownStep(deps, step, where, signal, tally)
         : runScriptStep(deps, step, where, signal, tally));
       deps.emit(tally.event(id, state, scopeKey, { result: ran }));
-      const result = gateAfterFork(deps.forecaster, step, ran, where);
+      const result = gateAfterFork(deps.forecaster, step, ran);
       return acquired ? { ...result, acquired } : result;
     } catch (err) {
       const failure = toStepFailure(err);

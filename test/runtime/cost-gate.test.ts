@@ -56,7 +56,7 @@ const forked = (n: number, target = 'W.md'): StepResult => ({
 
 describe('cost gate: forecasts against the amount', () => {
   it('stops a markdown step whose p90 would take the run past the amount', () => {
-    const stopped = gateBeforeStep(fake(0.3, 0), input('A.md', 1, 0.8), 'A.md');
+    const stopped = gateBeforeStep(fake(0.3, 0), input('A.md', 1, 0.8));
     assert.equal(stopped?.decision.kind, 'ask');
     const ask = stopped.decision.kind === 'ask' ? stopped.decision.ask : undefined;
     assert.deepEqual(ask?.gate, {
@@ -70,14 +70,14 @@ describe('cost gate: forecasts against the amount', () => {
   });
 
   it('lets a step within the amount, a script, or a run without a gate go', () => {
-    assert.equal(gateBeforeStep(fake(0.1, 0), input('A.md', 1, 0.8), 'A.md'), undefined);
-    assert.equal(gateBeforeStep(fake(5, 0), input('A.sh', 1, 0.8), 'A.sh'), undefined);
-    assert.equal(gateBeforeStep(fake(5, 0), input('A.md'), 'A.md'), undefined);
-    assert.equal(gateBeforeStep(undefined, input('A.md', 1), 'A.md'), undefined);
+    assert.equal(gateBeforeStep(fake(0.1, 0), input('A.md', 1, 0.8)), undefined);
+    assert.equal(gateBeforeStep(fake(5, 0), input('A.sh', 1, 0.8)), undefined);
+    assert.equal(gateBeforeStep(fake(5, 0), input('A.md')), undefined);
+    assert.equal(gateBeforeStep(undefined, input('A.md', 1)), undefined);
   });
 
   it('keeps a fork past the amount, with its reserved sessions, for the answer', () => {
-    const out = gateAfterFork(fake(0, 0.02), input('M.md', 0.5, 0.1), forked(50), 'M.md');
+    const out = gateAfterFork(fake(0, 0.02), input('M.md', 0.5, 0.1), forked(50));
     assert.equal(out.decision.kind, 'ask');
     const gate = out.decision.kind === 'ask' ? out.decision.ask.gate! : undefined;
     assert.equal(gate?.kind, 'fork');
@@ -93,8 +93,8 @@ describe('cost gate: forecasts against the amount', () => {
 
   it('lets a fork of free workers, or one within the amount, go as decided', () => {
     const scripts = forked(50, 'W.sh');
-    assert.equal(gateAfterFork(fake(0, 1), input('M.md', 0.5), scripts, 'M.md'), scripts);
+    assert.equal(gateAfterFork(fake(0, 1), input('M.md', 0.5), scripts), scripts);
     const small = forked(2);
-    assert.equal(gateAfterFork(fake(0, 0.1), input('M.md', 0.5), small, 'M.md'), small);
+    assert.equal(gateAfterFork(fake(0, 0.1), input('M.md', 0.5), small), small);
   });
 });
