@@ -37,6 +37,13 @@ export function gateAsk(agentId: string, state: string, gate: GateAsk, now: numb
   };
 }
 
+/** An ask's cost gate for JSON (the asking report, the server's pending asks): what it stopped at and its figures, not the decision it keeps. */
+export function gateJson(ask: PendingAsk): { gate?: Record<string, unknown> } {
+  if (!ask.gate) return {};
+  const { decision: _d, fresh: _f, where, ...figures } = ask.gate;
+  return { gate: { state: where, ...figures } };
+}
+
 /** What an answer to the gate says: go on, stop, a new amount, or nothing it understands. */
 export type GateAnswer =
   { kind: 'go' } | { kind: 'stop' } | { kind: 'amount'; usd: number } | { kind: 'unknown' };
@@ -63,6 +70,17 @@ export function gateStopLine(gate: GateAsk, why: string): string {
   return `the cost gate stopped the run at ${gate.where}: ${what} with ${usd(gate.spent_usd)} spent would pass --confirm-over ${usd(gate.amount_usd)}; ${why}`;
 }
 
+/**
+ * The agent asked the gate's question again, as a new ask: every front end
+ * (the terminal, the page, `--on-ask=pause`'s JSON) shows it as a question
+ * of its own, and an answer to the old one is refused as late.
+ */
+function askedAgain(record: AgentRecord, gate: GateAsk, prompt: string): AgentRecord {
+  const old = record.ask!;
+  const now = Math.max(Date.now(), Date.parse(old.created_at) + 1);
+  return { ...record, ask: { ...gateAsk(record.id, old.next, gate, now), prompt } };
+}
+
 /** What an answer to a gate did to its agent. */
 export type GateOutcome =
   /** The agent goes on: its ask is gone and, for a fork, the kept decision applied (`spawns` are its workers). */
@@ -86,10 +104,7 @@ export function answerGate(store: RunStore, record: AgentRecord, text: string): 
   if (answer.kind === 'stop') return { kind: 'stop', line: gateStopLine(gate, 'answered "stop"') };
   if (answer.kind === 'unknown') {
     const hint = `"${text.trim()}" is not an answer here: say ${CHOICES}.`;
-    return {
-      kind: 'again',
-      record: { ...record, ask: { ...ask, prompt: `${hint}\n${gatePrompt(gate)}` } },
-    };
+    return { kind: 'again', record: askedAgain(record, gate, `${hint}\n${gatePrompt(gate)}`) };
   }
   if (answer.kind === 'go') delete options.confirm_over_usd;
   else {
@@ -97,10 +112,7 @@ export function answerGate(store: RunStore, record: AgentRecord, text: string): 
     const spent = store.meta.total_cost_usd;
     if (gateCrossed(spent, gate.forecast_usd, answer.usd)) {
       const again: GateAsk = { ...gate, spent_usd: spent, amount_usd: answer.usd };
-      return {
-        kind: 'again',
-        record: { ...record, ask: { ...ask, prompt: gatePrompt(again), gate: again } },
-      };
+      return { kind: 'again', record: askedAgain(record, again, gatePrompt(again)) };
     }
   }
   const { ask: _ask, ...rest } = record;

@@ -1,3 +1,4 @@
+import { gateJson } from '../../machines/gate.js';
 import type { AgentAsk } from '../../machines/types.js';
 import { commandName } from './program-name.js';
 
@@ -9,13 +10,6 @@ function shellQuote(value: string): string {
 /** The command that answers the oldest pending ask of a run. */
 export function resumeCommand(runId: string, stateDir?: string): string {
   return `${commandName()} --resume ${shellQuote(runId)}${stateDir ? ` --state-dir ${shellQuote(stateDir)}` : ''} --input "[your response]"`;
-}
-
-/** The cost gate an ask is, for JSON: what it stopped at and its figures (not the decision it keeps). */
-export function gateJson(a: AgentAsk): { gate?: Record<string, unknown> } {
-  if (!a.gate) return {};
-  const { decision: _d, fresh: _f, where, ...figures } = a.gate;
-  return { gate: { state: where, ...figures } };
 }
 
 /** One pending ask as the `asks` array lists it. */
