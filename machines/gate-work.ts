@@ -60,7 +60,10 @@ export function settleGate(
     return outcome.line;
   }
   putAgent(store, outcome.record);
-  enqueue.emit({ type: 'ask.answered', agentId: record.id, askId, expired: false, text });
+  const again = outcome.kind === 'again';
+  const workers = again ? 0 : outcome.spawns.length;
+  const gate = { again, workers, joining: outcome.record.joining === true };
+  enqueue.emit({ type: 'ask.answered', agentId: record.id, askId, expired: false, text, gate });
   if (outcome.kind === 'again') {
     enqueue.emit({ type: 'ask.created', ask: { ...outcome.record.ask!, agent_id: record.id } });
     return undefined;

@@ -185,6 +185,9 @@ export async function composeRun(options: ComposeRunOptions): Promise<RunOutcome
         persister: createPersister(stateFile, stats, (text) => emit({ type: 'warning', text })),
       },
     });
+    // Before the actor exists: making it runs the supervisor's first actions (due asks, a resume's answers to
+    // cost gates), whose events then tell the progress what they changed.
+    const counts = frameCounts(store.agents.values());
     const actor = createActor(machine, {
       input: {
         store,
@@ -217,7 +220,7 @@ export async function composeRun(options: ComposeRunOptions): Promise<RunOutcome
       at: startedAt,
       budgetUsd: settings.budgetUsd,
       totalCostUsd: store.meta.total_cost_usd,
-      counts: frameCounts(store.agents.values()),
+      counts,
     });
     const drain = () => actor.send({ type: 'run.drain' });
     const kill = () => actor.send({ type: 'run.interrupt' });

@@ -64,6 +64,8 @@ export function gateAfterFork(
     const scope = w.workflow ? (w.workflow.scope ?? undefined) : record.scope;
     forecast += forecaster.worker(scope, w.target).p90Usd;
   }
+  // Summed floats keep six decimals: what the question, the JSON and the state file show.
+  forecast = Math.round(forecast * 1e6) / 1e6;
   const spent = gate.spentUsd + result.costUsd;
   if (!gateCrossed(spent, forecast, gate.amountUsd)) return result;
   const fresh = result.freshSessions ?? [];

@@ -118,8 +118,17 @@ describe('the cost gate before a 50-worker fork (real claude, scripted API)', ()
     assert.ok(Number(ask.gate?.forecast_usd) > 8, JSON.stringify(ask.gate));
     assert.equal(box.state('gate-pause').status, 'asking');
 
+    assert.match(
+      r.stderr,
+      /\[main\] START\.md -> cost gate ask_main_\d+: 50 worker\(s\) forecast at \$8\.\d\d \(p90\) would pass --confirm-over \$1\.00/,
+    );
     const again = await box.run(['--resume', 'gate-pause', '--answer', `${ask.ask_id}=yes`]);
     assert.equal(again.code, 0, again.stderr);
+    assert.match(
+      again.stderr,
+      /agents 51 done, 0 failed; cost/,
+      'the summary counts the 50 workers and main',
+    );
     const state = box.state('gate-pause');
     assert.equal(state.results.main, `joined ${WORKERS}`);
     assert.equal(Object.keys(state.results).length, WORKERS + 1);
