@@ -25,6 +25,8 @@ export interface StepGrant {
   forkCount: number;
   /** Last known totals of the sessions the step may continue. */
   sessionCosts: Record<string, number>;
+  /** The cost gate (`--confirm-over`), when it is on: its amount, and what the run had spent when the slot was granted. */
+  gate?: { amountUsd: number; spentUsd: number };
 }
 
 /** What the step actor reports for one state execution. */

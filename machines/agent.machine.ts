@@ -41,6 +41,7 @@ export const agentMachine = agentSetup.createMachine({
             grant: ({ event }) => ({
               forkCount: event.forkCount,
               sessionCosts: event.sessionCosts,
+              ...(event.gate ? { gate: event.gate } : {}),
             }),
           }),
         },

@@ -69,9 +69,10 @@ export function applyDecision(
   session: string | null,
   fresh: readonly string[] = [],
 ): Applied {
-  // `{{ask_id}}` lives for the one state an answer led to, as `{{input}}` does.
+  // `{{ask_id}}` lives for the one state an answer led to, as `{{input}}` does; a state the cost gate stopped before has not run yet.
+  const gated = decision.kind === 'ask' && decision.ask.gate?.kind === 'state';
   const applied = apply(
-    record.answered_ask === undefined ? record : withoutAnswered(record),
+    record.answered_ask === undefined || gated ? record : withoutAnswered(record),
     decision,
     session,
   );
@@ -196,10 +197,16 @@ function apply(record: AgentRecord, decision: ResolvedDecision, session: string 
     }
     case 'ask':
       // The session is kept, as for <goto>: the answer's state continues the conversation that asked.
+      // A state the cost gate stopped before keeps its input for when it runs.
       return {
         outcome: 'ask',
         spawns: [],
-        record: { ...record, ...after, input: null, ask: decision.ask },
+        record: {
+          ...record,
+          ...after,
+          input: decision.ask.gate?.kind === 'state' ? record.input : null,
+          ask: decision.ask,
+        },
       };
     case 'result': {
       const top = record.stack;

@@ -40,6 +40,29 @@ export interface PendingAsk {
   timeout_next?: string;
   /** The file attributes of the tag (`upload_slots`, `display_files`...), for whoever answers it. */
   files?: Record<string, string>;
+  /** Set when the question is the cost gate's (`--confirm-over`), not a state's `<ask>` (machines/gate.ts). */
+  gate?: GateAsk;
+}
+
+/**
+ * What the cost gate stopped at: a state about to run (`state`), or the
+ * `<fork>` a step decided (`fork`), whose resolved decision is kept here so
+ * that an answer applies it without running the step again.
+ */
+export interface GateAsk {
+  kind: 'state' | 'fork';
+  /** The state, as shown to the user. */
+  where: string;
+  /** The p90 forecast that passed the amount: of the step, or of all the fork's workers together. */
+  forecast_usd: number;
+  /** What the run had spent when it asked. */
+  spent_usd: number;
+  /** The amount it passed (`--confirm-over`). */
+  amount_usd: number;
+  /** `fork`: how many workers, the decision to apply, and the session ids it reserved (the agent's, then one per worker). */
+  workers?: number;
+  decision?: ForkDecisionData;
+  fresh?: string[];
 }
 
 /** What one state execution asked for, as its output was parsed and checked: names as written, nothing looked up yet. */
@@ -155,6 +178,9 @@ export type ResolvedDecisionData =
   | (Variant<'result'> & { worktree?: WorktreeRef })
   /** `ask`: the pending ask, with its id and times. */
   | (Variant<'ask'> & { ask: PendingAsk });
+
+/** A resolved `<fork>`, as the cost gate keeps it until an answer applies it. */
+export type ForkDecisionData = Extract<ResolvedDecisionData, { kind: 'fork' }>;
 
 /** A decision the step resolved (src/runtime/resolve-decision.ts), the only kind applied to an agent (machines/apply-decision.ts). */
 export type ResolvedDecision = ResolvedMark & ResolvedDecisionData;

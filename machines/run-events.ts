@@ -114,8 +114,20 @@ export type RunEvent =
   | { type: 'ask.created'; ask: AgentAsk }
   /** An ask that was already waiting when the run (re)started. */
   | { type: 'ask.pending'; ask: AgentAsk }
-  /** An ask got its answer (`text`), or its time ran out (`expired`: the agent went to `timeout_next`, or failed). */
-  | { type: 'ask.answered'; agentId: string; askId: string; expired: boolean; text?: string }
+  /**
+   * An ask got its answer (`text`), or its time ran out (`expired`: the agent
+   * went to `timeout_next`, or failed). `gate`: what an answer to the cost
+   * gate did: asked again (a new ask follows), or went on, forking `workers`
+   * (and waiting for them when `joining`).
+   */
+  | {
+      type: 'ask.answered';
+      agentId: string;
+      askId: string;
+      expired: boolean;
+      text?: string;
+      gate?: { again: boolean; workers: number; joining: boolean };
+    }
   | { type: 'print'; agentId: string; text: string }
   /** A tool call the state's permissions refused (Claude Code's `permission_denials`), as it happened; `input` as the model gave it. */
   | {

@@ -1,18 +1,12 @@
 import { assertEvent, enqueueActions, fromCallback, setup, stopChild } from 'xstate';
 import { agentMachine } from './agent.machine.js';
 import type { AskResolvedEvent, JoinResolvedEvent, StepGrant } from './agent-types.js';
-import { workerRecord } from './apply-decision.js';
+import { addWorkers, reviewGate, settleGate, tooManyAgents } from './gate-work.js';
 import { frameFor, frameWaits } from './frame-waiters.js';
 import { answerInStore } from './run-asks.js';
 import { charge, sessionCostsFor } from './cost-ledger.js';
 import { stackDepth } from './frame-stack.js';
-import {
-  advanceForkCounter,
-  putAgent,
-  putResult,
-  setRunStatus,
-  type RunStore,
-} from './run-store.js';
+import { putAgent, putResult, setRunStatus, type RunStore } from './run-store.js';
 import {
   expireOne,
   failAgent,
@@ -77,19 +71,7 @@ export const supervisorSetup = setup({
         putResult(store, event.agentId, event.record.result ?? '');
         actors.delete(event.agentId);
       }
-      const workers = event.spawns.map(workerRecord);
-      advanceForkCounter(store, event.agentId, workers.length);
-      for (const w of workers) {
-        putAgent(store, w);
-        toSpawn.push(w);
-        enqueue.emit({
-          type: 'agent.forked',
-          parentId: event.agentId,
-          id: w.id,
-          state: w.state,
-          attributes: w.attributes,
-        });
-      }
+      const workers = addWorkers(store, toSpawn, event.agentId, event.spawns, enqueue.emit);
       release(slots, event.agentId);
       if (event.outcome === 'ask' && event.record.ask)
         enqueue.emit({
@@ -150,6 +132,42 @@ export const supervisorSetup = setup({
         } satisfies JoinResolvedEvent);
     }),
     resolveJoins: enqueueActions(({ context, enqueue }) => settleJoins(context.work, enqueue)),
+    refuseFork: enqueueActions(({ context, event, enqueue }) => {
+      assertEvent(event, 'step.done');
+      const { store } = context.work;
+      const failure = tooManyAgents(store, event.record, event.spawns.length, event.from)!;
+      const charged = {
+        ...failure,
+        spentUsd: event.costUsd,
+        sessionCosts: event.sessionCosts ?? {},
+      };
+      enqueue.emit(failAgent(store, event.agentId, event.from, charged));
+    }),
+    /** A step came to the gate (at the start: any gate still pending): machines/gate-work.ts reviewGate. */
+    stopAtGate: enqueueActions(({ context, event, enqueue }) => {
+      const { work, gateStops } = context;
+      // After a step, only its own agent can have come to a gate: no walk over every agent per step.
+      const gated =
+        event.type === 'step.done'
+          ? event.record.ask?.gate
+            ? [work.store.agents.get(event.agentId)!]
+            : []
+          : [...work.store.agents.values()].filter((a) => a.status === 'active' && a.ask?.gate);
+      const live = event.type === 'step.done';
+      if (gated.some((r) => reviewGate(work, r, gateStops, enqueue, live)))
+        enqueue.assign({ draining: true });
+    }),
+    /** Answers a `--resume` gave to gates, applied before any agent runs. */
+    answerGatesAtStart: enqueueActions(({ context, enqueue }) => {
+      const { store } = context.work;
+      for (const { askId, text } of context.gateAnswers) {
+        const gated = [...store.agents.values()].find(
+          (a) => a.status === 'active' && a.ask?.id === askId && a.ask.gate,
+        );
+        if (gated && settleGate(context.work, gated, text, enqueue, false))
+          enqueue.assign({ draining: true });
+      }
+    }),
     refuseStep: enqueueActions(({ context, event, enqueue }) => {
       assertEvent(event, 'step.done');
       enqueue.emit(refuseReusedId(context.work.store, event));
@@ -167,6 +185,14 @@ export const supervisorSetup = setup({
     }),
     applyAnswer: enqueueActions(({ context, event, enqueue }) => {
       assertEvent(event, 'run.answer');
+      const gated = [...context.work.store.agents.values()].find(
+        (a) => a.status === 'active' && a.ask?.id === event.askId && a.ask.gate,
+      );
+      if (gated) {
+        if (settleGate(context.work, gated, event.text, enqueue))
+          enqueue.assign({ draining: true });
+        return;
+      }
       const answered = answerInStore(context.work.store, event.askId, event.text);
       if (!answered) return;
       const ref = frameFor(context.work.asks, answered);
@@ -233,6 +259,9 @@ export const supervisorSetup = setup({
             record.next_session,
           ]),
         };
+        const amount = store.meta.options.confirm_over_usd;
+        if (amount !== undefined)
+          granted.gate = { amountUsd: amount, spentUsd: store.meta.total_cost_usd };
         enqueue.sendTo(w.ref ?? startAgent(context, self, record), {
           type: 'step.start',
           ...granted,

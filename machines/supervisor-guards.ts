@@ -1,4 +1,5 @@
 import { assertEvent } from 'xstate';
+import { tooManyAgents } from './gate-work.js';
 import { reusedId } from './run-store.js';
 import type { SupervisorContext, SupervisorEvent } from './supervisor-types.js';
 
@@ -34,6 +35,11 @@ export const supervisorGuards = {
         event.spawns.map((s) => s.id),
       ) !== undefined
     );
+  },
+  tooManyAgents: ({ context, event }: GuardArgs) => {
+    assertEvent(event, 'step.done');
+    const { store } = context.work;
+    return tooManyAgents(store, event.record, event.spawns.length, event.from) !== undefined;
   },
   pauses: ({ event }: GuardArgs) => {
     assertEvent(event, 'step.failed');

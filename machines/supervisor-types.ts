@@ -21,6 +21,10 @@ export interface SupervisorInput {
   stopWhenAsking?: boolean;
   /** Asks whose time ran out before the run (re)started: settled before anything else, as if they had just expired. */
   dueAsks?: ReadonlyArray<{ agentId: string; askId: string }>;
+  /** `--on-ask=reject`: nobody can answer the cost gate, so a gate stops the run (paused) with one line. */
+  gateStops?: boolean;
+  /** Answers a `--resume` gave to cost gates: applied as the run starts, before any agent runs. */
+  gateAnswers?: ReadonlyArray<{ askId: string; text: string }>;
 }
 
 /**
@@ -56,6 +60,8 @@ export interface SupervisorContext {
   draining: boolean;
   stopWhenAsking: boolean;
   dueAsks: ReadonlyArray<{ agentId: string; askId: string }>;
+  gateStops: boolean;
+  gateAnswers: ReadonlyArray<{ askId: string; text: string }>;
 }
 
 export type SupervisorEvent =

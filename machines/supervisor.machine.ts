@@ -37,6 +37,8 @@ export const supervisorMachine = supervisorSetup.createMachine({
     draining: false,
     stopWhenAsking: input.stopWhenAsking ?? false,
     dueAsks: input.dueAsks ?? [],
+    gateStops: input.gateStops ?? false,
+    gateAnswers: input.gateAnswers ?? [],
   }),
   invoke: {
     id: 'persister',
@@ -48,8 +50,14 @@ export const supervisorMachine = supervisorSetup.createMachine({
     'step.done': [
       { guard: 'reusesId', actions: ['refuseStep', 'halt', 'changed'] },
       {
+        description: 'The step forked past --max-agents: the agent fails, and the run with it.',
+        guard: 'tooManyAgents',
+        actions: ['refuseFork', 'halt', 'changed'],
+      },
+      {
         actions: [
           'recordStep',
+          'stopAtGate',
           'resolveJoins',
           'spawnAgents',
           'queueContinuing',
@@ -75,7 +83,14 @@ export const supervisorMachine = supervisorSetup.createMachine({
   initial: 'running',
   states: {
     running: {
-      entry: ['expireDue', 'resolveJoins', 'spawnAgents', 'changed'],
+      entry: [
+        'expireDue',
+        'answerGatesAtStart',
+        'stopAtGate',
+        'resolveJoins',
+        'spawnAgents',
+        'changed',
+      ],
       always: { guard: 'finished', target: 'finishing' },
       on: {
         'agent.ready': { actions: ['queue', 'dispatch'] },
@@ -106,7 +121,9 @@ export const supervisorMachine = supervisorSetup.createMachine({
         'run.interrupt': { actions: 'halt' },
         'agent.asking': { actions: 'registerAsker' },
         'agent.joining': { actions: 'registerJoiner' },
-        'run.answer': { actions: ['applyAnswer', 'changed', 'dispatch'] },
+        'run.answer': {
+          actions: ['applyAnswer', 'resolveJoins', 'spawnAgents', 'changed', 'dispatch'],
+        },
         'ask.expire': [
           {
             description:

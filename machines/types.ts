@@ -9,7 +9,9 @@ import type { WorktreeMode, WorktreeRef } from './worktree-types.js';
 
 export type {
   Decision,
+  ForkDecisionData,
   ForkSpawn,
+  GateAsk,
   PendingAsk,
   ResolvedDecision,
   ResolvedDecisionData,
@@ -206,4 +208,8 @@ export interface RunOptions {
   queue?: string;
   /** `--push-remote`: where workers push agents' worktree branches. */
   push_remote?: string;
+  /** `--confirm-over`: the cost gate's amount in USD; absent: the gate is off (never set, or lifted by a "yes"). */
+  confirm_over_usd?: number;
+  /** `--max-agents`: most live agents a `<fork>` may bring the run to; absent: no limit. */
+  max_agents?: number;
 }

@@ -1,3 +1,4 @@
+import { gateJson } from '../../machines/gate.js';
 import type { AgentAsk } from '../../machines/types.js';
 import { commandName } from './program-name.js';
 
@@ -19,6 +20,7 @@ function askJson(a: AgentAsk) {
     prompt: a.prompt,
     created_at: a.created_at,
     timeout_at: a.timeout_at ?? null,
+    ...gateJson(a),
   };
 }
 
@@ -38,7 +40,9 @@ export function askingObject(
     status: 'asking',
     run_id: run.runId,
     workflow: run.workflow,
-    asking: first ? { ask_id: first.id, agent_id: first.agent_id, prompt: first.prompt } : null,
+    asking: first
+      ? { ask_id: first.id, agent_id: first.agent_id, prompt: first.prompt, ...gateJson(first) }
+      : null,
     pending_count: others.length,
     resume: run.resume,
   };

@@ -1,3 +1,4 @@
+import { usd } from '../../machines/money.js';
 import { basename } from 'node:path';
 import type { RunEvent } from '../../machines/run-events.js';
 import type { WorkflowTarget } from '../../machines/types.js';
@@ -58,6 +59,8 @@ export function describeStep(e: Extract<RunEvent, { type: 'step.done' }>): strin
         ? `${head} result: ${preview(d.payload)}`
         : `${head} result to ${e.to}: ${preview(d.payload)}`;
     case 'ask':
+      if (d.ask.gate)
+        return `${head} cost gate ${d.ask.id}: ${d.ask.gate.kind === 'fork' ? `${d.ask.gate.workers} worker(s) forecast at ${usd(d.ask.gate.forecast_usd)}` : `forecast at ${usd(d.ask.gate.forecast_usd)}`} (p90) would pass --confirm-over ${usd(d.ask.gate.amount_usd)}`;
       return `${head} ask ${d.ask?.id ?? ''}: ${preview(d.prompt)} (the answer goes to ${d.next}${d.ask?.timeout_at ? `; after ${d.ask.timeout_at}, ${d.timeoutNext ?? 'the agent fails'}` : ''})`;
   }
 }

@@ -23,6 +23,7 @@ import { startInspection } from './run-inspection.js';
 import { openRunWorkflow, refuseAsking, type OpenedWorkflow } from './opened-workflow.js';
 import { applyPackageManifest } from './package-manifest.js';
 import { printForecast } from './run-forecast.js';
+import { runForecaster } from '../plan/run-forecaster.js';
 
 /** A notifier for the hooks the flags or the config file name, if any; its failures are warnings among the run's lines. */
 function startNotifier(ctx: CliContext, show: (e: RunEvent) => void): Notifier | undefined {
@@ -160,6 +161,7 @@ async function runAndReport(
       kill: signals.kill,
       inspect: inspection?.observer,
       onControl: (c: RunControl) => (prompt.control = c),
+      forecaster: runForecaster,
     });
   } finally {
     live?.stop();

@@ -31,6 +31,7 @@ import { createWarmSessions, type WarmSessions } from '../claude/warm-sessions.j
 import { errorMessage } from '../errors.js';
 import { openQueue, type QueuedRun } from './queued-run.js';
 import type { RunHooks, RunOutcome } from './run-types.js';
+import { gateForecaster } from './cost-gate.js';
 import { openHistory } from './run-history.js';
 import type { HistoryWriter } from '../history/history-writer.js';
 import { openRunTracer, type RunTracer } from '../telemetry/run-tracer.js';
@@ -85,6 +86,8 @@ export interface ComposeRunOptions {
   resumed: boolean;
   /** Asks a `--resume` answered before the run went on: written to the debug log, as live answers are. */
   answered?: ReadonlyArray<{ agentId: string; askId: string; text: string }>;
+  /** Answers a `--resume` gave to cost gates: the supervisor applies them before any agent runs. */
+  gateAnswers?: ReadonlyArray<{ askId: string; text: string }>;
 }
 
 /**
@@ -179,6 +182,7 @@ export async function composeRun(options: ComposeRunOptions): Promise<RunOutcome
       tasks,
       onAsk: settings.onAsk,
       traceEnv: tracer && ((agentId) => tracer!.env(agentId)),
+      forecaster: await gateForecaster(settings, hooks, scopes.main, stateFile, state, emit),
     });
     const machine = supervisorMachine.provide({
       actors: {
@@ -186,6 +190,9 @@ export async function composeRun(options: ComposeRunOptions): Promise<RunOutcome
         persister: createPersister(stateFile, stats, (text) => emit({ type: 'warning', text })),
       },
     });
+    // Before the actor exists: making it runs the supervisor's first actions (due asks, a resume's answers to
+    // cost gates), whose events then tell the progress what they changed.
+    const counts = frameCounts(store.agents.values());
     const actor = createActor(machine, {
       input: {
         store,
@@ -193,6 +200,8 @@ export async function composeRun(options: ComposeRunOptions): Promise<RunOutcome
         maxMarkdown: queued ? settings.maxParallel : claudeSlots,
         stopWhenAsking: settings.onAsk === 'pause',
         dueAsks: dueAsks(store.agents.values()),
+        gateStops: settings.onAsk === 'reject',
+        gateAnswers: options.gateAnswers ?? [],
       },
       id: 'supervisor',
       systemId: 'supervisor',
@@ -216,7 +225,7 @@ export async function composeRun(options: ComposeRunOptions): Promise<RunOutcome
       at: startedAt,
       budgetUsd: settings.budgetUsd,
       totalCostUsd: store.meta.total_cost_usd,
-      counts: frameCounts(store.agents.values()),
+      counts,
     });
     const drain = () => actor.send({ type: 'run.drain' });
     const kill = () => actor.send({ type: 'run.interrupt' });

@@ -206,3 +206,8 @@ export async function resolveDecision(
       return resolved(decision);
   }
 }
+
+/** The decision of a step the cost gate stopped at: its agent waits on the gate's ask (machines/gate.ts). */
+export function gateDecision(ask: PendingAsk): ResolvedDecision {
+  return resolved({ kind: 'ask', next: ask.next, prompt: ask.prompt, ask });
+}

@@ -16,6 +16,8 @@ export interface AppliedAnswers {
   notes: string[];
   /** The asks answered, with their answers. */
   answered: Array<{ agentId: string; askId: string; text: string }>;
+  /** Answers to cost gates: applied by the run as it starts (machines/gate-work.ts), as an answer during the run is. */
+  gates: Array<{ askId: string; text: string }>;
 }
 
 /**
@@ -64,9 +66,14 @@ export function applyResumeAnswers(
     const oldest = open.find((a) => !askExpired(a, now)) ?? open[0]!;
     texts.set(oldest.id, answers.input);
   }
+  const gates: AppliedAnswers['gates'] = [];
   const out = agents.map((agent) => {
     const text = agent.ask ? texts.get(agent.ask.id) : undefined;
     if (text === undefined || !agent.ask) return agent;
+    if (agent.ask.gate) {
+      gates.push({ askId: agent.ask.id, text });
+      return agent;
+    }
     if (askExpired(agent.ask, now)) {
       notes.push(
         `the ask ${agent.ask.id} of ${agent.id} ran out of time at ${agent.ask.timeout_at}; the answer is not used, and the agent goes ${agent.ask.timeout_next ? `to ${agent.ask.timeout_next}` : 'nowhere: it fails'}`,
@@ -76,5 +83,5 @@ export function applyResumeAnswers(
     answered.push({ agentId: agent.id, askId: agent.ask.id, text });
     return answerAsk(agent, text);
   });
-  return { agents: out, notes, answered };
+  return { agents: out, notes, answered, gates };
 }

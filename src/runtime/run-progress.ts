@@ -111,9 +111,13 @@ export function trackProgress(progress: RunProgress, e: RunEvent): void {
       c.idle++;
       break;
     case 'ask.answered':
+      // A cost gate asked again still waits (a new ask); one that went on may wait for the workers it forked.
+      if (e.gate?.again) break;
       // An ask that ran out of time with nowhere to go fails its agent instead (agent.failed).
       c.asking--;
-      c.idle++;
+      if (e.gate?.joining) c['awaiting-child']++;
+      else c.idle++;
+      c.idle += e.gate?.workers ?? 0;
       break;
     case 'agent.failed':
       if (e.failure.code === 'ERR_ASK_EXPIRED') c.asking--;

@@ -2,7 +2,8 @@ import type { InspectionEvent } from 'xstate';
 import type { RunEventSink } from '../../machines/run-events.js';
 import type { AgentAsk, RunStatus, WorktreeRef } from '../../machines/types.js';
 import type { StateExecutor } from '../executors/executor.js';
-import type { RunSource } from '../history/history-types.js';
+import type { Forecaster, RunSource } from '../history/history-types.js';
+import type { Scope } from '../scope/scope.js';
 import type { PersisterStats } from '../state/persister.js';
 import type { WorktreePoolStats } from '../worktrees/worktree-pool.js';
 
@@ -26,10 +27,20 @@ export interface RunHooks {
   stats?: PersisterStats;
   /** Receives every inspection event of the actor system (`--inspect`, `--trace`). */
   inspect?: (event: InspectionEvent) => void;
+  /** Makes the forecasts the cost gate (`--confirm-over`) weighs, when it is on (src/plan/run-forecaster.ts); absent: the gate never asks. */
+  forecaster?: (run: ForecastRun) => Promise<Forecaster>;
   /** Where the run runs, as the history records it: `served` under `raymond serve`; absent: here (or `queued`, with --queue). */
   source?: Extract<RunSource, 'served'>;
   /** Called once the run started, with a way to answer its asks while it runs (`--on-ask=prompt`). */
   onControl?: (control: RunControl) => void;
+}
+
+/** What a run's forecaster is made from: its workflow as opened, its project, its model and input. */
+export interface ForecastRun {
+  scope: Scope;
+  projectRoot: string;
+  model?: string;
+  input?: string;
 }
 
 /** What a front end can do to a running run. */

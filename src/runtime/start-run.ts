@@ -209,6 +209,7 @@ export async function resumeWorkflow(req: ResumeRequest): Promise<RunOutcome> {
           hooks: req,
           resumed: true,
           answered: answered.answered,
+          gateAnswers: answered.gates,
         });
       });
     } finally {

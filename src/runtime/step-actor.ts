@@ -4,6 +4,7 @@ import { RaymondError, toStepFailure } from '../errors.js';
 import type { Execution } from '../executors/executor.js';
 import { cutNote } from '../executors/output-cut.js';
 import { isMarkdown } from '../scope/extensions.js';
+import { gateAfterFork, gateBeforeStep } from './cost-gate.js';
 import { runMarkdownStep } from './markdown-step.js';
 import { resolveDecision } from './resolve-decision.js';
 import { settleWorktrees, takeWorktree } from './step-worktree.js';
@@ -91,13 +92,16 @@ export function createRunStep(deps: StepDependencies) {
     const tally = new StepTally();
     const { id, state, scope: scopeKey } = input.record;
     try {
+      const gated = gateBeforeStep(deps.forecaster, input);
+      if (gated) return gated;
       const { step, acquired } = await takeWorktree(deps, input);
       // Made when the agent's first step needs it (its prompt or its script's environment names it).
       await deps.tasks.ensure(deps.tasks.of(step.record), where);
-      const result = await (isMarkdown(step.record.state)
+      const ran = await (isMarkdown(step.record.state)
         ? runMarkdownStep(deps, step, where, signal, tally)
         : runScriptStep(deps, step, where, signal, tally));
-      deps.emit(tally.event(id, state, scopeKey, { result }));
+      deps.emit(tally.event(id, state, scopeKey, { result: ran }));
+      const result = gateAfterFork(deps.forecaster, step, ran);
       return acquired ? { ...result, acquired } : result;
     } catch (err) {
       const failure = toStepFailure(err);

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { RunEventSink } from '../../machines/run-events.js';
 import type { AgentRecord, Decision, OnAskMode, WorktreeMode } from '../../machines/types.js';
 import type { StateExecutor } from '../executors/executor.js';
+import type { Forecaster } from '../history/history-types.js';
 import type { Grant } from '../language/grant.js';
 import type { LanguageService } from '../language/language-service.js';
 import { isMarkdown } from '../scope/extensions.js';
@@ -40,6 +41,8 @@ export interface StepDependencies {
   onAsk: OnAskMode;
   /** With tracing on: the variables that put the process an agent's step starts now under its span. */
   traceEnv?: (agentId: string) => Readonly<Record<string, string>> | undefined;
+  /** The cost gate's forecasts (`--confirm-over`); absent: the gate never asks. */
+  forecaster?: Forecaster;
 }
 
 /** The debug-file opener for one step, if debug logs are on. */

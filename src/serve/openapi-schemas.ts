@@ -121,6 +121,19 @@ export const SCHEMAS = {
       created_at: { type: 'string' },
       timeout_at: { type: 'string' },
       next_state: { type: 'string' },
+      gate: {
+        type: 'object',
+        description:
+          'Set when the question is the cost gate (--confirm-over / confirm_over): answer yes, stop, or a new amount',
+        properties: {
+          kind: { type: 'string', enum: ['state', 'fork'] },
+          state: { type: 'string' },
+          forecast_usd: { type: 'number' },
+          spent_usd: { type: 'number' },
+          amount_usd: { type: 'number' },
+          workers: { type: 'integer' },
+        },
+      },
       file_affordance: { type: 'object' },
       staged_files: { type: 'array', items: ref('File') },
       staging_errors: { type: 'array', items: { type: 'string' } },

@@ -1,3 +1,4 @@
+import { gateJson } from '../../machines/gate.js';
 import type { AgentAsk } from '../../machines/types.js';
 import type { CostRow } from '../../machines/cost-table.js';
 import { affordanceOf } from './ask-affordance.js';
@@ -82,6 +83,7 @@ export function pendingAskJson(
     created_at: ask.created_at,
     ...(ask.timeout_at ? { timeout_at: ask.timeout_at } : {}),
     next_state: ask.next,
+    ...gateJson(ask),
     ...(affordance ? { file_affordance: affordance } : {}),
     ...(staged && staged.files.length > 0 ? { staged_files: staged.files } : {}),
     ...(staged && staged.problems.length > 0 ? { staging_errors: staged.problems } : {}),

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import type { RunEvent } from '../../machines/run-events.js';
 import type { AgentAsk } from '../../machines/types.js';
 import { formatError } from '../errors.js';
+import { runForecaster } from '../plan/run-forecaster.js';
 import { resumeWorkflow, startWorkflow } from '../runtime/start-run.js';
 import type { RunOutcome } from '../runtime/run-types.js';
 import type { ResumeOverrides, RunSettings } from '../runtime/run-settings.js';
@@ -118,6 +119,7 @@ export class RunPool {
         stateDir: this.dir,
         onEvent: this.sink(run),
         source: 'served',
+        forecaster: runForecaster,
         drain: run.drain.signal,
         kill: run.kill.signal,
         onControl: (c) => {
@@ -175,6 +177,7 @@ export class RunPool {
           interactive: false,
           onEvent: this.sink(run),
           source: 'served',
+          forecaster: runForecaster,
           drain: run.drain.signal,
           kill: run.kill.signal,
           onControl: (c) => {

@@ -111,6 +111,12 @@ export function atLeast(min: number, expected: string) {
     typeof v === 'number' && Number.isFinite(v) && v >= min ? v : refuse(`expected ${expected}`);
 }
 
+/** A finite number greater than `min`. */
+export function above(min: number, expected: string) {
+  return (v: unknown): number =>
+    typeof v === 'number' && Number.isFinite(v) && v > min ? v : refuse(`expected ${expected}`);
+}
+
 /** A whole number of at least `min`. */
 export function wholeAtLeast(min: number, expected: string) {
   return (v: unknown): number =>

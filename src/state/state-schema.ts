@@ -29,6 +29,30 @@ const FRAME = T.Object({
   ),
 });
 
+/** The cost gate's question (machines/decision.ts GateAsk): a fork's kept decision is checked as the step made it. */
+const GATE = T.Object(
+  {
+    kind: oneOf(['state', 'fork']),
+    where: T.String(),
+    forecast_usd: T.Number(),
+    spent_usd: T.Number(),
+    amount_usd: T.Number(),
+    workers: opt(T.Number()),
+    decision: opt(
+      T.Object(
+        {
+          kind: T.Literal('fork'),
+          next: T.String(),
+          workers: T.Array(T.Object({ id: T.String(), target: T.String() })),
+        },
+        { opaque: true, must: 'a resolved <fork> ({kind, next, workers})' },
+      ),
+    ),
+    fresh: opt(T.Array(T.String())),
+  },
+  { opaque: true, must: 'a cost gate ({kind, where, forecast_usd, spent_usd, amount_usd})' },
+);
+
 const ASK = T.Object(
   {
     id: T.String(),
@@ -38,6 +62,7 @@ const ASK = T.Object(
     next: T.String(),
     timeout_next: opt(T.String()),
     files: opt(strings()),
+    gate: opt(GATE),
   },
   { opaque: true, must: 'an ask ({id, prompt, created_at, next})' },
 );
@@ -102,6 +127,8 @@ const OPTIONS = T.Object({
   environment: opt(strings()),
   queue: opt(T.String()),
   push_remote: opt(T.String()),
+  confirm_over_usd: opt(T.Number()),
+  max_agents: opt(T.Number()),
 });
 
 /** A state file (`<id>.json`) as Raymond writes it; its JSON Schema as well. */

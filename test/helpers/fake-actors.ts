@@ -130,6 +130,9 @@ export async function runFake(
     inspect?: (e: InspectionEvent) => void;
     timeoutMs?: number;
     stopWhenAsking?: boolean;
+    /** The cost gate's supervisor inputs (machines/gate-work.ts). */
+    gateStops?: boolean;
+    gateAnswers?: ReadonlyArray<{ askId: string; text: string }>;
     onReport?: (e: SupervisorEmitted, send: (e: SupervisorEvent) => void) => void;
   } = {},
 ): Promise<FakeRun> {
@@ -178,6 +181,8 @@ export async function runFake(
       store,
       maxParallel: opts.maxParallel ?? 4,
       stopWhenAsking: opts.stopWhenAsking ?? false,
+      gateStops: opts.gateStops ?? false,
+      gateAnswers: opts.gateAnswers ?? [],
       ...(opts.maxMarkdown ? { maxMarkdown: opts.maxMarkdown } : {}),
     },
     systemId: 'supervisor',

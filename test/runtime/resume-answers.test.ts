@@ -120,6 +120,22 @@ describe('applyResumeAnswers', () => {
       agents,
       notes: [],
       answered: [],
+      gates: [],
     });
+  });
+
+  it('hands an answer to a cost gate to the run instead of applying it as input', () => {
+    const gate = {
+      kind: 'state' as const,
+      where: 'A.md',
+      forecast_usd: 1,
+      spent_usd: 0,
+      amount_usd: 0.5,
+    };
+    const agents = [asking('main', { id: 'ask_main_1', gate })];
+    const out = applyResumeAnswers(agents, { input: 'yes' }, 'r', '/s/r.json', NOW);
+    assert.deepEqual(out.gates, [{ askId: 'ask_main_1', text: 'yes' }]);
+    assert.deepEqual(out.answered, []);
+    assert.equal(out.agents[0], agents[0], 'the agent still waits at the gate');
   });
 });

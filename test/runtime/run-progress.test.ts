@@ -24,6 +24,40 @@ const done = (
 });
 
 describe('run progress from events', () => {
+  it('counts a cost gate asked again as still asking, and one that went on with its forked workers', () => {
+    const p = emptyProgress();
+    const counts = {
+      idle: 0,
+      invoking: 0,
+      'awaiting-child': 0,
+      terminated: 0,
+      paused: 0,
+      asking: 1,
+    };
+    trackProgress(p, {
+      type: 'run.started',
+      workflowId: 'wf',
+      workflow: 'wf',
+      resumed: true,
+      at: 5,
+      budgetUsd: 2,
+      totalCostUsd: 0,
+      counts,
+    });
+    const answered = (gate: { again: boolean; workers: number; joining: boolean }): RunEvent => ({
+      type: 'ask.answered',
+      agentId: 'main',
+      askId: 'ask_main_1',
+      expired: false,
+      text: 'x',
+      gate,
+    });
+    trackProgress(p, answered({ again: true, workers: 0, joining: false }));
+    assert.equal(p.counts.asking, 1);
+    trackProgress(p, answered({ again: false, workers: 50, joining: true }));
+    assert.deepEqual(p.counts, { ...counts, asking: 0, idle: 50, 'awaiting-child': 1 });
+  });
+
   it('counts frames per machine state through fork, call, result and failures', () => {
     const p = emptyProgress();
     const events: RunEvent[] = [

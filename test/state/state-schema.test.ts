@@ -43,6 +43,25 @@ describe('state file schema', () => {
     assert.equal(stateFileProblem(good), undefined);
   });
 
+  it('keeps the cost gate of an ask, its fork and the gate options, and refuses a gate without its numbers', () => {
+    const gate = {
+      kind: 'fork',
+      where: 'MAIN.md',
+      forecast_usd: 1.2,
+      spent_usd: 0.01,
+      amount_usd: 0.5,
+      workers: 1,
+      decision: { kind: 'fork', next: 'END.md', workers: [{ id: 'main_w1', target: 'W.md' }] },
+      fresh: ['a', 'b'],
+    };
+    const ask = { id: 'ask_main_1', prompt: 'Cost gate', created_at: 'x', next: 'END.md', gate };
+    const agent = { ...good.agents[0]!, status: 'active', ask };
+    const options = { ...good.options, confirm_over_usd: 0.5, max_agents: 10 };
+    assert.equal(stateFileProblem({ ...good, options, agents: [agent] }), undefined);
+    const bad = { ...agent, ask: { ...ask, gate: { ...gate, amount_usd: 'lots' } } };
+    assert.match(stateFileProblem({ ...good, agents: [bad] })!, /^agents\[0\]\.ask/);
+  });
+
   it('names the first field of the wrong type', () => {
     const agent = good.agents[0]!;
     const cases: Array<[unknown, string]> = [
