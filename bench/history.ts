@@ -47,9 +47,6 @@ async function fanOut(n: number, parallel: number, history: boolean): Promise<nu
   }
 }
 
-/** The states of the generated workflow: a review loop with a fork of workers. */
-const STATES = ['START.md', 'PLAN.md', 'W.md', 'REVIEW.md', 'FIX.md', 'END.sh'];
-
 async function write(
   path: string,
   lines: (emit: (line: string) => Promise<void>) => Promise<void>,

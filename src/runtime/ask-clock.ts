@@ -1,4 +1,5 @@
-import type { AgentAsk } from '../../machines/types.js';
+import { askExpired, pendingAsks } from '../../machines/asks.js';
+import type { AgentAsk, AgentRecord } from '../../machines/types.js';
 import { MAX_TIMER_MS } from '../timer-delay.js';
 
 /** Tells the run that an ask's time ran out. */
@@ -40,4 +41,12 @@ export function createAskClock(expire: ExpireAsk, now: () => number = Date.now):
       timers.clear();
     },
   };
+}
+
+/** Asks whose time ran out while no run watched them: settled as the run starts. */
+export function dueAsks(agents: Iterable<AgentRecord>): Array<{ agentId: string; askId: string }> {
+  const now = Date.now();
+  return pendingAsks(agents)
+    .filter((a) => askExpired(a, now))
+    .map((a) => ({ agentId: a.agent_id, askId: a.id }));
 }

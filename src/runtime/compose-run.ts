@@ -4,9 +4,9 @@ import { agentMachine } from '../../machines/agent.machine.js';
 import type { RunEvent, RunEventSink } from '../../machines/run-events.js';
 import { storeFromState } from '../../machines/run-store.js';
 import { supervisorMachine } from '../../machines/supervisor.machine.js';
-import { askExpired, pendingAsks } from '../../machines/asks.js';
-import type { AgentRecord, WorkflowState } from '../../machines/types.js';
-import { createAskClock } from './ask-clock.js';
+import { pendingAsks } from '../../machines/asks.js';
+import type { WorkflowState } from '../../machines/types.js';
+import { createAskClock, dueAsks } from './ask-clock.js';
 import { createClaudeExecutor } from '../claude/claude-executor.js';
 import { backendExecutor } from '../backends/agent-backend.js';
 import { createPiExecutor } from '../pi/pi-executor.js';
@@ -35,14 +35,6 @@ import { gateForecaster } from './cost-gate.js';
 import { openHistory } from './run-history.js';
 import type { HistoryWriter } from '../history/history-writer.js';
 import { openRunTracer, type RunTracer } from '../telemetry/run-tracer.js';
-
-/** Asks whose time ran out while no run watched them: settled as the run starts. */
-function dueAsks(agents: Iterable<AgentRecord>): Array<{ agentId: string; askId: string }> {
-  const now = Date.now();
-  return pendingAsks(agents)
-    .filter((a) => askExpired(a, now))
-    .map((a) => ({ agentId: a.agent_id, askId: a.id }));
-}
 
 /** A workflow's short name, as ray's JSON gives it: a folder's name (for a run started at a state file, its folder's). */
 function workflowName(scope: ScopeSet['main']): string {
