@@ -7,6 +7,7 @@ import type { RunRecord, StepRecord } from '../src/history/history-types.js';
 import { runCli } from './measure-cli.js';
 import { tailOf } from './tail.js';
 import { writeScripts } from './write-scripts.js';
+import { median, scriptFanOut } from './script-fanout.js';
 
 /** The history's figures: the fan-out with and without it, and the commands that read a big one. */
 export interface HistoryFigures {
@@ -20,31 +21,6 @@ export interface HistoryFigures {
   megabytes: number;
   /** Wall times of each reading command: its first run (no index yet: every line folded) and the next (from the index). */
   reads: Array<{ command: string; firstMs: number; nextMs: number }>;
-}
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-
-/** One fan-out of `n` script workers through the built CLI, with or without the history. */
-async function fanOut(n: number, parallel: number, history: boolean): Promise<number> {
-  const dir = mkdtempSync(join(tmpdir(), 'raymond-history-'));
-  try {
-    writeScripts(dir, {
-      'START.sh': `#!/usr/bin/env bash\nfor i in $(seq 1 ${n}); do printf '<fork i="%s">W</fork>' "$i"; done\nprintf '<goto>END</goto>'\n`,
-      'W.sh': '#!/usr/bin/env bash\necho "<result>$i</result>"\n',
-      'END.sh': '#!/usr/bin/env bash\necho "<result>end</result>"\n',
-    });
-    const run = await runCli(
-      [dir, '--max-parallel', String(parallel), '--quiet', ...(history ? [] : ['--no-history'])],
-      { cwd: dir, timeoutMs: 900_000 },
-    );
-    if (run.code !== 0)
-      throw new Error(
-        `the fan-out of ${n} failed (exit ${run.code ?? run.signal}): ${tailOf(run.stderr)}`,
-      );
-    return run.wallMs;
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
 }
 
 async function write(
@@ -162,8 +138,8 @@ export async function benchHistory(
   const off: number[] = [];
   const on: number[] = [];
   for (let i = 0; i < rounds; i++) {
-    off.push(await fanOut(n, parallel, false));
-    on.push(await fanOut(n, parallel, true));
+    off.push(await scriptFanOut(n, parallel, ['--no-history']));
+    on.push(await scriptFanOut(n, parallel, []));
   }
   const project = mkdtempSync(join(tmpdir(), 'raymond-history-big-'));
   try {

@@ -1,11 +1,6 @@
-import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { runCli } from './measure-cli.js';
-import { tailOf } from './tail.js';
-import { writeScripts } from './write-scripts.js';
+import { median, scriptFanOut } from './script-fanout.js';
 
 /** The fan-out's wall times with tracing off and on (medians), and the spans the receiver got. */
 export interface TelemetryFigures {
@@ -37,42 +32,6 @@ async function spanCounter(): Promise<{ url: string; spans: () => number; close:
   };
 }
 
-/** One fan-out of `n` script workers through the built CLI, traced to `endpoint` when given. */
-async function fanOut(n: number, parallel: number, endpoint?: string): Promise<number> {
-  const dir = mkdtempSync(join(tmpdir(), 'raymond-telemetry-'));
-  try {
-    writeScripts(dir, {
-      'START.sh': `#!/usr/bin/env bash\nfor i in $(seq 1 ${n}); do printf '<fork i="%s">W</fork>' "$i"; done\nprintf '<goto>END</goto>'\n`,
-      'W.sh': '#!/usr/bin/env bash\necho "<result>$i</result>"\n',
-      'END.sh': '#!/usr/bin/env bash\necho "<result>end</result>"\n',
-    });
-    const env = { ...process.env };
-    delete env.OTEL_EXPORTER_OTLP_ENDPOINT;
-    delete env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT;
-    const run = await runCli(
-      [
-        dir,
-        '--max-parallel',
-        String(parallel),
-        '--quiet',
-        '--state-dir',
-        join(dir, '.raymond', 'state'),
-        ...(endpoint ? ['--otel-endpoint', endpoint] : []),
-      ],
-      { cwd: dir, env, timeoutMs: 900_000 },
-    );
-    if (run.code !== 0)
-      throw new Error(
-        `the ${endpoint ? 'traced' : 'untraced'} fan-out of ${n} failed (exit ${run.code ?? run.signal}): ${tailOf(run.stderr)}`,
-      );
-    return run.wallMs;
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-
 /**
  * `n` script workers forked by one parent, with tracing off and on (spans to a receiver on
  * loopback), alternating, `rounds` each: the wall times' medians.
@@ -87,8 +46,8 @@ export async function benchTelemetry(
     const off: number[] = [];
     const on: number[] = [];
     for (let i = 0; i < rounds; i++) {
-      off.push(await fanOut(n, parallel));
-      on.push(await fanOut(n, parallel, receiver.url));
+      off.push(await scriptFanOut(n, parallel, []));
+      on.push(await scriptFanOut(n, parallel, ['--otel-endpoint', receiver.url]));
     }
     return {
       workers: n,
