@@ -1,47 +1,24 @@
-import { stat } from 'node:fs/promises';
-import { dirname, join, resolve } from 'node:path';
-import { findConfigFile, readConfig, type ConfigFile } from '../config/config-file.js';
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
 import { RaymondError, formatError } from '../errors.js';
-import { ignoreRaymondFolder, projectRaymondDir } from '../raymond-folder.js';
-import { readStateFile } from '../state/state-file.js';
-import { AskStaging } from '../serve/ask-staging.js';
+import { projectRaymondDir } from '../raymond-folder.js';
 import { generateToken, isLoopback } from '../serve/auth.js';
-import { RunPool } from '../serve/run-pool.js';
 import { startRun } from '../serve/routes-runs.js';
 import type { ServeContext } from '../serve/serve-context.js';
 import { REQUEST_TIMEOUT_MS, createServeServer } from '../serve/serve-server.js';
-import { WorkflowRegistry } from '../serve/workflow-registry.js';
+import { readStateFile } from '../state/state-file.js';
 import { EXIT } from './exit-codes.js';
-import { newRunSettings, notifyHooks, type CliFlags } from './settings.js';
-import { createNotifier } from '../notify/notifier.js';
-import { serveNotifications } from '../serve/serve-notify.js';
-import { readdir } from 'node:fs/promises';
+import { openServing, type ServingFlags } from './serve-setup.js';
 
 /** Flags of `raymond serve`. */
-export interface ServeFlags {
-  root?: string[];
+export interface ServeFlags extends ServingFlags {
   port?: number;
   host?: string;
   launch?: string[];
-  workdir?: string;
-  clean?: boolean;
   token?: string;
-  dangerouslySkipPermissions?: boolean;
-  claudeBin?: string;
-  budget?: number;
 }
 
 const say = (line: string) => process.stderr.write(`raymond serve: ${line}\n`);
-
-function usage(message: string): never {
-  throw new RaymondError('ERR_USAGE', `${message} (run raymond serve --help for usage)`);
-}
-
-async function folder(path: string, what: string): Promise<string> {
-  const info = await stat(path).catch(() => undefined);
-  if (!info?.isDirectory()) usage(`${what} ${path} is not a folder`);
-  return path;
-}
 
 /**
  * The token requests must carry: `--token`, else `RAYMOND_SERVE_TOKEN`;
@@ -64,84 +41,16 @@ function serverToken(flags: ServeFlags, host: string): string | undefined {
 
 /** The `raymond serve` server: discovers, runs, serves, and on SIGTERM or Ctrl-C drains and exits 0. */
 export async function serveCommand(flags: ServeFlags, version: string): Promise<number> {
-  const cwd = process.cwd();
-  const configPath = findConfigFile(cwd);
-  const config: ConfigFile = configPath
-    ? readConfig(configPath)
-    : { values: {}, serve: {}, queue: {}, warnings: [], serveWarnings: [] };
-  for (const w of [...config.warnings, ...config.serveWarnings])
-    process.stderr.write(`raymond: warning: ${configPath}: ${w}\n`);
-  const raymondDir = projectRaymondDir(cwd);
-  const project = dirname(raymondDir);
-  const fromConfig = (p: string) => resolve(project, p);
-  const roots = flags.root?.map((r) => resolve(r)) ?? config.serve.roots?.map(fromConfig);
-  if (!roots || roots.length === 0) usage('give at least one --root DIR to serve workflows from');
-  for (const r of roots) await folder(r, '--root');
-  const workdir =
-    flags.workdir !== undefined
-      ? resolve(flags.workdir)
-      : config.serve.workdir !== undefined
-        ? fromConfig(config.serve.workdir)
-        : undefined;
-  if (workdir !== undefined) await folder(workdir, '--workdir');
+  const {
+    ctx: base,
+    config,
+    poolDir,
+    notifier,
+  } = await openServing(flags, 'serve', 'serve-state', say);
   const host = flags.host ?? config.serve.host ?? '127.0.0.1';
   const port = flags.port ?? config.serve.port ?? 8080;
-  const token = serverToken(flags, host);
-
-  const poolDir = join(raymondDir, 'serve-state');
-  await ignoreRaymondFolder(raymondDir).catch(() => {});
-  if (flags.clean) {
-    const moved = await RunPool.clean(poolDir);
-    if (moved.length > 0)
-      say(
-        `--clean: moved ${moved.length} unfinished run(s) to ${join(poolDir, 'abandoned')}/: ${moved.join(', ')}`,
-      );
-  }
-  const cliFlags: CliFlags = {
-    ...(flags.claudeBin ? { claudeBin: flags.claudeBin } : {}),
-    ...(flags.dangerouslySkipPermissions ? { dangerouslySkipPermissions: true } : {}),
-    ...(flags.budget !== undefined ? { budget: flags.budget } : {}),
-    onAsk: 'prompt',
-  };
-  const baseSettings = newRunSettings(cliFlags, config.values);
-  const registry = new WorkflowRegistry(roots, (line) => say(`warning: ${line}`));
-  const staging = new AskStaging(say);
-  // The config's notification hooks hear of the server's runs too.
-  const hooks = notifyHooks({}, config.values);
-  const notifier =
-    hooks.commands.length + hooks.urls.length > 0
-      ? createNotifier({ ...hooks, warn: (text) => say(`warning: ${text}`) })
-      : undefined;
-  const pool = new RunPool(
-    poolDir,
-    {
-      claudeBin: baseSettings.claudeBin,
-      debug: baseSettings.debug,
-      warm: baseSettings.warm,
-      permissionMode: baseSettings.permissionMode,
-      disallowedTools: baseSettings.disallowedTools,
-      grant: baseSettings.grant,
-    },
-    (run, ask) => staging.onAsk(run, ask),
-    say,
-    notifier && serveNotifications(notifier),
-  );
-  const ctx: ServeContext = {
-    registry,
-    pool,
-    staging,
-    baseSettings,
-    defaultBudgetUsd: baseSettings.budgetUsd,
-    workdir,
-    cwd,
-    token,
-    say,
-    uploadCaps: {
-      ...(config.serve.upload_max_size ? { perFile: config.serve.upload_max_size } : {}),
-      ...(config.serve.upload_max_total_size ? { total: config.serve.upload_max_total_size } : {}),
-      ...(config.serve.upload_max_count ? { count: config.serve.upload_max_count } : {}),
-    },
-  };
+  const ctx: ServeContext = { ...base, token: serverToken(flags, host) };
+  const { registry, pool } = ctx;
   const workflows = await registry.rescan();
   await pool.recover();
   const server = createServeServer(ctx, {

@@ -7,7 +7,7 @@ import { DEFAULT_BUDGET_USD } from '../settings/run-setting-defaults.js';
 
 /**
  * Adds the "Serving and many machines" commands: `serve` (and `serve list`),
- * `worker` and `workers`. Their modules load only when one runs, so a local run
+ * `mcp`, `worker` and `workers`. Their modules load only when one runs, so a local run
  * never loads the server or the queue. Returns `serve`, whose `list` subcommand
  * the caller gives Raymond's usage errors like every other command.
  */
@@ -72,6 +72,45 @@ export function addServingCommands(program: Command, result: CliResult, version:
       const { serveList } = await import('./serve-command.js');
       process.stdout.write(`${await serveList(!!opts.json)}\n`);
       result.exitCode = EXIT.completed;
+    });
+  program
+    .command('mcp')
+    .description(
+      'serve the workflows of --root folders as the tools of an MCP server on stdin/stdout (for Claude Code and other agents)',
+    )
+    .option(
+      '--root <dir>',
+      'a folder of workflows to offer as tools (repeatable; config [raymond.serve] root)',
+      (v: string, acc: string[] = []) => [...acc, v],
+    )
+    .option(
+      '--workdir <dir>',
+      "runs' default directory; a call's working_directory must be inside it",
+    )
+    .addOption(
+      new Option(
+        '--wait <seconds>',
+        'longest a tool call waits for its run before returning the run id (default 50)',
+      ).argParser(integer(0)),
+    )
+    .option(
+      '--clean',
+      'move the unfinished runs of .raymond/mcp-state/ aside instead of resuming them',
+    )
+    .addOption(
+      new Option(
+        '--budget <usd>',
+        `budget of runs whose call and manifest give none (default: the config's, else ${DEFAULT_BUDGET_USD})`,
+      ).argParser(money),
+    )
+    .option(
+      '--dangerously-skip-permissions',
+      "let the runs' Claude Code turns run any tool without asking (trusted workflows only)",
+    )
+    .addOption(settingOption(RUN_SETTINGS.claude_bin))
+    .action(async (opts: import('./mcp-command.js').McpFlags) => {
+      const { mcpCommand } = await import('./mcp-command.js');
+      result.exitCode = await mcpCommand(opts, version);
     });
   program
     .command('worker')

@@ -1,19 +1,13 @@
 import type { IncomingMessage } from 'node:http';
 import { affordanceOf, capsOf, type FileAffordance } from './ask-affordance.js';
 import { serveAskFile } from './ask-files.js';
-import { checkSlots, readSubmission, storeUploads, type UploadSubmission } from './ask-uploads.js';
+import { askIdOf, commitAnswer, pendingAsk } from './ask-answer.js';
+import { checkSlots, readSubmission, type UploadSubmission } from './ask-uploads.js';
 import { HttpError, sendJson } from './http-error.js';
 import { answerAskBody, readRequestBody } from './request-schemas.js';
 import { pendingAskJson } from './run-json.js';
 import { runOf } from './routes-runs.js';
 import type { Handler } from './serve-context.js';
-
-/** An ask id as Raymond makes them (`ask_<agent>_<ms>`): anything else cannot be one, and never reaches a path. */
-function askIdOf(raw: string): string {
-  if (!/^[A-Za-z0-9_-]{1,300}$/.test(raw))
-    throw new HttpError(404, 'ask_not_found', `no ask "${raw}"`);
-  return raw;
-}
 
 /** `GET /runs/{id}/pending-asks`: the run's asks waiting for an answer, oldest first, with their file affordances and staged files. */
 export const pendingAsks: Handler = async (ctx, _req, res, p) => {
@@ -51,34 +45,14 @@ async function jsonSubmission(
 export const answerAsk: Handler = async (ctx, req, res, p) => {
   const run = runOf(ctx, p.id!);
   const askId = askIdOf(p.ask_id!);
-  const notPending = () =>
-    new HttpError(404, 'input_not_pending', `ask "${askId}" is not pending in run "${run.id}"`, {
-      constraint: 'input_not_pending',
-    });
-  const ask = run.asks.get(askId);
-  if (!ask || !run.control) throw notPending();
+  const ask = pendingAsk(run, askId);
   const affordance = affordanceOf(ask.files);
   const multipart = /^multipart\/form-data/i.test(req.headers['content-type'] ?? '');
   const staged = multipart ? await ctx.staging.pending(run, askId) : undefined;
   const submission = multipart
     ? await readSubmission(req, affordance, capsOf(affordance, ctx.uploadCaps), staged?.files ?? [])
     : await jsonSubmission(req, affordance);
-  // The claim: checked and taken with no await between, so no other answer passes it.
-  if (run.asks.get(askId) !== ask || run.answering.has(askId)) throw notPending();
-  run.answering.add(askId);
-  try {
-    if (submission.files.length > 0) {
-      if (!staged?.dir)
-        throw new HttpError(500, 'ask_folder', `ask "${askId}" has no folder for files`);
-      await storeUploads(staged.dir, submission.files);
-    }
-    // Timed out while the files were stored: the run went on without them.
-    if (!run.asks.has(askId)) throw notPending();
-    run.asks.delete(askId);
-    run.control.answer(askId, submission.response);
-  } finally {
-    run.answering.delete(askId);
-  }
+  await commitAnswer(run, ask, submission, ctx.staging);
   sendJson(res, 200, { run_id: run.id, ask_id: askId, status: 'resumed' });
 };
 

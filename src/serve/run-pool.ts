@@ -10,7 +10,9 @@ import { resumeWorkflow, startWorkflow } from '../runtime/start-run.js';
 import type { RunOutcome } from '../runtime/run-types.js';
 import type { ResumeOverrides, RunSettings } from '../runtime/run-settings.js';
 import { resumeSpecifier } from '../scope/scope.js';
-import { readStateFile, stateFilePath } from '../state/state-file.js';
+import { lockHolder } from '../state/run-lock.js';
+import { lockFilePath, readStateFile, stateFilePath } from '../state/state-file.js';
+import { HttpError } from './http-error.js';
 import { ServedRun } from './served-run.js';
 
 /** How long a shutdown lets running steps finish before it stops them (graceful-shutdown.md: 5 s). */
@@ -162,10 +164,15 @@ export class RunPool {
       run.seed(state);
       // The state file is the truth: a run that completed while it was being cancelled is completed.
       const cancelled = RESUMABLE.has(state.status) && existsSync(cancelMarker(this.dir, id));
-      if (!RESUMABLE.has(state.status) || cancelled || !this.accepting) {
+      // Another server of this project (a second `raymond mcp`) runs it: listed, left to that one.
+      const elsewhere = RESUMABLE.has(state.status) && lockHolder(lockFilePath(this.dir, id));
+      if (!RESUMABLE.has(state.status) || cancelled || elsewhere || !this.accepting) {
         this.runs.set(id, run);
         run.cancelled = cancelled;
-        run.finish(state.status);
+        if (elsewhere) {
+          run.heldBy = elsewhere.pid;
+          run.status = state.status;
+        } else run.finish(state.status);
         continue;
       }
       this.track(
@@ -190,6 +197,12 @@ export class RunPool {
 
   /** Cancels a run: its steps are stopped, it stays resumable by hand, and is not resumed at the next start. */
   async cancel(run: ServedRun): Promise<void> {
+    if (run.heldBy !== undefined)
+      throw new HttpError(
+        409,
+        'run_not_active',
+        `run "${run.id}" is run by another server of this project (process ${run.heldBy}); cancel it there`,
+      );
     run.cancelled = true;
     await writeFile(cancelMarker(this.dir, run.id), `${new Date().toISOString()}\n`).catch(
       () => {},

@@ -44,6 +44,8 @@ export class ServedRun {
   error: string | undefined;
   endedAt: number | undefined;
   cancelled = false;
+  /** The process that runs it when another server of the project does (found locked at start): this one only lists it. */
+  heldBy: number | undefined;
   /** Steps done while this server followed the run. */
   steps = 0;
   /** Tool calls the states' permissions refused while this server followed the run. */
@@ -54,6 +56,8 @@ export class ServedRun {
   readonly recent: Array<{ seq: number; event: RunEvent }> = [];
   /** Settles when the run's promise did (never rejects). */
   done: Promise<void> = Promise.resolve();
+  /** Who follows the run's events in this process (an MCP call waiting for it). */
+  private readonly watchers = new Set<(e: RunEvent | null) => void>();
 
   constructor(
     readonly id: string,
@@ -181,6 +185,7 @@ export class ServedRun {
     }
     if (!this.ended) this.status = this.asks.size > 0 ? 'asking' : 'running';
     this.publish(e);
+    for (const w of this.watchers) w(e);
     if (LOGGED_EVENTS.has(e.type)) {
       this.recent.push({ seq: this.events.lastId, event: e });
       if (this.recent.length > RECENT_EVENTS) this.recent.shift();
@@ -215,6 +220,21 @@ export class ServedRun {
     this.endedAt = Date.now();
     this.asks.clear();
     this.events.end();
+    for (const w of this.watchers) w(null);
+    this.watchers.clear();
+  }
+
+  /**
+   * Follows the run's events as the view took them, then `null` once it
+   * ended (at once if it already had); returns how to stop following.
+   */
+  watch(listener: (e: RunEvent | null) => void): () => void {
+    if (this.ended) {
+      listener(null);
+      return () => {};
+    }
+    this.watchers.add(listener);
+    return () => this.watchers.delete(listener);
   }
 
   /** A run that ended before it began (its workflow would not open): failed, with a last event saying why. */
