@@ -38,8 +38,8 @@ describe('raymond new: the scaffold test', () => {
       assert.equal(
         r.stdout,
         [
-          `ok    ${name}/tests/${test}.test.yaml  ${test}  ($${template === 'review-loop' ? '0.003' : '0'})`,
-          `1 test: 1 passed, 0 failed (scripted cost $${template === 'review-loop' ? '0.003' : '0'}, nothing spent)`,
+          `ok    ${name}/tests/${test}.test.yaml  ${test}  ($${template === 'review-loop' ? '0.003' : '0.00'})`,
+          `1 test: 1 passed, 0 failed (scripted cost $${template === 'review-loop' ? '0.003' : '0.00'}, nothing spent)`,
           '',
         ].join('\n'),
       );

@@ -106,7 +106,8 @@ export class Sandbox {
   }
 
   remove(): void {
-    rmSync(this.dir, { recursive: true, force: true });
+    // A process a test killed with SIGKILL may leave a child that still writes here for a moment.
+    rmSync(this.dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
   }
 }
 
