@@ -16,6 +16,9 @@ export interface McpFlags extends ServingFlags {
  */
 export const DEFAULT_WAIT_SECONDS = 50;
 
+/** How long running steps get to finish once the client went away. */
+const CLOSING_PATIENCE_MS = 1_000;
+
 const say = (line: string) => process.stderr.write(`raymond mcp: ${line}\n`);
 
 /**
@@ -66,7 +69,12 @@ export async function mcpCommand(flags: McpFlags, version: string): Promise<numb
   say(
     `${why}: stopping${live > 0 ? `; ${live} unfinished run(s) stay resumable and are resumed at the next start` : ''}`,
   );
-  await ctx.pool.shutdown();
+  // A client that goes away waits a moment, then kills the server (the SDK's: 2 s, SIGTERM, 2 s, SIGKILL):
+  // running steps get a second to finish, and a signal meanwhile stops them at once.
+  const now = () => void ctx.pool.shutdown(0);
+  process.on('SIGTERM', now);
+  process.on('SIGINT', now);
+  await ctx.pool.shutdown(CLOSING_PATIENCE_MS);
   await server.close().catch(() => {});
   await notifier?.close();
   return EXIT.completed;

@@ -109,6 +109,7 @@ export function createMcpServer(ctx: ServeContext, options: McpOptions): Server 
         }
         case 'raymond_cancel': {
           const run = runNamed(argsOf(cancelArgs, raw).run_id);
+          if (run.ended) throw new ToolFailure(`run "${run.id}" already ended (${run.status})`);
           await ctx.pool.cancel(run);
           return toolResult(run, 'ended');
         }
