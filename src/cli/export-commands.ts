@@ -12,12 +12,11 @@ export function addExportCommand(program: Command, result: CliResult): Command {
   const exporter = program
     .command('export')
     .description('write workflows in a form another tool installs: a Claude Code plugin')
-    .argument('[format]', 'what to write: claude-plugin')
-    .action((format: string | undefined) => {
-      // Reached only when no subcommand matched: a missing or unknown format.
+    .action(() => {
+      // Reached only without a subcommand (an unknown one is too many arguments).
       throw new RaymondError(
         'ERR_USAGE',
-        `${format === undefined ? 'export needs a format' : `unknown export format "${format}"`}: the only one is claude-plugin (run ${program.name()} export claude-plugin --help for usage)`,
+        `export needs a format: the only one is claude-plugin (run ${program.name()} export claude-plugin --help for usage)`,
       );
     });
   exporter
