@@ -19,6 +19,7 @@ import { addStatsCommand } from './stats-command.js';
 import { addHistoryCommand } from './history-command.js';
 import { addTestingCommands } from './testing-commands.js';
 import { addPlanCommand } from './plan-commands.js';
+import { addExportCommand } from './export-commands.js';
 
 /** The package's version, read from package.json both from `src/` (tsx) and from `dist/src/`. */
 function packageVersion(): string {
@@ -75,7 +76,7 @@ export function buildProgram(result: CliResult): Command {
   program
     .name(commandName())
     .usage(
-      'PATH [options]  |  --resume ID  |  --list  |  --status ID  |  --recover  |  --init-config  |  worktrees ID [--prune]  |  merge ID --into BRANCH  |  record RUN  |  lint PATH  |  diagram PATH  |  plan PATH  |  convert PATH  |  test [PATH...]  |  replay TRACE  |  serve --root DIR  |  worker --queue URL  |  workers --queue URL  |  new NAME  |  completion SHELL',
+      'PATH [options]  |  --resume ID  |  --list  |  --status ID  |  --recover  |  --init-config  |  worktrees ID [--prune]  |  merge ID --into BRANCH  |  record RUN  |  lint PATH  |  diagram PATH  |  plan PATH  |  convert PATH  |  export claude-plugin PATH... --out DIR  |  test [PATH...]  |  replay TRACE  |  serve --root DIR  |  worker --queue URL  |  workers --queue URL  |  new NAME  |  completion SHELL',
     )
     .description('Run a workflow of markdown prompts and shell scripts linked by transition tags.')
     .version(packageVersion(), '-v, --version', 'print the version')
@@ -193,6 +194,8 @@ export function buildProgram(result: CliResult): Command {
       const { convertCommand } = await import('./convert-command.js');
       result.exitCode = await convertCommand(path, opts);
     });
+  const exporter = addExportCommand(program, result);
+  usageErrors(exporter.commands[0]!, `${commandName()} export claude-plugin`);
   addTestingCommands(program, result);
   program
     .command('replay')
@@ -229,7 +232,7 @@ export function buildProgram(result: CliResult): Command {
     .description('show the help of raymond, or of one of its commands')
     .argument(
       '[command]',
-      'worktrees, merge, record, lint, diagram, convert, test, replay, serve, worker, workers, completion or new',
+      'worktrees, merge, record, lint, diagram, convert, export, test, replay, serve, worker, workers, completion or new',
     )
     .action((name: string | undefined) => {
       const command =
