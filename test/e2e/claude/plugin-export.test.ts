@@ -1,12 +1,5 @@
 import assert from 'node:assert/strict';
-import {
-  existsSync,
-  mkdirSync,
-  readFileSync,
-  symlinkSync,
-  writeFileSync,
-  chmodSync,
-} from 'node:fs';
+import { mkdirSync, readFileSync, symlinkSync, writeFileSync, chmodSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { execa } from 'execa';
@@ -21,8 +14,6 @@ after(() => box.stop());
 const WORKFLOW = join(ROOT, 'workflows/examples/count-words');
 const SKILL = 'count-words:count-words';
 const TOOL = 'mcp__plugin_count-words_raymond__count-words';
-/** `raymond mcp` comes from another branch; the test of a real tool call waits for it. */
-const HAS_MCP = existsSync(join(ROOT, 'src/cli/mcp-command.ts'));
 
 /** Main-loop requests of the session running now; `claude` starts it again at 0. */
 let turn = 0;
@@ -150,28 +141,24 @@ describe('raymond export claude-plugin, loaded by the real claude (scripted API)
     assert.equal(removed.exitCode, 0, String(removed.stderr));
   });
 
-  it(
-    'whose tool runs the workflow through raymond mcp and returns its result',
-    { skip: HAS_MCP ? false : 'raymond mcp (src/cli/mcp-command.ts) is not on this branch yet' },
-    async () => {
-      // `raymond` on PATH, as the plugin's default command finds it.
-      const bin = join(box.dir, 'bin');
-      mkdirSync(bin, { recursive: true });
-      symlinkSync(CLI, join(bin, 'raymond'));
-      const path = `${bin}${delimiter}${box.env().PATH}`;
-      const real = join(box.dir, 'real-plugin');
-      const r = await raymond(['export', 'claude-plugin', WORKFLOW, '--out', real], {
-        cwd: box.dir,
-        env: { PATH: path },
-      });
-      assert.equal(r.code, 0, r.stderr);
-      assert.equal(r.stderr, '', 'no warning: raymond is on PATH');
-      await claude(['--plugin-dir', real], { PATH: path });
-      const called = lastSession().find((q) => q.transcript.includes("3 words in 'a b c'"));
-      assert.ok(
-        called,
-        `the workflow's result came back: ${lastSession().at(-1)?.transcript.slice(-2000)}`,
-      );
-    },
-  );
+  it('whose tool runs the workflow through raymond mcp and returns its result', async () => {
+    // `raymond` on PATH, as the plugin's default command finds it.
+    const bin = join(box.dir, 'bin');
+    mkdirSync(bin, { recursive: true });
+    symlinkSync(CLI, join(bin, 'raymond'));
+    const path = `${bin}${delimiter}${box.env().PATH}`;
+    const real = join(box.dir, 'real-plugin');
+    const r = await raymond(['export', 'claude-plugin', WORKFLOW, '--out', real], {
+      cwd: box.dir,
+      env: { PATH: path },
+    });
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.stderr, '', 'no warning: raymond is on PATH');
+    await claude(['--plugin-dir', real], { PATH: path });
+    const called = lastSession().find((q) => q.transcript.includes("3 words in 'a b c'"));
+    assert.ok(
+      called,
+      `the workflow's result came back: ${lastSession().at(-1)?.transcript.slice(-2000)}`,
+    );
+  });
 });
