@@ -30,6 +30,7 @@ const LAYERS = [
   ['src/config', 'src/analysis', 'src/runtime', 'src/merge'],
   ['src/plan'],
   ['src/serve', 'src/testing'],
+  ['src/mcp'],
   ['src/cli'],
 ];
 /** The server's modules the browser client imports: esbuild bundles them into the pages. */
