@@ -1,5 +1,6 @@
 import { Writable } from 'node:stream';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { DEFAULT_WAIT_SECONDS } from '../mcp/mcp-endpoint.js';
 import { createMcpServer } from '../mcp/mcp-server.js';
 import { EXIT } from './exit-codes.js';
 import { openServing, type ServingFlags } from './serve-setup.js';
@@ -9,12 +10,6 @@ export interface McpFlags extends ServingFlags {
   /** The longest a tool call waits for its run, in seconds. */
   wait?: number;
 }
-
-/**
- * How long a call waits by default: under the 60 s an SDK client gives a
- * request before it gives up on it, so the run's id always reaches it.
- */
-export const DEFAULT_WAIT_SECONDS = 50;
 
 /** How long running steps get to finish once the client went away. */
 const CLOSING_PATIENCE_MS = 1_000;
@@ -43,12 +38,12 @@ function protocolStdout(): Writable {
  */
 export async function mcpCommand(flags: McpFlags, version: string): Promise<number> {
   const out = protocolStdout();
-  const { ctx, poolDir, notifier } = await openServing(flags, 'mcp', 'mcp-state', say);
+  const { ctx, config, poolDir, notifier } = await openServing(flags, 'mcp', 'mcp-state', say);
   const workflows = await ctx.registry.rescan();
   await ctx.pool.recover();
   const server = createMcpServer(ctx, {
     version,
-    waitSeconds: flags.wait ?? DEFAULT_WAIT_SECONDS,
+    waitSeconds: flags.wait ?? config.serve.mcp_wait ?? DEFAULT_WAIT_SECONDS,
   });
   const transport = new StdioServerTransport(process.stdin, out);
   const resumed = ctx.pool.list().filter((r) => !r.ended && r.heldBy === undefined).length;

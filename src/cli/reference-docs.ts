@@ -139,7 +139,7 @@ function configurationPage(): string {
   lines.push(
     '## `[raymond.serve]`',
     '',
-    'The defaults of `raymond serve` (its flags beat them): `roots`, `port`, `host`, `workdir`, `launch`, `upload_max_size`, `upload_max_total_size`, `upload_max_count`, `request_timeout`. See [the command-line reference](cli.md#raymond-serve).',
+    'The defaults of `raymond serve` (its flags beat them): `roots`, `port`, `host`, `workdir`, `launch`, `upload_max_size`, `upload_max_total_size`, `upload_max_count`, `request_timeout`, `mcp_wait`. See [the command-line reference](cli.md#raymond-serve).',
     '',
   );
   return lines.join('\n');

@@ -2,6 +2,7 @@ import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { RaymondError, formatError } from '../errors.js';
 import { projectRaymondDir } from '../raymond-folder.js';
+import { DEFAULT_WAIT_SECONDS, McpEndpoint } from '../mcp/mcp-endpoint.js';
 import { generateToken, isLoopback } from '../serve/auth.js';
 import { startRun } from '../serve/routes-runs.js';
 import type { ServeContext } from '../serve/serve-context.js';
@@ -16,6 +17,8 @@ export interface ServeFlags extends ServingFlags {
   host?: string;
   launch?: string[];
   token?: string;
+  /** The longest an MCP tool call of `/mcp` waits for its run, in seconds. */
+  wait?: number;
 }
 
 const say = (line: string) => process.stderr.write(`raymond serve: ${line}\n`);
@@ -53,7 +56,12 @@ export async function serveCommand(flags: ServeFlags, version: string): Promise<
   const { registry, pool } = ctx;
   const workflows = await registry.rescan();
   await pool.recover();
+  const mcp = new McpEndpoint(ctx, {
+    version,
+    waitSeconds: flags.wait ?? config.serve.mcp_wait ?? DEFAULT_WAIT_SECONDS,
+  });
   const server = createServeServer(ctx, {
+    mcp: mcp.handle,
     loopbackOnly: isLoopback(host),
     version,
     requestTimeoutMs:
@@ -98,14 +106,21 @@ export async function serveCommand(flags: ServeFlags, version: string): Promise<
       say(
         `${signal}: no new runs; running steps get a few seconds to finish, then stop (runs stay resumable)`,
       );
+      // The MCP sessions' calls end with them; the runs they started stop with the pool's, resumable.
+      const sessions = mcp.close();
       server.close();
       server.closeAllConnections();
-      void pool.shutdown().then(() => {
-        process.off('SIGTERM', onTerm);
-        process.off('SIGINT', onInt);
-        say('stopped');
-        done();
-      });
+      void sessions
+        .then((n) => {
+          if (n > 0) say(`closed ${n} MCP session(s)`);
+        })
+        .then(() => pool.shutdown())
+        .then(() => {
+          process.off('SIGTERM', onTerm);
+          process.off('SIGINT', onInt);
+          say('stopped');
+          done();
+        });
     };
     const onTerm = () => stop('SIGTERM');
     const onInt = () => stop('SIGINT');

@@ -48,6 +48,12 @@ export function addServingCommands(program: Command, result: CliResult, version:
     )
     .addOption(
       new Option(
+        '--wait <seconds>',
+        'longest a tool call of /mcp waits for its run before returning the run id (default 50; config [raymond.serve] mcp_wait)',
+      ).argParser(integer(0)),
+    )
+    .addOption(
+      new Option(
         '--budget <usd>',
         `budget of runs whose request and manifest give none (default: the config's, else ${DEFAULT_BUDGET_USD})`,
       ).argParser(money),
@@ -90,7 +96,7 @@ export function addServingCommands(program: Command, result: CliResult, version:
     .addOption(
       new Option(
         '--wait <seconds>',
-        'longest a tool call waits for its run before returning the run id (default 50)',
+        'longest a tool call waits for its run before returning the run id (default 50; config [raymond.serve] mcp_wait)',
       ).argParser(integer(0)),
     )
     .option(

@@ -63,6 +63,8 @@ const SERVE_SCHEMAS = {
   upload_max_count: atLeastOne('a whole number, 1 or more'),
   /** Seconds a request's headers and body may take to arrive in full (a body that trickles in is cut off). */
   request_timeout: atLeastOne('a number of seconds, 1 or more'),
+  /** Seconds an MCP tool call waits for its run before it returns the run id (`--wait`, `/mcp` and `raymond mcp`). */
+  mcp_wait: T.Integer({ minimum: 0, must: 'a number of seconds, 0 or more' }),
 };
 /** `[raymond.serve]` as checked; its JSON Schema as well. */
 export const SERVE_CONFIG = T.Partial(T.Object(SERVE_SCHEMAS));

@@ -53,12 +53,18 @@ const SAFE = new Set(['GET', 'HEAD', 'OPTIONS']);
  * - bound to loopback, the `Host` must name loopback too, so a page of
  *   another site that got its name to resolve here (DNS rebinding) is refused;
  * - with a token, the token (`/login` and the page itself excepted);
- * - a request that changes anything is refused when its `Origin` (or
+ * - a request that changes anything (any request, with
+ *   `originOnEveryMethod`) is refused when its `Origin` (or
  *   `Sec-Fetch-Site: cross-site`) says another site's page sent it.
  */
 export function checkRequest(
   req: IncomingMessage,
-  opts: { token: string | undefined; loopbackOnly: boolean; open: boolean },
+  opts: {
+    token: string | undefined;
+    loopbackOnly: boolean;
+    open: boolean;
+    originOnEveryMethod?: boolean;
+  },
 ): void {
   const host = req.headers.host ?? '';
   const hostName = host.replace(/:\d+$/, '');
@@ -71,7 +77,10 @@ export function checkRequest(
       'this server needs its token: Authorization: Bearer TOKEN, or log in at /login',
     );
   }
-  if (SAFE.has(req.method ?? 'GET')) return;
+  if (!opts.originOnEveryMethod && SAFE.has(req.method ?? 'GET')) return;
+  const refused = opts.originOnEveryMethod
+    ? 'may not reach this endpoint'
+    : 'may not change anything here';
   const origin = req.headers.origin;
   if (origin !== undefined && origin !== 'null') {
     let originHost: string;
@@ -81,16 +90,8 @@ export function checkRequest(
       originHost = '';
     }
     if (originHost.toLowerCase() !== host.toLowerCase())
-      throw new HttpError(
-        403,
-        'cross_origin',
-        `a request from ${origin} may not change anything here`,
-      );
+      throw new HttpError(403, 'cross_origin', `a request from ${origin} ${refused}`);
   } else if (origin === 'null' || req.headers['sec-fetch-site'] === 'cross-site') {
-    throw new HttpError(
-      403,
-      'cross_origin',
-      'a request from another site may not change anything here',
-    );
+    throw new HttpError(403, 'cross_origin', `a request from another site ${refused}`);
   }
 }

@@ -16,6 +16,11 @@ const json = (description: string, schema: object) => ({
 });
 const id = { name: 'id', in: 'path', required: true, schema: { type: 'string' } };
 const askId = { name: 'ask_id', in: 'path', required: true, schema: { type: 'string' } };
+/** `/mcp` speaks MCP (JSON-RPC), not this API: each method in a line, the protocol's own documents for the rest. */
+const mcp = (summary: string) => ({
+  summary: `MCP Streamable HTTP: ${summary}`,
+  responses: { 200: { description: 'JSON-RPC, as JSON or Server-Sent Events' }, 401: error },
+});
 
 /** Every path and method `raymond serve` answers, as OpenAPI 3.1 operations. */
 export const PATHS: Record<string, Record<string, object>> = {
@@ -208,6 +213,11 @@ export const PATHS: Record<string, Record<string, object>> = {
       ],
       responses: { 200: { description: 'the file' }, 400: error, 404: error },
     },
+  },
+  '/mcp': {
+    post: mcp('a JSON-RPC message; an initialize request opens a session (Mcp-Session-Id)'),
+    get: mcp("the session's stream of server messages"),
+    delete: mcp('close the session'),
   },
   '/openapi.json': {
     get: { summary: 'This description', responses: { 200: json('OpenAPI 3', { type: 'object' }) } },

@@ -13,6 +13,8 @@ export interface ServerOptions {
   version: string;
   /** Milliseconds a request's headers and body may take to arrive in full. */
   requestTimeoutMs: number;
+  /** `/mcp`'s handler (MCP's Streamable HTTP transport), given only requests that passed the checks. */
+  mcp?: (req: IncomingMessage, res: ServerResponse) => Promise<void>;
 }
 
 /** How long a request may take to arrive by default: room for a 100 MiB upload on a slow link, and no slow body held forever. */
@@ -62,7 +64,18 @@ export function createServeServer(ctx: ServeContext, opts: ServerOptions): Serve
           url.pathname === '/login' ||
           url.pathname === '/openapi.json' ||
           url.pathname.startsWith('/ui/');
-        checkRequest(req, { token: ctx.token, loopbackOnly: opts.loopbackOnly, open });
+        // MCP's streams are read with GET too, and its transport wants every connection's Origin checked.
+        const mcp = url.pathname === '/mcp';
+        checkRequest(req, {
+          token: ctx.token,
+          loopbackOnly: opts.loopbackOnly,
+          open,
+          originOnEveryMethod: mcp,
+        });
+        if (mcp) {
+          if (!opts.mcp) throw new HttpError(404, 'not_found', 'no such endpoint: /mcp');
+          return opts.mcp(req, res);
+        }
         if (servePage(ctx, req, res, url)) return;
         if (url.pathname === '/login' && method === 'POST') return login(ctx, req, res);
         if (url.pathname === '/openapi.json' && method === 'GET')

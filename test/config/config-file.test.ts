@@ -113,12 +113,17 @@ describe('config file', () => {
         'request_timeout = -5',
         /raymond\.serve\.request_timeout = -5: expected a number of seconds, 1 or more$/,
       ],
+      [
+        'mcp_wait = 2.5',
+        /raymond\.serve\.mcp_wait = 2.5: expected a number of seconds, 0 or more$/,
+      ],
     ];
     for (const [line, message] of cases)
       assert.match(refused(`[raymond.serve]\n${line}\n`), message);
     assert.deepEqual(
-      readConfig(file('[raymond.serve]\nworkdir = "runs"\nrequest_timeout = 30\n')).serve,
-      { workdir: 'runs', request_timeout: 30 },
+      readConfig(file('[raymond.serve]\nworkdir = "runs"\nrequest_timeout = 30\nmcp_wait = 0\n'))
+        .serve,
+      { workdir: 'runs', request_timeout: 30, mcp_wait: 0 },
     );
   });
 

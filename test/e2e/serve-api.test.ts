@@ -395,6 +395,9 @@ describe('raymond serve: /openapi.json', () => {
       'GET /openapi.json',
       'POST /login',
       'GET /',
+      'POST /mcp',
+      'GET /mcp',
+      'DELETE /mcp',
     ].sort();
     assert.deepEqual(described, served);
     // The serve page's API section names every route too.
