@@ -70,6 +70,26 @@ const otelModules = {
   },
 };
 
+// The MCP SDK's server checks elicitation answers with Ajv unless it is given a validator; Raymond always
+// gives its own (src/mcp/flat-schema-validator.ts), so Ajv and its formats stay out of the bundle.
+let ajvLeftOut = false;
+const withoutAjv = {
+  name: 'mcp-without-ajv',
+  setup(b) {
+    b.onLoad(
+      { filter: /@modelcontextprotocol[\\/]sdk[\\/].*[\\/]validation[\\/]ajv-provider\.js$/ },
+      () => {
+        ajvLeftOut = true;
+        return {
+          contents:
+            "export class AjvJsonSchemaValidator { constructor() { throw new Error('Ajv is not bundled: give the MCP server a jsonSchemaValidator'); } }\n",
+          loader: 'js',
+        };
+      },
+    );
+  },
+};
+
 // piscina exports only its entry: its worker file sits beside it.
 const piscinaWorker = createRequire(import.meta.url)
   .resolve('piscina')
@@ -94,7 +114,7 @@ await build({
   chunkNames: 'cli/chunk-[hash]',
   // Piscina's worker loads this native module only for a `niceIncrement` Raymond does not set, and goes on without it.
   external: ['@napi-rs/nice'],
-  plugins: [clientScripts, otelModules],
+  plugins: [clientScripts, otelModules, withoutAjv],
   // Bundled CommonJS dependencies call require() for Node's own modules, and write-file-atomic names its temporary files from __filename.
   banner: {
     js: [
@@ -110,6 +130,7 @@ await build({
 // Else the bundle would build the scripts from a source tree an installed package does not have.
 if (!replaced)
   throw new Error('bundle: src/web/client-scripts.ts was not replaced by the built page scripts');
+if (!ajvLeftOut) throw new Error("bundle: the MCP SDK's Ajv validator was not left out");
 chmodSync(`${cli}main.js`, 0o755);
 // tsc's maps describe the files the bundle replaced.
 for (const name of entries) rmSync(`${src}${name}.js.map`, { force: true });

@@ -16,6 +16,7 @@ import { startRun } from '../serve/routes-runs.js';
 import type { ServeContext } from '../serve/serve-context.js';
 import type { ServedRun } from '../serve/served-run.js';
 import { askInPlace, type CallExtra } from './ask-in-place.js';
+import { FlatSchemaValidator } from './flat-schema-validator.js';
 import { followRun } from './run-follower.js';
 import { toolResult } from './run-report.js';
 import { answerArgs, cancelArgs, statusArgs, workflowArgsCheck } from './tool-schemas.js';
@@ -56,7 +57,11 @@ class ToolFailure extends Error {}
 export function createMcpServer(ctx: ServeContext, options: McpOptions): Server {
   const server = new Server(
     { name: 'raymond', title: 'Raymond workflows', version: options.version },
-    { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS },
+    {
+      capabilities: { tools: { listChanged: false } },
+      instructions: INSTRUCTIONS,
+      jsonSchemaValidator: new FlatSchemaValidator(),
+    },
   );
   const capWait = (asked: number | undefined) =>
     Math.min(asked ?? options.waitSeconds, options.waitSeconds);

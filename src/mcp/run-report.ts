@@ -8,7 +8,7 @@ import type { RunReport } from './tool-schemas.js';
 export type Returned = 'ended' | 'asking' | 'waited' | 'at-once';
 
 /** The run as it stands, as every tool's structured result gives it. */
-export function runReport(run: ServedRun): RunReport {
+export function runReport(run: ServedRun): Omit<RunReport, 'message'> {
   const asks = [...run.asks.values()]
     .filter((a) => !run.answering.has(a.id))
     .sort((a, b) => a.created_at.localeCompare(b.created_at))
@@ -69,7 +69,7 @@ export function toolResult(run: ServedRun, why: Returned, waitedSeconds = 0): Ca
   }
   return {
     content: [{ type: 'text', text }],
-    structuredContent: report,
+    structuredContent: { message: text, ...report },
     ...(run.ended && FAILED.has(run.status) ? { isError: true } : {}),
   };
 }

@@ -75,8 +75,16 @@ const ASK = T.Object({
   gate: T.Optional(T.Record(T.String(), T.Unknown())),
 });
 
-/** Every tool's structured result: the run as it stands. */
+/**
+ * Every tool's structured result: the run as it stands. Some clients (Claude
+ * Code) show the model only this when a tool has an output schema, so it
+ * carries the text too (`message`).
+ */
 export const RUN_REPORT = T.Object({
+  message: T.String({
+    description:
+      'the same text as the content: the result, or what the run waits on and which tool to call next',
+  }),
   run_id: T.String(),
   workflow_id: T.String(),
   status: T.String({

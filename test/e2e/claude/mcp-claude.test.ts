@@ -104,11 +104,27 @@ async function claude(prompt: string, config: string): Promise<Transcript> {
   return t;
 }
 
-/** The run id and ask id a tool result's text names. */
-const idsIn = (text: string) => ({
-  run: /run ([a-z-]+-[0-9a-f]{8})/.exec(text)?.[1],
-  ask: /ask_id (ask_[A-Za-z0-9_-]+)/.exec(text)?.[1],
-});
+/**
+ * A tool result as Claude Code shows it to the model: Raymond's structured
+ * content (the tool has an output schema), whose `message` is the text.
+ */
+interface Shown {
+  message: string;
+  run_id: string;
+  status: string;
+  result?: string;
+  asks: Array<{ ask_id: string; question: string }>;
+}
+const shown = (text: string) => JSON.parse(text) as Shown;
+
+/** The last tool result the model was shown in a request. */
+const lastShown = (r: ApiRequest) => {
+  const json = r.transcript
+    .split('\n')
+    .filter((l) => l.startsWith('{"message"'))
+    .at(-1);
+  return json === undefined ? undefined : shown(json);
+};
 
 /** Requests of one session after a tool ran, by the user prompt's marker. */
 const afterTool = (marker: string) => (r: ApiRequest) => r.prompt.includes(marker) && r.afterTool;
@@ -121,7 +137,7 @@ describe('Claude Code calls Raymond workflows through raymond mcp (real claude, 
       toolUse: { name: 'mcp__raymond__classify', input: { input: 'The app crashes when I save' } },
     });
     s.on(afterTool('MCP-CLASSIFY'), (r) => ({
-      text: `The workflow answered: ${/BUG: [^\n"]*/.exec(r.transcript)?.[0] ?? 'nothing'}`,
+      text: `The workflow answered: ${lastShown(r)?.result ?? 'nothing'}`,
     }));
     const t = await claude(
       'MCP-CLASSIFY: run the classify workflow on my ticket',
@@ -130,7 +146,10 @@ describe('Claude Code calls Raymond workflows through raymond mcp (real claude, 
     assert.deepEqual(t.calls, [
       { name: 'mcp__raymond__classify', input: { input: 'The app crashes when I save' } },
     ]);
-    assert.equal(t.results[0], 'BUG: engineering, a crash on save');
+    const result = shown(t.results[0]!);
+    assert.equal(result.message, 'BUG: engineering, a crash on save');
+    assert.equal(result.status, 'completed');
+    assert.match(result.run_id, /^classify-[0-9a-f]{8}$/);
     assert.equal(t.final, 'The workflow answered: BUG: engineering, a crash on save');
     // The run is the server's own: its state file in the project's .raymond/mcp-state/.
     const [state] = box
@@ -144,26 +163,25 @@ describe('Claude Code calls Raymond workflows through raymond mcp (real claude, 
     const s = box.server;
     s.on(firstTurn('MCP-SLOW'), { toolUse: { name: 'mcp__raymond__slow', input: {} } });
     s.on(afterTool('MCP-SLOW'), (r) => {
-      if (r.transcript.includes('slow-done-77')) return { text: 'finished: slow-done-77' };
-      const results = r.transcript.split('still running').length - 1;
+      const last = lastShown(r)!;
+      if (last.status === 'completed') return { text: `finished: ${last.result}` };
       return {
-        toolUse: {
-          name: 'mcp__raymond__raymond_status',
-          input: { run_id: idsIn(r.transcript).run!, ...(results > 5 ? {} : {}) },
-        },
+        toolUse: { name: 'mcp__raymond__raymond_status', input: { run_id: last.run_id } },
       };
     });
     const t = await claude('MCP-SLOW: run the slow workflow', mcpConfig('wait1', ['--wait', '1']));
     assert.equal(t.calls[0]!.name, 'mcp__raymond__slow');
+    const first = shown(t.results[0]!);
+    assert.equal(first.status, 'running');
     assert.match(
-      t.results[0]!,
+      first.message,
       /^run slow-[0-9a-f]{8} is still running after 1 s .*raymond_status/,
     );
-    const runId = idsIn(t.results[0]!).run!;
+    const runId = first.run_id;
     assert.ok(t.calls.length >= 2);
     for (const c of t.calls.slice(1))
       assert.deepEqual(c, { name: 'mcp__raymond__raymond_status', input: { run_id: runId } });
-    assert.equal(t.results.at(-1), 'slow-done-77');
+    assert.equal(shown(t.results.at(-1)!).result, 'slow-done-77');
     assert.equal(t.final, 'finished: slow-done-77');
   });
 
@@ -173,26 +191,26 @@ describe('Claude Code calls Raymond workflows through raymond mcp (real claude, 
       toolUse: { name: 'mcp__raymond__approval', input: { input: 'rename the loader' } },
     });
     s.on(afterTool('MCP-APPROVE'), (r) => {
-      if (r.transcript.includes('implemented: rename the loader'))
-        return { text: 'approved and implemented' };
-      const { run, ask } = idsIn(r.transcript);
+      const last = lastShown(r)!;
+      if (last.status === 'completed') return { text: 'approved and implemented' };
       return {
         toolUse: {
           name: 'mcp__raymond__raymond_answer',
-          input: { run_id: run!, ask_id: ask!, answer: 'approve' },
+          input: { run_id: last.run_id, ask_id: last.asks[0]!.ask_id, answer: 'approve' },
         },
       };
     });
     const t = await claude('MCP-APPROVE: plan and approve my change', mcpConfig('default'));
     assert.equal(t.calls.length, 2);
-    assert.match(t.results[0]!, /is waiting for an answer/);
-    assert.match(t.results[0]!, /Reply approve to carry it out/);
-    const { run, ask } = idsIn(t.results[0]!);
+    const asking = shown(t.results[0]!);
+    assert.equal(asking.status, 'asking');
+    assert.match(asking.message, /is waiting for an answer/);
+    assert.match(asking.asks[0]!.question, /Reply approve to carry it out/);
     assert.deepEqual(t.calls[1], {
       name: 'mcp__raymond__raymond_answer',
-      input: { run_id: run, ask_id: ask, answer: 'approve' },
+      input: { run_id: asking.run_id, ask_id: asking.asks[0]!.ask_id, answer: 'approve' },
     });
-    assert.match(t.results[1]!, /^implemented: rename the loader \(plan /);
+    assert.match(shown(t.results[1]!).result!, /^implemented: rename the loader \(plan /);
     assert.equal(t.final, 'approved and implemented');
   });
 });
