@@ -11,6 +11,10 @@
 //
 // RULES.json is a list of {"when": "text found in the prompt", "reply": "the answer"};
 // the first rule whose `when` the prompt contains wins. Dependency-free on purpose.
+// A rule may give "steps" instead of "reply", to call tools (an MCP server's): step N answers
+// after N tool results, each {"tool": NAME, "input": {...}} or {"reply": TEXT}; {{field}} in them
+// is filled from the last tool result (a JSON object's fields, {{ask_id}} its first ask's, or
+// {{result}}: the text).
 import { createServer } from 'node:http';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -36,8 +40,12 @@ function loadRules(path) {
   if (!Array.isArray(rules))
     usage(`${path}: the rules must be a JSON list of {"when": "...", "reply": "..."}`);
   rules.forEach((r, i) => {
-    if (typeof r?.when !== 'string' || typeof r?.reply !== 'string')
-      usage(`${path}: rule ${i + 1} needs "when" and "reply", both strings`);
+    if (typeof r?.when !== 'string' || (typeof r?.reply !== 'string' && !Array.isArray(r?.steps)))
+      usage(`${path}: rule ${i + 1} needs "when" and "reply", both strings (or "steps", a list)`);
+    (r.steps ?? []).forEach((step, j) => {
+      if (typeof step?.reply !== 'string' && typeof step?.tool !== 'string')
+        usage(`${path}: rule ${i + 1}, step ${j + 1} needs "reply" or "tool"`);
+    });
   });
   return rules;
 }
@@ -81,11 +89,42 @@ function promptOf(body) {
   return texts(plain?.content).at(-1) ?? '';
 }
 
+/** The tool results of this turn (after its prompt), oldest first, as texts. */
+function toolResults(body) {
+  const results = [];
+  for (const m of body.messages ?? []) {
+    if (m.role !== 'user' || !Array.isArray(m.content)) continue;
+    const blocks = m.content.filter((b) => b?.type === 'tool_result');
+    if (blocks.length === 0) results.length = 0;
+    for (const b of blocks) results.push(texts(b.content).join(''));
+  }
+  return results;
+}
+
+/** Fills {{field}} in a step's strings from the last tool result. */
+function fill(value, last) {
+  let fields = { result: last ?? '' };
+  try {
+    const json = JSON.parse(last ?? '');
+    if (json && typeof json === 'object')
+      fields = { ...fields, ...json, ask_id: json.asks?.[0]?.ask_id ?? '' };
+  } catch {
+    // A result that is not JSON is {{result}} alone.
+  }
+  if (typeof value === 'string')
+    return value.replace(/\{\{(\w+)\}\}/g, (_, k) => String(fields[k] ?? ''));
+  if (Array.isArray(value)) return value.map((v) => fill(v, last));
+  if (value && typeof value === 'object')
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, fill(v, last)]));
+  return value;
+}
+
 /**
- * Answers as the Messages API streams: one text block, then the end of the
- * turn. No tokens unless --tokens (`size`: the request's characters): it costs $0.
+ * Answers as the Messages API streams: one text block (or, for a step that
+ * calls a tool, one tool_use block), then the end of the turn. No tokens
+ * unless --tokens (`size`: the request's characters): it costs $0.
  */
-function stream(res, model, text, size = 0) {
+function stream(res, model, text, size = 0, tool = undefined) {
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
   const send = (type, data) =>
     res.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
@@ -104,10 +143,26 @@ function stream(res, model, text, size = 0) {
       usage,
     },
   });
-  send('content_block_start', { index: 0, content_block: { type: 'text', text: '' } });
-  send('content_block_delta', { index: 0, delta: { type: 'text_delta', text } });
+  if (tool) {
+    const block = {
+      type: 'tool_use',
+      id: `toolu_practice_${Date.now()}`,
+      name: tool.name,
+      input: {},
+    };
+    send('content_block_start', { index: 0, content_block: block });
+    const json = JSON.stringify(tool.input ?? {});
+    send('content_block_delta', {
+      index: 0,
+      delta: { type: 'input_json_delta', partial_json: json },
+    });
+  } else {
+    send('content_block_start', { index: 0, content_block: { type: 'text', text: '' } });
+    send('content_block_delta', { index: 0, delta: { type: 'text_delta', text } });
+  }
   send('content_block_stop', { index: 0 });
-  send('message_delta', { delta: { stop_reason: 'end_turn', stop_sequence: null }, usage });
+  const stop_reason = tool ? 'tool_use' : 'end_turn';
+  send('message_delta', { delta: { stop_reason, stop_sequence: null }, usage });
   send('message_stop', {});
   res.end();
 }
@@ -137,7 +192,12 @@ const server = createServer(async (req, res) => {
   process.stderr.write(
     `practice-model: ${rule ? `rule "${rule.when}"` : 'no rule matched'} <- ${JSON.stringify(prompt.slice(0, 60))}\n`,
   );
-  stream(res, body.model, rule ? rule.reply : UNMATCHED, Buffer.concat(chunks).length);
+  const size = Buffer.concat(chunks).length;
+  if (!rule?.steps) return stream(res, body.model, rule ? rule.reply : UNMATCHED, size);
+  const results = toolResults(body);
+  const step = fill(rule.steps[Math.min(results.length, rule.steps.length - 1)], results.at(-1));
+  if (step.tool) return stream(res, body.model, '', size, { name: step.tool, input: step.input });
+  stream(res, body.model, step.reply, size);
 });
 server.listen(port, '127.0.0.1', () => {
   const url = `http://127.0.0.1:${server.address().port}`;

@@ -23,7 +23,8 @@ export function runReport(run: ServedRun): Omit<RunReport, 'message'> {
     run_id: run.id,
     workflow_id: run.workflowId,
     status: run.status,
-    cost_usd: run.costUsd,
+    // Sums of floating-point costs carry noise past the micro-dollar (0.19153130000000002).
+    cost_usd: Math.round(run.costUsd * 1e6) / 1e6,
     budget_usd: run.budgetUsd,
     steps: run.steps,
     elapsed_seconds: Math.round(((run.endedAt ?? Date.now()) - run.startedAt) / 100) / 10,
