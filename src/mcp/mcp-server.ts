@@ -11,7 +11,6 @@ import { errorMessage } from '../errors.js';
 import type { Checked } from '../schema-problem.js';
 import { commitAnswer, pendingAsk } from '../serve/ask-answer.js';
 import { affordanceOf } from '../serve/ask-affordance.js';
-import { checkSlots } from '../serve/ask-uploads.js';
 import { startRun } from '../serve/routes-runs.js';
 import type { ServeContext } from '../serve/serve-context.js';
 import type { ServedRun } from '../serve/served-run.js';
@@ -107,8 +106,11 @@ export function createMcpServer(ctx: ServeContext, options: McpOptions): Server 
           const a = argsOf(answerArgs, raw);
           const run = runNamed(a.run_id);
           const ask = pendingAsk(run, a.ask_id);
-          // An ask that needs files is answered where files can be sent: the run page or POST /runs/{id}/asks/{ask_id}.
-          checkSlots(affordanceOf(ask.files), []);
+          // An ask that needs files is answered where files can be sent.
+          if (affordanceOf(ask.files)?.mode === 'slot')
+            throw new ToolFailure(
+              `ask "${ask.id}" needs files (upload slots), which raymond_answer cannot send; under raymond serve, answer it on the run's page or with POST /runs/${run.id}/asks/${ask.id}`,
+            );
           await commitAnswer(run, ask, { response: a.answer, files: [] }, ctx.staging);
           return await follow(run, capWait(a.wait_seconds), extra);
         }
