@@ -47,7 +47,8 @@ function flatProblem(
   for (const [key, value] of Object.entries(values)) {
     const p = properties[key];
     if (!p) continue;
-    if (p.type && TYPES[p.type] && !TYPES[p.type]!(value)) return `"${key}" must be a ${p.type}`;
+    if (p.type && TYPES[p.type] && !TYPES[p.type]!(value))
+      return `"${key}" must be ${p.type === 'integer' ? 'an' : 'a'} ${p.type}`;
     if (p.enum && !p.enum.includes(value)) return `"${key}" must be one of ${p.enum.join(', ')}`;
   }
   return undefined;
