@@ -41,7 +41,9 @@ export async function mcpCommand(flags: McpFlags, version: string): Promise<numb
   const { ctx, config, poolDir, notifier } = await openServing(flags, 'mcp', 'mcp-state', say);
   const workflows = await ctx.registry.rescan();
   await ctx.pool.recover();
+  const closing = new AbortController();
   const server = createMcpServer(ctx, {
+    closing: closing.signal,
     version,
     waitSeconds: flags.wait ?? config.serve.mcp_wait ?? DEFAULT_WAIT_SECONDS,
   });
@@ -60,6 +62,8 @@ export async function mcpCommand(flags: McpFlags, version: string): Promise<numb
     `serving ${workflows.length} workflow(s) over stdio; runs in ${poolDir} (${resumed} resumed)`,
   );
   const why = await ended;
+  // Calls still waiting answer now, while the client may still read them.
+  closing.abort();
   const live = ctx.pool.list().filter((r) => !r.ended && r.heldBy === undefined).length;
   say(
     `${why}: stopping${live > 0 ? `; ${live} unfinished run(s) stay resumable and are resumed at the next start` : ''}`,

@@ -26,6 +26,8 @@ export interface McpOptions {
   version: string;
   /** The longest a call waits for a run before it returns the run id (`--wait`). */
   waitSeconds: number;
+  /** Aborted when the server shuts down: waiting calls answer at once, their runs staying resumable. */
+  closing?: AbortSignal;
 }
 
 /** What the server tells a client about its tools at the handshake. */
@@ -67,13 +69,16 @@ export function createMcpServer(ctx: ServeContext, options: McpOptions): Server 
 
   /** Follows a run for a call, then answers with it as it stands. */
   const follow = async (run: ServedRun, waitSeconds: number, extra: CallExtra) => {
+    const signal = options.closing
+      ? AbortSignal.any([extra.signal, options.closing])
+      : extra.signal;
     const why = await followRun(run, {
       waitMs: waitSeconds * 1000,
-      signal: extra.signal,
+      signal,
       ...askInPlace(server, run, extra),
       answer: (ask, text) => commitAnswer(run, ask, { response: text, files: [] }, ctx.staging),
     });
-    return toolResult(run, why, waitSeconds);
+    return toolResult(run, options.closing?.aborted ? 'closing' : why, waitSeconds);
   };
 
   const runNamed = (id: string): ServedRun => {

@@ -6,6 +6,9 @@ import { HttpError, MAX_JSON_BODY } from '../serve/http-error.js';
 import type { ServeContext } from '../serve/serve-context.js';
 import { createMcpServer, type McpOptions } from './mcp-server.js';
 
+/** How long waiting calls get to send their answers at shutdown before the sessions close. */
+const ANSWER_GRACE_MS = 200;
+
 /** The methods of the transport: a message (POST), the session's stream (GET), its end (DELETE). */
 const METHODS = new Set(['POST', 'GET', 'DELETE']);
 
@@ -38,6 +41,8 @@ export const SESSION_IDLE_MS = 60 * 60 * 1000;
  */
 export class McpSessions {
   readonly #open = new Map<string, Session>();
+  /** Aborted at shutdown: calls still waiting for a run answer before their sessions close. */
+  readonly #closing = new AbortController();
 
   constructor(
     private readonly ctx: ServeContext,
@@ -73,7 +78,7 @@ export class McpSessions {
 
   /** A POST without a session: an initialize request opens one; anything else is refused by the transport, and nothing is kept. */
   async #start(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const server = createMcpServer(this.ctx, this.options);
+    const server = createMcpServer(this.ctx, { ...this.options, closing: this.#closing.signal });
     let id: string | undefined;
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: randomUUID,
@@ -119,6 +124,9 @@ export class McpSessions {
   /** Closes every session (their calls end; their runs go on in the pool): how many there were. */
   async closeAll(): Promise<number> {
     const all = [...this.#open.values()];
+    // Waiting calls answer first (their runs stay resumable); their answers are written before the streams close.
+    this.#closing.abort();
+    await new Promise((resolve) => setTimeout(resolve, ANSWER_GRACE_MS));
     await Promise.all(all.map((s) => s.server.close().catch(() => {})));
     return all.length;
   }

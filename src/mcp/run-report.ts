@@ -5,7 +5,7 @@ import type { ServedRun } from '../serve/served-run.js';
 import type { RunReport } from './tool-schemas.js';
 
 /** Why a call returned while the run goes on. */
-export type Returned = 'ended' | 'asking' | 'waited' | 'at-once';
+export type Returned = 'ended' | 'asking' | 'waited' | 'at-once' | 'closing';
 
 /** The run as it stands, as every tool's structured result gives it. */
 export function runReport(run: ServedRun): Omit<RunReport, 'message'> {
@@ -62,6 +62,8 @@ export function toolResult(run: ServedRun, why: Returned, waitedSeconds = 0): Ca
       ...lines,
       `Ask the person, then call raymond_answer with {"run_id": "${run.id}", "ask_id": ..., "answer": ...}.`,
     ].join('\n');
+  } else if (why === 'closing') {
+    text = `the Raymond server is shutting down: run ${run.id} (${report.steps} steps, ${spent}) stays resumable and goes on when the server starts again; then call raymond_status with ${follow}.`;
   } else if (run.heldBy !== undefined) {
     text = `run ${run.id} is ${run.status}, run by another Raymond server of this project (process ${run.heldBy})`;
   } else {
