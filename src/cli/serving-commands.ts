@@ -5,6 +5,22 @@ import { jsonError, type CliResult } from './dispatch.js';
 import { RUN_SETTINGS } from '../settings/run-settings-table.js';
 import { DEFAULT_BUDGET_USD } from '../settings/run-setting-defaults.js';
 
+/** The options of the runs a server starts, the same for `serve` and `mcp` (`what` starts a run: a request, a call). */
+function runOptions(command: Command, what: string): Command {
+  return command
+    .addOption(
+      new Option(
+        '--budget <usd>',
+        `budget of runs whose ${what} and manifest give none (default: the config's, else ${DEFAULT_BUDGET_USD})`,
+      ).argParser(money),
+    )
+    .option(
+      '--dangerously-skip-permissions',
+      "let the runs' Claude Code turns run any tool without asking (trusted workflows only)",
+    )
+    .addOption(settingOption(RUN_SETTINGS.claude_bin));
+}
+
 /**
  * Adds the "Serving and many machines" commands: `serve` (and `serve list`),
  * `mcp`, `worker` and `workers`. Their modules load only when one runs, so a local run
@@ -51,22 +67,11 @@ export function addServingCommands(program: Command, result: CliResult, version:
         '--wait <seconds>',
         'longest a tool call of /mcp waits for its run before returning the run id (default 50; config [raymond.serve] mcp_wait)',
       ).argParser(integer(0)),
-    )
-    .addOption(
-      new Option(
-        '--budget <usd>',
-        `budget of runs whose request and manifest give none (default: the config's, else ${DEFAULT_BUDGET_USD})`,
-      ).argParser(money),
-    )
-    .option(
-      '--dangerously-skip-permissions',
-      "let the runs' Claude Code turns run any tool without asking (trusted workflows only)",
-    )
-    .addOption(settingOption(RUN_SETTINGS.claude_bin))
-    .action(async (opts: import('./serve-command.js').ServeFlags) => {
-      const { serveCommand } = await import('./serve-command.js');
-      result.exitCode = await serveCommand(opts, version);
-    });
+    );
+  runOptions(serve, 'request').action(async (opts: import('./serve-command.js').ServeFlags) => {
+    const { serveCommand } = await import('./serve-command.js');
+    result.exitCode = await serveCommand(opts, version);
+  });
   serve
     .command('list')
     .description(
@@ -79,7 +84,7 @@ export function addServingCommands(program: Command, result: CliResult, version:
       process.stdout.write(`${await serveList(!!opts.json)}\n`);
       result.exitCode = EXIT.completed;
     });
-  program
+  const mcp = program
     .command('mcp')
     .description(
       'serve the workflows of --root folders as the tools of an MCP server on stdin/stdout (for Claude Code and other agents)',
@@ -102,22 +107,11 @@ export function addServingCommands(program: Command, result: CliResult, version:
     .option(
       '--clean',
       'move the unfinished runs of .raymond/mcp-state/ aside instead of resuming them',
-    )
-    .addOption(
-      new Option(
-        '--budget <usd>',
-        `budget of runs whose call and manifest give none (default: the config's, else ${DEFAULT_BUDGET_USD})`,
-      ).argParser(money),
-    )
-    .option(
-      '--dangerously-skip-permissions',
-      "let the runs' Claude Code turns run any tool without asking (trusted workflows only)",
-    )
-    .addOption(settingOption(RUN_SETTINGS.claude_bin))
-    .action(async (opts: import('./mcp-command.js').McpFlags) => {
-      const { mcpCommand } = await import('./mcp-command.js');
-      result.exitCode = await mcpCommand(opts, version);
-    });
+    );
+  runOptions(mcp, 'call').action(async (opts: import('./mcp-command.js').McpFlags) => {
+    const { mcpCommand } = await import('./mcp-command.js');
+    result.exitCode = await mcpCommand(opts, version);
+  });
   program
     .command('worker')
     .description('take steps of queued runs (--queue) and run them on this machine, until Ctrl-C')
