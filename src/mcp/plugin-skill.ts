@@ -105,7 +105,7 @@ export function skillMarkdown(entry: WorkflowEntry, plugin: string, tool: string
     '',
     "- A finished run: its result. Report it to the user; it is the workflow's answer.",
     `- A run still going when the wait is over: its \`run_id\`. Call \`${follow.raymond_status}\` with \`{"run_id": ...}\` (and \`wait_seconds\` if you like); each call waits again and returns the result once there is one.`,
-    `- A question: the run waits for an answer, and the reply carries \`run_id\`, \`ask_id\` and the question. Ask the user unless the answer is already clear from the conversation, then call \`${follow.raymond_answer}\` with \`{"run_id": ..., "ask_id": ..., "answer": ...}\`; it goes on and returns as the first call does.`,
+    `- A question: the run waits for an answer, and the reply carries \`run_id\`, \`ask_id\` and the question. It is for the person, not for you: ask the user (a question about spending or approving always), then call \`${follow.raymond_answer}\` with \`{"run_id": ..., "ask_id": ..., "answer": ...}\` and their words; it goes on and returns as the first call does.`,
     `- To stop a run: \`${follow.raymond_cancel}\` with \`{"run_id": ...}\`.`,
     '',
     ...(entry.requires_human_input
