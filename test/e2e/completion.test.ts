@@ -61,7 +61,7 @@ describe('raymond completion bash', () => {
 
   it('completes a subcommand prefix, and workflow paths beside the commands', async () => {
     assert.deepEqual(await bashComplete('raymond', 'li'), ['lint']);
-    assert.deepEqual(await bashComplete('raymond', 'm'), ['merge', 'my-flow']);
+    assert.deepEqual(await bashComplete('raymond', 'm'), ['mcp', 'merge', 'my-flow']);
     assert.deepEqual(await bashComplete('raymond', 'serve', 'l'), ['list']);
   });
 
