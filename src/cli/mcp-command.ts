@@ -48,7 +48,7 @@ export async function mcpCommand(flags: McpFlags, version: string): Promise<numb
     waitSeconds: flags.wait ?? config.serve.mcp_wait ?? DEFAULT_WAIT_SECONDS,
   });
   const transport = new StdioServerTransport(process.stdin, out);
-  const resumed = ctx.pool.list().filter((r) => !r.ended && r.heldBy === undefined).length;
+  const resumed = ctx.pool.unfinished().length;
   // The client going away (stdin closed) or a signal ends the server; the runs stay resumable.
   const ended = new Promise<string>((done) => {
     process.stdin.once('end', () => done('the client closed stdin'));
@@ -64,7 +64,7 @@ export async function mcpCommand(flags: McpFlags, version: string): Promise<numb
   const why = await ended;
   // Calls still waiting answer now, while the client may still read them.
   closing.abort();
-  const live = ctx.pool.list().filter((r) => !r.ended && r.heldBy === undefined).length;
+  const live = ctx.pool.unfinished().length;
   say(
     `${why}: stopping${live > 0 ? `; ${live} unfinished run(s) stay resumable and are resumed at the next start` : ''}`,
   );

@@ -82,7 +82,7 @@ export async function serveCommand(flags: ServeFlags, version: string): Promise<
   });
   const address = server.address();
   const shownPort = typeof address === 'object' && address ? address.port : port;
-  const resumed = pool.list().filter((r) => !r.ended).length;
+  const resumed = pool.unfinished().length;
   say(
     `listening on http://${host.includes(':') ? `[${host}]` : host}:${shownPort}/ (${workflows.length} workflow(s); ${resumed} run(s) resumed from ${poolDir})`,
   );

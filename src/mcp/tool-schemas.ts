@@ -19,13 +19,16 @@ const RUN_ID = T.String({ minLength: 1, description: 'the run_id a workflow tool
 /** A workflow tool's arguments: the manifest's input block, then what every run may be given. */
 export function workflowArgs(entry: WorkflowEntry): TObject {
   const props: TProperties = {};
-  if (entry.input.mode !== 'none')
-    props.input = T.String({
+  const { mode, label, description } = entry.input;
+  if (mode !== 'none') {
+    const input = T.String({
       description:
-        [entry.input.label, entry.input.description].filter((s) => s !== '').join(': ') ||
+        [label, description].filter((s) => s !== '').join(': ') ||
         "the run's input (its {{input}})",
-      ...(entry.input.mode === 'required' ? { minLength: 1 } : {}),
+      ...(mode === 'required' ? { minLength: 1 } : {}),
     });
+    props.input = mode === 'optional' ? T.Optional(input) : input;
+  }
   props.budget = T.Optional(
     T.Number({
       exclusiveMinimum: 0,
@@ -42,7 +45,6 @@ export function workflowArgs(entry: WorkflowEntry): TObject {
     T.String({ description: "the folder the run works in, inside the server's --workdir" }),
   );
   props.wait_seconds = T.Optional(WAIT);
-  if (entry.input.mode === 'optional') props.input = T.Optional(props.input!);
   return T.Object(props, { additionalProperties: false });
 }
 

@@ -79,6 +79,11 @@ export class RunPool {
     );
   }
 
+  /** The runs this pool runs that have not ended (not those another server of the project runs). */
+  unfinished(): ServedRun[] {
+    return [...this.runs.values()].filter((r) => !r.ended && r.heldBy === undefined);
+  }
+
   /** Whether new runs are taken (false once a shutdown began). */
   get open(): boolean {
     return this.accepting;
@@ -220,7 +225,7 @@ export class RunPool {
    */
   async shutdown(patienceMs = SHUTDOWN_PATIENCE_MS): Promise<void> {
     this.accepting = false;
-    const live = [...this.runs.values()].filter((r) => !r.ended);
+    const live = this.unfinished();
     for (const r of live) r.drain.abort();
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([
