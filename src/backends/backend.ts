@@ -1,0 +1,85 @@
+import type { RunEventSink } from '../../machines/run-events.js';
+import type { StateExecutor } from '../executors/executor.js';
+import type { Grant } from '../language/grant.js';
+import type { PricedModel } from '../plan/model-prices.js';
+import type { WarmSessions } from '../claude/warm-sessions.js';
+
+/** A backend's `options` as its manifest gave them, once its own parser has checked them. */
+export type BackendOptions = Readonly<Record<string, unknown>>;
+
+/**
+ * What a run gives a backend's executor: the same bag for every backend,
+ * each taking what it uses (`claudeBin` and `warm` are Claude Code's).
+ */
+export interface BackendRuntime {
+  skipPermissions: boolean;
+  /** The run's event stream: a turn's text and denials are shown as they arrive. */
+  emit: RunEventSink;
+  /** The run's own environment variables, given to every turn (a test's ticket, a server run's `environment`). */
+  env?: Readonly<Record<string, string | undefined>>;
+  claudeBin?: string;
+  permissionMode?: string;
+  disallowedTools?: readonly string[];
+  /** Live Claude Code processes kept between turns; absent with --no-warm. */
+  warm?: WarmSessions;
+  /** USD per million tokens by model, from the config's `[raymond.prices]`: over a backend's own table. */
+  prices?: Readonly<Record<string, PriceOverride>>;
+}
+
+/** One model's price as the config writes it (USD per million tokens). */
+export interface PriceOverride {
+  input: number;
+  cached_input?: number;
+  output: number;
+}
+
+/** Where a backend keeps its sessions, so a session can move between machines and folders. */
+export interface BackendSessions {
+  /** The file that holds session `id` on this machine, if there is one (`cwd`: the folder it ran in last). */
+  find(id: string, cwd: string, options: BackendOptions, env: NodeJS.ProcessEnv): string | undefined;
+  /**
+   * Where the file of session `id` goes so this backend resumes it from
+   * `cwd`; `name` is its file name where it was collected.
+   */
+  placeFor(
+    id: string,
+    name: string,
+    cwd: string,
+    options: BackendOptions,
+    env: NodeJS.ProcessEnv,
+  ): string;
+}
+
+/**
+ * An agent CLI Raymond runs markdown states on. Everything the rest of
+ * Raymond knows of one is here: its options, which models and efforts it
+ * takes, which grant keys it honours, how it is found, how its turns run
+ * (argv, stream, sessions, cost and failures live in its executor), where
+ * its sessions are kept, and its prices. A new backend is one folder with
+ * one of these, and one line in the registry.
+ */
+export interface AgentBackend {
+  /** As a manifest names it: `backend: codex`. */
+  readonly name: string;
+  /** As messages name its CLI: `Claude Code`, `pi`, `Codex`. */
+  readonly title: string;
+  /**
+   * Checks a manifest's `backend.options` (a mapping) and gives them as the
+   * executor reads them; each problem is one `bad(...)` line (the caller
+   * names the file). A backend that takes no options refuses any.
+   */
+  parseOptions(options: Record<string, unknown>, bad: (message: string) => never): BackendOptions;
+  /** Why a state's `model:` (or `--model`) is not this backend's, if it is not. */
+  modelProblem(model: string): string | undefined;
+  /** Why a state's `effort:` (or `--effort`) is not this backend's, if it is not. */
+  effortProblem(effort: string): string | undefined;
+  /** Why a state's grant asks what this backend cannot do (`key: ...`, naming the backend), if it does. */
+  grantProblem(grant: Grant): string | undefined;
+  /** Finds (and checks) its CLI before any state runs: missing is one line naming its package. */
+  preflight(env: NodeJS.ProcessEnv, claudeBin?: string): Promise<void>;
+  /** The executor of its turns for one run (or one worker's job, or one merge turn). */
+  executor(runtime: BackendRuntime): StateExecutor;
+  readonly sessions: BackendSessions;
+  /** A model's price for forecasts, and, for a CLI that reports tokens only, for charging. */
+  priceOf(model: string | undefined, overrides?: BackendRuntime['prices']): PricedModel;
+}
