@@ -70,7 +70,8 @@ export type RunEvent =
       agentId: string;
       state: string;
       scope?: string;
-      backend: 'claude' | 'pi' | 'script';
+      /** The backend's name (`claude`, `pi`, `codex`), or `script`. */
+      backend: string;
       model?: string;
       turns: number;
       retries: number;

@@ -3,7 +3,7 @@ import { parseStateSource, type Policy } from '../language/frontmatter.js';
 import { isWorkflowTag, type TagName } from '../language/parse-output.js';
 import { implicitTag } from '../language/policy.js';
 import { overGrant, type Grant } from '../language/grant.js';
-import type { BackendSpec } from '../scope/backend-spec.js';
+import type { BackendSpec } from '../executors/executor.js';
 import { grantFileProblems } from '../scope/grant-files.js';
 import { extensionOf, isMarkdown } from '../scope/extensions.js';
 import { isRemoteSpecifier } from '../scope/remote-zip.js';

@@ -22,8 +22,8 @@ import {
   type StreamFatal,
   type StreamSummary,
 } from './stream-reader.js';
-import type { WarmProcess } from './warm-process.js';
-import type { WarmSessions } from './warm-sessions.js';
+import type { WarmProcess } from '../executors/warm-process.js';
+import type { WarmSessions } from '../executors/warm-sessions.js';
 
 export interface ClaudeOptions {
   /** `--claude-bin`; else `claude` on PATH. */

@@ -1,8 +1,21 @@
 import type { AgentFields } from '../../machines/types.js';
 import type { StepDebug } from '../state/debug-log.js';
-import type { Scope } from '../scope/scope.js';
-import type { BackendSpec } from '../scope/backend-spec.js';
 import type { ResolvedGrant } from './resolved-grant.js';
+
+/**
+ * The agent CLI a workflow's markdown states run on, as its manifest names
+ * it (`backend: pi`), with its options as that backend checked them.
+ */
+export interface BackendSpec {
+  name: string;
+  options?: Readonly<Record<string, unknown>>;
+}
+
+/** What an executor needs of where the state files are: their names as shown, and a script's path. */
+export interface StateFiles {
+  display(file: string): string;
+  scriptPath(file: string): Promise<string>;
+}
 
 /** How the next Claude Code turn relates to earlier ones. */
 export type SessionPlan =
@@ -28,7 +41,7 @@ export interface ExecutionRequest {
   /** The state file to run (resolved, with extension). */
   file: string;
   /** Where the state file is: executors only name it and find its script (a worker's copy, for a queued step). */
-  scope: Pick<Scope, 'display' | 'scriptPath'>;
+  scope: StateFiles;
   /** The agent CLI the state's workflow runs on (markdown states); absent: Claude Code. */
   backend?: BackendSpec;
   /** Rendered prompt, for markdown states. */

@@ -6,7 +6,7 @@ import {
   createPrivateFolder,
   type PrivateFolder,
   type PrivateFolderKind,
-} from '../scope/private-folder.js';
+} from '../private-folder.js';
 import { ENV_LIMITS, planEnvironment, type EnvLimits } from './env-limits.js';
 
 /** A step's environment once its large values are in files. */

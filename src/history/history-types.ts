@@ -4,8 +4,8 @@
  * gate read. Plain JSON, one record per line in the history's logs.
  */
 
-/** Which agent CLI ran a step; `script` for a script state. */
-export type StepBackend = 'claude' | 'pi' | 'script';
+/** Which agent CLI ran a step (its backend's name); `script` for a script state. */
+export type StepBackend = string;
 
 /**
  * How a step ended: the kind of its transition, or `failed` (its agent

@@ -1,5 +1,5 @@
 import type { StoredAgent, WorkflowState } from '../../machines/types.js';
-import type { BackendSpec } from '../scope/backend-spec.js';
+import type { BackendSpec } from '../executors/executor.js';
 import { openScope, resumeSpecifier, type Scope } from '../scope/scope.js';
 
 /** The agent CLI each agent's workflow runs on, read from the workflows as they are now. */

@@ -1,16 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { copyFile, readdir } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { copyFile } from 'node:fs/promises';
+import { basename, dirname } from 'node:path';
 import type { RunEventSink } from '../../machines/run-events.js';
 import type { StoredAgent } from '../../machines/types.js';
-import { backendExecutor } from '../backends/agent-backend.js';
-import { createClaudeExecutor } from '../claude/claude-executor.js';
+import { backendExecutor } from '../backends/backend-executor.js';
+import { backendOf } from '../backends/registry.js';
 import { RaymondError } from '../errors.js';
 import { makeFolders } from '../make-folders.js';
-import { createPiExecutor } from '../pi/pi-executor.js';
-import { transcriptPath } from '../queue/session-transcripts.js';
-import type { BackendSpec } from '../scope/backend-spec.js';
+import type { BackendSpec } from '../executors/executor.js';
 
 /** One resolution turn to run: the agent's session forked into the fix folder. */
 export interface ResolveRequest {
@@ -45,27 +43,28 @@ export interface ResolveResult {
 }
 
 /**
- * Claude Code finds a session by the folder it ran in
- * (`<config>/projects/<folder>/<id>.jsonl`): the transcript is copied to the
- * fix folder's project folder so `--resume` finds it there. Found in
- * another project folder when its own is not where the state file says.
+ * Puts the session's file where its backend resumes it from the fix
+ * folder (Claude Code finds a session by the folder it runs in; pi and
+ * Codex by id, wherever it is): copied there when it is elsewhere.
  */
-async function placeTranscript(req: ResolveRequest): Promise<void> {
-  const dest = transcriptPath(req.folder, req.from);
-  if (existsSync(dest)) return;
-  let source = transcriptPath(req.fromCwd, req.from);
-  if (!existsSync(source)) {
-    const projects = dirname(dirname(source));
-    const names = await readdir(projects).catch(() => [] as string[]);
-    const hit = names.map((n) => join(projects, n, `${req.from}.jsonl`)).find((p) => existsSync(p));
-    if (!hit)
-      throw new RaymondError(
-        'ERR_CLAUDE_FAILED',
-        `the transcript of session ${req.from} is not on this machine`,
-        { file: source },
-      );
-    source = hit;
-  }
+async function placeSession(req: ResolveRequest): Promise<void> {
+  const backend = backendOf(req.backend);
+  const options = req.backend?.options ?? {};
+  const source = backend.sessions.find(req.from, req.fromCwd, options, process.env);
+  if (!source)
+    throw new RaymondError(
+      'ERR_CLAUDE_FAILED',
+      `the transcript of session ${req.from} is not on this machine`,
+      { file: req.fromCwd },
+    );
+  const dest = backend.sessions.placeFor(
+    req.from,
+    basename(source),
+    req.folder,
+    options,
+    process.env,
+  );
+  if (dest === source || existsSync(dest)) return;
   await makeFolders(dirname(dest));
   await copyFile(source, dest);
 }
@@ -81,16 +80,13 @@ export async function resolveTurn(req: ResolveRequest): Promise<ResolveResult> {
   // A bare `git commit` concluding the merge takes git's message instead of waiting for an editor nobody sees.
   const env = { GIT_EDITOR: 'true' };
   const executor = backendExecutor({
-    claude: createClaudeExecutor({
-      bin: req.claudeBin,
-      skipPermissions: req.skipPermissions,
-      emit: req.emit,
-      env,
-    }),
-    pi: createPiExecutor({ skipPermissions: req.skipPermissions, emit: req.emit, env }),
+    claudeBin: req.claudeBin,
+    skipPermissions: req.skipPermissions,
+    emit: req.emit,
+    env,
   });
   try {
-    if (req.backend?.name !== 'pi') await placeTranscript(req);
+    await placeSession(req);
     const out = await executor.execute({
       workflowId: req.workflowId,
       agent: { ...req.agent, cwd: req.folder, session: req.from, branchFrom: null },

@@ -1,4 +1,4 @@
-import type { PiOptions } from '../scope/backend-spec.js';
+import type { PiOptions } from './pi-options.js';
 
 /** pi's thinking levels: what `effort:` (and `backend.options.thinking`) may say in a pi workflow. */
 export const PI_THINKING = ['off', 'minimal', 'low', 'medium', 'high', 'xhigh'] as const;

@@ -1,4 +1,4 @@
-import type { RunEventSink } from '../../machines/run-events.js';
+import type { BackendRuntime } from '../backend/agent-backend.js';
 import { RaymondError } from '../errors.js';
 import {
   timeoutName,
@@ -9,19 +9,11 @@ import {
 import { oneLine } from '../executors/one-line.js';
 import { runProcess } from '../executors/run-process.js';
 import { denialEvent, describeDenial } from '../executors/tool-denial.js';
-import type { PiOptions } from '../scope/backend-spec.js';
+import type { PiOptions } from './pi-options.js';
 import { piArgs, piTools, type PiSession } from './pi-argv.js';
 import { preflightPi } from './find-pi.js';
 import { findPiSession, latestPiSession } from './pi-sessions.js';
 import { PiStreamReader, type PiSummary } from './pi-stream.js';
-
-/** How a run drives pi. */
-export interface PiExecutorOptions {
-  skipPermissions: boolean;
-  emit: RunEventSink;
-  /** The run's own environment variables, given to every turn. */
-  env?: Readonly<Record<string, string | undefined>>;
-}
 
 /** Which session a turn starts from, in pi's terms. */
 function sessionOf(
@@ -101,14 +93,14 @@ function settle(
  * `@file` from it, or a flag), the session continued with `--session` and
  * branched with `--fork`, the cost summed from the stream's messages.
  */
-export function createPiExecutor(o: PiExecutorOptions): StateExecutor {
+export function createPiExecutor(o: BackendRuntime): StateExecutor {
   return {
     async execute(req: ExecutionRequest): Promise<Execution> {
       const env = { ...process.env, ...o.env };
       // Checked once per process (a callee workflow on pi when it first runs); found on PATH each turn.
       const bin = await preflightPi(env);
       const where = req.scope.display(req.file);
-      const options = req.backend?.name === 'pi' ? req.backend.options : {};
+      const options: PiOptions = req.backend?.name === 'pi' ? (req.backend.options ?? {}) : {};
       const agentId = req.agent.id;
       const args = piArgs({
         session: sessionOf(req, options, env, where),

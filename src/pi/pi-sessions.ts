@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import type { PiOptions } from '../scope/backend-spec.js';
+import type { PiOptions } from './pi-options.js';
 
 /** pi's own folder: PI_CODING_AGENT_DIR, else ~/.pi/agent. */
 function agentDir(env: NodeJS.ProcessEnv): string {

@@ -2,7 +2,8 @@ import type { WorkflowNode } from '../analysis/workflow-node.js';
 import type { Forecast } from '../history/history-types.js';
 import { parseStateSource } from '../language/frontmatter.js';
 import { renderTemplate } from '../language/render.js';
-import { priceOf, type PricedModel } from './model-prices.js';
+import type { PricedModel } from '../backend/model-price.js';
+import { backendOf } from '../backends/registry.js';
 
 /**
  * The prior: what a state is expected to cost and take when the history has
@@ -86,7 +87,7 @@ export function statePrior(
     };
   }
   const model = modelOf(node, opts.model);
-  const priced = priceOf(model);
+  const priced = backendOf(node.backend).priceOf(model);
   const promptTokens = Math.ceil(promptText(node, opts.input).length / CHARS_PER_TOKEN);
   const usd = turnCost(promptTokens, priced) * DEFAULT_TURNS;
   const ms = SECONDS_PER_TURN * 1000 * DEFAULT_TURNS;

@@ -1,5 +1,5 @@
 import type { Forecast, WorkflowHistory } from '../history/history-types.js';
-import { PRICES_TAKEN } from './model-prices.js';
+import { backendOf } from '../backends/registry.js';
 import type { PlanForecaster } from './forecaster.js';
 import { p50p90 } from '../history/percentiles.js';
 import { budgetFor, runTotals, visitsOf, type Range } from './history-figures.js';
@@ -21,6 +21,8 @@ export interface WorkflowPlan {
   historyRuns: number;
   /** The day the price table was taken (for the guesses). */
   pricesTaken: string;
+  /** Whose prices the guesses use (`Claude`, `OpenAI`): the workflow's backend's table. */
+  pricesOf: string;
   states: PlanRow[];
   run: RunForecast;
   /** The budget that covers the run's high figure, rounded up; null when unbounded. */
@@ -107,12 +109,17 @@ export function planWorkflow(
     });
   }
   const run = runForecast(rows, history);
+  // The run's own workflow's backend: a callee's on another backend is priced by its own table all the same.
+  const prices = backendOf(
+    graph.entry === undefined ? undefined : graph.states.get(graph.entry)?.node.backend,
+  ).priceTable;
   return {
     workflow: graph.name,
     path: graph.path,
     entry: graph.entry ?? null,
     historyRuns: history?.runCount ?? 0,
-    pricesTaken: PRICES_TAKEN,
+    pricesTaken: prices.taken,
+    pricesOf: prices.name,
     states: rows,
     run,
     budgetUsd: run.costUsd.p90 === null ? null : budgetFor(run.costUsd.p90),

@@ -1,6 +1,7 @@
 import type { AgentFields, WorktreeRef } from '../../machines/types.js';
 import type { SerializedError } from '../errors.js';
-import type { BackendSpec } from '../scope/backend-spec.js';
+import type { PriceOverride } from '../backend/agent-backend.js';
+import type { BackendSpec } from '../executors/executor.js';
 import type { ResolvedGrant } from '../executors/resolved-grant.js';
 import type { Execution, SessionPlan } from '../executors/executor.js';
 
@@ -28,6 +29,8 @@ export interface ClaudeJobSettings {
   permissionMode?: string;
   disallowedTools?: readonly string[];
   warm: boolean;
+  /** The config's `[raymond.prices]`, for a backend that charges tokens at a price. */
+  prices?: Readonly<Record<string, PriceOverride>>;
 }
 
 /**

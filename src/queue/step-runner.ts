@@ -2,10 +2,8 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { RunEvent } from '../../machines/run-events.js';
 import type { AgentFields } from '../../machines/types.js';
-import { createClaudeExecutor } from '../claude/claude-executor.js';
-import { backendExecutor } from '../backends/agent-backend.js';
-import { createPiExecutor } from '../pi/pi-executor.js';
-import type { WarmSessions } from '../claude/warm-sessions.js';
+import { backendExecutor } from '../backends/backend-executor.js';
+import type { WarmSessions } from '../executors/warm-sessions.js';
 import { RaymondError, errorMessage } from '../errors.js';
 import type { Execution, ExecutionRequest } from '../executors/executor.js';
 import { createScriptExecutor } from '../executors/script-executor.js';
@@ -100,24 +98,22 @@ export async function runStepJob(
       );
     } else {
       const live = job.claude!.warm ? c.warmOf(job) : undefined;
-      const pi = job.backend?.name === 'pi' ? job.backend.options : undefined;
-      for (const stale of await c.transcripts.place(job.transcripts ?? [], agent.cwd, c.blobs, pi))
+      for (const stale of await c.transcripts.place(
+        job.transcripts ?? [],
+        agent.cwd,
+        c.blobs,
+        job.backend,
+      ))
         live?.release(stale);
       const claude = backendExecutor({
-        claude: createClaudeExecutor({
-          bin: c.claudeBin,
-          skipPermissions: job.claude!.skipPermissions,
-          permissionMode: job.claude!.permissionMode,
-          disallowedTools: job.claude!.disallowedTools,
-          emit: forward,
-          warm: live,
-          env: job.env,
-        }),
-        pi: createPiExecutor({
-          skipPermissions: job.claude!.skipPermissions,
-          emit: forward,
-          env: job.env,
-        }),
+        claudeBin: c.claudeBin,
+        skipPermissions: job.claude!.skipPermissions,
+        permissionMode: job.claude!.permissionMode,
+        disallowedTools: job.claude!.disallowedTools,
+        emit: forward,
+        warm: live,
+        env: job.env,
+        prices: job.claude!.prices,
       });
       execution = await claude.execute({
         ...request(''),
@@ -141,11 +137,7 @@ export async function runStepJob(
     session = (err.details as { session?: string | null }).session;
   }
   if (session) {
-    const t = await c.transcripts.collect(
-      session,
-      agent.cwd,
-      job.backend?.name === 'pi' ? job.backend.options : undefined,
-    );
+    const t = await c.transcripts.collect(session, agent.cwd, job.backend);
     if (t) result.transcript = t;
   }
   if (agent.worktree?.path !== undefined)

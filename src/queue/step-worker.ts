@@ -1,7 +1,7 @@
 import { hostname } from 'node:os';
 import { DelayedError, Worker, type Job } from 'bullmq';
 import type { RunEvent } from '../../machines/run-events.js';
-import { createWarmSessions, type WarmSessions } from '../claude/warm-sessions.js';
+import { createWarmSessions, type WarmSessions } from '../executors/warm-sessions.js';
 import { RaymondError, errorMessage } from '../errors.js';
 import { createSpawnerPool } from '../executors/spawner-pool.js';
 import { createValueFiles } from '../executors/value-files.js';

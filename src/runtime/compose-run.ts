@@ -7,9 +7,7 @@ import { supervisorMachine } from '../../machines/supervisor.machine.js';
 import { pendingAsks } from '../../machines/asks.js';
 import type { WorkflowState } from '../../machines/types.js';
 import { createAskClock, dueAsks } from './ask-clock.js';
-import { createClaudeExecutor } from '../claude/claude-executor.js';
-import { backendExecutor } from '../backends/agent-backend.js';
-import { createPiExecutor } from '../pi/pi-executor.js';
+import { backendExecutor } from '../backends/backend-executor.js';
 import { createScriptExecutor } from '../executors/script-executor.js';
 import type { StateExecutor } from '../executors/executor.js';
 import { createSpawnerPool } from '../executors/spawner-pool.js';
@@ -27,7 +25,7 @@ import { markdownSlots, type RunSettings } from './run-settings.js';
 import { createRunStep } from './step-actor.js';
 import { createTaskFolders, projectRootOf, withTaskFolders } from './task-folders.js';
 import { createWorktreePool } from '../worktrees/worktree-pool.js';
-import { createWarmSessions, type WarmSessions } from '../claude/warm-sessions.js';
+import { createWarmSessions, type WarmSessions } from '../executors/warm-sessions.js';
 import { errorMessage } from '../errors.js';
 import { openQueue, type QueuedRun } from './queued-run.js';
 import type { RunHooks, RunOutcome } from './run-types.js';
@@ -42,8 +40,7 @@ function workflowName(scope: ScopeSet['main']): string {
 }
 
 /**
- * The markdown states' executor: the workflow's agent CLI (Claude Code or
- * pi) as the run's settings say, with `env` for every turn. `raymond test`
+ * The markdown states' executor: the workflow's agent CLI (its backend) as the run's settings say, with `env` for every turn. `raymond test`
  * makes one per step, with the step's ticket in `env`.
  */
 export function agentExecutor(
@@ -53,16 +50,13 @@ export function agentExecutor(
   warm?: WarmSessions,
 ): StateExecutor {
   return backendExecutor({
-    claude: createClaudeExecutor({
-      bin: settings.claudeBin,
-      skipPermissions: settings.skipPermissions,
-      permissionMode: settings.permissionMode,
-      disallowedTools: settings.disallowedTools,
-      emit,
-      warm,
-      env,
-    }),
-    pi: createPiExecutor({ skipPermissions: settings.skipPermissions, emit, env }),
+    claudeBin: settings.claudeBin,
+    skipPermissions: settings.skipPermissions,
+    permissionMode: settings.permissionMode,
+    disallowedTools: settings.disallowedTools,
+    emit,
+    warm,
+    env,
   });
 }
 

@@ -1,6 +1,6 @@
 import type { StepInput, StepResult } from '../../machines/agent.machine.js';
 import { parentSession } from '../claude/claude-argv.js';
-import { backendOf } from '../backends/agent-backend.js';
+import { backendOf } from '../backends/registry.js';
 import { RaymondError, formatError, type SpentDetails } from '../errors.js';
 import type { Execution, SessionPlan } from '../executors/executor.js';
 import type { AllowedTransition } from '../language/frontmatter.js';
@@ -97,7 +97,7 @@ export async function runMarkdownStep(
   // Each backend takes its own models and efforts: `sonnet` on Claude Code, `openai/gpt-5` and `xhigh` on pi.
   const backend = backendOf(scope.backend);
   const model = prepared.policy.model ?? deps.model;
-  tally.backend = scope.backend?.name === 'pi' ? 'pi' : 'claude';
+  tally.backend = backend.name;
   tally.model = model;
   const effort = prepared.policy.effort ?? deps.effort;
   const problem =

@@ -1,9 +1,8 @@
-import { findClaude } from '../claude/find-claude.js';
-import { backendOf, type AgentBackend } from '../backends/agent-backend.js';
+import type { AgentBackend } from '../backend/agent-backend.js';
+import { backendOf } from '../backends/registry.js';
 import { RaymondError } from '../errors.js';
 import type { StateExecutor } from '../executors/executor.js';
 import { parseStateSource } from '../language/frontmatter.js';
-import { preflightPi } from '../pi/find-pi.js';
 import { isMarkdown } from '../scope/extensions.js';
 import type { Scope } from '../scope/scope.js';
 import { checkQueue } from './queued-run.js';
@@ -17,8 +16,8 @@ import { layeredGrant } from './state-grant.js';
  * A run needs its agent CLI before anything is written: Claude Code when it
  * begins with a markdown state (a folder may hold markdown files no state
  * reaches, a README say, so other runs find out at their first markdown
- * step), and pi, checked with `pi --version`, whenever its workflow runs on
- * pi (again on every resume).
+ * step), and the backend a workflow declares whenever it runs (again on
+ * every resume).
  */
 export async function checkBackend(
   scope: Scope,
@@ -34,16 +33,15 @@ export async function checkBackend(
     if (problem)
       throw new RaymondError(
         'ERR_USAGE',
-        `${flag}: ${problem}${backend.name === 'pi' ? ' (this workflow runs on pi)' : ''}`,
+        `${flag}: ${problem}${scope.backend ? ` (this workflow runs on ${backend.title})` : ''}`,
       );
   }
   await checkGrants(scope, settings, backend);
   // A queued run's turns run on the workers, which look for their CLI themselves; its queue is checked instead.
   if (settings.queue) checkQueue(settings.queue);
   else if (markdown) return;
-  else if (scope.backend?.name === 'pi')
-    await preflightPi({ ...process.env, ...settings.environment });
-  else if (first.some(isMarkdown)) findClaude(settings.claudeBin);
+  else if (scope.backend || first.some(isMarkdown))
+    await backend.preflight({ ...process.env, ...settings.environment }, settings.claudeBin);
 }
 
 /**

@@ -10,7 +10,8 @@ import type { Execution } from '../executors/executor.js';
  * history with what it spent.
  */
 export class StepTally {
-  backend: 'claude' | 'pi' | 'script' = 'script';
+  /** The backend's name, or `script`. */
+  backend = 'script';
   model: string | undefined;
   turns = 0;
   retries = 0;

@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import type { ScopeRef } from '../../machines/types.js';
 import type { Grant } from '../language/grant.js';
-import type { BackendSpec } from './backend-spec.js';
+import type { BackendSpec } from '../executors/executor.js';
 import { extensionOf, isMarkdown } from './extensions.js';
 import { entryOf, resolveTarget } from './resolve-target.js';
 import { decodeUtf8 } from './utf8.js';

@@ -10,13 +10,8 @@ import {
   type ScriptPlatform,
 } from './extensions.js';
 import { FileScope } from './file-scope.js';
-import {
-  folderBackend,
-  folderGrant,
-  manifestBackend,
-  manifestGrant,
-  type BackendSpec,
-} from './backend-spec.js';
+import { folderBackend, folderGrant, manifestBackend, manifestGrant } from './backend-spec.js';
+import type { BackendSpec } from '../executors/executor.js';
 import type { Grant } from '../language/grant.js';
 import { YamlScope, isYamlPath } from './yaml-scope.js';
 import { extractStates } from './zip-extract.js';

@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import type { ScopeRef } from '../../machines/types.js';
-import { parseBackend, type BackendSpec } from './backend-spec.js';
+import { parseBackend } from '../backends/parse-backend.js';
+import type { BackendSpec } from '../executors/executor.js';
 import { readGrant, type Grant } from '../language/grant.js';
 import { RaymondError } from '../errors.js';
 import { stateTimeoutMs } from '../timer-delay.js';
@@ -11,7 +12,7 @@ import {
   createPrivateFolder,
   type PrivateFolder,
   type PrivateFolderKind,
-} from './private-folder.js';
+} from '../private-folder.js';
 import { entryOf, resolveTarget } from './resolve-target.js';
 import { decodeUtf8 } from './utf8.js';
 import { POLICY_KEYS, SCRIPT_KEYS, parseYamlWorkflow, type YamlState } from './yaml-workflow.js';

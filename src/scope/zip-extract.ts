@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { RaymondError } from '../errors.js';
 import { isMarkdown } from './extensions.js';
-import { ZIP_FOLDER, createPrivateFolder, type PrivateFolder } from './private-folder.js';
+import { ZIP_FOLDER, createPrivateFolder, type PrivateFolder } from '../private-folder.js';
 import { isStateFile } from './zip-scope.js';
 import type { ZipEntry } from './zip-archive.js';
 

@@ -1,7 +1,6 @@
 import { relative } from 'node:path';
 import { loadWorkflowGraph, type WorkflowGraph } from '../analysis/workflow-graph.js';
-import { findClaude } from '../claude/find-claude.js';
-import { preflightPi } from '../pi/find-pi.js';
+import { backendOf } from '../backends/registry.js';
 import { isMarkdown } from '../scope/extensions.js';
 import { openScope } from '../scope/scope.js';
 import { coverage, type Coverage } from './coverage.js';
@@ -70,8 +69,7 @@ export async function checkAgentClis(tests: readonly LoadedTest[]): Promise<void
     const scope = await openScope(t.workflow);
     try {
       if (!scope.stateFiles().some(isMarkdown)) continue;
-      if (scope.backend?.name === 'pi') await preflightPi(process.env);
-      else findClaude(claudeBin);
+      await backendOf(scope.backend).preflight(process.env, claudeBin);
     } finally {
       await scope.dispose();
     }

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { projectFolderName, transcriptPath } from '../../src/queue/session-transcripts.js';
+import { projectFolderName, transcriptPath } from '../../src/claude/claude-sessions.js';
 
 describe('projectFolderName (as Claude Code 2.1.330 names them)', () => {
   const cases: Array<[string, string]> = [

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { PRICES_TAKEN, priceOf } from '../../src/plan/model-prices.js';
+import { PRICES_TAKEN, priceOf } from '../../src/backend/anthropic-prices.js';
 
 describe('model prices', () => {
   it('prices the aliases as their family’s latest model', () => {

@@ -1,3 +1,5 @@
+import type { ModelPrice, PricedModel } from './model-price.js';
+
 /**
  * What Claude models cost, for the forecasts of states that have no history
  * yet. Claude Code reports each turn's true cost, so this table is used only
@@ -6,22 +8,6 @@
 
 /** The day the table was copied, from Anthropic's pricing page (platform.claude.com/docs/en/about-claude/pricing, "Model pricing") and its models' overview pages. */
 export const PRICES_TAKEN = '2026-11-26';
-
-/** USD per million tokens: fresh input, cache hits (reads) and output. */
-export interface ModelPrice {
-  input: number;
-  cacheRead: number;
-  output: number;
-}
-
-/** A model's price as the forecast uses it. */
-export interface PricedModel {
-  /** The row that matched (`Claude Sonnet 5.5`), or `Claude Sonnet 5.5 (default)` for a model the table does not know. */
-  label: string;
-  price: ModelPrice;
-  /** The table does not know the model: it is priced as the default, and its forecast is a guess twice over. */
-  unknown: boolean;
-}
 
 interface Row {
   label: string;

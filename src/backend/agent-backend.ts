@@ -1,8 +1,8 @@
 import type { RunEventSink } from '../../machines/run-events.js';
 import type { StateExecutor } from '../executors/executor.js';
+import type { WarmSessions } from '../executors/warm-sessions.js';
 import type { Grant } from '../language/grant.js';
-import type { PricedModel } from '../plan/model-prices.js';
-import type { WarmSessions } from '../claude/warm-sessions.js';
+import type { PricedModel } from './model-price.js';
 
 /** A backend's `options` as its manifest gave them, once its own parser has checked them. */
 export type BackendOptions = Readonly<Record<string, unknown>>;
@@ -36,7 +36,12 @@ export interface PriceOverride {
 /** Where a backend keeps its sessions, so a session can move between machines and folders. */
 export interface BackendSessions {
   /** The file that holds session `id` on this machine, if there is one (`cwd`: the folder it ran in last). */
-  find(id: string, cwd: string, options: BackendOptions, env: NodeJS.ProcessEnv): string | undefined;
+  find(
+    id: string,
+    cwd: string,
+    options: BackendOptions,
+    env: NodeJS.ProcessEnv,
+  ): string | undefined;
   /**
    * Where the file of session `id` goes so this backend resumes it from
    * `cwd`; `name` is its file name where it was collected.
@@ -64,11 +69,15 @@ export interface AgentBackend {
   /** As messages name its CLI: `Claude Code`, `pi`, `Codex`. */
   readonly title: string;
   /**
-   * Checks a manifest's `backend.options` (a mapping) and gives them as the
-   * executor reads them; each problem is one `bad(...)` line (the caller
-   * names the file). A backend that takes no options refuses any.
+   * Checks a manifest's `backend.options` (a mapping; undefined when not
+   * given) and gives them as the executor reads them; each problem is one
+   * `bad(...)` line (the caller names the file). A backend that takes no
+   * options refuses the key.
    */
-  parseOptions(options: Record<string, unknown>, bad: (message: string) => never): BackendOptions;
+  parseOptions(
+    options: Record<string, unknown> | undefined,
+    bad: (message: string) => never,
+  ): BackendOptions;
   /** Why a state's `model:` (or `--model`) is not this backend's, if it is not. */
   modelProblem(model: string): string | undefined;
   /** Why a state's `effort:` (or `--effort`) is not this backend's, if it is not. */
@@ -80,6 +89,8 @@ export interface AgentBackend {
   /** The executor of its turns for one run (or one worker's job, or one merge turn). */
   executor(runtime: BackendRuntime): StateExecutor;
   readonly sessions: BackendSessions;
+  /** Whose price table `priceOf` reads (`Claude`, `OpenAI`), and the day it was taken: forecasts say so. */
+  readonly priceTable: { readonly name: string; readonly taken: string };
   /** A model's price for forecasts, and, for a CLI that reports tokens only, for charging. */
   priceOf(model: string | undefined, overrides?: BackendRuntime['prices']): PricedModel;
 }

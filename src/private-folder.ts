@@ -1,7 +1,7 @@
 import { lstat, mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
-import { RaymondError, type ErrorCode } from '../errors.js';
+import { RaymondError, type ErrorCode } from './errors.js';
 
 /** A folder of this process's own under the user's private temporary folder. */
 export interface PrivateFolder {
