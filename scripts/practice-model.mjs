@@ -1,23 +1,32 @@
 #!/usr/bin/env node
-// A practice stand-in for the Anthropic Messages API, for "Write your first
-// workflow" (docs/first-workflow.md): the real `claude` talks to it on
-// 127.0.0.1, and it answers each prompt from a JSON file of rules, so a
-// newcomer can run markdown workflows offline, with no account. It is not a
-// model: it never reads a prompt beyond finding a rule's text in it.
+// A practice stand-in for the Anthropic Messages API and OpenAI's Responses API, for "Write your
+// first workflow" (docs/first-workflow.md): the real `claude` (POST /v1/messages) and the real
+// `codex` (POST /v1/responses) talk to it on 127.0.0.1, one server and one port for both, and it
+// answers each prompt from a JSON file of rules, so a newcomer can run markdown workflows offline,
+// with no account. It is not a model: it never reads a prompt beyond finding a rule's text in it.
 //
 //   node scripts/practice-model.mjs RULES.json [--port N] [--tokens]
-// --tokens: report tokens as a model would (a token per 4 characters of the
-// request and of the reply), so that runs cost what Claude Code prices them at.
+// --tokens: report tokens as a model would (a token per 4 characters of the request and of the
+// reply), so that runs cost what Claude Code (or Raymond's price table, for Codex) prices them at.
 //
 // RULES.json is a list of {"when": "text found in the prompt", "reply": "the answer"};
 // the first rule whose `when` the prompt contains wins. Dependency-free on purpose.
-// A rule may give "steps" instead of "reply", to call tools (an MCP server's): step N answers
-// after N tool results, each {"tool": NAME, "input": {...}} or {"reply": TEXT}; {{field}} in them
-// is filled from the last tool result (a JSON object's fields, {{ask_id}} its first ask's, or
+// A rule may give "steps" instead of "reply", to call tools (an MCP server's, Codex's shell): step N
+// answers after N tool results, each {"tool": NAME, "input": {...}} or {"reply": TEXT}; {{field}} in
+// them is filled from the last tool result (a JSON object's fields, {{ask_id}} its first ask's, or
 // {{result}}: the text).
+//
+// Codex: the prompt is the text of the last user `message` item (not its <environment_context>);
+// a tool step becomes a `function_call` of that name with the input as its JSON arguments, so
+// {"tool": "exec_command", "input": {"cmd": "ls"}} runs a shell command, and tool results are the
+// `function_call_output` items after the prompt. The server writes .practice-home/.codex/config.toml
+// (rewritten at each start, for the port): with HOME set as printed, `codex exec` uses a provider
+// "practice" at this server. Or give it the provider with -c flags: model_provider="practice",
+// model_providers.practice.base_url="http://127.0.0.1:PORT/v1", .wire_api="responses".
 import { createServer } from 'node:http';
-import { mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
+import { codexConfig, responsesTurn, streamResponse } from './practice-model-responses.mjs';
 
 /** What a prompt that no rule matches gets back: plain words, no tag, so the run says what went wrong. */
 const UNMATCHED = 'The practice model has no rule for this prompt (add one to your rules file).';
@@ -167,12 +176,28 @@ function stream(res, model, text, size = 0, tool = undefined) {
   res.end();
 }
 
+/**
+ * This turn's step, the same for both APIs: the first rule the prompt matches, its reply, or,
+ * for a rule with steps, step N after N tool results, filled from the last one.
+ */
+function answer(prompt, results) {
+  // The rules are read again for every turn, so an edit takes effect without a restart.
+  const rule = loadRules(file).find((r) => prompt.includes(r.when));
+  process.stderr.write(
+    `practice-model: ${rule ? `rule "${rule.when}"` : 'no rule matched'} <- ${JSON.stringify(prompt.slice(0, 60))}\n`,
+  );
+  if (!rule) return { reply: UNMATCHED };
+  if (!rule.steps) return { reply: rule.reply };
+  return fill(rule.steps[Math.min(results.length, rule.steps.length - 1)], results.at(-1));
+}
+
 const { file, port, tokens } = parseArgs(process.argv.slice(2));
 loadRules(file);
 const server = createServer(async (req, res) => {
   const chunks = [];
   for await (const c of req) chunks.push(c);
-  if (req.method !== 'POST' || !req.url?.startsWith('/v1/messages'))
+  const responses = req.url?.startsWith('/v1/responses');
+  if (req.method !== 'POST' || !(responses || req.url?.startsWith('/v1/messages')))
     return void res.writeHead(404).end();
   if (req.url.startsWith('/v1/messages/count_tokens'))
     return void res
@@ -184,27 +209,28 @@ const server = createServer(async (req, res) => {
   } catch {
     return void res.writeHead(400).end();
   }
-  // Claude Code also sends small side requests (a title, a summary) without tools; they get a plain "ok".
-  if (!Array.isArray(body.tools) || body.tools.length === 0) return stream(res, body.model, 'ok');
-  const prompt = promptOf(body);
-  // The rules are read again for every turn, so an edit takes effect without a restart.
-  const rule = loadRules(file).find((r) => prompt.includes(r.when));
-  process.stderr.write(
-    `practice-model: ${rule ? `rule "${rule.when}"` : 'no rule matched'} <- ${JSON.stringify(prompt.slice(0, 60))}\n`,
-  );
   const size = Buffer.concat(chunks).length;
-  if (!rule?.steps) return stream(res, body.model, rule ? rule.reply : UNMATCHED, size);
-  const results = toolResults(body);
-  const step = fill(rule.steps[Math.min(results.length, rule.steps.length - 1)], results.at(-1));
+  // Side requests (Claude Code's title or summary, any Codex request without tools) get a plain "ok".
+  const plain =
+    (!Array.isArray(body.tools) || body.tools.length === 0) &&
+    !(Array.isArray(body.input) && body.input.some((item) => item?.type === 'additional_tools'));
+  if (responses) {
+    if (plain) return streamResponse(res, body.model, { reply: 'ok' }, 0, tokens);
+    const { prompt, results } = responsesTurn(body);
+    return streamResponse(res, body.model, answer(prompt, results), size, tokens);
+  }
+  if (plain) return stream(res, body.model, 'ok');
+  const step = answer(promptOf(body), toolResults(body));
   if (step.tool) return stream(res, body.model, '', size, { name: step.tool, input: step.input });
   stream(res, body.model, step.reply, size);
 });
 server.listen(port, '127.0.0.1', () => {
   const url = `http://127.0.0.1:${server.address().port}`;
-  // Claude Code keeps its sessions under $HOME/.claude: a home of its own beside the rules keeps
-  // practice sessions out of yours.
+  // Claude Code keeps its sessions under $HOME/.claude and Codex under $HOME/.codex: a home of its
+  // own beside the rules keeps practice sessions out of yours.
   const home = join(dirname(file), '.practice-home');
-  mkdirSync(home, { recursive: true });
+  mkdirSync(join(home, '.codex'), { recursive: true });
+  writeFileSync(join(home, '.codex', 'config.toml'), codexConfig(url));
   const repo = resolve(new URL('..', import.meta.url).pathname);
   process.stdout.write(
     [

@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert';
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -8,6 +8,70 @@ import { execa } from 'execa';
 import { ROOT } from '../helpers/cli.js';
 
 const SCRIPT = join(ROOT, 'scripts/practice-model.mjs');
+const CODEX = join(ROOT, 'node_modules/.bin/codex');
+
+/** Starts the practice model in `dir` and waits for its lines; the URL is its base. */
+async function startModel(
+  dir: string,
+  args: string[],
+): Promise<{ server: ChildProcess; url: string }> {
+  const server = spawn(process.execPath, [SCRIPT, ...args], {
+    cwd: dir,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  await new Promise<void>((ok) =>
+    server.stdout.on('data', (d: Buffer) => ((out += String(d)), /raymond\(\)/.test(out) && ok())),
+  );
+  return { server, url: /^export ANTHROPIC_BASE_URL=(\S+)$/m.exec(out)![1]! };
+}
+
+interface ResponsesEvent {
+  type: string;
+  delta?: string;
+  item?: { type: string; name?: string; arguments?: string; content?: { text: string }[] };
+  response?: { status: string; usage?: { input_tokens: number; output_tokens: number } };
+}
+
+/** One Responses API request as Codex sends it (developer text, its <environment_context>, the prompt, then `after`). */
+async function askResponses(
+  url: string,
+  prompt: string,
+  after: unknown[] = [],
+  tools: unknown[] = [{ type: 'function', name: 'exec_command' }],
+): Promise<ResponsesEvent[]> {
+  const res = await fetch(`${url}/v1/responses`, {
+    method: 'POST',
+    body: JSON.stringify({
+      model: 'gpt-5',
+      stream: true,
+      tools,
+      input: [
+        { type: 'message', role: 'developer', content: [{ type: 'input_text', text: 'be brief' }] },
+        {
+          type: 'message',
+          role: 'user',
+          content: [
+            { type: 'input_text', text: '<environment_context>fruit</environment_context>' },
+          ],
+        },
+        { type: 'message', role: 'user', content: [{ type: 'input_text', text: prompt }] },
+        ...after,
+      ],
+    }),
+  });
+  assert.equal(res.status, 200);
+  assert.match(res.headers.get('content-type') ?? '', /^text\/event-stream/);
+  return (await res.text())
+    .split('\n')
+    .filter((l) => l.startsWith('data: '))
+    .map((l) => JSON.parse(l.slice(6)) as ResponsesEvent);
+}
+
+/** The final item of a Responses stream (response.output_item.done). */
+function doneItem(events: ResponsesEvent[]): NonNullable<ResponsesEvent['item']> {
+  return events.find((e) => e.type === 'response.output_item.done')!.item!;
+}
 
 /** One Messages API request as Claude Code sends it, with the reply's streamed text read back. */
 async function ask(url: string, prompt: string, tools = [{ name: 'Bash' }]): Promise<string> {
@@ -123,5 +187,156 @@ describe('scripts/practice-model.mjs', () => {
     });
     assert.equal(port.exitCode, 64);
     assert.match(port.stderr, /^practice-model: --port wants a port number, got x/);
+  });
+  it('answers the Responses API (POST /v1/responses) as Codex reads it, with steps as function calls', async () => {
+    const rules = join(dir, 'responses.json');
+    writeFileSync(
+      rules,
+      JSON.stringify([
+        { when: 'fruit', reply: 'never: the prompt is not the environment context' },
+        { when: 'greet', reply: '<result>hi</result>' },
+        {
+          when: 'count',
+          steps: [
+            { tool: 'exec_command', input: { cmd: 'echo {"n": 7}' } },
+            { reply: '<result>n={{n}}</result>' },
+          ],
+        },
+      ]),
+    );
+    const model = await startModel(dir, ['responses.json', '--tokens']);
+    try {
+      const reply = await askResponses(model.url, 'please greet');
+      assert.deepEqual(
+        reply.map((e) => e.type),
+        [
+          'response.created',
+          'response.output_item.added',
+          'response.output_text.delta',
+          'response.output_item.done',
+          'response.completed',
+        ],
+      );
+      assert.equal(reply[2]!.delta, '<result>hi</result>');
+      assert.equal(doneItem(reply).content![0]!.text, '<result>hi</result>');
+      const completed = reply.at(-1)!.response!;
+      assert.equal(completed.status, 'completed');
+      assert.equal(completed.usage!.output_tokens, Math.ceil('<result>hi</result>'.length / 4));
+      assert.ok(completed.usage!.input_tokens > 0, '--tokens counts the request');
+
+      const call = doneItem(await askResponses(model.url, 'count them'));
+      assert.equal(call.type, 'function_call');
+      assert.equal(call.name, 'exec_command');
+      assert.deepEqual(JSON.parse(call.arguments!), { cmd: 'echo {"n": 7}' });
+      // Codex's header above the command's output is not part of {{result}}: the JSON's fields fill the step.
+      const output =
+        'Chunk ID: 1\nWall time: 0 seconds\nProcess exited with code 0\nOutput:\n{"n": 7}\n';
+      const last = doneItem(
+        await askResponses(model.url, 'count them', [
+          { type: 'function_call', call_id: 'c1', name: 'exec_command', arguments: '{}' },
+          { type: 'function_call_output', call_id: 'c1', output },
+        ]),
+      );
+      assert.equal(last.content![0]!.text, '<result>n=7</result>');
+      assert.equal(
+        doneItem(await askResponses(model.url, 'please greet', [], [])).content![0]!.text,
+        'ok',
+        'a request without tools gets a plain answer',
+      );
+      const config = readFileSync(join(dir, '.practice-home/.codex/config.toml'), 'utf8');
+      assert.match(config, new RegExp(`^base_url = "${model.url}/v1"$`, 'm'));
+    } finally {
+      model.server.kill();
+    }
+  });
+
+  it('runs the real Codex CLI offline: a reply rule, and steps that run exec_command in the cwd', async () => {
+    writeFileSync(
+      join(dir, 'codex.json'),
+      JSON.stringify([
+        { when: 'say hello', reply: '<result>hello from practice</result>' },
+        {
+          when: 'make a file',
+          steps: [
+            { tool: 'exec_command', input: { cmd: 'echo made > made.txt' } },
+            { reply: '<result>made</result>' },
+          ],
+        },
+      ]),
+    );
+    const model = await startModel(dir, ['codex.json', '--tokens']);
+    const work = mkdtempSync(join(tmpdir(), 'raymond-practice-codex-'));
+    const codexHome = mkdtempSync(join(tmpdir(), 'raymond-practice-codex-home-'));
+    const codex = (prompt: string) =>
+      execa(
+        CODEX,
+        [
+          'exec',
+          '--json',
+          '--skip-git-repo-check',
+          '-s',
+          'workspace-write',
+          '-c',
+          'model_provider="practice"',
+          '-c',
+          'model_providers.practice.name="practice"',
+          '-c',
+          `model_providers.practice.base_url="${model.url}/v1"`,
+          '-c',
+          'model_providers.practice.env_key="PRACTICE_KEY"',
+          '-c',
+          'model_providers.practice.wire_api="responses"',
+          '-c',
+          'model_providers.practice.request_max_retries=0',
+          '-c',
+          'model_providers.practice.stream_max_retries=0',
+          '-m',
+          'gpt-5',
+          '-',
+        ],
+        {
+          cwd: work,
+          input: prompt,
+          reject: false,
+          env: { CODEX_HOME: codexHome, PRACTICE_KEY: 'practice' },
+        },
+      );
+    /** The JSON lines Codex printed, and the text of its agent messages. */
+    const lines = (stdout: string) =>
+      stdout
+        .split('\n')
+        .filter((l) => l.startsWith('{'))
+        .map(
+          (l) =>
+            JSON.parse(l) as {
+              type: string;
+              item?: { type: string; text?: string };
+              usage?: { output_tokens: number };
+            },
+        );
+    const said = (stdout: string) =>
+      lines(stdout)
+        .filter((e) => e.type === 'item.completed' && e.item?.type === 'agent_message')
+        .map((e) => e.item!.text);
+    try {
+      const hello = await codex('please say hello');
+      assert.equal(hello.exitCode, 0, hello.stderr);
+      assert.deepEqual(said(hello.stdout), ['<result>hello from practice</result>']);
+      const usage = lines(hello.stdout).find((e) => e.type === 'turn.completed')!.usage!;
+      assert.equal(
+        usage.output_tokens,
+        Math.ceil('<result>hello from practice</result>'.length / 4),
+      );
+
+      const made = await codex('make a file');
+      assert.equal(made.exitCode, 0, made.stderr);
+      assert.deepEqual(said(made.stdout), ['<result>made</result>']);
+      assert.ok(existsSync(join(work, 'made.txt')), 'the shell command ran in the cwd');
+      assert.equal(readFileSync(join(work, 'made.txt'), 'utf8'), 'made\n');
+    } finally {
+      model.server.kill();
+      rmSync(work, { recursive: true, force: true });
+      rmSync(codexHome, { recursive: true, force: true });
+    }
   });
 });
