@@ -5,7 +5,7 @@
  * config's `[raymond.prices]` can override any model, and why a model the
  * table does not know costs $0, marked, rather than another model's price.
  */
-import type { ModelPrice, PricedModel } from '../plan/model-prices.js';
+import type { ModelPrice, PricedModel } from '../backend/model-price.js';
 
 /**
  * The day the table was checked: OpenAI's published API prices, as the
