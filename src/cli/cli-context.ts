@@ -13,11 +13,12 @@ export function defaultStateDir(): string {
 function loadConfig(cwd: string): RunConfig {
   const path = findConfigFile(cwd);
   if (!path) return {};
-  const { values, queue, warnings } = readConfig(path);
+  const { values, queue, prices, warnings } = readConfig(path);
   for (const w of warnings) process.stderr.write(`raymond: warning: ${path}: ${w}\n`);
   // As [raymond.serve]'s folders: relative to the project folder, the one holding .raymond.
   return {
     ...values,
+    prices,
     queue:
       queue.secret_file === undefined
         ? queue

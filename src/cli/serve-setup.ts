@@ -56,7 +56,7 @@ export async function openServing(
   const configPath = findConfigFile(cwd);
   const config: ConfigFile = configPath
     ? readConfig(configPath)
-    : { values: {}, serve: {}, queue: {}, warnings: [], serveWarnings: [] };
+    : { values: {}, serve: {}, queue: {}, prices: {}, warnings: [], serveWarnings: [] };
   for (const w of [...config.warnings, ...config.serveWarnings])
     process.stderr.write(`raymond: warning: ${configPath}: ${w}\n`);
   const raymondDir = projectRaymondDir(cwd);
@@ -91,7 +91,7 @@ export async function openServing(
     ...(flags.budget !== undefined ? { budget: flags.budget } : {}),
     onAsk: 'prompt',
   };
-  const baseSettings = newRunSettings(cliFlags, config.values);
+  const baseSettings = newRunSettings(cliFlags, { ...config.values, prices: config.prices });
   const staging = new AskStaging(say);
   // The config's notification hooks hear of the server's runs too.
   const hooks = notifyHooks({}, config.values);

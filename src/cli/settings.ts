@@ -1,4 +1,5 @@
 import type { ConfigValues, QueueConfigValues } from '../config/config-file.js';
+import type { PriceOverride } from '../backend/agent-backend.js';
 import type { QueueSettings, ResumeOverrides, RunSettings } from '../runtime/run-settings.js';
 import { isEmptyGrant } from '../language/grant.js';
 import { configCommands, configUrls } from '../notify/hook-spec.js';
@@ -43,11 +44,14 @@ export interface CliFlags {
 }
 
 /** What a config file gave for the run: `[raymond]` and `[raymond.queue]`. */
-export type RunConfig = ConfigValues & { queue?: QueueConfigValues };
+export type RunConfig = ConfigValues & {
+  queue?: QueueConfigValues;
+  prices?: Readonly<Record<string, PriceOverride>>;
+};
 
 /** The config's values by the table's keys (`queue.url` for `[raymond.queue]`'s `url`). */
 function configSources(config: RunConfig): SettingSources {
-  const { queue, ...top } = config;
+  const { queue, prices: _prices, ...top } = config;
   const out: SettingSources = { ...top };
   for (const [key, value] of Object.entries(queue ?? {})) out[`queue.${key}` as SettingKey] = value;
   return out;
@@ -68,7 +72,7 @@ function processSettings(
   config: RunConfig,
 ): Pick<
   RunSettings,
-  'claudeBin' | 'debug' | 'warm' | 'permissionMode' | 'disallowedTools' | 'grant'
+  'claudeBin' | 'debug' | 'warm' | 'permissionMode' | 'disallowedTools' | 'grant' | 'prices'
 > {
   const grant = {
     tools: config.tools,
@@ -79,7 +83,11 @@ function processSettings(
     RunSettings,
     'claudeBin' | 'debug' | 'warm' | 'permissionMode' | 'disallowedTools'
   >;
-  return { ...own, grant: isEmptyGrant(grant) ? undefined : grant };
+  return {
+    ...own,
+    grant: isEmptyGrant(grant) ? undefined : grant,
+    ...(config.prices && Object.keys(config.prices).length > 0 ? { prices: config.prices } : {}),
+  };
 }
 
 /** The queue's three settings, flag else config. */

@@ -3,7 +3,9 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { Type as T, type Static, type TSchema } from '@sinclair/typebox';
 import { parse } from 'smol-toml';
+import type { PriceOverride } from '../backend/agent-backend.js';
 import { RaymondError, errorMessage } from '../errors.js';
+import { readPrices } from './config-prices.js';
 import { ignoreRaymondFolder, projectRaymondDir } from '../raymond-folder.js';
 import { checked, mustBe, type Checked } from '../schema-problem.js';
 import { SettingProblem } from '../settings/setting.js';
@@ -79,6 +81,8 @@ export interface ConfigFile {
   values: ConfigValues;
   serve: ServeConfigValues;
   queue: QueueConfigValues;
+  /** `[raymond.prices]`: USD per million tokens by model, over the backends' own tables. */
+  prices: Record<string, PriceOverride>;
   warnings: string[];
   /**
    * Keys of `[raymond.serve]` Raymond does not know: shown by `raymond serve`
@@ -224,9 +228,10 @@ export function readConfig(path: string): ConfigFile {
     table,
     path,
     warnings,
-    ['serve', 'queue'],
+    ['serve', 'queue', 'prices'],
   );
-  return { values: values, serve, queue, warnings, serveWarnings };
+  const prices = readPrices(table.prices, path);
+  return { values: values, serve, queue, prices, warnings, serveWarnings };
 }
 
 /** The template `raymond --init-config` writes: every key of the settings table, commented out and explained, with its default. */
@@ -246,6 +251,15 @@ export function configTemplate(): string {
   lines.push('', '# [raymond.queue]');
   for (const [key, s] of settingEntries())
     if (key.startsWith('queue.')) lines.push(...entry(key.slice('queue.'.length), s));
+  lines.push(
+    '',
+    "# What a model costs, in USD per million tokens, over the backends' own tables: what a",
+    '# Codex turn is charged (Codex reports tokens only), and what forecasts guess. One table per model.',
+    '# [raymond.prices."gpt-5"]',
+    '# input = 1.25',
+    '# cached_input = 0.125',
+    '# output = 10',
+  );
   return `${lines.join('\n')}\n`;
 }
 

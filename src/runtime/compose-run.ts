@@ -57,6 +57,7 @@ export function agentExecutor(
     emit,
     warm,
     env,
+    prices: settings.prices,
   });
 }
 

@@ -50,6 +50,7 @@ export async function openQueue(o: {
       permissionMode: o.settings.permissionMode,
       disallowedTools: o.settings.disallowedTools,
       warm: o.settings.warm,
+      prices: o.settings.prices,
     },
     pushRemote: o.queue.pushRemote,
     emit: o.emit,

@@ -1,5 +1,6 @@
 import { freemem } from 'node:os';
 import type { RunOptions } from '../../machines/types.js';
+import type { PriceOverride } from '../backend/agent-backend.js';
 import type { Grant } from '../language/grant.js';
 import { DEFAULT_PUSH_REMOTE } from '../settings/run-setting-defaults.js';
 import {
@@ -19,6 +20,8 @@ export type RunSettings = TableRunSettings & {
   grant?: Grant;
   /** A server run's own environment variables, for its scripts and Claude Code turns (Raymond's own `RAYMOND_*` win). */
   environment?: Readonly<Record<string, string>>;
+  /** The config's `[raymond.prices]` (USD per million tokens by model); not stored: each process reads its own. */
+  prices?: Readonly<Record<string, PriceOverride>>;
   /** `--queue`: steps run on worker machines through BullMQ on Redis; absent runs them here. */
   queue?: QueueSettings;
 };
@@ -90,7 +93,14 @@ export function fromOptions(
   o: RunOptions,
 ): Omit<
   RunSettings,
-  'debug' | 'history' | 'warm' | 'claudeBin' | 'permissionMode' | 'disallowedTools' | 'grant'
+  | 'debug'
+  | 'history'
+  | 'warm'
+  | 'claudeBin'
+  | 'permissionMode'
+  | 'disallowedTools'
+  | 'grant'
+  | 'prices'
 > {
   const own = fromStoredOptions(o as unknown as Record<string, unknown>) as unknown as Omit<
     RunSettings,

@@ -173,6 +173,7 @@ describe('config file', () => {
       values: {},
       serve: {},
       queue: {},
+      prices: {},
       warnings: [],
       serveWarnings: [],
     });
