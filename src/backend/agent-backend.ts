@@ -55,6 +55,42 @@ export interface BackendSessions {
   ): string;
 }
 
+/** A tool call a test scripts for a turn (`raymond test`), before a backend names it its way. */
+export type ScriptedCall =
+  | { bash: string }
+  | { write: { path: string; content: string } }
+  | { edit: { path: string; old: string; new: string } }
+  | { tool: string; input: Record<string, unknown> };
+
+/** A tool call as a backend's CLI receives it from its model. */
+export interface CliToolCall {
+  name: string;
+  input: Record<string, unknown>;
+}
+
+/** The header that carries a step's ticket on every model request of a `raymond test` step. */
+export const STEP_HEADER = 'x-raymond-step';
+
+/**
+ * How `raymond test` runs a backend's real CLI against its scripted model:
+ * offline, each model request carrying the step's ticket.
+ */
+export interface ScriptedSetup {
+  /** The API its model requests speak; the scripted model answers each. */
+  readonly api: 'anthropic-messages' | 'openai-responses';
+  /** A test's tool call as this CLI's tools take it (Claude Code reads a file before it writes it: two calls). */
+  toolCalls(call: ScriptedCall, cwd: string): CliToolCall[];
+  /**
+   * Sets the CLI up in a test's scratch folder so that its only model is the
+   * scripted one at `url` (the server's root) and every request sends
+   * RAYMOND_TEST_STEP's value in STEP_HEADER; gives the variables it needs
+   * (undefined removes one), over the test's common ones.
+   */
+  environment(scratch: string, url: string): Record<string, string | undefined>;
+  /** Variables of one step, for a CLI that cannot read the ticket from RAYMOND_TEST_STEP. */
+  stepEnvironment?(ticket: string): Record<string, string>;
+}
+
 /**
  * An agent CLI Raymond runs markdown states on. Everything the rest of
  * Raymond knows of one is here: its options, which models and efforts it
@@ -89,6 +125,8 @@ export interface AgentBackend {
   /** The executor of its turns for one run (or one worker's job, or one merge turn). */
   executor(runtime: BackendRuntime): StateExecutor;
   readonly sessions: BackendSessions;
+  /** How `raymond test` runs it against the scripted model. */
+  readonly scripted: ScriptedSetup;
   /** Whose price table `priceOf` reads (`Claude`, `OpenAI`), and the day it was taken: forecasts say so. */
   readonly priceTable: { readonly name: string; readonly taken: string };
   /** A model's price for forecasts, and, for a CLI that reports tokens only, for charging. */

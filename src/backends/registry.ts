@@ -9,6 +9,11 @@ const BACKENDS: readonly AgentBackend[] = [CLAUDE, PI];
 /** Every backend name a manifest may give. */
 export const BACKEND_NAMES: readonly string[] = BACKENDS.map((b) => b.name);
 
+/** Every backend, the default first. */
+export function allBackends(): readonly AgentBackend[] {
+  return BACKENDS;
+}
+
 /** The backend of that name, if there is one. */
 export function backendNamed(name: string): AgentBackend | undefined {
   return BACKENDS.find((b) => b.name === name);

@@ -2,6 +2,7 @@ import type { AgentBackend } from '../backend/agent-backend.js';
 import { EFFORTS, isModelName, MODEL_CHOICES } from './claude-argv.js';
 import { createClaudeExecutor } from './claude-executor.js';
 import { PRICES_TAKEN, priceOf } from '../backend/anthropic-prices.js';
+import { CLAUDE_SCRIPTED } from './claude-scripted.js';
 import { findTranscript, transcriptPath } from './claude-sessions.js';
 import { findClaude } from './find-claude.js';
 
@@ -31,6 +32,7 @@ export const CLAUDE: AgentBackend = {
     // Claude Code finds a session by the folder it runs in.
     placeFor: (id, _name, cwd, _options, env) => transcriptPath(cwd, id, env),
   },
+  scripted: CLAUDE_SCRIPTED,
   priceTable: { name: 'Claude', taken: PRICES_TAKEN },
   priceOf: (model) => priceOf(model),
 };

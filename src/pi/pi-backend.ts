@@ -6,6 +6,7 @@ import { preflightPi } from './find-pi.js';
 import { PI_THINKING, piToolProblem } from './pi-argv.js';
 import { createPiExecutor } from './pi-executor.js';
 import { parsePiOptions } from './pi-options.js';
+import { PI_SCRIPTED } from './pi-scripted.js';
 import { findPiSession, piSessionFolder } from './pi-sessions.js';
 
 /** What pi cannot do of a grant, by key: it has no MCP servers, no permission prompts and no extra directories. */
@@ -53,6 +54,7 @@ export const PI: AgentBackend = {
       findPiSession(id, options, env) ?? join(piSessionFolder(cwd, options, env), name),
   },
   // pi reports each turn's cost itself: the table prices forecasts only (a Claude model's id, else the default).
+  scripted: PI_SCRIPTED,
   priceTable: { name: 'Claude', taken: PRICES_TAKEN },
   priceOf: (model) => priceOf(model),
 };

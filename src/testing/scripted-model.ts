@@ -1,11 +1,10 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { isAbsolute, join } from 'node:path';
+import { STEP_HEADER } from '../backend/agent-backend.js';
+import { backendNamed } from '../backends/registry.js';
 import { messageBody, promptOf, writeMessage, type ModelResponse } from './messages-stream.js';
-import type { ToolCall, Turn } from './test-spec-schema.js';
-
-/** The header that names a step's ticket on every model request the step's agent CLI makes. */
-export const STEP_HEADER = 'x-raymond-step';
+import { responsesTurn, writeResponse } from './responses-stream.js';
+import type { Turn } from './test-spec-schema.js';
 
 /** One markdown step as the scripted model serves it: who runs it, and the turn the test scripted for it. */
 export interface StepTicket {
@@ -16,7 +15,8 @@ export interface StepTicket {
   turn: number;
   /** The agent's working directory: relative paths in tool calls are resolved against it. */
   cwd: string;
-  backend: 'claude' | 'pi';
+  /** The backend whose CLI runs the step: its tool names, and the API it asks in. */
+  backend: string;
   /** The scripted turn; absent: the test has none for it. */
   reply?: Exclude<Turn, string>;
 }
@@ -29,49 +29,9 @@ export interface StepLog {
   requests: number;
 }
 
-/** A tool call as the backend names it and takes its input. */
-function backendCalls(
-  call: ToolCall,
-  cwd: string,
-  backend: StepTicket['backend'],
-): ModelResponse['toolUse'][] {
-  const at = (path: string) => (isAbsolute(path) ? path : join(cwd, path));
-  if ('tool' in call) return [{ name: call.tool, input: call.input }];
-  if ('bash' in call)
-    return [{ name: backend === 'pi' ? 'bash' : 'Bash', input: { command: call.bash } }];
-  if (backend === 'pi') {
-    if ('write' in call)
-      return [{ name: 'write', input: { path: at(call.write.path), content: call.write.content } }];
-    return [
-      {
-        name: 'edit',
-        input: {
-          path: at(call.edit.path),
-          edits: [{ oldText: call.edit.old, newText: call.edit.new }],
-        },
-      },
-    ];
-  }
-  // Claude Code writes or edits only a file it has read in the session (a new file needs no read: the Read fails harmlessly).
-  if ('write' in call) {
-    const file = at(call.write.path);
-    return [
-      { name: 'Read', input: { file_path: file } },
-      { name: 'Write', input: { file_path: file, content: call.write.content } },
-    ];
-  }
-  const file = at(call.edit.path);
-  return [
-    { name: 'Read', input: { file_path: file } },
-    {
-      name: 'Edit',
-      input: { file_path: file, old_string: call.edit.old, new_string: call.edit.new },
-    },
-  ];
-}
-
 /**
- * A scripted stand-in for the Anthropic Messages API on 127.0.0.1: each step
+ * A scripted stand-in for the model APIs (Anthropic's Messages, OpenAI's
+ * Responses) on 127.0.0.1: each step
  * opens a ticket, its agent CLI sends the ticket in a header, and every
  * request of the step is answered from the ticket's turn — its tool calls
  * one per response, then its final text with its tokens. A step with no
@@ -113,14 +73,15 @@ export class ScriptedModel {
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const text = await messageBody(req, res, 0);
+    const responses = req.method === 'POST' && req.url?.startsWith('/v1/responses') === true;
+    const text = responses ? await requestText(req) : await messageBody(req, res, 0);
     if (text === undefined) return;
     const step = this.steps.get(String(req.headers[STEP_HEADER] ?? ''));
     let body: {
       model?: string;
       messages?: Array<{ role: string; content: unknown }>;
+      input?: unknown;
       tools?: unknown[];
-      system?: unknown;
     };
     try {
       body = JSON.parse(text) as typeof body;
@@ -129,41 +90,47 @@ export class ScriptedModel {
       return;
     }
     const model = body.model ?? 'scripted';
+    const write = (reply: ModelResponse) =>
+      (responses ? writeResponse : writeMessage)(res, model, reply, ++this.serial);
     const none = { input_tokens: 0, output_tokens: 0 };
     // Side calls of an agent CLI (titles, summaries) offer no tools: answered, free, and not the step's turn.
-    if (!step || !Array.isArray(body.tools) || body.tools.length === 0) {
-      writeMessage(res, model, { text: 'ok', usage: none }, ++this.serial);
+    if (!step || !offersTools(body)) {
+      write({ text: 'ok', usage: none });
       return;
     }
     step.requests++;
-    step.prompt ??= promptOf(body.messages ?? []);
+    step.prompt ??= responses ? responsesTurn(body.input).prompt : promptOf(body.messages ?? []);
     const turn = step.ticket.reply;
     if (!turn) {
       if (step.requests === 1) this.onUnscripted(step);
-      writeMessage(
-        res,
-        model,
-        {
-          text: `raymond test: no reply is scripted for ${step.ticket.state} turn ${step.ticket.turn}`,
-          usage: none,
-        },
-        ++this.serial,
-      );
+      write({
+        text: `raymond test: no reply is scripted for ${step.ticket.state} turn ${step.ticket.turn}`,
+        usage: none,
+      });
       return;
     }
-    const calls = (turn.tools ?? []).flatMap((c) =>
-      backendCalls(c, step.ticket.cwd, step.ticket.backend),
-    );
+    const scripted = backendNamed(step.ticket.backend)!.scripted;
+    const calls = (turn.tools ?? []).flatMap((c) => scripted.toolCalls(c, step.ticket.cwd));
     const call = calls[step.requests - 1];
     const usage = {
       input_tokens: turn.tokens?.input ?? 0,
       output_tokens: turn.tokens?.output ?? 0,
     };
-    writeMessage(
-      res,
-      model,
-      call ? { toolUse: call, usage: none } : { text: turn.text, usage },
-      ++this.serial,
-    );
+    write(call ? { toolUse: call, usage: none } : { text: turn.text, usage });
   }
+}
+
+/** Whether a request offers the model tools: a Messages `tools` list, or Responses tools (in `tools` or an `additional_tools` input item, as Codex's newer models send them). */
+function offersTools(body: { tools?: unknown[]; input?: unknown }): boolean {
+  if (Array.isArray(body.tools) && body.tools.length > 0) return true;
+  return (
+    Array.isArray(body.input) &&
+    (body.input as Array<{ type?: string }>).some((i) => i.type === 'additional_tools')
+  );
+}
+
+async function requestText(req: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const c of req) chunks.push(c as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
 }

@@ -4,7 +4,8 @@ import { RaymondError } from '../errors.js';
 import type { ExecutionRequest, StateExecutor } from '../executors/executor.js';
 import { agentExecutor } from '../runtime/compose-run.js';
 import type { RunSettings } from '../runtime/run-settings.js';
-import { STEP_HEADER, type ScriptedModel } from './scripted-model.js';
+import type { ScriptedModel } from './scripted-model.js';
+import { backendOf } from '../backends/registry.js';
 import { stateStem } from './test-file.js';
 import type { TestSpec, Turn } from './test-spec-schema.js';
 
@@ -89,7 +90,7 @@ export function scriptedMarkdown(o: ScriptedStepsOptions): StateExecutor {
       const key = `${req.agent.id}\0${state}`;
       const turn = (turns.get(key) ?? 0) + 1;
       turns.set(key, turn);
-      const backend = req.backend?.name === 'pi' ? 'pi' : 'claude';
+      const backend = backendOf(req.backend);
       const scripted = pickEntry(replies.get(state), req.agent, turn, (t) =>
         typeof t === 'string' ? {} : t,
       );
@@ -98,14 +99,14 @@ export function scriptedMarkdown(o: ScriptedStepsOptions): StateExecutor {
         state,
         turn,
         cwd: req.agent.cwd,
-        backend,
+        backend: backend.name,
         ...(scripted === undefined ? {} : { reply: longTurn(scripted) }),
       });
       o.onStep(token, req.agent.id, state);
       const env = {
         ...o.env,
-        ANTHROPIC_CUSTOM_HEADERS: `${STEP_HEADER}: ${token}`,
         RAYMOND_TEST_STEP: token,
+        ...backend.scripted.stepEnvironment?.(token),
       };
       const executor = agentExecutor(o.settings, o.emit, env);
       return tracked(o.running, executor.execute(req));

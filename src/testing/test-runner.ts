@@ -7,7 +7,7 @@ import { startWorkflow } from '../runtime/start-run.js';
 import type { RunSettings } from '../runtime/run-settings.js';
 import type { RunControl, RunOutcome } from '../runtime/run-types.js';
 import { checkTest, type Divergence, type RunRecord } from './test-checks.js';
-import { commitAll, piAgentDir, testEnvironment } from './test-sandbox.js';
+import { commitAll, testEnvironment } from './test-sandbox.js';
 import { ScriptedModel, type StepLog } from './scripted-model.js';
 import { byStem, pickEntry, scriptedMarkdown, stubbedScripts } from './scripted-steps.js';
 import type { LoadedTest } from './test-file.js';
@@ -124,7 +124,7 @@ export async function runTest(test: LoadedTest, options: RunTestOptions): Promis
     const env = testEnvironment({
       home,
       url: model.url,
-      piAgentDir: piAgentDir(scratch, model.url),
+      scratch,
       tmp: join(scratch, 'tmp'),
       own: test.spec.env,
     });

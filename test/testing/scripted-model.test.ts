@@ -1,11 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import {
-  STEP_HEADER,
-  ScriptedModel,
-  type StepLog,
-  type StepTicket,
-} from '../../src/testing/scripted-model.js';
+import { STEP_HEADER } from '../../src/backend/agent-backend.js';
+import { ScriptedModel, type StepLog, type StepTicket } from '../../src/testing/scripted-model.js';
 
 /** The events of one streamed answer, as JSON objects. */
 async function ask(model: ScriptedModel, token: string | undefined, body: Record<string, unknown>) {

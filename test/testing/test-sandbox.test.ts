@@ -5,12 +5,7 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
-import {
-  commitAll,
-  insideFolder,
-  piAgentDir,
-  testEnvironment,
-} from '../../src/testing/test-sandbox.js';
+import { commitAll, insideFolder, testEnvironment } from '../../src/testing/test-sandbox.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'raymond-sandbox-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -20,7 +15,7 @@ describe('test sandbox', () => {
     const env = testEnvironment({
       home: '/h',
       url: 'http://127.0.0.1:9',
-      piAgentDir: '/p',
+      scratch: dir,
       tmp: '/t',
       own: { HOME: '/mine', ANTHROPIC_BASE_URL: 'https://elsewhere', MINE: '1' },
     });
@@ -34,11 +29,16 @@ describe('test sandbox', () => {
       'CLAUDE_CONFIG_DIR',
     ])
       assert.ok(name in env && env[name] === undefined, name);
-    assert.equal(env.PI_CODING_AGENT_DIR, '/p');
+    assert.equal(env.PI_CODING_AGENT_DIR, join(dir, 'pi-agent'));
     assert.equal(env.TMPDIR, '/t');
   });
   it("points pi's test provider and its anthropic provider at the scripted model, with the step header read from the environment", () => {
-    const agent = piAgentDir(dir, 'http://127.0.0.1:9');
+    const agent = testEnvironment({
+      home: '/h',
+      url: 'http://127.0.0.1:9',
+      scratch: dir,
+      tmp: '/t',
+    }).PI_CODING_AGENT_DIR!;
     const models = JSON.parse(readFileSync(join(agent, 'models.json'), 'utf8'));
     assert.equal(models.providers['raymond-test'].baseUrl, 'http://127.0.0.1:9');
     assert.deepEqual(models.providers.anthropic, {
