@@ -65,7 +65,7 @@ describe('the codex executor (real codex against a scripted Responses API)', () 
         status: 'active',
       },
       file: 'S.md',
-      scope: { display: (f: string) => f, scriptPath: (f: string) => f },
+      scope: { display: (f: string) => f, scriptPath: (f: string) => Promise.resolve(f) },
       backend: {
         name: 'codex',
         options: t.options ?? {},
@@ -180,6 +180,19 @@ describe('the codex executor (real codex against a scripted Responses API)', () 
     assert.match(sb.server.requestsFor('plan write')[1]!.toolOutput, /Read-only file system/);
   });
 
+  it('reports a command that asks to leave the sandbox, which codex refuses, as a denial', async () => {
+    sb.server.on('escalate', {
+      command: 'touch /opt/raymond-codex-escalated.txt',
+      commandArgs: { sandbox_permissions: 'require_escalated', justification: 'needs /opt' },
+      text: 'done',
+    });
+    const seen: RunEvent[] = [];
+    const out = await run({ prompt: 'escalate' }, { ...runtime, emit: (e) => seen.push(e) });
+    assert.deepEqual(out.denials, ['shell(a command that asked to run outside the sandbox)']);
+    assert.ok(seen.some((e) => e.type === 'permission.denied' && e.tool === 'shell'));
+    assert.ok(!existsSync('/opt/raymond-codex-escalated.txt'));
+  });
+
   it('add_dirs makes another folder writable', async () => {
     const extra = join(sb.dir, 'extra');
     mkdirSync(extra);
@@ -258,6 +271,13 @@ describe('the codex executor (real codex against a scripted Responses API)', () 
     assert.equal(err.code, 'ERR_CLAUDE_FAILED');
     assert.match(err.message, /429/);
     assert.match(String(err.details.session), /^[0-9a-f-]{36}$/);
+  });
+
+  it('a server error (500) is ERR_CLAUDE_FAILED', async () => {
+    sb.server.on('server error', { status: 500 });
+    const err = await failure({ prompt: 'server error' });
+    assert.equal(err.code, 'ERR_CLAUDE_FAILED');
+    assert.match(err.message, /^Codex reported an error: We.re currently experiencing high demand/);
   });
 
   it('a refused key (401) is ERR_CLAUDE_REFUSED: retrying cannot help', async () => {

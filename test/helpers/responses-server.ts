@@ -211,7 +211,7 @@ export class ResponsesServer {
       res.end();
       return;
     }
-    const u = reply.usage ?? DEFAULT_USAGE;
+    const u: NonNullable<ResponsesReply['usage']> = reply.usage ?? DEFAULT_USAGE;
     send('response.completed', {
       response: {
         id,
