@@ -85,8 +85,8 @@ export function codexArgs(inv: CodexInvocation): string[] {
   if (inv.model !== undefined) args.push('--model', inv.model);
   args.push(...providerArgs(o));
   if (inv.effort !== undefined) args.push(...configArg('model_reasoning_effort', inv.effort));
-  // codex's own key for text added to its instructions: it reaches the request as a developer message (measured).
-  if (g?.appendSystemPrompt !== undefined)
+  // codex's own key for text added to its instructions: a developer message of a new thread (see codexPrompt).
+  if (g?.appendSystemPrompt !== undefined && inv.session.kind === 'fresh')
     args.push(...configArg('developer_instructions', g.appendSystemPrompt));
   if (g?.mcpConfig !== undefined) args.push(...codexMcpArgs(g.mcpConfig));
   for (const dir of g?.addDirs ?? []) args.push('--add-dir', dir);
@@ -95,4 +95,20 @@ export function codexArgs(inv: CodexInvocation): string[] {
   if (inv.session.kind === 'fork') args.push('fork', inv.session.from);
   args.push('-');
   return args;
+}
+
+/**
+ * What a turn writes on codex's stdin. codex takes `developer_instructions`
+ * only when a thread begins: a resumed or forked thread keeps those it
+ * began with (measured on 0.171: `-c developer_instructions=...` given to
+ * `exec resume` or `exec fork` reached no request). So on those turns a
+ * state's appended system prompt comes ahead of the prompt, marked as such.
+ */
+export function codexPrompt(
+  prompt: string,
+  session: CodexSession,
+  appendSystemPrompt: string | undefined,
+): string {
+  if (appendSystemPrompt === undefined || session.kind === 'fresh') return prompt;
+  return `<system_instructions>\n${appendSystemPrompt}\n</system_instructions>\n\n${prompt}`;
 }

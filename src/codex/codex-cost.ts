@@ -1,6 +1,8 @@
-import type { PricedModel } from '../plan/model-prices.js';
-import { codexCost } from './codex-prices.js';
+import { codexCost, type codexPriceOf } from './codex-prices.js';
 import type { CodexUsage } from './codex-stream.js';
+
+/** A model's price as the price table gives it. */
+type PricedModel = ReturnType<typeof codexPriceOf>;
 
 /** What a turn cost, as the executor reckoned it from codex's tokens. */
 export interface TurnSpend {

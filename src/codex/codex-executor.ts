@@ -3,7 +3,7 @@ import { RaymondError } from '../errors.js';
 import type { Execution, ExecutionRequest, StateExecutor } from '../executors/executor.js';
 import { runProcess } from '../executors/run-process.js';
 import { denialEvent } from '../executors/tool-denial.js';
-import { codexArgs, type CodexSession } from './codex-argv.js';
+import { codexArgs, codexPrompt, type CodexSession } from './codex-argv.js';
 import { NO_USAGE, turnSpend } from './codex-cost.js';
 import { codexMcpProblem } from './codex-mcp.js';
 import type { CodexOptions } from './codex-options.js';
@@ -103,7 +103,7 @@ export function createCodexExecutor(runtime: BackendRuntime): StateExecutor {
         env: { ...runtime.env, ...req.env },
         signal: AbortSignal.any([req.signal, hopeless.signal]),
         inactivityMs: req.timeoutMs,
-        input: req.prompt ?? '',
+        input: codexPrompt(req.prompt ?? '', session, grant?.appendSystemPrompt),
         onStdout: (text) => {
           reader.write(text);
           debug?.stream(text);

@@ -3,6 +3,7 @@ import { describe, it } from 'node:test';
 import {
   CODEX_EFFORTS,
   codexArgs,
+  codexPrompt,
   sandboxOf,
   type CodexInvocation,
 } from '../../src/codex/codex-argv.js';
@@ -138,6 +139,23 @@ describe('codexArgs', () => {
       { kind: 'fork', from: 'b' },
     ] as const)
       assert.equal(args({ session }).at(-1), '-');
+  });
+
+  it('gives an appended system prompt to a new thread as developer instructions, and to a resumed or forked one ahead of the prompt', () => {
+    const grant = { appendSystemPrompt: 'Be brief.' };
+    assert.ok(args({ grant }).includes('developer_instructions="Be brief."'));
+    assert.equal(codexPrompt('Do it.', { kind: 'fresh' }, 'Be brief.'), 'Do it.');
+    for (const session of [
+      { kind: 'resume', id: 'a' },
+      { kind: 'fork', from: 'b' },
+    ] as const) {
+      assert.ok(!args({ session, grant }).some((a) => a.startsWith('developer_instructions')));
+      assert.equal(
+        codexPrompt('Do it.', session, 'Be brief.'),
+        '<system_instructions>\nBe brief.\n</system_instructions>\n\nDo it.',
+      );
+      assert.equal(codexPrompt('Do it.', session, undefined), 'Do it.');
+    }
   });
 
   it("knows codex's reasoning levels", () => {
