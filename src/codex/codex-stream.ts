@@ -143,7 +143,9 @@ export class CodexStreamReader {
   private error(message: string): void {
     const kind = codexFailureKind(message);
     if ((kind === 'auth' || kind === 'model') && !this.s.fatal) {
-      this.s.fatal = { kind, message };
+      // codex's retry wraps the error: `Reconnecting... 1/5 (unexpected status 401 ...)`.
+      const retried = /^Reconnecting\.\.\. \d+\/\d+ \((.*)\)$/s.exec(message);
+      this.s.fatal = { kind, message: retried ? retried[1]! : message };
       this.onProgress({ kind: 'fatal' });
     }
   }

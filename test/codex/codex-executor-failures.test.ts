@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { CodexTurns } from './codex-turns.js';
 
@@ -65,5 +67,21 @@ describe("the codex executor: failures, as Claude Code's (real codex)", () => {
     const err = await c.failure({ prompt: 'cut short' });
     assert.equal(err.code, 'ERR_CLAUDE_FAILED');
     assert.match(err.message, /stream disconnected before completion/);
+  });
+
+  it("stops codex's own retries (five, by default) at the first refusal of the key", async () => {
+    const home = join(c.sb.dir, 'retrying-home');
+    c.sb.writeConfig(home);
+    const config = join(home, 'config.toml');
+    writeFileSync(
+      config,
+      readFileSync(config, 'utf8').replace(/^(request|stream)_max_retries = 0\n/gm, ''),
+    );
+    c.sb.server.on('refused again', { status: 401 });
+    const err = await c.failure({ prompt: 'refused again', env: { CODEX_HOME: home } });
+    assert.equal(err.code, 'ERR_CLAUDE_REFUSED');
+    assert.match(err.message, /\("unexpected status 401 Unauthorized/);
+    // Six requests had codex gone on (measured): it was stopped at the first.
+    assert.ok(c.sb.server.requestsFor('refused again').length < 6);
   });
 });

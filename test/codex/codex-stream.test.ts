@@ -110,7 +110,11 @@ describe('CodexStreamReader', () => {
     const retry =
       '{"type":"error","message":"Reconnecting... 1/5 (unexpected status 401 Unauthorized: Incorrect API key provided, url: http://127.0.0.1:39473/v1/responses)"}';
     const { s, progress } = read(lines(THREAD, TURN_STARTED, retry));
-    assert.equal(s.fatal?.kind, 'auth');
+    assert.deepEqual(s.fatal, {
+      kind: 'auth',
+      message:
+        'unexpected status 401 Unauthorized: Incorrect API key provided, url: http://127.0.0.1:39473/v1/responses',
+    });
     assert.deepEqual(progress.at(-1), { kind: 'fatal' });
   });
 
