@@ -21,17 +21,15 @@ const subfolders = (dir: string): string[] =>
         .reverse()
     : [];
 
-/** Every rollout file under `$CODEX_HOME/sessions/YYYY/MM/DD/`, newest day first. */
-function rolloutFiles(env: NodeJS.ProcessEnv): string[] {
+/** Every rollout file under `$CODEX_HOME/sessions/YYYY/MM/DD/`, newest day first, as the folders are read. */
+function* rolloutFiles(env: NodeJS.ProcessEnv): Generator<string> {
   const root = join(codexHome(env), 'sessions');
-  const out: string[] = [];
   for (const y of subfolders(root))
     for (const m of subfolders(join(root, y)))
       for (const d of subfolders(join(root, y, m))) {
         const dir = join(root, y, m, d);
-        for (const f of readdirSync(dir)) if (ROLLOUT.test(f)) out.push(join(dir, f));
+        for (const f of readdirSync(dir)) if (ROLLOUT.test(f)) yield join(dir, f);
       }
-  return out;
 }
 
 /** The rollout file of thread `id` on this machine, if there is one. */
@@ -40,7 +38,8 @@ export function findCodexSession(
   env: NodeJS.ProcessEnv = process.env,
 ): string | undefined {
   const suffix = `-${id}.jsonl`;
-  return rolloutFiles(env).find((f) => f.endsWith(suffix));
+  for (const f of rolloutFiles(env)) if (f.endsWith(suffix)) return f;
+  return undefined;
 }
 
 const two = (n: number) => String(n).padStart(2, '0');
@@ -103,7 +102,7 @@ export function latestCodexSession(
   cwd: string,
   env: NodeJS.ProcessEnv = process.env,
 ): string | undefined {
-  const newest = rolloutFiles(env)
+  const newest = [...rolloutFiles(env)]
     .map((f) => ({ f, at: statSync(f).mtimeMs }))
     .sort((a, b) => b.at - a.at)
     .find(({ f }) => sessionMeta(f)?.cwd === cwd);

@@ -84,4 +84,19 @@ describe("the codex executor: failures, as Claude Code's (real codex)", () => {
     // Six requests had codex gone on (measured): it was stopped at the first.
     assert.ok(c.sb.server.requestsFor('refused again').length < 6);
   });
+
+  it('a thread codex does not have, or a provider it does not know, is ERR_CLAUDE_REFUSED', async () => {
+    const missing = await c.failure({
+      prompt: 'resume nothing',
+      session: { kind: 'resume', session: '01a21e65-0000-7000-8000-000000000000' },
+    });
+    assert.equal(missing.code, 'ERR_CLAUDE_REFUSED');
+    assert.match(
+      missing.message,
+      /^codex refused to start the turn \(no rollout found for thread id 01a21e65-0000-7000-8000-000000000000\); retrying cannot help$/,
+    );
+    const provider = await c.failure({ prompt: 'no provider', options: { provider: 'nope' } });
+    assert.equal(provider.code, 'ERR_CLAUDE_REFUSED');
+    assert.match(provider.message, /Model provider `nope` not found/);
+  });
 });
