@@ -1,0 +1,64 @@
+import type { AgentBackend } from '../backends/backend.js';
+import type { Grant } from '../language/grant.js';
+import { CODEX_EFFORTS } from './codex-argv.js';
+import { createCodexExecutor } from './codex-executor.js';
+import { codexMcpProblem } from './codex-mcp.js';
+import { parseCodexOptions } from './codex-options.js';
+import { codexPriceOf } from './codex-prices.js';
+import { CODEX_SESSIONS } from './codex-sessions.js';
+import { preflightCodex } from './find-codex.js';
+
+/** What Codex cannot do of a grant, by key: it has no tool list to narrow or pre-approve. */
+const CODEX_REFUSED: Array<[keyof Grant, string, string]> = [
+  [
+    'tools',
+    'tools',
+    'codex has no list of tools; limit what it may do with permission_mode (plan: read-only) and add_dirs',
+  ],
+  [
+    'allowedTools',
+    'allowed_tools',
+    'codex asks no permission in a run, so it has nothing to pre-approve; limit it with permission_mode and add_dirs',
+  ],
+  [
+    'disallowedTools',
+    'disallowed_tools',
+    'codex has no deny list of tools; limit it with permission_mode (plan: read-only) and add_dirs',
+  ],
+];
+
+/**
+ * OpenAI's Codex CLI (`@openai/codex`): `codex exec --json` per turn, its
+ * threads continued and forked by id, its sandbox from the state's
+ * permission mode, its cost from its tokens and the price table.
+ */
+export const CODEX: AgentBackend = {
+  name: 'codex',
+  title: 'Codex',
+  parseOptions: parseCodexOptions,
+  // codex takes a model verbatim (`-m`): only its provider knows its models.
+  modelProblem: (m) =>
+    m.trim() === '' || /\s/.test(m) ? `model "${m}" is not a codex model name` : undefined,
+  effortProblem: (e) =>
+    (CODEX_EFFORTS as readonly string[]).includes(e)
+      ? undefined
+      : `effort "${e}" is not one of codex's reasoning levels ${CODEX_EFFORTS.join(', ')}`,
+  grantProblem(grant) {
+    for (const [field, key, why] of CODEX_REFUSED)
+      if (grant[field] !== undefined) return `${key}: the codex backend cannot honour it (${why})`;
+    const servers = grant.mcpServers;
+    if (servers !== undefined) {
+      // A file's servers are read when the state runs, and checked there.
+      const map = typeof servers === 'string' ? '{}' : JSON.stringify({ mcpServers: servers });
+      const problem = codexMcpProblem(map, grant.mcpInherit === true);
+      if (problem) return problem;
+    }
+    return undefined;
+  },
+  preflight: async (env) => {
+    await preflightCodex(env);
+  },
+  executor: createCodexExecutor,
+  sessions: CODEX_SESSIONS,
+  priceOf: codexPriceOf,
+};
