@@ -1,10 +1,11 @@
-import type { AgentBackend } from '../backends/backend.js';
+import type { AgentBackend } from '../backend/agent-backend.js';
 import type { Grant } from '../language/grant.js';
 import { CODEX_EFFORTS } from './codex-argv.js';
 import { createCodexExecutor } from './codex-executor.js';
 import { codexMcpProblem } from './codex-mcp.js';
 import { parseCodexOptions } from './codex-options.js';
-import { codexPriceOf } from './codex-prices.js';
+import { CODEX_PRICES_TAKEN, codexPriceOf } from './codex-prices.js';
+import { CODEX_SCRIPTED } from './codex-scripted.js';
 import { CODEX_SESSIONS } from './codex-sessions.js';
 import { preflightCodex } from './find-codex.js';
 
@@ -35,7 +36,7 @@ const CODEX_REFUSED: Array<[keyof Grant, string, string]> = [
 export const CODEX: AgentBackend = {
   name: 'codex',
   title: 'Codex',
-  parseOptions: parseCodexOptions,
+  parseOptions: (options, bad) => parseCodexOptions(options ?? {}, bad),
   // codex takes a model verbatim (`-m`): only its provider knows its models.
   modelProblem: (m) =>
     m.trim() === '' || /\s/.test(m) ? `model "${m}" is not a codex model name` : undefined,
@@ -60,5 +61,7 @@ export const CODEX: AgentBackend = {
   },
   executor: createCodexExecutor,
   sessions: CODEX_SESSIONS,
+  scripted: CODEX_SCRIPTED,
+  priceTable: { name: 'OpenAI', taken: CODEX_PRICES_TAKEN },
   priceOf: codexPriceOf,
 };

@@ -1,4 +1,4 @@
-import type { BackendRuntime } from '../backends/backend.js';
+import type { BackendRuntime } from '../backend/agent-backend.js';
 import { RaymondError } from '../errors.js';
 import type { Execution, ExecutionRequest, StateExecutor } from '../executors/executor.js';
 import { runProcess } from '../executors/run-process.js';

@@ -1,7 +1,7 @@
 import { closeSync, existsSync, openSync, readdirSync, readSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import type { BackendSessions } from '../backends/backend.js';
+import type { BackendSessions } from '../backend/agent-backend.js';
 import { readUsage, type CodexUsage } from './codex-stream.js';
 
 /** codex's own folder: CODEX_HOME, else ~/.codex (codex refuses a CODEX_HOME that does not exist). */

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { NO_USAGE, turnSpend } from '../../src/codex/codex-cost.js';
 import type { CodexUsage } from '../../src/codex/codex-stream.js';
-import type { PricedModel } from '../../src/plan/model-prices.js';
+import type { PricedModel } from '../../src/backend/model-price.js';
 
 // Prices in USD per million tokens; a million input tokens make the sums easy to read.
 const priced: PricedModel = {

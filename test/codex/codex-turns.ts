@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RunEvent } from '../../machines/run-events.js';
-import type { BackendRuntime } from '../../src/backends/backend.js';
+import type { BackendRuntime } from '../../src/backend/agent-backend.js';
 import { createCodexExecutor } from '../../src/codex/codex-executor.js';
 import type { CodexOptions } from '../../src/codex/codex-options.js';
 import { RaymondError } from '../../src/errors.js';
@@ -78,7 +78,7 @@ export class CodexTurns {
       backend: {
         name: 'codex',
         options: t.options ?? {},
-      } as unknown as ExecutionRequest['backend'],
+      },
       prompt: t.prompt,
       session: t.session,
       costBase: t.costBase,
