@@ -53,6 +53,12 @@ export interface BackendSessions {
     options: BackendOptions,
     env: NodeJS.ProcessEnv,
   ): string;
+  /**
+   * The session a session's file cannot be resumed without (a Codex fork
+   * holds only its own turns and reads its parent's file), read from the
+   * file's text: it travels with it. Absent: every file stands alone.
+   */
+  baseOf?(text: string): string | undefined;
 }
 
 /** A tool call a test scripts for a turn (`raymond test`), before a backend names it its way. */

@@ -158,20 +158,32 @@ export function codexSessionLineage(id: string, env: NodeJS.ProcessEnv = process
     const file = findCodexSession(next, env);
     if (!file || out.includes(file)) break;
     out.push(file);
-    const meta = sessionMeta(file);
-    const base = (meta?.history_base as Record<string, unknown> | undefined)?.thread_id;
-    next =
-      typeof base === 'string'
-        ? base
-        : typeof meta?.forked_from_id === 'string'
-          ? meta.forked_from_id
-          : undefined;
+    next = baseOfMeta(sessionMeta(file));
   }
   return out;
+}
+
+/** The thread a rollout's first line says it was forked from. */
+function baseOfMeta(meta: Record<string, unknown> | undefined): string | undefined {
+  const base = (meta?.history_base as Record<string, unknown> | undefined)?.thread_id;
+  if (typeof base === 'string') return base;
+  return typeof meta?.forked_from_id === 'string' ? meta.forked_from_id : undefined;
+}
+
+/** The parent thread of a rollout, from its text (its first line): a fork's file needs its parent's beside it. */
+export function codexBaseOf(text: string): string | undefined {
+  const nl = text.indexOf('\n');
+  try {
+    const meta = JSON.parse(nl < 0 ? text : text.slice(0, nl)) as { payload?: unknown };
+    return baseOfMeta(meta.payload as Record<string, unknown> | undefined);
+  } catch {
+    return undefined;
+  }
 }
 
 /** Where Codex keeps its sessions, for a session moving between machines and folders. */
 export const CODEX_SESSIONS: BackendSessions = {
   find: (id, _cwd, _options, env) => findCodexSession(id, env),
   placeFor: (id, name, _cwd, _options, env) => codexSessionPlace(id, name, env),
+  baseOf: codexBaseOf,
 };

@@ -1,3 +1,4 @@
+import { backendOf } from '../backends/registry.js';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
@@ -160,18 +161,21 @@ export function createRemoteExecutors(ctx: RemoteContext): {
       const where = req.scope.display(req.file);
       const parent = parentOf(req.session, where);
       const transcripts: TranscriptRef[] = [];
-      let text: Buffer | undefined;
-      if (
-        parent !== undefined &&
-        existsSync(join(ctx.transcripts, `${safeSegment(parent, 'the session id', where)}.jsonl`))
-      ) {
-        text = await readFile(join(ctx.transcripts, `${parent}.jsonl`));
-        const name = join(ctx.transcripts, `${parent}.name`);
+      const texts: Buffer[] = [];
+      const baseOf = backendOf(req.backend).sessions.baseOf;
+      // The session's file, and those it cannot be resumed without (a Codex fork's parents).
+      for (let id = parent; id !== undefined && transcripts.length < 100;) {
+        const file = join(ctx.transcripts, `${safeSegment(id, 'the session id', where)}.jsonl`);
+        if (!existsSync(file) || transcripts.some((t) => t.id === id)) break;
+        const text = await readFile(file);
+        const name = join(ctx.transcripts, `${id}.name`);
         transcripts.push({
-          id: parent,
+          id,
           sha: sha256(text),
           ...(existsSync(name) ? { name: await readFile(name, 'utf8') } : {}),
         });
+        texts.push(text);
+        id = baseOf?.(text.toString('utf8'));
       }
       const job: JobRequest = {
         ...base(req, 'markdown'),
@@ -189,7 +193,7 @@ export function createRemoteExecutors(ctx: RemoteContext): {
           (req.agent.worktree ? agentHolder.get(req.agent.id) : undefined),
       };
       const prepare = async () => {
-        if (text) await ctx.queue.blobs.put(text);
+        for (const text of texts) await ctx.queue.blobs.put(text);
       };
       return (await run(job, prepare, req.signal)).execution!;
     },
