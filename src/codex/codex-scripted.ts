@@ -6,7 +6,7 @@ import { STEP_HEADER, type ScriptedCall, type ScriptedSetup } from '../backend/a
 const TEST_MODEL = 'gpt-5';
 
 /** The provider's key variable: codex sends it as the bearer token. */
-const KEY_VAR = 'RAYMOND_TEST_OPENAI_KEY';
+const KEY_VAR = 'SCRIPTED_MODEL_KEY';
 
 /** Single-quoted for a POSIX shell. */
 const quoted = (s: string) => `'${s.replaceAll("'", `'\\''`)}'`;
