@@ -84,7 +84,7 @@ export function planText(plan: WorkflowPlan): string {
   );
   if (plan.states.some((r) => r.basis === 'guess'))
     lines.push(
-      `guesses: ${plan.pricesOf} prices of ${plan.pricesTaken}, ${DEFAULT_TURNS} model requests per step of the prompt plus Claude Code's ~${SYSTEM_PROMPT_TOKENS.toLocaleString('en-US')}-token system prompt`,
+      `guesses: ${plan.pricesOf} prices of ${plan.pricesTaken}, ${DEFAULT_TURNS} model requests per step of the prompt plus ${plan.agentCli}'s ~${SYSTEM_PROMPT_TOKENS.toLocaleString('en-US')}-token system prompt`,
     );
   return `${lines.join('\n')}\n`;
 }

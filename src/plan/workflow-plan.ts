@@ -23,6 +23,8 @@ export interface WorkflowPlan {
   pricesTaken: string;
   /** Whose prices the guesses use (`Claude`, `OpenAI`): the workflow's backend's table. */
   pricesOf: string;
+  /** The workflow's agent CLI (`Claude Code`, `Codex`), whose system prompt the guesses count. */
+  agentCli: string;
   states: PlanRow[];
   run: RunForecast;
   /** The budget that covers the run's high figure, rounded up; null when unbounded. */
@@ -110,9 +112,10 @@ export function planWorkflow(
   }
   const run = runForecast(rows, history);
   // The run's own workflow's backend: a callee's on another backend is priced by its own table all the same.
-  const prices = backendOf(
+  const backend = backendOf(
     graph.entry === undefined ? undefined : graph.states.get(graph.entry)?.node.backend,
-  ).priceTable;
+  );
+  const prices = backend.priceTable;
   return {
     workflow: graph.name,
     path: graph.path,
@@ -120,6 +123,7 @@ export function planWorkflow(
     historyRuns: history?.runCount ?? 0,
     pricesTaken: prices.taken,
     pricesOf: prices.name,
+    agentCli: backend.title,
     states: rows,
     run,
     budgetUsd: run.costUsd.p90 === null ? null : budgetFor(run.costUsd.p90),
