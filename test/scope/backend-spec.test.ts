@@ -89,9 +89,9 @@ describe('parseBackend', () => {
   }
 
   it('names the known backends and the file for an unknown name', () => {
-    for (const value of ['codex', { name: 'gemini' }, '', 'Pi']) {
+    for (const value of ['opencode', { name: 'gemini' }, '', 'Pi', 'Codex']) {
       const err = refused(() => parseBackend(value, FILE));
-      assert.match(err.message, /claude, pi/);
+      assert.match(err.message, /known: claude, pi, codex$/);
       assert.equal(err.file, FILE);
     }
   });
@@ -203,7 +203,7 @@ describe('manifestBackend', () => {
   });
 
   it('refuses a bad backend, naming the file', () => {
-    assert.equal(refused(() => manifestBackend('backend: codex\n', FILE)).file, FILE);
+    assert.equal(refused(() => manifestBackend('backend: gemini\n', FILE)).file, FILE);
   });
 });
 
