@@ -68,6 +68,16 @@ export type ScriptedCall =
   | { edit: { path: string; old: string; new: string } }
   | { tool: string; input: Record<string, unknown> };
 
+/** One model turn read back from a step's debug stream: what a recorded test's reply replays. */
+export interface RecordedTurn {
+  /** The turn's final text. */
+  text: string;
+  /** The tool calls it made before that text, in order, as a test file writes them. */
+  tools: ScriptedCall[];
+  /** Tokens the turn used: input (cache reads and writes included) and output. */
+  tokens: { input: number; output: number };
+}
+
 /** A tool call as a backend's CLI receives it from its model. */
 export interface CliToolCall {
   name: string;
@@ -93,6 +103,12 @@ export interface ScriptedSetup {
    * (undefined removes one), over the test's common ones.
    */
   environment(scratch: string, url: string): Record<string, string | undefined>;
+  /**
+   * The turns of one step's debug stream, for `raymond record`: undefined
+   * when the stream is not this CLI's. (Claude Code's and pi's are read by
+   * src/testing/record-stream.ts.)
+   */
+  recordTurns?(stream: string, cwd: string): RecordedTurn[] | undefined;
   /** Variables of one step, for a CLI that cannot read the ticket from RAYMOND_TEST_STEP. */
   stepEnvironment?(ticket: string): Record<string, string>;
 }

@@ -28,6 +28,14 @@ const minus = (a: CodexUsage, b: CodexUsage): CodexUsage => ({
 });
 
 /** Tokens in and out (cached input is part of the input, reasoning part of the output). */
+/** The turn's own usage: the end's less the thread's before it (the end's when that is not known). */
+export function ownUsage(
+  start: CodexUsage | undefined,
+  end: CodexUsage | undefined,
+): CodexUsage | undefined {
+  return end === undefined ? undefined : start ? minus(end, start) : end;
+}
+
 const tokensOf = (u: CodexUsage) => u.input_tokens + u.output_tokens;
 
 /**
@@ -50,7 +58,7 @@ export function turnSpend(
   costBase: number | undefined,
 ): TurnSpend {
   if (end === undefined) return { costUsd: 0, sessionTotal: null, tokens: 0 };
-  const own = start ? minus(end, start) : end;
+  const own = ownUsage(start, end)!;
   const tokens = tokensOf(own);
   if (priced.unknown) return { costUsd: 0, sessionTotal: 0, tokens };
   const sessionTotal = codexCost(end, priced);

@@ -4,7 +4,8 @@ import type { Execution, ExecutionRequest, StateExecutor } from '../executors/ex
 import { runProcess } from '../executors/run-process.js';
 import { denialEvent } from '../executors/tool-denial.js';
 import { codexArgs, codexPrompt, type CodexSession } from './codex-argv.js';
-import { NO_USAGE, turnSpend } from './codex-cost.js';
+import { NO_USAGE, ownUsage, turnSpend } from './codex-cost.js';
+import { RECORD_USAGE_LINE } from './codex-record.js';
 import { codexMcpProblem } from './codex-mcp.js';
 import type { CodexOptions } from './codex-options.js';
 import { codexPriceOf } from './codex-prices.js';
@@ -110,7 +111,6 @@ export function createCodexExecutor(runtime: BackendRuntime): StateExecutor {
         },
         onStderr: (text) => reader.writeStderr(text),
       });
-      debug?.finish();
       const s = reader.end();
       // The rollout as the turn left it: its usage when the turn failed, its model when none was named.
       const file = s.threadId === null ? undefined : findCodexSession(s.threadId, env);
@@ -118,6 +118,10 @@ export function createCodexExecutor(runtime: BackendRuntime): StateExecutor {
       const model = req.model ?? after.model;
       const priced = codexPriceOf(model, runtime.prices);
       const spend = turnSpend(start, s.usage ?? after.usage, priced, req.costBase);
+      // The turn's own tokens, which codex's cumulative usage does not say: `raymond record` reads them.
+      const own = ownUsage(start, s.usage ?? after.usage);
+      if (own) debug?.stream(`${JSON.stringify({ type: RECORD_USAGE_LINE, usage: own })}\n`);
+      debug?.finish();
       if (priced.unknown && spend.tokens > 0 && !unpriced.has(model ?? '')) {
         unpriced.add(model ?? '');
         const name = model ?? "codex's default model";

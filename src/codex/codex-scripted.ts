@@ -1,6 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import { STEP_HEADER, type ScriptedCall, type ScriptedSetup } from '../backend/agent-backend.js';
+import { codexRecordedTurns } from './codex-record.js';
 
 /** The model a test's codex runs with unless the workflow names one; priced at gpt-5's rates. */
 const TEST_MODEL = 'gpt-5';
@@ -72,6 +73,7 @@ function codexHome(scratch: string, url: string): string {
 export const CODEX_SCRIPTED: ScriptedSetup = {
   api: 'openai-responses',
   toolCalls,
+  recordTurns: codexRecordedTurns,
   environment: (scratch, url) => ({
     CODEX_HOME: codexHome(scratch, url),
     [KEY_VAR]: 'raymond-test',

@@ -1,15 +1,7 @@
 import { isAbsolute, relative } from 'node:path';
+import type { RecordedTurn } from '../backend/agent-backend.js';
+import { allBackends } from '../backends/registry.js';
 import type { ToolCall } from './test-spec-schema.js';
-
-/** One model turn read back from a step's debug stream: what a test's reply replays. */
-export interface RecordedTurn {
-  /** The turn's final text (Claude Code's `result`; pi's last assistant text). */
-  text: string;
-  /** The tool calls it made before that text, in order, as a test file writes them. */
-  tools: ToolCall[];
-  /** Tokens the turn used: input (cache reads and writes included) and output. */
-  tokens: { input: number; output: number };
-}
 
 /** A tool call as the agent CLI gave it. */
 interface RawCall {
@@ -41,10 +33,14 @@ function jsonLines(text: string): Line[] {
  * The turns of one markdown step's raw stream (`.raymond/debug/<id>/<agent>_<state>_<NNN>.jsonl`):
  * Claude Code's stream-json (a turn ends at each `result` line: a reminder is
  * a second turn) or pi's `--mode json` (a turn is one pi process, from its
- * `session` line). A turn cut before its end is left out. Paths inside `cwd`
+ * `session` line), or a backend's own (Codex's). A turn cut before its end is left out. Paths inside `cwd`
  * are written relative to it.
  */
 export function streamTurns(text: string, cwd: string): RecordedTurn[] {
+  for (const backend of allBackends()) {
+    const turns = backend.scripted.recordTurns?.(text, cwd);
+    if (turns) return turns;
+  }
   const lines = jsonLines(text);
   const pi = lines.some((l) => l.type === 'session' || l.type === 'agent_end');
   return pi ? piTurns(lines, cwd) : claudeTurns(lines, cwd);

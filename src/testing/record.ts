@@ -5,7 +5,8 @@ import { RaymondError } from '../errors.js';
 import { STATUS_EXIT } from '../runtime/status-exit.js';
 import { readStateFile, stateFilePath } from '../state/state-file.js';
 import { parseTransitions, streamFiles, type RunLog } from './record-log.js';
-import { streamTurns, type RecordedTurn } from './record-stream.js';
+import type { RecordedTurn } from '../backend/agent-backend.js';
+import { streamTurns } from './record-stream.js';
 import { stateStem } from './test-file.js';
 import type { Answer, Expect, TestSpec, Turn } from './test-spec-schema.js';
 
