@@ -117,7 +117,12 @@ describe("the cost gate on raymond serve's run page (headless Chromium, real cla
       await page.waitForSelector('body[data-status="completed"]', { timeout: 120_000 });
       assert.equal((await page.$$('#asks .ask')).length, 0);
 
-      const run = await api(`${server!.url}/runs/${id}`);
+      // The page reads the end from the event stream; the run's record says so once its outcome is stored, a moment later.
+      let run = await api(`${server!.url}/runs/${id}`);
+      for (let i = 0; i < 100 && run.body.status === 'running'; i++) {
+        await new Promise((r) => setTimeout(r, 100));
+        run = await api(`${server!.url}/runs/${id}`);
+      }
       assert.equal(run.body.status, 'completed', JSON.stringify(run.body));
       assert.equal(run.body.result, `joined ${WORKERS}`);
       assert.equal(box.server.requestsFor('SERVE-FAN').length, 1, 'the forking step ran once');
