@@ -145,24 +145,6 @@ export function rolloutState(file: string): RolloutState {
   }
 }
 
-/**
- * The rollouts thread `id` needs, its own first: a forked thread's rollout
- * holds only its own turns and points at its parent's (`history_base`), and
- * codex refuses to resume it without that file ("invalid paginated history
- * lineage ... missing source rollout", measured), so moving a fork to
- * another machine moves its ancestors too.
- */
-export function codexSessionLineage(id: string, env: NodeJS.ProcessEnv = process.env): string[] {
-  const out: string[] = [];
-  for (let next: string | undefined = id; next !== undefined && out.length < 100;) {
-    const file = findCodexSession(next, env);
-    if (!file || out.includes(file)) break;
-    out.push(file);
-    next = baseOfMeta(sessionMeta(file));
-  }
-  return out;
-}
-
 /** The thread a rollout's first line says it was forked from. */
 function baseOfMeta(meta: Record<string, unknown> | undefined): string | undefined {
   const base = (meta?.history_base as Record<string, unknown> | undefined)?.thread_id;
@@ -170,7 +152,13 @@ function baseOfMeta(meta: Record<string, unknown> | undefined): string | undefin
   return typeof meta?.forked_from_id === 'string' ? meta.forked_from_id : undefined;
 }
 
-/** The parent thread of a rollout, from its text (its first line): a fork's file needs its parent's beside it. */
+/**
+ * The parent thread of a rollout, from its text (its first line): a forked
+ * thread's rollout holds only its own turns and points at its parent's
+ * (`history_base`), and codex refuses to resume it without that file
+ * ("invalid paginated history lineage ... missing source rollout",
+ * measured), so a fork's file travels with its parents'.
+ */
 export function codexBaseOf(text: string): string | undefined {
   const nl = text.indexOf('\n');
   try {

@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import {
   CODEX_SESSIONS,
   codexHome,
-  codexSessionLineage,
+  codexBaseOf,
   codexSessionPlace,
   findCodexSession,
   latestCodexSession,
@@ -155,7 +155,8 @@ describe('codex sessions', () => {
   });
 
   it("lists a fork's rollout and its ancestors' (codex resumes a fork only with them)", () => {
-    assert.deepEqual(codexSessionLineage(C, env), [fileC, fileB, fileA]);
-    assert.deepEqual(codexSessionLineage(A, env), [fileA]);
+    const base = (file: string) => codexBaseOf(readFileSync(file, 'utf8'));
+    assert.deepEqual([base(fileC), base(fileB), base(fileA)], [B, A, undefined]);
+    assert.equal(codexBaseOf('not json'), undefined);
   });
 });
