@@ -1,5 +1,5 @@
 import type { AgentBackend } from '../backend/agent-backend.js';
-import type { Grant } from '../language/grant.js';
+import { refusedGrantKey, type GrantRefusal } from '../backend/grant-refusals.js';
 import { CODEX_EFFORTS } from './codex-argv.js';
 import { createCodexExecutor } from './codex-executor.js';
 import { codexMcpProblem } from './codex-mcp.js';
@@ -10,7 +10,7 @@ import { CODEX_SESSIONS } from './codex-sessions.js';
 import { preflightCodex } from './find-codex.js';
 
 /** What Codex cannot do of a grant, by key: it has no tool list to narrow or pre-approve. */
-const CODEX_REFUSED: Array<[keyof Grant, string, string]> = [
+const CODEX_REFUSED: readonly GrantRefusal[] = [
   [
     'tools',
     'tools',
@@ -45,8 +45,8 @@ export const CODEX: AgentBackend = {
       ? undefined
       : `effort "${e}" is not one of codex's reasoning levels ${CODEX_EFFORTS.join(', ')}`,
   grantProblem(grant) {
-    for (const [field, key, why] of CODEX_REFUSED)
-      if (grant[field] !== undefined) return `${key}: the codex backend cannot honour it (${why})`;
+    const refused = refusedGrantKey(grant, CODEX_REFUSED, 'codex');
+    if (refused !== undefined) return refused;
     const servers = grant.mcpServers;
     if (servers !== undefined) {
       // A file's servers are read when the state runs, and checked there.

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import type { AgentBackend } from '../backend/agent-backend.js';
-import type { Grant } from '../language/grant.js';
+import { refusedGrantKey, type GrantRefusal } from '../backend/grant-refusals.js';
 import { PRICES_TAKEN, priceOf } from '../backend/anthropic-prices.js';
 import { preflightPi } from './find-pi.js';
 import { PI_THINKING, piToolProblem } from './pi-argv.js';
@@ -10,7 +10,7 @@ import { PI_SCRIPTED } from './pi-scripted.js';
 import { findPiSession, piSessionFolder } from './pi-sessions.js';
 
 /** What pi cannot do of a grant, by key: it has no MCP servers, no permission prompts and no extra directories. */
-const PI_REFUSED: Array<[keyof Grant, string, string]> = [
+const PI_REFUSED: readonly GrantRefusal[] = [
   ['mcpServers', 'mcp_servers', 'pi has no MCP servers'],
   ['mcpInherit', 'mcp_inherit', 'pi has no MCP servers'],
   [
@@ -40,8 +40,8 @@ export const PI: AgentBackend = {
       ? undefined
       : `effort "${e}" is not one of pi's thinking levels ${PI_THINKING.join(', ')}`,
   grantProblem(grant) {
-    for (const [field, key, why] of PI_REFUSED)
-      if (grant[field] !== undefined) return `${key}: the pi backend cannot honour it (${why})`;
+    const refused = refusedGrantKey(grant, PI_REFUSED, 'pi');
+    if (refused !== undefined) return refused;
     const tools = grant.tools === undefined ? undefined : piToolProblem(grant.tools);
     return tools === undefined ? undefined : `tools: the pi backend cannot honour it (${tools})`;
   },
