@@ -49,5 +49,10 @@ export async function reportEnd(
     say(
       `state file ${outcome.stateFile}: ${w.writes} writes (${w.snapshots} snapshots), ${w.bytes} bytes`,
     );
+    // The whole process (its worker threads too), so a bench can charge the orchestrator per step.
+    const cpu = process.cpuUsage();
+    say(
+      `orchestrator: CPU ${((cpu.user + cpu.system) / 1000).toFixed(0)} ms (user ${(cpu.user / 1000).toFixed(0)}, system ${(cpu.system / 1000).toFixed(0)}), peak RSS ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MB`,
+    );
   }
 }

@@ -62,6 +62,8 @@ export interface ExecutionRequest {
   env?: Readonly<Record<string, string>>;
   /** Opens the debug files of this execution (absent with --no-debug). */
   debug?: () => StepDebug;
+  /** The workflow uses task folders: a queue worker makes the agent's before it runs the step. */
+  makeTaskFolder?: boolean;
 }
 
 /** What a state printed, and what running it cost. */

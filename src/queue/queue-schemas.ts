@@ -35,6 +35,7 @@ export const stepJobEnvelope = checked(
     timeoutMs: T.Number(),
     env: T.Record(T.String(), T.String(), { must: 'an object of strings' }),
     stepEnv: T.Optional(T.Record(T.String(), T.String(), { must: 'an object of strings' })),
+    makeTaskFolder: T.Optional(T.Boolean()),
     pushRemote: T.String(),
     queuedAt: T.Number(),
   }),

@@ -83,7 +83,7 @@ export function createRemoteExecutors(ctx: RemoteContext): {
   const base = (
     req: Pick<
       ExecutionRequest,
-      'agent' | 'file' | 'timeoutMs' | 'timeoutFromState' | 'scope' | 'env'
+      'agent' | 'file' | 'timeoutMs' | 'timeoutFromState' | 'scope' | 'env' | 'makeTaskFolder'
     >,
     kind: StepJob['kind'],
   ): JobRequest => ({
@@ -99,6 +99,7 @@ export function createRemoteExecutors(ctx: RemoteContext): {
     timeoutFromState: req.timeoutFromState,
     env: { ...ctx.env },
     ...(req.env ? { stepEnv: { ...req.env } } : {}),
+    ...(req.makeTaskFolder ? { makeTaskFolder: true } : {}),
     pushRemote: ctx.pushRemote,
     queuedAt: Date.now(),
   });

@@ -61,6 +61,8 @@ export interface StepJob {
   timeoutFromState?: boolean;
   /** The run's own environment variables. */
   env: Record<string, string>;
+  /** The workflow uses task folders: the worker makes the agent's before the step. */
+  makeTaskFolder?: boolean;
   /** This step's own (its trace context: TRACEPARENT under the coordinator's span), over the run's. */
   stepEnv?: Record<string, string>;
   /** Scripts: the manifest hash of the folder the script runs from, and the script's path in it. */

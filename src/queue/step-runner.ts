@@ -46,9 +46,9 @@ export interface StepRunnerContext {
   warmOf: (job: StepJob) => WarmSessions;
 }
 
-/** Makes an agent's task folder and, for an agent with a worktree, takes a folder for it on this machine. */
+/** Makes an agent's task folder (when its workflow uses them) and, for an agent with a worktree, takes a folder for it on this machine. */
 async function place(c: StepRunnerContext, job: StepJob, agent: AgentFields): Promise<AgentFields> {
-  if (agent.task_folder) await mkdir(agent.task_folder, { recursive: true });
+  if (job.makeTaskFolder && agent.task_folder) await mkdir(agent.task_folder, { recursive: true });
   const w = agent.worktree;
   if (!w || w.removed !== undefined) return agent;
   const path = await c.worktrees.acquire(job.run, w, agent.id, job.pushRemote);

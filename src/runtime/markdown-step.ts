@@ -151,6 +151,7 @@ export async function runMarkdownStep(
         timeoutMs,
         timeoutFromState: prepared.policy.timeoutSeconds !== undefined,
         debug: stepDebug(deps, agent),
+        makeTaskFolder: await deps.tasks.usedBy(scope),
         prompt:
           state.remind === undefined
             ? prepared.prompt

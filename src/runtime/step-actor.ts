@@ -44,6 +44,7 @@ async function runScriptStep(
     timeoutFromState: own !== undefined,
     debug: stepDebug(deps, agent),
     env: deps.traceEnv?.(agent.id),
+    makeTaskFolder: await deps.tasks.usedBy(scope),
   });
   tally.add(execution, false);
   const cut = outputCut(execution);
@@ -95,8 +96,9 @@ export function createRunStep(deps: StepDependencies) {
       const gated = gateBeforeStep(deps.forecaster, input);
       if (gated) return gated;
       const { step, acquired } = await takeWorktree(deps, input);
-      // Made when the agent's first step needs it (its prompt or its script's environment names it).
-      await deps.tasks.ensure(deps.tasks.of(step.record), where);
+      // Made before the agent's first step in a workflow that uses task folders, and only there.
+      if (await deps.tasks.usedBy(scope))
+        await deps.tasks.ensure(deps.tasks.of(step.record), where);
       const ran = await (isMarkdown(step.record.state)
         ? runMarkdownStep(deps, step, where, signal, tally)
         : runScriptStep(deps, step, where, signal, tally));

@@ -2,6 +2,7 @@ import { basename, dirname } from 'node:path';
 import type { AgentRecord, StoredAgent } from '../../machines/types.js';
 import { RaymondError, errorMessage } from '../errors.js';
 import { taskFolderPath } from '../task-folder-pattern.js';
+import type { Scope } from '../scope/scope.js';
 import { DISK_FULL_HINT, isDiskFull, makeFolders } from '../make-folders.js';
 
 /** The task folders of one run: where each goes, and making them when a step first needs one. */
@@ -12,7 +13,18 @@ export interface TaskFolders {
   of(agent: Pick<AgentRecord, 'id' | 'task_folder'>): string;
   /** Makes the folder (and its parents) unless this run already made it. */
   ensure(path: string, where: string): Promise<void>;
+  /** Whether the workflow's agents use task folders (see TASK_FOLDER_WORDS); read once per scope. */
+  usedBy(scope: Pick<Scope, 'mentions'>): Promise<boolean>;
 }
+
+/**
+ * What in a workflow's files makes its agents' task folders be made before
+ * their steps: `{{task_folder}}` in a prompt, `$RAYMOND_TASK_FOLDER` in a
+ * script (or a file beside it), a `task="..."` attribute on a tag. A
+ * workflow naming none never gets one made, though its scripts still see the
+ * variable: at 100,000 workers that is 100,000 empty folders fewer.
+ */
+export const TASK_FOLDER_WORDS = ['task_folder', 'TASK_FOLDER', 'task='] as const;
 
 /**
  * The project root a state folder belongs to, where task folder patterns
@@ -31,6 +43,7 @@ export function projectRootOf(stateFile: string): string {
 /** Task folders laid out by `pattern` under `root` for the run `workflowId`. */
 export function createTaskFolders(root: string, pattern: string, workflowId: string): TaskFolders {
   const made = new Set<string>();
+  const used = new WeakMap<object, Promise<boolean>>();
   const path = (agentId: string, number: number) =>
     taskFolderPath(root, pattern, workflowId, agentId, number);
   return {
@@ -46,6 +59,14 @@ export function createTaskFolders(root: string, pattern: string, workflowId: str
         );
       });
       made.add(folder);
+    },
+    usedBy(scope) {
+      let uses = used.get(scope);
+      if (!uses) {
+        uses = scope.mentions(TASK_FOLDER_WORDS);
+        used.set(scope, uses);
+      }
+      return uses;
     },
   };
 }

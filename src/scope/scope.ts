@@ -44,6 +44,11 @@ export interface Scope {
   stateFiles(): string[];
   /** SHA-256 of each state file; reads (and so checks the UTF-8 of) every markdown state. */
   fingerprints(): Promise<Record<string, string>>;
+  /**
+   * Whether any of the workflow's files holds one of `words`: its state files
+   * and the other files beside them (a YAML workflow: its own text).
+   */
+  mentions(words: readonly string[]): Promise<boolean>;
   /** Removes anything the scope extracted. */
   dispose(): Promise<void>;
   /** Warnings about a state file's definition (a YAML state's unknown keys), shown once per run. */

@@ -147,6 +147,10 @@ export class YamlScope {
   }
 
   /** One fingerprint, of the whole file: any edit (a policy, a timeout, the manifest) counts. */
+  async mentions(words: readonly string[]): Promise<boolean> {
+    return words.some((w) => this.bytes.includes(w));
+  }
+
   async fingerprints(): Promise<Record<string, string>> {
     return { [basename(this.ref.path)]: createHash('sha256').update(this.bytes).digest('hex') };
   }

@@ -207,4 +207,36 @@ describe('task folders (script states)', () => {
       'nothing above the working directory',
     );
   });
+
+  it('makes no task folder for a workflow whose files never name one; its scripts still see the path', async () => {
+    const wf = box.write(
+      {
+        'START.sh': sh('for i in 1 2 3; do printf \'<fork next="END">W</fork>\'; done'),
+        'W.sh': sh('n=RAYMOND_TASK_FOL; n=${n}DER', 'echo "<result>${!n}</result>"'),
+        'END.sh': sh('echo "<result>done</result>"'),
+      },
+      'unused',
+    );
+    // The variable's name is built at run time (bash's ${!n}) so that the workflow's files do not name it.
+    assert.ok(!readFileSync(join(wf, 'W.sh'), 'utf8').includes('TASK_FOLDER'));
+    const r = await box.run([wf, '--json', '--workflow-id', 'tf-unused']);
+    assert.equal(r.code, 0, r.stderr);
+    const results = summary(r).results;
+    assert.equal(results.main_w1, folder('tf-unused', 'main_w1'), 'the script saw its path');
+    assert.ok(!existsSync(join(box.dir, '.raymond/tasks/tf-unused')), 'and nothing was made');
+  });
+
+  it('makes the folders when a file beside the states names them (a helper the scripts source)', async () => {
+    const wf = box.write(
+      {
+        'START.sh': sh('. "$(dirname "$0")/lib.sh"', 'note main', 'echo "<goto>END</goto>"'),
+        'lib.sh': 'note() { echo "$1" > "$RAYMOND_TASK_FOLDER/note"; }\n',
+        'END.sh': sh('echo "<result>done</result>"'),
+      },
+      'helper',
+    );
+    const r = await box.run([wf, '--json', '--workflow-id', 'tf-helper']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(readFileSync(join(folder('tf-helper', 'main'), 'note'), 'utf8'), 'main\n');
+  });
 });

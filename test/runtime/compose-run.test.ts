@@ -78,7 +78,7 @@ describe('composeRun', () => {
   it('runs the statecharts with the step actor to the end: outcome, events, the state file and the task folder', async () => {
     project = runProject({
       'START.md': 'Go on with <goto>END</goto>.',
-      'END.md': 'Finish with <result>...</result>.',
+      'END.md': 'Put notes in {{task_folder}}; finish with <result>...</result>.',
     });
     const { outcome, stateFile, markdown } = await run('c1', {
       'START.md': [{ output: '<goto>END</goto>', session: 's1', costUsd: 0.1 }],

@@ -38,9 +38,22 @@ describe('createRunStep (script states)', () => {
     assert.equal(script.requests[0]!.file, 'START.sh');
     assert.equal(script.requests[0]!.timeoutMs, 10_000);
     assert.ok(
+      !existsSync(join(w.dir, '.raymond/tasks')),
+      'a workflow whose files never name task folders gets none made',
+    );
+  });
+
+  it('makes the task folder before the first step of a workflow whose files name it', async () => {
+    w = await stepWorld({
+      'START.sh': '#!/bin/sh\necho "<result>$(ls "$RAYMOND_TASK_FOLDER")</result>"\n',
+    });
+    const script = fakeExecutor({ 'START.sh': [{ output: '<result>ok</result>' }] });
+    await runStep({ ...w.deps, script }, w.input(w.agent('START.sh')));
+    assert.ok(
       existsSync(join(w.dir, '.raymond/tasks/wf-1/main')),
       "the agent's task folder is made before its first step",
     );
+    assert.equal(script.requests[0]!.makeTaskFolder, true, 'and a queue worker is told to make it');
   });
 
   it('fails with the end of what the script printed when it gave no tag, as a StepFailure', async () => {

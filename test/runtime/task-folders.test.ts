@@ -8,6 +8,7 @@ import { RaymondError } from '../../src/errors.js';
 import {
   createTaskFolders,
   projectRootOf,
+  TASK_FOLDER_WORDS,
   withTaskFolders,
 } from '../../src/runtime/task-folders.js';
 import { DEFAULT_TASK_FOLDER_PATTERN } from '../../src/task-folder-pattern.js';
@@ -74,5 +75,18 @@ describe('createTaskFolders', () => {
       out.map((a) => a.task_folder),
       [join(root, '.raymond/tasks/run1/main'), '/kept'],
     );
+  });
+
+  it('asks a workflow once whether it names task folders, with the words of the rule', async () => {
+    const asked: (readonly string[])[] = [];
+    const scope = {
+      mentions: async (words: readonly string[]) => (asked.push(words), false),
+    };
+    const other = { mentions: async () => true };
+    assert.equal(await folders.usedBy(scope), false);
+    assert.equal(await folders.usedBy(scope), false);
+    assert.equal(await folders.usedBy(other), true, 'each workflow is decided on its own files');
+    assert.deepEqual(asked, [TASK_FOLDER_WORDS]);
+    assert.deepEqual([...TASK_FOLDER_WORDS], ['task_folder', 'TASK_FOLDER', 'task=']);
   });
 });
