@@ -105,7 +105,7 @@ await build({
   bundle: true,
   // Minified, the bundle and its dependencies fit a 3 MB install; names are kept for the libraries that read
   // a class's or a function's name (error names, stack traces in a bug report).
-  minify: process.env.RAYMOND_BUNDLE_PLAIN !== "1",
+  minify: process.env.RAYMOND_BUNDLE_PLAIN !== '1',
   keepNames: true,
   splitting: true,
   format: 'esm',
