@@ -1,7 +1,13 @@
 import type { FanoutShape } from './fanout-shapes.js';
 import type { FanoutFigures } from './fanout.js';
 import type { MemoryPeaks } from './memory-sampler.js';
-import { memoryTargetMb, verdict, WALL_RATIO_TARGET } from './targets.js';
+import {
+  CPU_FLAT_TARGET,
+  CPU_PER_STEP_TARGET_MS,
+  memoryTargetMb,
+  verdict,
+  WALL_RATIO_TARGET,
+} from './targets.js';
 
 /** A shape's figures, or why it has none. */
 export type FanoutOutcome =
@@ -28,8 +34,24 @@ export function fanoutLines(o: FanoutOutcome, parallel: number): string[] {
     `  ratio ${f.ratio.toFixed(2)}x: target ${WALL_RATIO_TARGET}x ${verdict(f.ratio <= WALL_RATIO_TARGET)}`,
     `  floor (the same runs through Raymond's spawners from a bare loop that journals each): ${s(f.floor.wallMs)}, ${(f.floor.wallMs / f.plain.wallMs).toFixed(2)}x the plain loop`,
     `  peak memory orchestrator + spawners ${rssText(f.raymond.memory)}: target ${memTarget} MB ${verdict(f.raymond.memory.withSpawnersMb <= memTarget)}; plain-loop process ${mb(f.plain.peakRssMb)}`,
-    `  state written ${Number.isFinite(f.stateBytesPerStep) ? f.stateBytesPerStep.toFixed(0) : 'n/a'} bytes/step`,
+    `  orchestrator CPU ${perStep(f.raymond.cpuMs, f.steps)} (${s(f.raymond.cpuMs)}): target ${CPU_PER_STEP_TARGET_MS} ms ${verdict(f.raymond.cpuMs / f.steps <= CPU_PER_STEP_TARGET_MS)}; the floor's loop ${perStep(f.floor.cpuMs, f.steps)}, the plain loop's ${perStep(f.plain.cpuMs, f.steps)} (its spawns included)`,
+    `  state written ${Number.isFinite(f.stateBytesPerStep) ? f.stateBytesPerStep.toFixed(0) : 'n/a'} bytes/step; the finished state file ${(f.stateFileBytes / 1e6).toFixed(1)} MB (${(f.stateFileBytes / (o.shape.workers + 1)).toFixed(0)} bytes per agent); ${f.taskFolders} entries under .raymond/tasks`,
   ];
+}
+
+/** CPU per step at the largest fan-out measured against the smallest: flat is at most CPU_FLAT_TARGET. */
+export function cpuFlatness(outcomes: FanoutOutcome[]): string | undefined {
+  const oneStep = outcomes.filter(
+    (o): o is { shape: FanoutShape; figures: FanoutFigures } =>
+      'figures' in o && o.shape.title.includes('x 1 step, forked'),
+  );
+  if (oneStep.length < 2) return undefined;
+  const by = [...oneStep].sort((x, y) => x.shape.workers - y.shape.workers);
+  const per = (o: (typeof by)[number]) => o.figures.raymond.cpuMs / o.figures.steps;
+  const small = by[0]!;
+  const big = by.at(-1)!;
+  const ratio = per(big) / per(small);
+  return `orchestrator CPU per step, flat: ${by.map((o) => `${o.shape.workers.toLocaleString('en')} workers ${per(o).toFixed(3)} ms`).join(', ')}; ${big.shape.workers.toLocaleString('en')} against ${small.shape.workers.toLocaleString('en')}: ${ratio.toFixed(2)}x, target ${CPU_FLAT_TARGET}x ${verdict(ratio <= CPU_FLAT_TARGET)}`;
 }
 
 /** The summary at the end: one row per shape, as a Markdown table. */

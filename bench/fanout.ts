@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FanoutShape } from './fanout-shapes.js';
@@ -13,10 +13,11 @@ export interface FanoutFigures {
   parallel: number;
   /** Script runs, dispatcher steps included: the same number in both runs. */
   steps: number;
-  raymond: { wallMs: number; memory: MemoryPeaks };
-  plain: { wallMs: number; loopMs: number; peakRssMb: number };
+  /** cpuMs: the orchestrator process's own CPU (its threads, not its spawners or scripts), as --verbose reports it. */
+  raymond: { wallMs: number; memory: MemoryPeaks; cpuMs: number };
+  plain: { wallMs: number; loopMs: number; peakRssMb: number; cpuMs: number };
   /** The same runs through Raymond's spawners from a minimal loop that journals each (plain-loop.mjs). */
-  floor: { wallMs: number };
+  floor: { wallMs: number; cpuMs: number };
   /**
    * Raymond's wall time over the plain loop's, both from spawn to exit as
    * the bench sees them: each pays its Node start-up, as a user would.
@@ -24,6 +25,16 @@ export interface FanoutFigures {
   ratio: number;
   /** What the CLI (--verbose) reports having written to its state folder, per step. */
   stateBytesPerStep: number;
+  /** The finished run's state file (snapshot; the journal is folded in at the end). */
+  stateFileBytes: number;
+  /** Folders left under `.raymond/tasks` (the shapes never use one). */
+  taskFolders: number;
+}
+
+/** Entries under `dir`, folders and files, at any depth; 0 when it does not exist. */
+function countEntries(dir: string): number {
+  if (!existsSync(dir)) return 0;
+  return readdirSync(dir, { recursive: true }).length;
 }
 
 /** Generous: a stuck run must not stall the bench, a slow machine must not fail it. */
@@ -60,15 +71,25 @@ export async function benchFanout(shape: FanoutShape, parallel: number): Promise
       );
     }
     const bytes = Number(/writes \(\d+ snapshots\), (\d+) bytes/.exec(run.stderr)?.[1] ?? NaN);
+    const cpuMs = Number(/orchestrator: CPU (\d+) ms/.exec(run.stderr)?.[1] ?? NaN);
+    const stateDir = join(dir, '.raymond/state');
+    const stateFile = readdirSync(stateDir).find((f) => f.endsWith('.json'));
     return {
       shape,
       parallel,
       steps,
-      raymond: { wallMs: run.wallMs, memory: run.memory },
-      plain: { wallMs: plain.wallMs, loopMs: plain.loopMs, peakRssMb: plain.peakRssMb },
-      floor: { wallMs: floor.wallMs },
+      raymond: { wallMs: run.wallMs, memory: run.memory, cpuMs },
+      plain: {
+        wallMs: plain.wallMs,
+        loopMs: plain.loopMs,
+        peakRssMb: plain.peakRssMb,
+        cpuMs: plain.cpuMs,
+      },
+      floor: { wallMs: floor.wallMs, cpuMs: floor.cpuMs },
       ratio: run.wallMs / plain.wallMs,
       stateBytesPerStep: bytes / steps,
+      stateFileBytes: stateFile ? statSync(join(stateDir, stateFile)).size : NaN,
+      taskFolders: countEntries(join(dir, '.raymond/tasks')),
     };
   } finally {
     rmSync(dir, { recursive: true, force: true });

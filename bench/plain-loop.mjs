@@ -116,4 +116,7 @@ const started = performance.now();
 await Promise.all(Array.from({ length: lanes }, lane));
 const loopMs = performance.now() - started;
 runner.close();
-process.stdout.write(`${JSON.stringify({ loopMs, runs: queue.length, failed })}\n`);
+// The loop's own CPU (not its children's): what Raymond's orchestrator is set against per step.
+const cpu = process.cpuUsage();
+const cpuMs = (cpu.user + cpu.system) / 1000;
+process.stdout.write(`${JSON.stringify({ loopMs, runs: queue.length, failed, cpuMs })}\n`);

@@ -23,6 +23,8 @@ export interface PlainLoopRun {
   /** The loop alone, as the helper timed it (no Node start-up). */
   loopMs: number;
   runs: number;
+  /** The helper process's own CPU time (user + system), its children's not counted. */
+  cpuMs: number;
   /** The helper's peak RSS, in MB: it is meant to stay small. */
   peakRssMb: number;
 }
@@ -52,7 +54,12 @@ export async function runPlainLoop(
     throw new Error(
       `${floor ? 'floor' : 'plain loop'} ${run.timedOut ? 'timed out' : `exited with ${run.code ?? run.signal}`}: ${tailOf(run.stderr)}`,
     );
-  const report = JSON.parse(run.stdout) as { loopMs: number; runs: number; failed: number };
+  const report = JSON.parse(run.stdout) as {
+    loopMs: number;
+    runs: number;
+    failed: number;
+    cpuMs: number;
+  };
   if (report.failed > 0)
     throw new Error(
       `${floor ? 'floor' : 'plain loop'}: ${report.failed} of ${report.runs} script runs failed`,
@@ -61,6 +68,7 @@ export async function runPlainLoop(
     wallMs: run.wallMs,
     loopMs: report.loopMs,
     runs: report.runs,
+    cpuMs: report.cpuMs,
     peakRssMb: run.memory.aloneMb,
   };
 }

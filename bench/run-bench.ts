@@ -1,7 +1,13 @@
 import { availableParallelism, cpus, totalmem } from 'node:os';
 import { benchFanout } from './fanout.js';
-import { fanoutLines, fanoutTable, rssText, type FanoutOutcome } from './fanout-report.js';
-import { FANOUT_SHAPES } from './fanout-shapes.js';
+import {
+  cpuFlatness,
+  fanoutLines,
+  fanoutTable,
+  rssText,
+  type FanoutOutcome,
+} from './fanout-report.js';
+import { FANOUT_SHAPES, HUGE_SHAPE } from './fanout-shapes.js';
 import { benchIdleMemory } from './idle-memory.js';
 import { benchLanguage } from './language.js';
 import { benchMarkdown } from './markdown.js';
@@ -42,7 +48,9 @@ console.log(
 
 if (want('fanout')) {
   const outcomes: FanoutOutcome[] = [];
-  for (const shape of FANOUT_SHAPES.filter((s) => !shapes || shapes.includes(s.id))) {
+  // The 100,000-worker shape (e) runs only when named: `fanout:abe`.
+  const named = [...FANOUT_SHAPES, HUGE_SHAPE].filter((s) => shapes?.includes(s.id));
+  for (const shape of shapes ? named : FANOUT_SHAPES) {
     const outcome = await benchFanout(shape, parallel).then(
       (figures): FanoutOutcome => ({ shape, figures }),
       (err: unknown): FanoutOutcome => ({ shape, error: failure(err) }),
@@ -51,6 +59,15 @@ if (want('fanout')) {
     console.log(fanoutLines(outcome, parallel).join('\n'));
   }
   summary.push(...fanoutTable(outcomes));
+  const flat = cpuFlatness(outcomes);
+  if (flat) summary.push('', flat);
+}
+if (want('orchestrator')) {
+  // The orchestrator alone, scripts answered in its own process: Raymond's own work per step, flat or not.
+  const { benchOrchestratorAlone } = await import('./orchestrator.js');
+  const lines = await benchOrchestratorAlone([1000, 10000, 100000]);
+  console.log(lines.join('\n'));
+  summary.push('', ...lines);
 }
 if (want('idle')) {
   try {

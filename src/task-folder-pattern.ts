@@ -1,4 +1,4 @@
-import { resolve } from 'node:path';
+import { basename, dirname, resolve } from 'node:path';
 
 /** Where agents' task folders go unless `task_folder_pattern` says otherwise, relative to the project root. */
 export const DEFAULT_TASK_FOLDER_PATTERN = '.raymond/tasks/{workflow_id}/{agent_id}';
@@ -45,4 +45,18 @@ export function taskFolderPath(
     .replaceAll('{agent_id}', agentId)
     .replace(/[/\\]+$/, '');
   return resolve(root, number > 1 ? `${filled}.${number}` : filled);
+}
+
+/**
+ * The project root a state folder belongs to, where task folder patterns
+ * start: for a state folder inside a `.raymond` folder (`.raymond/state`,
+ * and `raymond serve`'s `.raymond/serve-state`) the folder holding that
+ * `.raymond`; for any other (`--state-dir st`, `--state-dir runs/state`) the
+ * folder holding the state folder, so a run's folders never land above the
+ * directory the user chose.
+ */
+export function projectRootOf(stateFile: string): string {
+  const stateDir = dirname(stateFile);
+  const parent = dirname(stateDir);
+  return basename(parent) === '.raymond' ? dirname(parent) : parent;
 }

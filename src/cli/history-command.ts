@@ -6,7 +6,7 @@ import { historyRoot } from '../history/history-paths.js';
 import { pruneHistory } from '../history/history-prune.js';
 import { rebuildHistory } from '../history/history-rebuild.js';
 import { historyKeys, readWorkflowHistory } from '../history/history-store.js';
-import { projectRootOf } from '../runtime/task-folders.js';
+import { projectRootOf } from '../task-folder-pattern.js';
 import { defaultStateDir } from './cli-context.js';
 import { jsonError, type CliResult } from './dispatch.js';
 import { EXIT } from './exit-codes.js';

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { projectRootOf } from '../runtime/task-folders.js';
+import { projectRootOf } from '../task-folder-pattern.js';
 import { openScope } from '../scope/scope.js';
 import { runContext } from './cli-context.js';
 import { newRunSettings } from './settings.js';

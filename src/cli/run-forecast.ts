@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { projectRootOf } from '../runtime/task-folders.js';
+import { projectRootOf } from '../task-folder-pattern.js';
 import { forecastLine } from '../plan/forecast-line.js';
 import { planOf } from '../plan/load-plan.js';
 import type { CliContext } from './cli-context.js';

@@ -17,7 +17,7 @@ import { acquireLock, lockHolder } from '../state/run-lock.js';
 import { lockFilePath, readStateFile, stateFilePath } from '../state/state-file.js';
 import { mergeStatus } from '../merge/merge-state.js';
 import { runCostsOf } from '../history/run-steps.js';
-import { projectRootOf } from '../runtime/task-folders.js';
+import { projectRootOf } from '../task-folder-pattern.js';
 import { costByStateText } from './stats-text.js';
 
 interface RunSummary {

@@ -7,7 +7,7 @@ import { historyKey } from '../history/history-paths.js';
 import { runCosts, workflowStats } from '../history/history-stats.js';
 import { historyKeys, readWorkflowHistory } from '../history/history-store.js';
 import { readRunHistory } from '../history/run-steps.js';
-import { projectRootOf } from '../runtime/task-folders.js';
+import { projectRootOf } from '../task-folder-pattern.js';
 import { openScope } from '../scope/scope.js';
 import { defaultStateDir } from './cli-context.js';
 import { jsonError, type CliResult } from './dispatch.js';

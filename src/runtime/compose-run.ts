@@ -23,7 +23,8 @@ import { createPersister } from '../state/persister.js';
 import { frameCounts } from './run-progress.js';
 import { markdownSlots, type RunSettings } from './run-settings.js';
 import { createRunStep } from './step-actor.js';
-import { createTaskFolders, projectRootOf, withTaskFolders } from './task-folders.js';
+import { createTaskFolders, withTaskFolders } from './task-folders.js';
+import { projectRootOf } from '../task-folder-pattern.js';
 import { createWorktreePool } from '../worktrees/worktree-pool.js';
 import { createWarmSessions, type WarmSessions } from '../executors/warm-sessions.js';
 import { errorMessage } from '../errors.js';
@@ -136,6 +137,7 @@ export async function composeRun(options: ComposeRunOptions): Promise<RunOutcome
       workflowId,
     );
     const store = storeFromState({ ...state, agents: withTaskFolders(state.agents, tasks) });
+    store.defaultTaskFolder = (id) => tasks.path(id, 1);
     const stats = hooks.stats ?? { writes: 0, bytes: 0, snapshots: 0 };
     const warned = new Set<string>();
     const runStep = createRunStep({

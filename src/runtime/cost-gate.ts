@@ -9,7 +9,7 @@ import type { Scope } from '../scope/scope.js';
 import { gateDecision } from './resolve-decision.js';
 import type { RunSettings } from './run-settings.js';
 import type { RunHooks } from './run-types.js';
-import { projectRootOf } from './task-folders.js';
+import { projectRootOf } from '../task-folder-pattern.js';
 
 /*
  * The runtime's half of the cost gate (`--confirm-over`): it holds the

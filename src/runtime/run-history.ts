@@ -9,7 +9,7 @@ import {
 import { rebuildHistory } from '../history/history-rebuild.js';
 import type { RunSource } from '../history/history-types.js';
 import { HistoryWriter } from '../history/history-writer.js';
-import { projectRootOf } from './task-folders.js';
+import { projectRootOf } from '../task-folder-pattern.js';
 
 /**
  * The run's history writer, after rebuilding the project's history from its

@@ -1,4 +1,3 @@
-import { basename, dirname } from 'node:path';
 import type { AgentRecord, StoredAgent } from '../../machines/types.js';
 import { RaymondError, errorMessage } from '../errors.js';
 import { taskFolderPath } from '../task-folder-pattern.js';
@@ -25,20 +24,6 @@ export interface TaskFolders {
  * variable: at 100,000 workers that is 100,000 empty folders fewer.
  */
 export const TASK_FOLDER_WORDS = ['task_folder', 'TASK_FOLDER', 'task='] as const;
-
-/**
- * The project root a state folder belongs to, where task folder patterns
- * start: for a state folder inside a `.raymond` folder (`.raymond/state`,
- * and `raymond serve`'s `.raymond/serve-state`) the folder holding that
- * `.raymond`; for any other (`--state-dir st`, `--state-dir runs/state`) the
- * folder holding the state folder, so a run's folders never land above the
- * directory the user chose.
- */
-export function projectRootOf(stateFile: string): string {
-  const stateDir = dirname(stateFile);
-  const parent = dirname(stateDir);
-  return basename(parent) === '.raymond' ? dirname(parent) : parent;
-}
 
 /** Task folders laid out by `pattern` under `root` for the run `workflowId`. */
 export function createTaskFolders(root: string, pattern: string, workflowId: string): TaskFolders {

@@ -1,6 +1,6 @@
 import type { AgentAsk } from '../../machines/types.js';
 import { errorMessage } from '../errors.js';
-import { projectRootOf } from '../runtime/task-folders.js';
+import { projectRootOf } from '../task-folder-pattern.js';
 import { readStateFile } from '../state/state-file.js';
 import { DEFAULT_TASK_FOLDER_PATTERN, taskFolderPath } from '../task-folder-pattern.js';
 import { affordanceOf } from './ask-affordance.js';

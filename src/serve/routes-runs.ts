@@ -6,7 +6,7 @@ import { isRunModel, MODEL_CHOICES } from '../claude/claude-argv.js';
 import { formatError } from '../errors.js';
 import type { CostRow } from '../../machines/cost-table.js';
 import { runCostsOf } from '../history/run-steps.js';
-import { projectRootOf } from '../runtime/task-folders.js';
+import { projectRootOf } from '../task-folder-pattern.js';
 import { readStateFile } from '../state/state-file.js';
 import { HttpError, sendJson } from './http-error.js';
 import { createRunBody, readRequestBody, type CreateRun } from './request-schemas.js';

@@ -1,12 +1,12 @@
 import { stackChange } from '../../machines/frame-stack.js';
 import type { Dirty, RunStore } from '../../machines/run-store.js';
-import type {
-  AgentFields,
-  Frame,
-  FrameStack,
-  StoredAgent,
-  WorkflowState,
-} from '../../machines/types.js';
+import type { AgentFields, Frame, FrameStack, WorkflowState } from '../../machines/types.js';
+import {
+  compactAgent,
+  type Compact,
+  type WrittenAgent,
+  type WrittenState,
+} from '../../machines/written-agent.js';
 import { RaymondError } from '../errors.js';
 import { journalRecord } from './state-schema.js';
 
@@ -17,7 +17,7 @@ import { journalRecord } from './state-schema.js';
  * pushes or pops one frame, so the line does not grow with the depth. Lines
  * written before this format hold the whole `stack` instead; both fold.
  */
-export type JournalAgent = AgentFields &
+export type JournalAgent = Compact<AgentFields> &
   ({ stack: Frame[] } | { stack_keep: number; stack_push?: Frame[] });
 
 /**
@@ -27,7 +27,8 @@ export type JournalAgent = AgentFields &
  */
 export interface JournalBatch {
   seq: number;
-  meta: Pick<WorkflowState, 'status' | 'total_cost_usd' | 'updated_at' | 'options'> & {
+  meta: Pick<WorkflowState, 'status' | 'total_cost_usd' | 'updated_at'> & {
+    options?: WorkflowState['options'];
     error?: string | null;
   };
   agents?: JournalAgent[];
@@ -56,12 +57,18 @@ function pick<T>(keys: Set<string>, from: Record<string, T>): Record<string, T> 
   return out;
 }
 
-/** The journal line for the changes in `dirty`; `written` holds the stacks the state file has so far. */
+/**
+ * The journal line for the changes in `dirty`; `written` holds the stacks the
+ * state file has so far. The run's options are left out when the state file
+ * already holds them as they are (`withOptions` false): they change only at a
+ * gate, and were half of a script step's line.
+ */
 export function journalLine(
   store: RunStore,
   dirty: Dirty,
   seq: number,
   written: WrittenStacks,
+  withOptions = true,
 ): string {
   const m = store.meta;
   const batch: JournalBatch = {
@@ -70,7 +77,7 @@ export function journalLine(
       status: m.status,
       total_cost_usd: m.total_cost_usd,
       updated_at: m.updated_at,
-      options: m.options,
+      ...(withOptions ? { options: m.options } : {}),
       error: m.error ?? null,
     },
   };
@@ -78,7 +85,7 @@ export function journalLine(
   for (const id of dirty.agents) {
     const record = store.agents.get(id);
     if (!record) continue;
-    const { stack, ...fields } = record;
+    const { stack, ...fields } = compactAgent(record, m.results, store.defaultTaskFolder);
     const change = stackChange(written.get(id) ?? null, stack);
     agents.push({
       ...fields,
@@ -102,10 +109,10 @@ export function journalLine(
  * line costs what it changed, and the snapshot's arrays are copied once.
  */
 function foldAgent(
-  before: StoredAgent | undefined,
+  before: WrittenAgent | undefined,
   entry: JournalAgent,
   owned: Set<Frame[]>,
-): StoredAgent | undefined {
+): WrittenAgent | undefined {
   if ('stack' in entry) return entry;
   const { stack_keep: keep, stack_push: push = [], ...fields } = entry;
   const old = before?.stack ?? [];
@@ -119,15 +126,17 @@ function foldAgent(
 }
 
 /**
- * Folds a journal into its snapshot. Batches already in the snapshot (by
+ * Folds a journal into its snapshot, both as written (readStateFile then
+ * gives the agents back what was left out: machines/written-agent.ts). Batches already in the snapshot (by
  * `journal_seq`) are skipped; a torn last line is a batch whose write never
  * completed, and so was never acknowledged: it is dropped.
  */
-export function applyJournal(state: WorkflowState, text: string, file: string): WorkflowState {
+export function applyJournal(state: WrittenState, text: string, file: string): WrittenState {
   const lines = text.split('\n');
-  const agents = new Map(state.agents.map((a) => [a.id, a]));
+  // The snapshot's and the lines' agents are as written (compact) until the end.
+  const agents = new Map<string, WrittenAgent>(state.agents.map((a) => [a.id, a]));
   const owned = new Set<Frame[]>();
-  const out: WorkflowState = {
+  const out: WrittenState = {
     ...state,
     results: { ...state.results },
     fork_counters: { ...state.fork_counters },

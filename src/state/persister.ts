@@ -4,7 +4,7 @@ import { fromCallback } from 'xstate';
 import { errorText } from '../../machines/step-failure.js';
 import {
   cleanDirty,
-  stateFromStore,
+  writtenState,
   takeDirty,
   type Dirty,
   type RunStore,
@@ -51,6 +51,19 @@ function restoreDirty(store: RunStore, dirty: Dirty): void {
  * is removed; so a run whose last snapshot cannot be written still ends
  * with what it did on disk, and says so.
  */
+/**
+ * The state file's text: its fields one per line, then one line per agent.
+ * At 100,000 agents, indenting every field of every agent was a fifth of
+ * the file.
+ */
+export function snapshotText(store: RunStore): string {
+  const { agents, ...head } = writtenState(store);
+  const top = JSON.stringify(head, null, 1);
+  const rows = agents.map((a) => JSON.stringify(a));
+  const list = rows.length > 0 ? `\n  ${rows.join(',\n  ')}\n ` : '';
+  return `${top.slice(0, -2)},\n "agents": [${list}]\n}\n`;
+}
+
 export function createPersister(
   path: string,
   stats: PersisterStats = { writes: 0, bytes: 0, snapshots: 0 },
@@ -74,6 +87,8 @@ export function createPersister(
     let syncTimer: NodeJS.Timeout | undefined;
     let syncing = false;
     const written: WrittenStacks = new Map();
+    /** The run's options as the state file on disk has them (snapshot and journal folded). */
+    let writtenOptions: string | undefined;
 
     const closeJournal = () => {
       clearTimeout(syncTimer);
@@ -109,11 +124,13 @@ export function createPersister(
     const snapshot = async () => {
       takeDirty(store);
       store.meta.journal_seq = seq;
-      const text = `${JSON.stringify(stateFromStore(store), null, 1)}\n`;
+      const text = snapshotText(store);
+      const options = JSON.stringify(store.meta.options);
       // A failed snapshot fails the run, so nothing is ever written on top of these.
       written.clear();
       for (const a of store.agents.values()) noteWritten(written, a.id, a.stack);
       await writeFileAtomic(path, text, { fsync: true });
+      writtenOptions = options;
       // Only once the snapshot is durable may the journal it absorbed go.
       closeJournal();
       try {
@@ -130,7 +147,8 @@ export function createPersister(
 
     const append = () => {
       const dirty = takeDirty(store);
-      const line = journalLine(store, dirty, ++seq, written);
+      const options = JSON.stringify(store.meta.options);
+      const line = journalLine(store, dirty, ++seq, written, options !== writtenOptions);
       const size = Buffer.byteLength(line);
       try {
         journal ??= openSync(journalPath, 'a');
@@ -147,6 +165,7 @@ export function createPersister(
         throw error;
       }
       journalBytes += size;
+      writtenOptions = options;
       for (const id of dirty.agents) noteWritten(written, id, store.agents.get(id)?.stack ?? null);
       syncSoon();
       return size;

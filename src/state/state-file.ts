@@ -5,6 +5,12 @@ import { ignoreRaymondFolder } from '../raymond-folder.js';
 import { DISK_FULL_HINT, isDiskFull, makeFolders } from '../make-folders.js';
 import type { WorkflowState } from '../../machines/types.js';
 import { applyJournal } from './journal.js';
+import { expandState, type WrittenState } from '../../machines/written-agent.js';
+import {
+  DEFAULT_TASK_FOLDER_PATTERN,
+  projectRootOf,
+  taskFolderPath,
+} from '../task-folder-pattern.js';
 import { stateFileLike, stateFileProblem } from './state-schema.js';
 
 const WORKFLOW_ID = /^[A-Za-z0-9_-]{1,128}$/;
@@ -127,8 +133,20 @@ export async function readStateFile(path: string, id?: string): Promise<Workflow
   checkShape(state, path);
   const journal = await readFile(journalFilePath(path), 'utf8').catch(() => undefined);
   // checkShape has checked the snapshot as a whole; the journal's fold is checked again.
-  if (journal === undefined) return state as WorkflowState;
-  return checkShape(applyJournal(state as WorkflowState, journal, journalFilePath(path)), path);
+  if (journal === undefined) return expandRead(state as WrittenState, path);
+  const folded = applyJournal(state as WrittenState, journal, journalFilePath(path));
+  checkShape(folded, path);
+  return expandRead(folded, path);
+}
+
+/**
+ * A state as written, given back what was left out (machines/written-agent.ts),
+ * an agent's task folder as the default one of the run's project.
+ */
+export function expandRead(state: WrittenState, path: string): WorkflowState {
+  const root = projectRootOf(path);
+  const pattern = state.options.task_folder_pattern ?? DEFAULT_TASK_FOLDER_PATTERN;
+  return expandState(state, (id) => taskFolderPath(root, pattern, state.workflow_id, id, 1));
 }
 
 /** The state file's schema (src/state/state-schema.ts), and an id that is one. */

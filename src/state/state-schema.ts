@@ -161,7 +161,7 @@ const JOURNAL_LINE = T.Object({
     status: T.String(),
     total_cost_usd: T.Number(),
     updated_at: T.String(),
-    options: T.Object({}),
+    options: opt(T.Object({})),
     error: opt(nullable(T.String())),
   }),
   agents: opt(T.Array(T.Object({ id: T.String() }))),

@@ -83,7 +83,8 @@ describe('a disk out of inodes', () => {
     const wf = box.write(
       {
         'START.sh': sh('for i in $(seq 1 80); do printf "<fork next=\\"DONE\\">W</fork>"; done'),
-        'W.sh': sh('echo "<result>w</result>"'),
+        // It uses its task folder, so each worker's is made before its step.
+        'W.sh': sh('touch "$RAYMOND_TASK_FOLDER/w"', 'echo "<result>w</result>"'),
         'DONE.sh': sh('echo "<result>done</result>"'),
       },
       'inodes',

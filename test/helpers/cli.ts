@@ -14,6 +14,8 @@ import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import type { WorkflowState } from '../../machines/types.js';
 import { applyJournal } from '../../src/state/journal.js';
+import { expandRead } from '../../src/state/state-file.js';
+import type { WrittenState } from '../../machines/written-agent.js';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 /** The built CLI: end-to-end tests run exactly what users run. */
@@ -131,9 +133,10 @@ export function alive(pid: number): boolean {
 
 /** Reads a state snapshot (which must always be complete JSON) and folds in its journal, if any. */
 export function readRunState(path: string): WorkflowState {
-  const snapshot = JSON.parse(readFileSync(path, 'utf8')) as WorkflowState;
+  const snapshot = JSON.parse(readFileSync(path, 'utf8')) as WrittenState;
   const journal = path.replace(/\.json$/, '.journal');
-  return existsSync(journal)
-    ? applyJournal(snapshot, readFileSync(journal, 'utf8'), journal)
-    : snapshot;
+  return expandRead(
+    existsSync(journal) ? applyJournal(snapshot, readFileSync(journal, 'utf8'), journal) : snapshot,
+    path,
+  );
 }

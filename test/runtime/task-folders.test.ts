@@ -7,10 +7,10 @@ import type { StoredAgent } from '../../machines/types.js';
 import { RaymondError } from '../../src/errors.js';
 import {
   createTaskFolders,
-  projectRootOf,
   TASK_FOLDER_WORDS,
   withTaskFolders,
 } from '../../src/runtime/task-folders.js';
+import { projectRootOf } from '../../src/task-folder-pattern.js';
 import { DEFAULT_TASK_FOLDER_PATTERN } from '../../src/task-folder-pattern.js';
 
 describe('projectRootOf', () => {

@@ -10,6 +10,7 @@ import {
   noteWritten,
   type WrittenStacks,
 } from '../../src/state/journal.js';
+import { expandState } from '../../machines/written-agent.js';
 import { freshState } from '../helpers/fake-actors.js';
 
 function twoBatches() {
@@ -35,6 +36,37 @@ describe('journal', () => {
     assert.deepEqual(state.results, { main: 'r' });
     assert.equal(state.status, 'completed');
     assert.equal(state.journal_seq, 2);
+  });
+
+  it("leaves the options out when told, and a terminated agent's result and reserved session; the fold puts the result back", () => {
+    const store = storeFromState(freshState());
+    takeDirty(store);
+    const main = store.agents.get('main')!;
+    putAgent(store, {
+      ...main,
+      state: 'C',
+      status: 'terminated',
+      result: 'r',
+      next_session: 'never-used',
+    });
+    putResult(store, 'main', 'r');
+    const line = journalLine(store, takeDirty(store), 1, new Map(), false);
+    const batch = JSON.parse(line) as { meta: object; agents: Array<Record<string, unknown>> };
+    assert.ok(!('options' in batch.meta));
+    assert.deepEqual(Object.keys(batch.agents[0]!).sort(), [
+      'cwd',
+      'id',
+      'stack_keep',
+      'state',
+      'status',
+    ]);
+    const state = expandState(applyJournal(freshState(), line, 'j'));
+    assert.equal(state.options.max_parallel, freshState().options.max_parallel);
+    const agent = state.agents[0]!;
+    assert.equal(agent.result, 'r');
+    assert.equal(agent.session, null);
+    assert.deepEqual(agent.attributes, {});
+    assert.equal(agent.next_session, undefined);
   });
 
   it('skips batches the snapshot already holds', () => {

@@ -73,6 +73,28 @@ describe('persister', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
+  it("journals the run's options only once the snapshot does not hold them as they are", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'raymond-persist-'));
+    const path = join(dir, 'wf.json');
+    let lines: string[] = [];
+    const run = await runFake(
+      {
+        START: { kind: 'goto', target: 'MID' },
+        MID: { kind: 'goto', target: 'END' },
+        END: () => {
+          lines = readFileSync(join(dir, 'wf.journal'), 'utf8').trim().split('\n');
+          return { kind: 'result', payload: 'done' };
+        },
+      },
+      { persister: createPersister(path) },
+    );
+    assert.equal(run.output.status, 'completed');
+    assert.ok(lines.length >= 2, `lines: ${lines.length}`);
+    for (const l of lines) assert.ok(!('options' in (JSON.parse(l) as { meta: object }).meta), l);
+    assert.equal((await readStateFile(path, 'wf')).options.max_parallel, 2);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
   it('journals a deep stack one frame per step: before every step the state file holds the agent exactly as the step gets it', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'raymond-persist-'));
     const path = join(dir, 'wf.json');
