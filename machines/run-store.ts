@@ -1,7 +1,6 @@
 import { stackFromArray, stackToArray } from './frame-stack.js';
 import type { AgentRecord, StoredAgent, WorkflowState } from './types.js';
 import { forkCounterFloors } from './worker-names.js';
-import { compactAgent, type WrittenAgent } from './written-agent.js';
 
 /**
  * The supervisor's working copy of the run. It is mutated in place by the
@@ -103,17 +102,6 @@ export function storeFromState(state: WorkflowState): RunStore {
 /** The JSON document the state file holds. */
 export function stateFromStore(store: RunStore): WorkflowState {
   return { ...store.meta, agents: [...store.agents.values()].map(storedAgent) };
-}
-
-/** The JSON document the state file is written as: its agents compacted (machines/written-agent.ts). */
-export function writtenState(store: RunStore): Omit<WorkflowState, 'agents'> & {
-  agents: WrittenAgent[];
-} {
-  const { results } = store.meta;
-  const agents: WrittenAgent[] = [];
-  for (const a of store.agents.values())
-    agents.push(compactAgent(storedAgent(a), results, store.defaultTaskFolder));
-  return { ...store.meta, agents };
 }
 
 /** An agent as the state file holds it. */

@@ -71,8 +71,11 @@ export function createPoolLanguageService(options: { threads?: number } = {}): L
  * createLanguageService). A dispatcher forking 10,000 workers prints ~340 KB,
  * parsed inline in ~30 ms; on the pool it would also start a worker thread,
  * whose heap kept ~12 MB of the orchestrator's memory for the rest of the run.
+ * One forking 100,000 prints 3.4 MB: on the pool, the worker's heap and the
+ * parse copied back raised the run's peak from 389 to 480 MB, so every
+ * output a script may keep (16 MiB) is parsed here.
  */
-export const INLINE_BELOW_BYTES = 1024 * 1024;
+export const INLINE_BELOW_BYTES = 16 * 1024 * 1024 + 1;
 
 /**
  * The service a run uses. Message passing to a worker thread costs more than

@@ -58,20 +58,27 @@ function pick<T>(keys: Set<string>, from: Record<string, T>): Record<string, T> 
 }
 
 /**
- * The journal line for the changes in `dirty`; `written` holds the stacks the
- * state file has so far. The run's options are left out when the state file
- * already holds them as they are (`withOptions` false): they change only at a
- * gate, and were half of a script step's line.
+ * Agents per piece of a journal line or a snapshot: a fork of 100,000 workers
+ * is written a piece at a time, never built as one string of every agent.
  */
-export function journalLine(
+export const AGENTS_PER_PIECE = 1000;
+
+/**
+ * The journal line for the changes in `dirty`, in pieces to write one after
+ * the other (a line of 100,000 new agents is some 20 MB); `written` holds the
+ * stacks the state file has so far. The run's options are left out when the
+ * state file already holds them as they are (`withOptions` false): they
+ * change only at a gate, and were half of a script step's line.
+ */
+export function* journalParts(
   store: RunStore,
   dirty: Dirty,
   seq: number,
   written: WrittenStacks,
   withOptions = true,
-): string {
+): Generator<string> {
   const m = store.meta;
-  const batch: JournalBatch = {
+  const head: JournalBatch = {
     seq,
     meta: {
       status: m.status,
@@ -81,26 +88,45 @@ export function journalLine(
       error: m.error ?? null,
     },
   };
-  const agents: JournalAgent[] = [];
+  let text = JSON.stringify(head).slice(0, -1);
+  let count = 0;
   for (const id of dirty.agents) {
     const record = store.agents.get(id);
     if (!record) continue;
     const { stack, ...fields } = compactAgent(record, m.results, store.defaultTaskFolder);
     const change = stackChange(written.get(id) ?? null, stack);
-    agents.push({
+    const agent: JournalAgent = {
       ...fields,
       stack_keep: change.keep,
       ...(change.push.length > 0 ? { stack_push: change.push } : {}),
-    });
+    };
+    text += `${count === 0 ? ',"agents":[' : ','}${JSON.stringify(agent)}`;
+    if (++count % AGENTS_PER_PIECE === 0) {
+      yield text;
+      text = '';
+    }
   }
-  if (agents.length > 0) batch.agents = agents;
+  if (count > 0) text += ']';
+  const tail: Omit<JournalBatch, 'seq' | 'meta'> = {};
   const results = pick(dirty.results, m.results);
-  if (results) batch.results = results;
+  if (results) tail.results = results;
   const counters = pick(dirty.forkCounters, m.fork_counters);
-  if (counters) batch.fork_counters = counters;
+  if (counters) tail.fork_counters = counters;
   const costs = pick(dirty.sessionCosts, m.session_costs);
-  if (costs) batch.session_costs = costs;
-  return `${JSON.stringify(batch)}\n`;
+  if (costs) tail.session_costs = costs;
+  const rest = JSON.stringify(tail).slice(1, -1);
+  yield `${text}${rest ? `,${rest}` : ''}}\n`;
+}
+
+/** The whole journal line for the changes in `dirty` (journalParts, joined). */
+export function journalLine(
+  store: RunStore,
+  dirty: Dirty,
+  seq: number,
+  written: WrittenStacks,
+  withOptions = true,
+): string {
+  return [...journalParts(store, dirty, seq, written, withOptions)].join('');
 }
 
 /**

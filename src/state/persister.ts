@@ -1,17 +1,11 @@
 import { closeSync, fdatasync, ftruncateSync, openSync, unlinkSync } from 'node:fs';
-import writeFileAtomic from 'write-file-atomic';
 import { fromCallback } from 'xstate';
 import { errorText } from '../../machines/step-failure.js';
-import {
-  cleanDirty,
-  writtenState,
-  takeDirty,
-  type Dirty,
-  type RunStore,
-} from '../../machines/run-store.js';
+import { cleanDirty, takeDirty, type Dirty, type RunStore } from '../../machines/run-store.js';
 import type { PersisterEvent, SupervisorEvent } from '../../machines/supervisor.machine.js';
 import { writeAllSync } from './append-file.js';
-import { journalLine, noteWritten, type WrittenStacks } from './journal.js';
+import { journalParts, noteWritten, type WrittenStacks } from './journal.js';
+import { snapshotParts, writeAtomically } from './snapshot-write.js';
 import { journalFilePath } from './state-file.js';
 import { DISK_FULL_HINT, isDiskFull } from '../make-folders.js';
 
@@ -51,19 +45,6 @@ function restoreDirty(store: RunStore, dirty: Dirty): void {
  * is removed; so a run whose last snapshot cannot be written still ends
  * with what it did on disk, and says so.
  */
-/**
- * The state file's text: its fields one per line, then one line per agent.
- * At 100,000 agents, indenting every field of every agent was a fifth of
- * the file.
- */
-export function snapshotText(store: RunStore): string {
-  const { agents, ...head } = writtenState(store);
-  const top = JSON.stringify(head, null, 1);
-  const rows = agents.map((a) => JSON.stringify(a));
-  const list = rows.length > 0 ? `\n  ${rows.join(',\n  ')}\n ` : '';
-  return `${top.slice(0, -2)},\n "agents": [${list}]\n}\n`;
-}
-
 export function createPersister(
   path: string,
   stats: PersisterStats = { writes: 0, bytes: 0, snapshots: 0 },
@@ -124,12 +105,12 @@ export function createPersister(
     const snapshot = async () => {
       takeDirty(store);
       store.meta.journal_seq = seq;
-      const text = snapshotText(store);
+      const parts = snapshotParts(store);
       const options = JSON.stringify(store.meta.options);
       // A failed snapshot fails the run, so nothing is ever written on top of these.
       written.clear();
       for (const a of store.agents.values()) noteWritten(written, a.id, a.stack);
-      await writeFileAtomic(path, text, { fsync: true });
+      await writeAtomically(path, parts);
       writtenOptions = options;
       // Only once the snapshot is durable may the journal it absorbed go.
       closeJournal();
@@ -138,7 +119,7 @@ export function createPersister(
       } catch {
         // There was none yet.
       }
-      snapshotBytes = Buffer.byteLength(text);
+      snapshotBytes = parts.reduce((n, part) => n + Buffer.byteLength(part), 0);
       journalBytes = 0;
       retryCompactAt = 0;
       stats.snapshots++;
@@ -148,11 +129,13 @@ export function createPersister(
     const append = () => {
       const dirty = takeDirty(store);
       const options = JSON.stringify(store.meta.options);
-      const line = journalLine(store, dirty, ++seq, written, options !== writtenOptions);
-      const size = Buffer.byteLength(line);
+      let size = 0;
       try {
         journal ??= openSync(journalPath, 'a');
-        writeAllSync(journal, line);
+        for (const part of journalParts(store, dirty, ++seq, written, options !== writtenOptions)) {
+          writeAllSync(journal, part);
+          size += Buffer.byteLength(part);
+        }
       } catch (error) {
         // Nothing written is acknowledged: cut a torn line off, and let the next write carry these changes again.
         seq--;
