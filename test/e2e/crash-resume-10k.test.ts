@@ -5,17 +5,12 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { after, describe, it } from 'node:test';
 import { execa } from 'execa';
 import type { WorkflowState } from '../../machines/types.js';
+import { seededRandom } from '../helpers/seeded-random.js';
 import { CLI, Sandbox, readRunState, sh } from '../helpers/cli.js';
 
 const WORKERS = 10_000;
 const box = new Sandbox();
 after(() => box.remove());
-
-/** A small deterministic random source, so a failure can be replayed from its seed. */
-function random(seed: number): () => number {
-  let s = seed >>> 0 || 1;
-  return () => (s = (s * 1103515245 + 12345) >>> 0) / 2 ** 32;
-}
 
 /** Bytes one worker adds to the log: its id (main_w1 .. main_w10000) padded to 16, and a newline. */
 const LINE = 17;
@@ -23,7 +18,7 @@ const LINE = 17;
 describe('crash safety at 10,000 workers', () => {
   it('a dispatcher of 10,000 script workers killed at random points and resumed ends with every result exactly once', async () => {
     const seed = Number(process.env.CRASH_SEED ?? 20261127);
-    const rand = random(seed);
+    const rand = seededRandom(seed);
     const log = join(box.dir, 'ran.log');
     const wf = box.write(
       {

@@ -5,6 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { after, describe, it } from 'node:test';
 import { execa } from 'execa';
 import type { WorkflowState } from '../../machines/types.js';
+import { seededRandom } from '../helpers/seeded-random.js';
 import { CLI, ROOT, Sandbox, readRunState, sh } from '../helpers/cli.js';
 
 const FAKE = join(ROOT, 'test/fixtures/fake-claude/claude');
@@ -12,17 +13,11 @@ const WORKERS = 6;
 const box = new Sandbox();
 after(() => box.remove());
 
-/** A small deterministic random source, so a failure can be replayed from its seed. */
-function random(seed: number): () => number {
-  let s = seed >>> 0 || 1;
-  return () => (s = (s * 1103515245 + 12345) >>> 0) / 2 ** 32;
-}
-
 describe('crash safety', () => {
   it('a fan-out run killed with SIGKILL at random moments and resumed each time ends with every result exactly once', async () => {
     // A fixed seed, so CI replays the same kills; CRASH_SEED=N tries others.
     const seed = Number(process.env.CRASH_SEED ?? 20261123);
-    const rand = random(seed);
+    const rand = seededRandom(seed);
     const forks = Array.from(
       { length: WORKERS },
       (_, i) => `<fork next=\\"COLLECT\\" i=\\"${i + 1}\\">W</fork>`,
