@@ -19,11 +19,18 @@ export interface TaskFolders {
 /**
  * What in a workflow's files makes its agents' task folders be made before
  * their steps: `{{task_folder}}` in a prompt, `$RAYMOND_TASK_FOLDER` in a
- * script (or a file beside it), a `task="..."` attribute on a tag. A
- * workflow naming none never gets one made, though its scripts still see the
- * variable: at 100,000 workers that is 100,000 empty folders fewer.
+ * script (or a helper in its folder), a `task="..."` attribute on a tag, an
+ * ask's `display_files` or `upload_*` (read from and written to the task
+ * folder). A workflow naming none never gets one made, though its scripts
+ * still see the variable: at 100,000 workers, 100,000 empty folders fewer.
  */
-export const TASK_FOLDER_WORDS = ['task_folder', 'TASK_FOLDER', 'task='] as const;
+export const TASK_FOLDER_WORDS = [
+  'task_folder',
+  'TASK_FOLDER',
+  'task=',
+  'display_files',
+  'upload_',
+] as const;
 
 /** Task folders laid out by `pattern` under `root` for the run `workflowId`. */
 export function createTaskFolders(root: string, pattern: string, workflowId: string): TaskFolders {

@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { ScopeRef } from '../../machines/types.js';
 import type { Grant } from '../language/grant.js';
@@ -8,12 +7,10 @@ import type { BackendSpec } from '../executors/executor.js';
 import { extensionOf, isMarkdown } from './extensions.js';
 import { entryOf, resolveTarget } from './resolve-target.js';
 import { decodeUtf8 } from './utf8.js';
+import { folderMentions } from './folder-mentions.js';
 
 // The scope of state files read from disk: kept apart from scope.ts, which decides from what the
 // user gave (folder, file, archive, YAML) which scope to open, and so cannot import it back.
-
-/** Files larger than this are not read when looking for words in a workflow's files. */
-const MENTION_SCAN_BYTES = 1024 * 1024;
 
 /**
  * A scope whose state files are on disk: a folder, the folder of a state
@@ -84,19 +81,8 @@ export class FileScope {
     return out;
   }
 
-  async mentions(words: readonly string[]): Promise<boolean> {
-    for (const file of this.files) {
-      // A big file beside the states is data, not a program (a state file's folder may be a project's).
-      const size = await stat(join(this.dir, file)).then(
-        (s) => s.size,
-        () => 0,
-      );
-      if (size > MENTION_SCAN_BYTES) continue;
-      // A file the workflow cannot read cannot be run or sourced either.
-      const bytes = await this.readBytes(file).catch(() => undefined);
-      if (bytes && words.some((w) => bytes.includes(w))) return true;
-    }
-    return false;
+  mentions(words: readonly string[]): Promise<boolean> {
+    return folderMentions(this.dir, words);
   }
 
   display(file: string): string {

@@ -46,7 +46,8 @@ export interface Scope {
   fingerprints(): Promise<Record<string, string>>;
   /**
    * Whether any of the workflow's files holds one of `words`: its state files
-   * and the other files beside them (a YAML workflow: its own text).
+   * and the other files in its folder and the folders below (bounded:
+   * src/scope/folder-mentions.ts); a YAML workflow, its own text.
    */
   mentions(words: readonly string[]): Promise<boolean>;
   /** Removes anything the scope extracted. */

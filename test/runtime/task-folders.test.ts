@@ -87,6 +87,9 @@ describe('createTaskFolders', () => {
     assert.equal(await folders.usedBy(scope), false);
     assert.equal(await folders.usedBy(other), true, 'each workflow is decided on its own files');
     assert.deepEqual(asked, [TASK_FOLDER_WORDS]);
-    assert.deepEqual([...TASK_FOLDER_WORDS], ['task_folder', 'TASK_FOLDER', 'task=']);
+    assert.deepEqual(
+      [...TASK_FOLDER_WORDS],
+      ['task_folder', 'TASK_FOLDER', 'task=', 'display_files', 'upload_'],
+    );
   });
 });
