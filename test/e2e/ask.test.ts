@@ -97,8 +97,16 @@ describe('<ask> with --on-ask=pause (script states)', () => {
     const wf = box.write(
       {
         'START.sh': sh('echo "<fork next=\\"Q\\">W</fork>"'),
-        'W.sh': sh('sleep 0.2', 'echo "<ask next=\\"DONE\\">worker question</ask>"'),
-        'Q.sh': sh('echo "<ask next=\\"DONE\\">main question</ask>"'),
+        // The worker asks only once main has (a marker Q.sh leaves), whatever the machine's load.
+        'W.sh': sh(
+          'for _ in $(seq 100); do [ -e "$RAYMOND_WORKFLOW_ID.main-asked" ] && break; sleep 0.1; done',
+          'sleep 0.2',
+          'echo "<ask next=\\"DONE\\">worker question</ask>"',
+        ),
+        'Q.sh': sh(
+          'touch "$RAYMOND_WORKFLOW_ID.main-asked"',
+          'echo "<ask next=\\"DONE\\">main question</ask>"',
+        ),
         'DONE.sh': sh('echo "<result>$RAYMOND_AGENT_ID: $RAYMOND_INPUT</result>"'),
       },
       'two',

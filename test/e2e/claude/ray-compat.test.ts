@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { raymond, summary } from '../../helpers/cli.js';
+import { raymond, readRunState, summary } from '../../helpers/cli.js';
 import { ClaudeSandbox } from '../../helpers/claude-sandbox.js';
 
 const box = new ClaudeSandbox();
@@ -69,10 +69,8 @@ describe("a ray user's project runs unchanged (real claude, scripted API)", () =
     });
 
     // Task folders: the config's pattern; task="inherit" shares the parent's.
-    const state = JSON.parse(readFileSync(join(project, '.raymond/state/rc.json'), 'utf8')) as {
-      options: { name?: string; timeout_seconds: number };
-      agents: Array<{ id: string; task_folder?: string }>;
-    };
+    // Read as Raymond reads it: a finished agent's default folder is not written, and comes back on reading.
+    const state = readRunState(join(project, '.raymond/state/rc.json'));
     assert.deepEqual(Object.fromEntries(state.agents.map((a) => [a.id, a.task_folder])), {
       main: tasks('main'),
       main_worker1: tasks('main_worker1'),
