@@ -48,7 +48,8 @@ describe('MCP sessions over HTTP', () => {
   });
 
   it('closes a session whose client went away without its DELETE once it has been idle', async () => {
-    const { url, sessions } = await serve(50);
+    // Long enough that a loaded machine's handshake (initialize, then its notification) never idles out.
+    const { url, sessions } = await serve(1000);
     const { client, id } = await connect(url);
     // Closing the client drops its stream and sends no DELETE, as a client that exits does.
     await client.close();
