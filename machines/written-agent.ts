@@ -20,8 +20,8 @@ export type WrittenAgent = Compact<StoredAgent>;
  * null, `attributes` when empty; and for a terminated agent its reserved
  * `next_session` (it starts no turn again), its `result` when `results`
  * holds the same, and its task folder when it is its first, default one
- * (`defaultFolder`): a resume gives it that one again (withTaskFolders).
- * expandAgent puts back all but the folder.
+ * (`defaultFolder`). expandAgent puts them back, the folder when it is
+ * given the default one (readStateFile gives it the run's project's).
  */
 export function compactAgent<A extends AgentFields>(
   a: A,

@@ -146,11 +146,11 @@ export class YamlScope {
     return [...this.texts.keys()].filter((f) => this.exts.includes(extensionOf(f) ?? '')).sort();
   }
 
-  /** One fingerprint, of the whole file: any edit (a policy, a timeout, the manifest) counts. */
   async mentions(words: readonly string[]): Promise<boolean> {
     return words.some((w) => this.bytes.includes(w));
   }
 
+  /** One fingerprint, of the whole file: any edit (a policy, a timeout, the manifest) counts. */
   async fingerprints(): Promise<Record<string, string>> {
     return { [basename(this.ref.path)]: createHash('sha256').update(this.bytes).digest('hex') };
   }
