@@ -28,7 +28,7 @@ import { projectRootOf } from '../task-folder-pattern.js';
 import { createWorktreePool } from '../worktrees/worktree-pool.js';
 import { createWarmSessions, type WarmSessions } from '../executors/warm-sessions.js';
 import { errorMessage } from '../errors.js';
-import { openQueue, type QueuedRun } from './queued-run.js';
+import type { QueuedRun } from './queued-run.js';
 import type { RunHooks, RunOutcome } from './run-types.js';
 import { gateForecaster } from './cost-gate.js';
 import { openHistory } from './run-history.js';
@@ -128,8 +128,10 @@ export async function composeRun(options: ComposeRunOptions): Promise<RunOutcome
     debug?.event({ type: 'ask.answered', ...a, expired: false });
   try {
     tracer = await openRunTracer(settings.otelEndpoint, (text) => emit({ type: 'warning', text }));
-    if (settings.queue)
+    if (settings.queue) {
+      const { openQueue } = await import('./queued-run.js');
       queued = await openQueue({ queue: settings.queue, settings, workflowId, stateFile, emit });
+    }
     const worktrees = queued?.worktrees ?? createWorktreePool(workflowId);
     const tasks = createTaskFolders(
       projectRootOf(stateFile),

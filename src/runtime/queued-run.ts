@@ -17,16 +17,12 @@ export interface QueuedRun {
   close(): Promise<void>;
 }
 
-/** Checks a queue's URL and secret before a run writes anything: a mistake is one line, and no state file. */
-export function checkQueue(queue: QueueSettings): void {
-  parseQueueUrl(queue.url);
-  loadQueueSecret(queue.secretFile);
-}
-
 /**
  * Connects a run to its queue (`--queue`): the coordinator's executors and
  * worktree pool, which send each step to the workers. Redis outages are
- * told in one line each way, and the run waits through them.
+ * told in one line each way, and the run waits through them. compose-run
+ * loads this module only for a queued run: BullMQ and ioredis are most of
+ * the bundle's code, and a run on one machine need not parse or hold them.
  */
 export async function openQueue(o: {
   queue: QueueSettings;

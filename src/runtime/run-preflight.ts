@@ -5,7 +5,7 @@ import type { StateExecutor } from '../executors/executor.js';
 import { parseStateSource } from '../language/frontmatter.js';
 import { isMarkdown } from '../scope/extensions.js';
 import type { Scope } from '../scope/scope.js';
-import { checkQueue } from './queued-run.js';
+import { checkQueue } from './queue-check.js';
 import type { RunSettings } from './run-settings.js';
 import { layeredGrant } from './state-grant.js';
 

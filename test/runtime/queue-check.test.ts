@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { RaymondError } from '../../src/errors.js';
-import { checkQueue } from '../../src/runtime/queued-run.js';
+import { checkQueue } from '../../src/runtime/queue-check.js';
 
 // openQueue connects to Redis: the queue's e2e tests (test/e2e/queue*.test.ts) run it against a real server.
 describe('checkQueue', () => {
