@@ -2,7 +2,6 @@ import {
   assertEvent,
   assign,
   enqueueActions,
-  fromPromise,
   setup,
   type AnyActorRef,
   type DoneActorEvent,
@@ -15,11 +14,10 @@ import type {
   AgentOutput,
   AgentToSupervisorEvent,
   StepGrant,
-  StepInput,
-  StepResult,
 } from './agent-types.js';
 import { stackDepth } from './frame-stack.js';
 import { asStepFailure } from './step-failure.js';
+import { STEP_RUNNER_ID, type StepRunnerEvent } from './step-runner.js';
 
 /** Actor id of a frame: the agent id, with `@depth` for callee frames. */
 export function frameId(agentId: string, depth: number): string {
@@ -43,8 +41,8 @@ export const handedBack = ({ event }: { event: unknown }) =>
   ['called', 'returned'].includes((event as Done).output.kind);
 
 /**
- * The agent machine's setup: its types, the step actor slot, and the guards
- * and actions its states name. Apart from the machine (machines/
+ * The agent machine's setup: its types, and the guards and actions its
+ * states name. Apart from the machine (machines/
  * agent.machine.ts) so that file holds only the states and how they move.
  */
 export const agentSetup = setup({
@@ -54,20 +52,22 @@ export const agentSetup = setup({
     events: {} as AgentEvent,
     output: {} as AgentOutput,
   },
-  actors: {
-    // Provided at the composition root; tests provide fakes.
-    runStep: fromPromise<StepResult, StepInput>(async () => {
-      throw new Error('runStep actor not provided');
-    }),
-  },
   guards: {
     hasCallee: ({ context }) => context.depth < stackDepth(context.record.stack),
     waitsForAnswer: ({ context }) => context.record.ask !== undefined,
     waitsForWorkers: ({ context }) => context.record.joining === true,
   },
   actions: {
+    /** Hands the frame's step to the run's step runner (machines/step-runner.ts), which sends back how it ended. */
+    runStep: enqueueActions(({ context, enqueue, self }) => {
+      enqueue.sendTo(({ system }) => system.get(STEP_RUNNER_ID) as AnyActorRef, {
+        type: 'step.run',
+        input: { record: context.record, ...context.grant },
+        frame: self,
+      } satisfies StepRunnerEvent);
+    }),
     recordStep: enqueueActions(({ context, event, enqueue, self }) => {
-      assertEvent(event, 'xstate.done.actor.step');
+      assertEvent(event, 'step.finished');
       const output = event.output;
       const record = output.acquired ? { ...context.record, ...output.acquired } : context.record;
       const applied = applyDecision(record, output.decision, output.session, output.freshSessions);
@@ -88,7 +88,7 @@ export const agentSetup = setup({
     takeRecord: assign({
       record: ({ event }) => {
         assertEvent(event, 'xstate.done.actor.*');
-        return (event as Done).output.record;
+        return event.output.record;
       },
     }),
     /**
@@ -107,8 +107,7 @@ export const agentSetup = setup({
         return;
       // xstate enters the initial state with its own init event, which the event type does not list.
       const type = event.type as string;
-      const unknown =
-        type === 'xstate.init' ? context.depth > 0 : type !== 'xstate.done.actor.step';
+      const unknown = type === 'xstate.init' ? context.depth > 0 : type !== 'step.finished';
       if (unknown)
         enqueue.sendTo(supervisorRef, {
           type: 'agent.ready',
@@ -127,7 +126,7 @@ export const agentSetup = setup({
       },
     ),
     reportFailure: enqueueActions(({ context, event, enqueue }) => {
-      assertEvent(event, 'xstate.error.actor.*');
+      assertEvent(event, ['step.errored', 'xstate.error.actor.*']);
       const failure = asStepFailure(event.error);
       enqueue.sendTo(supervisorRef, {
         type: 'step.failed',

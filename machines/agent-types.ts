@@ -29,7 +29,7 @@ export interface StepGrant {
   gate?: { amountUsd: number; spentUsd: number };
 }
 
-/** What the step actor reports for one state execution. */
+/** What one state execution reports (machines/step-runner.ts). */
 export interface StepResult {
   /** The decision with its targets resolved and its workers named. */
   decision: ResolvedDecision;
@@ -44,7 +44,11 @@ export interface StepResult {
   acquired?: { cwd: string; worktree: WorktreeRef };
 }
 
-/** Input of the step actor: the agent as it stands, and its grant. */
+/** How a frame's step ended, as the run's step runner (machines/step-runner.ts) sends it to the frame. */
+export type StepEndEvent =
+  { type: 'step.finished'; output: StepResult } | { type: 'step.errored'; error: unknown };
+
+/** Input of one step: the agent as it stands, and its grant. */
 export interface StepInput extends StepGrant {
   record: AgentRecord;
 }
@@ -73,12 +77,12 @@ export type AskResolvedEvent = { type: 'ask.resolved'; record: AgentRecord };
 /** The supervisor's answer to a frame waiting on a `<join>`: the agent's record with its workers' entries as input. */
 export type JoinResolvedEvent = { type: 'join.resolved'; record: AgentRecord };
 
-/** Everything a frame actor takes: its slot, the supervisor's answers, its step's end (`xstate.done.actor.step`) and its callee's. */
+/** Everything a frame actor takes: its slot, the supervisor's answers, its step's end (from the step runner) and its callee's. */
 export type AgentEvent =
   | ({ type: 'step.start' } & StepGrant)
   | AskResolvedEvent
   | JoinResolvedEvent
-  | DoneActorEvent<StepResult, 'step'>
+  | StepEndEvent
   | DoneActorEvent<AgentOutput>
   | ErrorActorEvent;
 

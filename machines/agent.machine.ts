@@ -1,6 +1,6 @@
 import { assign, stopChild, type AnyActorLogic, type AnyActorRef } from 'xstate';
 import { outcomeOf } from './apply-decision.js';
-import { agentSetup, frameId, handedBack, NO_GRANT, type Done } from './agent-actions.js';
+import { agentSetup, frameId, handedBack, NO_GRANT } from './agent-actions.js';
 import type { AgentInput } from './agent-types.js';
 import { stackDepth } from './frame-stack.js';
 
@@ -50,11 +50,9 @@ export const agentMachine = agentSetup.createMachine({
     invoking: {
       description:
         'Running the current state (a script or a Claude Code turn) and reading its transition.',
-      invoke: {
-        id: 'step',
-        src: 'runStep',
-        input: ({ context }) => ({ record: context.record, ...context.grant }),
-        onDone: [
+      entry: 'runStep',
+      on: {
+        'step.finished': [
           {
             description: 'The state asked a question (<ask>): this frame waits for the answer.',
             guard: ({ context, event }) =>
@@ -87,7 +85,7 @@ export const agentMachine = agentSetup.createMachine({
           },
           { target: 'idle', actions: 'recordStep' },
         ],
-        onError: { target: 'terminated', actions: 'reportFailure' },
+        'step.errored': { target: 'terminated', actions: 'reportFailure' },
       },
     },
     'awaiting-child': {
@@ -123,7 +121,7 @@ export const agentMachine = agentSetup.createMachine({
             'xstate.done.actor.*': [
               {
                 guard: ({ event }) =>
-                  handedBack({ event }) && stackDepth((event as Done).output.record.stack) > 0,
+                  handedBack({ event }) && stackDepth(event.output.record.stack) > 0,
                 target: 'callee',
                 reenter: true,
                 actions: 'takeRecord',

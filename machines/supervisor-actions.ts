@@ -17,6 +17,7 @@ import {
   withCost,
 } from './run-work.js';
 import { clearSlots, grant, release } from './scheduler.js';
+import { STEP_RUNNER_ID, type StepRunnerEvent } from './step-runner.js';
 import { failureText } from './step-failure.js';
 import { supervisorGuards } from './supervisor-guards.js';
 import type {
@@ -31,7 +32,7 @@ import type { AgentRecord } from './types.js';
 
 /**
  * The supervisor's setup: its types, its actors (one agent machine per
- * agent, the persister), the actions its transitions name and its guards
+ * agent, the persister, the step runner), the actions its transitions name and its guards
  * (machines/supervisor-guards.ts). Apart from the machine (machines/
  * supervisor.machine.ts) so that file holds only the states and how they
  * move; the actions apply each event to the run's store and working set.
@@ -49,6 +50,10 @@ export const supervisorSetup = setup({
     // Provided at the composition root: writes the store, coalescing versions.
     persister: fromCallback<PersisterEvent, { store: RunStore }>(() => {
       throw new Error('persister actor not provided');
+    }),
+    // Provided at the composition root as stepRunner(step function); tests give it fake steps.
+    steps: fromCallback<StepRunnerEvent>(() => {
+      throw new Error('step runner not provided');
     }),
   },
   actions: {
@@ -274,7 +279,8 @@ export const supervisorSetup = setup({
       }
     }),
     halt: enqueueActions(({ context, enqueue }) => {
-      // Stopping an agent aborts its step, which kills the step's process group.
+      // Every step in flight is aborted, which kills its process group; its end is dropped.
+      enqueue.sendTo(STEP_RUNNER_ID, { type: 'steps.abort' } satisfies StepRunnerEvent);
       for (const ref of context.work.actors.values()) enqueue(stopChild(ref));
       context.work.actors.clear();
       clearSlots(context.work.slots);

@@ -2,6 +2,7 @@ import { assign } from 'xstate';
 import { createFrameWaiters } from './frame-waiters.js';
 import { settleStatus } from './run-store.js';
 import { createSlots } from './scheduler.js';
+import { STEP_RUNNER_ID } from './step-runner.js';
 import { errorText } from './step-failure.js';
 import { supervisorSetup } from './supervisor-actions.js';
 import type { SupervisorOutput } from './supervisor-types.js';
@@ -40,11 +41,15 @@ export const supervisorMachine = supervisorSetup.createMachine({
     gateStops: input.gateStops ?? false,
     gateAnswers: input.gateAnswers ?? [],
   }),
-  invoke: {
-    id: 'persister',
-    src: 'persister',
-    input: ({ context }) => ({ store: context.work.store }),
-  },
+  invoke: [
+    {
+      id: 'persister',
+      src: 'persister',
+      input: ({ context }) => ({ store: context.work.store }),
+    },
+    // Frames find it by its system id; stopping the supervisor stops it, aborting every step.
+    { id: STEP_RUNNER_ID, systemId: STEP_RUNNER_ID, src: 'steps' },
+  ],
   on: {
     // Handled at the top level so a step that completed while the run was halting is still recorded.
     'step.done': [

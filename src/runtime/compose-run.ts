@@ -1,8 +1,8 @@
 import { basename, dirname, join } from 'node:path';
 import { createActor, toPromise } from 'xstate';
-import { agentMachine } from '../../machines/agent.machine.js';
 import type { RunEvent, RunEventSink } from '../../machines/run-events.js';
 import { storeFromState } from '../../machines/run-store.js';
+import { stepRunner } from '../../machines/step-runner.js';
 import { supervisorMachine } from '../../machines/supervisor.machine.js';
 import { pendingAsks } from '../../machines/asks.js';
 import type { WorkflowState } from '../../machines/types.js';
@@ -177,7 +177,7 @@ export async function composeRun(options: ComposeRunOptions): Promise<RunOutcome
     });
     const machine = supervisorMachine.provide({
       actors: {
-        agent: agentMachine.provide({ actors: { runStep } }),
+        steps: stepRunner(runStep),
         persister: createPersister(stateFile, stats, (text) => emit({ type: 'warning', text })),
       },
     });

@@ -1,5 +1,5 @@
-import { fromPromise } from 'xstate';
 import type { StepInput, StepResult } from '../../machines/agent.machine.js';
+import type { RunStep } from '../../machines/step-runner.js';
 import { RaymondError, toStepFailure } from '../errors.js';
 import type { Execution } from '../executors/executor.js';
 import { cutNote } from '../executors/output-cut.js';
@@ -79,13 +79,15 @@ async function runScriptStep(
 }
 
 /**
- * Builds the step actor: runs the agent's current state (a script, or a
- * markdown prompt through Claude Code) and turns its output into a resolved
- * decision. A failure leaves as a StepFailure, which says whether the agent
- * pauses. Stopping the agent aborts the subprocess and any pool task.
+ * Builds the run's step function, which the step runner (machines/
+ * step-runner.ts) calls for every step: runs the agent's current state (a
+ * script, or a markdown prompt through Claude Code) and turns its output
+ * into a resolved decision. A failure leaves as a StepFailure, which says
+ * whether the agent pauses. The signal, aborted when the run halts or stops,
+ * kills the subprocess and cancels any pool task.
  */
-export function createRunStep(deps: StepDependencies) {
-  return fromPromise<StepResult, StepInput>(async ({ input, signal }) => {
+export function createRunStep(deps: StepDependencies): RunStep {
+  return async (input: StepInput, signal: AbortSignal): Promise<StepResult> => {
     const scope = deps.scopes.of(input.record.scope);
     const where = scope.display(input.record.state);
     for (const w of scope.stateWarnings?.(input.record.state) ?? [])
@@ -112,5 +114,5 @@ export function createRunStep(deps: StepDependencies) {
       // eslint-disable-next-line @typescript-eslint/only-throw-error
       throw failure;
     }
-  });
+  };
 }

@@ -1,12 +1,12 @@
 import {
   createActor,
   fromCallback,
-  fromPromise,
   waitFor,
   type AnyActorLogic,
   type InspectionEvent,
 } from 'xstate';
-import { agentMachine, type StepInput, type StepResult } from '../../machines/agent.machine.js';
+import type { StepInput } from '../../machines/agent.machine.js';
+import { stepRunner, type RunStep } from '../../machines/step-runner.js';
 import { nameWorkers } from '../../machines/worker-names.js';
 import { storeFromState, stateFromStore, type RunStore } from '../../machines/run-store.js';
 import {
@@ -143,7 +143,7 @@ export async function runFake(
   const calls = new Map<string, number>();
   let running = 0;
   let maxRunning = 0;
-  const runStep = fromPromise<StepResult, StepInput>(async ({ input }) => {
+  const runStep: RunStep = async (input) => {
     running++;
     maxRunning = Math.max(maxRunning, running);
     started.push(`${input.record.id}:${input.record.state}`);
@@ -161,7 +161,7 @@ export async function runFake(
     } finally {
       running--;
     }
-  });
+  };
   const persister = fromCallback<PersisterEvent, { store: RunStore }>(
     ({ receive, sendBack, input }) => {
       receive((event) => {
@@ -172,7 +172,7 @@ export async function runFake(
   );
   const machine = supervisorMachine.provide({
     actors: {
-      agent: agentMachine.provide({ actors: { runStep } }),
+      steps: stepRunner(runStep),
       persister: (opts.persister as typeof persister | undefined) ?? persister,
     },
   });

@@ -2,18 +2,15 @@ import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, it } from 'node:test';
-import { createActor, toPromise } from 'xstate';
 import type { StepInput, StepResult } from '../../machines/agent.machine.js';
 import type { StepFailure } from '../../machines/step-failure.js';
 import type { StepDependencies } from '../../src/runtime/step-context.js';
 import { createRunStep } from '../../src/runtime/step-actor.js';
 import { fakeExecutor, stepWorld, type StepWorld } from '../helpers/step-deps.js';
 
-/** Runs the step actor once, as the agent machine would. */
+/** Runs one step, as the step runner would. */
 function runStep(deps: StepDependencies, input: StepInput): Promise<StepResult> {
-  const actor = createActor(createRunStep(deps), { input });
-  actor.start();
-  return toPromise(actor);
+  return createRunStep(deps)(input, new AbortController().signal);
 }
 
 describe('createRunStep (script states)', () => {
