@@ -24,11 +24,13 @@ export function frameId(agentId: string, depth: number): string {
   return depth === 0 ? agentId : `${agentId}@${depth}`;
 }
 
-const supervisorRef = ({
-  system,
-}: {
-  system: { get: (id: string) => AnyActorRef | undefined };
-}): AnyActorRef => system.get('supervisor')!;
+/** A frame's way to the run-wide actors it sends to, by their system ids. */
+const inSystem =
+  (id: string) =>
+  ({ system }: { system: { get: (id: string) => AnyActorRef | undefined } }): AnyActorRef =>
+    system.get(id)!;
+const supervisorRef = inSystem('supervisor');
+const stepRunnerRef = inSystem(STEP_RUNNER_ID);
 
 /** The grant of a frame that has not had a slot yet. */
 export const NO_GRANT: StepGrant = { forkCount: 0, sessionCosts: {} };
@@ -42,8 +44,8 @@ export const handedBack = ({ event }: { event: unknown }) =>
 
 /**
  * The agent machine's setup: its types, and the guards and actions its
- * states name. Apart from the machine (machines/
- * agent.machine.ts) so that file holds only the states and how they move.
+ * states name. Apart from the machine (machines/agent.machine.ts) so that
+ * file holds only the states and how they move.
  */
 export const agentSetup = setup({
   types: {
@@ -60,7 +62,7 @@ export const agentSetup = setup({
   actions: {
     /** Hands the frame's step to the run's step runner (machines/step-runner.ts), which sends back how it ended. */
     runStep: enqueueActions(({ context, enqueue, self }) => {
-      enqueue.sendTo(({ system }) => system.get(STEP_RUNNER_ID) as AnyActorRef, {
+      enqueue.sendTo(stepRunnerRef, {
         type: 'step.run',
         input: { record: context.record, ...context.grant },
         frame: self,

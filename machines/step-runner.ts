@@ -19,9 +19,10 @@ export const STEP_RUNNER_ID = 'steps';
 /**
  * The run's one step runner, invoked by the supervisor: it runs each step a
  * frame sends it and sends the frame how it ended. One actor for the run
- * rather than a promise actor invoked per step: at fan-out an actor's
- * creation, its registration and the agent snapshot copies its spawn and
- * stop cost were ~14% of the orchestrator's CPU (docs/benchmarks.md).
+ * rather than a promise actor invoked per step, whose creation, registration
+ * and the agent snapshot copies of its spawn and stop made each step cost
+ * more: measured, 9% less orchestrator CPU at 10,000 workers alone, 5% less
+ * through the CLI at 1,000 (docs/benchmarks.md).
  * Stopping the runner (the supervisor stops) or `steps.abort` (the run
  * halts) aborts every step in flight, and so kills its subprocess; the
  * end of an aborted step is dropped, as a stopped actor's would be.

@@ -32,8 +32,8 @@ import type { AgentRecord } from './types.js';
 
 /**
  * The supervisor's setup: its types, its actors (one agent machine per
- * agent, the persister, the step runner), the actions its transitions name and its guards
- * (machines/supervisor-guards.ts). Apart from the machine (machines/
+ * agent, the persister, the step runner), the actions its transitions name
+ * and its guards (machines/supervisor-guards.ts). Apart from the machine (machines/
  * supervisor.machine.ts) so that file holds only the states and how they
  * move; the actions apply each event to the run's store and working set.
  */
