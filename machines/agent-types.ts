@@ -38,8 +38,8 @@ export interface StepResult {
   costUsd: number;
   /** Last known total cost of each Claude Code session the step used. */
   sessionCosts?: Record<string, number>;
-  /** New session ids to reserve: the agent's own, then one per forked worker. */
-  freshSessions?: string[];
+  /** New session ids to reserve: the agent's own, then one per forked worker (null: its first state is a script). */
+  freshSessions?: (string | null)[];
   /** The agent's worktree folder, when the step got it one (its first run): the record takes it before the decision applies. */
   acquired?: { cwd: string; worktree: WorktreeRef };
 }

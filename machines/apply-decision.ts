@@ -67,7 +67,7 @@ export function applyDecision(
   record: AgentRecord,
   decision: ResolvedDecision,
   session: string | null,
-  fresh: readonly string[] = [],
+  fresh: readonly (string | null)[] = [],
 ): Applied {
   // `{{ask_id}}` lives for the one state an answer led to, as `{{input}}` does; a state the cost gate stopped before has not run yet.
   const gated = decision.kind === 'ask' && decision.ask.gate?.kind === 'state';
@@ -77,10 +77,11 @@ export function applyDecision(
     session,
   );
   // Every step reserves new ids for the next fresh or branched turns; unused ones cost nothing.
-  if (fresh[0] !== undefined && applied.record.status === 'active')
-    applied.record.next_session = fresh[0];
+  const own = fresh[0];
+  if (own != null && applied.record.status === 'active') applied.record.next_session = own;
   applied.spawns.forEach((s, i) => {
-    if (fresh[i + 1] !== undefined) s.nextSession = fresh[i + 1];
+    const id = fresh[i + 1];
+    if (id != null) s.nextSession = id;
   });
   return applied;
 }

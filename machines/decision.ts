@@ -59,10 +59,10 @@ export interface GateAsk {
   spent_usd: number;
   /** The amount it passed (`--confirm-over`). */
   amount_usd: number;
-  /** `fork`: how many workers, the decision to apply, and the session ids it reserved (the agent's, then one per worker). */
+  /** `fork`: how many workers, the decision to apply, and the session ids it reserved (the agent's, then one per worker; null for a worker whose first state is a script). */
   workers?: number;
   decision?: ForkDecisionData;
-  fresh?: string[];
+  fresh?: (string | null)[];
 }
 
 /** What one state execution asked for, as its output was parsed and checked: names as written, nothing looked up yet. */

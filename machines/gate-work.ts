@@ -28,14 +28,8 @@ export function addWorkers(
   for (const w of workers) {
     putAgent(store, w);
     toSpawn.push(w);
-    emit({
-      type: 'agent.forked',
-      parentId,
-      id: w.id,
-      state: w.state,
-      attributes: w.attributes,
-    });
   }
+  if (workers.length > 0) emit({ type: 'workers.forked', parentId, workers });
   return workers;
 }
 

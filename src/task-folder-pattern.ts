@@ -48,6 +48,29 @@ export function taskFolderPath(
 }
 
 /**
+ * `taskFolderPath` for one run, made once: an agent's first folder is the
+ * resolved pattern with the agent's id put in, two joins rather than a path
+ * resolution per agent. At 100,000 workers that is one short rope per agent
+ * sharing the run's prefix, instead of a new many-piece string from
+ * `resolve` (some 150 bytes of heap each, and 7 MB of garbage at a fork of
+ * 10,000). An id that path resolution could change (`/`, `\\`, `.`, `..`), and
+ * every later folder, take the full path.
+ */
+export function taskFolderPaths(
+  root: string,
+  pattern: string,
+  workflowId: string,
+): (agentId: string, number: number) => string {
+  // NUL is in no id and no pattern, and resolve leaves it alone.
+  const mark = '\0';
+  const parts = taskFolderPath(root, pattern, workflowId, mark, 1).split(mark);
+  return (agentId, number) =>
+    number === 1 && !/[/\\]|^\.\.?$/.test(agentId)
+      ? parts.join(agentId)
+      : taskFolderPath(root, pattern, workflowId, agentId, number);
+}
+
+/**
  * The project root a state folder belongs to, where task folder patterns
  * start: for a state folder inside a `.raymond` folder (`.raymond/state`,
  * and `raymond serve`'s `.raymond/serve-state`) the folder holding that

@@ -3,6 +3,7 @@ import { describe, it } from 'node:test';
 import {
   DEFAULT_TASK_FOLDER_PATTERN,
   taskFolderPath,
+  taskFolderPaths,
   taskFolderPatternProblem,
 } from '../src/task-folder-pattern.js';
 
@@ -23,6 +24,28 @@ describe('taskFolderPath', () => {
       taskFolderPath('/p', '{workflow_id}/{agent_id}/work', 'wf', 'main', 3),
       '/p/wf/main/work.3',
     );
+  });
+});
+
+describe('taskFolderPaths', () => {
+  it('gives what taskFolderPath gives, for every pattern, id and number', () => {
+    const patterns = [
+      DEFAULT_TASK_FOLDER_PATTERN,
+      'out/{agent_id}@{workflow_id}/',
+      '{workflow_id}/{agent_id}/work',
+      './x//{workflow_id}/./{agent_id}-{agent_id}//',
+    ];
+    const ids = ['main', 'main_w1', 'main_w1_review12', '.', '..', 'a/b', 'a\\b', '.hidden'];
+    for (const pattern of patterns) {
+      const path = taskFolderPaths('/p/q', pattern, 'wf-1');
+      for (const id of ids)
+        for (const n of [1, 2, 7])
+          assert.equal(
+            path(id, n),
+            taskFolderPath('/p/q', pattern, 'wf-1', id, n),
+            `${pattern} ${id} ${n}`,
+          );
+    }
   });
 });
 

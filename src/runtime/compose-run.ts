@@ -201,8 +201,14 @@ export async function composeRun(options: ComposeRunOptions): Promise<RunOutcome
     const clock = createAskClock((agentId, askId) =>
       actor.send({ type: 'ask.expire', agentId, askId }),
     );
-    actor.on('*', (e) => {
-      const event = e as RunEvent;
+    actor.on('*', (event) => {
+      // One emit for a fork's workers (machines/supervisor-types.ts); the stream has one event each.
+      if (event.type === 'workers.forked') {
+        const { parentId } = event;
+        for (const { id, state, attributes } of event.workers)
+          emit({ type: 'agent.forked', parentId, id, state, attributes });
+        return;
+      }
       if (event.type === 'ask.created') clock.watch(event.ask);
       emit(event);
     });

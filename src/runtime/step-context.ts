@@ -57,9 +57,25 @@ export function stepDebug(
   );
 }
 
-/** New session ids to reserve after a step: the agent's own, then one per forked worker. */
-export function freshSessions(decision: Decision): string[] {
-  return Array.from({ length: 1 + (decision.kind === 'fork' ? decision.workers.length : 0) }, () =>
-    randomUUID(),
-  );
+/**
+ * New session ids to reserve after a step: the agent's own, then one per
+ * forked worker whose first state is a markdown state (null for the others:
+ * a script never starts a session, and the worker's own first step reserves
+ * one for whatever it runs next).
+ */
+export function freshSessions(decision: Decision): (string | null)[] {
+  const ids: (string | null)[] = [sessionId()];
+  if (decision.kind === 'fork')
+    for (const w of decision.workers) ids.push(isMarkdown(w.target) ? sessionId() : null);
+  return ids;
+}
+
+/**
+ * A new session id as one flat string. randomUUID builds its text by
+ * concatenation, a rope of some 14 pieces that V8 keeps as it is: 490 bytes
+ * of heap a held id instead of 66 (measured). toLowerCase leaves a lower-case
+ * id as it is but flattens it.
+ */
+function sessionId(): string {
+  return randomUUID().toLowerCase();
 }

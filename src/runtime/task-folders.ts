@@ -1,6 +1,6 @@
 import type { AgentRecord, StoredAgent } from '../../machines/types.js';
 import { RaymondError, errorMessage } from '../errors.js';
-import { taskFolderPath } from '../task-folder-pattern.js';
+import { taskFolderPaths } from '../task-folder-pattern.js';
 import type { Scope } from '../scope/scope.js';
 import { DISK_FULL_HINT, isDiskFull, makeFolders } from '../make-folders.js';
 
@@ -36,8 +36,7 @@ export const TASK_FOLDER_WORDS = [
 export function createTaskFolders(root: string, pattern: string, workflowId: string): TaskFolders {
   const made = new Set<string>();
   const used = new WeakMap<object, Promise<boolean>>();
-  const path = (agentId: string, number: number) =>
-    taskFolderPath(root, pattern, workflowId, agentId, number);
+  const path = taskFolderPaths(root, pattern, workflowId);
   return {
     path,
     of: (agent) => agent.task_folder ?? path(agent.id, 1),

@@ -9,7 +9,7 @@ import { expandState, type WrittenState } from '../../machines/written-agent.js'
 import {
   DEFAULT_TASK_FOLDER_PATTERN,
   projectRootOf,
-  taskFolderPath,
+  taskFolderPaths,
 } from '../task-folder-pattern.js';
 import { stateFileLike, stateFileProblem } from './state-schema.js';
 
@@ -146,7 +146,8 @@ export async function readStateFile(path: string, id?: string): Promise<Workflow
 export function expandRead(state: WrittenState, path: string): WorkflowState {
   const root = projectRootOf(path);
   const pattern = state.options.task_folder_pattern ?? DEFAULT_TASK_FOLDER_PATTERN;
-  return expandState(state, (id) => taskFolderPath(root, pattern, state.workflow_id, id, 1));
+  const folder = taskFolderPaths(root, pattern, state.workflow_id);
+  return expandState(state, (id) => folder(id, 1));
 }
 
 /** The state file's schema (src/state/state-schema.ts), and an id that is one. */

@@ -48,7 +48,7 @@ const GATE = T.Object(
         { opaque: true, must: 'a resolved <fork> ({kind, next, workers})' },
       ),
     ),
-    fresh: opt(T.Array(T.String())),
+    fresh: opt(T.Array(nullable(T.String()))),
   },
   { opaque: true, must: 'a cost gate ({kind, where, forecast_usd, spent_usd, amount_usd})' },
 );

@@ -69,4 +69,33 @@ describe('cost gate: questions and answers', () => {
     assert.equal(applied.record.state, 'REVIEW.md');
     assert.equal(applied.record.session, 's1');
   });
+
+  it('applies a fork with reserved ids only where one was reserved: a script worker starts with none', () => {
+    const record: AgentRecord = {
+      id: 'main',
+      state: 'START.sh',
+      session: null,
+      branchFrom: null,
+      stack: null,
+      cwd: '/p',
+      attributes: {},
+      input: null,
+      status: 'active',
+    };
+    const decision = {
+      kind: 'fork',
+      next: 'NEXT.sh',
+      workers: ['W.sh', 'W.md'].map((target, i) => ({
+        id: `main_w${i + 1}`,
+        target,
+        attributes: {},
+        taskFolder: { path: `/t/main_w${i + 1}`, number: 1 },
+      })),
+    } as unknown as ResolvedDecision;
+    const applied = applyDecision(record, decision, null, ['own', null, 'for-md']);
+    assert.equal(applied.record.next_session, 'own');
+    assert.equal(applied.spawns[0]!.nextSession, undefined);
+    assert.equal(applied.spawns[1]!.nextSession, 'for-md');
+    assert.ok(!('nextSession' in applied.spawns[0]!), 'no key, so the state file has none');
+  });
 });

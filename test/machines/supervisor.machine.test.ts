@@ -40,6 +40,13 @@ describe('supervisor: failures, slots and scheduling', () => {
     assert.equal(Object.keys(run.store.meta.results).length, 21);
     assert.ok(run.maxRunning <= 3, `at most 3 at once, saw ${run.maxRunning}`);
     assert.equal(run.maxRunning, 3);
+    const forked = run.reports.flatMap((e) => (e.type === 'workers.forked' ? [e] : []));
+    assert.equal(forked.length, 1, 'a fork is reported once, with all its workers');
+    assert.equal(forked[0]!.parentId, 'main');
+    assert.deepEqual(
+      forked[0]!.workers.map((w) => w.attributes.n),
+      workers.map((w) => w.attributes.n),
+    );
   });
 
   it('caps markdown steps separately without holding scripts behind them', async () => {

@@ -18,20 +18,42 @@ const agent = (state: string) => ({
 });
 
 describe('freshSessions', () => {
-  it('reserves one new session id for the agent, and one more per forked worker, all distinct', () => {
+  it('reserves one new session id for the agent, and one more per forked worker whose first state is markdown, all distinct', () => {
     assert.equal(freshSessions({ kind: 'goto', target: 'A' }).length, 1);
     const fork: Decision = {
       kind: 'fork',
       next: 'N',
       workers: [
-        { target: 'W', attributes: {} },
-        { target: 'W', attributes: {} },
+        { target: 'W.md', attributes: {} },
+        { target: 'W.md', attributes: {} },
       ],
     };
     const ids = freshSessions(fork);
     assert.equal(ids.length, 3);
     assert.equal(new Set(ids).size, 3);
-    for (const id of ids) assert.match(id, /^[0-9a-f-]{36}$/);
+    for (const id of ids)
+      assert.match(
+        id ?? '',
+        /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/,
+      );
+  });
+
+  it('reserves none for a worker whose first state is a script: it never starts a session', () => {
+    const fork: Decision = {
+      kind: 'fork',
+      next: 'N.md',
+      workers: [
+        { target: 'W.sh', attributes: {} },
+        { target: 'W.md', attributes: {} },
+        { target: 'W.bat', attributes: {} },
+      ],
+    };
+    const ids = freshSessions(fork);
+    assert.equal(ids.length, 4);
+    assert.equal(ids[1], null);
+    assert.equal(ids[3], null);
+    assert.equal(typeof ids[0], 'string');
+    assert.equal(typeof ids[2], 'string');
   });
 });
 
