@@ -49,10 +49,9 @@ export function taskFolderPath(
 
 /**
  * `taskFolderPath` for one run, made once: an agent's first folder is the
- * resolved pattern with the agent's id put in, two joins rather than a path
- * resolution per agent. At 100,000 workers that is one short rope per agent
- * sharing the run's prefix, instead of a new many-piece string from
- * `resolve` (some 150 bytes of heap each, and 7 MB of garbage at a fork of
+ * run's resolved pattern joined around the agent's id, one flat string,
+ * rather than a path resolution per agent, whose result is a rope of many
+ * pieces held as long as the agent (and 7 MB of garbage at a fork of
  * 10,000). An id that path resolution could change (`/`, `\\`, `.`, `..`), and
  * every later folder, take the full path.
  */
