@@ -178,16 +178,13 @@ export async function resolveDecision(
           id,
           taskFolder,
         };
-        if (w.input !== undefined) worker.input = w.input;
+        const callee = callees[i];
+        // A callee's input is rendered here, in the caller's terms.
+        if (w.input !== undefined) worker.input = callee ? rendered(w.input) : w.input;
         if (w.worktree !== undefined) worker.worktree = w.worktree;
         if (w.inheritTask !== undefined) worker.inheritTask = w.inheritTask;
         if (w.cd !== undefined) worker.cd = w.worktree ? w.cd : await resolveCd(agent, w.cd, where);
-        const callee = callees[i];
-        if (callee) {
-          worker.workflow = callee.workflow;
-          // A callee's input is rendered here, in the caller's terms.
-          if (w.input !== undefined) worker.input = rendered(w.input);
-        }
+        if (callee) worker.workflow = callee.workflow;
         workers.push(worker);
       }
       return resolved({ ...decision, next, workers });

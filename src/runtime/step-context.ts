@@ -1,6 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { RunEventSink } from '../../machines/run-events.js';
-import type { AgentRecord, Decision, OnAskMode, WorktreeMode } from '../../machines/types.js';
+import type {
+  AgentRecord,
+  OnAskMode,
+  ResolvedDecision,
+  WorktreeMode,
+} from '../../machines/types.js';
 import type { StateExecutor } from '../executors/executor.js';
 import type { Forecaster } from '../history/history-types.js';
 import type { Grant } from '../language/grant.js';
@@ -61,9 +66,10 @@ export function stepDebug(
  * New session ids to reserve after a step: the agent's own, then one per
  * forked worker whose first state is a markdown state (null for the others:
  * a script never starts a session, and the worker's own first step reserves
- * one for whatever it runs next).
+ * one for whatever it runs next). Resolved, so that a worker's target is the
+ * state file it names (`W` as written may be `W.md`).
  */
-export function freshSessions(decision: Decision): (string | null)[] {
+export function freshSessions(decision: ResolvedDecision): (string | null)[] {
   const ids: (string | null)[] = [sessionId()];
   if (decision.kind === 'fork')
     for (const w of decision.workers) ids.push(isMarkdown(w.target) ? sessionId() : null);

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { Decision } from '../../machines/types.js';
+import type { ResolvedDecision } from '../../machines/types.js';
 import type { StepDependencies } from '../../src/runtime/step-context.js';
 import { freshSessions, stepDebug } from '../../src/runtime/step-context.js';
 import type { DebugLog, StepDebug } from '../../src/state/debug-log.js';
@@ -17,18 +17,23 @@ const agent = (state: string) => ({
   status: 'active' as const,
 });
 
+/** A resolved fork to workers whose first states are `targets` (only their targets matter here). */
+const forkTo = (...targets: string[]) =>
+  ({
+    kind: 'fork',
+    next: 'N.md',
+    workers: targets.map((target, i) => ({
+      id: `main_w${i + 1}`,
+      target,
+      attributes: {},
+      taskFolder: { path: `/t/main_w${i + 1}`, number: 1 },
+    })),
+  }) as unknown as ResolvedDecision;
+
 describe('freshSessions', () => {
   it('reserves one new session id for the agent, and one more per forked worker whose first state is markdown, all distinct', () => {
-    assert.equal(freshSessions({ kind: 'goto', target: 'A' }).length, 1);
-    const fork: Decision = {
-      kind: 'fork',
-      next: 'N',
-      workers: [
-        { target: 'W.md', attributes: {} },
-        { target: 'W.md', attributes: {} },
-      ],
-    };
-    const ids = freshSessions(fork);
+    assert.equal(freshSessions({ kind: 'goto', target: 'A' } as ResolvedDecision).length, 1);
+    const ids = freshSessions(forkTo('W.md', 'W.md'));
     assert.equal(ids.length, 3);
     assert.equal(new Set(ids).size, 3);
     for (const id of ids)
@@ -39,16 +44,7 @@ describe('freshSessions', () => {
   });
 
   it('reserves none for a worker whose first state is a script: it never starts a session', () => {
-    const fork: Decision = {
-      kind: 'fork',
-      next: 'N.md',
-      workers: [
-        { target: 'W.sh', attributes: {} },
-        { target: 'W.md', attributes: {} },
-        { target: 'W.bat', attributes: {} },
-      ],
-    };
-    const ids = freshSessions(fork);
+    const ids = freshSessions(forkTo('W.sh', 'W.md', 'W.bat'));
     assert.equal(ids.length, 4);
     assert.equal(ids[1], null);
     assert.equal(ids[3], null);
