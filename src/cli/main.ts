@@ -1,4 +1,4 @@
-#!/usr/bin/env -S node --max-semi-space-size=2 --optimize-for-size
+#!/usr/bin/env -S node --max-semi-space-size=2 --heap-growing-percent=50
 import { CommanderError } from 'commander';
 import { RaymondError, formatError } from '../errors.js';
 import { EXIT } from './exit-codes.js';
