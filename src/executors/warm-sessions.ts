@@ -2,11 +2,16 @@ import { WarmProcess } from './warm-process.js';
 
 /**
  * How long a live process waits, unused, for its session's next turn before
- * it is let go: an agent going on with `<goto>` comes back within
- * milliseconds; one waiting for a slot, for its children or for an answer
- * gives its ~250 MB back.
+ * it is let go. An agent that goes on in its session waits only for a slot,
+ * behind the other agents' turns: at `--max-parallel 4` with 8 agents, one
+ * turn. Two seconds (as before) was shorter than a turn on a loaded
+ * machine, and every turn started cold: measured, 8 agents x 10 steps took
+ * 117 s against 16 s with a minute. Memory stays bounded by the cap (the one
+ * idle longest goes first); an agent that waits for something else (a
+ * callee, its workers, an answer) or ends gives its process up at once
+ * (src/runtime/markdown-step.ts).
  */
-export const WARM_IDLE_MS = 2000;
+export const WARM_IDLE_MS = 60_000;
 
 /**
  * What a turn needs of a live process besides its session: the same

@@ -19,7 +19,7 @@ import {
 import { resolveDecision } from './resolve-decision.js';
 import { settleWorktrees } from './step-worktree.js';
 import { layeredGrant, resolveGrant } from './state-grant.js';
-import { freshSessions, stepDebug, type StepDependencies } from './step-context.js';
+import { endsWarmth, freshSessions, stepDebug, type StepDependencies } from './step-context.js';
 import { StepTally } from './step-tally.js';
 
 /** What the step's turns cost so far, and each session's last known total. */
@@ -233,12 +233,9 @@ export async function runMarkdownStep(
         await resolveDecision(interpretation.decision, input, deps, where),
       );
       // A result ends the session (the agent's, or a callee's branch), a reset leaves it: its live process is of no more use.
-      // An ask may wait for hours: its session's process goes too, and the answer resumes the session from disk.
-      if (
-        execution.session &&
-        (decision.kind === 'result' || decision.kind === 'reset' || decision.kind === 'ask')
-      )
-        markdown.endSession?.(execution.session);
+      // An ask, a call and a join wait for what may take long (an answer, a callee, workers): the process goes
+      // too, and the session is resumed from disk. Only an agent waiting for a slot keeps it warm.
+      if (execution.session && endsWarmth(decision)) markdown.endSession?.(execution.session);
       return {
         decision,
         session: execution.session,

@@ -63,6 +63,23 @@ export function stepDebug(
 }
 
 /**
+ * Whether the session's live process goes now: the agent does not go on in
+ * it (result, reset) or waits for what may take long (an answer, a callee,
+ * its workers) rather than only for a slot.
+ */
+export function endsWarmth(decision: ResolvedDecision): boolean {
+  const { kind } = decision;
+  if (kind === 'fork') return decision.join === true;
+  return (
+    kind === 'result' ||
+    kind === 'reset' ||
+    kind === 'ask' ||
+    kind === 'call' ||
+    kind === 'function'
+  );
+}
+
+/**
  * New session ids to reserve after a step: the agent's own, then one per
  * forked worker whose first state is a markdown state (null for the others:
  * a script never starts a session, and the worker's own first step reserves

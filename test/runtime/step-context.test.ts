@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { ResolvedDecision } from '../../machines/types.js';
 import type { StepDependencies } from '../../src/runtime/step-context.js';
-import { freshSessions, stepDebug } from '../../src/runtime/step-context.js';
+import { endsWarmth, freshSessions, stepDebug } from '../../src/runtime/step-context.js';
 import type { DebugLog, StepDebug } from '../../src/state/debug-log.js';
 
 const agent = (state: string) => ({
@@ -50,6 +50,21 @@ describe('freshSessions', () => {
     assert.equal(ids[3], null);
     assert.equal(typeof ids[0], 'string');
     assert.equal(typeof ids[2], 'string');
+  });
+});
+
+describe('endsWarmth', () => {
+  const decision = (data: object) => data as unknown as ResolvedDecision;
+
+  it('keeps the live process of an agent that goes on in its session and waits only for a slot', () => {
+    assert.equal(endsWarmth(decision({ kind: 'goto', target: 'B.md' })), false);
+    assert.equal(endsWarmth(forkTo('W.md')), false, 'a fork parent going on with next');
+  });
+
+  it('lets it go when the session ends or the agent waits for an answer, a callee or its workers', () => {
+    for (const kind of ['result', 'reset', 'ask', 'call', 'function'])
+      assert.equal(endsWarmth(decision({ kind })), true, kind);
+    assert.equal(endsWarmth({ ...forkTo('W.md'), join: true }), true, 'a fork that joins');
   });
 });
 
