@@ -64,7 +64,11 @@ describe('endsWarmth', () => {
   it('lets it go when the session ends or the agent waits for an answer, a callee or its workers', () => {
     for (const kind of ['result', 'reset', 'ask', 'call', 'function'])
       assert.equal(endsWarmth(decision({ kind })), true, kind);
-    assert.equal(endsWarmth({ ...forkTo('W.md'), join: true }), true, 'a fork that joins');
+    assert.equal(
+      endsWarmth(decision({ ...forkTo('W.md'), join: true })),
+      true,
+      'a fork that joins',
+    );
   });
 });
 
