@@ -1,12 +1,10 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { WorkflowState } from '../machines/types.js';
 import type { Execution, ExecutionRequest } from '../src/executors/executor.js';
 import { composeRun } from '../src/runtime/compose-run.js';
 import { openScope } from '../src/scope/scope.js';
 import { ScopeSet } from '../src/scope/scope-set.js';
-import { DEFAULT_TASK_FOLDER_PATTERN } from '../src/task-folder-pattern.js';
+import { freshState } from '../test/helpers/fake-actors.js';
+import { plainSettings, runProject } from '../test/helpers/run-world.js';
 
 /*
  * The orchestrator alone (`node --import tsx bench/orchestrator-alone.ts N`):
@@ -15,8 +13,8 @@ import { DEFAULT_TASK_FOLDER_PATTERN } from '../src/task-folder-pattern.js';
  * (machines, state file and journal, scheduling), none of the process
  * creation that dominates a real run on a slow machine. Warm-up fan-outs
  * come first, so the measured ones (the median of three) give the cost per
- * step, and the start's fixed cost is printed apart. Prints one JSON line: steps, wall and CPU
- * time, the start's CPU, peak RSS, state file bytes.
+ * step, and the start's fixed cost is printed apart. Prints one JSON line:
+ * steps, wall and CPU time, the start's CPU, peak RSS, state file bytes.
  */
 
 const workers = Number(process.argv[2] ?? 1000);
@@ -30,12 +28,9 @@ const WARM_UP = 1000;
 
 /** One fan-out of `n` workers in a fresh directory: its figures. */
 async function fanOut(n: number) {
-  const dir = mkdtempSync(join(tmpdir(), 'raymond-alone-'));
-  const wf = join(dir, 'wf');
-  mkdirSync(wf);
-  for (const name of ['START.sh', 'W1.sh', 'END.sh']) writeFileSync(join(wf, name), '#!/bin/sh\n');
-  const stateDir = join(dir, '.raymond/state');
-  mkdirSync(stateDir, { recursive: true });
+  const script = '#!/bin/sh\n';
+  const project = runProject({ 'START.sh': script, 'W1.sh': script, 'END.sh': script });
+  const { dir, wf } = project;
   const forks = '<fork next="END">W1</fork>'.repeat(n);
   const answer = (req: ExecutionRequest): Execution => ({
     output:
@@ -45,40 +40,9 @@ async function fanOut(n: number) {
     session: null,
     costUsd: 0,
   });
-  const now = new Date().toISOString();
-  const state: WorkflowState = {
-    version: 1,
-    workflow_id: 'alone',
-    status: 'running',
-    scope: { kind: 'dir', path: wf, entry: 'START.sh' },
-    started_at: now,
-    updated_at: now,
-    options: {
-      timeout_seconds: 60,
-      max_parallel: 2,
-      budget_usd: 0,
-      model: null,
-      effort: null,
-      dangerously_skip_permissions: false,
-    },
-    total_cost_usd: 0,
-    fork_counters: {},
-    session_costs: {},
-    agents: [
-      {
-        id: 'main',
-        state: 'START.sh',
-        session: null,
-        branchFrom: null,
-        stack: [],
-        cwd: dir,
-        attributes: {},
-        input: null,
-        status: 'active',
-      },
-    ],
-    results: {},
-  };
+  const state = freshState('START.sh', { cwd: dir });
+  state.workflow_id = 'alone';
+  state.scope = { kind: 'dir', path: wf, entry: 'START.sh' };
   const scope = await openScope(wf);
   const scopes = new ScopeSet(scope);
   const cpu0 = process.cpuUsage();
@@ -86,20 +50,8 @@ async function fanOut(n: number) {
   const outcome = await composeRun({
     state,
     scopes,
-    stateFile: join(stateDir, 'alone.json'),
-    settings: {
-      maxParallel: 2,
-      timeoutSeconds: 60,
-      budgetUsd: 0,
-      skipPermissions: false,
-      disallowedTools: [],
-      debug: false,
-      history: false,
-      warm: false,
-      worktreeMode: 'keep-ignored',
-      taskFolderPattern: DEFAULT_TASK_FOLDER_PATTERN,
-      onAsk: 'pause',
-    },
+    stateFile: join(project.stateDir, 'alone.json'),
+    settings: plainSettings(),
     hooks: {
       onEvent: () => {},
       language: 'inline',
@@ -113,7 +65,7 @@ async function fanOut(n: number) {
   const wallMs = performance.now() - t0;
   const cpu = process.cpuUsage(cpu0);
   await scopes.dispose();
-  rmSync(dir, { recursive: true, force: true });
+  project.remove();
   return {
     status: outcome.status,
     results: Object.keys(outcome.results).length,

@@ -9,7 +9,7 @@ import { WarmProcess } from './warm-process.js';
  * 117 s against 16 s with a minute. Memory stays bounded by the cap (the one
  * idle longest goes first); an agent that waits for something else (a
  * callee, its workers, an answer) or ends gives its process up at once
- * (src/runtime/markdown-step.ts).
+ * (endsWarmth in src/runtime/step-context.ts).
  */
 export const WARM_IDLE_MS = 60_000;
 

@@ -232,9 +232,8 @@ export async function runMarkdownStep(
         input,
         await resolveDecision(interpretation.decision, input, deps, where),
       );
-      // A result ends the session (the agent's, or a callee's branch), a reset leaves it: its live process is of no more use.
-      // An ask, a call and a join wait for what may take long (an answer, a callee, workers): the process goes
-      // too, and the session is resumed from disk. Only an agent waiting for a slot keeps it warm.
+      // Only an agent that goes on in its session and waits for a slot keeps its live process;
+      // any other's next turn resumes the session from disk.
       if (execution.session && endsWarmth(decision)) markdown.endSession?.(execution.session);
       return {
         decision,
