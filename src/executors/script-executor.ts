@@ -1,4 +1,5 @@
 import { RaymondError } from '../errors.js';
+import { stderrGist } from './one-line.js';
 import { attributeEnvironment } from './attribute-env.js';
 import {
   timeoutName,
@@ -41,10 +42,6 @@ export function scriptEnvironment(
   // The ask whose answer is RAYMOND_INPUT, in the state an answer led to ({{ask_id}}).
   env.RAYMOND_ASK_ID = req.agent.answered_ask;
   return env;
-}
-
-function lastLines(text: string, n: number): string {
-  return text.trimEnd().split(/\r?\n/).slice(-n).join(' | ');
 }
 
 /** How much stderr a debug log keeps of a script step. */
@@ -123,7 +120,7 @@ export function createScriptExecutor(
           result.exitCode === null
             ? `was killed by ${result.signal}`
             : `exited with code ${result.exitCode}`;
-        const tail = result.stderrTail.trim() ? `; stderr: ${lastLines(result.stderrTail, 3)}` : '';
+        const tail = result.stderrTail.trim() ? `; stderr: ${stderrGist(result.stderrTail)}` : '';
         throw new RaymondError('ERR_SCRIPT_FAILED', `${how}${tail}`, {
           file: where,
           details: { exitCode: result.exitCode, stderr: result.stderrTail.slice(-4096) },

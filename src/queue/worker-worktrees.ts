@@ -17,7 +17,7 @@ export class WorkerWorktrees {
 
   private pool(run: string): WorktreePool {
     let p = this.pools.get(run);
-    if (!p) this.pools.set(run, (p = createWorktreePool(run)));
+    if (!p) this.pools.set(run, (p = createWorktreePool(run, { ownsFolders: false })));
     return p;
   }
 

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { WorktreeRef } from '../../machines/types.js';
 import { worktreesDir } from './git-worktrees.js';
 import { averageHold } from './pool-growth.js';
-import { readFolder } from './worktree-folder.js';
+import { clearStaleLocks, readFolder } from './worktree-folder.js';
 import type { Folder } from './worktree-switch.js';
 
 /*
@@ -52,8 +52,16 @@ export const POOL_PREFIX = 'pool-';
 /** `off` (and worktrees recorded before the pool) keep one folder per agent, named after it. */
 export const pooled = (w: WorktreeRef) => w.mode === 'keep-ignored' || w.mode === 'clean';
 
-/** What is on disk of the run `workflowId` in `repo`, read once per repository: a resumed run takes back its folders. */
-export async function scanFolders(repo: string, workflowId: string): Promise<RepoFolders> {
+/**
+ * What is on disk of the run `workflowId` in `repo`, read once per
+ * repository: a resumed run takes back its folders, rid of the git locks its
+ * killed steps left when `clearLocks` (the caller holds the run's lock).
+ */
+export async function scanFolders(
+  repo: string,
+  workflowId: string,
+  clearLocks: boolean,
+): Promise<RepoFolders> {
   const dir = worktreesDir(repo, workflowId);
   const folders: RepoFolders = {
     dir,
@@ -73,6 +81,7 @@ export async function scanFolders(repo: string, workflowId: string): Promise<Rep
     const state = readFolder(path);
     if (!state) continue;
     folders.count++;
+    if (clearLocks) await clearStaleLocks(state);
     // Mid-switch: free, and the next switch into it redoes the checkout whole.
     const folder: Folder = { path, sparse: undefined, fresh: false };
     if (state.branch !== null && state.switching === null) folders.held.set(state.branch, folder);

@@ -47,6 +47,32 @@ export function readFolder(path: string): FolderState | undefined {
 }
 
 /**
+ * Removes the git locks a killed run can leave in one of its folders: the
+ * index's and HEAD's in the folder's private git folder, and its branch's ref
+ * lock. A step's `git commit` killed with the run (the spawner kills every
+ * step when the orchestrator dies) leaves `index.lock`, and the step run
+ * again on resume would fail on it ("Another git process seems to be
+ * running"). Called only while taking back a run's folders under its run
+ * lock: no process of that run is left that could own them.
+ */
+export async function clearStaleLocks(state: FolderState): Promise<void> {
+  const locks = [join(state.gitDir, 'index.lock'), join(state.gitDir, 'HEAD.lock')];
+  if (state.branch !== null) {
+    let common = '';
+    try {
+      common = readFileSync(join(state.gitDir, 'commondir'), 'utf8').trim();
+    } catch {
+      // No commondir file: not a linked worktree's folder; its branch lock is not ours to find.
+    }
+    if (common !== '') {
+      const commonDir = isAbsolute(common) ? common : resolve(state.gitDir, common);
+      locks.push(join(commonDir, 'refs', 'heads', `${state.branch}.lock`));
+    }
+  }
+  await Promise.all(locks.map((lock) => rm(lock, { force: true })));
+}
+
+/**
  * Marks a folder as being switched to `branch` until `done` is called: a run
  * killed in between finds the marker on resume and does the switch again
  * (a half-done checkout is repaired by redoing it, never trusted).

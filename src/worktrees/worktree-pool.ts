@@ -44,8 +44,11 @@ export interface WorktreePool {
   stats(): WorktreePoolStats;
 }
 
-/** Creates the pool of one run. Folders live in `<repo>/.raymond/worktrees/<workflowId>/`. */
-export function createWorktreePool(workflowId: string): WorktreePool {
+/**
+ * The pool of one run, in `<repo>/.raymond/worktrees/<workflowId>/`. `ownsFolders` (not for a queue
+ * worker): the caller holds the run's lock, so git locks in its folders are a killed step's, and go.
+ */
+export function createWorktreePool(workflowId: string, { ownsFolders = true } = {}): WorktreePool {
   const repos = new Map<string, Promise<RepoFolders>>();
   const figures: WorktreePoolStats = { created: 0, reused: 0, peakAlive: 0 };
   let alive = 0;
@@ -60,7 +63,7 @@ export function createWorktreePool(workflowId: string): WorktreePool {
 
   /** A repository's folders, what is on disk read once: a resumed run takes back its folders, and counts them alive. */
   const taken = async (repo: string) => {
-    const folders = await scanFolders(repo, workflowId);
+    const folders = await scanFolders(repo, workflowId, ownsFolders);
     alive += folders.count;
     figures.peakAlive = Math.max(figures.peakAlive, alive);
     return folders;

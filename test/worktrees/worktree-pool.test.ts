@@ -134,8 +134,16 @@ describe('worktree pool', () => {
     writeFileSync(join(gitDirB, 'index.lock'), '');
     writeFileSync(join(pathB, 'pkg/b/b.txt'), 'half-written\n');
 
+    // a's step "was killed" in `git commit`: its index and branch locks are left.
+    const gitDirA = readFolder(pathA)!.gitDir;
+    writeFileSync(join(gitDirA, 'index.lock'), '');
+    writeFileSync(join(repo, '.git/refs/heads/raymond/wf/a.lock'), '');
+
     const resumed = createWorktreePool('wf');
     assert.equal(await resumed.acquire(a, 'a'), pathA);
+    assert.equal(existsSync(join(gitDirA, 'index.lock')), false, "the killed step's index lock");
+    assert.equal(existsSync(join(repo, '.git/refs/heads/raymond/wf/a.lock')), false);
+    git(pathA, 'commit', '-qam', 'a commits again');
     assert.equal(
       readFileSync(join(pathA, 'pkg/a/a.txt'), 'utf8'),
       'uncommitted work of a\n',
@@ -156,6 +164,16 @@ describe('worktree pool', () => {
       await resumed.acquire(await ref(repo, 'c'), 'c'),
       join(worktreesDir(repo, 'wf'), 'pool-3'),
     );
+  });
+
+  it("a queue worker's pool (it holds no run lock) leaves the git locks it finds to their owner", async () => {
+    const repo = makeRepo(files);
+    const a = await ref(repo, 'a');
+    const pathA = await createWorktreePool('wf').acquire(a, 'a');
+    const lock = join(readFolder(pathA)!.gitDir, 'index.lock');
+    writeFileSync(lock, '');
+    assert.equal(await createWorktreePool('wf', { ownsFolders: false }).acquire(a, 'a'), pathA);
+    assert.equal(existsSync(lock), true);
   });
 
   it('gets a new folder when the held one was deleted by hand, with the branch and its commits', async () => {
