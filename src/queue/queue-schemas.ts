@@ -82,6 +82,9 @@ export const workerBeatSchema = checked(
 /** A worker's heartbeat, as stored under `raymond:workers`. */
 export type WorkerBeat = Static<typeof workerBeatSchema.schema>;
 
+/** A session the coordinator says will not go on soon (step-job.ts `endedKey`). */
+export const endedSession = checked(T.Object({ run: T.String(), session: T.String() }));
+
 /** A workflow folder as sent to workers: each file's blob hash and whether it is executable. */
 export const folderManifest = checked(
   T.Object({

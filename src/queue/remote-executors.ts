@@ -198,6 +198,12 @@ export function createRemoteExecutors(ctx: RemoteContext): {
       };
       return (await run(job, prepare, req.signal)).execution!;
     },
+
+    endSession(session) {
+      // Its live process is on the worker that ran its last turn.
+      const holder = sessionHolder.get(session);
+      if (holder !== undefined) void ctx.queue.endSession(holder, ctx.workflowId, session);
+    },
   };
 
   const worktrees: WorktreePool = {

@@ -14,6 +14,13 @@ export const KEY_PREFIX = 'raymond';
 export const JOB_VALID_MS = 10 * 60_000;
 /** A cancelled job's flag, read by the worker that runs it (set by the coordinator's StepQueue). */
 export const cancelKey = (id: string) => `${KEY_PREFIX}:cancel:${id}`;
+/**
+ * The sessions a worker may let go of now (its live process of each), one
+ * `{run, session}` JSON per entry, pushed by the coordinator when an agent
+ * stops going on in its session, popped by the worker with its heartbeat.
+ * Only a hint: a lost or forged entry costs a cold start, never a result.
+ */
+export const endedKey = (worker: string) => `${KEY_PREFIX}:ended:${worker}`;
 
 /** A session transcript a turn needs, by its session id and the hash of its blob. */
 export interface TranscriptRef {

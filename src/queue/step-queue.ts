@@ -23,6 +23,7 @@ import {
   KEY_PREFIX,
   QUEUE_NAME,
   cancelKey,
+  endedKey,
   type JobRequest,
   type StepJob,
   type StepJobResult,
@@ -206,6 +207,21 @@ export class StepQueue {
     if (!p) return;
     this.pending.delete(jobId);
     p.settle(r);
+  }
+
+  /**
+   * Tells `worker` that `session` of `run` will not go on soon: its live
+   * Claude Code process there goes now, not after the idle limit. Best
+   * effort: when Redis is away the process goes at the limit anyway.
+   */
+  async endSession(worker: string, run: string, session: string): Promise<void> {
+    const key = endedKey(worker);
+    await this.redis
+      .multi()
+      .rpush(key, JSON.stringify({ run, session }))
+      .expire(key, 3600)
+      .exec()
+      .catch(() => undefined);
   }
 
   /** Stops a job: one still waiting is removed, one running is flagged for its worker to kill. */

@@ -8,7 +8,7 @@ import { createValueFiles } from '../executors/value-files.js';
 import { BlobStore } from './blob-store.js';
 import { claimJob, finishClaim, redisNow, renewClaim } from './job-claims.js';
 import { secretCheck, signedPayload, signJob, type SignedJob } from './job-signing.js';
-import { stepJobEnvelope } from './queue-schemas.js';
+import { endedSession, stepJobEnvelope } from './queue-schemas.js';
 import type { QueueTarget } from './queue-url.js';
 import { closeRedis, openRedis, whenReady } from './redis-link.js';
 import { secretVerdict, wrongSecret } from './secret-check.js';
@@ -18,6 +18,7 @@ import {
   KEY_PREFIX,
   QUEUE_NAME,
   cancelKey,
+  endedKey,
   type SignedProgressPayload,
   type SignedResultPayload,
   type StepJob,
@@ -118,6 +119,19 @@ export async function startWorker(
       warm.get(run)?.close();
       warm.delete(run);
       await worktrees.closeRun(run);
+    }
+  };
+
+  /** Lets go of the live processes of sessions the coordinator says will not go on soon. */
+  const releaseEnded = async () => {
+    for (const entry of (await redis.lpop(endedKey(o.name), 1000)) ?? []) {
+      let ended: unknown;
+      try {
+        ended = JSON.parse(entry);
+      } catch {
+        continue;
+      }
+      if (endedSession.check(ended)) warm.get(ended.run)?.release(ended.session);
     }
   };
 
@@ -256,6 +270,7 @@ export async function startWorker(
     await forgetQuietRuns().catch((err: unknown) =>
       o.log(`could not let go of a finished run's folders: ${errorMessage(err)}`),
     );
+    await releaseEnded().catch(() => undefined);
     // A job the coordinator stopped: its flag is read here.
     for (const [id, { ac }] of active) {
       if (!ac.signal.aborted && (await redis.exists(cancelKey(id)).catch(() => 0)) === 1)

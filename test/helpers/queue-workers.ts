@@ -1,7 +1,9 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { after, before } from 'node:test';
 import { execa, type ResultPromise } from 'execa';
 import { CLI } from './cli.js';
+import { startRedis, type RedisServer } from './redis.js';
 
 /** The secret the tests' coordinators and workers share. */
 export const TEST_SECRET = 'test-secret-0123456789abcdef';
@@ -102,4 +104,33 @@ export class QueueWorkers {
     await Promise.all(this.procs.map(({ proc }) => proc.catch(() => undefined)));
     this.procs.length = 0;
   }
+}
+
+/** A test file's Redis and workers: `redis` is undefined when redis-server is not installed. */
+export interface QueueWorld {
+  redis?: RedisServer;
+  workers: QueueWorkers;
+}
+
+/**
+ * Starts the file's agent sandbox and a redis-server before its tests, and
+ * stops its workers, Redis and sandbox after them. `env` is each worker's
+ * environment, given its HOME (each worker is a machine of its own).
+ */
+export function queueWorld(
+  box: { start(): Promise<unknown>; stop(): Promise<unknown>; dir: string },
+  env: (home: string) => Record<string, string>,
+): QueueWorld {
+  const world = {} as QueueWorld;
+  before(async () => {
+    await box.start();
+    world.redis = await startRedis();
+    if (world.redis) world.workers = new QueueWorkers(world.redis.url, box.dir, env);
+  });
+  after(async () => {
+    await world.workers?.stopAll();
+    await world.redis?.stop();
+    await box.stop();
+  });
+  return world;
 }

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import {
+  endedSession,
   folderManifest,
   signedJob,
   signedProgress,
@@ -111,5 +112,11 @@ describe('readBeat', () => {
       'raymond: ignoring a worker heartbeat in Redis raymond:workers that is not JSON: {"name": ',
       'raymond: ignoring a worker heartbeat in Redis raymond:workers: pid is "one"; it must be a number',
     ]);
+  });
+
+  it('an ended session names its run and session; anything else is passed over', () => {
+    assert.equal(endedSession.check({ run: 'r1', session: 's-1' }), true);
+    assert.equal(endedSession.check({ run: 'r1' }), false);
+    assert.equal(endedSession.check({ run: 'r1', session: 7 }), false);
   });
 });

@@ -1,30 +1,18 @@
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { execa } from 'execa';
 import { summary, sh } from '../../helpers/cli.js';
 import { ClaudeSandbox } from '../../helpers/claude-sandbox.js';
-import { QueueWorkers, TEST_SECRET, type WorkerProcess } from '../../helpers/queue-workers.js';
-import { startRedis, type RedisServer } from '../../helpers/redis.js';
+import { queueWorld, TEST_SECRET, type WorkerProcess } from '../../helpers/queue-workers.js';
 
 const box = new ClaudeSandbox();
-let redis: RedisServer | undefined;
-let workers: QueueWorkers;
 const env = { RAYMOND_QUEUE_SECRET: TEST_SECRET };
 const git = async (cwd: string, ...args: string[]) =>
   (await execa('git', args, { cwd })).stdout.trim();
 
-before(async () => {
-  await box.start();
-  redis = await startRedis();
-  if (redis) workers = new QueueWorkers(redis.url, box.dir, (home) => box.env({ HOME: home }));
-});
-after(async () => {
-  await workers?.stopAll();
-  await redis?.stop();
-  await box.stop();
-});
+const world = queueWorld(box, (home) => box.env({ HOME: home }));
 
 /** Whether a worker's HOME holds a Claude Code transcript of this session. */
 function holds(w: WorkerProcess, session: string): boolean {
@@ -37,11 +25,11 @@ function holds(w: WorkerProcess, session: string): boolean {
 
 describe('--queue: Claude Code turns on worker processes (real claude, scripted API)', () => {
   it("a state's grant holds on a worker, and its denials come back to the run", async (t) => {
-    if (!redis)
+    if (!world.redis)
       return t.skip(
         'redis-server is not installed (apt-get install redis-server): queue tests skipped',
       );
-    const worker = await workers.start('grant-a');
+    const worker = await world.workers.start('grant-a');
     t.after(() => worker.kill());
     box.server.on('QGRANT', (r) =>
       r.afterTool
@@ -59,7 +47,7 @@ describe('--queue: Claude Code turns on worker processes (real claude, scripted 
       [
         wf,
         '--queue',
-        redis.url,
+        world.redis.url,
         '--json',
         '--workflow-id',
         'qgrant',
@@ -81,12 +69,12 @@ describe('--queue: Claude Code turns on worker processes (real claude, scripted 
   });
 
   it('a <goto> chain whose session holder is killed between turns goes on elsewhere with the conversation', async (t) => {
-    if (!redis)
+    if (!world.redis)
       return t.skip(
         'redis-server is not installed (apt-get install redis-server): queue tests skipped',
       );
     const go = join(box.dir, 'chain-go');
-    const ws = await Promise.all(['a', 'b'].map((n) => workers.start(`chain-${n}`)));
+    const ws = await Promise.all(['a', 'b'].map((n) => world.workers.start(`chain-${n}`)));
     const s = box.server;
     s.on('CHAIN-ONE', { text: 'chain-marker-42 <goto>WAIT.sh</goto>' });
     s.on('CHAIN-TWO', (r) => ({
@@ -104,7 +92,7 @@ describe('--queue: Claude Code turns on worker processes (real claude, scripted 
       [
         wf,
         '--queue',
-        redis.url,
+        world.redis.url,
         '--json',
         '--workflow-id',
         'chain',
@@ -143,8 +131,8 @@ describe('--queue: Claude Code turns on worker processes (real claude, scripted 
   });
 
   it('the turns of one session go to the worker that holds it while it lives', async (t) => {
-    if (!redis) return t.skip('redis-server is not installed: queue tests skipped');
-    const ws = await Promise.all(['a', 'b', 'c'].map((n) => workers.start(`stay-${n}`)));
+    if (!world.redis) return t.skip('redis-server is not installed: queue tests skipped');
+    const ws = await Promise.all(['a', 'b', 'c'].map((n) => world.workers.start(`stay-${n}`)));
     const s = box.server;
     for (const n of [1, 2, 3])
       s.on(`STAY-${n}`, { text: n < 3 ? `<goto>S${n + 1}</goto>` : '<result>stayed</result>' });
@@ -153,7 +141,7 @@ describe('--queue: Claude Code turns on worker processes (real claude, scripted 
       [
         wf,
         '--queue',
-        redis.url,
+        world.redis.url,
         '--json',
         '--workflow-id',
         'stay',
@@ -172,7 +160,7 @@ describe('--queue: Claude Code turns on worker processes (real claude, scripted 
   });
 
   it("batch refactor over two workers: each agent's worktree is made on its worker and its branch pushed to the remote", async (t) => {
-    if (!redis) return t.skip('redis-server is not installed: queue tests skipped');
+    if (!world.redis) return t.skip('redis-server is not installed: queue tests skipped');
     const bare = join(box.dir, 'origin.git');
     const seed = join(box.dir, 'seed');
     mkdirSync(seed);
@@ -202,8 +190,8 @@ describe('--queue: Claude Code turns on worker processes (real claude, scripted 
     };
     const coord = await clone('coord');
     const ws = [
-      await workers.start('git-a', { workdir: await clone('wa'), concurrency: 1 }),
-      await workers.start('git-b', { workdir: await clone('wb'), concurrency: 1 }),
+      await world.workers.start('git-a', { workdir: await clone('wa'), concurrency: 1 }),
+      await world.workers.start('git-b', { workdir: await clone('wb'), concurrency: 1 }),
     ];
     box.server.on('REFACTOR', (r) => {
       const target = /target=(\S+)/.exec(r.prompt)![1]!;
@@ -228,7 +216,7 @@ describe('--queue: Claude Code turns on worker processes (real claude, scripted 
       [
         coord,
         '--queue',
-        redis.url,
+        world.redis.url,
         '--json',
         '--workflow-id',
         'qbatch',

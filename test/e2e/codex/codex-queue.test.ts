@@ -1,31 +1,16 @@
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { sh, summary } from '../../helpers/cli.js';
 import { CodexSandbox } from '../../helpers/codex-sandbox.js';
-import { QueueWorkers, TEST_SECRET, type WorkerProcess } from '../../helpers/queue-workers.js';
-import { startRedis, type RedisServer } from '../../helpers/redis.js';
+import { queueWorld, TEST_SECRET, type WorkerProcess } from '../../helpers/queue-workers.js';
 
 const box = new CodexSandbox();
-let redis: RedisServer | undefined;
-let workers: QueueWorkers;
 const codexHomeOf = (home: string) => join(home, 'codex-home');
 
-before(async () => {
-  await box.start();
-  redis = await startRedis();
-  // Each worker is a machine with a CODEX_HOME of its own (the same provider).
-  if (redis)
-    workers = new QueueWorkers(redis.url, box.dir, (home) =>
-      box.env({ HOME: home, CODEX_HOME: codexHomeOf(home) }),
-    );
-});
-after(async () => {
-  await workers?.stopAll();
-  await redis?.stop();
-  await box.stop();
-});
+// Each worker is a machine with a CODEX_HOME of its own (the same provider).
+const world = queueWorld(box, (home) => box.env({ HOME: home, CODEX_HOME: codexHomeOf(home) }));
 
 /** Whether a worker's CODEX_HOME holds the thread's rollout. */
 function holds(w: WorkerProcess, thread: string): boolean {
@@ -40,10 +25,10 @@ function holds(w: WorkerProcess, thread: string): boolean {
 /** Starts two workers, each with the sandbox's codex config in its own CODEX_HOME. */
 async function twoWorkers(prefix: string): Promise<WorkerProcess[]> {
   // An earlier test's workers would take the jobs: each test has its own two machines.
-  await workers.stopAll();
+  await world.workers.stopAll();
   const ws: WorkerProcess[] = [];
   for (const n of ['a', 'b']) {
-    const w = await workers.start(`${prefix}-${n}`);
+    const w = await world.workers.start(`${prefix}-${n}`);
     box.writeConfig(codexHomeOf(w.home));
     ws.push(w);
   }
@@ -65,7 +50,7 @@ async function holderOf(ws: WorkerProcess[], run: string, agent = 0) {
 
 describe('backend: codex through --queue (real codex, scripted Responses API)', () => {
   it('a codex <goto> chain whose thread holder dies between turns goes on elsewhere with the conversation', async (t) => {
-    if (!redis)
+    if (!world.redis)
       return t.skip(
         'redis-server is not installed (apt-get install redis-server): queue tests skipped',
       );
@@ -85,7 +70,7 @@ describe('backend: codex through --queue (real codex, scripted Responses API)', 
       },
       'cdxq',
     );
-    const run = box.run([wf, '--queue', redis.url, '--json', '--workflow-id', 'cdxq'], {
+    const run = box.run([wf, '--queue', world.redis.url, '--json', '--workflow-id', 'cdxq'], {
       RAYMOND_QUEUE_SECRET: TEST_SECRET,
     });
     const { holder, session } = await holderOf(ws, 'cdxq');
@@ -104,7 +89,7 @@ describe('backend: codex through --queue (real codex, scripted Responses API)', 
   });
 
   it("a callee's forked thread goes on elsewhere with its caller's turns too (the fork's parent travels with it)", async (t) => {
-    if (!redis)
+    if (!world.redis)
       return t.skip(
         'redis-server is not installed (apt-get install redis-server): queue tests skipped',
       );
@@ -128,7 +113,7 @@ describe('backend: codex through --queue (real codex, scripted Responses API)', 
       },
       'cdxc',
     );
-    const run = box.run([wf, '--queue', redis.url, '--json', '--workflow-id', 'cdxc'], {
+    const run = box.run([wf, '--queue', world.redis.url, '--json', '--workflow-id', 'cdxc'], {
       RAYMOND_QUEUE_SECRET: TEST_SECRET,
     });
     // Once the callee's fork is on a worker, both its turns and its caller's are there: kill that worker.

@@ -1,30 +1,17 @@
 import assert from 'node:assert/strict';
 import { cpSync, existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { sh, summary } from '../../helpers/cli.js';
 import { PiSandbox } from '../../helpers/pi-sandbox.js';
-import { QueueWorkers, TEST_SECRET, type WorkerProcess } from '../../helpers/queue-workers.js';
-import { startRedis, type RedisServer } from '../../helpers/redis.js';
+import { queueWorld, TEST_SECRET, type WorkerProcess } from '../../helpers/queue-workers.js';
 
 const box = new PiSandbox();
-let redis: RedisServer | undefined;
-let workers: QueueWorkers;
 
-before(async () => {
-  await box.start();
-  redis = await startRedis();
-  // Each worker is a machine with a pi folder of its own (the same models.json).
-  if (redis)
-    workers = new QueueWorkers(redis.url, box.dir, (home) =>
-      box.env({ HOME: home, PI_CODING_AGENT_DIR: join(home, 'pi-agent') }),
-    );
-});
-after(async () => {
-  await workers?.stopAll();
-  await redis?.stop();
-  await box.stop();
-});
+// Each worker is a machine with a pi folder of its own (the same models.json).
+const world = queueWorld(box, (home) =>
+  box.env({ HOME: home, PI_CODING_AGENT_DIR: join(home, 'pi-agent') }),
+);
 
 /** Whether a worker's pi folder holds the session's file. */
 function holds(w: WorkerProcess, session: string): boolean {
@@ -39,14 +26,14 @@ function holds(w: WorkerProcess, session: string): boolean {
 
 describe('backend: pi through --queue (real pi, scripted API)', () => {
   it('a pi <goto> chain whose session holder dies between turns goes on elsewhere with the conversation', async (t) => {
-    if (!redis)
+    if (!world.redis)
       return t.skip(
         'redis-server is not installed (apt-get install redis-server): queue tests skipped',
       );
     const go = join(box.dir, 'pi-go');
     const ws: WorkerProcess[] = [];
     for (const n of ['a', 'b']) {
-      const w = await workers.start(`pi-${n}`);
+      const w = await world.workers.start(`pi-${n}`);
       cpSync(box.agentDir, join(w.home, 'pi-agent'), { recursive: true });
       ws.push(w);
     }
@@ -64,7 +51,7 @@ describe('backend: pi through --queue (real pi, scripted API)', () => {
       },
       'piq',
     );
-    const run = box.run([wf, '--queue', redis.url, '--json', '--workflow-id', 'piq'], {
+    const run = box.run([wf, '--queue', world.redis.url, '--json', '--workflow-id', 'piq'], {
       RAYMOND_QUEUE_SECRET: TEST_SECRET,
     });
     let session: string | null = null;
