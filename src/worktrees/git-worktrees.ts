@@ -80,32 +80,33 @@ export async function branchExists(repo: string, branch: string): Promise<boolea
 /**
  * Creates the agent's branch at its pinned base unless it exists (the agent
  * ran before: a resumed run). A branch of that name that does not grow from
- * the base is someone else's and is refused. Queued: refs are shared.
+ * the base is someone else's and is refused. Queued: refs are shared. The
+ * branch is made first and looked for only when git refuses: a new agent's
+ * branch, the usual case, costs one git process.
  */
 export function ensureBranch(w: WorktreeRef): Promise<void> {
   return serialized(w.repo, async () => {
-    if (await branchExists(w.repo, w.branch)) {
-      const ours = await git(
-        w.repo,
-        ['merge-base', '--is-ancestor', w.base, `refs/heads/${w.branch}`],
-        w.repo,
-      );
-      if (ours.ok) return;
+    const made = await git(
+      w.repo,
+      ['branch', '--no-track', '--end-of-options', w.branch, w.base],
+      w.repo,
+    );
+    if (made.ok) return;
+    if (!(await branchExists(w.repo, w.branch)))
+      throw new RaymondError('ERR_WORKTREE', `cannot create branch ${w.branch}: ${made.error}`, {
+        file: w.repo,
+      });
+    const ours = await git(
+      w.repo,
+      ['merge-base', '--is-ancestor', w.base, `refs/heads/${w.branch}`],
+      w.repo,
+    );
+    if (!ours.ok)
       throw new RaymondError(
         'ERR_WORKTREE',
         `branch ${w.branch} already exists and does not start from ${w.base.slice(0, 10)}: delete it, or run with another --workflow-id`,
         { file: w.repo },
       );
-    }
-    const r = await git(
-      w.repo,
-      ['branch', '--no-track', '--end-of-options', w.branch, w.base],
-      w.repo,
-    );
-    if (!r.ok)
-      throw new RaymondError('ERR_WORKTREE', `cannot create branch ${w.branch}: ${r.error}`, {
-        file: w.repo,
-      });
   });
 }
 
@@ -126,37 +127,70 @@ export function deleteBranch(w: WorktreeRef): Promise<void> {
 }
 
 /**
- * Counts the branch's commits since `base`, gives `git diff --shortstat` of
- * them as one line ('' when none), and says whether `folder` (the one the
- * branch is checked out in now, if any and still a worktree) has
- * uncommitted changes or untracked files; ignored files do not count.
- * Given no folder, it walks no tree and says clean: a pooled folder the
- * agent once had may hold another agent's branch by now.
+ * Detaches a folder's HEAD: its branch is then checked out nowhere, and can
+ * be deleted, or checked out by the user. HEAD alone changes (the folder's
+ * own ref): unlike `checkout --detach`, no walk of the tree.
  */
+export async function detachFolder(path: string, repo: string): Promise<void> {
+  const r = await git(
+    path,
+    ['update-ref', '--no-deref', '-m', 'raymond: released', 'HEAD', 'HEAD'],
+    repo,
+  );
+  if (!r.ok)
+    throw new RaymondError('ERR_WORKTREE', `cannot release worktree ${path}: ${r.error}`, {
+      file: path,
+    });
+}
+
+const summaryError = (w: WorktreeRef, why: string, file: string) =>
+  new RaymondError('ERR_WORKTREE', `cannot summarize worktree ${w.branch}: ${why}`, { file });
+
+/**
+ * Counts the branch's commits since `base` and gives `git diff --shortstat`
+ * of them as one line ('' when none). Refs are shared by all worktrees, so
+ * it asks the main repository: this works whatever became of the folder,
+ * and needs no folder (a pool counts after handing the folder on).
+ */
+export async function branchCounts(
+  w: WorktreeRef,
+): Promise<Pick<WorktreeSummary, 'commits' | 'diffstat'>> {
+  const range = `${w.base}..refs/heads/${w.branch}`;
+  // Two processes at once: on a small machine most of a git run is its start.
+  const [count, stat] = await Promise.all([
+    git(w.repo, ['rev-list', '--count', range], w.repo),
+    git(w.repo, ['diff', '--shortstat', range], w.repo),
+  ]);
+  if (!count.ok) throw summaryError(w, count.error, w.repo);
+  if (!stat.ok) throw summaryError(w, stat.error, w.repo);
+  return { commits: Number(count.stdout), diffstat: stat.stdout };
+}
+
+/**
+ * Whether `folder` (the one the branch is checked out in now, if any and
+ * still a worktree) has uncommitted changes or untracked files; ignored
+ * files do not count. Given no folder, it walks no tree and says clean: a
+ * pooled folder the agent once had may hold another agent's branch by now.
+ */
+export async function folderDirty(w: WorktreeRef, folder: string | undefined): Promise<boolean> {
+  // Without its .git file the folder is no worktree, and git would walk up and report the main checkout.
+  if (folder === undefined || !existsSync(join(folder, '.git'))) return false;
+  const status = await git(
+    folder,
+    ['status', '--porcelain', '--untracked-files=all', '--ignore-submodules=none'],
+    w.repo,
+  );
+  if (!status.ok) throw summaryError(w, status.error, folder);
+  return status.stdout !== '';
+}
+
+/** The branch's counts (branchCounts) and whether its folder is dirty (folderDirty), read at once. */
 export async function summarizeWorktree(
   w: WorktreeRef,
   folder: string | undefined,
 ): Promise<WorktreeSummary> {
-  // Refs are shared by all worktrees, so ask the main repository: this works whatever became of the folder.
-  const range = `${w.base}..refs/heads/${w.branch}`;
-  const fail = (why: string, file: string) =>
-    new RaymondError('ERR_WORKTREE', `cannot summarize worktree ${w.branch}: ${why}`, { file });
-  const count = await git(w.repo, ['rev-list', '--count', range], w.repo);
-  if (!count.ok) throw fail(count.error, w.repo);
-  const stat = await git(w.repo, ['diff', '--shortstat', range], w.repo);
-  if (!stat.ok) throw fail(stat.error, w.repo);
-  let dirty = false;
-  // Without its .git file the folder is no worktree, and git would walk up and report the main checkout.
-  if (folder !== undefined && existsSync(join(folder, '.git'))) {
-    const status = await git(
-      folder,
-      ['status', '--porcelain', '--untracked-files=all', '--ignore-submodules=none'],
-      w.repo,
-    );
-    if (!status.ok) throw fail(status.error, folder);
-    dirty = status.stdout !== '';
-  }
-  return { commits: Number(count.stdout), diffstat: stat.stdout, dirty };
+  const [counts, dirty] = await Promise.all([branchCounts(w), folderDirty(w, folder)]);
+  return { ...counts, dirty };
 }
 
 /**

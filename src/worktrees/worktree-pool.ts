@@ -2,7 +2,14 @@ import { join } from 'node:path';
 import type { WorktreeRef } from '../../machines/types.js';
 import { RaymondError } from '../errors.js';
 import { git, serialized } from './git.js';
-import { deleteBranch, removeFolder, summarizeWorktree } from './git-worktrees.js';
+import {
+  branchCounts,
+  deleteBranch,
+  detachFolder,
+  folderDirty,
+  removeFolder,
+  summarizeWorktree,
+} from './git-worktrees.js';
 import { growDelayMs } from './pool-growth.js';
 import {
   heldFolder,
@@ -183,19 +190,7 @@ export function createWorktreePool(workflowId: string, { ownsFolders = true } = 
 
   /** Detaches a pooled folder whose work is all committed and gives it to the next agent waiting, or to the free list. */
   async function giveBack(folders: RepoFolders, folder: Folder, w: WorktreeRef): Promise<void> {
-    // Detached, the branch is checked out nowhere: it can be deleted, or checked out by the user.
-    // HEAD alone changes (this folder's own ref): unlike `checkout --detach`, no walk of the tree.
-    const detach = await git(
-      folder.path,
-      ['update-ref', '--no-deref', '-m', 'raymond: released', 'HEAD', 'HEAD'],
-      w.repo,
-    );
-    if (!detach.ok)
-      throw new RaymondError(
-        'ERR_WORKTREE',
-        `cannot release worktree ${folder.path}: ${detach.error}`,
-        { file: folder.path },
-      );
+    await detachFolder(folder.path, w.repo);
     folders.held.delete(w.branch);
     // Everything it left is committed now: nothing untracked for the next switch to clean.
     folder.tidy = true;
@@ -248,9 +243,9 @@ export function createWorktreePool(workflowId: string, { ownsFolders = true } = 
       const folders = await foldersOf(w.repo);
       const folder = heldFolder(folders, w);
       const path = folder?.path;
-      let summary = await summarizeWorktree(w, path);
       const done: WorktreeRef = { ...w };
       if (!pooled(w)) {
+        const summary = await summarizeWorktree(w, path);
         // One folder per agent: kept, with whatever is in it, unless the agent left nothing at all.
         if (summary.commits > 0 || summary.dirty) return { ...done, ...summary, removed: false };
         if (path) {
@@ -261,15 +256,15 @@ export function createWorktreePool(workflowId: string, { ownsFolders = true } = 
         await deleteBranch(w);
         return { ...done, ...summary, removed: true };
       }
-      if (summary.dirty && path) {
-        done.saved = await saveWork({ ...w, path }, agentId);
-        // Only the counts changed: the folder is clean now, and what is reported is that it was not.
-        summary = { ...(await summarizeWorktree(w, undefined)), dirty: true };
-      }
+      const dirty = await folderDirty(w, path);
+      if (dirty && path) done.saved = await saveWork({ ...w, path }, agentId);
+      // The folder goes on to the next agent first: the counts read refs, not the folder.
       if (folder) await giveBack(folders, folder, w);
-      const removed = summary.commits === 0;
+      const counts = await branchCounts(w);
+      const removed = counts.commits === 0;
       if (removed) await deleteBranch(w);
-      return { ...done, ...summary, removed };
+      // A dirty folder's work was saved: what is reported is that it was dirty.
+      return { ...done, ...counts, dirty, removed };
     },
 
     async suspend(w, agentId) {
@@ -278,7 +273,7 @@ export function createWorktreePool(workflowId: string, { ownsFolders = true } = 
       const folder = heldFolder(folders, w);
       if (!folder) return w;
       const out: WorktreeRef = { ...w };
-      if ((await summarizeWorktree(w, folder.path)).dirty)
+      if (await folderDirty(w, folder.path))
         out.saved = await saveWork({ ...w, path: folder.path }, agentId);
       await giveBack(folders, folder, w);
       return out;
