@@ -1,11 +1,14 @@
-/** A process's output as one line for a message: its non-empty lines trimmed and joined with ` | `, cut at `max` characters. */
-export function oneLine(text: string, max = 300): string {
-  const t = text
-    .trim()
+/** A process's output as its non-empty lines, each trimmed. */
+function nonEmptyLines(text: string): string[] {
+  return text
     .split(/\r?\n/)
     .map((l) => l.trim())
-    .filter(Boolean)
-    .join(' | ');
+    .filter(Boolean);
+}
+
+/** A process's output as one line for a message: its non-empty lines trimmed and joined with ` | `, cut at `max` characters. */
+export function oneLine(text: string, max = 300): string {
+  const t = nonEmptyLines(text).join(' | ');
   return t.length > max ? `${t.slice(0, max - 3)}...` : t;
 }
 
@@ -20,13 +23,7 @@ const ERROR_LINE = /^(fatal|error|Error|ERROR|E)(\[[^\]]*\])?:\s/;
  * and where first.
  */
 export function stderrGist(text: string, n = 3): string {
-  const lines = text
-    .split(/\r?\n/)
-    .map((l) => l.trimEnd())
-    .filter((l) => l.trim() !== '');
-  const last = lines.slice(-n);
-  let cause: string | undefined;
-  for (let i = lines.length - n - 1; i >= 0 && cause === undefined; i--)
-    if (ERROR_LINE.test(lines[i]!.trim())) cause = lines[i]!.trim();
-  return [...(cause === undefined ? [] : [cause, '...']), ...last.map((l) => l.trim())].join(' | ');
+  const lines = nonEmptyLines(text);
+  const cause = lines.slice(0, -n).findLast((l) => ERROR_LINE.test(l));
+  return [...(cause === undefined ? [] : [cause, '...']), ...lines.slice(-n)].join(' | ');
 }
