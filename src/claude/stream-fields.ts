@@ -26,7 +26,7 @@ export function tokens(u: unknown): number {
     'cacheCreationInputTokens',
   ]) {
     const v = o[key];
-    if (typeof v === 'number') sum += v;
+    if (typeof v === 'number' && Number.isFinite(v) && v >= 0) sum += v;
   }
   return sum;
 }

@@ -1,5 +1,6 @@
 import { describeDenial, type ToolDenial } from '../executors/tool-denial.js';
 import { resetFromText } from './reset-text.js';
+import { asObject, objectsOf, parseObjectLine } from '../backend/json-line.js';
 import { LIMIT_TEXT, describeTool, toEpochMs, tokens, type Json } from './stream-fields.js';
 
 /** What Raymond takes from one `claude -p --output-format stream-json` run. */
@@ -139,10 +140,8 @@ export class StreamReader {
   private line(raw: string): void {
     const line = raw.trim();
     if (!line) return;
-    let msg: Json;
-    try {
-      msg = JSON.parse(line) as Json;
-    } catch {
+    const msg = parseObjectLine(line);
+    if (!msg) {
       this.summary.badLines++;
       this.onProgress({ kind: 'bad-line', text: line.slice(0, 200) });
       return;
@@ -183,10 +182,7 @@ export class StreamReader {
     const name = typeof tool === 'string' ? tool : (known?.tool ?? 'unknown tool');
     const denial: ToolDenial = {
       tool: name,
-      input:
-        input && typeof input === 'object' && !Array.isArray(input)
-          ? (input as Json)
-          : (known?.input ?? {}),
+      input: asObject(input) ?? known?.input ?? {},
     };
     this.summary.denials.push(denial);
     this.onProgress({ kind: 'denied', denial });
@@ -195,9 +191,9 @@ export class StreamReader {
   /** Failed results of calls to tools the state does not have. */
   private toolResults(msg: Json): void {
     const tools = this.tools;
-    const content = (msg.message as Json | undefined)?.content;
-    if (!tools || !Array.isArray(content)) return;
-    for (const block of content as Json[]) {
+    const content = asObject(msg.message)?.content;
+    if (!tools) return;
+    for (const block of objectsOf(content)) {
       if (
         block.type !== 'tool_result' ||
         block.is_error !== true ||
@@ -219,27 +215,24 @@ export class StreamReader {
   private assistant(msg: Json): void {
     if (msg.error === 'rate_limit')
       this.summary.usageLimit ??= { message: 'Claude Code reported a rate limit' };
-    const content = (msg.message as Json | undefined)?.content;
+    const content = objectsOf(asObject(msg.message)?.content);
     if (msg.error === 'authentication_failed' || msg.error === 'model_not_found') {
-      const text = Array.isArray(content)
-        ? (content as Json[]).find((b) => b.type === 'text' && typeof b.text === 'string')?.text
-        : undefined;
+      const text = content.find((b) => b.type === 'text' && typeof b.text === 'string')?.text;
       this.fail(
         msg.error === 'model_not_found' ? 'model' : 'auth',
         typeof text === 'string' ? text.split('\n')[0]! : String(msg.error),
       );
     }
-    if (!Array.isArray(content)) return;
-    for (const block of content as Json[]) {
+    for (const block of content) {
       if (block.type === 'text' && typeof block.text === 'string') {
         const first = block.text.trim().split('\n')[0]!.trim();
         if (first) this.onProgress({ kind: 'text', text: first.slice(0, 160) });
       } else if (block.type === 'tool_use' && typeof block.name === 'string') {
         if (typeof block.id === 'string')
-          this.toolInputs.set(block.id, { tool: block.name, input: (block.input as Json) ?? {} });
+          this.toolInputs.set(block.id, { tool: block.name, input: asObject(block.input) ?? {} });
         this.onProgress({
           kind: 'tool',
-          text: describeTool(block.name, (block.input as Json) ?? {}),
+          text: describeTool(block.name, asObject(block.input) ?? {}),
         });
       }
     }
@@ -250,15 +243,13 @@ export class StreamReader {
     if (typeof msg.result === 'string') s.resultText = msg.result;
     s.isError = msg.is_error === true;
     if (typeof msg.total_cost_usd === 'number') s.totalCostUsd = msg.total_cost_usd;
-    if (Array.isArray(msg.permission_denials))
-      for (const d of msg.permission_denials as Json[])
-        this.denied(d.tool_use_id, d.tool_name, d.tool_input);
+    for (const d of objectsOf(msg.permission_denials))
+      this.denied(d.tool_use_id, d.tool_name, d.tool_input);
     s.invocationTokens = tokens(msg.usage);
-    const mu = msg.modelUsage;
-    s.reportedTokens =
-      mu && typeof mu === 'object'
-        ? Object.values(mu as Json).reduce<number>((sum, m) => sum + tokens(m), 0)
-        : s.invocationTokens;
+    const mu = asObject(msg.modelUsage);
+    s.reportedTokens = mu
+      ? Object.values(mu).reduce<number>((sum, m) => sum + tokens(m), 0)
+      : s.invocationTokens;
     // Claude Code's limit notice is a short final text; a real answer that merely talks
     // about rate limits is long or carries a transition tag.
     if (
@@ -277,7 +268,7 @@ export class StreamReader {
   }
 
   private rateLimit(msg: Json): void {
-    const info = (msg.rate_limit_info as Json | undefined) ?? msg;
+    const info = asObject(msg.rate_limit_info) ?? msg;
     if (info.status !== 'rejected') return;
     this.summary.usageLimit = {
       message: 'usage limit reached',

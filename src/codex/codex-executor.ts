@@ -83,6 +83,11 @@ export function createCodexExecutor(runtime: BackendRuntime): StateExecutor {
           runtime.emit({ type: 'detail', text: `[${agentId}] codex: ${p.text}` });
         else if (p.kind === 'denied') runtime.emit(denialEvent(agentId, req.file, p.denial));
         else if (p.kind === 'fatal') hopeless.abort();
+        else if (p.kind === 'bad-usage')
+          runtime.emit({
+            type: 'warning',
+            text: `[${agentId}] ${where}: codex reported usage that cannot be priced (${p.text}); the turn is charged $0 and the run goes on`,
+          });
         else
           runtime.emit({
             type: 'detail',

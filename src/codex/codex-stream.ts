@@ -1,3 +1,4 @@
+import { asObject, objectsOf, parseObjectLine } from '../backend/json-line.js';
 import type { ToolDenial } from '../executors/tool-denial.js';
 import { codexFailureKind } from './codex-failure.js';
 
@@ -42,21 +43,45 @@ export type CodexProgress =
   | { kind: 'denied'; denial: ToolDenial }
   /** The turn cannot succeed (summary.fatal says why): codex would retry it for seconds; it may be stopped now. */
   | { kind: 'fatal' }
+  /** `turn.completed`'s usage cannot be priced (what is wrong with it): the turn is charged $0. */
+  | { kind: 'bad-usage'; text: string }
   | { kind: 'bad-line'; text: string };
 
 type Json = Record<string, unknown>;
 
-const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
+const USAGE_KEYS = [
+  'input_tokens',
+  'cached_input_tokens',
+  'output_tokens',
+  'reasoning_output_tokens',
+] as const;
 
-/** A usage object as codex prints it (absent fields are 0). */
+/** A token count Raymond can price: a whole number of tokens from 0 up to 2^53 (1e308 would cost Infinity). */
+const isCount = (v: unknown): v is number =>
+  typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
+
+/**
+ * What is wrong with a usage object as codex prints it, if anything: a
+ * count that is not a whole, non-negative, safe number (absent fields are 0).
+ */
+export function usageProblem(u: unknown): string | undefined {
+  const o = asObject(u);
+  if (!o)
+    return u === undefined ? undefined : `a usage that is not an object (${JSON.stringify(u)})`;
+  const bad = USAGE_KEYS.find((k) => o[k] !== undefined && !isCount(o[k]));
+  return bad === undefined ? undefined : `${bad} ${JSON.stringify(o[bad]) ?? String(o[bad])}`;
+}
+
+/** A usage object as codex prints it (absent fields are 0); null when it is not one or holds an unusable count. */
 export function readUsage(u: unknown): CodexUsage | null {
-  if (u === null || typeof u !== 'object') return null;
-  const o = u as Json;
+  const o = asObject(u);
+  if (!o || usageProblem(o) !== undefined) return null;
+  const count = (v: unknown) => (isCount(v) ? v : 0);
   return {
-    input_tokens: num(o.input_tokens),
-    cached_input_tokens: num(o.cached_input_tokens),
-    output_tokens: num(o.output_tokens),
-    reasoning_output_tokens: num(o.reasoning_output_tokens),
+    input_tokens: count(o.input_tokens),
+    cached_input_tokens: count(o.cached_input_tokens),
+    output_tokens: count(o.output_tokens),
+    reasoning_output_tokens: count(o.reasoning_output_tokens),
   };
 }
 
@@ -67,14 +92,14 @@ function denialOf(item: Json): ToolDenial | undefined {
   if (item.type === 'command_execution' && item.status === 'declined')
     return { tool: 'shell', input: { command: str(item.command) } };
   if (item.type === 'file_change' && item.status === 'declined') {
-    const first = (item.changes as Json[] | undefined)?.[0];
+    const first = objectsOf(item.changes)[0];
     return { tool: 'apply_patch', input: first ? { path: str(first.path) } : {} };
   }
-  const error = (item.error as Json | null | undefined)?.message;
+  const error = asObject(item.error)?.message;
   if (item.type === 'mcp_tool_call' && typeof error === 'string' && /requires approval/.test(error))
     return {
       tool: `mcp__${str(item.server)}__${str(item.tool)}`,
-      input: item.arguments && typeof item.arguments === 'object' ? (item.arguments as Json) : {},
+      input: asObject(item.arguments) ?? {},
     };
   return undefined;
 }
@@ -153,10 +178,8 @@ export class CodexStreamReader {
   private line(raw: string): void {
     const text = raw.trim();
     if (!text) return;
-    let e: Json;
-    try {
-      e = JSON.parse(text) as Json;
-    } catch {
+    const e = parseObjectLine(text);
+    if (!e) {
       this.s.badLines++;
       this.onProgress({ kind: 'bad-line', text: text.slice(0, 200) });
       return;
@@ -167,13 +190,16 @@ export class CodexStreamReader {
           this.s.threadId = e.thread_id;
         return;
       case 'item.completed':
-        return this.item((e.item ?? {}) as Json);
-      case 'turn.completed':
+        return this.item(asObject(e.item) ?? {});
+      case 'turn.completed': {
         this.s.completed = true;
         this.s.usage = readUsage(e.usage);
+        const problem = usageProblem(e.usage);
+        if (problem !== undefined) this.onProgress({ kind: 'bad-usage', text: problem });
         return;
+      }
       case 'turn.failed': {
-        const message = (e.error as Json | undefined)?.message;
+        const message = asObject(e.error)?.message;
         this.s.failure = typeof message === 'string' ? message : 'the turn failed';
         this.error(this.s.failure);
         return;

@@ -1,3 +1,4 @@
+import { asObject, objectsOf, parseObjectLine, type JsonObject } from '../backend/json-line.js';
 import type { ToolDenial } from '../executors/tool-denial.js';
 
 /** What a pi turn's `--mode json` stream said, once it ended. */
@@ -25,18 +26,13 @@ export type PiProgress =
   | { kind: 'denied'; denial: ToolDenial }
   | { kind: 'bad-line'; text: string };
 
-interface Message {
-  role?: string;
-  content?: Array<{ type?: string; text?: string }>;
-  usage?: { cost?: { total?: number }; totalTokens?: number };
-  stopReason?: string;
-  errorMessage?: string;
-}
+const str = (v: unknown) => (typeof v === 'string' ? v : null);
+const amount = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : 0);
 
-const textOf = (m: Message) =>
-  (m.content ?? [])
+const textOf = (m: JsonObject) =>
+  objectsOf(m.content)
     .filter((c) => c.type === 'text' && typeof c.text === 'string')
-    .map((c) => c.text)
+    .map((c) => c.text as string)
     .join('');
 
 /**
@@ -84,10 +80,8 @@ export class PiStreamReader {
   private line(raw: string): void {
     const text = raw.trim();
     if (!text) return;
-    let e: Record<string, unknown>;
-    try {
-      e = JSON.parse(text) as Record<string, unknown>;
-    } catch {
+    const e = parseObjectLine(text);
+    if (!e) {
       this.s.badLines++;
       this.onProgress({ kind: 'bad-line', text: text.slice(0, 200) });
       return;
@@ -97,21 +91,21 @@ export class PiStreamReader {
         if (this.s.sessionId === null && typeof e.id === 'string') this.s.sessionId = e.id;
         break;
       case 'message_end': {
-        const m = e.message as Message | undefined;
+        const m = asObject(e.message);
         if (m?.role !== 'assistant') break;
-        const cost = m.usage?.cost?.total;
-        if (typeof cost === 'number' && Number.isFinite(cost)) this.s.costUsd += cost;
-        const tokens = m.usage?.totalTokens;
-        if (typeof tokens === 'number' && Number.isFinite(tokens)) this.s.tokens += tokens;
+        const usage = asObject(m.usage);
+        this.s.costUsd += amount(asObject(usage?.cost)?.total);
+        this.s.tokens += amount(usage?.totalTokens);
         const said = textOf(m).trim();
         if (said) this.onProgress({ kind: 'text', text: said });
         break;
       }
-      case 'tool_execution_start':
-        if (typeof e.toolCallId === 'string' && e.args && typeof e.args === 'object')
-          this.calls.set(e.toolCallId, e.args as Record<string, unknown>);
+      case 'tool_execution_start': {
+        const args = asObject(e.args);
+        if (typeof e.toolCallId === 'string' && args) this.calls.set(e.toolCallId, args);
         if (typeof e.toolName === 'string') this.onProgress({ kind: 'tool', name: e.toolName });
         break;
+      }
       case 'tool_execution_end':
         if (
           this.tools &&
@@ -129,12 +123,12 @@ export class PiStreamReader {
         }
         break;
       case 'agent_end': {
-        const last = ((e.messages as Message[] | undefined) ?? [])
+        const last = objectsOf(e.messages)
           .filter((m) => m.role === 'assistant')
           .at(-1);
         this.s.resultText = last ? textOf(last) : null;
-        this.s.stopReason = last?.stopReason ?? null;
-        this.s.errorMessage = last?.errorMessage ?? null;
+        this.s.stopReason = str(last?.stopReason);
+        this.s.errorMessage = str(last?.errorMessage);
         break;
       }
     }

@@ -17,6 +17,7 @@ import {
   type TurnState,
 } from './markdown-turns.js';
 import { resolveDecision } from './resolve-decision.js';
+import { figuresWarning, saneFigures, type TurnFigures } from './sane-spend.js';
 import { settleWorktrees } from './step-worktree.js';
 import { layeredGrant, resolveGrant } from './state-grant.js';
 import { endsWarmth, freshSessions, stepDebug, type StepDependencies } from './step-context.js';
@@ -115,6 +116,16 @@ export async function runMarkdownStep(
       ? deps.timeoutMs
       : stateTimeoutMs(prepared.policy.timeoutSeconds);
   const spending = new Spending(input.sessionCosts);
+  // Every backend's figures pass here on their way to the state file.
+  const sane = (figures: TurnFigures) => {
+    const checked = saneFigures(figures);
+    if (checked.problems.length > 0)
+      deps.emit({
+        type: 'warning',
+        text: `[${agent.id}] ${where}: ${figuresWarning(checked.problems)}`,
+      });
+    return checked;
+  };
   let state: TurnState = startTurns(agent);
   const follow = (action: TurnAction, err: RaymondError): TurnState => {
     if (action.next === 'give-up')
@@ -178,13 +189,18 @@ export async function runMarkdownStep(
         tokens?: number;
         cpuMs?: number;
       };
-      spending.add(details.costUsd ?? 0, details.session, details.sessionTotal);
-      tally.add(details, true);
+      const figures = sane({
+        costUsd: details.costUsd ?? 0,
+        sessionTotal: details.sessionTotal,
+        tokens: details.tokens,
+      });
+      spending.add(figures.costUsd, details.session, figures.sessionTotal);
+      tally.add({ ...details, tokens: figures.tokens }, true);
       deps.emit({
         type: 'turn.done',
         agentId: agent.id,
-        costUsd: details.costUsd ?? 0,
-        tokens: details.tokens,
+        costUsd: figures.costUsd,
+        tokens: figures.tokens,
         error: err.message,
       });
       state = follow(
@@ -198,9 +214,9 @@ export async function runMarkdownStep(
       );
       continue;
     }
-    spending.add(execution.costUsd, execution.session, execution.sessionTotal);
-    tally.add(execution, true);
-    const { costUsd, tokens } = execution;
+    const { costUsd, sessionTotal, tokens } = sane(execution);
+    spending.add(costUsd, execution.session, sessionTotal);
+    tally.add({ ...execution, tokens }, true);
     deps.emit({ type: 'turn.done', agentId: agent.id, costUsd, tokens });
     if (grant.onDenial === 'fail' && execution.denials?.length) {
       // The turn went on without what it was denied: its reply cannot be trusted to have done the work.
