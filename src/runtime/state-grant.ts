@@ -26,7 +26,7 @@ export function layeredGrant(
  */
 export async function resolveGrant(
   grant: Grant,
-  scope: Pick<Scope, 'ref' | 'readText'>,
+  scope: Pick<Scope, 'folder'>,
   cwd: string,
   where: string,
 ): Promise<ResolvedGrant | undefined> {

@@ -25,6 +25,8 @@ export class FileScope {
   /** Set by openScope from the workflow's manifest. */
   grant: Grant | undefined;
   private readonly texts = new Map<string, Promise<string>>();
+  /** The folder grant files are relative to and must stay inside: `dir`. */
+  readonly folder: string;
 
   constructor(
     kind: ScopeRef['kind'],
@@ -47,6 +49,7 @@ export class FileScope {
       kind === 'dir' ? folderName(path) : basename(path).replace(/\.[^.]*$/, ''),
     );
     this.ref = { kind, path, entry: entryOf(files, exts, entry, path, requireEntry) };
+    this.folder = dir;
   }
 
   resolve(target: string, source: string): string {

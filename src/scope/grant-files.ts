@@ -1,30 +1,32 @@
-import { readFile } from 'node:fs/promises';
-import { dirname, resolve as resolvePath } from 'node:path';
 import { RaymondError } from '../errors.js';
 import { mcpServerMap, type Grant } from '../language/grant.js';
+import { ContainedFileError, readContainedFile } from './contained-file.js';
 import type { Scope } from './scope.js';
+import { decodeUtf8 } from './utf8.js';
 
 /**
- * A file named by a grant, relative to the workflow: a YAML workflow's
- * folder, else read through the scope (a folder, a state file's folder, an
- * archive's extracted files).
+ * A file named by a grant, relative to the workflow's folder (a YAML
+ * workflow's folder, an archive's extraction folder): it must resolve
+ * inside that folder, be a regular file, and be small (contained-file.ts),
+ * so a workflow cannot send a file from elsewhere to the model, nor hang or
+ * exhaust Raymond with a FIFO or `/dev/zero`.
  */
 export async function readWorkflowFile(
-  scope: Pick<Scope, 'ref' | 'readText'>,
+  scope: Pick<Scope, 'folder'>,
   rel: string,
   key: string,
   where: string,
 ): Promise<string> {
   try {
-    return scope.ref.kind === 'yaml'
-      ? await readFile(resolvePath(dirname(scope.ref.path), rel), 'utf8')
-      : await scope.readText(rel);
+    const bytes = await readContainedFile(scope.folder, rel);
+    return decodeUtf8(bytes, rel);
   } catch (err) {
-    const code =
-      err instanceof RaymondError
-        ? err.message.replace(/^cannot read: /, '')
-        : ((err as NodeJS.ErrnoException).code ?? String(err));
-    const why = code === 'ENOENT' ? 'no such file' : code;
+    const why =
+      err instanceof ContainedFileError
+        ? err.why
+        : err instanceof RaymondError
+          ? err.message
+          : String(err);
     throw new RaymondError(
       'ERR_GRANT',
       `${key}: cannot read "${rel}" (relative to the workflow): ${why}`,
@@ -53,7 +55,7 @@ export function parseMcpFile(text: string, rel: string, where: string): Record<s
  * graph is built, so the checks themselves stay synchronous.
  */
 export async function grantFileProblems(
-  scope: Pick<Scope, 'ref' | 'readText'>,
+  scope: Pick<Scope, 'folder'>,
   grant: Grant,
   file: string,
 ): Promise<string[]> {

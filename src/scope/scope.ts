@@ -32,6 +32,12 @@ export interface Scope {
   readonly backend?: BackendSpec;
   /** The grant keys of its manifest: the defaults of its markdown states. */
   readonly grant?: Grant;
+  /**
+   * The folder the files a workflow names (grant files) are relative to and
+   * must stay inside: the workflow's folder, a YAML workflow's, or where an
+   * archive was extracted.
+   */
+  readonly folder: string;
   /** Resolves a target as written in a tag to a state file name of this scope. */
   resolve(target: string, source: string): string;
   /** The text of a state file (UTF-8). */

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
-import { basename, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import type { ScopeRef } from '../../machines/types.js';
 import { parseBackend } from '../backends/parse-backend.js';
 import type { BackendSpec } from '../executors/executor.js';
@@ -38,6 +38,8 @@ export class YamlScope {
   readonly backend: BackendSpec | undefined;
   /** The grant keys at the top of the file: its markdown states' defaults. */
   readonly grant: Grant | undefined;
+  /** The folder the YAML file is in: grant files are relative to it and must stay inside it. */
+  readonly folder: string;
   private readonly texts = new Map<string, string>();
   private readonly stateOf = new Map<string, YamlState>();
   private scripts: Promise<PrivateFolder> | undefined;
@@ -68,6 +70,7 @@ export class YamlScope {
     }
     const files = new Set(this.texts.keys());
     this.ref = { kind: 'yaml', path, entry: entryOf(files, exts, entry, input, requireEntry) };
+    this.folder = dirname(path);
   }
 
   /** Reads, parses and checks the YAML workflow at `path` (`input` as the user wrote it, for messages). */
