@@ -98,12 +98,18 @@ function promptOf(body) {
   return texts(plain?.content).at(-1) ?? '';
 }
 
-/** The tool results of this turn (after its prompt), oldest first, as texts. */
+/**
+ * The tool results of this turn (after its prompt), oldest first, as texts. Any user message
+ * without a tool result starts a new turn, a plain string included: a resumed session's prompt
+ * comes as one, and the previous turn's results must not count towards its steps.
+ */
 function toolResults(body) {
   const results = [];
   for (const m of body.messages ?? []) {
-    if (m.role !== 'user' || !Array.isArray(m.content)) continue;
-    const blocks = m.content.filter((b) => b?.type === 'tool_result');
+    if (m.role !== 'user') continue;
+    const blocks = Array.isArray(m.content)
+      ? m.content.filter((b) => b?.type === 'tool_result')
+      : [];
     if (blocks.length === 0) results.length = 0;
     for (const b of blocks) results.push(texts(b.content).join(''));
   }

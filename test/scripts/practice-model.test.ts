@@ -103,6 +103,38 @@ async function ask(url: string, prompt: string, tools = [{ name: 'Bash' }]): Pro
   return events.map((e) => e.delta?.text ?? '').join('');
 }
 
+/** One Messages API request with the given messages: the text of the reply, or the tool it calls. */
+async function step(
+  url: string,
+  messages: unknown[],
+): Promise<{ text: string; tool?: string; input?: unknown }> {
+  const res = await fetch(`${url}/v1/messages?beta=true`, {
+    method: 'POST',
+    body: JSON.stringify({
+      model: 'claude-sonnet-4-5',
+      stream: true,
+      tools: [{ name: 'Bash' }],
+      messages,
+    }),
+  });
+  const events = (await res.text())
+    .split('\n')
+    .filter((l) => l.startsWith('data: '))
+    .map(
+      (l) =>
+        JSON.parse(l.slice(6)) as {
+          content_block?: { type: string; name?: string };
+          delta?: { text?: string; partial_json?: string };
+        },
+    );
+  const tool = events.find((e) => e.content_block?.type === 'tool_use')?.content_block?.name;
+  const json = events.map((e) => e.delta?.partial_json ?? '').join('');
+  return {
+    text: events.map((e) => e.delta?.text ?? '').join(''),
+    ...(tool ? { tool, input: JSON.parse(json) as unknown } : {}),
+  };
+}
+
 describe('scripts/practice-model.mjs', () => {
   const dir = mkdtempSync(join(tmpdir(), 'raymond-practice-'));
   let server: ChildProcess | undefined;
@@ -187,6 +219,48 @@ describe('scripts/practice-model.mjs', () => {
     });
     assert.equal(port.exitCode, 64);
     assert.match(port.stderr, /^practice-model: --port wants a port number, got x/);
+  });
+  it("counts steps from the last prompt, a plain string included (a resumed session's new prompt)", async () => {
+    writeFileSync(
+      join(dir, 'steps.json'),
+      JSON.stringify([
+        {
+          when: 'fix the file',
+          steps: [
+            { tool: 'Bash', input: { command: 'echo fixed' } },
+            { reply: 'done: {{result}}' },
+          ],
+        },
+      ]),
+    );
+    const model = await startModel(dir, ['steps.json']);
+    try {
+      const first = [{ role: 'user', content: 'fix the file' }];
+      assert.deepEqual(await step(model.url, first), {
+        text: '',
+        tool: 'Bash',
+        input: { command: 'echo fixed' },
+      });
+      const called = [
+        ...first,
+        { role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'Bash', input: {} }] },
+        { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: 'fixed' }] },
+      ];
+      assert.equal((await step(model.url, called)).text, 'done: fixed');
+      // The session resumed with a new prompt, as a string: its turn starts again at step 1.
+      const resumed = [
+        ...called,
+        { role: 'assistant', content: [{ type: 'text', text: 'done: fixed' }] },
+        { role: 'user', content: 'fix the file again' },
+      ];
+      assert.deepEqual(await step(model.url, resumed), {
+        text: '',
+        tool: 'Bash',
+        input: { command: 'echo fixed' },
+      });
+    } finally {
+      model.server.kill();
+    }
   });
   it('answers the Responses API (POST /v1/responses) as Codex reads it, with steps as function calls', async () => {
     const rules = join(dir, 'responses.json');
