@@ -9,6 +9,8 @@ import { ROOT } from '../helpers/cli.js';
 
 const SCRIPT = join(ROOT, 'scripts/practice-model.mjs');
 const CODEX = join(ROOT, 'node_modules/.bin/codex');
+/** The last of the lines the practice model prints for another terminal. */
+const PRINTED = /^export PATH=.*\$PATH$/m;
 
 /** Starts the practice model in `dir` and waits for its lines; the URL is its base. */
 async function startModel(
@@ -21,7 +23,7 @@ async function startModel(
   });
   let out = '';
   await new Promise<void>((ok) =>
-    server.stdout.on('data', (d: Buffer) => ((out += String(d)), /raymond\(\)/.test(out) && ok())),
+    server.stdout.on('data', (d: Buffer) => ((out += String(d)), PRINTED.test(out) && ok())),
   );
   return { server, url: /^export ANTHROPIC_BASE_URL=(\S+)$/m.exec(out)![1]! };
 }
@@ -158,18 +160,29 @@ describe('scripts/practice-model.mjs', () => {
     });
     let out = '';
     await new Promise<void>((ok) =>
-      server!.stdout!.on(
-        'data',
-        (d: Buffer) => ((out += String(d)), /raymond\(\)/.test(out) && ok()),
-      ),
+      server!.stdout!.on('data', (d: Buffer) => ((out += String(d)), PRINTED.test(out) && ok())),
     );
     const url = /^export ANTHROPIC_BASE_URL=(\S+)$/m.exec(out)![1]!;
+    const home = join(dir, '.practice-home');
     assert.match(
       out,
-      new RegExp(`^export HOME=${join(dir, '.practice-home')}$`, 'm'),
-      'Claude Code gets a home beside the rules',
+      new RegExp(`^export CLAUDE_CONFIG_DIR=${home}/\\.claude CODEX_HOME=${home}/\\.codex$`, 'm'),
+      "Claude Code and Codex get a home beside the rules; HOME stays the user's",
     );
-    assert.match(out, /^export PATH=.*node_modules\/\.bin:\$PATH$/m);
+    assert.doesNotMatch(out, /^export HOME=/m);
+    assert.match(out, new RegExp(`^export PATH=${home}/bin:.*node_modules/\\.bin:\\$PATH$`, 'm'));
+    // Pasted into a fresh shell, `raymond` is an executable that other programs can start too.
+    const pasted = out
+      .split('\n')
+      .filter((l) => l.startsWith('export '))
+      .join('\n');
+    const shell = await execa(
+      'bash',
+      ['-c', `${pasted}\nenv -i PATH="$PATH" sh -c 'raymond --version && ray --version'`],
+      { reject: false, stdin: 'ignore' },
+    );
+    assert.equal(shell.exitCode, 0, shell.stderr);
+    assert.match(shell.stdout, /^\d+\.\d+\.\d+\n\d+\.\d+\.\d+$/);
     assert.equal(await ask(url, 'Describe the fruit apple'), '<result>first</result>');
     assert.equal(
       await ask(url, 'something else'),
