@@ -100,8 +100,9 @@ function promptOf(body) {
 
 /**
  * The tool results of this turn (after its prompt), oldest first, as texts. Any user message
- * without a tool result starts a new turn, a plain string included: a resumed session's prompt
- * comes as one, and the previous turn's results must not count towards its steps.
+ * without a tool result starts a new turn, a plain string included: Claude Code sends a resumed
+ * session's new prompt as one after the turn's first request, and the previous turn's results
+ * must not count towards its steps.
  */
 function toolResults(body) {
   const results = [];

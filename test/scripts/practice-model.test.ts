@@ -275,6 +275,61 @@ describe('scripts/practice-model.mjs', () => {
       model.server.kill();
     }
   });
+  it('runs the real claude: a resumed session with a new prompt goes through its steps again', async () => {
+    // Claude Code sends a resumed turn's prompt as an array of text blocks in its first request,
+    // and as a plain string in the next ones: two tool steps find the difference.
+    const [a, b] = [join(dir, 'a.txt'), join(dir, 'b.txt')];
+    writeFileSync(
+      join(dir, 'resume.json'),
+      JSON.stringify([
+        {
+          when: 'fix the files',
+          steps: [
+            { tool: 'Write', input: { file_path: a, content: 'a\n' } },
+            { tool: 'Write', input: { file_path: b, content: 'b\n' } },
+            { reply: 'wrote them' },
+          ],
+        },
+      ]),
+    );
+    const model = await startModel(dir, ['resume.json']);
+    const claude = (args: string[]) =>
+      execa(
+        join(ROOT, 'node_modules/.bin/claude'),
+        ['-p', ...args, '--allowedTools', 'Write', '--output-format', 'json'],
+        {
+          cwd: dir,
+          env: {
+            ...process.env,
+            ANTHROPIC_BASE_URL: model.url,
+            ANTHROPIC_API_KEY: 'practice',
+            CLAUDE_CONFIG_DIR: join(dir, '.claude-resume'),
+            DISABLE_TELEMETRY: '1',
+            CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+            DISABLE_AUTOUPDATER: '1',
+          },
+          reject: false,
+          stdin: 'ignore',
+          timeout: 120_000,
+        },
+      );
+    try {
+      const first = await claude(['fix the files']);
+      assert.equal(first.exitCode, 0, first.stderr);
+      assert.ok(existsSync(a) && existsSync(b), 'the first turn wrote both files');
+      rmSync(a);
+      rmSync(b);
+      const session = (JSON.parse(first.stdout) as { session_id: string }).session_id;
+      const again = await claude(['fix the files again', '--resume', session]);
+      assert.equal(again.exitCode, 0, again.stderr);
+      assert.equal((JSON.parse(again.stdout) as { result: string }).result, 'wrote them');
+      assert.ok(existsSync(a), 'the resumed turn wrote a.txt');
+      assert.ok(existsSync(b), 'the resumed turn wrote b.txt');
+    } finally {
+      model.server.kill();
+    }
+  });
+
   it('answers the Responses API (POST /v1/responses) as Codex reads it, with steps as function calls', async () => {
     const rules = join(dir, 'responses.json');
     writeFileSync(
