@@ -20,11 +20,11 @@
 // a tool step becomes a `function_call` of that name with the input as its JSON arguments, so
 // {"tool": "exec_command", "input": {"cmd": "ls"}} runs a shell command, and tool results are the
 // `function_call_output` items after the prompt. The server writes .practice-home/.codex/config.toml
-// (rewritten at each start, for the port): with HOME set as printed, `codex exec` uses a provider
+// (rewritten at each start, for the port): with CODEX_HOME set as printed, `codex exec` uses a provider
 // "practice" at this server. Or give it the provider with -c flags: model_provider="practice",
 // model_providers.practice.base_url="http://127.0.0.1:PORT/v1", .wire_api="responses".
 import { createServer } from 'node:http';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { codexConfig, responsesTurn, streamResponse } from './practice-model-responses.mjs';
 
@@ -98,12 +98,19 @@ function promptOf(body) {
   return texts(plain?.content).at(-1) ?? '';
 }
 
-/** The tool results of this turn (after its prompt), oldest first, as texts. */
+/**
+ * The tool results of this turn (after its prompt), oldest first, as texts. Any user message
+ * without a tool result starts a new turn, a plain string included: Claude Code sends a resumed
+ * session's new prompt as one after the turn's first request, and the previous turn's results
+ * must not count towards its steps.
+ */
 function toolResults(body) {
   const results = [];
   for (const m of body.messages ?? []) {
-    if (m.role !== 'user' || !Array.isArray(m.content)) continue;
-    const blocks = m.content.filter((b) => b?.type === 'tool_result');
+    if (m.role !== 'user') continue;
+    const blocks = Array.isArray(m.content)
+      ? m.content.filter((b) => b?.type === 'tool_result')
+      : [];
     if (blocks.length === 0) results.length = 0;
     for (const b of blocks) results.push(texts(b.content).join(''));
   }
@@ -226,21 +233,29 @@ const server = createServer(async (req, res) => {
 });
 server.listen(port, '127.0.0.1', () => {
   const url = `http://127.0.0.1:${server.address().port}`;
-  // Claude Code keeps its sessions under $HOME/.claude and Codex under $HOME/.codex: a home of its
-  // own beside the rules keeps practice sessions out of yours.
+  // Claude Code keeps its sessions and MCP servers under CLAUDE_CONFIG_DIR and Codex under CODEX_HOME:
+  // a home of their own beside the rules keeps practice sessions out of yours, while HOME (and so
+  // `~` in the lines a user types next) stays theirs.
   const home = join(dirname(file), '.practice-home');
   mkdirSync(join(home, '.codex'), { recursive: true });
   writeFileSync(join(home, '.codex', 'config.toml'), codexConfig(url));
   const repo = resolve(new URL('..', import.meta.url).pathname);
+  // `raymond` and `ray` as executables on PATH, not shell functions: other programs start them too
+  // (`claude mcp add raymond -- raymond mcp ...` runs the command itself).
+  const bin = join(home, 'bin');
+  mkdirSync(bin, { recursive: true });
+  for (const name of ['raymond', 'ray']) {
+    rmSync(join(bin, name), { force: true });
+    symlinkSync(join(repo, 'dist/src/cli/main.js'), join(bin, name));
+  }
   process.stdout.write(
     [
       `# practice model on ${url}, rules from ${file}; paste these lines into another terminal:`,
       `export ANTHROPIC_BASE_URL=${url}`,
       'export ANTHROPIC_API_KEY=practice',
       'export DISABLE_TELEMETRY=1 CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 DISABLE_AUTOUPDATER=1',
-      `export HOME=${home}`,
-      `export PATH=${join(repo, 'node_modules/.bin')}:$PATH`,
-      `raymond() { ${join(repo, 'dist/src/cli/main.js')} "$@"; }`,
+      `export CLAUDE_CONFIG_DIR=${join(home, '.claude')} CODEX_HOME=${join(home, '.codex')}`,
+      `export PATH=${bin}:${join(repo, 'node_modules/.bin')}:$PATH`,
       '',
     ].join('\n'),
   );

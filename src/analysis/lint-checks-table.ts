@@ -23,6 +23,7 @@ export const CHECKS = {
   'bad-grant-file': 'error',
   'bad-add-dir': 'error',
   'malformed-tag': 'error',
+  'unknown-tag': 'error',
   'unknown-target': 'error',
   'unknown-workflow': 'error',
   'call-workflow-cd': 'error',

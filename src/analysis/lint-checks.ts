@@ -6,6 +6,7 @@ import { RaymondError } from '../errors.js';
 import { parseDuration } from '../language/duration.js';
 import { formatAllowed, formatTag, implicitTag, matches } from '../language/policy.js';
 import { FORCE_IMPLICIT_PROBLEM } from '../language/frontmatter.js';
+import { misspeltTagMessage } from '../language/misspelt-tags.js';
 import { isMarkdown } from '../scope/extensions.js';
 import type { Problem } from './lint-checks-table.js';
 import { grantChecks } from './lint-grant.js';
@@ -49,6 +50,7 @@ export function stateChecks(node: WorkflowNode): Problem[] {
   if (modelProblem !== undefined) report('invalid-model', modelProblem);
   if (effortProblem !== undefined) report('invalid-effort', effortProblem);
   for (const e of node.tagErrors) report('malformed-tag', e);
+  for (const m of node.misspelt) report('unknown-tag', misspeltTagMessage(m));
   for (const t of node.transitions) {
     targetProblems(t, report);
     if (CALLS.has(t.tag) && !t.returnTo && !hasReturningTwin(t, node.transitions)) {
@@ -59,8 +61,10 @@ export function stateChecks(node: WorkflowNode): Problem[] {
     }
   }
   const forks = node.transitions.filter((t) => FORKS.has(t.tag));
+  // A misspelt `<join>` or `<goto>` is reported as such, not as the continuation it left out.
   if (
     forks.length > 0 &&
+    node.misspelt.length === 0 &&
     !forks.some((f) => f.next) &&
     !node.transitions.some((t) => t.tag === 'goto' || t.tag === 'join')
   ) {

@@ -79,7 +79,8 @@ function unjoinedForks(graph: WorkflowGraph, byFile: Map<string, WorkflowNode>):
 }
 
 function deadEnd(node: WorkflowNode): boolean {
-  const unreadable = node.frontmatterError !== undefined || node.tagErrors.length > 0;
+  const unreadable =
+    node.frontmatterError !== undefined || node.tagErrors.length > 0 || node.misspelt.length > 0;
   return !unreadable && !node.result && node.transitions.length === 0;
 }
 
@@ -105,7 +106,12 @@ function reach(byFile: Map<string, WorkflowNode>, starts: string[], walk: Walk):
   for (let file = queue.shift(); file !== undefined; file = queue.shift()) {
     const node = byFile.get(file);
     if (!node) continue;
-    if (node.frontmatterError !== undefined || node.tagErrors.length > 0) out.open = true;
+    if (
+      node.frontmatterError !== undefined ||
+      node.tagErrors.length > 0 ||
+      node.misspelt.length > 0
+    )
+      out.open = true;
     for (const ref of successors(node, walk)) {
       if (ref.dynamic) out.open = true;
       for (const next of ref.files) {

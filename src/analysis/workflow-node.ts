@@ -1,6 +1,7 @@
 import { RaymondError, type ErrorCode } from '../errors.js';
 import { parseStateSource, type Policy } from '../language/frontmatter.js';
 import { isWorkflowTag, type TagName } from '../language/parse-output.js';
+import { misspeltTags, type MisspeltTag } from '../language/misspelt-tags.js';
 import { implicitTag } from '../language/policy.js';
 import { overGrant, type Grant } from '../language/grant.js';
 import type { BackendSpec } from '../executors/executor.js';
@@ -75,6 +76,8 @@ export interface WorkflowNode {
   frontmatterError?: string;
   /** Tags in the text that do not parse. */
   tagErrors: string[];
+  /** Unknown tags in the text that are typos of known ones (`<jion>`). */
+  misspelt: MisspeltTag[];
   /** Frontmatter warnings (unknown keys). */
   warnings: string[];
   /** Warnings about the state's definition in the scope (a YAML state's unknown keys). */
@@ -108,6 +111,7 @@ export async function readNode(scope: Scope, file: string, entry: boolean): Prom
     textTags: [],
     result: false,
     tagErrors: [],
+    misspelt: [],
     warnings: [],
     fieldWarnings: [],
     backend: scope.backend,
@@ -123,6 +127,7 @@ export async function readNode(scope: Scope, file: string, entry: boolean): Prom
         node.grantFileProblems = await grantFileProblems(scope, node.grant, file);
       }
       scanned = scanPrompt(source.body);
+      node.misspelt = misspeltTags(source.body);
     } catch (err) {
       if (!(err instanceof RaymondError)) throw err;
       node.frontmatterError = err.message;
@@ -130,6 +135,7 @@ export async function readNode(scope: Scope, file: string, entry: boolean): Prom
     }
   } else {
     scanned = scanScript(text);
+    node.misspelt = misspeltTags(text);
   }
   node.textTags = scanned.tags;
   node.tagErrors = scanned.errors;

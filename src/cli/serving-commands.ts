@@ -122,7 +122,7 @@ export function addServingCommands(program: Command, result: CliResult, version:
     .addOption(
       new Option(
         '--concurrency <n>',
-        'most steps at once (default: one per 300 MB of free memory, as a local run)',
+        'most steps at once (default: one per core, at least 2, as a local run, and at most one per 300 MB of free memory: each step keeps a core busy, and a Claude Code process takes about 230 MB)',
       ).argParser(integer(1)),
     )
     .option('--name <name>', 'name shown by raymond workers (default: host-pid)')

@@ -10,7 +10,7 @@ import { KEY_PREFIX, QUEUE_NAME } from '../queue/step-job.js';
 import { startWorker } from '../queue/step-worker.js';
 import { alive, listWorkers } from '../queue/worker-registry.js';
 import { ignoreRaymondFolder } from '../raymond-folder.js';
-import { markdownSlots } from '../runtime/run-settings.js';
+import { workerSlots } from '../runtime/run-settings.js';
 import { EXIT } from './exit-codes.js';
 
 /** `raymond worker`'s flags. */
@@ -57,7 +57,7 @@ export async function workerCommand(flags: WorkerFlags): Promise<number> {
     secret,
     workdir,
     name: flags.name ?? `${hostname()}-${process.pid}`,
-    concurrency: flags.concurrency ?? markdownSlots(),
+    concurrency: flags.concurrency ?? workerSlots(),
     claudeBin: flags.claudeBin,
     cache: join(workdir, '.raymond', 'queue-cache'),
     stallMs: stallMs(),

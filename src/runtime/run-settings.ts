@@ -2,7 +2,7 @@ import { freemem } from 'node:os';
 import type { RunOptions } from '../../machines/types.js';
 import type { PriceOverride } from '../backend/agent-backend.js';
 import type { Grant } from '../language/grant.js';
-import { DEFAULT_PUSH_REMOTE } from '../settings/run-setting-defaults.js';
+import { DEFAULT_MAX_PARALLEL, DEFAULT_PUSH_REMOTE } from '../settings/run-setting-defaults.js';
 import {
   fromStoredOptions,
   storedOptions,
@@ -116,7 +116,17 @@ export function fromOptions(
 /** Each Claude Code process takes ~230 MB: allow a markdown step per ~300 MB of free memory. */
 const MARKDOWN_STEP_BYTES = 300 * 2 ** 20;
 
-/** Most markdown steps at once on this machine right now. */
-export function markdownSlots(): number {
-  return Math.max(1, Math.floor(freemem() / MARKDOWN_STEP_BYTES));
+/** Most markdown steps at once on this machine right now (`free`: its free memory in bytes). */
+export function markdownSlots(free = freemem()): number {
+  return Math.max(1, Math.floor(free / MARKDOWN_STEP_BYTES));
+}
+
+/**
+ * Most steps a queue worker takes at once when `--concurrency` is not given: what a local run
+ * allows, a step per core (at least 2, the default `--max-parallel`), and no more than free
+ * memory holds of Claude Code processes. Every step keeps a core busy while it runs (a Claude
+ * Code turn, a script): memory alone allowed 76 at once on a 2-core machine.
+ */
+export function workerSlots(cores = DEFAULT_MAX_PARALLEL, free = freemem()): number {
+  return Math.min(cores, markdownSlots(free));
 }

@@ -168,6 +168,24 @@ describe('raymond lint', () => {
     }
   });
 
+  it('a misspelt tag is named as such, with the tag it was meant as, not as what it left out', async () => {
+    const wf = box.write(
+      {
+        'START.sh': sh('echo "<fork item=\\"a\\">WORKER</fork>"', 'echo "<jion>DONE</jion>"'),
+        'WORKER.sh': sh('echo "<reslt>$item</reslt>"'),
+        'DONE.sh': sh('echo "<result>done</result>"'),
+      },
+      'typos',
+    );
+    const r = await box.run(['lint', wf]);
+    assert.equal(r.code, 1, r.stderr);
+    const lines = r.stdout.trimEnd().split('\n');
+    assert.deepEqual(lines.slice(0, -1), [
+      `${wf}/START.sh: error unknown-tag: unknown tag \`<jion>\`: did you mean \`<join>\`?`,
+      `${wf}/WORKER.sh: error unknown-tag: unknown tag \`<reslt>\`: did you mean \`<result>\`?`,
+    ]);
+  });
+
   it('a usage mistake exits 2', async () => {
     const r = await box.run(['lint']);
     assert.equal(r.code, 64);

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import {
+  cpSync,
   mkdirSync,
   mkdtempSync,
   readdirSync,
@@ -13,6 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { ROOT } from '../helpers/cli.js';
+import { fences, readPage } from '../helpers/doc-pages.js';
 
 // The package as a user gets it: `npm pack` of the built tree, installed globally into a temporary
 // prefix with no network (every dependency is inside the bundle, so there is nothing to fetch).
@@ -157,5 +159,51 @@ describe('the npm package', () => {
     });
     assert.equal(r.exitCode, 0, r.stderr);
     assert.equal(r.stdout.trim(), 'big done');
+  });
+});
+
+describe('docs/getting-started.md: the install from a clone, run as written', () => {
+  const tmp = mkdtempSync(join(tmpdir(), 'raymond-install-doc-'));
+  after(() => rmSync(tmp, { recursive: true, force: true }));
+
+  it('packs the clone, installs the tarball with no network, and the installed raymond runs the tour', async () => {
+    const block = fences(readPage('docs/getting-started.md')).find((f) =>
+      f.marks.includes('run by: test/e2e/package.test.ts'),
+    );
+    assert.ok(block, 'the page has the install block');
+    // The page's `~/raymond`: a copy of the built clone's packed files, so `npm pack` writes its
+    // tarball there and not into the checkout the tests run from.
+    const clone = join(tmp, 'home', 'raymond');
+    for (const part of ['package.json', 'README.md', 'LICENSE', 'docs', 'workflows', 'dist'])
+      cpSync(join(ROOT, part), join(clone, part), { recursive: true });
+    const prefix = join(tmp, 'prefix');
+    const r = await execa('bash', ['-ec', `exec 2>&1\n${block.body}`], {
+      cwd: tmp,
+      env: {
+        ...process.env,
+        HOME: join(tmp, 'home'),
+        PATH: `${join(prefix, 'bin')}:${process.env.PATH ?? ''}`,
+        // A global prefix and an npm cache of the test's own; offline: nothing may be fetched.
+        npm_config_prefix: prefix,
+        npm_config_cache: join(tmp, 'npm-cache'),
+        npm_config_offline: 'true',
+        npm_config_audit: 'false',
+        npm_config_fund: 'false',
+        npm_config_update_notifier: 'false',
+      },
+      reject: false,
+      stdin: 'ignore',
+      timeout: 120_000,
+    });
+    const out = String(r.stdout);
+    assert.equal(r.exitCode, 0, out);
+    const version = (
+      JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+        version: string;
+      }
+    ).version;
+    assert.match(out, new RegExp(`^${version.replace(/\./g, '\\.')}$`, 'm'), out);
+    assert.match(out, /^Tour complete: LIFTOFF!, and three workers forked$/m, out);
+    assert.match(out, /run tour-\w+ completed: 12 steps/, out);
   });
 });

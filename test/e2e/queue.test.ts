@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { Queue } from 'bullmq';
@@ -95,6 +96,16 @@ describe('--queue: script steps on worker processes through Redis', () => {
     const text = await box.run(['workers', '--queue', redis.url]);
     assert.match(text.stdout, /^fan-a {2}alive {2}0\/4 busy {2}\d+ done {2}0 failed {2}on /m);
     await Promise.all(ws.map((w) => w.kill()));
+  });
+
+  it('a worker without --concurrency takes a step per core at most, not one per 300 MB of memory', async (t) => {
+    if (!redis)
+      return t.skip(
+        'redis-server is not installed (apt-get install redis-server): queue tests skipped',
+      );
+    const w = await workers.start('default-n', { concurrency: null });
+    const n = Number(/\(concurrency (\d+),/.exec(w.log())?.[1]);
+    assert.ok(n >= 1 && n <= Math.max(2, availableParallelism()), w.log());
   });
 
   it('a worker killed mid-script: another runs the step again, and the run applies it once', async (t) => {

@@ -181,4 +181,12 @@ describe('transition tags through script states', () => {
       ['__proto__', 'p'],
     ]);
   });
+
+  it('a reply with a misspelt tag fails naming it and the tag it was meant as', async () => {
+    const wf = box.write({ 'START.sh': sh('echo "<reslt>done</reslt>"') }, 'typo');
+    const r = await box.run([wf, '--workflow-id', 'typo']);
+    assert.equal(r.code, 1, r.stderr);
+    assert.match(r.stderr, /START\.sh: unknown tag `<reslt>`: did you mean `<result>`\?/);
+    assert.doesNotMatch(r.stderr, /no transition tag|\n\s+at /);
+  });
 });

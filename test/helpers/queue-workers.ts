@@ -38,7 +38,8 @@ export class QueueWorkers {
   async start(
     name: string,
     opts: {
-      concurrency?: number;
+      /** `--concurrency`: 4 unless given; null leaves the flag out (the worker's default). */
+      concurrency?: number | null;
       workdir?: string;
       extraEnv?: Record<string, string>;
       args?: string[];
@@ -57,8 +58,7 @@ export class QueueWorkers {
       name,
       '--workdir',
       workdir,
-      '--concurrency',
-      String(opts.concurrency ?? 4),
+      ...(opts.concurrency === null ? [] : ['--concurrency', String(opts.concurrency ?? 4)]),
       ...(opts.args ?? []),
     ];
     const proc = execa(process.execPath, args, {

@@ -4,6 +4,7 @@ import {
   fromOptions,
   resumeQueue,
   toOptions,
+  workerSlots,
   type RunSettings,
 } from '../../src/runtime/run-settings.js';
 
@@ -93,5 +94,17 @@ describe('toOptions and fromOptions', () => {
         queue: { url: 'redis://u@10.0.0.1:6379', pushRemote: 'backup' },
       },
     );
+  });
+});
+
+describe('workerSlots', () => {
+  const MB = 2 ** 20;
+  it('is a step per core on a machine with memory to spare (2 on 2 cores, not 76)', () => {
+    assert.equal(workerSlots(2, 23 * 1024 * MB), 2);
+    assert.equal(workerSlots(16, 23 * 1024 * MB), 16);
+  });
+  it('is one per 300 MB of free memory when that is fewer, and at least one', () => {
+    assert.equal(workerSlots(16, 900 * MB), 3);
+    assert.equal(workerSlots(4, 100 * MB), 1);
   });
 });

@@ -9,6 +9,8 @@ import { ROOT } from '../helpers/cli.js';
 
 const SCRIPT = join(ROOT, 'scripts/practice-model.mjs');
 const CODEX = join(ROOT, 'node_modules/.bin/codex');
+/** The last of the lines the practice model prints for another terminal. */
+const PRINTED = /^export PATH=.*\$PATH$/m;
 
 /** Starts the practice model in `dir` and waits for its lines; the URL is its base. */
 async function startModel(
@@ -21,7 +23,7 @@ async function startModel(
   });
   let out = '';
   await new Promise<void>((ok) =>
-    server.stdout.on('data', (d: Buffer) => ((out += String(d)), /raymond\(\)/.test(out) && ok())),
+    server.stdout.on('data', (d: Buffer) => ((out += String(d)), PRINTED.test(out) && ok())),
   );
   return { server, url: /^export ANTHROPIC_BASE_URL=(\S+)$/m.exec(out)![1]! };
 }
@@ -103,6 +105,38 @@ async function ask(url: string, prompt: string, tools = [{ name: 'Bash' }]): Pro
   return events.map((e) => e.delta?.text ?? '').join('');
 }
 
+/** One Messages API request with the given messages: the text of the reply, or the tool it calls. */
+async function step(
+  url: string,
+  messages: unknown[],
+): Promise<{ text: string; tool?: string; input?: unknown }> {
+  const res = await fetch(`${url}/v1/messages?beta=true`, {
+    method: 'POST',
+    body: JSON.stringify({
+      model: 'claude-sonnet-4-5',
+      stream: true,
+      tools: [{ name: 'Bash' }],
+      messages,
+    }),
+  });
+  const events = (await res.text())
+    .split('\n')
+    .filter((l) => l.startsWith('data: '))
+    .map(
+      (l) =>
+        JSON.parse(l.slice(6)) as {
+          content_block?: { type: string; name?: string };
+          delta?: { text?: string; partial_json?: string };
+        },
+    );
+  const tool = events.find((e) => e.content_block?.type === 'tool_use')?.content_block?.name;
+  const json = events.map((e) => e.delta?.partial_json ?? '').join('');
+  return {
+    text: events.map((e) => e.delta?.text ?? '').join(''),
+    ...(tool ? { tool, input: JSON.parse(json) as unknown } : {}),
+  };
+}
+
 describe('scripts/practice-model.mjs', () => {
   const dir = mkdtempSync(join(tmpdir(), 'raymond-practice-'));
   let server: ChildProcess | undefined;
@@ -126,18 +160,29 @@ describe('scripts/practice-model.mjs', () => {
     });
     let out = '';
     await new Promise<void>((ok) =>
-      server!.stdout!.on(
-        'data',
-        (d: Buffer) => ((out += String(d)), /raymond\(\)/.test(out) && ok()),
-      ),
+      server!.stdout!.on('data', (d: Buffer) => ((out += String(d)), PRINTED.test(out) && ok())),
     );
     const url = /^export ANTHROPIC_BASE_URL=(\S+)$/m.exec(out)![1]!;
+    const home = join(dir, '.practice-home');
     assert.match(
       out,
-      new RegExp(`^export HOME=${join(dir, '.practice-home')}$`, 'm'),
-      'Claude Code gets a home beside the rules',
+      new RegExp(`^export CLAUDE_CONFIG_DIR=${home}/\\.claude CODEX_HOME=${home}/\\.codex$`, 'm'),
+      "Claude Code and Codex get a home beside the rules; HOME stays the user's",
     );
-    assert.match(out, /^export PATH=.*node_modules\/\.bin:\$PATH$/m);
+    assert.doesNotMatch(out, /^export HOME=/m);
+    assert.match(out, new RegExp(`^export PATH=${home}/bin:.*node_modules/\\.bin:\\$PATH$`, 'm'));
+    // Pasted into a fresh shell, `raymond` is an executable that other programs can start too.
+    const pasted = out
+      .split('\n')
+      .filter((l) => l.startsWith('export '))
+      .join('\n');
+    const shell = await execa(
+      'bash',
+      ['-c', `${pasted}\nenv -i PATH="$PATH" sh -c 'raymond --version && ray --version'`],
+      { reject: false, stdin: 'ignore' },
+    );
+    assert.equal(shell.exitCode, 0, shell.stderr);
+    assert.match(shell.stdout, /^\d+\.\d+\.\d+\n\d+\.\d+\.\d+$/);
     assert.equal(await ask(url, 'Describe the fruit apple'), '<result>first</result>');
     assert.equal(
       await ask(url, 'something else'),
@@ -188,6 +233,103 @@ describe('scripts/practice-model.mjs', () => {
     assert.equal(port.exitCode, 64);
     assert.match(port.stderr, /^practice-model: --port wants a port number, got x/);
   });
+  it("counts steps from the last prompt, a plain string included (a resumed session's new prompt)", async () => {
+    writeFileSync(
+      join(dir, 'steps.json'),
+      JSON.stringify([
+        {
+          when: 'fix the file',
+          steps: [
+            { tool: 'Bash', input: { command: 'echo fixed' } },
+            { reply: 'done: {{result}}' },
+          ],
+        },
+      ]),
+    );
+    const model = await startModel(dir, ['steps.json']);
+    try {
+      const first = [{ role: 'user', content: 'fix the file' }];
+      assert.deepEqual(await step(model.url, first), {
+        text: '',
+        tool: 'Bash',
+        input: { command: 'echo fixed' },
+      });
+      const called = [
+        ...first,
+        { role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'Bash', input: {} }] },
+        { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: 'fixed' }] },
+      ];
+      assert.equal((await step(model.url, called)).text, 'done: fixed');
+      // The session resumed with a new prompt, as a string: its turn starts again at step 1.
+      const resumed = [
+        ...called,
+        { role: 'assistant', content: [{ type: 'text', text: 'done: fixed' }] },
+        { role: 'user', content: 'fix the file again' },
+      ];
+      assert.deepEqual(await step(model.url, resumed), {
+        text: '',
+        tool: 'Bash',
+        input: { command: 'echo fixed' },
+      });
+    } finally {
+      model.server.kill();
+    }
+  });
+  it('runs the real claude: a resumed session with a new prompt goes through its steps again', async () => {
+    // Claude Code sends a resumed turn's prompt as an array of text blocks in its first request,
+    // and as a plain string in the next ones: two tool steps find the difference.
+    const [a, b] = [join(dir, 'a.txt'), join(dir, 'b.txt')];
+    writeFileSync(
+      join(dir, 'resume.json'),
+      JSON.stringify([
+        {
+          when: 'fix the files',
+          steps: [
+            { tool: 'Write', input: { file_path: a, content: 'a\n' } },
+            { tool: 'Write', input: { file_path: b, content: 'b\n' } },
+            { reply: 'wrote them' },
+          ],
+        },
+      ]),
+    );
+    const model = await startModel(dir, ['resume.json']);
+    const claude = (args: string[]) =>
+      execa(
+        join(ROOT, 'node_modules/.bin/claude'),
+        ['-p', ...args, '--allowedTools', 'Write', '--output-format', 'json'],
+        {
+          cwd: dir,
+          env: {
+            ...process.env,
+            ANTHROPIC_BASE_URL: model.url,
+            ANTHROPIC_API_KEY: 'practice',
+            CLAUDE_CONFIG_DIR: join(dir, '.claude-resume'),
+            DISABLE_TELEMETRY: '1',
+            CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+            DISABLE_AUTOUPDATER: '1',
+          },
+          reject: false,
+          stdin: 'ignore',
+          timeout: 120_000,
+        },
+      );
+    try {
+      const first = await claude(['fix the files']);
+      assert.equal(first.exitCode, 0, first.stderr);
+      assert.ok(existsSync(a) && existsSync(b), 'the first turn wrote both files');
+      rmSync(a);
+      rmSync(b);
+      const session = (JSON.parse(first.stdout) as { session_id: string }).session_id;
+      const again = await claude(['fix the files again', '--resume', session]);
+      assert.equal(again.exitCode, 0, again.stderr);
+      assert.equal((JSON.parse(again.stdout) as { result: string }).result, 'wrote them');
+      assert.ok(existsSync(a), 'the resumed turn wrote a.txt');
+      assert.ok(existsSync(b), 'the resumed turn wrote b.txt');
+    } finally {
+      model.server.kill();
+    }
+  });
+
   it('answers the Responses API (POST /v1/responses) as Codex reads it, with steps as function calls', async () => {
     const rules = join(dir, 'responses.json');
     writeFileSync(
@@ -274,8 +416,10 @@ describe('scripts/practice-model.mjs', () => {
           'exec',
           '--json',
           '--skip-git-repo-check',
+          // No sandbox: what is checked is the practice model's side, and Codex's sandbox (bwrap)
+          // cannot start in a container without user namespaces, where the command would not run.
           '-s',
-          'workspace-write',
+          'danger-full-access',
           '-c',
           'model_provider="practice"',
           '-c',

@@ -46,6 +46,31 @@ describe('allowed_transitions, reminders and implicit transitions', () => {
     assert.match(r.stderr, /reminding \(2\/3\)/);
   });
 
+  it('a misspelt tag is named in the reminder, which lists only what allowed_transitions allows', async () => {
+    const s = box.server;
+    s.on('TYPO-TAG', (_r, n) => ({
+      text: n === 1 ? '<reslt>done</reslt>' : n === 2 ? 'done, no tag' : '<result>done</result>',
+    }));
+    const wf = box.write(
+      { 'START.md': '---\nallowed_transitions:\n  - { tag: result }\n---\nTYPO-TAG' },
+      'typo',
+    );
+    const r = await box.run([wf, '--json']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(summary(r).results.main, 'done');
+    const asks = s.requestsFor('TYPO-TAG');
+    assert.match(
+      asks[1]!.prompt,
+      /could not be used \(unknown tag `<reslt>`: did you mean `<result>`\?\)/,
+    );
+    assert.match(
+      asks[2]!.prompt,
+      /could not be used \(output has no transition tag \(expected <result>\.\.\.<\/result>\)\)/,
+    );
+    for (const ask of asks.slice(1))
+      assert.doesNotMatch(ask.prompt, /<goto>|<fork>|<join>|-workflow>/, 'only what is allowed');
+  });
+
   it('an unresolvable target also gets a reminder', async () => {
     const s = box.server;
     s.on('BAD-TARGET', (_r, n) => ({
