@@ -1,5 +1,5 @@
 import { constants } from 'node:fs';
-import { access, lstat, mkdir, mkdtemp, readdir, rename, rm, writeFile } from 'node:fs/promises';
+import { access, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { userInfo } from 'node:os';
 import { basename, delimiter, dirname, join, resolve } from 'node:path';
 import { RaymondError, errorMessage } from '../errors.js';
@@ -12,6 +12,7 @@ import {
   type PluginSpec,
 } from './plugin-manifests.js';
 import { MAX_FULL_TOOL_NAME, pluginToolName, skillMarkdown } from './plugin-skill.js';
+import { checkOut, placePlugin } from './plugin-place.js';
 import { copyWorkflows } from './plugin-workflows.js';
 import { toolNamesOf } from './tool-names.js';
 
@@ -82,29 +83,6 @@ async function serverCommand(given: string, warnings: string[]): Promise<string>
   return given;
 }
 
-/** Whether `out` exists; refuses a file, and a non-empty folder unless --force and it holds a plugin. */
-async function checkOut(out: string, force: boolean): Promise<boolean> {
-  const info = await lstat(out).catch(() => undefined);
-  if (!info) return false;
-  if (!info.isDirectory())
-    throw new RaymondError('ERR_USAGE', 'not a folder: --out names the folder to write', {
-      file: out,
-    });
-  const names = await readdir(out);
-  if (names.length === 0) return true;
-  if (!force)
-    throw new RaymondError('ERR_USAGE', 'not empty: give --force to replace the plugin in it', {
-      file: out,
-    });
-  if (!(await lstat(join(out, '.claude-plugin', 'plugin.json')).catch(() => undefined)))
-    throw new RaymondError(
-      'ERR_USAGE',
-      'not empty and not a plugin: --force replaces only a plugin folder',
-      { file: out },
-    );
-  return true;
-}
-
 /** Writes the plugin's files into `dir`, a new folder. */
 async function writePlugin(dir: string, spec: PluginSpec): Promise<void> {
   await mkdir(join(dir, '.claude-plugin'));
@@ -118,26 +96,13 @@ async function writePlugin(dir: string, spec: PluginSpec): Promise<void> {
   }
 }
 
-/** Puts the finished folder at `out`, replacing what is there in one rename each. */
-async function place(staging: string, out: string, exists: boolean): Promise<void> {
-  if (!exists) return rename(staging, out);
-  const old = `${staging}.old`;
-  await rename(out, old);
-  try {
-    await rename(staging, out);
-  } catch (err) {
-    await rename(old, out);
-    throw err;
-  }
-  await rm(old, { recursive: true, force: true });
-}
-
 /**
  * Writes a Claude Code plugin of the given workflows to `out`: its manifest
  * (and a one-plugin marketplace), a skill per workflow, the MCP server's
  * configuration (`raymond mcp` over the plugin's copy of the workflows) and
- * a README. The plugin is built in a temporary sibling of `out` and renamed
- * into place, so a failure leaves no half plugin, and `out` as it was.
+ * a README. The plugin is built in a temporary sibling of `out` and moved
+ * into place (plugin-place.ts: with --force, over only the files an earlier
+ * export wrote), so a failure while building leaves `out` as it was.
  */
 export async function writeClaudePlugin(o: ClaudePluginOptions): Promise<ClaudePluginReport> {
   if (o.name !== undefined && !PLUGIN_NAME.test(o.name))
@@ -148,7 +113,7 @@ export async function writeClaudePlugin(o: ClaudePluginOptions): Promise<ClaudeP
   const warnings: string[] = [];
   const command = await serverCommand(o.command ?? 'raymond', warnings);
   const out = resolve(o.out);
-  const exists = await checkOut(out, !!o.force);
+  const existing = await checkOut(out, !!o.force);
   await mkdir(dirname(out), { recursive: true });
   const staging = await mkdtemp(join(dirname(out), `.${basename(out)}-`));
   try {
@@ -166,7 +131,7 @@ export async function writeClaudePlugin(o: ClaudePluginOptions): Promise<ClaudeP
       ...(o.budget !== undefined ? { budget: o.budget } : {}),
       workflows,
     });
-    await place(staging, out, exists);
+    await placePlugin(staging, out, existing);
     const skills = workflows.map((w) => ({
       id: w.entry.id,
       source: w.source,

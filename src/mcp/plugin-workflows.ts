@@ -1,6 +1,7 @@
-import { copyFile, cp, mkdir, stat } from 'node:fs/promises';
-import { basename, join, resolve, sep } from 'node:path';
+import { chmod, copyFile, mkdir, stat } from 'node:fs/promises';
+import { basename, dirname, join, resolve, sep } from 'node:path';
 import { RaymondError } from '../errors.js';
+import { walkWorkflowFolder } from '../scope/folder-walk.js';
 import { openScope } from '../scope/scope.js';
 import { discoverWorkflows, type WorkflowEntry } from '../serve/workflow-registry.js';
 
@@ -20,6 +21,32 @@ function within(path: string, dir: string): boolean {
 }
 
 type Kind = 'folder' | 'zip' | 'yaml';
+
+/**
+ * Copies a workflow folder's files as a run reads them: a link inside the
+ * folder as what it points to, a link out of it refused (a plugin is
+ * shared: `/etc/passwd` must never travel in one as content).
+ */
+async function copyFolder(abs: string, dest: string, source: string): Promise<void> {
+  await mkdir(dest, { recursive: true });
+  await walkWorkflowFolder(
+    abs,
+    LEFT_OUT,
+    ({ rel, real }) => {
+      throw new RaymondError(
+        'ERR_USAGE',
+        `"${rel}" is a symbolic link to ${real}, outside the workflow folder: a plugin holds only the workflow's own files (copy the file into the folder)`,
+        { file: source },
+      );
+    },
+    async ({ path, rel, info }) => {
+      const to = join(dest, rel);
+      await mkdir(dirname(to), { recursive: true });
+      await copyFile(path, to);
+      await chmod(to, info.mode & 0o777);
+    },
+  );
+}
 
 /**
  * What kind of workflow `path` is, checked the way a run opens it (an
@@ -81,12 +108,7 @@ export async function copyWorkflows(
         { file: source },
       );
     copies.set(dest, source);
-    if (kind === 'folder')
-      await cp(abs, dest, {
-        recursive: true,
-        dereference: true,
-        filter: (from) => !LEFT_OUT.has(basename(from)) || from === abs,
-      });
+    if (kind === 'folder') await copyFolder(abs, dest, source);
     else await copyFile(abs, dest);
   }
   const found = await discoverWorkflows([into]);

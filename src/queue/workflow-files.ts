@@ -1,19 +1,9 @@
-import {
-  chmod,
-  lstat,
-  mkdir,
-  readFile,
-  readdir,
-  realpath,
-  rename,
-  rm,
-  stat,
-  writeFile,
-} from 'node:fs/promises';
+import { chmod, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
-import { dirname, join, relative, sep } from 'node:path';
+import { dirname, join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { RaymondError } from '../errors.js';
+import { walkWorkflowFolder } from '../scope/folder-walk.js';
 import type { BlobStore } from './blob-store.js';
 import { folderManifest, type FolderManifest } from './queue-schemas.js';
 
@@ -30,43 +20,28 @@ const MAX_FILES = 2000;
  * Sends the folder a script state runs from (its workflow folder, or the
  * folder a zip or YAML workflow was extracted to) as blobs, and returns the
  * hash of its manifest: the signed job names only that hash, and every file
- * is checked against it on the worker. A symbolic link to a file or
- * folder inside the folder is sent as what it points to, under its own
- * name, as a run on one machine reads it; one that leaves the folder is
- * refused in one line (its target would be read from anywhere on this
- * machine); one that points to nothing is left out, and a folder reached
- * twice (a link to a parent) is walked once.
+ * is checked against it on the worker. Its files are those a run on one
+ * machine reads (walkWorkflowFolder): a symbolic link that leaves the
+ * folder is refused in one line (its target would be read from anywhere on
+ * this machine).
  */
 export async function sendFolder(
   dir: string,
   blobs: BlobStore,
 ): Promise<{ manifest: string; shas: string[] }> {
   const manifest: FolderManifest = { files: {} };
-  const walked = new Set<string>();
-  const top = await realpath(dir);
   let bytes = 0;
-  const walk = async (d: string): Promise<void> => {
-    const real = await realpath(d);
-    if (walked.has(real)) return;
-    walked.add(real);
-    for (const name of (await readdir(d)).sort()) {
-      if (SKIPPED.has(name)) continue;
-      const path = join(d, name);
-      let info = await lstat(path);
-      if (info.isSymbolicLink()) {
-        const real = await realpath(path).catch(() => undefined);
-        if (real === undefined) continue;
-        if (real !== top && !real.startsWith(`${top}${sep}`)) {
-          throw new RaymondError(
-            'ERR_QUEUE',
-            `"${relative(dir, path)}" is a symbolic link to ${real}, outside the workflow folder: workers get only the folder's own files, so a run with --queue refuses it (copy the file into the folder)`,
-            { file: path },
-          );
-        }
-        info = await stat(path);
-      }
-      if (info.isDirectory()) await walk(path);
-      if (!info.isFile()) continue;
+  await walkWorkflowFolder(
+    dir,
+    SKIPPED,
+    ({ path, rel, real }) => {
+      throw new RaymondError(
+        'ERR_QUEUE',
+        `"${rel}" is a symbolic link to ${real}, outside the workflow folder: workers get only the folder's own files, so a run with --queue refuses it (copy the file into the folder)`,
+        { file: path },
+      );
+    },
+    async ({ path, rel, info }) => {
       bytes += info.size;
       if (bytes > MAX_BYTES || Object.keys(manifest.files).length >= MAX_FILES) {
         throw new RaymondError(
@@ -75,13 +50,12 @@ export async function sendFolder(
           { file: dir },
         );
       }
-      manifest.files[relative(dir, path).split(sep).join('/')] = {
+      manifest.files[rel] = {
         sha: await blobs.put(await readFile(path)),
         exec: (info.mode & 0o111) !== 0,
       };
-    }
-  };
-  await walk(dir);
+    },
+  );
   const sha = await blobs.put(Buffer.from(JSON.stringify(manifest)));
   return { manifest: sha, shas: [sha, ...Object.values(manifest.files).map((f) => f.sha)] };
 }

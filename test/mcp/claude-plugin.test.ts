@@ -207,7 +207,7 @@ describe('writeClaudePlugin', () => {
     const other = box.write({ 'notes.txt': 'mine' }, 'not-a-plugin');
     await refused(
       write({ workflows: [w.flow], out: other, force: true }),
-      /not-a-plugin: not empty and not a plugin/,
+      /not-a-plugin: not empty, and no raymond export made it/,
     );
     assert.equal(readFileSync(join(other, 'notes.txt'), 'utf8'), 'mine');
     mkdirSync(join(box.dir, 'empty-out'));
