@@ -85,6 +85,12 @@ export async function runProcess(req: ProcessRequest): Promise<ProcessResult> {
   if (req.signal.aborted) onAbort();
   else req.signal.addEventListener('abort', onAbort, { once: true });
 
+  // A child it left in the background (`sleep 40 & exit 0`) holds the output pipes open, and
+  // execa waits for them to close: the program's own exit ends its group, so its result comes now,
+  // not at the inactivity limit. What it printed before is still in the pipes and is read to the end.
+  subprocess.on('exit', () => {
+    if (pid !== undefined) killGroup(pid, 'SIGKILL');
+  });
   // Its exit closes its output: the last sample, while the exited process can still be read.
   subprocess.stdout?.on('end', () => cpu.sample(true));
   subprocess.stdout?.on('data', (chunk: Buffer) => {

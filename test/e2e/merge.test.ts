@@ -32,6 +32,7 @@ async function runWorkers(
   repo: string,
   id: string,
   edits: Array<{ file: string; text: string }>,
+  ...options: string[]
 ): Promise<void> {
   const forks = edits
     .map((e) => `<fork next="DONE.sh" worktree="w" file="${e.file}" text="${e.text}">W.sh</fork>`)
@@ -47,7 +48,7 @@ async function runWorkers(
     },
     id,
   );
-  const r = await raymond([wf, '--workflow-id', id, '--quiet'], { cwd: repo });
+  const r = await raymond([wf, '--workflow-id', id, '--quiet', ...options], { cwd: repo });
   assert.equal(r.code, 0, r.stderr);
 }
 
@@ -235,6 +236,49 @@ describe('raymond merge (real git, script workers)', () => {
     );
     assert.equal(r.stderr.trim().split('\n').length, 1);
     assert.equal(git(repo, 'log', '--oneline', 'main').split('\n').length, 1);
+  });
+
+  it("refuses an agent's own branch and a full ref name as --into, with one line, moving nothing", async () => {
+    const repo = makeRepo({ 'README.md': 'hello\n' });
+    await runWorkers(repo, 'names', [
+      { file: 'a.txt', text: 'a' },
+      { file: 'b.txt', text: 'b' },
+    ]);
+    const tips = () => git(repo, 'for-each-ref', '--format=%(refname) %(objectname)');
+    const before = tips();
+    for (const [into, why] of [
+      [
+        'raymond/names/main_w1',
+        /--into raymond\/names\/main_w1 is in the run's own agent branches/,
+      ],
+      ['raymond/names/main_w2-fix', /is in the run's own agent branches/],
+      [
+        'refs/heads/main',
+        /--into "refs\/heads\/main" is a full ref name: give the branch's name \(main\)/,
+      ],
+    ] as const) {
+      const r = await raymond(['merge', 'names', '--into', into], { cwd: repo });
+      assert.equal(r.code, 64, r.stderr);
+      assert.match(r.stderr, why);
+      assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
+    }
+    assert.equal(tips(), before, 'no branch moved or was made');
+    assert.doesNotMatch(git(repo, 'branch', '--list'), /refs\/heads/);
+  });
+
+  it('a --check that exits 0 but leaves a child in the background passes at once', async () => {
+    const repo = makeRepo({ 'README.md': 'hello\n' });
+    // A run timeout of 3 s is the check's inactivity limit: waiting for the child's 40 s would fail it.
+    await runWorkers(repo, 'bgcheck', [{ file: 'a.txt', text: 'a' }], '--timeout', '3');
+    const r = await merge(repo, 'bgcheck', '--into', 'bg-merged', '--check', 'sleep 40 & exit 0');
+    assert.equal(r.code, 0, r.stderr);
+    const out = report(r);
+    assert.deepEqual(
+      out.merged.map((m) => m.agent),
+      ['main_w1'],
+    );
+    assert.deepEqual(out.left_out, []);
+    assert.equal(git(repo, 'show', 'bg-merged:a.txt'), 'a');
   });
 
   it('runs from a script state of the same run while the run is live, reading its state file only', async () => {
