@@ -118,6 +118,43 @@ describe('batch refactor across git worktrees (real claude, scripted API)', () =
     assert.ok(st.total_cost_usd >= out.total_cost_usd, "the run's total holds merge's turn");
   });
 
+  it('a branch left out (a conflict its worker does not resolve) fails the run: exit 1, the report on stderr', async () => {
+    const repo = await makeRepo('repo-leftout');
+    const wf = join(box.dir, 'leftout');
+    mkdirSync(wf);
+    for (const f of ['START.sh', 'MERGE.sh', 'WORKER.md']) {
+      const text = readFileSync(join(ROOT, 'workflows/examples/batch-refactor', f), 'utf8');
+      writeFileSync(
+        join(wf, f),
+        text.replace('Apply the refactoring', 'LEFTOUT: apply the refactoring'),
+        { mode: 0o755 },
+      );
+    }
+    box.server.on('LEFTOUT: apply the refactoring', (r) => {
+      const target = /to `([^`]+)` only/.exec(r.prompt)![1]!;
+      if (r.afterTool) return { text: `<result>noted ${target}</result>` };
+      const command = `echo "${target} done" >> NOTES.md && git add -A && git commit -qm "note ${target}"`;
+      return { toolUse: { name: 'Bash', input: { command } } };
+    });
+    // The worker asked to resolve the conflict answers without resolving it.
+    box.server.on('Raymond is merging the branches of run leftout', { text: 'I cannot.' });
+    const r = await raymond(
+      [wf, '--input', 'a.txt b.txt', '--workflow-id', 'leftout', '--dangerously-skip-permissions'],
+      { cwd: repo, env: box.env({ IS_SANDBOX: '1' }) },
+    );
+    assert.equal(r.code, 1, r.stderr);
+    assert.match(
+      r.stderr,
+      /batch refactor incomplete: 2 workers \(0 failed\); merge left a branch out/,
+    );
+    assert.match(r.stderr, /run leftout failed/);
+    assert.equal(
+      await git(repo, 'show', 'raymond/leftout/merged:NOTES.md'),
+      'notes\na.txt done',
+      'the first branch merged, the second left out',
+    );
+  });
+
   it("without the worker's grant, the denied commands are reported and counted", async () => {
     const repo = await makeRepo('repo-nogrant');
     const wf = join(box.dir, 'nogrant');
