@@ -140,6 +140,8 @@ export interface AgentBackend {
   modelProblem(model: string): string | undefined;
   /** Why a state's `effort:` (or `--effort`) is not this backend's, if it is not. */
   effortProblem(effort: string): string | undefined;
+  /** Every effort it takes, for `--effort`'s help and completion. */
+  readonly efforts: readonly string[];
   /** Why a state's grant asks what this backend cannot do (`key: ...`, naming the backend), if it does. */
   grantProblem(grant: Grant): string | undefined;
   /** Finds (and checks) its CLI before any state runs: missing is one line naming its package. */

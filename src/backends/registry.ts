@@ -24,3 +24,16 @@ export function backendNamed(name: string): AgentBackend | undefined {
 export function backendOf(spec: BackendSpec | undefined): AgentBackend {
   return (spec && backendNamed(spec.name)) ?? CLAUDE;
 }
+
+/**
+ * Why a run-wide `--model` (the config's `model`, a launch's) is no
+ * backend's: undefined when some backend takes it. Which backend a state
+ * runs on is known when it runs, and its own check is made there.
+ */
+export function runModelProblem(model: string): string | undefined {
+  if (BACKENDS.some((b) => b.modelProblem(model) === undefined)) return undefined;
+  return BACKENDS.map((b) => `${b.title}: ${b.modelProblem(model)!}`).join('; ');
+}
+
+/** Every effort some backend takes: a run-wide `--effort` must be one of them. */
+export const RUN_EFFORTS: readonly string[] = [...new Set(BACKENDS.flatMap((b) => b.efforts))];

@@ -105,12 +105,3 @@ export function isModelName(name: string): boolean {
   );
 }
 export const EFFORTS = ['low', 'medium', 'high'] as const;
-
-/**
- * A model a run-wide setting (`--model`, the config's `model`) may name:
- * Claude Code's, or a pi model as `provider/id`. Which one the run's
- * workflow takes is checked when it starts.
- */
-export function isRunModel(name: string): boolean {
-  return isModelName(name) || /^[^\s/]+\/\S+$/.test(name);
-}

@@ -20,6 +20,7 @@ export const CLAUDE: AgentBackend = {
     return {};
   },
   modelProblem: (m) => (isModelName(m) ? undefined : `model "${m}" is not ${MODEL_CHOICES}`),
+  efforts: EFFORTS,
   effortProblem: (e) =>
     (EFFORTS as readonly string[]).includes(e)
       ? undefined

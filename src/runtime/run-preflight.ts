@@ -33,7 +33,7 @@ export async function checkBackend(
     if (problem)
       throw new RaymondError(
         'ERR_USAGE',
-        `${flag}: ${problem}${scope.backend ? ` (this workflow runs on ${backend.title})` : ''}`,
+        `${flag}: ${problem} (this workflow runs on ${backend.title})`,
       );
   }
   await checkGrants(scope, settings, backend);

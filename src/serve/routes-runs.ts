@@ -1,8 +1,10 @@
+import { statSync } from 'node:fs';
 import { realpath, stat } from 'node:fs/promises';
 import { isAbsolute, relative, resolve } from 'node:path';
 import { diagramSvgFile } from '../analysis/diagram-html.js';
 import { loadWorkflowGraph } from '../analysis/workflow-graph.js';
-import { isRunModel, MODEL_CHOICES } from '../claude/claude-argv.js';
+import { backendOf, runModelProblem } from '../backends/registry.js';
+import { folderBackend } from '../scope/backend-spec.js';
 import { formatError } from '../errors.js';
 import type { CostRow } from '../../machines/cost-table.js';
 import { runCostsOf } from '../history/run-steps.js';
@@ -80,12 +82,8 @@ export async function startRun(ctx: ServeContext, body: CreateRun): Promise<Serv
     throw new HttpError(400, 'input_not_accepted', 'workflow does not accept input');
   const budget = body.budget ?? 0;
   const model = givenText(body.model);
-  if (model !== undefined && !isRunModel(model))
-    throw new HttpError(
-      400,
-      'bad_request',
-      `model must be ${MODEL_CHOICES}, or a pi model (provider/id)`,
-    );
+  const modelProblem = model === undefined ? undefined : launchModelProblem(entry.path, model);
+  if (modelProblem !== undefined) throw new HttpError(400, 'bad_request', `model: ${modelProblem}`);
   const env = body.environment ?? {};
   const cwd = await workingDirectory(
     ctx,
@@ -219,3 +217,15 @@ export const runDiagram: Handler = async (ctx, _req, res, p) => {
   });
   res.end(svg);
 };
+
+/**
+ * Why a launch's model is not its workflow's: a folder workflow's backend
+ * (its `workflow.yaml`) is read at once; a YAML or zip workflow's is checked
+ * when the run starts, and here only against every backend.
+ */
+function launchModelProblem(path: string, model: string): string | undefined {
+  if (!statSync(path, { throwIfNoEntry: false })?.isDirectory()) return runModelProblem(model);
+  const backend = backendOf(folderBackend(path));
+  const problem = backend.modelProblem(model);
+  return problem === undefined ? undefined : `${problem} (this workflow runs on ${backend.title})`;
+}

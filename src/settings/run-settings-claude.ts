@@ -1,19 +1,14 @@
+import { RUN_EFFORTS, runModelProblem } from '../backends/registry.js';
 import {
   DEFAULT_DISALLOWED_TOOLS,
-  EFFORTS,
-  isRunModel,
   MODEL_CHOICES,
   PERMISSION_MODES,
 } from '../claude/claude-argv.js';
-import { PI_THINKING } from '../pi/pi-argv.js';
 import { ON_DENIAL_MODES } from '../language/grant.js';
 import { bool, listFromFlag, names, oneOf, refuse, setting, text } from './setting.js';
 
 /** Claude Code's permission mode when permissions are not skipped. */
 const DEFAULT_PERMISSION_MODE = 'acceptEdits';
-
-/** Every effort a run-wide setting may give: Claude Code's and pi's; the workflow's backend decides when it starts. */
-const RUN_EFFORTS: readonly string[] = [...new Set<string>([...EFFORTS, ...PI_THINKING])];
 
 /**
  * The run settings of the help group Claude Code, in the order the help, the
@@ -27,14 +22,15 @@ export const CLAUDE_CODE_SETTINGS = {
     nullable: true,
     scope: 'run',
     group: 'Claude Code',
-    help: `model for markdown states whose frontmatter names none: ${MODEL_CHOICES}; on a pi workflow, a pi model (provider/id)`,
-    doc: "Model for markdown states whose frontmatter names none (a pi workflow's: provider/id).",
+    help: `model for markdown states whose frontmatter names none: ${MODEL_CHOICES}; on a pi workflow, a pi model (provider/id); on a Codex workflow, a Codex model (gpt-5-codex)`,
+    doc: "Model for markdown states whose frontmatter names none (a pi workflow's: provider/id; a Codex workflow's: its model name). Each state's backend checks it.",
     example: '"sonnet"',
     defaultText: "the backend's own",
-    check: (v) =>
-      typeof v === 'string' && isRunModel(v)
-        ? v
-        : refuse(`expected ${MODEL_CHOICES}, or a pi model (provider/id)`),
+    check: (v) => {
+      if (typeof v !== 'string') return refuse('expected a model name');
+      const problem = runModelProblem(v);
+      return problem === undefined ? v : refuse(problem);
+    },
   }),
   effort: setting({
     flag: '--effort <level>',
@@ -43,8 +39,8 @@ export const CLAUDE_CODE_SETTINGS = {
     nullable: true,
     scope: 'run',
     group: 'Claude Code',
-    help: "effort for markdown states whose frontmatter names none (a pi workflow's: off, minimal, low, medium, high, xhigh)",
-    doc: 'Effort for markdown states whose frontmatter names none (Claude Code: low, medium, high; pi: off, minimal, low, medium, high, xhigh).',
+    help: "effort for markdown states whose frontmatter names none: Claude Code's low, medium, high; a pi workflow's off, minimal, low, medium, high, xhigh; a Codex workflow's none, minimal, low, medium, high, xhigh, max",
+    doc: "Effort for markdown states whose frontmatter names none (Claude Code: low, medium, high; pi: off, minimal, low, medium, high, xhigh; Codex: none, minimal, low, medium, high, xhigh, max). Each state's backend checks it.",
     example: '"medium"',
     defaultText: "the backend's own",
     choices: RUN_EFFORTS,

@@ -141,8 +141,8 @@ describe('.raymond/config.toml', () => {
         /config\.toml: raymond\.budget = "lots": expected an amount in USD, 0 or more \(0 = unlimited\)$/m,
       ],
       [
-        '[raymond]\nmodel = "gpt"\n',
-        /raymond\.model = "gpt": expected opus, sonnet, haiku or a full model name \(claude-\.\.\.\)/,
+        '[raymond]\nmodel = "two words"\n',
+        /raymond\.model = "two words": Claude Code: model "two words" is not opus, sonnet, haiku or a full model name \(claude-\.\.\.\); pi: .*; Codex: model "two words" is not a codex model name/,
       ],
       ['[raymond\nbudget = 1\n', /config\.toml: not valid TOML/],
       [

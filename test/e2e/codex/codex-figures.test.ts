@@ -21,12 +21,40 @@ const CODEX = 'backend: codex\n';
 function costsOf(id: string): number[] {
   const state = JSON.parse(
     readFileSync(join(box.dir, '.raymond', 'state', `${id}.json`), 'utf8'),
-  ) as { total_cost_usd: unknown; agents?: Record<string, { session_costs?: Record<string, unknown> }> };
+  ) as {
+    total_cost_usd: unknown;
+    agents?: Record<string, { session_costs?: Record<string, unknown> }>;
+  };
   const out = [state.total_cost_usd as number];
   for (const a of Object.values(state.agents ?? {}))
     out.push(...(Object.values(a.session_costs ?? {}) as number[]));
   return out;
 }
+
+describe('run-wide --model and --effort, checked against each backend', () => {
+  it('--model gpt-5-codex --effort max run a Codex workflow; on a Claude workflow, one line naming the backend', async () => {
+    const s = box.server;
+    s.on('CDX-RUNWIDE', { text: '<result>ran</result>' });
+    const wf = box.write({ 'workflow.yaml': CODEX, 'START.md': 'CDX-RUNWIDE' }, 'runwide');
+    const r = await box.run([wf, '--json', '--model', 'gpt-5-codex', '--effort', 'max']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(summary(r).results.main, 'ran');
+    assert.equal(s.requestsFor('CDX-RUNWIDE')[0]!.model, 'gpt-5-codex');
+    const claude = box.write({ 'START.md': 'never sent <result>x</result>' }, 'runwideclaude');
+    for (const [flag, value] of [
+      ['--model', 'gpt-5-codex'],
+      ['--effort', 'max'],
+    ] as const) {
+      const no = await box.run([claude, flag, value]);
+      assert.equal(no.code, 64, no.stderr);
+      assert.match(
+        no.stderr,
+        new RegExp(`^raymond: ${flag}: .*\\(this workflow runs on Claude Code\\)\\n$`),
+      );
+      assert.equal(no.stderr.trim().split('\n').length, 1, no.stderr);
+    }
+  });
+});
 
 describe('backend: codex, a turn whose usage is nonsense', () => {
   for (const [name, usage] of [
