@@ -14,6 +14,8 @@ export interface ClaudeInvocation {
   disallowedTools?: readonly string[];
   /** The state's grant: its tools, MCP servers, system prompt and directories. */
   grant?: ResolvedGrant;
+  /** The flags the installed Claude Code lists (claude-version.ts); absent: every flag Raymond knows. */
+  flags?: ReadonlySet<string>;
 }
 
 /**
@@ -81,8 +83,10 @@ export function claudeArgs(inv: ClaudeInvocation): string[] {
   if (inv.session.kind === 'branch') args.push('--resume', inv.session.from, '--fork-session');
   if (inv.session.kind === 'continue') args.push('--continue', '--fork-session');
   if (inv.session.kind !== 'resume' && inv.session.id) args.push('--session-id', inv.session.id);
-  // A resumed session reuses its first turn's system prompt and tool list unless told not to: each state's grant must be its own.
-  if (g || inv.session.kind !== 'fresh') args.push('--system-prompt-snapshot', 'off');
+  // A resumed session reuses its first turn's system prompt and tool list unless told not to: each state's
+  // grant must be its own. A Claude Code without the flag (2.1.197) has no snapshot to turn off.
+  if ((g || inv.session.kind !== 'fresh') && (inv.flags?.has('--system-prompt-snapshot') ?? true))
+    args.push('--system-prompt-snapshot', 'off');
   if (inv.prompt !== undefined && !promptOnStdin(inv.prompt)) args.push('--', inv.prompt);
   return args;
 }

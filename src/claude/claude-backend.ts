@@ -4,6 +4,7 @@ import { createClaudeExecutor } from './claude-executor.js';
 import { PRICES_TAKEN, priceOf } from '../backend/anthropic-prices.js';
 import { CLAUDE_SCRIPTED } from './claude-scripted.js';
 import { findTranscript, transcriptPath } from './claude-sessions.js';
+import { claudeCli } from './claude-version.js';
 import { findClaude } from './find-claude.js';
 
 /**
@@ -26,7 +27,7 @@ export const CLAUDE: AgentBackend = {
       ? undefined
       : `effort "${e}" is not one of ${EFFORTS.join(', ')}`,
   grantProblem: () => undefined,
-  preflight: async (env, claudeBin) => void findClaude(claudeBin, env),
+  preflight: async (env, claudeBin) => void (await claudeCli(findClaude(claudeBin, env), env)),
   executor: (runtime) => createClaudeExecutor({ ...runtime, bin: runtime.claudeBin }),
   sessions: {
     find: (id, cwd, _options, env) => findTranscript(id, cwd, env),

@@ -14,6 +14,7 @@ import { toolName } from '../language/grant.js';
 import { runProcess } from '../executors/run-process.js';
 import { claudeArgs, promptOnStdin } from './claude-argv.js';
 import { invocationCost } from './cost.js';
+import { claudeCli } from './claude-version.js';
 import { findClaude } from './find-claude.js';
 import {
   MAX_LINE_CHARS,
@@ -185,6 +186,8 @@ export function createClaudeExecutor(options: ClaudeOptions): StateExecutor {
   return {
     async execute(req: ExecutionRequest): Promise<Execution> {
       bin ??= findClaude(options.bin);
+      // Learnt once per process: a flag this Claude Code does not list is not passed.
+      const { flags } = await claudeCli(bin, { ...process.env, ...options.env });
       const where = req.scope.display(req.file);
       const agentId = req.agent.id;
       let proc: WarmProcess | undefined;
@@ -227,6 +230,7 @@ export function createClaudeExecutor(options: ClaudeOptions): StateExecutor {
         permissionMode: options.permissionMode,
         disallowedTools: options.disallowedTools,
         grant: req.grant,
+        flags,
       };
       // A live process keeps the environment it started with: a turn with its own (its trace context) starts its own.
       const warm = req.env ? undefined : options.warm;

@@ -38,3 +38,10 @@ export class ClaudeSandbox extends Sandbox {
     this.remove();
   }
 }
+
+/**
+ * The first line of a wrapper script around the real `claude` that logs or
+ * alters its turns: Raymond's `--version` and `--help` (asked once a run, to
+ * learn which flags it has) go straight to claude, neither logged nor altered.
+ */
+export const PASS_QUESTIONS = 'case "$1" in --version | --help) exec claude "$@" ;; esac';

@@ -3,7 +3,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'n
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { ROOT, raymond, summary } from '../../helpers/cli.js';
-import { ClaudeSandbox } from '../../helpers/claude-sandbox.js';
+import { ClaudeSandbox, PASS_QUESTIONS } from '../../helpers/claude-sandbox.js';
 import type { ApiRequest, Reply } from '../../helpers/api-server.js';
 
 const box = new ClaudeSandbox();
@@ -14,7 +14,10 @@ after(() => box.stop());
 function loggingClaude(name: string): { bin: string; starts: () => string[] } {
   const log = join(box.dir, `${name}.starts`);
   const bin = join(box.dir, `${name}-claude`);
-  writeFileSync(bin, `#!/usr/bin/env bash\necho "$*" >> '${log}'\nexec claude "$@"\n`);
+  writeFileSync(
+    bin,
+    `#!/usr/bin/env bash\n${PASS_QUESTIONS}\necho "$*" >> '${log}'\nexec claude "$@"\n`,
+  );
   chmodSync(bin, 0o755);
   return {
     bin,

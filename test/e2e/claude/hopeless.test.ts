@@ -3,7 +3,7 @@ import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { summary } from '../../helpers/cli.js';
-import { ClaudeSandbox } from '../../helpers/claude-sandbox.js';
+import { ClaudeSandbox, PASS_QUESTIONS } from '../../helpers/claude-sandbox.js';
 
 const box = new ClaudeSandbox();
 before(() => box.start());
@@ -13,7 +13,10 @@ after(() => box.stop());
 function wrapped(name: string, before = ''): { bin: string; starts: () => number } {
   const log = join(box.dir, `${name}.starts`);
   const bin = join(box.dir, `${name}-claude`);
-  writeFileSync(bin, `#!/usr/bin/env bash\necho "$*" >> '${log}'\n${before}\nexec claude "$@"\n`);
+  writeFileSync(
+    bin,
+    `#!/usr/bin/env bash\n${PASS_QUESTIONS}\necho "$*" >> '${log}'\n${before}\nexec claude "$@"\n`,
+  );
   chmodSync(bin, 0o755);
   return {
     bin,

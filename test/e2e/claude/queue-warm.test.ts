@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, it } from 'node:test';
 import { alive, sh, summary } from '../../helpers/cli.js';
-import { ClaudeSandbox } from '../../helpers/claude-sandbox.js';
+import { ClaudeSandbox, PASS_QUESTIONS } from '../../helpers/claude-sandbox.js';
 import { queueWorld, TEST_SECRET } from '../../helpers/queue-workers.js';
 
 const box = new ClaudeSandbox();
@@ -14,7 +14,10 @@ const world = queueWorld(box, (home) => box.env({ HOME: home }));
 function countingClaude(name: string): { bin: string; pids: () => number[] } {
   const log = join(box.dir, `${name}.starts`);
   const bin = join(box.dir, `${name}-claude`);
-  writeFileSync(bin, `#!/usr/bin/env bash\necho "$$" >> '${log}'\nexec claude "$@"\n`);
+  writeFileSync(
+    bin,
+    `#!/usr/bin/env bash\n${PASS_QUESTIONS}\necho "$$" >> '${log}'\nexec claude "$@"\n`,
+  );
   chmodSync(bin, 0o755);
   const pids = () =>
     existsSync(log) ? readFileSync(log, 'utf8').trim().split('\n').map(Number) : [];

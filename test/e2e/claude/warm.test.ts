@@ -5,7 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
 import { execa } from 'execa';
 import { alive, CLI, summary } from '../../helpers/cli.js';
-import { ClaudeSandbox } from '../../helpers/claude-sandbox.js';
+import { ClaudeSandbox, PASS_QUESTIONS } from '../../helpers/claude-sandbox.js';
 
 const box = new ClaudeSandbox();
 before(() => box.start());
@@ -22,7 +22,10 @@ function countingClaude(name: string): {
 } {
   const log = join(box.dir, `${name}.starts`);
   const bin = join(box.dir, `${name}-claude`);
-  writeFileSync(bin, `#!/usr/bin/env bash\necho "$$ $*" >> '${log}'\nexec claude "$@"\n`);
+  writeFileSync(
+    bin,
+    `#!/usr/bin/env bash\n${PASS_QUESTIONS}\necho "$$ $*" >> '${log}'\nexec claude "$@"\n`,
+  );
   chmodSync(bin, 0o755);
   const starts = () =>
     existsSync(log)
