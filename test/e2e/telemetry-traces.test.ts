@@ -179,4 +179,23 @@ describe('OpenTelemetry traces of a run', () => {
     );
     assert.equal(flag.stderr.trim().split('\n').length, 1);
   });
+  it('refuses an endpoint no URL parser takes in one line, and only warns of one in the environment', async () => {
+    const wf = box.write({ 'START.sh': '#!/bin/sh\necho "<result>x</result>"\n' }, 'unparsable');
+    const flag = await box.run([wf, '--otel-endpoint', 'http://[::1']);
+    assert.equal(flag.code, 64, flag.stderr);
+    assert.equal(flag.stderr.trim().split('\n').length, 1, flag.stderr);
+    assert.match(
+      flag.stderr,
+      /^raymond: option '--otel-endpoint <url>' argument 'http:\/\/\[::1' is invalid\. expected an http:\/\/ or https:\/\/ URL: it cannot be parsed /,
+    );
+    const env = await box.run([wf, '--json'], { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://[::1' });
+    assert.equal(env.code, 0, env.stderr);
+    assert.equal(summary(env).status, 'completed');
+    assert.deepEqual(
+      env.stderr.split('\n').filter((l) => l.includes('traces:') || l.includes(' at ')),
+      [
+        'warning: traces: the OTLP endpoint http://[::1/v1/traces is not an http(s) URL: it cannot be parsed; the run goes on without traces',
+      ],
+    );
+  });
 });
