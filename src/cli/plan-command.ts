@@ -3,6 +3,7 @@ import { projectRootOf } from '../task-folder-pattern.js';
 import { openScope } from '../scope/scope.js';
 import { runContext } from './cli-context.js';
 import { newRunSettings } from './settings.js';
+import { skippedWarning } from '../history/history-store.js';
 import { planOf } from '../plan/load-plan.js';
 import { EXIT } from './exit-codes.js';
 import { planText } from './plan-text.js';
@@ -34,10 +35,12 @@ export async function planCommand(path: string, opts: PlanOptions): Promise<numb
   const scope = await openScope(path);
   try {
     const project = projectRootOf(join(ctx.stateDir, 'run.json'));
-    const { plan } = await planOf(scope, path, project, {
+    const { plan, history } = await planOf(scope, path, project, {
       ...(model ? { model } : {}),
       ...(opts.input !== undefined ? { input: opts.input } : {}),
     });
+    const skipped = history && skippedWarning(project, history);
+    if (skipped) process.stderr.write(`raymond: warning: ${skipped}\n`);
     process.stdout.write(opts.json ? `${JSON.stringify(plan)}\n` : planText(plan));
     return EXIT.completed;
   } finally {

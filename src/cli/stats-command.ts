@@ -5,7 +5,8 @@ import { usd } from '../../machines/money.js';
 import { RaymondError } from '../errors.js';
 import { historyKey } from '../history/history-paths.js';
 import { runCosts, workflowStats } from '../history/history-stats.js';
-import { historyKeys, readWorkflowHistory } from '../history/history-store.js';
+import { historyKeys, readWorkflowHistory, skippedWarning } from '../history/history-store.js';
+import type { WorkflowHistory } from '../history/history-types.js';
 import { readRunHistory } from '../history/run-steps.js';
 import { projectRootOf } from '../task-folder-pattern.js';
 import { openScope } from '../scope/scope.js';
@@ -64,13 +65,24 @@ async function keyOfPath(path: string): Promise<string | undefined> {
   }
 }
 
+/** Reads a workflow's history, saying once on stderr when it skipped lines that are no record. */
+async function readHistoryWarned(
+  project: string,
+  key: string,
+): Promise<WorkflowHistory | undefined> {
+  const h = await readWorkflowHistory(project, key);
+  const skipped = h && skippedWarning(project, h);
+  if (skipped) process.stderr.write(`raymond: warning: ${skipped}\n`);
+  return h;
+}
+
 async function statsCommand(target: string | undefined, opts: StatsFlags): Promise<number> {
   const stateDir = opts.stateDir ?? defaultStateDir();
   const project = projectRootOf(join(stateDir, 'run.json'));
   if (target === undefined) {
     const all = [];
     for (const key of historyKeys(project)) {
-      const h = await readWorkflowHistory(project, key);
+      const h = await readHistoryWarned(project, key);
       if (h && h.runCount + Object.keys(h.states).length > 0) all.push(workflowStats(h));
     }
     if (opts.json) return print({ workflows: all }, true);
@@ -104,7 +116,7 @@ async function statsCommand(target: string | undefined, opts: StatsFlags): Promi
       `${byName.length} workflows are called "${target}" in the history: give the workflow's path`,
     );
   const key = byPath ?? byName[0]!;
-  const h = await readWorkflowHistory(project, key);
+  const h = await readHistoryWarned(project, key);
   if (!h || h.runCount + Object.keys(h.states).length === 0) {
     if (opts.json) return print({ workflow: target, runs: 0, states: [] }, true);
     return print([`no runs of ${target} in the history yet`], false);

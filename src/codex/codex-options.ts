@@ -1,4 +1,5 @@
 import { isConfigPath, tomlProblem, type TomlValue } from './codex-toml.js';
+import { httpUrlProblem } from '../http-url.js';
 
 /** codex's sandbox modes (`--sandbox`), least to most trusting. */
 export const CODEX_SANDBOXES = ['read-only', 'workspace-write', 'danger-full-access'] as const;
@@ -58,7 +59,7 @@ const CODEX_OPTIONS: Record<
     expected: 'a provider name (letters, digits, _ and -)',
   },
   base_url: {
-    check: (v) => text(v) && /^https?:\/\/\S+$/.test(v as string),
+    check: (v) => text(v) && httpUrlProblem(v as string) === undefined,
     expected: 'an http:// or https:// address',
   },
   config: {

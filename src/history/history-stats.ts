@@ -4,6 +4,14 @@ import { CostTable, stateKeyOf, type CostRow } from '../../machines/cost-table.j
 
 /** Earlier steps a state needs before its latest run can be called dearer than usual. */
 const FLAG_MIN_STEPS = 3;
+/**
+ * How much dearer than the p90 before it a step must be, on average, to be
+ * flagged: by this ratio and by this many dollars both. The ratio alone
+ * flagged $0.00003 over a p90 of $0.00002 (noise in a cheap state's tokens);
+ * the floor alone would flag every dear state's normal spread.
+ */
+const FLAG_RATIO = 1.2;
+const FLAG_FLOOR_USD = 0.01;
 
 /** One state's figures over a workflow's history. */
 export interface StateStats {
@@ -21,7 +29,7 @@ export interface StateStats {
   failureRate: number;
   retries: number;
   reminders: number;
-  /** Set when the latest run's steps of the state cost more, on average, than the p90 of the steps before it. */
+  /** Set when the latest run's steps of the state cost more, on average, than the p90 of the steps before it: 20% and $0.01 more at least. */
   dearer?: { run: string; meanUsd: number; p90Usd: number };
 }
 
@@ -43,7 +51,8 @@ function dearer(s: StateHistory): StateStats['dearer'] {
   if (before.length < FLAG_MIN_STEPS) return undefined;
   const p90 = p50p90(before)!.p90;
   const mean = s.latest.costs.reduce((a, b) => a + b, 0) / s.latest.costs.length;
-  return mean > p90 ? { run: s.latest.run, meanUsd: mean, p90Usd: p90 } : undefined;
+  const flagged = mean >= p90 * FLAG_RATIO && mean - p90 >= FLAG_FLOOR_USD;
+  return flagged ? { run: s.latest.run, meanUsd: mean, p90Usd: p90 } : undefined;
 }
 
 /** The figures `raymond stats WORKFLOW` shows, from the workflow's history. */

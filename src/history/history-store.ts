@@ -11,6 +11,7 @@ import {
 } from './history-fold.js';
 import { historyFiles, historyRoot } from './history-paths.js';
 import { rebuildHistory } from './history-rebuild.js';
+import { runRecordSchema, stepRecordSchema } from './history-schemas.js';
 import type { RunRecord, StepRecord, WorkflowHistory } from './history-types.js';
 
 /** Past this much newly folded log, the index is written back so the next reader starts from it. */
@@ -44,14 +45,17 @@ async function tailLines(
   }
 }
 
-function parsed<T>(line: string): T | undefined {
-  if (!line) return undefined;
+/**
+ * A log line as a record when it is one (JSON with the schema's fields), or
+ * `bad`: a line a kill cut short, or one written by hand or by something
+ * else, which the caller skips and counts.
+ */
+function parsed<T>(line: string, schema: { check(value: unknown): boolean }): T | 'bad' {
   try {
-    const value = JSON.parse(line) as { v?: unknown };
-    return value && value.v === 1 ? (value as T) : undefined;
+    const value: unknown = JSON.parse(line);
+    return schema.check(value) ? (value as T) : 'bad';
   } catch {
-    // A line a kill cut short: its step is lost, the rest is read.
-    return undefined;
+    return 'bad';
   }
 }
 
@@ -87,15 +91,22 @@ export async function readWorkflowHistory(
     steps = await tailLines(files.steps, 0);
     runs = await tailLines(files.runs, 0);
   }
+  let skipped = 0;
   for (const line of steps.lines) {
-    const r = parsed<StepRecord>(line);
-    if (r) foldStep(index, r);
+    if (!line) continue;
+    const r = parsed<StepRecord>(line, stepRecordSchema);
+    if (r === 'bad') skipped++;
+    else foldStep(index, r);
   }
   const at = runPositions(index);
   for (const line of runs.lines) {
-    const r = parsed<RunRecord>(line);
-    if (r) foldRun(index, r, at);
+    if (!line) continue;
+    const r = parsed<RunRecord>(line, runRecordSchema);
+    if (r === 'bad') skipped++;
+    else foldRun(index, r, at);
   }
+  // Kept in the index, so every later reader still says so (until a rebuild or prune).
+  if (skipped > 0) index.skipped = (index.skipped ?? 0) + skipped;
   trimIndex(index);
   const grown = steps.end - index.stepsOffset + (runs.end - index.runsOffset);
   index.stepsOffset = steps.end;
@@ -123,4 +134,15 @@ export function historyKeys(projectRoot: string): string[] {
   } catch {
     return [];
   }
+}
+
+/**
+ * The one warning a history with skipped lines gets (`<dir>: skipped 2 lines
+ * that are no valid history record`), or undefined when it has none.
+ */
+export function skippedWarning(projectRoot: string, h: WorkflowHistory): string | undefined {
+  const n = h.skipped ?? 0;
+  if (n === 0) return undefined;
+  const { dir } = historyFiles(historyRoot(projectRoot), h.key);
+  return `${dir}: skipped ${n} line${n === 1 ? '' : 's'} that ${n === 1 ? 'is' : 'are'} no valid history record`;
 }

@@ -133,6 +133,8 @@ export interface WorkflowHistory {
   states: Record<string, StateHistory>;
   /** Per forked worker's start state: the mean cost of a worker (its whole life), one entry per run that forked there (the latest runs). */
   workers: Record<string, number[]>;
+  /** Log lines that are no valid record (cut short by a kill, or written by something else): skipped, and counted here. */
+  skipped?: number;
 }
 
 /** A figure from the history (`seen`) or from the prior (`guess`); `unbounded` when a loop or fork has no history to bound it. */

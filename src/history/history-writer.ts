@@ -3,6 +3,7 @@ import type { RunEvent } from '../../machines/run-events.js';
 import { AppendFile } from '../state/append-file.js';
 import type { RunRecord, RunSource, StepOutcomeKind, StepRecord } from './history-types.js';
 import { historyFiles } from './history-paths.js';
+import type { RunSoFar } from './run-so-far.js';
 
 /** Which run a writer records, and where. */
 export interface HistoryRun {
@@ -18,6 +19,8 @@ export interface HistoryRun {
   /** Agents live when this part of the run starts. */
   live: number;
   agents: number;
+  /** A resumed run: what its earlier sessions recorded, which its run record adds to. */
+  before?: RunSoFar;
 }
 
 /** Whether a file ends in the middle of a line (a write a kill cut short). */
@@ -52,7 +55,7 @@ export class HistoryWriter {
   private live: number;
   private maxLive: number;
   private agents: number;
-  /** Workers forked in this part of the run: their start state and what they cost so far. */
+  /** The run's forked workers (a resumed run's earlier ones too): their start state and what they cost so far. */
   private readonly workers = new Map<string, { state: string; costUsd: number }>();
   private broken = false;
 
@@ -65,8 +68,10 @@ export class HistoryWriter {
     this.steps = new AppendFile(files.steps, fail);
     this.runs = new AppendFile(files.runs, fail);
     this.live = run.live;
-    this.maxLive = run.live;
+    this.maxLive = Math.max(run.live, run.before?.maxLive ?? 0);
     this.agents = run.agents;
+    // A resumed run's record covers the whole run: its earlier sessions' workers go on costing here.
+    for (const [id, w] of run.before?.workers ?? []) this.workers.set(id, { ...w });
     try {
       mkdirSync(files.dir, { recursive: true });
       if (endsMidLine(files.steps)) this.steps.write('\n');
@@ -147,14 +152,14 @@ export class HistoryWriter {
       into.count++;
       into.costUsd += w.costUsd;
     }
-    const { root: _root, key: _key, live: _live, ...run } = this.run;
+    const { root: _root, key: _key, live: _live, before, ...run } = this.run;
     return {
       v: 1,
       ...run,
       endedAt: Date.now(),
       status: e.status,
       costUsd: e.totalCostUsd,
-      steps: e.steps,
+      steps: (before?.steps ?? 0) + e.steps,
       agents: this.agents,
       maxLive: this.maxLive,
       ...(this.workers.size > 0 ? { workers } : {}),

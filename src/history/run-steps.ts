@@ -3,6 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { historyFiles, historyKey, historyRoot } from './history-paths.js';
 import { runCosts, type RunCosts } from './history-stats.js';
 import { rebuildHistory } from './history-rebuild.js';
+import { runRecordSchema, stepRecordSchema } from './history-schemas.js';
 import { historyKeys } from './history-store.js';
 import type { RunRecord, StepRecord } from './history-types.js';
 
@@ -26,11 +27,13 @@ async function linesWith(path: string, needle: string): Promise<string[]> {
   return out;
 }
 
-function parsedLines<T>(lines: string[]): T[] {
+/** The lines that are valid records; a line a kill cut short, or any other, is left out. */
+function parsedLines<T>(lines: string[], schema: { check(value: unknown): boolean }): T[] {
   const out: T[] = [];
   for (const line of lines) {
     try {
-      out.push(JSON.parse(line) as T);
+      const value: unknown = JSON.parse(line);
+      if (schema.check(value)) out.push(value as T);
     } catch {
       // A line a kill cut short.
     }
@@ -60,12 +63,14 @@ export async function readRunHistory(
   const needle = `"run":${JSON.stringify(run)},`;
   for (const k of key === undefined ? historyKeys(projectRoot) : [key]) {
     const files = historyFiles(root, k);
-    const steps = parsedLines<StepRecord>(await linesWith(files.steps, needle)).filter(
-      (r) => r.run === run,
-    );
-    const records = parsedLines<RunRecord>(await linesWith(files.runs, needle)).filter(
-      (r) => r.run === run,
-    );
+    const steps = parsedLines<StepRecord>(
+      await linesWith(files.steps, needle),
+      stepRecordSchema,
+    ).filter((r) => r.run === run);
+    const records = parsedLines<RunRecord>(
+      await linesWith(files.runs, needle),
+      runRecordSchema,
+    ).filter((r) => r.run === run);
     if (steps.length === 0 && records.length === 0) continue;
     const out: RunHistory = { key: k, steps };
     const record = records.at(-1);

@@ -38,11 +38,17 @@ export function workerCosts(history: WorkflowHistory | undefined, key: string): 
   return p50p90(history?.workers[key] ?? []);
 }
 
-/** The whole runs' cost (USD) and wall time (ms); undefined without runs. */
+/**
+ * The whole runs' cost (USD) and wall time (ms), from the runs that
+ * completed; undefined without one. A run that paused (at an ask, at the
+ * cost gate), failed or ran out of budget stopped part of the way: its total
+ * is no whole run's, and counting it forecast a fan-out at $0.00 after one
+ * run paused before its workers. Its steps still count, state by state.
+ */
 export function runTotals(
   history: WorkflowHistory | undefined,
 ): { cost: Range; wallMs: Range; runs: number } | undefined {
-  const runs = history?.runs ?? [];
+  const runs = (history?.runs ?? []).filter((r) => r.status === 'completed');
   const cost = p50p90(runs.map((r) => r.costUsd));
   const wallMs = p50p90(runs.map((r) => Math.max(0, r.endedAt - r.startedAt)));
   return cost && wallMs ? { cost, wallMs, runs: runs.length } : undefined;

@@ -1,6 +1,7 @@
-import type { Forecaster } from '../history/history-types.js';
+import { errorMessage } from '../errors.js';
+import type { Forecaster, WorkflowHistory } from '../history/history-types.js';
 import { historyKey } from '../history/history-paths.js';
-import { readWorkflowHistory } from '../history/history-store.js';
+import { readWorkflowHistory, skippedWarning } from '../history/history-store.js';
 import type { ForecastRun } from '../runtime/run-types.js';
 import { createForecaster } from './forecaster.js';
 import { loadPlanGraph } from './load-plan.js';
@@ -14,7 +15,17 @@ import { loadPlanGraph } from './load-plan.js';
  */
 export async function runForecaster(run: ForecastRun): Promise<Forecaster> {
   const graph = await loadPlanGraph(run.scope, run.scope.ref.path);
-  const history = await readWorkflowHistory(run.projectRoot, historyKey(run.scope.ref));
+  let history: WorkflowHistory | undefined;
+  try {
+    history = await readWorkflowHistory(run.projectRoot, historyKey(run.scope.ref));
+  } catch (err) {
+    // The gate still asks: from the prior, as for a workflow with no history, never not at all.
+    run.warn?.(
+      `cannot read the history of this workflow (${errorMessage(err)}); it forecasts from the prior`,
+    );
+  }
+  const skipped = history && skippedWarning(run.projectRoot, history);
+  if (skipped) run.warn?.(skipped);
   return createForecaster({
     graph,
     ...(history ? { history } : {}),

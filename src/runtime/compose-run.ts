@@ -120,6 +120,7 @@ export async function composeRun(options: ComposeRunOptions): Promise<RunOutcome
       state,
       stateFile,
       settings.queue ? 'queued' : (hooks.source ?? 'local'),
+      resumed,
       (text) => emit({ type: 'warning', text }),
     );
   const input = state.agents[0]?.input;

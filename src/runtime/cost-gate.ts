@@ -105,6 +105,7 @@ export async function gateForecaster(
       projectRoot: projectRootOf(stateFile),
       ...(settings.model ? { model: settings.model } : {}),
       ...(typeof input === 'string' ? { input } : {}),
+      warn: (text) => emit({ type: 'warning', text: `the cost gate (--confirm-over): ${text}` }),
     });
   } catch (err) {
     emit({

@@ -41,6 +41,8 @@ export interface ForecastRun {
   projectRoot: string;
   model?: string;
   input?: string;
+  /** Says (once) what the forecast had to do without: a history it could not read, lines it skipped. */
+  warn?: (text: string) => void;
 }
 
 /** What a front end can do to a running run. */

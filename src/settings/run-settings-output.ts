@@ -8,6 +8,7 @@ import {
   type ConfigNotify,
   type ConfigNotifyUrl,
 } from '../notify/hook-spec.js';
+import { httpUrlProblem } from '../http-url.js';
 import { bool, refuse, setting, text } from './setting.js';
 import { DEFAULT_PUSH_REMOTE } from './run-setting-defaults.js';
 
@@ -88,9 +89,10 @@ export const OUTPUT_QUEUE_SETTINGS = {
     doc: "The OTLP/HTTP endpoint the run's OpenTelemetry traces go to (as --otel-endpoint): spans of the run, its agents, steps and agent CLI turns, with their costs; /v1/traces is added. Each step's process gets TRACEPARENT and OTEL_RESOURCE_ATTRIBUTES.",
     example: '"http://127.0.0.1:4318"',
     defaultText: '$OTEL_EXPORTER_OTLP_ENDPOINT; none: no traces',
-    check: text('an http:// or https:// URL', (v) =>
-      /^https?:\/\/[^/\s]/.test(v) ? undefined : 'expected an http:// or https:// URL',
-    ),
+    check: text('an http:// or https:// URL', (v) => {
+      const problem = httpUrlProblem(v);
+      return problem === undefined ? undefined : `expected an http:// or https:// URL: ${problem}`;
+    }),
   }),
   notify: setting({
     flag: '--notify <cmd>',

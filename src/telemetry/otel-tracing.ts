@@ -1,3 +1,4 @@
+import { Socket } from 'node:net';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import {
@@ -16,7 +17,11 @@ import { SpanTree } from './span-tree.js';
  * without it never loads the SDK.
  */
 
-/** How long the run's end waits for its last spans to be sent (also each request's timeout). */
+/**
+ * How long the run's end waits for its last spans to be sent, and the
+ * absolute deadline of each export connection (the exporter's own timeout is
+ * an idle one, which an endpoint trickling a byte a second resets for ever).
+ */
 export const FLUSH_MS = 3000;
 
 /** ExportResultCode.SUCCESS of @opentelemetry/core (a dependency of the SDK's, not Raymond's). */
@@ -48,10 +53,35 @@ function delay(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms).unref());
 }
 
+/**
+ * An HTTP(S) agent for the exporter whose connections never keep the process
+ * alive (unref'd: a run that has ended exits, whatever the endpoint does) and
+ * are destroyed FLUSH_MS after they open, answered or not. Without keep-alive,
+ * one connection carries one request, so that is each request's deadline.
+ */
+async function deadlineAgent(protocol: string) {
+  const http = protocol === 'https:' ? await import('node:https') : await import('node:http');
+  const agent = new http.Agent({ keepAlive: false });
+  const open = agent.createConnection.bind(agent);
+  agent.createConnection = (options, callback) => {
+    const socket = open(options, callback);
+    if (socket instanceof Socket) {
+      socket.unref();
+      const deadline = setTimeout(
+        () => socket.destroy(new Error(`no complete answer within ${FLUSH_MS} ms`)),
+        FLUSH_MS,
+      ).unref();
+      socket.once('close', () => clearTimeout(deadline));
+    }
+    return socket;
+  };
+  return agent;
+}
+
 /** Starts a run's tracing: spans of `tree` go to `url` (the traces endpoint itself, `.../v1/traces`). */
 export function startTracing(url: string, warn: (text: string) => void) {
   const exporter = warningExporter(
-    new OTLPTraceExporter({ url, timeoutMillis: FLUSH_MS }),
+    new OTLPTraceExporter({ url, timeoutMillis: FLUSH_MS, httpAgentOptions: deadlineAgent }),
     url,
     warn,
   );

@@ -1,4 +1,5 @@
 import type { RunEvent } from '../../machines/run-events.js';
+import { httpUrlProblem } from '../http-url.js';
 
 /**
  * A run's traces: its events become OpenTelemetry spans (run, agents,
@@ -43,8 +44,11 @@ export async function openRunTracer(
 ): Promise<RunTracer | undefined> {
   const url = tracesUrl(setting);
   if (url === undefined) return undefined;
-  if (!/^https?:\/\/[^/\s]/.test(url)) {
-    warn(`traces: the OTLP endpoint ${url} is not an http(s) URL; the run goes on without traces`);
+  const problem = httpUrlProblem(url);
+  if (problem !== undefined) {
+    warn(
+      `traces: the OTLP endpoint ${url} is not an http(s) URL: ${problem}; the run goes on without traces`,
+    );
     return undefined;
   }
   const { startTracing } = await import('./otel-tracing.js');

@@ -179,12 +179,15 @@ describe('run history: records of local, queued and served runs', () => {
     }
   });
 
-  it('a run paused on an ask and resumed is one run in the history: a record per part, its steps counted once', async () => {
+  it('a run paused on an ask and resumed is one run in the history: a record per part, the last covering the whole run', async () => {
     const own = new Sandbox();
     try {
+      // main forks a worker, then asks; the resume answers and ends the run in B.sh.
       const asks = own.write(
         {
-          'START.sh': sh('echo \'<ask next="B.sh">go on?</ask>\''),
+          'START.sh': sh('echo \'<fork next="ASK.sh" item="1">W.sh</fork>\''),
+          'W.sh': sh('echo "<result>w</result>"'),
+          'ASK.sh': sh('echo \'<ask next="B.sh">go on?</ask>\''),
           'B.sh': sh('echo "<result>got $RAYMOND_INPUT</result>"'),
         },
         'asks',
@@ -198,11 +201,12 @@ describe('run history: records of local, queued and served runs', () => {
         .trim()
         .split('\n')
         .map((l) => JSON.parse(l) as RunRecord);
+      // The resumed part's record counts the steps and the worker of the part before it too.
       assert.deepEqual(
-        parts.map((r) => [r.run, r.status, r.steps]),
+        parts.map((r) => [r.run, r.status, r.steps, r.agents, r.workers]),
         [
-          ['p1', 'asking', 1],
-          ['p1', 'completed', 1],
+          ['p1', 'asking', 3, 2, { 'W.sh': { count: 1, costUsd: 0 } }],
+          ['p1', 'completed', 4, 2, { 'W.sh': { count: 1, costUsd: 0 } }],
         ],
       );
       const stats = JSON.parse((await own.run(['stats', asks, '--json'])).stdout) as {
@@ -211,14 +215,16 @@ describe('run history: records of local, queued and served runs', () => {
       };
       assert.equal(stats.runs, 1);
       assert.deepEqual(stats.states.map((x) => [x.state, x.runs, x.steps]).sort(), [
+        ['ASK.sh', 1, 1],
         ['B.sh', 1, 1],
         ['START.sh', 1, 1],
+        ['W.sh', 1, 1],
       ]);
       const run = JSON.parse((await own.run(['stats', 'p1', '--json'])).stdout) as {
         steps: number;
         status: string;
       };
-      assert.deepEqual([run.steps, run.status], [2, 'completed']);
+      assert.deepEqual([run.steps, run.status], [4, 'completed']);
     } finally {
       own.remove();
     }

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
+import { createServer, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { summary } from '../helpers/cli.js';
@@ -169,6 +170,38 @@ describe('OpenTelemetry traces of a run', () => {
       /could not send spans to http:\/\/127\.0\.0\.1:\d+\/v1\/traces .*the run goes on without them/,
     );
   });
+  it('an endpoint that trickles its answer one header line a second never keeps the process alive', async () => {
+    // A raw server: it reads the request, then sends a status line and one header line a
+    // second, for ever: each byte resets an idle timeout, so only an absolute deadline ends it.
+    const sockets = new Set<Socket>();
+    const timers = new Set<NodeJS.Timeout>();
+    const slow = createServer((socket) => {
+      sockets.add(socket);
+      socket.on('error', () => undefined);
+      socket.once('data', () => {
+        socket.write('HTTP/1.1 200 OK\r\n');
+        const timer = setInterval(() => socket.write(`X-Slow-${Date.now()}: 1\r\n`), 1000);
+        timers.add(timer);
+        socket.on('close', () => clearInterval(timer));
+      });
+    });
+    await new Promise<void>((resolve) => slow.listen(0, '127.0.0.1', resolve));
+    const { port } = slow.address() as { port: number };
+    try {
+      const r = await box.run([
+        box.write({ 'START.sh': '#!/bin/sh\necho "<result>slow</result>"\n' }, 'slow-otel'),
+        '--json',
+        '--otel-endpoint',
+        `http://127.0.0.1:${port}`,
+      ]);
+      assert.equal(r.code, 0, `the process ended with its run's code; stderr:\n${r.stderr}`);
+      assert.equal(summary(r).results.main, 'slow');
+    } finally {
+      for (const timer of timers) clearInterval(timer);
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => slow.close(resolve));
+    }
+  });
   it('refuses an endpoint that is no http(s) URL in one line, from the flag or the config', async () => {
     const wf = box.write({ 'START.sh': '#!/bin/sh\necho "<result>x</result>"\n' }, 'bad-url');
     const flag = await box.run([wf, '--otel-endpoint', 'ftp://collector']);
@@ -178,5 +211,24 @@ describe('OpenTelemetry traces of a run', () => {
       /^raymond: option '--otel-endpoint <url>' argument 'ftp:\/\/collector' is invalid\. expected an http:\/\/ or https:\/\/ URL/,
     );
     assert.equal(flag.stderr.trim().split('\n').length, 1);
+  });
+  it('refuses an endpoint no URL parser takes in one line, and only warns of one in the environment', async () => {
+    const wf = box.write({ 'START.sh': '#!/bin/sh\necho "<result>x</result>"\n' }, 'unparsable');
+    const flag = await box.run([wf, '--otel-endpoint', 'http://[::1']);
+    assert.equal(flag.code, 64, flag.stderr);
+    assert.equal(flag.stderr.trim().split('\n').length, 1, flag.stderr);
+    assert.match(
+      flag.stderr,
+      /^raymond: option '--otel-endpoint <url>' argument 'http:\/\/\[::1' is invalid\. expected an http:\/\/ or https:\/\/ URL: it cannot be parsed /,
+    );
+    const env = await box.run([wf, '--json'], { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://[::1' });
+    assert.equal(env.code, 0, env.stderr);
+    assert.equal(summary(env).status, 'completed');
+    assert.deepEqual(
+      env.stderr.split('\n').filter((l) => l.includes('traces:') || l.includes(' at ')),
+      [
+        'warning: traces: the OTLP endpoint http://[::1/v1/traces is not an http(s) URL: it cannot be parsed; the run goes on without traces',
+      ],
+    );
   });
 });

@@ -45,6 +45,12 @@ describe('workflowStats', () => {
     assert.equal(workflowStats(history([[1], [1], [2], [2]])).states[0]!.dearer, undefined);
     // Too little before it (fewer than three steps) to call anything dearer than usual.
     assert.equal(workflowStats(history([[1], [1], [100]])).states[0]!.dearer, undefined);
+    // Dearer by a ratio but not by a cent: $0.00003 over a p90 of $0.00002 is noise, not an anomaly.
+    const cheap = [[0.00002], [0.00002], [0.00002], [0.00005]];
+    assert.equal(workflowStats(history(cheap)).states[0]!.dearer, undefined);
+    // Dearer by a cent but not by the ratio: $10.05 over a p90 of $10 is a dear state's spread.
+    assert.equal(workflowStats(history([[10], [10], [10], [10.05]])).states[0]!.dearer, undefined);
+    assert.equal(workflowStats(history([[10], [10], [10], [12]])).states[0]!.dearer?.meanUsd, 12);
   });
 
   it('failure rate over steps; retries and reminders summed; model and backend of the latest step', () => {

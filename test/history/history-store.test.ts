@@ -2,7 +2,11 @@ import assert from 'node:assert/strict';
 import { appendFileSync, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { afterEach, describe, it } from 'node:test';
 import type { HistoryIndex } from '../../src/history/history-fold.js';
-import { historyKeys, readWorkflowHistory } from '../../src/history/history-store.js';
+import {
+  historyKeys,
+  readWorkflowHistory,
+  skippedWarning,
+} from '../../src/history/history-store.js';
 import { jsonl, runRecord, stepRecord, tempProject } from '../helpers/history-records.js';
 
 let project: ReturnType<typeof tempProject>;
@@ -44,6 +48,31 @@ describe('readWorkflowHistory', () => {
     assert.deepEqual(again!.states['B.md']!.visits.length, 302);
     // Small growth: the index is left as it was (the tail is cheap to fold again).
     assert.equal(index().runs.length, 300);
+  });
+
+  it('skips lines that are no record, {"v":1} and a run whose cost is text among them, and counts them', async () => {
+    project = tempProject();
+    project.write(
+      'steps',
+      jsonl([stepRecord({ run: 'r1', state: 'A.md', costUsd: 0.01 })]) + '{"v":1}\n',
+    );
+    project.write(
+      'runs',
+      '{"v":1}\n' +
+        jsonl([runRecord({ run: 'r0', costUsd: 'x' as unknown as number })]) +
+        jsonl([runRecord({ run: 'r1', steps: 1, costUsd: 0.01 })]),
+    );
+    const h = await readWorkflowHistory(project.dir, project.key);
+    assert.deepEqual(
+      h!.runs.map((r) => r.run),
+      ['r1'],
+    );
+    assert.equal(h!.states['A.md']!.steps, 1);
+    assert.equal(h!.skipped, 3);
+    assert.match(
+      skippedWarning(project.dir, h!)!,
+      /: skipped 3 lines that are no valid history record$/,
+    );
   });
 
   it('starts over when a log shrank below what the index read (it was pruned or replaced)', async () => {

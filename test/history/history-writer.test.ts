@@ -5,12 +5,13 @@ import { afterEach, describe, it } from 'node:test';
 import type { RunEvent } from '../../machines/run-events.js';
 import { HistoryWriter, type HistoryRun } from '../../src/history/history-writer.js';
 import type { RunRecord, StepRecord } from '../../src/history/history-types.js';
-import { tempProject } from '../helpers/history-records.js';
+import { runSoFar } from '../../src/history/run-so-far.js';
+import { runRecord, stepRecord, tempProject } from '../helpers/history-records.js';
 
 let project: ReturnType<typeof tempProject>;
 afterEach(() => project?.remove());
 
-function writer(warnings: string[] = []) {
+function writer(warnings: string[] = [], more: Partial<HistoryRun> = {}) {
   const run: HistoryRun = {
     root: join(project.dir, '.raymond', 'history'),
     key: project.key,
@@ -22,6 +23,7 @@ function writer(warnings: string[] = []) {
     startedAt: 5,
     live: 1,
     agents: 1,
+    ...more,
   };
   return new HistoryWriter(run, (t) => warnings.push(t));
 }
@@ -112,6 +114,43 @@ describe('HistoryWriter', () => {
         maxLive: 3,
         workers: { 'W.md': { count: 2, costUsd: 0.2 + 0.4 } },
       },
+    );
+  });
+
+  it("a resumed run's record covers its earlier sessions: their steps, and their workers' costs", () => {
+    project = tempProject();
+    // Before a kill: main forked W1 at W.md (two steps there), and W1 is still live.
+    const before = runSoFar(
+      [
+        stepRecord({ run: 'r1', agent: 'main', state: 'START.md', costUsd: 0.1 }),
+        stepRecord({ run: 'r1', agent: 'main_W1', state: 'W.md', costUsd: 0.2 }),
+        stepRecord({ run: 'r1', agent: 'main_W1', state: 'X.md', costUsd: 0.3 }),
+      ],
+      undefined,
+      new Set(['main_W1']),
+    );
+    assert.deepEqual(
+      [before.steps, [...before.workers]],
+      [3, [['main_W1', { state: 'W.md', costUsd: 0.2 + 0.3 }]]],
+    );
+    const w = writer([], { live: 2, agents: 2, before });
+    w.event(measured('main_W1', 'Y.md', 0.5));
+    w.event({
+      type: 'run.finished',
+      workflowId: 'r1',
+      status: 'completed',
+      totalCostUsd: 1.1,
+      steps: 1,
+      elapsedMs: 9,
+    });
+    w.close();
+    const [run] = lines<RunRecord>(project.runs);
+    assert.equal(run!.steps, 4);
+    assert.deepEqual(run!.workers, { 'W.md': { count: 1, costUsd: 0.2 + 0.3 + 0.5 } });
+    assert.equal(
+      runSoFar([], runRecord({ run: 'r1', maxLive: 7 }), new Set()).maxLive,
+      7,
+      'the most live at once, from the last record',
     );
   });
 

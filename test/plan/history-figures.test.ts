@@ -81,11 +81,18 @@ describe('history figures', () => {
       states: {},
       workers: { 'W.md': [0.05, 0.07] },
     };
+    // Only the runs that completed are whole runs: the failed one (c) stopped part of the way.
     assert.deepEqual(runTotals(history), {
-      cost: { p50: 0.3, p90: 0.4 },
-      wallMs: { p50: 3000, p90: 4000 },
-      runs: 3,
+      cost: { p50: 0.2, p90: 0.4 },
+      wallMs: { p50: 2000, p90: 4000 },
+      runs: 2,
     });
+    const paused = (status: string) => ({ ...history.runs[0]!, run: status, status, costUsd: 0 });
+    assert.equal(
+      runTotals({ ...history, runs: [paused('paused'), paused('failed'), paused('asking')] }),
+      undefined,
+      'a run that paused at the cost gate before its workers is no $0.00 whole run',
+    );
     assert.deepEqual(workerCosts(history, 'W.md'), { p50: 0.05, p90: 0.07 });
     assert.equal(workerCosts(history, 'X.md'), undefined);
     assert.equal(runTotals(undefined), undefined);

@@ -36,7 +36,7 @@ describe('where traces go', () => {
       else process.env.OTEL_EXPORTER_OTLP_ENDPOINT = saved;
     }
     assert.deepEqual(warnings, [
-      'traces: the OTLP endpoint collector:4318/v1/traces is not an http(s) URL; the run goes on without traces',
+      'traces: the OTLP endpoint collector:4318/v1/traces is not an http(s) URL: it is a collector: URL; the run goes on without traces',
     ]);
   });
 });
