@@ -22,7 +22,14 @@ export interface SaneFigures {
   problems: string[];
 }
 
-const usable = (v: number): boolean => Number.isFinite(v) && v >= 0;
+/**
+ * Above this, a figure is not a cost but nonsense (no turn costs a billion
+ * dollars), and taking it would let the run's sum reach Infinity: 1e308 is
+ * finite, twice it is not.
+ */
+const MAX_USD = 1e9;
+
+const usable = (v: number, max: number): boolean => Number.isFinite(v) && v >= 0 && v <= max;
 
 /**
  * Keeps each figure that is a finite, non-negative number; an unusable cost
@@ -30,15 +37,19 @@ const usable = (v: number): boolean => Number.isFinite(v) && v >= 0;
  */
 export function saneFigures(figures: TurnFigures): SaneFigures {
   const problems: string[] = [];
-  const check = <T extends number | null | undefined>(v: T, what: string): T | undefined => {
-    if (typeof v !== 'number' || usable(v)) return v;
+  const check = <T extends number | null | undefined>(
+    v: T,
+    what: string,
+    max = MAX_USD,
+  ): T | undefined => {
+    if (typeof v !== 'number' || usable(v, max)) return v;
     problems.push(`${what} ${String(v)}`);
     return undefined;
   };
   return {
     costUsd: check(figures.costUsd, 'a cost of') ?? 0,
     sessionTotal: check(figures.sessionTotal, 'a session total of'),
-    tokens: check(figures.tokens, 'a token count of'),
+    tokens: check(figures.tokens, 'a token count of', Number.MAX_SAFE_INTEGER),
     problems,
   };
 }

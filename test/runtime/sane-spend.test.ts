@@ -14,7 +14,7 @@ describe('saneFigures', () => {
   });
 
   it('charges an infinite, NaN or negative cost as $0 and says so', () => {
-    for (const bad of [Infinity, -Infinity, NaN, -0.01]) {
+    for (const bad of [Infinity, -Infinity, NaN, -0.01, 1e308]) {
       const s = saneFigures({ costUsd: bad, sessionTotal: 2 });
       assert.equal(s.costUsd, 0);
       assert.equal(s.sessionTotal, 2);
