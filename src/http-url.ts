@@ -1,6 +1,6 @@
 /**
  * The one check of an http(s) URL a user gives (`--otel-endpoint`,
- * $OTEL_EXPORTER_OTLP_ENDPOINT, codex's `base_url`): a
+ * $OTEL_EXPORTER_OTLP_ENDPOINT, codex's `base_url`, `notify_url`): a
  * pattern alone let `http://[::1` through to the libraries that parse it,
  * which then failed mid-run with a stack trace. Parsing it as fetch and the
  * exporters will moves that failure to where options are checked.

@@ -1,3 +1,4 @@
+import { httpUrlProblem } from '../http-url.js';
 import { splitCommand } from './split-command.js';
 
 /** A hook command as the config file may give it: a command line, or one argv as an array. */
@@ -61,17 +62,10 @@ export function notifyCommandsProblem(value: ConfigNotify): string | undefined {
   }
 }
 
-/** A hook URL must be http or https: Node's fetch knows no other, and a `file:` URL has no business here. */
+/** A hook URL must be http or https with a host: Node's fetch knows no other, and a `file:` URL has no business here. */
 export function notifyUrlProblem(url: string): string | undefined {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    return 'is not a URL';
-  }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
-    return `is a ${parsed.protocol} URL; expected http: or https:`;
-  return undefined;
+  const problem = httpUrlProblem(url);
+  return problem === undefined ? undefined : `is not an http:// or https:// URL: ${problem}`;
 }
 
 /** What `notify_url` gives, as a list. */

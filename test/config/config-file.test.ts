@@ -159,7 +159,7 @@ describe('config file', () => {
     );
     assert.match(
       refused('[raymond]\nnotify_url = ["https://a.example", "file:///etc/passwd"]\n'),
-      /raymond\.notify_url = .*: "file:\/\/\/etc\/passwd" is a file: URL; expected http: or https:$/,
+      /raymond\.notify_url = .*: "file:\/\/\/etc\/passwd" is not an http:\/\/ or https:\/\/ URL: it is a file: URL$/,
     );
   });
 

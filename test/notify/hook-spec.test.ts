@@ -38,10 +38,11 @@ describe('hooks as the config file and warnings write them', () => {
     assert.equal(notifyUrlProblem('https://example.com/hook'), undefined);
     assert.equal(notifyUrlProblem('http://127.0.0.1:8080/x'), undefined);
     assert.match(notifyUrlProblem('file:///etc/passwd') ?? '', /file: URL/);
-    assert.match(notifyUrlProblem('example.com/hook') ?? '', /not a URL/);
+    assert.match(notifyUrlProblem('example.com/hook') ?? '', /it cannot be parsed/);
+    assert.match(notifyUrlProblem('http://[::1') ?? '', /it cannot be parsed/);
     assert.match(
       notifyUrlsProblem(['https://a.example', 'ftp://b.example']) ?? '',
-      /"ftp:\/\/b\.example" is a ftp: URL/,
+      /"ftp:\/\/b\.example" is not an http:\/\/ or https:\/\/ URL: it is a ftp: URL/,
     );
   });
 

@@ -42,6 +42,27 @@ async function makeRepo(name = 'repo'): Promise<string> {
   return repo;
 }
 
+/**
+ * The example's states copied to `name`, its worker's prompt marked with
+ * `marker` (so a test's scripted replies are its own), `worker` changing the
+ * worker's text further.
+ */
+function exampleCopy(name: string, marker: string, worker = (text: string) => text): string {
+  const wf = join(box.dir, name);
+  mkdirSync(wf);
+  for (const f of ['START.sh', 'MERGE.sh', 'WORKER.md']) {
+    const text = readFileSync(join(ROOT, 'workflows/examples/batch-refactor', f), 'utf8');
+    writeFileSync(
+      join(wf, f),
+      f === 'WORKER.md'
+        ? worker(text).replace('Apply the refactoring', `${marker}: apply the refactoring`)
+        : text,
+      { mode: 0o755 },
+    );
+  }
+  return wf;
+}
+
 describe('batch refactor across git worktrees (real claude, scripted API)', () => {
   it("forks a worker per target, joins them, and merges their branches into one checked branch, a conflict resolved by its worker's own session", async () => {
     const repo = await makeRepo();
@@ -120,16 +141,7 @@ describe('batch refactor across git worktrees (real claude, scripted API)', () =
 
   it('a branch left out (a conflict its worker does not resolve) fails the run: exit 1, the report on stderr', async () => {
     const repo = await makeRepo('repo-leftout');
-    const wf = join(box.dir, 'leftout');
-    mkdirSync(wf);
-    for (const f of ['START.sh', 'MERGE.sh', 'WORKER.md']) {
-      const text = readFileSync(join(ROOT, 'workflows/examples/batch-refactor', f), 'utf8');
-      writeFileSync(
-        join(wf, f),
-        text.replace('Apply the refactoring', 'LEFTOUT: apply the refactoring'),
-        { mode: 0o755 },
-      );
-    }
+    const wf = exampleCopy('leftout', 'LEFTOUT');
     box.server.on('LEFTOUT: apply the refactoring', (r) => {
       const target = /to `([^`]+)` only/.exec(r.prompt)![1]!;
       if (r.afterTool) return { text: `<result>noted ${target}</result>` };
@@ -157,21 +169,7 @@ describe('batch refactor across git worktrees (real claude, scripted API)', () =
 
   it("without the worker's grant, the denied commands are reported and counted", async () => {
     const repo = await makeRepo('repo-nogrant');
-    const wf = join(box.dir, 'nogrant');
-    mkdirSync(wf);
-    for (const f of ['START.sh', 'MERGE.sh', 'WORKER.md']) {
-      const text = readFileSync(join(ROOT, 'workflows/examples/batch-refactor', f), 'utf8');
-      // Its own marker, so this test's scripted replies are the ones used.
-      writeFileSync(
-        join(wf, f),
-        f === 'WORKER.md'
-          ? text
-              .replace(/^tools: .*\n/m, '')
-              .replace('Apply the refactoring', 'NOGRANT: apply the refactoring')
-          : text,
-        { mode: 0o755 },
-      );
-    }
+    const wf = exampleCopy('nogrant', 'NOGRANT', (text) => text.replace(/^tools: .*\n/m, ''));
     box.server.on('NOGRANT: apply the refactoring', (r) => {
       const target = /to `([^`]+)` only/.exec(r.prompt)![1]!;
       if (r.afterTool) return { text: `<result>done with ${target}</result>` };
