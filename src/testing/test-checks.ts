@@ -1,9 +1,9 @@
 import { usd } from '../../machines/money.js';
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { readFileSync, statSync } from 'node:fs';
 import { STATUS_EXIT } from '../runtime/status-exit.js';
 import type { RunOutcome } from '../runtime/run-types.js';
+import { scratchPath } from './scratch-paths.js';
 import { stateStem } from './test-file.js';
 
 import type { Expect, TextCheck } from './test-spec-schema.js';
@@ -70,14 +70,23 @@ function pathDivergence(agent: string, want: string[], record: RunRecord): Diver
 /** Checks the files the test names in the scratch working directory. */
 function fileDivergence(files: NonNullable<Expect['files']>, work: string): Divergence | undefined {
   for (const [name, check] of Object.entries(files)) {
-    const path = resolve(work, name);
-    const exists = existsSync(path);
+    const where = scratchPath(work, name);
+    // Never read, nor shown, through a link out of the working directory.
+    if (where.kind === 'outside')
+      return {
+        what: `file ${name}`,
+        expected: check === null ? '(absent)' : described(check),
+        got: "(a symbolic link out of the test's working directory: not read)",
+      };
+    const exists = where.kind === 'inside';
     if (check === null) {
       if (exists) return { what: `file ${name}`, expected: '(absent)', got: 'it exists' };
       continue;
     }
     if (!exists) return { what: `file ${name}`, expected: described(check), got: '(absent)' };
-    const text = readFileSync(path, 'utf8');
+    if (!statSync(where.path).isFile())
+      return { what: `file ${name}`, expected: described(check), got: '(a folder, not a file)' };
+    const text = readFileSync(where.path, 'utf8');
     if (!textFits(check, text))
       return { what: `file ${name}`, expected: described(check), got: shown(text) };
   }
