@@ -30,10 +30,11 @@ describe("raymond test: a test's environment, files and lifetime stay in its san
     tmp = join(box.dir, 'tmp');
     mkdirSync(tmp);
     box.write({
-      // Prints the names of the credentials it sees, then "clean".
+      // Its result: the names of the credentials it sees, then "clean".
       'envf/START.sh': sh(
-        `for v in ${CREDENTIALS.join(' ')}; do [ -n "\${!v+x}" ] && printf '%s ' "$v"; done`,
-        'echo "<result>clean</result>"',
+        'seen=',
+        `for v in ${CREDENTIALS.join(' ')}; do [ -n "\${!v+x}" ] && seen="$seen$v "; done`,
+        'echo "<result>${seen}clean</result>"',
       ),
       'envf/tests/env.test.yaml': 'expect: { results: { main: clean } }\n',
       'linkf/START.sh': sh('echo "<result>done</result>"'),
