@@ -72,7 +72,7 @@ export async function runTest(test: LoadedTest, options: RunTestOptions): Promis
   const work = join(scratch, 'work');
   const home = join(scratch, 'home');
   const events: RunEvent[] = [];
-  const steps = new Map<string, Array<{ state: string; token?: string }>>();
+  const steps = new Map<string, Array<{ state: string; token?: string; kind?: string }>>();
   const attributes = new Map<string, Record<string, string>>([['main', {}]]);
   const endings = new Map<string, string>();
   const kill = new AbortController();
@@ -95,6 +95,10 @@ export async function runTest(test: LoadedTest, options: RunTestOptions): Promis
       const list = steps.get(e.agentId) ?? [];
       list.push({ state: stateStem(e.state) });
       steps.set(e.agentId, list);
+    } else if (e.type === 'step.measured') {
+      // The kind of transition the agent's latest step took, for `expect.paths` entries that name one.
+      const last = steps.get(e.agentId)?.at(-1);
+      if (last && last.kind === undefined) last.kind = e.outcome;
     } else if (e.type === 'agent.forked') attributes.set(e.id, e.attributes);
     else if (e.type === 'agent.failed' || e.type === 'agent.paused')
       endings.set(
@@ -206,6 +210,7 @@ export async function runTest(test: LoadedTest, options: RunTestOptions): Promis
       agents: [...attributes.keys()],
       endings,
       paths: new Map([...steps].map(([id, list]) => [id, list.map((s) => s.state)])),
+      kinds: new Map([...steps].map(([id, list]) => [id, list.map((s) => s.kind)])),
       promptOf: (agent, index) => {
         const token = steps.get(agent)?.[index]?.token;
         return token === undefined ? undefined : (model.log(token)?.prompt ?? undefined);
