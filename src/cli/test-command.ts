@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { RaymondError } from '../errors.js';
 import { findTestFiles, loadTestFile, type LoadedTest } from '../testing/test-file.js';
 import { runTest, type TestResult } from '../testing/test-runner.js';
@@ -24,6 +25,8 @@ export interface TestFlags {
   jobs?: number;
   /** Also print which states and edges of each workflow the tests took. */
   coverage?: boolean;
+  /** The Claude Code executable, for every test whose `flags:` name none. */
+  claudeBin?: string;
 }
 
 /**
@@ -67,6 +70,15 @@ async function runAll(
   return results as TestResult[];
 }
 
+/** The test with `--claude-bin` as its `flags.claude_bin` when it names none (absolute: a test runs in its scratch folder). */
+function withClaudeBin(test: LoadedTest, claudeBin: string | undefined): LoadedTest {
+  if (claudeBin === undefined || test.spec.flags?.claude_bin !== undefined) return test;
+  return {
+    ...test,
+    spec: { ...test.spec, flags: { ...test.spec.flags, claude_bin: resolve(claudeBin) } },
+  };
+}
+
 /** `raymond test [PATH...]`: runs every workflow test under the paths, offline; exits 1 when one fails. */
 export async function testCommand(paths: readonly string[], flags: TestFlags): Promise<number> {
   const files = findTestFiles(paths.length > 0 ? paths : ['.']);
@@ -75,17 +87,22 @@ export async function testCommand(paths: readonly string[], flags: TestFlags): P
       'ERR_USAGE',
       `no workflow tests under ${paths.length > 0 ? paths.join(', ') : 'this folder'} (files named tests/*.test.yaml)`,
     );
-  const tests = files.map(loadTestFile);
+  const tests = files.map((f) => withClaudeBin(loadTestFile(f), flags.claudeBin));
   const graphs = await workflowGraphs(tests);
   await checkAgentClis(tests);
   // Ctrl-C stops every test's run; each removes its scratch folder as it ends.
   const stop = new AbortController();
-  const interrupt = () => stop.abort();
-  process.once('SIGINT', interrupt).once('SIGTERM', interrupt);
+  let signal: NodeJS.Signals | undefined;
+  const interrupt = (got: NodeJS.Signals) => {
+    signal ??= got;
+    stop.abort();
+  };
+  // `on`, not `once`: a `once` handler is gone when execa's exit hook looks, and it then kills the process before any folder is removed.
+  process.on('SIGINT', interrupt).on('SIGTERM', interrupt);
   const results = await runAll(tests, graphs, flags, stop.signal, (r) => {
     if (!flags.json) process.stdout.write(`${testLines(r).join('\n')}\n`);
   }).finally(() => process.off('SIGINT', interrupt).off('SIGTERM', interrupt));
-  if (stop.signal.aborted) return EXIT.interrupted;
+  if (stop.signal.aborted) return signal === 'SIGTERM' ? EXIT.terminated : EXIT.interrupted;
   const covered = flags.coverage ? suiteCoverage(tests, results, graphs) : [];
   if (flags.json) {
     const json = {

@@ -17,6 +17,10 @@ export function addTestingCommands(program: Command, result: CliResult): void {
       'also print, per workflow, the states and transition edges the tests never took',
     )
     .option('--keep', "keep each test's scratch folder and say where it is")
+    .option(
+      '--claude-bin <path>',
+      "the Claude Code executable the tests run (a test's own flags.claude_bin wins)",
+    )
     .addOption(
       new Option('--jobs <n>', 'tests run at once (default: the number of cores)').argParser(
         integer(1),

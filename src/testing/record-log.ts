@@ -5,7 +5,7 @@ export interface RunLog {
   /** The input the run started with, when the log has it. */
   input?: string;
   /** Each state an agent ran (its step ended, or failed), in order. */
-  steps: Array<{ agent: string; state: string }>;
+  steps: Array<{ agent: string; state: string; kind: string }>;
   /** Each ask answered, in order, with the state that asked. */
   answers: Array<{ agent: string; state: string; text: string }>;
 }
@@ -27,7 +27,7 @@ export function parseTransitions(text: string): RunLog {
     const step = loggedStep(raw);
     let m: RegExpExecArray | null;
     if (step && step.kind !== 'paused') {
-      log.steps.push({ agent: step.agent, state: step.state });
+      log.steps.push({ agent: step.agent, state: step.state, kind: step.kind });
       if (step.kind === 'ask') asking.set(step.agent, step.state);
     } else if ((m = ANSWERED.exec(line))) {
       const state = asking.get(m[1]!);

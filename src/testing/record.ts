@@ -7,6 +7,7 @@ import { readStateFile, stateFilePath } from '../state/state-file.js';
 import { parseTransitions, streamFiles, type RunLog } from './record-log.js';
 import type { RecordedTurn } from '../backend/agent-backend.js';
 import { streamTurns } from './record-stream.js';
+import { pathEntryText } from './path-entry.js';
 import { stateStem } from './test-file.js';
 import type { Answer, Expect, TestSpec, Turn } from './test-spec-schema.js';
 
@@ -149,7 +150,10 @@ function expectOf(state: WorkflowState, log: RunLog, agents: string[]): Expect {
   const paths: Record<string, string[]> = {};
   const results: Record<string, string> = {};
   for (const id of agents) {
-    const path = log.steps.filter((s) => s.agent === id).map((s) => stateStem(s.state));
+    // Each step with the kind of transition it took: a replay that leaves by another kind fails.
+    const path = log.steps
+      .filter((s) => s.agent === id)
+      .map((s) => pathEntryText(stateStem(s.state), s.kind === 'failed' ? undefined : s.kind));
     if (path.length > 0) paths[id] = path;
     const result = state.results?.[id];
     if (result !== undefined && /\S/.test(result)) results[id] = result;

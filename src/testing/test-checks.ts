@@ -1,9 +1,10 @@
 import { usd } from '../../machines/money.js';
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { readFileSync, statSync } from 'node:fs';
 import { STATUS_EXIT } from '../runtime/status-exit.js';
 import type { RunOutcome } from '../runtime/run-types.js';
+import { pathEntry } from './path-entry.js';
+import { scratchPath } from './scratch-paths.js';
 import { stateStem } from './test-file.js';
 
 import type { Expect, TextCheck } from './test-spec-schema.js';
@@ -32,6 +33,8 @@ export interface RunRecord {
   agents: string[];
   /** Per agent: the stems of the states it ran, in order. */
   paths: Map<string, string[]>;
+  /** Per agent: the kind of transition each of its steps took (`goto`, `join`...; `failed`, `stopped`), in step order. */
+  kinds?: Map<string, Array<string | undefined>>;
   /** The prompt of an agent's step (0-based), when it was a markdown step. */
   promptOf(agent: string, index: number): string | undefined;
   /** The scratch working directory. */
@@ -48,17 +51,29 @@ function textFits(check: TextCheck, text: string): boolean {
 const described = (check: TextCheck) =>
   typeof check === 'string' ? shown(check) : `/${check.match}/`;
 
-/** The first step where an agent's path left the expected one. */
+/** The first step where an agent's path left the expected one: another state, or the same state leaving by another kind of transition. */
 function pathDivergence(agent: string, want: string[], record: RunRecord): Divergence | undefined {
   const got = record.paths.get(agent) ?? [];
-  const k = want.findIndex((s, i) => stateStem(s) !== got[i]);
+  const kinds = record.kinds?.get(agent) ?? [];
+  const wanted = want.map(pathEntry);
+  const k = wanted.findIndex((s, i) => s.state !== got[i]);
   const at = k === -1 ? (got.length > want.length ? want.length : -1) : k;
-  if (at === -1) return undefined;
+  if (at === -1) {
+    // Same states: a step whose entry names a kind must have left by that kind.
+    const i = wanted.findIndex((s, j) => s.kind !== undefined && kinds[j] !== s.kind);
+    if (i === -1) return undefined;
+    return {
+      what: `agent ${agent}, step ${i + 1} (${wanted[i]!.state}): its transition`,
+      expected: wanted[i]!.kind,
+      got: kinds[i] ?? '(none)',
+      state: wanted[i]!.state,
+    };
+  }
   const before = at > 0 ? got[at - 1] : undefined;
   const prompt = at > 0 ? record.promptOf(agent, at - 1) : undefined;
   return {
     what: `agent ${agent}, step ${at + 1}${before ? ` (after ${before})` : ''}`,
-    expected: want[at] === undefined ? '(the agent ends)' : stateStem(want[at]),
+    expected: wanted[at] === undefined ? '(the agent ends)' : wanted[at].state,
     got:
       got[at] ??
       `(the agent ended${record.endings.has(agent) ? `, ${record.endings.get(agent)}` : ''})`,
@@ -70,14 +85,23 @@ function pathDivergence(agent: string, want: string[], record: RunRecord): Diver
 /** Checks the files the test names in the scratch working directory. */
 function fileDivergence(files: NonNullable<Expect['files']>, work: string): Divergence | undefined {
   for (const [name, check] of Object.entries(files)) {
-    const path = resolve(work, name);
-    const exists = existsSync(path);
+    const where = scratchPath(work, name);
+    // Never read, nor shown, through a link out of the working directory.
+    if (where.kind === 'outside')
+      return {
+        what: `file ${name}`,
+        expected: check === null ? '(absent)' : described(check),
+        got: "(a symbolic link out of the test's working directory: not read)",
+      };
+    const exists = where.kind === 'inside';
     if (check === null) {
       if (exists) return { what: `file ${name}`, expected: '(absent)', got: 'it exists' };
       continue;
     }
     if (!exists) return { what: `file ${name}`, expected: described(check), got: '(absent)' };
-    const text = readFileSync(path, 'utf8');
+    if (!statSync(where.path).isFile())
+      return { what: `file ${name}`, expected: described(check), got: '(a folder, not a file)' };
+    const text = readFileSync(where.path, 'utf8');
     if (!textFits(check, text))
       return { what: `file ${name}`, expected: described(check), got: shown(text) };
   }

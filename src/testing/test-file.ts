@@ -50,7 +50,13 @@ export function loadTestFile(file: string): LoadedTest {
     throw new RaymondError('ERR_TEST_FILE', `not valid YAML: ${first.message.split('\n')[0]}`, {
       file,
     });
-  const value: unknown = doc.toJS() ?? {};
+  let value: unknown;
+  try {
+    value = doc.toJS() ?? {};
+  } catch (err) {
+    // The yaml package refuses a document whose aliases expand too far (an alias bomb) only here.
+    throw new RaymondError('ERR_TEST_FILE', `not valid YAML: ${(err as Error).message}`, { file });
+  }
   const problem = TEST_SPEC_CHECK.problem(value, 'the test');
   if (problem) throw new RaymondError('ERR_TEST_FILE', problem, { file });
   const spec = value as TestSpec;
@@ -79,6 +85,13 @@ export function loadTestFile(file: string): LoadedTest {
     ]),
   ];
   for (const [key, names] of named) {
+    const itself = names.find((name) => resolve('/work', name) === '/work');
+    if (itself !== undefined)
+      throw new RaymondError(
+        'ERR_TEST_FILE',
+        `${key}: ${JSON.stringify(itself)} is the test's working directory itself, not a file in it`,
+        { file },
+      );
     const outside = names.find((name) => !insideFolder('/work', resolve('/work', name)));
     if (outside !== undefined)
       throw new RaymondError(

@@ -1,6 +1,7 @@
 import { statesThatAsk } from '../analysis/ask-scan.js';
 import { scanPrompt } from '../analysis/extract-tags.js';
 import { CHECKS, type CheckId } from '../analysis/lint-checks-table.js';
+import { pathEntry } from './path-entry.js';
 import type { Finding } from '../analysis/lint-workflow.js';
 import type { WorkflowGraph } from '../analysis/workflow-graph.js';
 import { stem, type WorkflowNode } from '../analysis/workflow-node.js';
@@ -75,7 +76,8 @@ export function lintTest(test: LoadedTest, graph: WorkflowGraph): Finding[] {
   }
 
   for (const [agent, path] of Object.entries(spec.expect?.paths ?? {}))
-    for (const name of new Set(path)) lookup(name, `expect.paths of ${agent}`);
+    for (const name of new Set(path.map((e) => pathEntry(e).state)))
+      lookup(name, `expect.paths of ${agent}`);
   for (const name of new Set(spec.expect?.never ?? [])) lookup(name, 'expect.never');
 
   agentChecks(test, agentIdRule(graph, [...texts.values()].flat()), report);

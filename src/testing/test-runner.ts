@@ -2,15 +2,17 @@ import { cpSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } f
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import type { RunEvent } from '../../machines/run-events.js';
-import { formatError } from '../errors.js';
+import { RaymondError, formatError } from '../errors.js';
 import { startWorkflow } from '../runtime/start-run.js';
 import type { RunSettings } from '../runtime/run-settings.js';
 import type { RunControl, RunOutcome } from '../runtime/run-types.js';
 import { checkTest, type Divergence, type RunRecord } from './test-checks.js';
 import { commitAll, testEnvironment } from './test-sandbox.js';
+import { scratchPath } from './scratch-paths.js';
 import { ScriptedModel, type StepLog } from './scripted-model.js';
 import { byStem, pickEntry, scriptedMarkdown, stubbedScripts } from './scripted-steps.js';
 import type { LoadedTest } from './test-file.js';
+import { DEFAULT_TEST_TIMEOUT_SECONDS } from './test-spec-schema.js';
 import { stateStem } from './test-file.js';
 
 /** Every test's run id. */
@@ -40,15 +42,22 @@ export interface RunTestOptions {
   signal?: AbortSignal;
 }
 
-/** Puts the test's working directory in place: its `workdir` copied, then its `files` written (the loader refused any path that leaves it). */
+/** Puts the test's working directory in place: its `workdir` copied, then its `files` written (none through a link out of it). */
 function seed(test: LoadedTest, work: string): void {
   mkdirSync(work, { recursive: true });
   if (test.spec.workdir)
     cpSync(resolve(dirname(test.file), test.spec.workdir), work, { recursive: true });
   for (const [name, content] of Object.entries(test.spec.files ?? {})) {
-    const path = resolve(work, name);
-    mkdirSync(dirname(path), { recursive: true });
-    writeFileSync(path, content);
+    const where = scratchPath(work, name);
+    if (where.kind === 'outside')
+      throw new RaymondError(
+        'ERR_TEST_FILE',
+        `files: ${name} leads outside the test's working directory through a symbolic link`,
+        { file: test.file },
+      );
+    mkdirSync(dirname(where.path), { recursive: true });
+    // After the folders are made: one of them may itself have been a link (checked above), never a new one.
+    writeFileSync(where.path, content);
   }
   if (test.spec.git) commitAll(work);
 }
@@ -63,7 +72,7 @@ export async function runTest(test: LoadedTest, options: RunTestOptions): Promis
   const work = join(scratch, 'work');
   const home = join(scratch, 'home');
   const events: RunEvent[] = [];
-  const steps = new Map<string, Array<{ state: string; token?: string }>>();
+  const steps = new Map<string, Array<{ state: string; token?: string; kind?: string }>>();
   const attributes = new Map<string, Record<string, string>>([['main', {}]]);
   const endings = new Map<string, string>();
   const kill = new AbortController();
@@ -86,6 +95,10 @@ export async function runTest(test: LoadedTest, options: RunTestOptions): Promis
       const list = steps.get(e.agentId) ?? [];
       list.push({ state: stateStem(e.state) });
       steps.set(e.agentId, list);
+    } else if (e.type === 'step.measured') {
+      // The kind of transition the agent's latest step took, for `expect.paths` entries that name one.
+      const last = steps.get(e.agentId)?.at(-1);
+      if (last && last.kind === undefined) last.kind = e.outcome;
     } else if (e.type === 'agent.forked') attributes.set(e.id, e.attributes);
     else if (e.type === 'agent.failed' || e.type === 'agent.paused')
       endings.set(
@@ -116,6 +129,12 @@ export async function runTest(test: LoadedTest, options: RunTestOptions): Promis
   };
   let outcome: RunOutcome | undefined;
   let failure: string | undefined;
+  const limit = test.spec.timeout ?? DEFAULT_TEST_TIMEOUT_SECONDS;
+  // Stopping the run ends every step's process group (SIGTERM, then SIGKILL), as Ctrl-C does.
+  const timer = setTimeout(() => {
+    problems.push({ what: `the test ran past its time limit of ${limit} s (timeout:)` });
+    kill.abort();
+  }, limit * 1000);
   try {
     seed(test, work);
     mkdirSync(home, { recursive: true });
@@ -129,7 +148,8 @@ export async function runTest(test: LoadedTest, options: RunTestOptions): Promis
       own: test.spec.env,
     });
     // Scripts get the same closed environment: one that starts `claude` itself reaches the scripted model too.
-    const scriptEnv = Object.fromEntries(Object.entries(env).map(([k, v]) => [k, v ?? '']));
+    // An undefined value unsets the variable in the script's process (the spawner deletes it), not sets it empty.
+    const scriptEnv = env as Record<string, string>;
     const settings: RunSettings = {
       ...options.settings,
       // With answers, the test answers every ask as a person at the terminal would; without, the run stops at the first.
@@ -170,34 +190,44 @@ export async function runTest(test: LoadedTest, options: RunTestOptions): Promis
   } catch (err) {
     failure = formatError(err);
   } finally {
+    clearTimeout(timer);
     // A stopped run returns while its steps' processes end (SIGTERM, then SIGKILL): they may still write.
     await Promise.all(running);
     await model.stop();
   }
-  const record: RunRecord = {
-    outcome,
-    failure,
-    problems,
-    agents: [...attributes.keys()],
-    endings,
-    paths: new Map([...steps].map(([id, list]) => [id, list.map((s) => s.state)])),
-    promptOf: (agent, index) => {
-      const token = steps.get(agent)?.[index]?.token;
-      return token === undefined ? undefined : (model.log(token)?.prompt ?? undefined);
-    },
-    work,
-  };
-  const divergence = checkTest(test.spec.expect ?? {}, record, (text) =>
-    text.split(scratch).join('<scratch>'),
-  );
-  if (!options.keep) rmSync(scratch, { recursive: true, force: true, maxRetries: 5 });
-  return {
-    file: test.file,
-    name: test.name,
-    passed: divergence === undefined,
-    ...(divergence ? { divergence } : {}),
-    costUsd: outcome?.totalCostUsd ?? 0,
-    events,
-    ...(options.keep ? { kept: scratch } : {}),
-  };
+  try {
+    return finish();
+  } finally {
+    // Whatever happened, even a check that threw: no scratch folder is left behind unless asked.
+    if (!options.keep) rmSync(scratch, { recursive: true, force: true, maxRetries: 5 });
+  }
+
+  function finish(): TestResult {
+    const record: RunRecord = {
+      outcome,
+      failure,
+      problems,
+      agents: [...attributes.keys()],
+      endings,
+      paths: new Map([...steps].map(([id, list]) => [id, list.map((s) => s.state)])),
+      kinds: new Map([...steps].map(([id, list]) => [id, list.map((s) => s.kind)])),
+      promptOf: (agent, index) => {
+        const token = steps.get(agent)?.[index]?.token;
+        return token === undefined ? undefined : (model.log(token)?.prompt ?? undefined);
+      },
+      work,
+    };
+    const divergence = checkTest(test.spec.expect ?? {}, record, (text) =>
+      text.split(scratch).join('<scratch>'),
+    );
+    return {
+      file: test.file,
+      name: test.name,
+      passed: divergence === undefined,
+      ...(divergence ? { divergence } : {}),
+      costUsd: outcome?.totalCostUsd ?? 0,
+      events,
+      ...(options.keep ? { kept: scratch } : {}),
+    };
+  }
 }

@@ -22,12 +22,49 @@ export interface TestEnvironmentOptions {
 }
 
 /**
- * The environment of every agent CLI a test starts: its own home (no real
- * session, login or setting is seen), the scripted model as the only API,
- * and every variable that could send a request elsewhere removed.
+ * The only variables of Raymond's own environment a test's processes see:
+ * what finding programs, text encoding, the terminal and the clock need.
+ * An allow-list, not a deny-list: a credential under a name nobody thought
+ * of (a token, an agent socket, a config folder) stays out.
  */
-export function testEnvironment(o: TestEnvironmentOptions): Record<string, string | undefined> {
+export const PASSED_VARIABLES: readonly string[] = [
+  'PATH',
+  'LANG',
+  'LANGUAGE',
+  'TERM',
+  'TZ',
+  'SHELL',
+  'USER',
+  'LOGNAME',
+  // Windows cannot start programs without these.
+  'SYSTEMROOT',
+  'COMSPEC',
+  'PATHEXT',
+  'WINDIR',
+];
+
+/** Whether Raymond's own variable `name` reaches a test's processes: a listed one or a locale `LC_*`. */
+export function passesToTest(name: string): boolean {
+  return PASSED_VARIABLES.includes(name.toUpperCase()) || name.startsWith('LC_');
+}
+
+/**
+ * The environment of every agent CLI and script a test starts: of Raymond's
+ * own variables only the allow-listed (PASSED_VARIABLES) remain, every other
+ * one is unset (undefined); then the test's own `env:`, its own home (no
+ * real session, login or setting is seen) and the scripted model as the only API.
+ */
+export function testEnvironment(
+  o: TestEnvironmentOptions,
+  inherited: Readonly<Record<string, string | undefined>> = process.env,
+): Record<string, string | undefined> {
+  const removed = Object.fromEntries(
+    Object.keys(inherited)
+      .filter((k) => !passesToTest(k))
+      .map((k) => [k, undefined]),
+  );
   return {
+    ...removed,
     ...o.own,
     HOME: o.home,
     // Claude Code keeps sockets and files in the temporary folder: the test's, removed with it.

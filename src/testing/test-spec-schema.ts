@@ -130,6 +130,9 @@ export const EXPECT = T.Object(
   { additionalProperties: false },
 );
 
+/** A test's time limit when its file gives none: a script that never ends (or keeps printing) still does not hang the suite. */
+export const DEFAULT_TEST_TIMEOUT_SECONDS = 300;
+
 /** One test file. */
 export const TEST_SPEC = T.Object(
   {
@@ -144,6 +147,8 @@ export const TEST_SPEC = T.Object(
     workdir: T.Optional(TEXT),
     /** Files written into the scratch working directory, after `workdir`. */
     files: T.Optional(T.Record(T.String(), T.String())),
+    /** The test's time limit in seconds (default DEFAULT_TEST_TIMEOUT_SECONDS): past it, the run is stopped and the test fails. */
+    timeout: T.Optional(T.Number({ exclusiveMinimum: 0, maximum: 86400 })),
     /** Make the scratch working directory a git repository, its files in one commit (for worktrees). */
     git: T.Optional(T.Boolean()),
     /** Per state (name with or without extension): its turns, in order. */

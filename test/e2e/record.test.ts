@@ -95,9 +95,9 @@ describe('raymond record, with runs of the real claude binary against the script
       status: 'completed',
       exit: 0,
       paths: {
-        main: ['START', 'PLAN', 'SUMMARY'],
-        main_resear1: ['RESEARCH'],
-        main_resear2: ['RESEARCH'],
+        main: ['START -goto->', 'PLAN -fork->', 'SUMMARY -result->'],
+        main_resear1: ['RESEARCH -result->'],
+        main_resear2: ['RESEARCH -result->'],
       },
       results: {
         main_resear1: 'facts about apples',
@@ -117,6 +117,14 @@ describe('raymond record, with runs of the real claude binary against the script
     assert.match(
       changed.stdout,
       /agent main, step 2 \(after START\)\n\s+expected: PLAN\n\s+got: +SUMMARY/,
+    );
+    // The same states, left by another kind of transition: the recorded kinds catch it.
+    writeFileSync(file, text.replace('made it <goto>PLAN</goto>', 'made it <reset>PLAN</reset>'));
+    const kind = await box.run(['test', file]);
+    assert.equal(kind.code, 1, `${kind.stdout}${kind.stderr}`);
+    assert.match(
+      kind.stdout,
+      /agent main, step 1 \(START\): its transition\n\s+expected: goto\n\s+got: +reset/,
     );
     writeFileSync(file, text);
 
@@ -150,7 +158,7 @@ describe('raymond record, with runs of the real claude binary against the script
     assert.equal(spec.workflow, 'asker');
     assert.deepEqual(spec.answers, { START: ['yes, "go"'] });
     assert.equal(spec.replies, undefined, 'script states run for real');
-    assert.deepEqual(spec.expect?.paths, { main: ['START', 'DONE'] });
+    assert.deepEqual(spec.expect?.paths, { main: ['START -ask->', 'DONE -result->'] });
     assert.deepEqual(spec.expect?.results, { main: 'got yes, "go"' });
   });
 

@@ -22,11 +22,11 @@ describe("a run's transitions.log, as raymond record reads it", () => {
     assert.deepEqual(parseTransitions(log), {
       input: 'fix "it"\nplease',
       steps: [
-        { agent: 'main', state: 'START.md' },
-        { agent: 'main', state: 'ASK.md' },
-        { agent: 'main', state: 'BUILD.md' },
-        { agent: 'main_w1', state: 'W_1.sh' },
-        { agent: 'main', state: 'BUILD.md' },
+        { agent: 'main', state: 'START.md', kind: 'goto' },
+        { agent: 'main', state: 'ASK.md', kind: 'ask' },
+        { agent: 'main', state: 'BUILD.md', kind: 'fork' },
+        { agent: 'main_w1', state: 'W_1.sh', kind: 'failed' },
+        { agent: 'main', state: 'BUILD.md', kind: 'result' },
       ],
       answers: [{ agent: 'main', state: 'ASK.md', text: 'yes' }],
     });

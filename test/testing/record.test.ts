@@ -94,7 +94,10 @@ describe('recordRun', () => {
       expect: {
         status: 'completed',
         exit: 0,
-        paths: { main: ['START', 'START'], main_w_1: ['W_1', 'ASK', 'W_1'] },
+        paths: {
+          main: ['START -fork->', 'START -result->'],
+          main_w_1: ['W_1 -goto->', 'ASK -ask->', 'W_1 -result->'],
+        },
         results: { main: 'done' },
         agents: 2,
       },

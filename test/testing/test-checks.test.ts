@@ -66,6 +66,19 @@ describe('checkTest', () => {
       '(the agent ended, failed: wf/DONE.md: boom)',
     );
   });
+  it('fails a step that took another kind of transition than its entry names; an entry without a kind (the older form) checks the state only', () => {
+    const r = record({ kinds: new Map([['main', ['goto', 'goto', 'result']]]) });
+    assert.equal(
+      check({ paths: { main: ['START -goto->', 'REVIEW', 'DONE -result->'] } }, r),
+      undefined,
+    );
+    assert.deepEqual(check({ paths: { main: ['START -join->', 'REVIEW', 'DONE'] } }, r), {
+      what: 'agent main, step 1 (START): its transition',
+      expected: 'join',
+      got: 'goto',
+      state: 'START',
+    });
+  });
   it('puts an agent gone elsewhere before the unscripted turn it caused, and an unscripted turn before an agent that merely stopped', () => {
     const problem = { what: 'no reply is scripted for DONE turn 1 (agent main)', prompt: 'p' };
     const r = record({ problems: [problem] });

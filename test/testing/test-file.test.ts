@@ -61,7 +61,7 @@ describe('loadTestFile', () => {
     );
     assert.equal(
       problem('expct: {}\n'),
-      'expct is not a key here (keys: name, workflow, input, flags, env, workdir, files, git, replies, scripts, answers, expect)',
+      'expct is not a key here (keys: name, workflow, input, flags, env, workdir, files, timeout, git, replies, scripts, answers, expect)',
     );
     assert.equal(problem('flags: { nope: 1 }\n'), 'flags.nope: no such run option');
     assert.match(problem('workflow: ../missing\n'), /^its workflow .*wf\/missing does not exist$/);

@@ -5,12 +5,27 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { commitAll, insideFolder, testEnvironment } from '../../src/testing/test-sandbox.js';
+import {
+  commitAll,
+  insideFolder,
+  passesToTest,
+  testEnvironment,
+} from '../../src/testing/test-sandbox.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'raymond-sandbox-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('test sandbox', () => {
+  it('passes only the allow-listed variables of its own environment; every other one is unset', () => {
+    const env = testEnvironment(
+      { home: '/h', url: 'http://127.0.0.1:9', scratch: dir, tmp: '/t' },
+      { PATH: '/bin', LC_ALL: 'C', GITHUB_TOKEN: 'x', SSH_AUTH_SOCK: '/s', XDG_CONFIG_HOME: '/c' },
+    );
+    assert.ok(!('PATH' in env) && !('LC_ALL' in env), 'allowed ones are inherited, not overridden');
+    for (const name of ['GITHUB_TOKEN', 'SSH_AUTH_SOCK', 'XDG_CONFIG_HOME'])
+      assert.ok(name in env && env[name] === undefined, name);
+    assert.ok(passesToTest('LC_CTYPE') && passesToTest('TZ') && !passesToTest('NPM_TOKEN'));
+  });
   it("gives the agent CLIs the test's home and the scripted model only, removing every other way to an API", () => {
     const env = testEnvironment({
       home: '/h',
