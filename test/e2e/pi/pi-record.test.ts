@@ -47,7 +47,7 @@ describe('raymond record of a pi run', () => {
       ],
       TWO: [{ text: '<result>pi done</result>', tokens: { input: 1000, output: 100 } }],
     });
-    assert.deepEqual(spec.expect?.paths, { main: ['START', 'TWO'] });
+    assert.deepEqual(spec.expect?.paths, { main: ['START -goto->', 'TWO -result->'] });
     assert.deepEqual(spec.expect?.results, { main: 'pi done' });
 
     const replay = await box.run(['test', file]);
