@@ -36,6 +36,8 @@ export const PASSED_VARIABLES: readonly string[] = [
   'SHELL',
   'USER',
   'LOGNAME',
+  // The Raymond running the test (main.ts sets it), which a script calls back: `"$RAYMOND_BIN" merge`.
+  'RAYMOND_BIN',
   // Windows cannot start programs without these.
   'SYSTEMROOT',
   'COMSPEC',
