@@ -295,7 +295,8 @@ describe('YAML alias bombs', () => {
       convert.stderr,
     );
     assert.doesNotMatch(convert.stderr, /internal error|ReferenceError|\n\s+at /);
-    const run = await box.run([wf, '--claude-bin', '/bin/true']);
+    // The real claude passes the preflight; the frontmatter fails before any turn would start it.
+    const run = await box.run([wf, '--claude-bin', join(ROOT, 'node_modules/.bin/claude')]);
     assert.equal(run.code, 1, run.stderr);
     assert.ok(
       run.stderr.includes(
