@@ -1,6 +1,7 @@
 import { lstat, readdir, realpath } from 'node:fs/promises';
-import { dirname, join, sep } from 'node:path';
+import { dirname, join } from 'node:path';
 import { RaymondError, type ErrorCode } from '../errors.js';
+import { isInside } from '../scope/contained-file.js';
 import { HOST_PLATFORM, extensionOf, stateExtensions } from '../scope/extensions.js';
 import { ENTRY_NAMES, openScope, type OpenOptions, type Scope } from '../scope/scope.js';
 import { ScopeSet } from '../scope/scope-set.js';
@@ -129,8 +130,7 @@ async function markLinksOutside(nodes: WorkflowNode[], dir: string): Promise<voi
     const path = join(dir, node.file);
     if (!(await lstat(path).catch(() => undefined))?.isSymbolicLink()) continue;
     const real = await realpath(path).catch(() => undefined);
-    if (real !== undefined && real !== top && !real.startsWith(`${top}${sep}`))
-      node.linkOutside = real;
+    if (real !== undefined && !isInside(top, real)) node.linkOutside = real;
   }
 }
 

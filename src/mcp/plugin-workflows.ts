@@ -1,6 +1,7 @@
 import { chmod, copyFile, mkdir, stat } from 'node:fs/promises';
-import { basename, dirname, join, resolve, sep } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { RaymondError } from '../errors.js';
+import { isInside } from '../scope/contained-file.js';
 import { walkWorkflowFolder } from '../scope/folder-walk.js';
 import { openScope } from '../scope/scope.js';
 import { discoverWorkflows, type WorkflowEntry } from '../serve/workflow-registry.js';
@@ -14,11 +15,6 @@ export interface PluginWorkflow {
 
 /** Folders a workflow's copy leaves out: its history, a run's files. */
 const LEFT_OUT = new Set(['.git', '.raymond']);
-
-/** Whether `path` is `dir` or inside it. */
-function within(path: string, dir: string): boolean {
-  return path === dir || path.startsWith(dir.endsWith(sep) ? dir : dir + sep);
-}
 
 type Kind = 'folder' | 'zip' | 'yaml';
 
@@ -93,7 +89,7 @@ export async function copyWorkflows(
   for (const source of paths) {
     const abs = resolve(source);
     const kind = await kindOf(source);
-    if (kind === 'folder' && within(out, abs))
+    if (kind === 'folder' && isInside(abs, out))
       throw new RaymondError(
         'ERR_USAGE',
         `the plugin's folder ${out} is inside this workflow; give --out a folder outside it`,
@@ -116,7 +112,7 @@ export async function copyWorkflows(
     [...copies].reduce((t, [dest, source]) => t.split(dest).join(source), text);
   const copied: PluginWorkflow[] = [];
   for (const [dest, source] of copies) {
-    const entry = [...found.workflows.values()].find((e) => within(e.path, dest));
+    const entry = [...found.workflows.values()].find((e) => isInside(dest, e.path));
     if (entry) {
       copied.push({ source, entry });
       continue;

@@ -1,6 +1,6 @@
 import { lstatSync, realpathSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
-import { insideFolder } from './test-sandbox.js';
+import { isInside } from '../scope/contained-file.js';
 
 /**
  * Where a test file's `files:` and `expect.files:` names really are. The
@@ -30,7 +30,7 @@ export function scratchPath(work: string, name: string): ScratchPath {
     // A dangling link: where it points cannot be checked, so it is not followed.
     return { kind: 'outside' };
   }
-  if (!insideFolder(work, real)) return { kind: 'outside' };
+  if (!isInside(work, real)) return { kind: 'outside' };
   const target = join(real, relative(existing, path));
   return existing === path ? { kind: 'inside', path: target } : { kind: 'missing', path: target };
 }

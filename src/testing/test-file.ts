@@ -4,7 +4,7 @@ import { parseDocument } from 'yaml';
 import { RaymondError } from '../errors.js';
 import { SettingProblem } from '../settings/setting.js';
 import { settingOf } from '../settings/setting-values.js';
-import { insideFolder } from './test-sandbox.js';
+import { isInside } from '../scope/contained-file.js';
 import { TEST_SPEC_CHECK, type TestSpec, type TextCheck } from './test-spec-schema.js';
 
 /** What a test file's name ends with. */
@@ -92,7 +92,7 @@ export function loadTestFile(file: string): LoadedTest {
         `${key}: ${JSON.stringify(itself)} is the test's working directory itself, not a file in it`,
         { file },
       );
-    const outside = names.find((name) => !insideFolder('/work', resolve('/work', name)));
+    const outside = names.find((name) => !isInside('/work', resolve('/work', name)));
     if (outside !== undefined)
       throw new RaymondError(
         'ERR_TEST_FILE',

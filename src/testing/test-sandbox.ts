@@ -1,12 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { relative, isAbsolute } from 'node:path';
 import { allBackends } from '../backends/registry.js';
-
-/** Whether `path` is `folder` or inside it. */
-export function insideFolder(folder: string, path: string): boolean {
-  const rel = relative(folder, path);
-  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
-}
 
 /** What a test's agent CLIs run with. */
 export interface TestEnvironmentOptions {

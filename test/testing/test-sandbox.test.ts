@@ -3,14 +3,10 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
+import { isInside } from '../../src/scope/contained-file.js';
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
-import {
-  commitAll,
-  insideFolder,
-  passesToTest,
-  testEnvironment,
-} from '../../src/testing/test-sandbox.js';
+import { commitAll, passesToTest, testEnvironment } from '../../src/testing/test-sandbox.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'raymond-sandbox-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -67,7 +63,7 @@ describe('test sandbox', () => {
   });
   it('tells paths inside a folder from paths that leave it', () => {
     assert.deepEqual(
-      ['/w', '/w/a/b', '/w/../x', '/wx', '/'].map((p) => insideFolder('/w', p)),
+      ['/w', '/w/a/b', '/w/../x', '/wx', '/'].map((p) => isInside('/w', p)),
       [true, true, false, false, false],
     );
   });
