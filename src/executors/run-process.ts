@@ -85,9 +85,10 @@ export async function runProcess(req: ProcessRequest): Promise<ProcessResult> {
   if (req.signal.aborted) onAbort();
   else req.signal.addEventListener('abort', onAbort, { once: true });
 
-  // A child it left in the background (`sleep 40 & exit 0`) holds the output pipes open, and
-  // execa waits for them to close: the program's own exit ends its group, so its result comes now,
-  // not at the inactivity limit. What it printed before is still in the pipes and is read to the end.
+  // Children of the program that outlive it belong to its step: its exit ends its group. A child
+  // left in the background (`sleep 40 & exit 0`) would otherwise hold the output pipes open, and
+  // execa waits for them to close: the result comes now, not at the inactivity limit. What the
+  // program printed before is still in the pipes and is read to the end.
   subprocess.on('exit', () => {
     if (pid !== undefined) killGroup(pid, 'SIGKILL');
   });
@@ -111,11 +112,8 @@ export async function runProcess(req: ProcessRequest): Promise<ProcessResult> {
   clearTimeout(idle);
   if (killTimer) clearTimeout(killTimer);
   req.signal.removeEventListener('abort', onAbort);
-  if (pid !== undefined) {
-    // Children of the script that outlived it belong to the step: end them too.
-    killGroup(pid, 'SIGKILL');
-    unregisterGroup(pid);
-  }
+  // Its group was ended when it exited (above).
+  if (pid !== undefined) unregisterGroup(pid);
   const rest = outDecoder.end();
   if (req.onStdout) {
     if (rest) req.onStdout(rest);
