@@ -53,19 +53,14 @@ function repoOf(run: WorkflowState): { repo: string; base: string } {
 /**
  * Why BRANCH cannot be merged into, by its name alone: a full ref name
  * (`refs/heads/main` would make the branch `refs/heads/refs/heads/main`, which
- * git then calls ambiguous), or a branch of the run's own agents (their
- * branches are `raymond/RUN/AGENT`, every agent id starting with `main`, and
- * their fix branches `...-fix`): merging into one would move an agent's work.
+ * git then calls ambiguous), or a branch of the run's own agents (each is
+ * `raymond/RUN/AGENT`, step-worktree.ts, every agent id starting with `main`,
+ * and its fix branch `...-fix`): merging into one would move an agent's work.
  */
-export function intoProblem(
-  into: string,
-  workflowId: string,
-  agentBranches: readonly string[],
-): string | undefined {
+function intoProblem(into: string, workflowId: string): string | undefined {
   if (into.startsWith('refs/'))
     return `--into ${JSON.stringify(into)} is a full ref name: give the branch's name (${into.replace(/^refs\/heads\//, '')})`;
-  const own = new Set(agentBranches.flatMap((b) => [b, `${b}-fix`]));
-  if (own.has(into) || into.startsWith(`raymond/${workflowId}/main`))
+  if (into.startsWith(`raymond/${workflowId}/main`))
     return `--into ${into} is in the run's own agent branches (raymond/${workflowId}/main...): merging into it would move an agent's work; give another branch, such as raymond/${workflowId}/merged`;
   return undefined;
 }
@@ -111,11 +106,7 @@ async function prepareInto(
 export async function mergeRun(req: MergeRequest): Promise<MergeReport> {
   const run = await readStateFile(stateFilePath(req.stateDir, req.workflowId), req.workflowId);
   const { repo, base } = repoOf(run);
-  const problem = intoProblem(
-    req.into,
-    req.workflowId,
-    run.agents.flatMap((a) => (a.worktree ? [a.worktree.branch] : [])),
-  );
+  const problem = intoProblem(req.into, req.workflowId);
   if (problem !== undefined) throw new RaymondError('ERR_USAGE', problem);
   const release = acquireLock(mergeLockPath(req.stateDir, req.workflowId), req.workflowId);
   const backends = agentBackends(run);

@@ -1,10 +1,8 @@
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { WorktreeRef } from '../../machines/types.js';
-import { worktreesDir } from './git-worktrees.js';
+import { detachFolder, worktreesDir } from './git-worktrees.js';
 import { averageHold } from './pool-growth.js';
-import { RaymondError } from '../errors.js';
-import { git } from './git.js';
 import { clearStaleLocks, readFolder } from './worktree-folder.js';
 import type { Folder } from './worktree-switch.js';
 
@@ -85,31 +83,16 @@ export async function scanFolders(
     folders.count++;
     if (clearLocks) await clearStaleLocks(state);
     // Mid-switch: free, and the next switch into it redoes the checkout whole. Its HEAD may be on
-    // the branch it was switching to already (killed between the checkout and the marker's removal):
-    // git would then refuse that branch in any other folder, so the folder lets go of it first.
+    // the branch it was switching to already (killed between the checkout and the marker's removal;
+    // the branch exists, made before the checkout): git would then refuse that branch in any other
+    // folder, so the folder lets go of it first.
     if (clearLocks && state.switching !== null && state.branch !== null)
-      await letGoOfBranch(repo, path);
+      await detachFolder(path, repo);
     const folder: Folder = { path, sparse: undefined, fresh: false };
     if (state.branch !== null && state.switching === null) folders.held.set(state.branch, folder);
     else if (Number.isInteger(n)) folders.free.push(folder);
   }
   return folders;
-}
-
-/**
- * Detaches a folder's HEAD at the commit it is on (the repository's HEAD
- * when its branch has none yet), so no branch is checked out in it: its
- * files are left as they are, for the next switch to redo.
- */
-async function letGoOfBranch(repo: string, path: string): Promise<void> {
-  const at =
-    (await git(path, ['rev-parse', '--verify', '--quiet', 'HEAD'], path)).stdout ||
-    (await git(repo, ['rev-parse', '--verify', '--quiet', 'HEAD'], repo)).stdout;
-  const r = await git(path, ['update-ref', '--no-deref', 'HEAD', at], path);
-  if (!r.ok)
-    throw new RaymondError('ERR_WORKTREE', `cannot take back the folder: ${r.error}`, {
-      file: path,
-    });
 }
 
 /** The folder the agent's branch is checked out in now, if any; its hold time is counted and ended. */
