@@ -19,9 +19,18 @@ export class CodexSandbox extends Sandbox {
   readonly server = new ResponsesServer();
   readonly home = join(this.dir, '.home');
   readonly codexHome = join(this.dir, '.codex-home');
+  /**
+   * codex's temporary folder. codex makes no `codex-linux-sandbox` alias under
+   * a CODEX_HOME inside the temporary folder, and where bwrap is installed it
+   * runs every command through that alias: commands fail with "execvp
+   * codex-linux-sandbox: No such file". The sandbox is under /tmp, so its
+   * TMPDIR is a folder beside the CODEX_HOME, as `raymond test` does.
+   */
+  readonly tmp = join(this.dir, '.tmp');
 
   async start(): Promise<this> {
     mkdirSync(this.home, { recursive: true });
+    mkdirSync(this.tmp, { recursive: true });
     await this.server.start();
     this.writeConfig(this.codexHome);
     return this;
@@ -59,6 +68,7 @@ export class CodexSandbox extends Sandbox {
     return {
       HOME: this.home,
       CODEX_HOME: this.codexHome,
+      TMPDIR: this.tmp,
       [KEY_VAR]: 'test-key',
       PATH: `${join(ROOT, 'node_modules/.bin')}${delimiter}${process.env.PATH ?? ''}`,
       ...extra,
