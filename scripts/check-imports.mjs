@@ -6,12 +6,26 @@
 //  3. machines/ is pure: no node:* module and nothing outside machines/ but xstate;
 //  4. src/web/client/ is browser code: it imports its own folder, the modules
 //     it shares with the server (SHARED_WITH_CLIENT, themselves free of node:*
-//     and of packages), and types from machines/, nothing else.
+//     and of packages), and types from machines/, nothing else;
+//  5. a backend is its folder under src/agents/: only the registry's list
+//     (BACKEND_LIST) imports it, so the rest of Raymond asks the registry.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 
 // An optional argument names another tree to check (the script's own tests use one).
 const root = resolve(process.argv[2] ?? new URL('..', import.meta.url).pathname);
+/** The one file that names each backend's folder: one line per backend. */
+const BACKEND_LIST = 'src/agents/registry/backend-list.ts';
+/** Every folder under src/agents/ but the registry's is a backend's (a new one needs no line here). */
+const BACKEND_FOLDERS = (() => {
+  try {
+    return readdirSync(join(root, 'src/agents'), { withFileTypes: true })
+      .filter((e) => e.isDirectory() && e.name !== 'registry')
+      .map((e) => `src/agents/${e.name}`);
+  } catch {
+    return [];
+  }
+})();
 /** Lowest first. Folders of the same layer may not import each other. */
 const LAYERS = [
   ['machines'],
@@ -23,9 +37,9 @@ const LAYERS = [
   ['src/telemetry'],
   ['src/executors'],
   // The interface every agent CLI gives Raymond, then each backend in its own folder, then the registry.
-  ['src/backend'],
-  ['src/claude', 'src/pi', 'src/codex'],
-  ['src/backends'],
+  ['src/agents'],
+  BACKEND_FOLDERS,
+  ['src/agents/registry'],
   ['src/scope'],
   ['src/queue'],
   ['src/settings'],
@@ -106,6 +120,13 @@ for (const file of files) {
     edges.push(target);
     const to = dirname(target);
     if (to === folder) continue;
+    const backend = BACKEND_FOLDERS.find((b) => to === b || to.startsWith(`${b}/`));
+    if (backend && file !== BACKEND_LIST && !folder.startsWith(`${backend}/`)) {
+      problems.push(
+        `${file}: imports ${target}, but only ${BACKEND_LIST} imports a backend's folder (${backend}/): ask the registry`,
+      );
+      continue;
+    }
     const [a, b] = [layerOf.get(folder), layerOf.get(to)];
     if (a === undefined || b === undefined)
       problems.push(
@@ -140,5 +161,5 @@ if (problems.length > 0) {
   process.exit(1);
 }
 console.log(
-  `check-imports: ${files.length} files, ${[...graph.values()].reduce((n, e) => n + e.length, 0)} imports: no cycle, every import goes down the layers, machines/ is pure, the browser client imports only what it shares`,
+  `check-imports: ${files.length} files, ${[...graph.values()].reduce((n, e) => n + e.length, 0)} imports: no cycle, every import goes down the layers, only the registry imports a backend, machines/ is pure, the browser client imports only what it shares`,
 );

@@ -1,4 +1,4 @@
-import { backendOf } from '../backends/registry.js';
+import { backendOf } from '../agents/registry/registry.js';
 import { ATTRIBUTE_ENV_PREFIX, exportedAsIs } from '../executors/attribute-env.js';
 import { RESERVED_FORK_ATTRIBUTES } from '../language/decide.js';
 import { taskOf, worktreeOf } from '../language/placement-attributes.js';

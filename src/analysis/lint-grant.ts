@@ -1,6 +1,6 @@
 import { existsSync, statSync } from 'node:fs';
 import { isAbsolute } from 'node:path';
-import { backendOf } from '../backends/registry.js';
+import { backendOf } from '../agents/registry/registry.js';
 import { CLAUDE_TOOLS, toolName } from '../language/grant.js';
 import type { Problem } from './lint-checks-table.js';
 import type { WorkflowNode } from './workflow-node.js';

@@ -2,7 +2,7 @@ import { join, resolve } from 'node:path';
 import { projectRaymondDir } from '../raymond-folder.js';
 import { findConfigFile, readConfig } from '../config/config-file.js';
 import { dirname } from 'node:path';
-import type { CliFlags, RunConfig } from './settings.js';
+import type { CliFlags, RunConfig } from './flag-settings.js';
 
 /** The project's state folder, found as `ray` finds `.raymond` (raymond-folder.ts). */
 export function defaultStateDir(): string {

@@ -5,7 +5,7 @@ import { EXIT } from './exit-codes.js';
 import { runCommand } from './run-command.js';
 import { jsonSummary } from './run-summary.js';
 import { listRuns, runStatus } from './runs-command.js';
-import type { CliFlags } from './settings.js';
+import type { CliFlags } from './flag-settings.js';
 import { commandName } from './program-name.js';
 
 /** What the command line ends with: the exit code, and how an error is shown on stdout. */

@@ -1,7 +1,7 @@
 import { statesThatAsk } from '../analysis/ask-scan.js';
 import { loadWorkflowGraph, scopeGraph, type WorkflowGraph } from '../analysis/workflow-graph.js';
 import { RaymondError } from '../errors.js';
-import type { RunSettings } from '../runtime/run-settings.js';
+import type { RunSettings } from '../settings/run-settings.js';
 import { openScope, resumeSpecifier, type Scope } from '../scope/scope.js';
 import { readStateFile, stateFilePath } from '../state/state-file.js';
 

@@ -1,10 +1,10 @@
 import { join } from 'node:path';
 import { RaymondError } from '../errors.js';
-import type { RunSettings } from '../runtime/run-settings.js';
+import type { RunSettings } from '../settings/run-settings.js';
 import { MANIFEST } from '../scope/skill-package.js';
 import { readFolderManifest } from '../serve/workflow-registry.js';
 import { givenFlags } from '../settings/setting-values.js';
-import type { CliFlags, RunConfig } from './settings.js';
+import type { CliFlags, RunConfig } from './flag-settings.js';
 
 /**
  * A new run of a skill package from the command line keeps its manifest's

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { projectRootOf } from '../task-folder-pattern.js';
 import { openScope } from '../scope/scope.js';
 import { runContext } from './cli-context.js';
-import { newRunSettings } from './settings.js';
+import { newRunSettings } from './flag-settings.js';
 import { skippedWarning } from '../history/history-store.js';
 import { planOf } from '../plan/load-plan.js';
 import { EXIT } from './exit-codes.js';

@@ -9,7 +9,7 @@ import { defaultStateDir } from './cli-context.js';
 import { dispatch, jsonError, usage, type CliResult } from './dispatch.js';
 import { ROOT_EXAMPLES, addRootOptions } from './root-options.js';
 import { RUN_SETTINGS } from '../settings/run-settings-table.js';
-import type { CliFlags } from './settings.js';
+import type { CliFlags } from './flag-settings.js';
 import { commandName } from './program-name.js';
 import { closestName, usageMessage } from './command-suggest.js';
 import { addSurfaceCommands } from './surface-commands.js';

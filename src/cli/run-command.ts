@@ -10,7 +10,7 @@ import { createTerminalTitle } from './terminal-title.js';
 import { createPlainReporter } from './progress.js';
 import { eventLine } from './describe-event.js';
 import { joinFinished, jsonSummary, summaryLine, type RunFinished } from './run-summary.js';
-import { newRunSettings, notifyHooks, resumeOverrides, waitForLimits } from './settings.js';
+import { newRunSettings, notifyHooks, resumeOverrides, waitForLimits } from './flag-settings.js';
 import { createAskPrompter, type AskPrompter } from './ask-prompter.js';
 import { reportEnd, resumeCommand } from './run-end-report.js';
 import { STATUS_EXIT } from '../runtime/status-exit.js';

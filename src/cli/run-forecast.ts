@@ -4,7 +4,7 @@ import { forecastLine } from '../plan/forecast-line.js';
 import { planOf } from '../plan/load-plan.js';
 import type { CliContext } from './cli-context.js';
 import type { OpenedWorkflow } from './opened-workflow.js';
-import { newRunSettings } from './settings.js';
+import { newRunSettings } from './flag-settings.js';
 
 /**
  * On a terminal, before a new run starts: its forecast in one line on

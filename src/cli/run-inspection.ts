@@ -2,7 +2,7 @@ import type { WorkflowGraph } from '../analysis/workflow-graph.js';
 import type { Inspection } from '../inspect/inspection.js';
 import type { LiveControl } from '../web/live-routes.js';
 import { DEFAULT_INSPECT_PORT } from './options.js';
-import type { CliFlags } from './settings.js';
+import type { CliFlags } from './flag-settings.js';
 
 /**
  * Opens the relay and/or trace the flags ask for, prints where to look, and

@@ -9,7 +9,7 @@ import { RunPool } from '../serve/run-pool.js';
 import type { ServeContext } from '../serve/serve-context.js';
 import { serveNotifications } from '../serve/serve-notify.js';
 import { WorkflowRegistry } from '../serve/workflow-registry.js';
-import { newRunSettings, notifyHooks, type CliFlags } from './settings.js';
+import { newRunSettings, notifyHooks, type CliFlags } from './flag-settings.js';
 
 /** What `raymond serve` and `raymond mcp` share of their flags. */
 export interface ServingFlags {

@@ -14,7 +14,7 @@ import {
   workflowGraphs,
 } from '../testing/test-suite.js';
 import { EXIT } from './exit-codes.js';
-import { newRunSettings } from './settings.js';
+import { newRunSettings } from './flag-settings.js';
 
 /** What `raymond test` is asked. */
 export interface TestFlags {

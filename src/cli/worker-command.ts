@@ -10,7 +10,7 @@ import { KEY_PREFIX, QUEUE_NAME } from '../queue/step-job.js';
 import { startWorker } from '../queue/step-worker.js';
 import { alive, listWorkers } from '../queue/worker-registry.js';
 import { ignoreRaymondFolder } from '../raymond-folder.js';
-import { workerSlots } from '../runtime/run-settings.js';
+import { workerSlots } from '../settings/run-settings.js';
 import { EXIT } from './exit-codes.js';
 
 /** `raymond worker`'s flags. */

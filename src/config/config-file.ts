@@ -3,7 +3,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { Type as T, type Static, type TSchema } from '@sinclair/typebox';
 import { parse } from 'smol-toml';
-import type { PriceOverride } from '../backend/agent-backend.js';
+import type { PriceOverride } from '../agents/agent-backend.js';
 import { RaymondError, errorMessage } from '../errors.js';
 import { readPrices } from './config-prices.js';
 import { ignoreRaymondFolder, projectRaymondDir } from '../raymond-folder.js';

@@ -1,4 +1,4 @@
-import type { PriceOverride } from '../backend/agent-backend.js';
+import type { PriceOverride } from '../agents/agent-backend.js';
 import { RaymondError } from '../errors.js';
 
 const FIELDS = ['input', 'cached_input', 'output'] as const;

@@ -27,6 +27,11 @@ export type SessionPlan =
   /** `--continue-session`: branch from the newest Claude Code session of the directory (`-c --fork-session`), the user's. */
   | { kind: 'continue'; id?: string };
 
+/** The session a plan continues from, whose earlier cost is already paid. */
+export function parentSession(plan: SessionPlan): string | undefined {
+  return plan.kind === 'resume' ? plan.session : plan.kind === 'branch' ? plan.from : undefined;
+}
+
 /**
  * What an agent's `branchFrom` holds to branch its first markdown turn from
  * the user's newest session in its directory (`--continue-session`); a

@@ -1,5 +1,5 @@
 import type { Forecast, Forecaster, WorkflowHistory } from '../history/history-types.js';
-import { backendOf } from '../backends/registry.js';
+import { backendOf } from '../agents/registry/registry.js';
 import { stateKey, type PlanGraph } from './plan-graph.js';
 import { historyForecast, workerCosts } from './history-figures.js';
 import { reachableFrom, statesInLoops, forkTargets } from './reachable-states.js';

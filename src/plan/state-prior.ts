@@ -2,8 +2,8 @@ import type { WorkflowNode } from '../analysis/workflow-node.js';
 import type { Forecast } from '../history/history-types.js';
 import { parseStateSource } from '../language/frontmatter.js';
 import { renderTemplate } from '../language/render.js';
-import type { PricedModel } from '../backend/model-price.js';
-import { backendOf } from '../backends/registry.js';
+import type { PricedModel } from '../agents/model-price.js';
+import { backendOf } from '../agents/registry/registry.js';
 
 /**
  * The prior: what a state is expected to cost and take when the history has

@@ -1,5 +1,5 @@
 import type { Forecast, WorkflowHistory } from '../history/history-types.js';
-import { backendOf } from '../backends/registry.js';
+import { backendOf } from '../agents/registry/registry.js';
 import type { PlanForecaster } from './forecaster.js';
 import { p50p90 } from '../history/percentiles.js';
 import { budgetFor, runTotals, visitsOf, type Range } from './history-figures.js';

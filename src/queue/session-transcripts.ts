@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
 import type { BackendSpec } from '../executors/executor.js';
-import { backendOf } from '../backends/registry.js';
+import { backendOf } from '../agents/registry/registry.js';
 import { sha256, type BlobStore } from './blob-store.js';
 import { isSafeSegment, safeSegment } from './safe-names.js';
 import type { TranscriptRef } from './step-job.js';

@@ -1,6 +1,6 @@
 import type { AgentFields, WorktreeRef } from '../../machines/types.js';
 import type { SerializedError } from '../errors.js';
-import type { PriceOverride } from '../backend/agent-backend.js';
+import type { PriceOverride } from '../agents/agent-backend.js';
 import type { BackendSpec } from '../executors/executor.js';
 import type { ResolvedGrant } from '../executors/resolved-grant.js';
 import type { Execution, SessionPlan } from '../executors/executor.js';

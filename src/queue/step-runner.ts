@@ -2,7 +2,7 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { RunEvent } from '../../machines/run-events.js';
 import type { AgentFields } from '../../machines/types.js';
-import { backendExecutor } from '../backends/backend-executor.js';
+import { backendExecutor } from '../agents/registry/backend-executor.js';
 import type { WarmSessions } from '../executors/warm-sessions.js';
 import { RaymondError, errorMessage } from '../errors.js';
 import type { Execution, ExecutionRequest } from '../executors/executor.js';

@@ -7,7 +7,7 @@ import type { Forecaster } from '../history/history-types.js';
 import { isMarkdown } from '../scope/extensions.js';
 import type { Scope } from '../scope/scope.js';
 import { gateDecision } from './resolve-decision.js';
-import type { RunSettings } from './run-settings.js';
+import type { RunSettings } from '../settings/run-settings.js';
 import type { RunHooks } from './run-types.js';
 import { projectRootOf } from '../task-folder-pattern.js';
 

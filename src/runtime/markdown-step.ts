@@ -1,8 +1,7 @@
 import type { StepInput, StepResult } from '../../machines/agent.machine.js';
-import { parentSession } from '../claude/claude-argv.js';
-import { backendOf } from '../backends/registry.js';
+import { backendOf } from '../agents/registry/registry.js';
 import { RaymondError, formatError, type SpentDetails } from '../errors.js';
-import type { Execution, SessionPlan } from '../executors/executor.js';
+import { parentSession, type Execution, type SessionPlan } from '../executors/executor.js';
 import type { AllowedTransition } from '../language/frontmatter.js';
 import { formatAllowed, reminder } from '../language/policy.js';
 import { templateVariables } from '../language/render.js';

@@ -1,6 +1,6 @@
 import { loadQueueSecret } from '../queue/job-signing.js';
 import { parseQueueUrl } from '../queue/queue-url.js';
-import type { QueueSettings } from './run-settings.js';
+import type { QueueSettings } from '../settings/run-settings.js';
 
 /*
  * Apart from queued-run.ts, which compose-run imports only for a queued run:

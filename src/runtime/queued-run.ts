@@ -1,7 +1,7 @@
 import { dirname, join } from 'node:path';
 import type { RunEventSink } from '../../machines/run-events.js';
 import type { StateExecutor } from '../executors/executor.js';
-import type { QueueSettings, RunSettings } from './run-settings.js';
+import type { QueueSettings, RunSettings } from '../settings/run-settings.js';
 import { projectRootOf } from '../task-folder-pattern.js';
 import type { WorktreePool } from '../worktrees/worktree-pool.js';
 import { loadQueueSecret } from '../queue/job-signing.js';

@@ -1,12 +1,12 @@
-import type { AgentBackend } from '../backend/agent-backend.js';
-import { backendOf } from '../backends/registry.js';
+import type { AgentBackend } from '../agents/agent-backend.js';
+import { backendOf } from '../agents/registry/registry.js';
 import { RaymondError } from '../errors.js';
 import type { StateExecutor } from '../executors/executor.js';
 import { parseStateSource } from '../language/frontmatter.js';
 import { isMarkdown } from '../scope/extensions.js';
 import type { Scope } from '../scope/scope.js';
 import { checkQueue } from './queue-check.js';
-import type { RunSettings } from './run-settings.js';
+import type { RunSettings } from '../settings/run-settings.js';
 import { layeredGrant } from './state-grant.js';
 
 // The checks a run passes before anything is written (its agent CLI, its grants): kept apart from

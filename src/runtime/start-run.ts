@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { access } from 'node:fs/promises';
 import { CONTINUE_LATEST } from '../executors/executor.js';
-import { DEFAULT_DISALLOWED_TOOLS } from '../claude/claude-argv.js';
+import { DEFAULT_DISALLOWED_TOOLS } from '../agents/claude/claude-argv.js';
 import type { StoredAgent, WorkflowState } from '../../machines/types.js';
 import { RaymondError, formatError } from '../errors.js';
 import { openScope, resumeSpecifier, type Scope } from '../scope/scope.js';
@@ -27,7 +27,7 @@ import {
   toOptions,
   type ResumeOverrides,
   type RunSettings,
-} from './run-settings.js';
+} from '../settings/run-settings.js';
 
 interface CommonRequest extends RunHooks {
   /** Folder of state files (`.raymond/state` by default). */

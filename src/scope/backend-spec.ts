@@ -3,7 +3,7 @@ import { basename, dirname, join } from 'node:path';
 import { parseDocument } from 'yaml';
 import { yamlData } from '../language/yaml-data.js';
 import { RaymondError } from '../errors.js';
-import { parseBackend } from '../backends/parse-backend.js';
+import { parseBackend } from '../agents/registry/parse-backend.js';
 import type { BackendSpec } from '../executors/executor.js';
 import { readGrant, type Grant } from '../language/grant.js';
 

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { ScopeRef } from '../../machines/types.js';
-import { parseBackend } from '../backends/parse-backend.js';
+import { parseBackend } from '../agents/registry/parse-backend.js';
 import type { BackendSpec } from '../executors/executor.js';
 import { readGrant, type Grant } from '../language/grant.js';
 import { RaymondError } from '../errors.js';

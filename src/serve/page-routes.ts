@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { MODELS } from '../claude/claude-argv.js';
+import { MODELS } from '../agents/claude/claude-argv.js';
 import { livePageHtml } from '../web/live-page.js';
 import { serveIndexHtml } from '../web/serve-index-page.js';
 import { hasToken } from './auth.js';

@@ -3,7 +3,7 @@ import { realpath, stat } from 'node:fs/promises';
 import { isAbsolute, relative, resolve } from 'node:path';
 import { diagramSvgFile } from '../analysis/diagram-html.js';
 import { loadWorkflowGraph } from '../analysis/workflow-graph.js';
-import { backendOf, runModelProblem } from '../backends/registry.js';
+import { backendOf, runModelProblem } from '../agents/registry/registry.js';
 import { folderBackend } from '../scope/backend-spec.js';
 import { formatError } from '../errors.js';
 import type { CostRow } from '../../machines/cost-table.js';

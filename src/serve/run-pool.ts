@@ -8,7 +8,7 @@ import { formatError } from '../errors.js';
 import { runForecaster } from '../plan/run-forecaster.js';
 import { resumeWorkflow, startWorkflow } from '../runtime/start-run.js';
 import type { RunOutcome } from '../runtime/run-types.js';
-import type { ResumeOverrides, RunSettings } from '../runtime/run-settings.js';
+import type { ResumeOverrides, RunSettings } from '../settings/run-settings.js';
 import { resumeSpecifier } from '../scope/scope.js';
 import { lockHolder } from '../state/run-lock.js';
 import { lockFilePath, readStateFile, stateFilePath } from '../state/state-file.js';

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { RunSettings } from '../runtime/run-settings.js';
+import type { RunSettings } from '../settings/run-settings.js';
 import type { AskStaging } from './ask-staging.js';
 import type { UploadCaps } from './ask-affordance.js';
 import type { RunPool } from './run-pool.js';

@@ -1,9 +1,9 @@
-import { RUN_EFFORTS, runModelProblem } from '../backends/registry.js';
+import { RUN_EFFORTS, runModelProblem } from '../agents/registry/registry.js';
 import {
   DEFAULT_DISALLOWED_TOOLS,
   MODEL_CHOICES,
   PERMISSION_MODES,
-} from '../claude/claude-argv.js';
+} from '../agents/claude/claude-argv.js';
 import { ON_DENIAL_MODES } from '../language/grant.js';
 import { bool, listFromFlag, names, oneOf, refuse, setting, text } from './setting.js';
 

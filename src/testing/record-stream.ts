@@ -1,6 +1,6 @@
 import { isAbsolute, relative } from 'node:path';
-import type { RecordedTurn } from '../backend/agent-backend.js';
-import { allBackends } from '../backends/registry.js';
+import type { RecordedTurn } from '../agents/agent-backend.js';
+import { allBackends } from '../agents/registry/registry.js';
 import type { ToolCall } from './test-spec-schema.js';
 
 /** A tool call as the agent CLI gave it. */

@@ -5,7 +5,7 @@ import { RaymondError } from '../errors.js';
 import { STATUS_EXIT } from '../runtime/status-exit.js';
 import { readStateFile, stateFilePath } from '../state/state-file.js';
 import { parseTransitions, streamFiles, type RunLog } from './record-log.js';
-import type { RecordedTurn } from '../backend/agent-backend.js';
+import type { RecordedTurn } from '../agents/agent-backend.js';
 import { streamTurns } from './record-stream.js';
 import { pathEntryText } from './path-entry.js';
 import { stateStem } from './test-file.js';

@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { STEP_HEADER } from '../backend/agent-backend.js';
-import { backendNamed } from '../backends/registry.js';
+import { STEP_HEADER } from '../agents/agent-backend.js';
+import { backendNamed } from '../agents/registry/registry.js';
 import { messageBody, promptOf, writeMessage, type ModelResponse } from './messages-stream.js';
 import { responsesTurn, writeResponse } from './responses-stream.js';
 import type { Turn } from './test-spec-schema.js';

@@ -3,9 +3,9 @@ import type { RunEventSink } from '../../machines/run-events.js';
 import { RaymondError } from '../errors.js';
 import type { ExecutionRequest, StateExecutor } from '../executors/executor.js';
 import { agentExecutor } from '../runtime/compose-run.js';
-import type { RunSettings } from '../runtime/run-settings.js';
+import type { RunSettings } from '../settings/run-settings.js';
 import type { ScriptedModel } from './scripted-model.js';
-import { backendOf } from '../backends/registry.js';
+import { backendOf } from '../agents/registry/registry.js';
 import { stateStem } from './test-file.js';
 import type { TestSpec, Turn } from './test-spec-schema.js';
 

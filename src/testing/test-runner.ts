@@ -4,7 +4,7 @@ import { dirname, join, resolve } from 'node:path';
 import type { RunEvent } from '../../machines/run-events.js';
 import { RaymondError, formatError } from '../errors.js';
 import { startWorkflow } from '../runtime/start-run.js';
-import type { RunSettings } from '../runtime/run-settings.js';
+import type { RunSettings } from '../settings/run-settings.js';
 import type { RunControl, RunOutcome } from '../runtime/run-types.js';
 import { checkTest, type Divergence, type RunRecord } from './test-checks.js';
 import { commitAll, testEnvironment } from './test-sandbox.js';

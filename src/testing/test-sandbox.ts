@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { allBackends } from '../backends/registry.js';
+import { allBackends } from '../agents/registry/registry.js';
 
 /** What a test's agent CLIs run with. */
 export interface TestEnvironmentOptions {

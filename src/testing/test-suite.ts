@@ -1,6 +1,6 @@
 import { relative } from 'node:path';
 import { loadWorkflowGraph, type WorkflowGraph } from '../analysis/workflow-graph.js';
-import { backendOf } from '../backends/registry.js';
+import { backendOf } from '../agents/registry/registry.js';
 import { isMarkdown } from '../scope/extensions.js';
 import { openScope } from '../scope/scope.js';
 import { coverage, type Coverage } from './coverage.js';

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { RunEvent } from '../../machines/run-events.js';
-import type { RunSettings } from '../../src/runtime/run-settings.js';
+import type { RunSettings } from '../../src/settings/run-settings.js';
 import { DEFAULT_TASK_FOLDER_PATTERN } from '../../src/task-folder-pattern.js';
 
 /** Settings of a run on this machine, none of its extras on. */

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { RaymondError } from '../../src/errors.js';
-import { parseBackend } from '../../src/backends/parse-backend.js';
+import { parseBackend } from '../../src/agents/registry/parse-backend.js';
 import { folderBackend, manifestBackend } from '../../src/scope/backend-spec.js';
 
 const FILE = '/wf/workflow.yaml';

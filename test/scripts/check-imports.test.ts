@@ -38,14 +38,39 @@ describe('scripts/check-imports.mjs', () => {
     const r = check({
       'machines/a.ts': '',
       'src/errors.ts': '',
-      'src/claude/x.ts': "import type { R } from '../runtime/y.js';\n",
+      'src/agents/claude/x.ts': "import type { R } from '../../runtime/y.js';\n",
       'src/runtime/y.ts': '',
     });
     assert.equal(r.code, 1);
     assert.match(
       r.out,
-      /src\/claude\/x\.ts: imports src\/runtime\/y\.ts, but src\/runtime\/ is above src\/claude\//,
+      /src\/agents\/claude\/x\.ts: imports src\/runtime\/y\.ts, but src\/runtime\/ is above src\/agents\/claude\//,
     );
+  });
+
+  it("refuses an import of a backend's folder from anywhere but the registry's list, whatever the backend's name", () => {
+    const files = {
+      'machines/a.ts': '',
+      'src/errors.ts': '',
+      'src/agents/agent-backend.ts': '',
+      'src/agents/toy/toy-backend.ts':
+        "import type { A } from '../agent-backend.js';\nimport { t } from './toy-argv.js';\n",
+      'src/agents/toy/toy-argv.ts': '',
+      'src/agents/registry/backend-list.ts': "export { TOY } from '../toy/toy-backend.js';\n",
+      'src/agents/registry/registry.ts': "import * as listed from './backend-list.js';\n",
+    };
+    assert.equal(check(files).code, 0, check(files).out);
+    const r = check({
+      ...files,
+      'src/agents/registry/registry.ts': "import { TOY } from '../toy/toy-backend.js';\n",
+      'src/runtime/step.ts': "import { t } from '../agents/toy/toy-argv.js';\n",
+    });
+    assert.equal(r.code, 1);
+    assert.match(
+      r.out,
+      /src\/agents\/registry\/registry\.ts: imports src\/agents\/toy\/toy-backend\.ts, but only src\/agents\/registry\/backend-list\.ts imports a backend's folder \(src\/agents\/toy\/\): ask the registry/,
+    );
+    assert.match(r.out, /src\/runtime\/step\.ts: imports src\/agents\/toy\/toy-argv\.ts, but only/);
   });
 
   it('refuses a cycle between files of one folder', () => {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { STEP_HEADER } from '../../src/backend/agent-backend.js';
+import { STEP_HEADER } from '../../src/agents/agent-backend.js';
 import { ScriptedModel, type StepLog, type StepTicket } from '../../src/testing/scripted-model.js';
 
 /** The events of one streamed answer, as JSON objects. */

@@ -1,0 +1,288 @@
+import type { RunEventSink } from '../../../machines/run-events.js';
+import { RaymondError } from '../../errors.js';
+import { denialEvent } from '../../executors/tool-denial.js';
+import {
+  timeoutName,
+  type Execution,
+  type ExecutionRequest,
+  type StateExecutor,
+} from '../../executors/executor.js';
+import { oneLine } from '../../executors/one-line.js';
+import { mib } from '../../executors/output-cut.js';
+import { grantKey } from '../../executors/resolved-grant.js';
+import { toolName } from '../../language/grant.js';
+import { runProcess } from '../../executors/run-process.js';
+import { claudeArgs, promptOnStdin } from './claude-argv.js';
+import { invocationCost } from './cost.js';
+import { claudeCli } from './claude-version.js';
+import { findClaude } from './find-claude.js';
+import {
+  MAX_LINE_CHARS,
+  StreamReader,
+  describeDenial,
+  type StreamFatal,
+  type StreamSummary,
+} from './stream-reader.js';
+import type { WarmProcess } from '../../executors/warm-process.js';
+import type { WarmSessions } from '../../executors/warm-sessions.js';
+
+export interface ClaudeOptions {
+  /** `--claude-bin`; else `claude` on PATH. */
+  bin?: string;
+  skipPermissions: boolean;
+  permissionMode?: string;
+  disallowedTools?: readonly string[];
+  /** The run's event stream: Claude's messages are shown as they arrive. */
+  emit: RunEventSink;
+  /** Live processes kept between an agent's turns in one session; absent with --no-warm. */
+  warm?: WarmSessions;
+  /** The run's own environment variables (a server run's `environment`), given to every turn. */
+  env?: Readonly<Record<string, string | undefined>>;
+}
+
+/**
+ * Claude Code's refusal, as root, of --dangerously-skip-permissions without
+ * IS_SANDBOX=1: it refuses every turn the same way, so retrying is useless.
+ */
+const ROOT_REFUSAL = /--dangerously-skip-permissions cannot be used with root\/sudo privileges/;
+
+/**
+ * Claude Code refusing a flag (too old for `--tools`, say): commander's
+ * words on stderr, the only place it says so (no stream has started).
+ */
+const FLAG_REFUSAL =
+  /error: (unknown option '[^']+'|option '[^']+' argument '[^']*' is invalid[^\n]*)/;
+
+/** What a person does about a failure that no retry cures. */
+function fatalMessage(f: StreamFatal, req: ExecutionRequest): string {
+  if (f.kind === 'model')
+    return `Claude Code cannot use the model${req.model ? ` "${req.model}"` : ''} ("${oneLine(f.message, 200)}"): name one it has (--model, the config's model, a state's model:); retrying cannot help`;
+  return `Claude Code is not logged in or its API key was refused ("${oneLine(f.message, 200)}"): run claude and /login, or set a valid ANTHROPIC_API_KEY, then resume the run; retrying cannot help`;
+}
+
+/** How a turn's process ended, from a cold run or a warm process. */
+interface TurnEnd {
+  exitCode: number | null;
+  signal: string | null;
+  stderrTail: string;
+  timedOut: boolean;
+  aborted: boolean;
+  spawnError?: string;
+  /** CPU time the turn's process used, as sampled (ms). */
+  cpuMs?: number;
+}
+
+/**
+ * Turns what a turn printed and how its process ended into the execution,
+ * or the error that says what went wrong. Failures that a retry may cure
+ * throw ERR_CLAUDE_FAILED; a usage limit throws ERR_USAGE_LIMIT; both carry
+ * what the turn cost so far in `details`. A refusal that no retry can cure
+ * throws ERR_CLAUDE_REFUSED.
+ */
+function settle(
+  s: StreamSummary,
+  end: TurnEnd,
+  req: ExecutionRequest,
+  bin: string,
+  where: string,
+): Execution {
+  const costUsd = invocationCost(s, req.costBase, req.session?.kind === 'continue');
+  const spent = {
+    costUsd,
+    sessionTotal: s.totalCostUsd,
+    session: s.sessionId,
+    tokens: s.invocationTokens,
+    cpuMs: end.cpuMs ?? 0,
+  };
+  // Said by the stream, so stopping the process for it (it would retry for minutes) is no abort of the user's.
+  if (s.fatal)
+    throw new RaymondError('ERR_CLAUDE_REFUSED', fatalMessage(s.fatal, req), {
+      file: where,
+      details: spent,
+    });
+  if (end.aborted)
+    throw new RaymondError('ERR_CLAUDE_FAILED', 'stopped', { file: where, details: spent });
+  // The binary was found before; a start failure now (EAGAIN, ENOMEM) may pass, so it is retried.
+  if (end.spawnError)
+    throw new RaymondError('ERR_CLAUDE_FAILED', `could not start ${bin}: ${end.spawnError}`, {
+      file: where,
+      details: spent,
+    });
+  if (ROOT_REFUSAL.test(end.stderrTail)) {
+    throw new RaymondError(
+      'ERR_CLAUDE_REFUSED',
+      `Claude Code refuses --dangerously-skip-permissions when run as root ("${oneLine(end.stderrTail, 200)}"); in a sandbox (a container or a VM) set IS_SANDBOX=1 in Raymond's environment, else run as another user or without --dangerously-skip-permissions`,
+      { file: where, details: spent },
+    );
+  }
+  const flag = FLAG_REFUSAL.exec(end.stderrTail);
+  if (flag && s.sessionId === null) {
+    throw new RaymondError(
+      'ERR_CLAUDE_REFUSED',
+      `Claude Code refused a flag Raymond gave it (${flag[1]}): update Claude Code (npm install -g @anthropic-ai/claude-code@latest), or leave out the key that asks for it; retrying cannot help`,
+      { file: where, details: spent },
+    );
+  }
+  if (s.usageLimit) {
+    const when = s.usageLimit.resetsAt
+      ? `; resets at ${new Date(s.usageLimit.resetsAt).toISOString()}`
+      : '';
+    throw new RaymondError(
+      'ERR_USAGE_LIMIT',
+      `Claude usage limit reached (${oneLine(s.usageLimit.message, 120)})${when}`,
+      { file: where, details: { ...spent, resetsAt: s.usageLimit.resetsAt ?? null } },
+    );
+  }
+  if (end.timedOut) {
+    throw new RaymondError(
+      'ERR_CLAUDE_FAILED',
+      `Claude Code printed nothing for ${Math.round(req.timeoutMs / 1000)} s and was killed (${timeoutName(req)})`,
+      { file: where, details: spent },
+    );
+  }
+  if (s.isError)
+    throw new RaymondError(
+      'ERR_CLAUDE_FAILED',
+      `Claude Code reported an error: ${oneLine(s.resultText ?? 'no text')}`,
+      { file: where, details: spent },
+    );
+  if (s.resultText === null || s.sessionId === null) {
+    const how =
+      end.exitCode === null
+        ? end.signal
+          ? `was killed by ${end.signal}`
+          : 'ended'
+        : `exited with code ${end.exitCode}`;
+    const stderr = end.stderrTail.trim() ? `: ${oneLine(end.stderrTail)}` : ' without a result';
+    const cut =
+      s.cutLines > 0 ? `; ${s.cutLines} line(s) over ${mib(MAX_LINE_CHARS)} were skipped` : '';
+    // The reserved id exists already: an earlier attempt (or a killed run) began that session.
+    const sessionInUse = /Session ID \S+ is already in use/.test(end.stderrTail);
+    throw new RaymondError('ERR_CLAUDE_FAILED', `Claude Code ${how}${stderr}${cut}`, {
+      file: where,
+      details: { ...spent, sessionInUse },
+    });
+  }
+  const out: Execution = {
+    output: s.resultText,
+    session: s.sessionId,
+    costUsd,
+    tokens: s.invocationTokens,
+    cpuMs: end.cpuMs ?? 0,
+  };
+  if (s.denials.length > 0) out.denials = s.denials.map(describeDenial);
+  if (s.totalCostUsd !== null) out.sessionTotal = s.totalCostUsd;
+  return out;
+}
+
+/**
+ * Runs Claude Code turns for markdown states. With `warm`, a turn that goes
+ * on in a session whose process is still alive is one more message to that
+ * process; any other starts one (with the same flags as a cold turn), which
+ * stays for the session's next turn. Without, each turn is its own `claude -p`.
+ */
+export function createClaudeExecutor(options: ClaudeOptions): StateExecutor {
+  let bin: string | undefined;
+  return {
+    async execute(req: ExecutionRequest): Promise<Execution> {
+      bin ??= findClaude(options.bin);
+      // Learnt once per process: a flag this Claude Code does not list is not passed.
+      const { flags } = await claudeCli(bin, { ...process.env, ...options.env });
+      const where = req.scope.display(req.file);
+      const agentId = req.agent.id;
+      let proc: WarmProcess | undefined;
+      // Stops the turn's process when the stream says it cannot succeed.
+      const hopeless = new AbortController();
+      const reader = new StreamReader(
+        (p) => {
+          if (p.kind === 'result') proc?.endTurn();
+          else if (p.kind === 'fatal') {
+            proc?.kill();
+            hopeless.abort();
+          } else if (p.kind === 'bad-line')
+            options.emit({
+              type: 'detail',
+              text: `[${agentId}] skipped a line that is not JSON: ${p.text}`,
+            });
+          else if (p.kind === 'denied') options.emit(denialEvent(agentId, req.file, p.denial));
+          else if (p.kind === 'cut')
+            options.emit({
+              type: 'warning',
+              text: `[${agentId}] ${where}: output was cut: skipped a line of ${mib(p.chars)} from Claude Code (at most ${mib(MAX_LINE_CHARS)} are read)`,
+            });
+          else options.emit({ type: 'print', agentId, text: p.text });
+        },
+        req.grant?.tools && new Set(req.grant.tools.map(toolName)),
+      );
+      const debug = req.debug?.();
+      const onStdout = (text: string) => {
+        reader.write(text);
+        debug?.stream(text);
+      };
+      const prompt = req.prompt ?? '';
+      const plan = req.session ?? { kind: 'fresh' };
+      const invocation = {
+        prompt,
+        session: plan,
+        model: req.model,
+        effort: req.effort,
+        skipPermissions: options.skipPermissions,
+        permissionMode: options.permissionMode,
+        disallowedTools: options.disallowedTools,
+        grant: req.grant,
+        flags,
+      };
+      // A live process keeps the environment it started with: a turn with its own (its trace context) starts its own.
+      const warm = req.env ? undefined : options.warm;
+      if (warm) {
+        const fit = {
+          cwd: req.agent.cwd,
+          model: req.model,
+          effort: req.effort,
+          grant: grantKey(req.grant),
+        };
+        const live = plan.kind === 'resume' ? warm.take(plan.session, fit) : undefined;
+        proc = live ?? warm.start(bin, claudeArgs({ ...invocation, prompt: undefined }), fit);
+        const t = await proc.turn({
+          prompt,
+          onStdout,
+          signal: req.signal,
+          inactivityMs: req.timeoutMs,
+          model: req.model,
+        });
+        debug?.finish();
+        try {
+          const out = settle(
+            reader.end(),
+            { ...t, timedOut: t.ended === 'timeout', aborted: t.ended === 'aborted' },
+            req,
+            bin,
+            where,
+          );
+          if (t.ended === 'result') warm.keep(out.session!, proc);
+          else warm.drop(proc);
+          return out;
+        } catch (err) {
+          warm.drop(proc);
+          throw err;
+        }
+      }
+      const result = await runProcess({
+        file: bin,
+        args: claudeArgs(invocation),
+        ...(promptOnStdin(prompt) ? { input: prompt } : {}),
+        cwd: req.agent.cwd,
+        // A Raymond run inside a Claude Code session must not look nested to the child.
+        env: { ...options.env, ...req.env, CLAUDECODE: undefined },
+        signal: AbortSignal.any([req.signal, hopeless.signal]),
+        inactivityMs: req.timeoutMs,
+        onStdout,
+      });
+      debug?.finish();
+      return settle(reader.end(), result, req, bin, where);
+    },
+    endSession(session) {
+      options.warm?.release(session);
+    },
+  };
+}

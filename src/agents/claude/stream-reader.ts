@@ -1,0 +1,278 @@
+import { describeDenial, type ToolDenial } from '../../executors/tool-denial.js';
+import { resetFromText } from './reset-text.js';
+import { asObject, objectsOf, parseObjectLine } from '../json-line.js';
+import { LIMIT_TEXT, describeTool, toEpochMs, tokens, type Json } from './stream-fields.js';
+
+/** What Raymond takes from one `claude -p --output-format stream-json` run. */
+export interface StreamSummary {
+  sessionId: string | null;
+  /** `result` of the last result message. */
+  resultText: string | null;
+  isError: boolean;
+  totalCostUsd: number | null;
+  /** Tokens of this invocation alone (`usage`). */
+  invocationTokens: number;
+  /** Tokens over the whole session history as Claude Code reports them (`modelUsage`). */
+  reportedTokens: number;
+  /** Set when the stream says a usage limit was hit. */
+  usageLimit: { resetsAt?: number; message: string } | null;
+  /** Lines that were not JSON (logged, skipped). */
+  badLines: number;
+  /** Lines longer than MAX_LINE_CHARS (skipped unread). */
+  cutLines: number;
+  /** Tool calls Claude Code's permissions refused, in the order they happened. */
+  denials: ToolDenial[];
+  /** A failure no retry can cure, as the stream's structured fields say: not logged in or a refused key, an unknown model. */
+  fatal: StreamFatal | null;
+}
+
+/** Why a turn can never succeed as it is: `auth` (not logged in, a refused API key) or `model` (a model the API does not know). */
+export interface StreamFatal {
+  kind: 'auth' | 'model';
+  /** Claude Code's own words, when it gave some. */
+  message: string;
+}
+
+export { describeDenial, type ToolDenial };
+
+/** Progress events surfaced while the turn runs; `cut`: a line of `chars` characters was skipped unread. */
+export type StreamProgress =
+  | { kind: 'text'; text: string }
+  | { kind: 'tool'; text: string }
+  | { kind: 'denied'; denial: ToolDenial }
+  /** The turn cannot succeed (summary.fatal says why): the process may be stopped now rather than left to retry. */
+  | { kind: 'fatal' }
+  | { kind: 'bad-line'; text: string }
+  | { kind: 'cut'; chars: number }
+  | { kind: 'result' };
+
+/**
+ * The longest stream line read: 16 Mi characters. Claude Code's lines are
+ * far shorter (a final text is bounded by the model's output); a longer one
+ * is skipped as it streams by, so no output can exhaust memory or a string's
+ * maximum length.
+ */
+export const MAX_LINE_CHARS = 16 * 2 ** 20;
+
+/**
+ * Reads a stream-json output as it arrives. Lines may be several MB long;
+ * a line that is not JSON is reported and skipped, never fatal. Each chunk
+ * is scanned once, so the cost stays linear in the output however it is cut.
+ */
+export class StreamReader {
+  /** The pieces of the line being read, and their length. */
+  private parts: string[] = [];
+  private length = 0;
+  /** Characters of an overlong line skipped so far (0: none). */
+  private skipped = 0;
+  readonly summary: StreamSummary = {
+    sessionId: null,
+    resultText: null,
+    isError: false,
+    totalCostUsd: null,
+    invocationTokens: 0,
+    reportedTokens: 0,
+    usageLimit: null,
+    badLines: 0,
+    cutLines: 0,
+    denials: [],
+    fatal: null,
+  };
+  /** Tool calls of the turn by id, for a denial that names only the id; and the ids already denied. */
+  private readonly toolInputs = new Map<string, { tool: string; input: Json }>();
+  private readonly deniedIds = new Set<string>();
+
+  constructor(
+    private readonly onProgress: (p: StreamProgress) => void = () => {},
+    /**
+     * The state's `tools`, when restricted: a call to another tool fails
+     * (Claude Code answers it as an unknown tool, with no permission
+     * record), and is reported as denied like one the permissions refused.
+     */
+    private readonly tools?: ReadonlySet<string>,
+  ) {}
+
+  write(chunk: string): void {
+    let start = 0;
+    let nl = chunk.indexOf('\n');
+    while (nl !== -1) {
+      this.take(chunk.slice(start, nl));
+      this.endLine();
+      start = nl + 1;
+      nl = chunk.indexOf('\n', start);
+    }
+    if (start < chunk.length) this.take(chunk.slice(start));
+  }
+
+  end(): StreamSummary {
+    this.endLine();
+    return this.summary;
+  }
+
+  /** Adds a piece to the current line, or counts it once the line is too long to keep. */
+  private take(piece: string): void {
+    if (this.skipped > 0) {
+      this.skipped += piece.length;
+      return;
+    }
+    this.parts.push(piece);
+    this.length += piece.length;
+    if (this.length > MAX_LINE_CHARS) {
+      this.skipped = this.length;
+      this.parts = [];
+      this.length = 0;
+    }
+  }
+
+  private endLine(): void {
+    if (this.skipped > 0) {
+      this.summary.cutLines++;
+      this.onProgress({ kind: 'cut', chars: this.skipped });
+      this.skipped = 0;
+      return;
+    }
+    const line = this.parts.length === 1 ? this.parts[0]! : this.parts.join('');
+    this.parts = [];
+    this.length = 0;
+    this.line(line);
+  }
+
+  private line(raw: string): void {
+    const line = raw.trim();
+    if (!line) return;
+    const msg = parseObjectLine(line);
+    if (!msg) {
+      this.summary.badLines++;
+      this.onProgress({ kind: 'bad-line', text: line.slice(0, 200) });
+      return;
+    }
+    if (typeof msg.session_id === 'string') this.summary.sessionId = msg.session_id;
+    switch (msg.type) {
+      case 'assistant':
+        return this.assistant(msg);
+      case 'user':
+        return this.toolResults(msg);
+      case 'result':
+        return this.result(msg);
+      case 'rate_limit_event':
+        return this.rateLimit(msg);
+      case 'system':
+        if (msg.subtype === 'permission_denied')
+          this.denied(msg.tool_use_id, msg.tool_name, undefined);
+        // Claude Code retries a refused key ten times over minutes: the first retry says enough.
+        else if (msg.subtype === 'api_retry' && msg.error === 'authentication_failed')
+          this.fail(
+            'auth',
+            `the API refused the key (HTTP ${typeof msg.error_status === 'number' ? msg.error_status : 401})`,
+          );
+        return;
+    }
+  }
+
+  /**
+   * A denial, from a `system` `permission_denied` line as it happens, or
+   * from the result's `permission_denials`: each tool call once.
+   */
+  private denied(id: unknown, tool: unknown, input: unknown): void {
+    if (typeof id === 'string') {
+      if (this.deniedIds.has(id)) return;
+      this.deniedIds.add(id);
+    }
+    const known = typeof id === 'string' ? this.toolInputs.get(id) : undefined;
+    const name = typeof tool === 'string' ? tool : (known?.tool ?? 'unknown tool');
+    const denial: ToolDenial = {
+      tool: name,
+      input: asObject(input) ?? known?.input ?? {},
+    };
+    this.summary.denials.push(denial);
+    this.onProgress({ kind: 'denied', denial });
+  }
+
+  /** Failed results of calls to tools the state does not have. */
+  private toolResults(msg: Json): void {
+    const tools = this.tools;
+    const content = asObject(msg.message)?.content;
+    if (!tools) return;
+    for (const block of objectsOf(content)) {
+      if (
+        block.type !== 'tool_result' ||
+        block.is_error !== true ||
+        typeof block.tool_use_id !== 'string'
+      )
+        continue;
+      const call = this.toolInputs.get(block.tool_use_id);
+      if (call && !tools.has(call.tool) && !call.tool.startsWith('mcp__'))
+        this.denied(block.tool_use_id, call.tool, call.input);
+    }
+  }
+
+  private fail(kind: StreamFatal['kind'], message: string): void {
+    if (this.summary.fatal) return;
+    this.summary.fatal = { kind, message };
+    this.onProgress({ kind: 'fatal' });
+  }
+
+  private assistant(msg: Json): void {
+    if (msg.error === 'rate_limit')
+      this.summary.usageLimit ??= { message: 'Claude Code reported a rate limit' };
+    const content = objectsOf(asObject(msg.message)?.content);
+    if (msg.error === 'authentication_failed' || msg.error === 'model_not_found') {
+      const text = content.find((b) => b.type === 'text' && typeof b.text === 'string')?.text;
+      this.fail(
+        msg.error === 'model_not_found' ? 'model' : 'auth',
+        typeof text === 'string' ? text.split('\n')[0]! : String(msg.error),
+      );
+    }
+    for (const block of content) {
+      if (block.type === 'text' && typeof block.text === 'string') {
+        const first = block.text.trim().split('\n')[0]!.trim();
+        if (first) this.onProgress({ kind: 'text', text: first.slice(0, 160) });
+      } else if (block.type === 'tool_use' && typeof block.name === 'string') {
+        if (typeof block.id === 'string')
+          this.toolInputs.set(block.id, { tool: block.name, input: asObject(block.input) ?? {} });
+        this.onProgress({
+          kind: 'tool',
+          text: describeTool(block.name, asObject(block.input) ?? {}),
+        });
+      }
+    }
+  }
+
+  private result(msg: Json): void {
+    const s = this.summary;
+    if (typeof msg.result === 'string') s.resultText = msg.result;
+    s.isError = msg.is_error === true;
+    if (typeof msg.total_cost_usd === 'number') s.totalCostUsd = msg.total_cost_usd;
+    for (const d of objectsOf(msg.permission_denials))
+      this.denied(d.tool_use_id, d.tool_name, d.tool_input);
+    s.invocationTokens = tokens(msg.usage);
+    const mu = asObject(msg.modelUsage);
+    s.reportedTokens = mu
+      ? Object.values(mu).reduce<number>((sum, m) => sum + tokens(m), 0)
+      : s.invocationTokens;
+    // Claude Code's limit notice is a short final text; a real answer that merely talks
+    // about rate limits is long or carries a transition tag.
+    if (
+      s.resultText &&
+      s.resultText.length < 400 &&
+      !s.resultText.includes('<') &&
+      LIMIT_TEXT.test(s.resultText)
+    ) {
+      const epoch = /\|(\d{9,13})\b/.exec(s.resultText)?.[1];
+      s.usageLimit ??= {
+        message: s.resultText.split('\n')[0]!,
+        resetsAt: epoch ? toEpochMs(Number(epoch)) : resetFromText(s.resultText),
+      };
+    }
+    this.onProgress({ kind: 'result' });
+  }
+
+  private rateLimit(msg: Json): void {
+    const info = asObject(msg.rate_limit_info) ?? msg;
+    if (info.status !== 'rejected') return;
+    this.summary.usageLimit = {
+      message: 'usage limit reached',
+      resetsAt: toEpochMs(info.resetsAt ?? info.resets_at),
+    };
+  }
+}
