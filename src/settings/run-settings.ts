@@ -3,11 +3,7 @@ import type { RunOptions } from '../../machines/types.js';
 import type { PriceOverride } from '../agents/agent-backend.js';
 import type { Grant } from '../language/grant.js';
 import { DEFAULT_MAX_PARALLEL, DEFAULT_PUSH_REMOTE } from './run-setting-defaults.js';
-import {
-  fromStoredOptions,
-  storedOptions,
-  type TableRunSettings,
-} from './setting-values.js';
+import { fromStoredOptions, storedOptions, type TableRunSettings } from './setting-values.js';
 
 /**
  * How a run behaves. The settings of the table (src/settings/) come from

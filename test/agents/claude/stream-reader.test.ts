@@ -1,6 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { MAX_ARGV_PROMPT_BYTES, claudeArgs, promptOnStdin } from '../../../src/agents/claude/claude-argv.js';
+import {
+  MAX_ARGV_PROMPT_BYTES,
+  claudeArgs,
+  promptOnStdin,
+} from '../../../src/agents/claude/claude-argv.js';
 import { invocationCost } from '../../../src/agents/claude/cost.js';
 import {
   MAX_LINE_CHARS,

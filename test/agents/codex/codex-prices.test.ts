@@ -1,6 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { CODEX_PRICES_TAKEN, codexCost, codexPriceOf } from '../../../src/agents/codex/codex-prices.js';
+import {
+  CODEX_PRICES_TAKEN,
+  codexCost,
+  codexPriceOf,
+} from '../../../src/agents/codex/codex-prices.js';
 
 describe('codex prices', () => {
   it('prices OpenAI models by their row, USD per million tokens', () => {

@@ -1,6 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { SAFE_PI_TOOLS, piArgs, piToolProblem, type PiInvocation } from '../../../src/agents/pi/pi-argv.js';
+import {
+  SAFE_PI_TOOLS,
+  piArgs,
+  piToolProblem,
+  type PiInvocation,
+} from '../../../src/agents/pi/pi-argv.js';
 
 const inv = (over: Partial<PiInvocation> = {}): PiInvocation => ({
   session: { kind: 'fresh' },

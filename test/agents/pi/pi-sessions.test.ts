@@ -3,7 +3,11 @@ import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { findPiSession, latestPiSession, piSessionFolder } from '../../../src/agents/pi/pi-sessions.js';
+import {
+  findPiSession,
+  latestPiSession,
+  piSessionFolder,
+} from '../../../src/agents/pi/pi-sessions.js';
 
 const root = mkdtempSync(join(tmpdir(), 'raymond-pi-sessions-'));
 after(() => rmSync(root, { recursive: true, force: true }));

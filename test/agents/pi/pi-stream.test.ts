@@ -1,6 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { PiStreamReader, type PiProgress, type PiSummary } from '../../../src/agents/pi/pi-stream.js';
+import {
+  PiStreamReader,
+  type PiProgress,
+  type PiSummary,
+} from '../../../src/agents/pi/pi-stream.js';
 
 const line = (o: unknown) => `${JSON.stringify(o)}\n`;
 
