@@ -1,27 +1,42 @@
 import type { RunEventSink } from '../../machines/run-events.js';
 import type { StateExecutor } from '../executors/executor.js';
-import type { WarmSessions } from '../executors/warm-sessions.js';
 import type { Grant } from '../language/grant.js';
+import type { AnySetting } from '../setting.js';
 import type { PricedModel } from './model-price.js';
+import type { RunKeep } from './run-keep.js';
 
 /** A backend's `options` as its manifest gave them, once its own parser has checked them. */
 export type BackendOptions = Readonly<Record<string, unknown>>;
 
 /**
- * What a run gives a backend's executor: the same bag for every backend,
- * each taking what it uses (`claudeBin` and `warm` are Claude Code's).
+ * What a run gives a backend's executor: the same for every backend. What
+ * one backend alone reads (Claude Code's binary, its permission mode) is
+ * one of its own `settings`, whose values come in `settings`.
  */
 export interface BackendRuntime {
+  /** `--dangerously-skip-permissions`: the CLI runs any tool without asking. */
   skipPermissions: boolean;
   /** The run's event stream: a turn's text and denials are shown as they arrive. */
   emit: RunEventSink;
   /** The run's own environment variables, given to every turn (a test's ticket, a server run's `environment`). */
   env?: Readonly<Record<string, string | undefined>>;
-  claudeBin?: string;
-  permissionMode?: string;
-  disallowedTools?: readonly string[];
-  /** Live Claude Code processes kept between turns; absent with --no-warm. */
-  warm?: WarmSessions;
+  /**
+   * The values of the backends' own settings (AgentBackend.settings), by
+   * their `run` names; each backend reads its own.
+   * @default {} (every backend's defaults)
+   */
+  settings: Readonly<Record<string, unknown>>;
+  /**
+   * Most turns at once on this machine: a backend that keeps processes
+   * alive between turns keeps no more than this many.
+   * @default none kept: an executor made for one turn (`raymond test`'s)
+   */
+  turnSlots?: number;
+  /**
+   * Where what a backend keeps between turns lives when it must outlive the
+   * executor (a queue worker's executor per job); absent: the executor's own.
+   */
+  keep?: RunKeep;
   /** USD per million tokens by model, from the config's `[raymond.prices]`: over a backend's own table. */
   prices?: Readonly<Record<string, PriceOverride>>;
 }
@@ -142,11 +157,25 @@ export interface AgentBackend {
   effortProblem(effort: string): string | undefined;
   /** Every effort it takes, for `--effort`'s help and completion. */
   readonly efforts: readonly string[];
+  /** What its models are called, for `--model`'s help: `opus, sonnet, haiku or a full model name`. */
+  readonly modelHint: string;
   /** Why a state's grant asks what this backend cannot do (`key: ...`, naming the backend), if it does. */
   grantProblem(grant: Grant): string | undefined;
-  /** Finds (and checks) its CLI before any state runs: missing is one line naming its package. */
-  preflight(env: NodeJS.ProcessEnv, claudeBin?: string): Promise<void>;
-  /** The executor of its turns for one run (or one worker's job, or one merge turn). */
+  /**
+   * Finds (and checks) its CLI before any state runs: missing is one line
+   * naming its package. `settings`: as BackendRuntime's (its binary's path).
+   */
+  preflight(env: NodeJS.ProcessEnv, settings: Readonly<Record<string, unknown>>): Promise<void>;
+  /**
+   * Its own run settings: flags and config keys only its turns read, by
+   * config key, listed under its title in the help and the reference.
+   * Their values reach its executor and preflight in `settings`.
+   */
+  readonly settings?: Readonly<Record<string, AnySetting>>;
+  /**
+   * The executor of its turns for one run (or one worker's run, or one
+   * merge turn); `close()` ends what it keeps between turns.
+   */
   executor(runtime: BackendRuntime): StateExecutor;
   readonly sessions: BackendSessions;
   /** How `raymond test` runs it against the scripted model. */

@@ -4,9 +4,10 @@ import type { QueueSettings, ResumeOverrides, RunSettings } from '../settings/ru
 import { isEmptyGrant } from '../language/grant.js';
 import { configCommands, configUrls } from '../notify/hook-spec.js';
 import { DEFAULT_PUSH_REMOTE } from '../settings/run-setting-defaults.js';
-import type { DefaultContext } from '../settings/setting.js';
+import type { DefaultContext } from '../setting.js';
 import {
   flagOverrides,
+  backendSettingValues,
   givenFlags,
   resolveSettings,
   type SettingKey,
@@ -72,19 +73,21 @@ function processSettings(
   config: RunConfig,
 ): Pick<
   RunSettings,
-  'claudeBin' | 'debug' | 'warm' | 'permissionMode' | 'disallowedTools' | 'grant' | 'prices'
+  'debug' | 'history' | 'otelEndpoint' | 'backendSettings' | 'grant' | 'prices'
 > {
   const grant = {
     tools: config.tools,
     allowedTools: config.allowed_tools,
     onDenial: config.on_denial,
   };
-  const own = resolveSettings(flags, configSources(config), defaults(false), ['process']) as Pick<
-    RunSettings,
-    'claudeBin' | 'debug' | 'warm' | 'permissionMode' | 'disallowedTools'
-  >;
+  const own = resolveSettings(flags, configSources(config), defaults(false), ['process']);
+  const backendSettings = backendSettingValues(own);
+  const common = Object.fromEntries(
+    Object.entries(own).filter(([name]) => !Object.hasOwn(backendSettings, name)),
+  ) as Pick<RunSettings, 'debug' | 'history' | 'otelEndpoint'>;
   return {
-    ...own,
+    ...common,
+    backendSettings,
     grant: isEmptyGrant(grant) ? undefined : grant,
     ...(config.prices && Object.keys(config.prices).length > 0 ? { prices: config.prices } : {}),
   };

@@ -1,6 +1,7 @@
 import { mergeRun } from '../merge/merge-run.js';
 import { reportText } from '../merge/merge-report.js';
 import { EXIT } from './exit-codes.js';
+import { machineSettingValues } from '../settings/setting-values.js';
 
 /** `raymond merge`'s options, as commander gives them. */
 export interface MergeFlags {
@@ -11,7 +12,6 @@ export interface MergeFlags {
   deleteMerged?: boolean;
   stateDir: string;
   budget?: number;
-  claudeBin?: string;
   quiet?: boolean;
 }
 
@@ -20,7 +20,10 @@ export interface MergeFlags {
  * progress on stderr. Exit 0 when every branch with commits was merged, 1
  * when any was left out, 130 when Ctrl-C stopped it (run it again to go on).
  */
-export async function mergeCommand(id: string, flags: MergeFlags): Promise<number> {
+export async function mergeCommand(
+  id: string,
+  flags: MergeFlags & Readonly<Record<string, unknown>>,
+): Promise<number> {
   const stop = new AbortController();
   const onSignal = () => stop.abort();
   process.on('SIGINT', onSignal);
@@ -34,7 +37,7 @@ export async function mergeCommand(id: string, flags: MergeFlags): Promise<numbe
       retries: flags.retries,
       deleteMerged: !!flags.deleteMerged,
       budgetUsd: flags.budget,
-      claudeBin: flags.claudeBin,
+      machineSettings: machineSettingValues(flags),
       signal: stop.signal,
       say: (line) => {
         if (!flags.quiet) process.stderr.write(`${line}\n`);

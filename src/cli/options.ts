@@ -1,5 +1,6 @@
-import { InvalidArgumentError, Option } from 'commander';
-import { SettingProblem, type Setting } from '../settings/setting.js';
+import { InvalidArgumentError, Option, type Command } from 'commander';
+import { machineSettings } from '../settings/setting-values.js';
+import { SettingProblem, type Setting } from '../setting.js';
 
 /** Port of the inspector relay (`@statelyai/inspect`'s own default). */
 export const DEFAULT_INSPECT_PORT = 8080;
@@ -72,4 +73,13 @@ export function settingOption<T, V>(s: Setting<T, V>): Option {
       throw err;
     }
   });
+}
+
+/**
+ * Adds the backends' settings of this machine (`--claude-bin`) to a command
+ * that runs turns outside a run: merge, serve, worker, test.
+ */
+export function addMachineOptions(command: Command): Command {
+  for (const [, s] of machineSettings()) command.addOption(settingOption(s));
+  return command;
 }

@@ -1,14 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError, Option } from 'commander';
 import { RaymondError } from '../errors.js';
-import { DEFAULT_INSPECT_PORT, integer, money, settingOption, speedFactor } from './options.js';
+import { DEFAULT_INSPECT_PORT, addMachineOptions, integer, money, speedFactor } from './options.js';
 import type { DiagramOptions } from './diagram-command.js';
 import { runWorktrees } from './runs-command.js';
 import { EXIT } from './exit-codes.js';
 import { defaultStateDir } from './cli-context.js';
 import { dispatch, jsonError, usage, type CliResult } from './dispatch.js';
 import { ROOT_EXAMPLES, addRootOptions } from './root-options.js';
-import { RUN_SETTINGS } from '../settings/run-settings-table.js';
 import type { CliFlags } from './flag-settings.js';
 import { commandName } from './program-name.js';
 import { closestName, usageMessage } from './command-suggest.js';
@@ -104,8 +103,7 @@ export function buildProgram(result: CliResult): Command {
       );
       result.exitCode = EXIT.completed;
     });
-  program
-    .command('merge')
+  addMachineOptions(program.command('merge'))
     .description(
       "merge a run's agent branches into one branch, one at a time, each checked; conflicts and failed checks go back to the agent's session",
     )
@@ -128,13 +126,15 @@ export function buildProgram(result: CliResult): Command {
     )
     .option('--delete-merged', 'delete the merged agent branches (and their fix branches)')
     .option('--state-dir <dir>', 'folder of state files (default: .raymond/state of the project)')
-    .addOption(settingOption(RUN_SETTINGS.claude_bin))
+
     .option('--json', 'the report as JSON on stdout')
     .option('--quiet', 'no progress lines on stderr')
     .action(
       async (
         id: string,
-        opts: Omit<import('./merge-command.js').MergeFlags, 'stateDir'> & { stateDir?: string },
+        opts: Omit<import('./merge-command.js').MergeFlags, 'stateDir'> & {
+          stateDir?: string;
+        } & Readonly<Record<string, unknown>>,
       ) => {
         result.jsonError = opts.json ? jsonError : null;
         const { mergeCommand } = await import('./merge-command.js');

@@ -1,8 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { Command, Help, Option } from 'commander';
 import { RaymondError, type ErrorCode } from '../errors.js';
-import { settingEntries } from '../settings/setting-values.js';
-import { HELP_GROUPS } from '../settings/setting.js';
+import { helpGroups, settingEntries } from '../settings/setting-values.js';
 import { ENVIRONMENT } from './environment-variables.js';
 import { EXIT, EXIT_MEANINGS } from './exit-codes.js';
 import { buildProgram } from './program.js';
@@ -118,7 +117,7 @@ function configurationPage(): string {
     "A resume takes the run's stored settings back from its state file (flags given again replace them); the others are each process's own and come from its flags and config again.",
     '',
   ];
-  for (const group of HELP_GROUPS) {
+  for (const group of helpGroups()) {
     const rows = settingEntries()
       .filter(([, s]) => s.group === group)
       .map(([key, s]) => [

@@ -1,6 +1,6 @@
 import { type Command, Option } from 'commander';
-import { HELP_GROUPS, type HelpGroup } from '../settings/setting.js';
-import { settingEntries } from '../settings/setting-values.js';
+import type { HelpGroup } from '../setting.js';
+import { helpGroups, settingEntries } from '../settings/setting-values.js';
 import { DEFAULT_INSPECT_PORT, answerPair, integer, settingOption } from './options.js';
 
 /** A root option that is no setting of the run: it says what to do, or how to show it. */
@@ -26,7 +26,7 @@ const ACTION_OPTIONS: readonly ActionOption[] = [
   {
     flags: '--continue-session',
     help: "the main agent's first markdown turn continues your newest Claude Code session in this folder (forked: yours stays as it was)",
-    group: 'Claude Code',
+    group: 'Agent turns',
   },
   {
     flags: '--answer <ASK_ID=TEXT>',
@@ -88,7 +88,7 @@ const ACTION_OPTIONS: readonly ActionOption[] = [
 ];
 
 /** The heading of a group in `--help`. */
-function groupHeading(group: HelpGroup): string {
+function groupHeading(group: string): string {
   return `${group} options:`;
 }
 
@@ -97,7 +97,7 @@ function groupHeading(group: HelpGroup): string {
  * shows them: within a group, the settings table's first, then the others.
  */
 export function addRootOptions(program: Command): Command {
-  for (const group of HELP_GROUPS) {
+  for (const group of helpGroups()) {
     for (const [, s] of settingEntries()) {
       if (s.flag && s.group === group)
         program.addOption(settingOption(s).helpGroup(groupHeading(group)));

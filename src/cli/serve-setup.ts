@@ -10,6 +10,7 @@ import type { ServeContext } from '../serve/serve-context.js';
 import { serveNotifications } from '../serve/serve-notify.js';
 import { WorkflowRegistry } from '../serve/workflow-registry.js';
 import { newRunSettings, notifyHooks, type CliFlags } from './flag-settings.js';
+import { machineFlags } from '../settings/setting-values.js';
 
 /** What `raymond serve` and `raymond mcp` share of their flags. */
 export interface ServingFlags {
@@ -17,8 +18,9 @@ export interface ServingFlags {
   workdir?: string;
   clean?: boolean;
   dangerouslySkipPermissions?: boolean;
-  claudeBin?: string;
   budget?: number;
+  /** The backends' machine settings (`--claude-bin`), by commander's names. */
+  [machineFlag: string]: unknown;
 }
 
 /** A server's workflows, runs and settings, before it listens. */
@@ -86,7 +88,7 @@ export async function openServing(
       );
   }
   const cliFlags: CliFlags = {
-    ...(flags.claudeBin ? { claudeBin: flags.claudeBin } : {}),
+    ...machineFlags(flags),
     ...(flags.dangerouslySkipPermissions ? { dangerouslySkipPermissions: true } : {}),
     ...(flags.budget !== undefined ? { budget: flags.budget } : {}),
     onAsk: 'prompt',
@@ -102,11 +104,8 @@ export async function openServing(
   const pool = new RunPool(
     poolDir,
     {
-      claudeBin: baseSettings.claudeBin,
       debug: baseSettings.debug,
-      warm: baseSettings.warm,
-      permissionMode: baseSettings.permissionMode,
-      disallowedTools: baseSettings.disallowedTools,
+      backendSettings: baseSettings.backendSettings,
       grant: baseSettings.grant,
     },
     (run, ask) => staging.onAsk(run, ask),

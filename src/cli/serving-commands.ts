@@ -1,13 +1,12 @@
 import { Option, type Command } from 'commander';
-import { integer, money, settingOption } from './options.js';
+import { addMachineOptions, integer, money } from './options.js';
 import { EXIT } from './exit-codes.js';
 import { jsonError, type CliResult } from './dispatch.js';
-import { RUN_SETTINGS } from '../settings/run-settings-table.js';
 import { DEFAULT_BUDGET_USD } from '../settings/run-setting-defaults.js';
 
 /** The options of the runs a server starts, the same for `serve` and `mcp` (`what` starts a run: a request, a call). */
 function runOptions(command: Command, what: string): Command {
-  return command
+  return addMachineOptions(command)
     .addOption(
       new Option(
         '--budget <usd>',
@@ -16,9 +15,8 @@ function runOptions(command: Command, what: string): Command {
     )
     .option(
       '--dangerously-skip-permissions',
-      "let the runs' Claude Code turns run any tool without asking (trusted workflows only)",
-    )
-    .addOption(settingOption(RUN_SETTINGS.claude_bin));
+      "let the runs' agent CLIs run any tool without asking (trusted workflows only)",
+    );
 }
 
 /**
@@ -112,8 +110,7 @@ export function addServingCommands(program: Command, result: CliResult, version:
     const { mcpCommand } = await import('./mcp-command.js');
     result.exitCode = await mcpCommand(opts, version);
   });
-  program
-    .command('worker')
+  addMachineOptions(program.command('worker'))
     .description('take steps of queued runs (--queue) and run them on this machine, until Ctrl-C')
     .requiredOption(
       '--queue <url>',
@@ -134,7 +131,7 @@ export function addServingCommands(program: Command, result: CliResult, version:
       '--queue-secret-file <file>',
       'the file holding the shared secret (default: $RAYMOND_QUEUE_SECRET)',
     )
-    .addOption(settingOption(RUN_SETTINGS.claude_bin))
+
     .action(async (opts: import('./worker-command.js').WorkerFlags) => {
       const { workerCommand } = await import('./worker-command.js');
       result.exitCode = await workerCommand(opts);

@@ -15,6 +15,8 @@ import {
 } from '../testing/test-suite.js';
 import { EXIT } from './exit-codes.js';
 import { newRunSettings } from './flag-settings.js';
+import { machineSettings } from '../settings/setting-values.js';
+import { attributeName } from '../setting.js';
 
 /** What `raymond test` is asked. */
 export interface TestFlags {
@@ -25,8 +27,8 @@ export interface TestFlags {
   jobs?: number;
   /** Also print which states and edges of each workflow the tests took. */
   coverage?: boolean;
-  /** The Claude Code executable, for every test whose `flags:` name none. */
-  claudeBin?: string;
+  /** The backends' machine settings (`--claude-bin`), by commander's names: for every test whose `flags:` give none. */
+  [machineFlag: string]: unknown;
 }
 
 /**
@@ -70,13 +72,19 @@ async function runAll(
   return results as TestResult[];
 }
 
-/** The test with `--claude-bin` as its `flags.claude_bin` when it names none (absolute: a test runs in its scratch folder). */
-function withClaudeBin(test: LoadedTest, claudeBin: string | undefined): LoadedTest {
-  if (claudeBin === undefined || test.spec.flags?.claude_bin !== undefined) return test;
-  return {
-    ...test,
-    spec: { ...test.spec, flags: { ...test.spec.flags, claude_bin: resolve(claudeBin) } },
-  };
+/**
+ * The test with the machine settings given as flags (`--claude-bin`) in its
+ * `flags:` where it gives none (absolute: a test runs in its scratch folder).
+ */
+function withMachineFlags(test: LoadedTest, flags: TestFlags): LoadedTest {
+  const given: Record<string, string> = {};
+  for (const [key, s] of machineSettings()) {
+    const value = flags[attributeName(s.flag!)];
+    if (typeof value === 'string' && test.spec.flags?.[key] === undefined)
+      given[key] = resolve(value);
+  }
+  if (Object.keys(given).length === 0) return test;
+  return { ...test, spec: { ...test.spec, flags: { ...test.spec.flags, ...given } } };
 }
 
 /** `raymond test [PATH...]`: runs every workflow test under the paths, offline; exits 1 when one fails. */
@@ -87,7 +95,7 @@ export async function testCommand(paths: readonly string[], flags: TestFlags): P
       'ERR_USAGE',
       `no workflow tests under ${paths.length > 0 ? paths.join(', ') : 'this folder'} (files named tests/*.test.yaml)`,
     );
-  const tests = files.map((f) => withClaudeBin(loadTestFile(f), flags.claudeBin));
+  const tests = files.map((f) => withMachineFlags(loadTestFile(f), flags));
   const graphs = await workflowGraphs(tests);
   await checkAgentClis(tests);
   // Ctrl-C stops every test's run; each removes its scratch folder as it ends.

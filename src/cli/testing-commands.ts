@@ -1,11 +1,10 @@
 import { Option, type Command } from 'commander';
 import { jsonError, type CliResult } from './dispatch.js';
-import { integer } from './options.js';
+import { addMachineOptions, integer } from './options.js';
 
 /** Adds `test`: workflow tests run offline against a scripted model. */
 export function addTestingCommands(program: Command, result: CliResult): void {
-  program
-    .command('test')
+  addMachineOptions(program.command('test'))
     .description(
       'run workflow tests (tests/*.test.yaml) offline: the real agent CLI against a scripted model on 127.0.0.1, free and deterministic',
     )
@@ -17,10 +16,6 @@ export function addTestingCommands(program: Command, result: CliResult): void {
       'also print, per workflow, the states and transition edges the tests never took',
     )
     .option('--keep', "keep each test's scratch folder and say where it is")
-    .option(
-      '--claude-bin <path>',
-      "the Claude Code executable the tests run (a test's own flags.claude_bin wins)",
-    )
     .addOption(
       new Option('--jobs <n>', 'tests run at once (default: the number of cores)').argParser(
         integer(1),

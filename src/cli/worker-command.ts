@@ -11,6 +11,7 @@ import { startWorker } from '../queue/step-worker.js';
 import { alive, listWorkers } from '../queue/worker-registry.js';
 import { ignoreRaymondFolder } from '../raymond-folder.js';
 import { workerSlots } from '../settings/run-settings.js';
+import { machineSettingValues } from '../settings/setting-values.js';
 import { EXIT } from './exit-codes.js';
 
 /** `raymond worker`'s flags. */
@@ -20,7 +21,8 @@ export interface WorkerFlags {
   name?: string;
   workdir?: string;
   queueSecretFile?: string;
-  claudeBin?: string;
+  /** The backends' machine settings (`--claude-bin`), by commander's names. */
+  [machineFlag: string]: unknown;
 }
 
 /** How long a job's lock lasts by default: a killed worker's job is taken by another after about this long. */
@@ -58,7 +60,7 @@ export async function workerCommand(flags: WorkerFlags): Promise<number> {
     workdir,
     name: flags.name ?? `${hostname()}-${process.pid}`,
     concurrency: flags.concurrency ?? workerSlots(),
-    claudeBin: flags.claudeBin,
+    machineSettings: machineSettingValues(flags),
     cache: join(workdir, '.raymond', 'queue-cache'),
     stallMs: stallMs(),
     log: say,

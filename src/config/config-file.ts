@@ -8,7 +8,7 @@ import { RaymondError, errorMessage } from '../errors.js';
 import { readPrices } from './config-prices.js';
 import { ignoreRaymondFolder, projectRaymondDir } from '../raymond-folder.js';
 import { checked, mustBe, type Checked } from '../schema-problem.js';
-import { SettingProblem } from '../settings/setting.js';
+import { SettingProblem } from '../setting.js';
 import {
   settingEntries,
   settingOf,

@@ -99,6 +99,8 @@ export interface StateExecutor {
   execute(request: ExecutionRequest): Promise<Execution>;
   /** The session will not be continued (its agent ended, reset, or returned from a call): what is kept for it can go. */
   endSession?(session: string): void;
+  /** The run (or a worker's part of it) ended: what the executor kept between turns (live processes) goes. */
+  close?(): void;
 }
 
 /** Which timeout killed a step, as its message names it. */

@@ -1,3 +1,4 @@
+import { defaultBackend } from '../agents/registry/registry.js';
 import { mkdirSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import type { WorkflowState } from '../../machines/types.js';
@@ -51,7 +52,8 @@ function loggedSteps(projectRoot: string, state: WorkflowState): StepRecord[] {
       at: step.at,
       agent: step.agent,
       state: step.state,
-      backend: markdown ? 'claude' : 'script',
+      // A state file does not say which CLI ran a step: the default's, as a workflow naming none.
+      backend: markdown ? defaultBackend().name : 'script',
       turns: markdown ? 1 : 0,
       retries: 0,
       reminders: 0,

@@ -9,7 +9,8 @@ export interface MergeRequest {
   deleteMerged: boolean;
   /** Undefined: the run's budget. 0: unlimited. */
   budgetUsd?: number;
-  claudeBin?: string;
+  /** The backends' settings of this machine (`--claude-bin`), by run name. */
+  machineSettings?: Readonly<Record<string, unknown>>;
   signal: AbortSignal;
   /** A progress line for stderr. */
   say: (line: string) => void;

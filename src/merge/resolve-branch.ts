@@ -115,7 +115,7 @@ export async function resolveBranch(
     skipPermissions: r.run.options.dangerously_skip_permissions,
     model: r.run.options.model ?? undefined,
     effort: r.run.options.effort ?? undefined,
-    claudeBin: r.req.claudeBin,
+    machineSettings: r.req.machineSettings,
     timeoutMs: r.run.options.timeout_seconds * 1000,
     signal: r.req.signal,
     // What the agent says goes to stderr as it comes: a merge run from a script state stays visibly alive.

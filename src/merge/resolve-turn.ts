@@ -27,7 +27,8 @@ export interface ResolveRequest {
   /** The run's `--model` and `--effort`, if it had them (a state's own frontmatter is not known here). */
   model?: string;
   effort?: string;
-  claudeBin?: string;
+  /** The backends' settings of this machine (`--claude-bin`), by run name. */
+  machineSettings?: Readonly<Record<string, unknown>>;
   timeoutMs: number;
   signal: AbortSignal;
   emit: RunEventSink;
@@ -80,8 +81,8 @@ export async function resolveTurn(req: ResolveRequest): Promise<ResolveResult> {
   // A bare `git commit` concluding the merge takes git's message instead of waiting for an editor nobody sees.
   const env = { GIT_EDITOR: 'true' };
   const executor = backendExecutor({
-    claudeBin: req.claudeBin,
     skipPermissions: req.skipPermissions,
+    settings: req.machineSettings ?? {},
     emit: req.emit,
     env,
   });

@@ -22,7 +22,7 @@ export type SignedJob = Static<typeof signedJob.schema>;
  */
 export const stepJobEnvelope = checked(
   T.Object({
-    v: T.Literal(2),
+    v: T.Literal(3),
     kind: T.Union([T.Literal('script'), T.Literal('markdown'), T.Literal('worktree.finish')]),
     run: T.String(),
     id: T.String(),

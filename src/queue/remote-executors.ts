@@ -21,7 +21,7 @@ import type {
   StepJob,
   StepJobResult,
   TranscriptRef,
-  ClaudeJobSettings,
+  TurnJobSettings,
 } from './step-job.js';
 import type { StepQueue } from './step-queue.js';
 import { sendFolder } from './workflow-files.js';
@@ -34,7 +34,7 @@ export interface RemoteContext {
   root: string;
   transcripts: string;
   env: Readonly<Record<string, string>>;
-  claude: ClaudeJobSettings;
+  turns: TurnJobSettings;
   pushRemote: string;
   emit: RunEventSink;
 }
@@ -87,7 +87,7 @@ export function createRemoteExecutors(ctx: RemoteContext): {
     >,
     kind: StepJob['kind'],
   ): JobRequest => ({
-    v: 2,
+    v: 3,
     kind,
     run: ctx.workflowId,
     id: jobId(req.agent),
@@ -186,7 +186,7 @@ export function createRemoteExecutors(ctx: RemoteContext): {
         model: req.model,
         effort: req.effort,
         grant: req.grant,
-        claude: ctx.claude,
+        turns: ctx.turns,
         transcripts,
         backend: req.backend,
         prefer:

@@ -30,12 +30,18 @@ export interface TranscriptRef {
   name?: string;
 }
 
-/** How Claude Code is run for a markdown turn: the run's own settings. */
-export interface ClaudeJobSettings {
+/**
+ * How a markdown turn's agent CLI is run, whichever the backend: the run's
+ * own settings (BackendRuntime's, less what is this machine's).
+ */
+export interface TurnJobSettings {
   skipPermissions: boolean;
-  permissionMode?: string;
-  disallowedTools?: readonly string[];
-  warm: boolean;
+  /**
+   * The backends' own settings, by their run names (Claude Code's
+   * `permissionMode`, `warm`...); a worker's own machine settings
+   * (`--claude-bin`) win over the run's.
+   */
+  settings: Readonly<Record<string, unknown>>;
   /** The config's `[raymond.prices]`, for a backend that charges tokens at a price. */
   prices?: Readonly<Record<string, PriceOverride>>;
 }
@@ -46,7 +52,8 @@ export interface ClaudeJobSettings {
  * (job-signing.ts): nothing in it can be changed on the way.
  */
 export interface StepJob {
-  v: 2;
+  /** The job's format: a worker refuses another version's jobs in one line (2 had Claude's own `claude` field). */
+  v: 3;
   kind: 'script' | 'markdown' | 'worktree.finish';
   /** The run's workflow id, and this job's id (the step's id and the turn's number in it). */
   run: string;
@@ -83,7 +90,8 @@ export interface StepJob {
   effort?: string;
   /** The state's grant, resolved on the run's machine (its add_dirs rebased by the worker). */
   grant?: ResolvedGrant;
-  claude?: ClaudeJobSettings;
+  /** Markdown turns: how the agent CLI runs. */
+  turns?: TurnJobSettings;
   /** The agent CLI of the state's workflow; absent: Claude Code. */
   backend?: BackendSpec;
   transcripts?: TranscriptRef[];

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { RunEvent } from '../../machines/run-events.js';
 import type { AgentFields } from '../../machines/types.js';
 import { backendExecutor } from '../agents/registry/backend-executor.js';
-import type { WarmSessions } from '../executors/warm-sessions.js';
+import type { RunKeeper } from '../agents/run-keep.js';
 import { RaymondError, errorMessage } from '../errors.js';
 import type { Execution, ExecutionRequest } from '../executors/executor.js';
 import { createScriptExecutor } from '../executors/script-executor.js';
@@ -34,7 +34,10 @@ export interface StepRunnerContext {
   name: string;
   /** This machine's checkout of the project: the coordinator's project root maps onto it. */
   workdir: string;
-  claudeBin?: string;
+  /** The backends' settings of this machine (`--claude-bin`), by run name: over each job's. */
+  machineSettings: Readonly<Record<string, unknown>>;
+  /** Most steps at once here: as many live processes a backend may keep. */
+  concurrency: number;
   /** Where workflow folders are cached. */
   cache: string;
   blobs: BlobStore;
@@ -42,8 +45,8 @@ export interface StepRunnerContext {
   values: ValueFiles;
   worktrees: WorkerWorktrees;
   transcripts: SessionTranscripts;
-  /** The warm Claude sessions of a job's run, made on first use. */
-  warmOf: (job: StepJob) => WarmSessions;
+  /** What the backends keep between the turns of a job's run here, made on first use. */
+  keepOf: (job: StepJob) => RunKeeper;
 }
 
 /** Makes an agent's task folder (when its workflow uses them) and, for an agent with a worktree, takes a folder for it on this machine. */
@@ -97,25 +100,25 @@ export async function runStepJob(
         request(join(folder, job.script!)),
       );
     } else {
-      const live = job.claude!.warm ? c.warmOf(job) : undefined;
+      const keep = c.keepOf(job);
+      // A transcript replaced from the run's copy: a live process of that session holds an older one.
       for (const stale of await c.transcripts.place(
         job.transcripts ?? [],
         agent.cwd,
         c.blobs,
         job.backend,
       ))
-        live?.release(stale);
-      const claude = backendExecutor({
-        claudeBin: c.claudeBin,
-        skipPermissions: job.claude!.skipPermissions,
-        permissionMode: job.claude!.permissionMode,
-        disallowedTools: job.claude!.disallowedTools,
+        keep.release(stale);
+      const turns = backendExecutor({
+        skipPermissions: job.turns!.skipPermissions,
+        settings: { ...job.turns!.settings, ...c.machineSettings },
         emit: forward,
-        warm: live,
         env: job.env,
-        prices: job.claude!.prices,
+        turnSlots: c.concurrency,
+        keep,
+        prices: job.turns!.prices,
       });
-      execution = await claude.execute({
+      execution = await turns.execute({
         ...request(''),
         backend: job.backend,
         prompt: rebaseText(job.prompt ?? '', job.root, c.workdir),

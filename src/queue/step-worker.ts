@@ -1,7 +1,7 @@
 import { hostname } from 'node:os';
 import { DelayedError, Worker, type Job } from 'bullmq';
 import type { RunEvent } from '../../machines/run-events.js';
-import { createWarmSessions, type WarmSessions } from '../executors/warm-sessions.js';
+import { RunKeeper } from '../agents/run-keep.js';
 import { RaymondError, errorMessage } from '../errors.js';
 import { createSpawnerPool } from '../executors/spawner-pool.js';
 import { createValueFiles } from '../executors/value-files.js';
@@ -36,7 +36,8 @@ export interface WorkerOptions {
   /** This machine's checkout of the project: the coordinator's project root maps onto it. */
   workdir: string;
   concurrency: number;
-  claudeBin?: string;
+  /** The backends' settings of this machine (`--claude-bin`), by run name: over each job's. */
+  machineSettings?: Readonly<Record<string, unknown>>;
   /** Where workflow folders are cached. */
   cache: string;
   /** How long a job's lock lasts without renewal: a killed worker's job goes to another after about this long. */
@@ -85,7 +86,8 @@ export async function startWorker(
   const values = createValueFiles();
   const worktrees = new WorkerWorktrees();
   const transcripts = new SessionTranscripts();
-  const warm = new Map<string, WarmSessions>();
+  /** What the backends keep between a run's turns here (live processes), by run. */
+  const keeps = new Map<string, RunKeeper>();
   const active = new Map<string, { ac: AbortController; job: StepJob }>();
   /** The (job, nonce) pairs this worker started, until they expire: refused again even if their claim in Redis is deleted. */
   const started = new Map<string, number>();
@@ -106,18 +108,15 @@ export async function startWorker(
 
   /** When each run last gave this worker a job: a run quiet for long lets go of what the worker keeps for it. */
   const lastJob = new Map<string, number>();
-  const warmOf = (job: StepJob) => {
-    let w = warm.get(job.run);
-    if (!w) warm.set(job.run, (w = createWarmSessions(o.concurrency, job.env)));
-    return w;
-  };
+  const keepOf = (job: StepJob) =>
+    keeps.get(job.run) ?? keeps.set(job.run, new RunKeeper()).get(job.run)!;
   const forgetQuietRuns = async () => {
     for (const [run, at] of lastJob) {
       if (Date.now() - at < RUN_QUIET_MS || [...active.values()].some((a) => a.job.run === run))
         continue;
       lastJob.delete(run);
-      warm.get(run)?.close();
-      warm.delete(run);
+      keeps.get(run)?.close();
+      keeps.delete(run);
       await worktrees.closeRun(run);
     }
   };
@@ -131,21 +130,22 @@ export async function startWorker(
       } catch {
         continue;
       }
-      if (endedSession.check(ended)) warm.get(ended.run)?.release(ended.session);
+      if (endedSession.check(ended)) keeps.get(ended.run)?.release(ended.session);
     }
   };
 
   const runner: StepRunnerContext = {
     name: o.name,
     workdir: o.workdir,
-    claudeBin: o.claudeBin,
+    machineSettings: o.machineSettings ?? {},
+    concurrency: o.concurrency,
     cache: o.cache,
     blobs,
     spawners,
     values,
     worktrees,
     transcripts,
-    warmOf,
+    keepOf,
   };
 
   /** Whether to leave a job to the worker that holds its session: it lives, has room, and the job has not waited long. */
@@ -290,7 +290,7 @@ export async function startWorker(
       for (const { ac } of active.values()) ac.abort();
       await worker.close().catch(() => undefined);
       await leave(redis, o.name).catch(() => undefined);
-      for (const w of warm.values()) w.close();
+      for (const keep of keeps.values()) keep.close();
       await worktrees.close();
       await spawners.close();
       await values.close();

@@ -26,7 +26,6 @@ import { createRunStep } from './step-actor.js';
 import { createTaskFolders, withTaskFolders } from './task-folders.js';
 import { projectRootOf } from '../task-folder-pattern.js';
 import { createWorktreePool } from '../worktrees/worktree-pool.js';
-import { createWarmSessions, type WarmSessions } from '../executors/warm-sessions.js';
 import { errorMessage } from '../errors.js';
 import type { QueuedRun } from './queued-run.js';
 import type { RunHooks, RunOutcome } from './run-types.js';
@@ -48,16 +47,14 @@ export function agentExecutor(
   settings: RunSettings,
   emit: RunEventSink,
   env: Readonly<Record<string, string | undefined>> | undefined,
-  warm?: WarmSessions,
+  turnSlots?: number,
 ): StateExecutor {
   return backendExecutor({
-    claudeBin: settings.claudeBin,
     skipPermissions: settings.skipPermissions,
-    permissionMode: settings.permissionMode,
-    disallowedTools: settings.disallowedTools,
+    settings: settings.backendSettings ?? {},
     emit,
-    warm,
     env,
+    ...(turnSlots === undefined ? {} : { turnSlots }),
     prices: settings.prices,
   });
 }
@@ -101,8 +98,9 @@ export async function composeRun(options: ComposeRunOptions): Promise<RunOutcome
   };
   const spawners = createSpawnerPool();
   const values = createValueFiles();
-  const claudeSlots = markdownSlots();
-  const warm = settings.warm ? createWarmSessions(claudeSlots, settings.environment) : undefined;
+  const turnSlots = markdownSlots();
+  // The run's own agent executor, closed at its end (a backend's live processes go with it).
+  let agentTurns: StateExecutor | undefined;
   // --queue: steps run on the workers; this process keeps everything else.
   let queued: QueuedRun | undefined;
   const language =
@@ -158,7 +156,7 @@ export async function composeRun(options: ComposeRunOptions): Promise<RunOutcome
       markdown:
         hooks.markdown ??
         queued?.markdown ??
-        agentExecutor(settings, emit, settings.environment, warm),
+        (agentTurns = agentExecutor(settings, emit, settings.environment, turnSlots)),
       timeoutMs: settings.timeoutSeconds * 1000,
       emit,
       model: settings.model,
@@ -189,7 +187,7 @@ export async function composeRun(options: ComposeRunOptions): Promise<RunOutcome
       input: {
         store,
         maxParallel: settings.maxParallel,
-        maxMarkdown: queued ? settings.maxParallel : claudeSlots,
+        maxMarkdown: queued ? settings.maxParallel : turnSlots,
         stopWhenAsking: settings.onAsk === 'pause',
         dueAsks: dueAsks(store.agents.values()),
         gateStops: settings.onAsk === 'reject',
@@ -288,7 +286,7 @@ export async function composeRun(options: ComposeRunOptions): Promise<RunOutcome
     return outcome;
   } finally {
     await tracer?.close();
-    warm?.close();
+    agentTurns?.close?.();
     await queued?.close();
     await spawners.close();
     await values.close();

@@ -41,11 +41,9 @@ export async function openQueue(o: {
     root: projectRootOf(o.stateFile),
     transcripts: join(dirname(dirname(o.stateFile)), 'transcripts', o.workflowId),
     env: { ...o.settings.environment },
-    claude: {
+    turns: {
       skipPermissions: o.settings.skipPermissions,
-      permissionMode: o.settings.permissionMode,
-      disallowedTools: o.settings.disallowedTools,
-      warm: o.settings.warm,
+      settings: o.settings.backendSettings ?? {},
       prices: o.settings.prices,
     },
     pushRemote: o.queue.pushRemote,

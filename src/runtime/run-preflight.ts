@@ -41,7 +41,10 @@ export async function checkBackend(
   if (settings.queue) checkQueue(settings.queue);
   else if (markdown) return;
   else if (scope.backend || first.some(isMarkdown))
-    await backend.preflight({ ...process.env, ...settings.environment }, settings.claudeBin);
+    await backend.preflight(
+      { ...process.env, ...settings.environment },
+      settings.backendSettings ?? {},
+    );
 }
 
 /**

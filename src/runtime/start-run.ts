@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { access } from 'node:fs/promises';
 import { CONTINUE_LATEST } from '../executors/executor.js';
-import { DEFAULT_DISALLOWED_TOOLS } from '../agents/claude/claude-argv.js';
+import { backendSettingValues, processDefaults } from '../settings/setting-values.js';
 import type { StoredAgent, WorkflowState } from '../../machines/types.js';
 import { RaymondError, formatError } from '../errors.js';
 import { openScope, resumeSpecifier, type Scope } from '../scope/scope.js';
@@ -151,12 +151,13 @@ export async function resumeWorkflow(req: ResumeRequest): Promise<RunOutcome> {
     try {
       if (!req.allowChanges) await checkUnchanged(scope, state);
       const own = fromOptions(state.options);
+      const fresh = processDefaults({ queued: own.queue !== undefined, interactive: false });
       const settings: RunSettings = {
         ...own,
-        debug: true,
-        history: true,
-        warm: true,
-        disallowedTools: DEFAULT_DISALLOWED_TOOLS,
+        // What this process takes afresh, where the resume's own flags and config give nothing.
+        debug: fresh.debug === true,
+        history: fresh.history === true,
+        backendSettings: backendSettingValues(fresh),
         ...stripUndefined(req.overrides),
         queue: resumeQueue(own.queue, req.overrides.queue),
       };

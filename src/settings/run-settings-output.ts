@@ -9,7 +9,7 @@ import {
   type ConfigNotifyUrl,
 } from '../notify/hook-spec.js';
 import { httpUrlProblem } from '../http-url.js';
-import { bool, refuse, setting, text } from './setting.js';
+import { bool, refuse, setting, text } from '../setting.js';
 import { DEFAULT_PUSH_REMOTE } from './run-setting-defaults.js';
 
 /** A `notify` value's words, checked: the command line a flag gives, or the config's shapes. */

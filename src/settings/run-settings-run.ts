@@ -15,7 +15,7 @@ import {
   refuse,
   setting,
   wholeAtLeast,
-} from './setting.js';
+} from '../setting.js';
 import { runNameProblem } from './run-name.js';
 import {
   DEFAULT_BUDGET_USD,

@@ -1,5 +1,5 @@
 import { RUN_AGENT_SETTINGS } from './run-settings-run.js';
-import { CLAUDE_CODE_SETTINGS } from './run-settings-claude.js';
+import { AGENT_TURN_SETTINGS } from './run-settings-agents.js';
 import { OUTPUT_QUEUE_SETTINGS } from './run-settings-output.js';
 
 /**
@@ -8,12 +8,14 @@ import { OUTPUT_QUEUE_SETTINGS } from './run-settings-output.js';
  * Commander's options, the config template and its parsing, a resume's
  * overrides, the state file's `options` and the configuration reference
  * are all made from this table: a new setting is one entry in a group file.
+ * Each backend's own settings (AgentBackend.settings) join it where its
+ * entries are read (settingEntries), after Agent turns.
  */
 // The entries live in one file per few help groups; the spreads keep their order, which the
 // help, the config template and the generated reference pages follow.
 export const RUN_SETTINGS = {
   ...RUN_AGENT_SETTINGS,
-  ...CLAUDE_CODE_SETTINGS,
+  ...AGENT_TURN_SETTINGS,
   ...OUTPUT_QUEUE_SETTINGS,
 };
 

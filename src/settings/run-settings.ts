@@ -8,8 +8,8 @@ import { fromStoredOptions, storedOptions, type TableRunSettings } from './setti
 /**
  * How a run behaves. The settings of the table (src/settings/) come from
  * it, flags and config alike; the state file stores those of scope `run`
- * (but `debug`, `history`, `warm`, `claudeBin`, `permissionMode` and `disallowedTools`,
- * which each process takes afresh).
+ * (but `debug`, `history` and the backends' own settings, which each
+ * process takes afresh).
  */
 export type RunSettings = TableRunSettings & {
   /** The config's grant keys (`tools`, `allowed_tools`, `on_denial`): every markdown state's defaults; not stored. */
@@ -20,6 +20,13 @@ export type RunSettings = TableRunSettings & {
   prices?: Readonly<Record<string, PriceOverride>>;
   /** `--queue`: steps run on worker machines through BullMQ on Redis; absent runs them here. */
   queue?: QueueSettings;
+  /**
+   * The values of the backends' own settings (AgentBackend.settings: Claude
+   * Code's `--claude-bin`, `--no-warm`...) by their run names; not stored:
+   * each process takes its own. Given to every backend as BackendRuntime.settings.
+   * @default {} (each backend's defaults)
+   */
+  backendSettings?: Readonly<Record<string, unknown>>;
 };
 
 /** Where a queued run's steps go, and how. */
@@ -87,20 +94,10 @@ export function toOptions(s: RunSettings): RunOptions {
 /** The settings a state file stored, for a resume. */
 export function fromOptions(
   o: RunOptions,
-): Omit<
-  RunSettings,
-  | 'debug'
-  | 'history'
-  | 'warm'
-  | 'claudeBin'
-  | 'permissionMode'
-  | 'disallowedTools'
-  | 'grant'
-  | 'prices'
-> {
+): Omit<RunSettings, 'debug' | 'history' | 'backendSettings' | 'grant' | 'prices'> {
   const own = fromStoredOptions(o as unknown as Record<string, unknown>) as unknown as Omit<
     RunSettings,
-    'debug' | 'history' | 'warm' | 'disallowedTools'
+    'debug' | 'history'
   >;
   return {
     ...own,

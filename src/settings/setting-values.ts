@@ -1,11 +1,13 @@
+import { allBackends, backendSettings } from '../agents/registry/registry.js';
 import { RUN_SETTINGS, type RunSettingsTable } from './run-settings-table.js';
 import {
   attributeName,
+  HELP_GROUPS,
   isNegated,
   type AnySetting,
   type DefaultContext,
   type SettingScope,
-} from './setting.js';
+} from '../setting.js';
 
 /** A config key of the table: `budget`, or `queue.url` for `url` under `[raymond.queue]`. */
 export type SettingKey = keyof RunSettingsTable;
@@ -45,16 +47,77 @@ export type TableRunSettings = {
   ]?: RunValue<RunSettingsTable[K]> | undefined;
 };
 
-/** The table's entries with their keys. */
+/**
+ * The table's entries with their keys, each backend's own settings after
+ * Agent turns (their keys are not SettingKeys: only their backend reads
+ * their values, from BackendRuntime.settings).
+ */
 export function settingEntries(): Array<[SettingKey, AnySetting]> {
-  return Object.entries(RUN_SETTINGS) as Array<[SettingKey, AnySetting]>;
+  const table = Object.entries(RUN_SETTINGS) as Array<[SettingKey, AnySetting]>;
+  const after = table.findLastIndex(([, s]) => s.group === 'Agent turns') + 1;
+  const own = backendSettings() as Array<[SettingKey, AnySetting]>;
+  return [...table.slice(0, after), ...own, ...table.slice(after)];
 }
 
-/** The setting a config key names, if the table has it (own keys only: `toString` is no setting). */
+/** The setting a config key names, if the table or a backend has it (own keys only: `toString` is no setting). */
 export function settingOf(key: string): AnySetting | undefined {
-  return Object.hasOwn(RUN_SETTINGS, key)
-    ? (RUN_SETTINGS[key as SettingKey] as AnySetting)
-    : undefined;
+  if (Object.hasOwn(RUN_SETTINGS, key)) return RUN_SETTINGS[key as SettingKey];
+  return backendSettings().find(([k]) => k === key)?.[1];
+}
+
+/** The groups of `--help` and the reference in their order: each backend's title after Agent turns. */
+export function helpGroups(): readonly string[] {
+  const at = HELP_GROUPS.indexOf('Agent turns') + 1;
+  const titles = allBackends()
+    .filter((b) => Object.keys(b.settings ?? {}).length > 0)
+    .map((b) => b.title);
+  return [...HELP_GROUPS.slice(0, at), ...titles, ...HELP_GROUPS.slice(at)];
+}
+
+/** The values of the backends' own settings in `settings` (by `run` name): BackendRuntime.settings. */
+export function backendSettingValues(
+  settings: Readonly<Record<string, unknown>>,
+): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [, s] of backendSettings())
+    if (s.run && settings[s.run] !== undefined) out[s.run] = settings[s.run];
+  return out;
+}
+
+/**
+ * The backends' settings of this machine (`perMachine`: Claude Code's
+ * `--claude-bin`), by config key: the flags of the commands that run turns
+ * outside a run (merge, serve, worker, test).
+ */
+export function machineSettings(): Array<[SettingKey, AnySetting]> {
+  return settingEntries().filter(([, s]) => s.perMachine === true && s.flag !== undefined);
+}
+
+/** The machine settings' flags as given, by commander's attribute names (`claudeBin`): for a CliFlags. */
+export function machineFlags(opts: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [, s] of machineSettings()) {
+    const name = attributeName(s.flag!);
+    if (opts[name] !== undefined) out[name] = opts[name];
+  }
+  return out;
+}
+
+/** The values commander holds for the machine settings' flags, by their run names (BackendRuntime.settings). */
+export function machineSettingValues(
+  opts: Readonly<Record<string, unknown>>,
+): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [, s] of machineSettings()) {
+    const v = opts[attributeName(s.flag!)];
+    if (v !== undefined && s.run) out[s.run] = s.toRun ? s.toRun(v) : v;
+  }
+  return out;
+}
+
+/** The defaults of the settings a process takes afresh (scope `process`): a resume's before its flags. */
+export function processDefaults(context: DefaultContext): Record<string, unknown> {
+  return resolveSettings({}, {}, context, ['process']);
 }
 
 /** The value of a config key, in the config's shape: a flag's, else the config file's. */

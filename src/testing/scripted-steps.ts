@@ -108,8 +108,12 @@ export function scriptedMarkdown(o: ScriptedStepsOptions): StateExecutor {
         RAYMOND_TEST_STEP: token,
         ...backend.scripted.stepEnvironment?.(token),
       };
+      // One executor per step (its ticket is in its environment): no process outlives the step.
       const executor = agentExecutor(o.settings, o.emit, env);
-      return tracked(o.running, executor.execute(req));
+      return tracked(
+        o.running,
+        executor.execute(req).finally(() => executor.close?.()),
+      );
     },
   };
 }

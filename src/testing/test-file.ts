@@ -2,7 +2,7 @@ import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { parseDocument } from 'yaml';
 import { RaymondError } from '../errors.js';
-import { SettingProblem } from '../settings/setting.js';
+import { SettingProblem } from '../setting.js';
 import { settingOf } from '../settings/setting-values.js';
 import { isInside } from '../scope/contained-file.js';
 import { TEST_SPEC_CHECK, type TestSpec, type TextCheck } from './test-spec-schema.js';

@@ -154,7 +154,6 @@ export async function runTest(test: LoadedTest, options: RunTestOptions): Promis
       ...options.settings,
       // With answers, the test answers every ask as a person at the terminal would; without, the run stops at the first.
       onAsk: test.spec.answers ? 'prompt' : 'pause',
-      warm: false,
       debug: false,
       history: false,
       environment: scriptEnv,

@@ -1,6 +1,7 @@
 import { relative } from 'node:path';
 import { loadWorkflowGraph, type WorkflowGraph } from '../analysis/workflow-graph.js';
 import { backendOf } from '../agents/registry/registry.js';
+import { machineSettings } from '../settings/setting-values.js';
 import { isMarkdown } from '../scope/extensions.js';
 import { openScope } from '../scope/scope.js';
 import { coverage, type Coverage } from './coverage.js';
@@ -62,14 +63,19 @@ export function suiteCoverage(
 export async function checkAgentClis(tests: readonly LoadedTest[]): Promise<void> {
   const seen = new Set<string>();
   for (const t of tests) {
-    const claudeBin = t.spec.flags?.claude_bin as string | undefined;
-    const key = `${t.workflow}\0${claudeBin ?? ''}`;
+    // The test's own machine settings (flags.claude_bin), by their run names, as a run's backend reads them.
+    const own = Object.fromEntries(
+      machineSettings()
+        .filter(([key]) => t.spec.flags?.[key] !== undefined)
+        .map(([key, s]) => [s.run!, t.spec.flags![key]]),
+    );
+    const key = `${t.workflow}\0${JSON.stringify(own)}`;
     if (seen.has(key)) continue;
     seen.add(key);
     const scope = await openScope(t.workflow);
     try {
       if (!scope.stateFiles().some(isMarkdown)) continue;
-      await backendOf(scope.backend).preflight(process.env, claudeBin);
+      await backendOf(scope.backend).preflight(process.env, own);
     } finally {
       await scope.dispose();
     }

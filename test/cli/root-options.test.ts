@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { buildProgram } from '../../src/cli/program.js';
-import { RUN_SETTINGS } from '../../src/settings/run-settings-table.js';
+import { settingEntries } from '../../src/settings/setting-values.js';
 
 const help = () => buildProgram({ exitCode: 0 }).helpInformation();
 
@@ -12,6 +12,7 @@ describe('raymond --help', () => {
     assert.deepEqual(headings, [
       'Run options',
       'Agents options',
+      'Agent turns options',
       'Claude Code options',
       'Asking options',
       'Queue (many machines) options',
@@ -24,8 +25,11 @@ describe('raymond --help', () => {
     assert.match(section('Run options'), /--budget <usd>/);
     assert.match(section('Asking options'), /--on-ask <mode>[\s\S]*--answer/);
     assert.match(section('Output options'), /--no-debug[\s\S]*--json/);
-    for (const s of Object.values(RUN_SETTINGS))
-      if ('flag' in s && s.flag)
+    assert.match(section('Agent turns options'), /--model <model>[\s\S]*--effort/);
+    // A backend's own settings, asked of the registry, under its title.
+    assert.match(section('Claude Code options'), /--claude-bin <path>[\s\S]*--no-warm/);
+    for (const [, s] of settingEntries())
+      if (s.flag)
         assert.ok(
           section(`${s.group} options`).includes(s.flag.split(' ')[0]!),
           `${s.flag} under ${s.group}`,

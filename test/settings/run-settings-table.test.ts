@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { RUN_SETTINGS } from '../../src/settings/run-settings-table.js';
+import { settingOf } from '../../src/settings/setting-values.js';
 import {
   DEFAULT_BUDGET_USD,
   DEFAULT_TIMEOUT_SECONDS,
 } from '../../src/settings/run-setting-defaults.js';
-import { SettingProblem, attributeName, type AnySetting } from '../../src/settings/setting.js';
+import { SettingProblem, attributeName, type AnySetting } from '../../src/setting.js';
 import { configTemplate } from '../../src/config/config-file.js';
 
 const entries = Object.entries(RUN_SETTINGS) as unknown as Array<[string, AnySetting]>;
@@ -69,11 +70,11 @@ describe('the run settings table', () => {
   it('reads a flag as the config file would hold it: numbers, lists, and text a number check refuses', () => {
     assert.equal(RUN_SETTINGS.timeout.fromFlag!('30'), 30);
     assert.equal(RUN_SETTINGS.timeout.fromFlag!('soon'), 'soon');
-    assert.deepEqual(RUN_SETTINGS.disallowed_tools.fromFlag!('Bash(git *), Edit,'), [
+    assert.deepEqual(settingOf('disallowed_tools')!.fromFlag!('Bash(git *), Edit,'), [
       'Bash(git *)',
       'Edit',
     ]);
-    assert.deepEqual(RUN_SETTINGS.disallowed_tools.fromFlag!(''), []);
+    assert.deepEqual(settingOf('disallowed_tools')!.fromFlag!(''), []);
   });
 
   it('turns a timeout into whole seconds, 0 into the longest timer, and --no-x into x = false', () => {

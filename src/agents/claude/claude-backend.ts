@@ -1,6 +1,7 @@
 import type { AgentBackend } from '../agent-backend.js';
 import { EFFORTS, isModelName, MODEL_CHOICES } from './claude-argv.js';
-import { createClaudeExecutor } from './claude-executor.js';
+import { claudeExecutorFor } from './claude-runtime.js';
+import { CLAUDE_SETTINGS, claudeSettingsOf } from './claude-settings.js';
 import { PRICES_TAKEN, priceOf } from '../anthropic-prices.js';
 import { CLAUDE_SCRIPTED } from './claude-scripted.js';
 import { findTranscript, transcriptPath } from './claude-sessions.js';
@@ -21,14 +22,17 @@ export const CLAUDE: AgentBackend = {
     return {};
   },
   modelProblem: (m) => (isModelName(m) ? undefined : `model "${m}" is not ${MODEL_CHOICES}`),
+  modelHint: MODEL_CHOICES,
   efforts: EFFORTS,
   effortProblem: (e) =>
     (EFFORTS as readonly string[]).includes(e)
       ? undefined
       : `effort "${e}" is not one of ${EFFORTS.join(', ')}`,
   grantProblem: () => undefined,
-  preflight: async (env, claudeBin) => void (await claudeCli(findClaude(claudeBin, env), env)),
-  executor: (runtime) => createClaudeExecutor({ ...runtime, bin: runtime.claudeBin }),
+  preflight: async (env, settings) =>
+    void (await claudeCli(findClaude(claudeSettingsOf(settings).claudeBin, env), env)),
+  settings: CLAUDE_SETTINGS,
+  executor: claudeExecutorFor,
   sessions: {
     find: (id, cwd, _options, env) => findTranscript(id, cwd, env),
     // Claude Code finds a session by the folder it runs in.

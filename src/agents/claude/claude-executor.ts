@@ -23,8 +23,8 @@ import {
   type StreamFatal,
   type StreamSummary,
 } from './stream-reader.js';
-import type { WarmProcess } from '../../executors/warm-process.js';
-import type { WarmSessions } from '../../executors/warm-sessions.js';
+import type { WarmProcess } from './warm-process.js';
+import type { WarmSessions } from './warm-sessions.js';
 
 export interface ClaudeOptions {
   /** `--claude-bin`; else `claude` on PATH. */
@@ -283,6 +283,9 @@ export function createClaudeExecutor(options: ClaudeOptions): StateExecutor {
     },
     endSession(session) {
       options.warm?.release(session);
+    },
+    close() {
+      options.warm?.close();
     },
   };
 }

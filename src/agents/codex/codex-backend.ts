@@ -40,6 +40,7 @@ export const CODEX: AgentBackend = {
   // codex takes a model verbatim (`-m`): only its provider knows its models.
   modelProblem: (m) =>
     m.trim() === '' || /\s/.test(m) ? `model "${m}" is not a codex model name` : undefined,
+  modelHint: "its provider's model names (gpt-5-codex)",
   efforts: CODEX_EFFORTS,
   effortProblem: (e) =>
     (CODEX_EFFORTS as readonly string[]).includes(e)

@@ -35,6 +35,7 @@ export const PI: AgentBackend = {
   // pi takes a model verbatim (`provider/id` is clearest): only pi knows its providers' models.
   modelProblem: (m) =>
     m.trim() === '' || /\s/.test(m) ? `model "${m}" is not a pi model (provider/id)` : undefined,
+  modelHint: 'provider/id (anthropic/claude-sonnet-4-5)',
   efforts: PI_THINKING,
   effortProblem: (e) =>
     (PI_THINKING as readonly string[]).includes(e)

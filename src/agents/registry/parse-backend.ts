@@ -1,6 +1,6 @@
 import { RaymondError } from '../../errors.js';
 import type { BackendSpec } from '../../executors/executor.js';
-import { BACKEND_NAMES, backendNamed } from './registry.js';
+import { BACKEND_NAMES, backendNamed, defaultBackend } from './registry.js';
 
 /**
  * Reads a manifest's `backend:` (`pi`, or `{ name: pi, options: {...} }`).
@@ -27,5 +27,8 @@ export function parseBackend(value: unknown, file: string): BackendSpec | undefi
   )
     bad('options must be a mapping');
   const parsed = backend.parseOptions(options as Record<string, unknown> | undefined, bad);
-  return backend.name === 'claude' ? { name: 'claude' } : { name: backend.name, options: parsed };
+  // The default backend's spec is its name alone, as a workflow that names none would have it.
+  return backend === defaultBackend()
+    ? { name: backend.name }
+    : { name: backend.name, options: parsed };
 }

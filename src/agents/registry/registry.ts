@@ -1,4 +1,5 @@
 import type { AgentBackend } from '../agent-backend.js';
+import type { AnySetting } from '../../setting.js';
 import type { BackendSpec } from '../../executors/executor.js';
 import * as listed from './backend-list.js';
 
@@ -14,6 +15,11 @@ const BACKENDS: readonly AgentBackend[] = Object.values(
   listed as Record<string, AgentBackend>,
 ).sort((a, b) => Number(b.name === DEFAULT_BACKEND) - Number(a.name === DEFAULT_BACKEND));
 const DEFAULT = BACKENDS[0]!;
+
+/** The backend of a workflow that names none (Claude Code). */
+export function defaultBackend(): AgentBackend {
+  return DEFAULT;
+}
 
 /** Every backend name a manifest may give. */
 export const BACKEND_NAMES: readonly string[] = BACKENDS.map((b) => b.name);
@@ -45,3 +51,18 @@ export function runModelProblem(model: string): string | undefined {
 
 /** Every effort some backend takes: a run-wide `--effort` must be one of them. */
 export const RUN_EFFORTS: readonly string[] = [...new Set(BACKENDS.flatMap((b) => b.efforts))];
+
+/**
+ * What each backend takes for a run-wide setting, for its help and the
+ * reference: `Claude Code: opus, sonnet, ...; pi: provider/id; ...`.
+ */
+export function backendChoices(what: 'model' | 'effort'): string {
+  return BACKENDS.map(
+    (b) => `${b.title}: ${what === 'model' ? b.modelHint : b.efforts.join(', ')}`,
+  ).join('; ');
+}
+
+/** Every backend's own run settings (AgentBackend.settings), each with its config key. */
+export function backendSettings(): ReadonlyArray<[string, AnySetting]> {
+  return BACKENDS.flatMap((b) => Object.entries(b.settings ?? {}));
+}

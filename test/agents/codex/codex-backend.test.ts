@@ -96,7 +96,7 @@ describe('the Codex backend', () => {
   });
 
   it('is missing from a PATH without codex, in one line naming its package', async () => {
-    await assert.rejects(CODEX.preflight({ PATH: '/nonexistent' }), {
+    await assert.rejects(CODEX.preflight({ PATH: '/nonexistent' }, {}), {
       code: 'ERR_BACKEND_NOT_FOUND',
       message:
         'codex is not on PATH, and this workflow runs on Codex (backend: codex): install it with npm install -g @openai/codex',

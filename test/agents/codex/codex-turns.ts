@@ -44,6 +44,7 @@ export class CodexTurns {
   readonly events: RunEvent[] = [];
   readonly runtime: BackendRuntime = {
     skipPermissions: false,
+    settings: {},
     emit: (e) => this.events.push(e),
     env: this.sb.env(),
     prices: { [CODEX_TEST_MODEL]: PRICE },

@@ -35,7 +35,7 @@ const request = (backend?: BackendSpec): ExecutionRequest => ({
   timeoutMs: 1000,
 });
 
-const RUNTIME: BackendRuntime = { skipPermissions: false, emit: () => {} };
+const RUNTIME: BackendRuntime = { skipPermissions: false, settings: {}, emit: () => {} };
 
 /** A backendExecutor whose backends are the registry's with fake executors. */
 function executorOf(executors: Record<string, StateExecutor>): StateExecutor {

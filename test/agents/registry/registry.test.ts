@@ -3,8 +3,8 @@ import { describe, it } from 'node:test';
 import { BACKEND_NAMES, backendNamed, backendOf } from '../../../src/agents/registry/registry.js';
 
 describe('the registry', () => {
-  it('names every backend, Claude Code first', () => {
-    assert.deepEqual(BACKEND_NAMES.slice(0, 2), ['claude', 'pi']);
+  it('names every backend, Claude Code (the default) first, then by name', () => {
+    assert.deepEqual(BACKEND_NAMES, ['claude', 'codex', 'pi']);
     for (const name of BACKEND_NAMES) assert.equal(backendNamed(name)?.name, name);
     assert.equal(backendNamed('gemini'), undefined);
   });

@@ -1,8 +1,8 @@
 import { StringDecoder } from 'node:string_decoder';
 import { execa, type ResultPromise } from 'execa';
-import { processCpuMs } from './process-cpu.js';
-import { killGroup, registerGroup, unregisterGroup } from './process-registry.js';
-import { timerDelay } from '../timer-delay.js';
+import { processCpuMs } from '../../executors/process-cpu.js';
+import { killGroup, registerGroup, unregisterGroup } from '../../executors/process-registry.js';
+import { timerDelay } from '../../timer-delay.js';
 
 /** How one turn on a live process ended. */
 export interface WarmTurn {

@@ -14,11 +14,14 @@ export function refuse(message: string): never {
   throw new SettingProblem(message);
 }
 
-/** The sections of `raymond --help` a flag is listed under, in the order shown. */
+/**
+ * The sections of `raymond --help` a flag is listed under, in the order
+ * shown; each backend's own settings follow Agent turns, under its title.
+ */
 export const HELP_GROUPS = [
   'Run',
   'Agents',
-  'Claude Code',
+  'Agent turns',
   'Asking',
   'Queue (many machines)',
   'Notifications',
@@ -59,12 +62,24 @@ export interface Setting<T = unknown, V = T> {
   readonly nullable?: boolean;
   /** What a state file written before the setting existed means. */
   readonly absentFromState?: V;
-  /** The run's value from the config-shaped one (default: the same). */
-  readonly toRun?: (value: T) => V;
+  /**
+   * The run's value from the config-shaped one (default: the same). A
+   * method, so that a setting of any type is an AnySetting (a backend's own
+   * table is read as AnySettings).
+   */
+  toRun?(value: T): V;
   /** The run's value when neither a flag nor the config gives one; absent: unset. */
   readonly initial?: (context: DefaultContext) => V;
   readonly scope: SettingScope;
-  readonly group: HelpGroup;
+  /**
+   * A value of this machine (a path), which a command that runs turns
+   * outside a run (merge, serve, workers, test) takes as its own flag, and a
+   * queue worker's wins over the run's.
+   * @default false
+   */
+  readonly perMachine?: boolean;
+  /** One of HELP_GROUPS, or, for a backend's own setting, the backend's title. */
+  readonly group: HelpGroup | (string & {});
   /** The flag's line in `--help`. */
   readonly help: string;
   /** The config template's comment and the configuration reference's meaning. */
@@ -82,7 +97,7 @@ export interface Setting<T = unknown, V = T> {
   /** A flag's string in the config file's shape, before `check` (default: as is). */
   readonly fromFlag?: (raw: string) => unknown;
   /** What a repeated flag keeps: the values before and this one, checked (default: a list of the checked values). */
-  readonly collect?: (value: T, previous: T | undefined) => T;
+  collect?(value: T, previous: T | undefined): T;
 }
 
 /** A setting as the generic code reads it: with its name in `RunSettings`, if it has one (`budgetUsd`; absent: the CLI reads it itself). */
