@@ -184,4 +184,16 @@ export interface AgentBackend {
   readonly priceTable: { readonly name: string; readonly taken: string };
   /** A model's price for forecasts, and, for a CLI that reports tokens only, for charging. */
   priceOf(model: string | undefined, overrides?: BackendRuntime['prices']): PricedModel;
+  /**
+   * The model names offered in lists and completion (serve's launch form):
+   * commonly used ones, each one modelProblem takes; any other it takes can
+   * be typed.
+   */
+  readonly models: readonly string[];
+  /**
+   * Why a tool a grant names (`tools`, `allowed_tools`, `disallowed_tools`:
+   * `Bash` or `Bash(git *)`) is not one this backend knows, for lint's
+   * warning. Absent: its tool names are not checked.
+   */
+  toolProblem?(tool: string): string | undefined;
 }

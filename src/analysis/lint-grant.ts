@@ -1,7 +1,6 @@
 import { existsSync, statSync } from 'node:fs';
 import { isAbsolute } from 'node:path';
 import { backendOf } from '../agents/registry/registry.js';
-import { CLAUDE_TOOLS, toolName } from '../language/grant.js';
 import type { Problem } from './lint-checks-table.js';
 import type { WorkflowNode } from './workflow-node.js';
 
@@ -9,8 +8,8 @@ type Report = (check: Problem['check'], message: string) => void;
 
 /**
  * A state's grant as a run would take it: keys its backend cannot honour
- * (an error, as the run refuses to start), tool names Claude Code does not
- * have (a warning: a newer Claude Code may), files that are missing or
+ * (an error, as the run refuses to start), tool names its backend does not
+ * know (a warning: a newer CLI may have them), files that are missing or
  * malformed, and `add_dirs` a run would refuse.
  */
 export function grantChecks(node: WorkflowNode, report: Report): void {
@@ -19,7 +18,7 @@ export function grantChecks(node: WorkflowNode, report: Report): void {
   const backend = backendOf(node.backend);
   const problem = backend.grantProblem(grant);
   if (problem !== undefined) report('unsupported-grant', problem);
-  if (backend.name === 'claude') {
+  if (backend.toolProblem) {
     const lists: Array<[string, string[] | undefined]> = [
       ['tools', grant.tools],
       ['allowed_tools', grant.allowedTools],
@@ -27,12 +26,8 @@ export function grantChecks(node: WorkflowNode, report: Report): void {
     ];
     for (const [key, list] of lists) {
       for (const tool of list ?? []) {
-        const name = toolName(tool);
-        if (!CLAUDE_TOOLS.includes(name) && !name.startsWith('mcp__'))
-          report(
-            'unknown-tool',
-            `${key}: "${tool}" is not a Claude Code tool (known: ${CLAUDE_TOOLS.join(', ')}, and mcp__SERVER__TOOL)`,
-          );
+        const unknown = backend.toolProblem(tool);
+        if (unknown !== undefined) report('unknown-tool', `${key}: ${unknown}`);
       }
     }
   }

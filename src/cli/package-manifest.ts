@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { RaymondError } from '../errors.js';
 import type { RunSettings } from '../settings/run-settings.js';
 import { MANIFEST } from '../scope/skill-package.js';
-import { readFolderManifest } from '../serve/workflow-registry.js';
+import { readFolderManifest } from '../scope/folder-manifest.js';
 import { givenFlags } from '../settings/setting-values.js';
 import type { CliFlags, RunConfig } from './flag-settings.js';
 

@@ -164,35 +164,3 @@ export function toolName(tool: string): string {
   const paren = tool.indexOf('(');
   return (paren === -1 ? tool : tool.slice(0, paren)).trim();
 }
-
-/**
- * Claude Code's built-in tools (2.1.x), for lint's unknown-tool warning.
- * MCP tools (`mcp__server__tool`) are not in the list and not warned about.
- */
-export const CLAUDE_TOOLS: readonly string[] = [
-  'Agent',
-  'AskUserQuestion',
-  'Bash',
-  'BashOutput',
-  'Edit',
-  'EnterPlanMode',
-  'ExitPlanMode',
-  'Glob',
-  'Grep',
-  'KillShell',
-  'LS',
-  'MultiEdit',
-  'NotebookEdit',
-  'NotebookRead',
-  'Read',
-  'Skill',
-  'SlashCommand',
-  'Task',
-  'TaskOutput',
-  'TaskStop',
-  'TodoWrite',
-  'ToolSearch',
-  'WebFetch',
-  'WebSearch',
-  'Write',
-];

@@ -1,4 +1,4 @@
-import type { WorkflowEntry } from '../serve/workflow-registry.js';
+import type { WorkflowEntry } from '../scope/workflow-manifest.js';
 import { PLUGIN_SERVER, pluginToolName } from './plugin-skill.js';
 
 /** The version written into an exported plugin's manifests. */

@@ -1,5 +1,5 @@
 import { stringify } from 'yaml';
-import type { WorkflowEntry } from '../serve/workflow-registry.js';
+import type { WorkflowEntry } from '../scope/workflow-manifest.js';
 import { usd } from '../../machines/money.js';
 import { FOLLOW_TOOLS } from './tool-names.js';
 

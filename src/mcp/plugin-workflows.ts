@@ -4,7 +4,8 @@ import { RaymondError } from '../errors.js';
 import { isInside } from '../scope/contained-file.js';
 import { walkWorkflowFolder } from '../scope/folder-walk.js';
 import { openScope } from '../scope/scope.js';
-import { discoverWorkflows, type WorkflowEntry } from '../serve/workflow-registry.js';
+import type { WorkflowEntry } from '../scope/workflow-manifest.js';
+import { discoverWorkflows } from '../serve/workflow-registry.js';
 
 /** A workflow copied into a plugin: where it came from and what discovery makes of the copy. */
 export interface PluginWorkflow {

@@ -1,6 +1,6 @@
 import { Type as T, type Static, type TObject, type TProperties } from '@sinclair/typebox';
 import { checked, type Checked } from '../schema-problem.js';
-import type { WorkflowEntry } from '../serve/workflow-registry.js';
+import type { WorkflowEntry } from '../scope/workflow-manifest.js';
 
 /**
  * The MCP tools' arguments and results as TypeBox schemas: each is the

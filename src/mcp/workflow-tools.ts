@@ -1,6 +1,6 @@
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { jsonSchemaOf } from '../serve/request-schemas.js';
-import type { WorkflowEntry } from '../serve/workflow-registry.js';
+import type { WorkflowEntry } from '../scope/workflow-manifest.js';
 import { toolNamesOf } from './tool-names.js';
 import { ANSWER_ARGS, CANCEL_ARGS, RUN_REPORT, STATUS_ARGS, workflowArgs } from './tool-schemas.js';
 

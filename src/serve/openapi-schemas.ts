@@ -36,6 +36,11 @@ export const SCHEMAS = {
       },
       default_budget: { type: 'number' },
       requires_human_input: { type: 'boolean' },
+      backend: {
+        type: 'string',
+        description:
+          "the agent CLI its markdown states run on (the manifest's `backend`, `claude` when it names none): what `model` and `effort` of POST /runs are checked against",
+      },
     },
   },
   CreateRun: jsonSchemaOf(CREATE_RUN),

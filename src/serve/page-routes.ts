@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { MODELS } from '../agents/claude/claude-argv.js';
+import { allBackends } from '../agents/registry/registry.js';
 import { livePageHtml } from '../web/live-page.js';
 import { serveIndexHtml } from '../web/serve-index-page.js';
 import { hasToken } from './auth.js';
@@ -56,7 +56,9 @@ export function servePage(
   if (url.pathname === '/') {
     res.writeHead(200, PAGE_HEADERS).end(
       serveIndexHtml({
-        models: MODELS,
+        backends: Object.fromEntries(
+          allBackends().map((b) => [b.name, { models: b.models, efforts: b.efforts }]),
+        ),
         defaultBudgetUsd: ctx.defaultBudgetUsd,
         runPage: RUN_PAGE,
       }),

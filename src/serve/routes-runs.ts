@@ -1,10 +1,8 @@
-import { statSync } from 'node:fs';
 import { realpath, stat } from 'node:fs/promises';
 import { isAbsolute, relative, resolve } from 'node:path';
 import { diagramSvgFile } from '../analysis/diagram-html.js';
 import { loadWorkflowGraph } from '../analysis/workflow-graph.js';
-import { backendOf, runModelProblem } from '../agents/registry/registry.js';
-import { folderBackend } from '../scope/backend-spec.js';
+import { backendOf } from '../agents/registry/registry.js';
 import { formatError } from '../errors.js';
 import type { CostRow } from '../../machines/cost-table.js';
 import { runCostsOf } from '../history/run-steps.js';
@@ -67,7 +65,7 @@ const givenText = (v: string | null | undefined): string | undefined =>
 /**
  * Starts a run as `POST /runs` asks (also what `--launch ID` does, with
  * only the id), after checking what the body's schema cannot: the workflow,
- * its input, the model and the folder.
+ * its input, the model and effort (its backend's) and the folder.
  */
 export async function startRun(ctx: ServeContext, body: CreateRun): Promise<ServedRun> {
   if (!ctx.pool.open)
@@ -82,8 +80,20 @@ export async function startRun(ctx: ServeContext, body: CreateRun): Promise<Serv
     throw new HttpError(400, 'input_not_accepted', 'workflow does not accept input');
   const budget = body.budget ?? 0;
   const model = givenText(body.model);
-  const modelProblem = model === undefined ? undefined : launchModelProblem(entry.path, model);
-  if (modelProblem !== undefined) throw new HttpError(400, 'bad_request', `model: ${modelProblem}`);
+  const effort = givenText(body.effort);
+  const backend = backendOf({ name: entry.backend });
+  // The backend as discovered: the run checks its states' own again when it starts.
+  for (const [key, problem] of [
+    ['model', model === undefined ? undefined : backend.modelProblem(model)],
+    ['effort', effort === undefined ? undefined : backend.effortProblem(effort)],
+  ] as const) {
+    if (problem !== undefined)
+      throw new HttpError(
+        400,
+        'bad_request',
+        `${key}: ${problem} (this workflow runs on ${backend.title})`,
+      );
+  }
   const env = body.environment ?? {};
   const cwd = await workingDirectory(
     ctx,
@@ -104,6 +114,7 @@ export async function startRun(ctx: ServeContext, body: CreateRun): Promise<Serv
             ? entry.default_budget
             : ctx.defaultBudgetUsd,
       ...(model !== undefined ? { model } : {}),
+      ...(effort !== undefined ? { effort } : {}),
       environment: { ...entry.environment, ...env },
       onAsk: 'prompt',
     },
@@ -217,15 +228,3 @@ export const runDiagram: Handler = async (ctx, _req, res, p) => {
   });
   res.end(svg);
 };
-
-/**
- * Why a launch's model is not its workflow's: a folder workflow's backend
- * (its `workflow.yaml`) is read at once; a YAML or zip workflow's is checked
- * when the run starts, and here only against every backend.
- */
-function launchModelProblem(path: string, model: string): string | undefined {
-  if (!statSync(path, { throwIfNoEntry: false })?.isDirectory()) return runModelProblem(model);
-  const backend = backendOf(folderBackend(path));
-  const problem = backend.modelProblem(model);
-  return problem === undefined ? undefined : `${problem} (this workflow runs on ${backend.title})`;
-}

@@ -4,7 +4,7 @@ import type { CostRow } from '../../machines/cost-table.js';
 import { affordanceOf } from './ask-affordance.js';
 import type { FileRecord } from './ask-files.js';
 import type { ServedRun } from './served-run.js';
-import type { WorkflowEntry } from './workflow-registry.js';
+import type { WorkflowEntry } from '../scope/workflow-manifest.js';
 
 /** `GET /workflows` entries: `ray serve`'s fields. */
 export function workflowJson(w: WorkflowEntry) {
@@ -15,6 +15,7 @@ export function workflowJson(w: WorkflowEntry) {
     input: w.input,
     default_budget: w.default_budget,
     requires_human_input: w.requires_human_input,
+    backend: w.backend,
   };
 }
 

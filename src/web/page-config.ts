@@ -32,8 +32,12 @@ export interface LivePageConfig {
 
 /** What the server's page needs to know beyond what it fetches (its config element, `#serve-config`). */
 export interface ServeIndexOptions {
-  /** Model names offered in the launch forms (any other the server takes can be typed). */
-  models: readonly string[];
+  /**
+   * By backend name (a workflow's `backend` in `GET /workflows`): the model
+   * names its launch form offers (any other its backend takes can be typed)
+   * and the efforts it takes.
+   */
+  backends: Readonly<Record<string, { models: readonly string[]; efforts: readonly string[] }>>;
   /** The budget of a run whose request and manifest give none (USD). */
   defaultBudgetUsd: number;
   /** Where a run's page is; `{id}` is replaced. */

@@ -35,7 +35,6 @@ export function serveIndexHtml(opts: ServeIndexOptions): string {
 <div class="table-head row"><span>run</span><span>status</span><span>cost</span><span>elapsed</span><span>asks</span></div>
 <div id="runs"><div id="runs-spacer"></div><p class="empty">no run yet</p></div></section>
 </main>
-<datalist id="models">${opts.models.map((m) => `<option value="${m}">`).join('')}</datalist>
 <script type="application/json" id="serve-config">${config}</script>
 <script>${SERVE_INDEX_SCRIPT}</script>
 </body>

@@ -11,8 +11,8 @@ main { grid-template-columns: minmax(0, 2fr) minmax(0, 3fr); }
 .launch .desc, .launch .hint { margin: 2px 0 6px; color: #4a5568; font-size: 12.5px; }
 .launch label { display: block; margin: 4px 0; font-size: 12.5px; }
 .launch textarea { width: 100%; min-height: 40px; font: inherit; }
-.launch .options { display: grid; grid-template-columns: 1fr 1fr 2fr; gap: 6px; }
-.launch .options input { width: 100%; font: inherit; }
+.launch .options { display: grid; grid-template-columns: 1fr 1fr 1fr 2fr; gap: 6px; }
+.launch .options input, .launch .options select { width: 100%; font: inherit; }
 .launch .result { margin-top: 4px; font-size: 12.5px; }
 #runs { position: relative; height: 420px; overflow-y: auto; font-variant-numeric: tabular-nums; }
 #runs .row { position: absolute; left: 0; right: 0; border-bottom: 1px solid #f1f4f8; }

@@ -33,6 +33,8 @@ before(async () => {
       'slow/START.sh': sh('sleep 0.3', 'echo "<result>slow done</result>"'),
       'noinput/workflow.yaml': 'id: quiet\ninput:\n  mode: none\n',
       'noinput/START.sh': sh('echo "<result>ok</result>"'),
+      'on-codex/workflow.yaml': 'backend: codex\n',
+      'on-codex/START.sh': sh('echo "<result>ok</result>"'),
       'notes.txt': 'not a workflow',
     },
     'roots',
@@ -72,7 +74,9 @@ describe('raymond serve: workflows', () => {
       },
       default_budget: 1,
       requires_human_input: true,
+      backend: 'claude',
     });
+    assert.equal((await api(`${server.url}/workflows/on-codex`)).body.backend, 'codex');
     const missing = await api(`${server.url}/workflows/nope`);
     assert.equal(missing.status, 404);
     assert.equal(missing.body.code, 'workflow_not_found');
@@ -104,6 +108,21 @@ describe('raymond serve: workflows', () => {
       400,
     );
     assert.equal((await api(`${server.url}/runs`, 'POST', { workflow_id: 'nope' })).status, 404);
+    // Model and effort are the workflow's backend's: Codex's `max` is not Claude Code's.
+    const effort = await api(`${server.url}/runs`, 'POST', { workflow_id: 'slow', effort: 'max' });
+    assert.equal(effort.status, 400);
+    assert.equal(
+      effort.body.error,
+      'effort: effort "max" is not one of low, medium, high (this workflow runs on Claude Code)',
+    );
+    const model = await api(`${server.url}/runs`, 'POST', {
+      workflow_id: 'on-codex',
+      model: 'gpt 6',
+    });
+    assert.equal(
+      model.body.error,
+      'model: model "gpt 6" is not a codex model name (this workflow runs on Codex)',
+    );
     assert.equal((await api(`${server.url}/runs`, 'POST', '{not json')).body.code, 'invalid_json');
   });
 

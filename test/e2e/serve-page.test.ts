@@ -39,6 +39,9 @@ before(async () => {
         `for n in $(seq 1200); do [ -f '${GATE}' ] && break; sleep 0.1; done`,
         'echo "<result>ok</result>"',
       ),
+      // A workflow on Codex: its form offers Codex's models and efforts (a script state: nothing runs codex).
+      'on-codex/workflow.yaml': 'backend: codex\n',
+      'on-codex/START.sh': sh('echo "<result>ok</result>"'),
       'upload/READ.sh': sh(
         'echo "<result>$RAYMOND_INPUT / $(cat "$RAYMOND_TASK_FOLDER/asks/$RAYMOND_ASK_ID/notes.txt")</result>"',
       ),
@@ -131,7 +134,54 @@ async function answer(
   await cards[0]!.$eval('button[type=submit]', (b) => (b as unknown as El).click());
 }
 
+/** What a workflow's launch form offers: the models of its model field's list and the choices of its effort. */
+async function offered(
+  page: Page,
+  workflow: string,
+): Promise<{ models: string[]; efforts: string[] }> {
+  const form = `form.launch[data-workflow="${workflow}"]`;
+  await page.waitForSelector(form);
+  const list = await page.$eval(`${form} input[name=model]`, (e) => e.getAttribute('list'));
+  assert.ok(list, `${workflow}'s model field has a list`);
+  const values = (selector: string) =>
+    page.$$eval(selector, (options) => (options as unknown as El[]).map((o) => o.value));
+  return {
+    models: await values(`datalist[id="${list}"] option`),
+    efforts: await values(`${form} select[name=effort] option`),
+  };
+}
+
 describe("raymond serve's web page, in headless Chromium", () => {
+  it(
+    "offers each workflow's own backend's models and efforts in its launch form",
+    needsChromium,
+    async () => {
+      const page = await browser!.page();
+      await page.goto(`${server!.url}/`);
+      // The approval example names no backend: Claude Code's aliases and efforts ('' is the workflow's own).
+      assert.deepEqual(await offered(page, 'approval'), {
+        models: ['opus', 'sonnet', 'haiku'],
+        efforts: ['', 'low', 'medium', 'high'],
+      });
+      const codex = await offered(page, 'on-codex');
+      assert.ok(
+        codex.models.includes('gpt-6.2-sol'),
+        `Codex's default model in ${codex.models.join(', ')}`,
+      );
+      assert.ok(!codex.models.includes('opus'), `no Claude alias in ${codex.models.join(', ')}`);
+      assert.deepEqual(codex.efforts, [
+        '',
+        'none',
+        'minimal',
+        'low',
+        'medium',
+        'high',
+        'xhigh',
+        'max',
+      ]);
+    },
+  );
+
   it(
     'launches the approval example from the form, watches it move on its run page, answers it there, sees it complete',
     needsChromium,

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { parse } from 'yaml';
 import { pluginToolName, skillDescription, skillMarkdown } from '../../src/mcp/plugin-skill.js';
-import type { WorkflowEntry } from '../../src/serve/workflow-registry.js';
+import type { WorkflowEntry } from '../../src/scope/workflow-manifest.js';
 
 function entry(over: Partial<WorkflowEntry> = {}): WorkflowEntry {
   return {
@@ -12,6 +12,7 @@ function entry(over: Partial<WorkflowEntry> = {}): WorkflowEntry {
     input: { mode: 'optional', label: '', description: '' },
     default_budget: 0,
     requires_human_input: false,
+    backend: 'claude',
     path: '/x/review',
     ...over,
   };

@@ -7,7 +7,7 @@ import { serveIndexHtml } from '../../src/web/serve-index-page.js';
 describe('serveIndexHtml', () => {
   it('is one document with its script and style inline, loading nothing from elsewhere', () => {
     const html = serveIndexHtml({
-      models: ['opus', 'sonnet'],
+      backends: { claude: { models: ['opus', 'sonnet'], efforts: ['low', 'high'] } },
       defaultBudgetUsd: 10,
       runPage: '/ui/runs/{id}',
     });
@@ -15,14 +15,14 @@ describe('serveIndexHtml', () => {
     assert.ok(!/\b(?:src|href)="(?:https?:)?\/\//.test(html), 'no link off the server');
     assert.match(
       html,
-      /<datalist id="models"><option value="opus"><option value="sonnet"><\/datalist>/,
+      /"backends":\{"claude":\{"models":\["opus","sonnet"\],"efforts":\["low","high"\]\}\}/,
     );
     assert.match(html, /<form id="login-form" method="post" action="\/login">/);
   });
 
   it('keeps its configuration from closing the script element', () => {
     const html = serveIndexHtml({
-      models: [],
+      backends: {},
       defaultBudgetUsd: 10,
       runPage: '/ui/runs/{id}</script><script>alert(1)',
     });

@@ -1,5 +1,5 @@
 import type { AgentBackend } from '../agent-backend.js';
-import { EFFORTS, isModelName, MODEL_CHOICES } from './claude-argv.js';
+import { EFFORTS, isModelName, MODEL_CHOICES, MODELS } from './claude-argv.js';
 import { claudeExecutorFor } from './claude-runtime.js';
 import { CLAUDE_SETTINGS, claudeSettingsOf } from './claude-settings.js';
 import { PRICES_TAKEN, priceOf } from '../anthropic-prices.js';
@@ -7,6 +7,7 @@ import { CLAUDE_SCRIPTED } from './claude-scripted.js';
 import { findTranscript, transcriptPath } from './claude-sessions.js';
 import { claudeCli } from './claude-version.js';
 import { findClaude } from './find-claude.js';
+import { claudeToolProblem } from './claude-tools.js';
 
 /**
  * Claude Code, the backend of every workflow that names none: its
@@ -41,4 +42,6 @@ export const CLAUDE: AgentBackend = {
   scripted: CLAUDE_SCRIPTED,
   priceTable: { name: 'Claude', taken: PRICES_TAKEN },
   priceOf: (model) => priceOf(model),
+  models: MODELS,
+  toolProblem: claudeToolProblem,
 };

@@ -28,6 +28,16 @@ const CODEX_REFUSED: readonly GrantRefusal[] = [
   ],
 ];
 
+/** Models offered for Codex: its default first, then OpenAI's others of the price table. */
+const CODEX_MODELS: readonly string[] = [
+  'gpt-6.2-sol',
+  'gpt-6.2-astra',
+  'gpt-6.1-terra',
+  'gpt-6-luna',
+  'gpt-5.5',
+  'gpt-5.3-codex',
+];
+
 /**
  * OpenAI's Codex CLI (`@openai/codex`): `codex exec --json` per turn, its
  * threads continued and forked by id, its sandbox from the state's
@@ -66,4 +76,6 @@ export const CODEX: AgentBackend = {
   scripted: CODEX_SCRIPTED,
   priceTable: { name: 'OpenAI', taken: CODEX_PRICES_TAKEN },
   priceOf: codexPriceOf,
+  models: CODEX_MODELS,
+  // No toolProblem: grantProblem refuses every tool list (codex has none).
 };

@@ -27,6 +27,15 @@ const PI_REFUSED: readonly GrantRefusal[] = [
   ['permissionMode', 'permission_mode', 'pi has no permission modes'],
 ];
 
+/** Models offered for pi: `provider/id` of providers it reaches. */
+const PI_MODELS: readonly string[] = [
+  'anthropic/claude-sonnet-5-5',
+  'anthropic/claude-opus-5-5',
+  'anthropic/claude-haiku-5-5',
+  'openai/gpt-6.2-sol',
+  'openai/gpt-5.5',
+];
+
 /** pi (`backend: pi`): any provider's model, by `provider/id`; sessions are files found by id. */
 export const PI: AgentBackend = {
   name: 'pi',
@@ -59,4 +68,6 @@ export const PI: AgentBackend = {
   scripted: PI_SCRIPTED,
   priceTable: { name: 'Claude', taken: PRICES_TAKEN },
   priceOf: (model) => priceOf(model),
+  models: PI_MODELS,
+  // No toolProblem: grantProblem already refuses a tool pi does not have.
 };

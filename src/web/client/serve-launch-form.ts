@@ -8,6 +8,8 @@ export interface WorkflowEntry {
   description?: string;
   input: { mode: 'none' | 'optional' | 'required'; label?: string; description?: string };
   default_budget: number;
+  /** The backend its markdown states run on: which models and efforts its form offers. */
+  backend: string;
 }
 
 /** The server refused the request for want of its token: the page shows the login form. */
@@ -32,7 +34,40 @@ function field(label: string, input: HTMLElement, hint?: string): HTMLLabelEleme
   return l;
 }
 
-/** A workflow's launch form: its input, budget, model and working directory, posted to `POST /runs`. */
+/**
+ * The datalist of a backend's models, made once and shared by the forms of
+ * its workflows; none for a backend the server did not describe.
+ */
+function modelList(config: ServeIndexOptions, backend: string): string | undefined {
+  const models = config.backends[backend]?.models;
+  if (!models) return undefined;
+  const id = 'models-' + backend;
+  if (!document.getElementById(id)) {
+    const list = el('datalist');
+    list.id = id;
+    for (const m of models) {
+      const option = el('option');
+      option.value = m;
+      list.appendChild(option);
+    }
+    document.body.appendChild(list);
+  }
+  return id;
+}
+
+/** A select of a backend's efforts, its first choice the workflow's own (none sent). */
+function effortSelect(config: ServeIndexOptions, backend: string): HTMLSelectElement {
+  const select = el('select');
+  select.name = 'effort';
+  for (const effort of ['', ...(config.backends[backend]?.efforts ?? [])]) {
+    const option = el('option', null, effort === '' ? 'default' : effort);
+    option.value = effort;
+    select.appendChild(option);
+  }
+  return select;
+}
+
+/** A workflow's launch form: its input, budget, model, effort and working directory, posted to `POST /runs`. */
 export function launchForm(w: WorkflowEntry, hooks: LaunchHooks): HTMLFormElement {
   const form = el('form', 'launch');
   form.dataset.workflow = w.id;
@@ -64,8 +99,10 @@ export function launchForm(w: WorkflowEntry, hooks: LaunchHooks): HTMLFormElemen
   );
   const model = el('input');
   model.name = 'model';
-  model.setAttribute('list', 'models');
+  const list = modelList(hooks.config, w.backend);
+  if (list) model.setAttribute('list', list);
   model.placeholder = 'default';
+  const effort = effortSelect(hooks.config, w.backend);
   const dir = el('input');
   dir.name = 'working_directory';
   dir.placeholder = "the server's";
@@ -73,6 +110,7 @@ export function launchForm(w: WorkflowEntry, hooks: LaunchHooks): HTMLFormElemen
   options.append(
     field('Budget (USD)', budget),
     field('Model', model),
+    field('Effort', effort),
     field('Working directory', dir),
   );
   form.appendChild(options);
@@ -86,6 +124,7 @@ export function launchForm(w: WorkflowEntry, hooks: LaunchHooks): HTMLFormElemen
     if (input && input.value !== '') body.input = input.value;
     if (budget.value !== '') body.budget = Number(budget.value);
     if (model.value.trim() !== '') body.model = model.value.trim();
+    if (effort.value !== '') body.effort = effort.value;
     if (dir.value.trim() !== '') body.working_directory = dir.value.trim();
     send.disabled = true;
     result.className = 'result';

@@ -1,6 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { BACKEND_NAMES, backendNamed, backendOf } from '../../../src/agents/registry/registry.js';
+import {
+  allBackends,
+  BACKEND_NAMES,
+  backendNamed,
+  backendOf,
+} from '../../../src/agents/registry/registry.js';
 
 describe('the registry', () => {
   it('names every backend, Claude Code (the default) first, then by name', () => {
@@ -73,4 +78,27 @@ describe('backendOf', () => {
       assert.match(problem!, /off, minimal, low, medium, high, xhigh/);
     });
   }
+});
+
+describe("a backend's lists", () => {
+  for (const backend of allBackends()) {
+    it(`${backend.name} offers models it takes itself`, () => {
+      assert.ok(backend.models.length > 0);
+      for (const m of backend.models) assert.equal(backend.modelProblem(m), undefined, m);
+    });
+  }
+
+  it("offers Claude Code's aliases for Claude, and OpenAI's names for Codex", () => {
+    assert.deepEqual(backendOf(undefined).models, ['opus', 'sonnet', 'haiku']);
+    assert.ok(backendNamed('codex')!.models.includes('gpt-6.2-sol'));
+  });
+
+  it('knows Claude Code tool names; pi and Codex check none here (their grants refuse what they lack)', () => {
+    const claude = backendOf(undefined);
+    for (const tool of ['Read', 'Bash(git *)', 'mcp__gh__list'])
+      assert.equal(claude.toolProblem?.(tool), undefined, tool);
+    assert.match(claude.toolProblem?.('Bsh') ?? '', /^"Bsh" is not a Claude Code tool \(known: /);
+    assert.equal(backendNamed('pi')!.toolProblem, undefined);
+    assert.equal(backendNamed('codex')!.toolProblem, undefined);
+  });
 });
