@@ -1,5 +1,5 @@
 import type { Forecast, Forecaster, WorkflowHistory } from '../history/history-types.js';
-import { backendOf } from '../agents/registry/registry.js';
+import { defaultBackend } from '../agents/registry/registry.js';
 import { stateKey, type PlanGraph } from './plan-graph.js';
 import { historyForecast, workerCosts } from './history-figures.js';
 import { reachableFrom, statesInLoops, forkTargets } from './reachable-states.js';
@@ -106,8 +106,8 @@ export function createForecaster(sources: ForecastSources): PlanForecaster {
 function unknownState(key: string, model: string | undefined): Forecast {
   const file = key.slice(key.lastIndexOf(':') + 1);
   if (!isMarkdown(file)) return { p50Usd: 0, p90Usd: 0, p50Ms: 1000, p90Ms: 3000, basis: 'free' };
-  // Its workflow's backend is not known here: priced as the default's.
-  const usd = turnCost(0, backendOf(undefined).priceOf(model)) * DEFAULT_TURNS;
+  // Its workflow's backend is not known here: priced as the registry's default backend's.
+  const usd = turnCost(0, defaultBackend().priceOf(model)) * DEFAULT_TURNS;
   const ms = SECONDS_PER_TURN * 1000 * DEFAULT_TURNS;
   return {
     p50Usd: usd,
