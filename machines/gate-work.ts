@@ -1,8 +1,7 @@
-import type { SpawnRequest } from './apply-decision.js';
-import { workerRecord } from './apply-decision.js';
+import { addWorkers } from './forked-workers.js';
 import { frameFor } from './frame-waiters.js';
 import { answerGate, gateCrossed, gateStopLine } from './gate.js';
-import { advanceForkCounter, putAgent, setRunStatus, type RunStore } from './run-store.js';
+import { putAgent, setRunStatus, type RunStore } from './run-store.js';
 import type { StepFailure } from './step-failure.js';
 import type { Enqueue } from './run-work.js';
 import type { RunWork } from './supervisor-types.js';
@@ -14,24 +13,6 @@ import type { AgentRecord } from './types.js';
  * gate, and refuses a fork past the most live agents. Pure, as the
  * supervisor's other work (machines/run-work.ts).
  */
-
-/** Puts the workers a step (or a gate's answer) forked, queues them for actors, and says so; returns their records. */
-export function addWorkers(
-  store: RunStore,
-  toSpawn: AgentRecord[],
-  parentId: string,
-  spawns: readonly SpawnRequest[],
-  emit: Enqueue['emit'],
-): AgentRecord[] {
-  const workers = spawns.map(workerRecord);
-  advanceForkCounter(store, parentId, workers.length);
-  for (const w of workers) {
-    putAgent(store, w);
-    toSpawn.push(w);
-  }
-  if (workers.length > 0) emit({ type: 'workers.forked', parentId, workers });
-  return workers;
-}
 
 /**
  * Applies an answer to the gate an agent waits on. Going on hands the

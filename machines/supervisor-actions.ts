@@ -1,7 +1,8 @@
 import { assertEvent, enqueueActions, fromCallback, setup, stopChild } from 'xstate';
 import { agentMachine } from './agent.machine.js';
 import type { AskResolvedEvent, JoinResolvedEvent, StepGrant } from './agent-types.js';
-import { addWorkers, reviewGate, settleGate, tooManyAgents } from './gate-work.js';
+import { addWorkers } from './forked-workers.js';
+import { reviewGate, settleGate, tooManyAgents } from './gate-work.js';
 import { frameFor, frameWaits } from './frame-waiters.js';
 import { answerInStore } from './run-asks.js';
 import { charge, sessionCostsFor } from './cost-ledger.js';
