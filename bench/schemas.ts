@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { spawnerReply } from '../src/executors/spawner-schemas.js';
-import { isSpawnerRequest } from '../src/executors/spawner-request-check.js';
+import { isSpawnerRequest } from '../src/executors/spawner-request-check.generated.js';
 import { signedJob, stepJobEnvelope } from '../src/queue/queue-schemas.js';
 import { stateFileProblem } from '../src/state/state-schema.js';
 import { handStateProblem, handStepJob } from './schema-baselines.js';

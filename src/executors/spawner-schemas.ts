@@ -5,7 +5,7 @@ import { checked } from '../schema-problem.js';
  * The spawner protocol's messages as schemas; spawner-protocol.ts takes its
  * types from here (type-only imports, gone at run time). The orchestrator
  * checks each reply with `spawnerReply`. The spawner checks each request
- * with spawner-request-check.ts, code generated from `SPAWNER_REQUEST` and
+ * with spawner-request-check.generated.ts, code generated from `SPAWNER_REQUEST` and
  * checked fresh by its test: a spawner loads no schema library, to stay
  * small and start fast.
  */

@@ -20,7 +20,7 @@ import {
   type RunMessage,
   type SpawnerReply,
 } from './spawner-protocol.js';
-import { isSpawnerRequest } from './spawner-request-check.js';
+import { isSpawnerRequest } from './spawner-request-check.generated.js';
 
 const STDERR_TAIL = 4096;
 /** Stdout longer than this leaves in several messages (see sendOutput). */

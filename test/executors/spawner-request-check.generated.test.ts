@@ -3,15 +3,16 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { SPAWNER_REQUEST } from '../../src/executors/spawner-schemas.js';
-import { isSpawnerRequest } from '../../src/executors/spawner-request-check.js';
+import { isSpawnerRequest } from '../../src/executors/spawner-request-check.generated.js';
 
-const FILE = new URL('../../src/executors/spawner-request-check.ts', import.meta.url);
+const FILE = new URL('../../src/executors/spawner-request-check.generated.ts', import.meta.url);
 
 /** The generated file's text: TypeBox's own compiled check of SPAWNER_REQUEST, without TypeBox. */
 function generated(): string {
   const code = TypeCompiler.Code(SPAWNER_REQUEST, [], { language: 'javascript' });
   return [
-    '// Generated from SPAWNER_REQUEST (spawner-schemas.ts) by test/executors/spawner-request-check.test.ts:',
+    '// Generated: do not edit. Made from SPAWNER_REQUEST (spawner-schemas.ts) by',
+    '// test/executors/spawner-request-check.generated.test.ts, which fails when it differs;',
     '// RAYMOND_WRITE_GENERATED=1 node scripts/run-tests.mjs spawner-request-check writes it again.',
     '// The spawner loads this instead of a schema library, to stay small and start fast.',
     "import type { SpawnerRequest } from './spawner-protocol.js';",

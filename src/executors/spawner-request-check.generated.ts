@@ -1,4 +1,5 @@
-// Generated from SPAWNER_REQUEST (spawner-schemas.ts) by test/executors/spawner-request-check.test.ts:
+// Generated: do not edit. Made from SPAWNER_REQUEST (spawner-schemas.ts) by
+// test/executors/spawner-request-check.generated.test.ts, which fails when it differs;
 // RAYMOND_WRITE_GENERATED=1 node scripts/run-tests.mjs spawner-request-check writes it again.
 // The spawner loads this instead of a schema library, to stay small and start fast.
 import type { SpawnerRequest } from './spawner-protocol.js';
