@@ -47,12 +47,12 @@ function header(shell: Shell, name: string, load: string): string {
 export function bashScript(model: CompletionCommand[], name: string): string {
   const { enter, valued } = scanTables(model);
   const words = (list: string[]) => `$'${list.join('\\n').replace(/'/g, "\\'")}'`;
-  const value = (o: CompletionOption): string => {
-    if (o.value === 'choices')
-      return `COMPREPLY=($(compgen -W ${words(o.choices)} -- "$cur")); return`;
-    if (o.value === 'dir')
+  const value = (option: CompletionOption): string => {
+    if (option.value === 'choices')
+      return `COMPREPLY=($(compgen -W ${words(option.choices)} -- "$cur")); return`;
+    if (option.value === 'dir')
       return 'compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -d -- "$cur")); return';
-    if (o.value === 'file')
+    if (option.value === 'file')
       return 'compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return';
     return 'COMPREPLY=(); return';
   };
@@ -105,12 +105,12 @@ function described(items: { name: string; summary: string }[]): string {
 /** The zsh script: autoloaded from $fpath (as `_raymond`) or sourced after compinit. */
 export function zshScript(model: CompletionCommand[], name: string): string {
   const { enter, valued } = scanTables(model);
-  const value = (o: CompletionOption): string => {
-    if (o.value === 'choices')
-      return `compadd -- ${o.choices.map((c) => quote(c)).join(' ')}; return`;
-    if (o.value === 'dir') return '_files -/; return';
-    if (o.value === 'file') return '_files; return';
-    return `_message ${quote(o.summary || 'a value')}; return`;
+  const value = (option: CompletionOption): string => {
+    if (option.value === 'choices')
+      return `compadd -- ${option.choices.map((c) => quote(c)).join(' ')}; return`;
+    if (option.value === 'dir') return '_files -/; return';
+    if (option.value === 'file') return '_files; return';
+    return `_message ${quote(option.summary || 'a value')}; return`;
   };
   const commands = model.map((c) => {
     const opts = described(
@@ -160,21 +160,21 @@ export function zshScript(model: CompletionCommand[], name: string): string {
 export function fishScript(model: CompletionCommand[], name: string): string {
   const { enter, valued } = scanTables(model);
   const when = (key: string) => `-n ${quote(`__raymond_is ${quote(key, true)}`, true)}`;
-  const optionLine = (key: string, o: CompletionOption): string => {
-    const flags = o.flags
+  const optionLine = (key: string, option: CompletionOption): string => {
+    const flags = option.flags
       .map((f) => (f.startsWith('--') ? `-l ${f.slice(2)}` : `-s ${f.slice(1)}`))
       .join(' ');
     const value =
-      o.value === 'choices'
-        ? `-x -a ${quote(o.choices.join(' '), true)}`
-        : o.value === 'dir'
+      option.value === 'choices'
+        ? `-x -a ${quote(option.choices.join(' '), true)}`
+        : option.value === 'dir'
           ? "-x -a '(__fish_complete_directories)'"
-          : o.value === 'file'
+          : option.value === 'file'
             ? '-r -F'
-            : o.value === 'text'
+            : option.value === 'text'
               ? '-x'
               : '';
-    return ['complete -c raymond', when(key), flags, value, `-d ${quote(o.summary, true)}`]
+    return ['complete -c raymond', when(key), flags, value, `-d ${quote(option.summary, true)}`]
       .filter(Boolean)
       .join(' ');
   };

@@ -27,9 +27,9 @@ function callee(workflow: WorkflowTarget, entry: string): string {
 }
 
 /** One progress line for a completed step. */
-export function describeStep(e: Extract<RunEvent, { type: 'step.done' }>): string {
-  const d = e.decision;
-  const head = `[${e.agentId}] ${e.from} ->`;
+export function describeStep(event: Extract<RunEvent, { type: 'step.done' }>): string {
+  const d = event.decision;
+  const head = `[${event.agentId}] ${event.from} ->`;
   const input = (i: string | undefined) => (i === undefined ? '' : ` (input: ${preview(i, 60)})`);
   switch (d.kind) {
     case 'goto':
@@ -44,7 +44,7 @@ export function describeStep(e: Extract<RunEvent, { type: 'step.done' }>): strin
         return `${head} ${d.kind}-workflow ${callee(d.workflow, d.target)}${d.cd ? ` in ${d.cd}` : ''}, returning to ${d.returnTo}${input(d.input)}`;
       return `${head} ${d.kind} ${d.target}, returning to ${d.returnTo}${input(d.input)}`;
     case 'fork': {
-      const workers = e.workers
+      const workers = event.workers
         .map((w, i) => {
           const workflow = d.workers[i]?.workflow;
           return `${w.id} (${workflow ? `${workflow.spec}: ` : ''}${w.state}${attrs(w.attributes)})`;
@@ -55,9 +55,9 @@ export function describeStep(e: Extract<RunEvent, { type: 'step.done' }>): strin
       return `${head} fork ${workers}; ${d.join ? `joins at ${d.next} once they end` : `continues at ${d.next}`}`;
     }
     case 'result':
-      return e.to === null
+      return event.to === null
         ? `${head} result: ${preview(d.payload)}`
-        : `${head} result to ${e.to}: ${preview(d.payload)}`;
+        : `${head} result to ${event.to}: ${preview(d.payload)}`;
     case 'ask':
       if (d.ask.gate)
         return `${head} cost gate ${d.ask.id}: ${d.ask.gate.kind === 'fork' ? `${d.ask.gate.workers} worker(s) forecast at ${usd(d.ask.gate.forecast_usd)}` : `forecast at ${usd(d.ask.gate.forecast_usd)}`} (p90) would pass --confirm-over ${usd(d.ask.gate.amount_usd)}`;
@@ -66,8 +66,8 @@ export function describeStep(e: Extract<RunEvent, { type: 'step.done' }>): strin
 }
 
 /** What the short activity column of the live view says a step did: `goto X`, `fork`, `result`. */
-export function shortStep(e: Extract<RunEvent, { type: 'step.done' }>): string {
-  const d = e.decision;
+export function shortStep(event: Extract<RunEvent, { type: 'step.done' }>): string {
+  const d = event.decision;
   if (d.kind === 'fork' && d.join) return d.workers.length > 0 ? 'fork, join' : 'join';
   if (d.kind === 'fork' || d.kind === 'result' || d.kind === 'ask') return d.kind;
   const workflow = d.kind === 'goto' ? undefined : d.workflow;

@@ -50,7 +50,7 @@ export async function lintCommand(
   }
   const level = opts.level ?? 'warning';
   const shown = SEVERITIES.slice(0, SEVERITIES.indexOf(level) + 1);
-  const count = (s: Severity) => findings.filter((f) => f.severity === s).length;
+  const count = (severity: Severity) => findings.filter((f) => f.severity === severity).length;
   const report: LintReport = {
     findings: findings.filter((f) => shown.includes(f.severity)),
     errors: count('error'),

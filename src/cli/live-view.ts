@@ -175,10 +175,11 @@ export function createLiveView(opts: {
   };
 
   /** Which agents the recent-activity lines show, and what each last did. */
-  const follow = (e: RunEvent) => {
-    if (e.type === 'step.started') touch(e.agentId, 'invoking', stateLabel(e.state, e.scope));
-    else if (e.type === 'step.done') touch(e.agentId, shortStep(e), e.from);
-    else if (e.type === 'print') touch(e.agentId, 'print');
+  const follow = (event: RunEvent) => {
+    if (event.type === 'step.started')
+      touch(event.agentId, 'invoking', stateLabel(event.state, event.scope));
+    else if (event.type === 'step.done') touch(event.agentId, shortStep(event), event.from);
+    else if (event.type === 'print') touch(event.agentId, 'print');
   };
 
   return {

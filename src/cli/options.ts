@@ -53,19 +53,20 @@ export const speedFactor = nonNegative('a number, 0 or more (0 = all at once)');
  * the default (from the table's constant), its choices, and its check as
  * the parser, so a flag and the config file refuse a value with one line.
  */
-export function settingOption<T, V>(s: Setting<T, V>): Option {
+export function settingOption<T, V>(setting: Setting<T, V>): Option {
   // A flag without a value is off unless given: its default says nothing.
-  const shown = s.defaultText && s.flag!.includes('<') ? ` (default: ${s.defaultText})` : '';
-  const option = new Option(s.flag!, `${s.help}${shown}`);
+  const shown =
+    setting.defaultText && setting.flag!.includes('<') ? ` (default: ${setting.defaultText})` : '';
+  const option = new Option(setting.flag!, `${setting.help}${shown}`);
   // The choices are also what shell completion offers (completion-model.ts reads them from the option).
-  if (s.choices) option.choices(s.choices);
-  if (!s.flag!.includes('<') || s.flagCheckedLater) return option;
+  if (setting.choices) option.choices(setting.choices);
+  if (!setting.flag!.includes('<') || setting.flagCheckedLater) return option;
   return option.argParser((raw: string, previous: unknown) => {
     try {
-      const value = s.check(s.fromFlag ? s.fromFlag(raw) : raw);
-      return s.repeatable
-        ? s.collect
-          ? s.collect(value, previous as T | undefined)
+      const value = setting.check(setting.fromFlag ? setting.fromFlag(raw) : raw);
+      return setting.repeatable
+        ? setting.collect
+          ? setting.collect(value, previous as T | undefined)
           : [...((previous as unknown[] | undefined) ?? []), value]
         : value;
     } catch (err) {
@@ -80,6 +81,6 @@ export function settingOption<T, V>(s: Setting<T, V>): Option {
  * that runs turns outside a run: merge, serve, worker, test.
  */
 export function addMachineOptions(command: Command): Command {
-  for (const [, s] of machineSettings()) command.addOption(settingOption(s));
+  for (const [, setting] of machineSettings()) command.addOption(settingOption(setting));
   return command;
 }

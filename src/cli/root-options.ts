@@ -98,14 +98,14 @@ function groupHeading(group: string): string {
  */
 export function addRootOptions(program: Command): Command {
   for (const group of helpGroups()) {
-    for (const [, s] of settingEntries()) {
-      if (s.flag && s.group === group)
-        program.addOption(settingOption(s).helpGroup(groupHeading(group)));
+    for (const [, setting] of settingEntries()) {
+      if (setting.flag && setting.group === group)
+        program.addOption(settingOption(setting).helpGroup(groupHeading(group)));
     }
-    for (const o of ACTION_OPTIONS) {
-      if (o.group !== group) continue;
-      const option = new Option(o.flags, o.help).helpGroup(groupHeading(group));
-      program.addOption(o.parse ? option.argParser(o.parse) : option);
+    for (const action of ACTION_OPTIONS) {
+      if (action.group !== group) continue;
+      const option = new Option(action.flags, action.help).helpGroup(groupHeading(group));
+      program.addOption(action.parse ? option.argParser(action.parse) : option);
     }
   }
   return program;

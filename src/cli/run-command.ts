@@ -58,12 +58,12 @@ export async function runCommand(ctx: CliContext): Promise<number> {
         : undefined;
     const plain = createPlainReporter({ quiet: ctx.quiet, verbose: ctx.verbose });
     // --on-ask=prompt: questions are asked here; while one is on the screen, progress goes above it as plain lines.
-    const show = (e: RunEvent) => {
+    const show = (event: RunEvent) => {
       if (prompt.prompter) {
-        const line = eventLine(e, ctx.verbose);
+        const line = eventLine(event, ctx.verbose);
         if (line && !ctx.quiet) prompt.prompter.print(line.text);
-      } else if (live) live.event(e);
-      else plain(e);
+      } else if (live) live.event(event);
+      else plain(event);
     };
     const notifier = startNotifier(ctx, show);
     try {
@@ -123,22 +123,22 @@ async function runAndReport(
   // Only on a terminal: the sequence would be noise in a log file or a pipe.
   const title = live ? createTerminalTitle(process.stderr) : undefined;
   let onAsk: string | undefined;
-  const onEvent = (e: RunEvent) => {
-    if (e.type === 'run.started') onAsk = e.onAsk;
-    trackProgress(progress, e);
-    title?.(e);
-    if (e.type === 'run.started') started ??= e;
-    if (onAsk === 'prompt' && (e.type === 'ask.created' || e.type === 'ask.pending'))
-      asker().add(e.ask);
+  const onEvent = (event: RunEvent) => {
+    if (event.type === 'run.started') onAsk = event.onAsk;
+    trackProgress(progress, event);
+    title?.(event);
+    if (event.type === 'run.started') started ??= event;
+    if (onAsk === 'prompt' && (event.type === 'ask.created' || event.type === 'ask.pending'))
+      asker().add(event.ask);
     // An ask answered on the live page (or timed out) is no longer asked here.
-    if (e.type === 'ask.answered')
+    if (event.type === 'ask.answered')
       prompt.prompter?.withdraw(
-        e.askId,
-        e.expired ? 'ran out of time' : 'was answered on the live page',
+        event.askId,
+        event.expired ? 'ran out of time' : 'was answered on the live page',
       );
-    if (e.type === 'ask.created' && notifier && started) {
+    if (event.type === 'ask.created' && notifier && started) {
       notifier.send(
-        askNotification(e.ask, {
+        askNotification(event.ask, {
           runId: started.workflowId,
           workflow: started.workflow,
           name: started.name,
@@ -146,9 +146,9 @@ async function runAndReport(
         }),
       );
     }
-    if (e.type === 'run.finished') finished = joinFinished(finished, e);
-    show(e);
-    inspection?.event(e);
+    if (event.type === 'run.finished') finished = joinFinished(finished, event);
+    show(event);
+    inspection?.event(event);
   };
   const signals = interruptHandlers(() => live?.stop());
   prompt.cancel = signals.cancel;

@@ -50,19 +50,19 @@ async function allRuns(stateDir: string, warn: (t: string) => void): Promise<Wor
   return runs.sort((a, b) => a.started_at.localeCompare(b.started_at));
 }
 
-function summarize(stateDir: string, s: WorkflowState): RunSummary {
-  const holder = lockHolder(lockFilePath(stateDir, s.workflow_id));
+function summarize(stateDir: string, state: WorkflowState): RunSummary {
+  const holder = lockHolder(lockFilePath(stateDir, state.workflow_id));
   const runningPid = holder?.pid ?? null;
   return {
-    workflow_id: s.workflow_id,
-    ...(s.options.name ? { name: s.options.name } : {}),
+    workflow_id: state.workflow_id,
+    ...(state.options.name ? { name: state.options.name } : {}),
     // A state file says running until its run ends; when no live process holds the lock, the run was
     // killed or stopped (Ctrl-C, SIGKILL, a crash) and waits for --resume.
-    status: s.status === 'running' && runningPid === null ? 'interrupted' : s.status,
-    live_agents: s.agents.filter((a) => a.status !== 'terminated').length,
-    pending_asks: pendingAsks(s.agents).length,
-    total_cost_usd: s.total_cost_usd,
-    started_at: s.started_at,
+    status: state.status === 'running' && runningPid === null ? 'interrupted' : state.status,
+    live_agents: state.agents.filter((a) => a.status !== 'terminated').length,
+    pending_asks: pendingAsks(state.agents).length,
+    total_cost_usd: state.total_cost_usd,
+    started_at: state.started_at,
     running_pid: runningPid,
     ...(holder?.foreign ? { running_host: holder.host } : {}),
   };
@@ -75,22 +75,22 @@ function joinsLeft(state: WorkflowState, agent: WorkflowState['agents'][number])
   return `${mine.filter((a) => a.status === 'active' || a.status === 'paused').length} of ${mine.length} workers`;
 }
 
-function holderText(r: RunSummary): string {
-  if (r.running_pid === null) return '';
-  return r.running_host === undefined
-    ? ` (running, pid ${r.running_pid})`
-    : ` (locked by pid ${r.running_pid} on host ${r.running_host})`;
+function holderText(run: RunSummary): string {
+  if (run.running_pid === null) return '';
+  return run.running_host === undefined
+    ? ` (running, pid ${run.running_pid})`
+    : ` (locked by pid ${run.running_pid} on host ${run.running_host})`;
 }
 
-function line(r: RunSummary): string {
-  const running = holderText(r);
-  const asks = r.pending_asks > 0 ? `  ${r.pending_asks} asking` : '';
-  return `${r.workflow_id}${r.name ? `  "${r.name}"` : ''}  ${r.status}${running}  ${r.live_agents} live${asks}  ${usd(r.total_cost_usd)}  ${r.started_at}`;
+function line(run: RunSummary): string {
+  const running = holderText(run);
+  const asks = run.pending_asks > 0 ? `  ${run.pending_asks} asking` : '';
+  return `${run.workflow_id}${run.name ? `  "${run.name}"` : ''}  ${run.status}${running}  ${run.live_agents} live${asks}  ${usd(run.total_cost_usd)}  ${run.started_at}`;
 }
 
 /** Whether `raymond --resume` can pick a run up. */
-function resumable(r: RunSummary): boolean {
-  return r.live_agents > 0 && r.running_pid === null && r.status !== 'completed';
+function resumable(run: RunSummary): boolean {
+  return run.live_agents > 0 && run.running_pid === null && run.status !== 'completed';
 }
 
 /** `raymond --list` and `raymond --recover`: one line per run. */

@@ -9,9 +9,9 @@ const AGENT_ROWS = 20;
 const percent = (share: number) => `${Math.round(share * 100)}%`;
 
 /** `raymond stats WORKFLOW`: the workflow's runs, then one line per state, flags last. */
-export function workflowStatsText(s: WorkflowStats): string[] {
+export function workflowStatsText(stats: WorkflowStats): string[] {
   const lines = [
-    `${s.workflow} (${s.path}): ${s.runs} run${s.runs === 1 ? '' : 's'}, ${usd(s.totalUsd)} in all; a run costs ${usd(s.runCostP50Usd)} (p50), ${usd(s.runCostP90Usd)} (p90)`,
+    `${stats.workflow} (${stats.path}): ${stats.runs} run${stats.runs === 1 ? '' : 's'}, ${usd(stats.totalUsd)} in all; a run costs ${usd(stats.runCostP50Usd)} (p50), ${usd(stats.runCostP90Usd)} (p90)`,
     '',
   ];
   const header = [
@@ -27,7 +27,7 @@ export function workflowStatsText(s: WorkflowStats): string[] {
     'retries',
     'reminders',
   ];
-  const rows = s.states.map((st) => [
+  const rows = stats.states.map((st) => [
     st.dearer ? `${st.state} !` : st.state,
     String(st.runs),
     String(st.steps),
@@ -41,7 +41,7 @@ export function workflowStatsText(s: WorkflowStats): string[] {
     String(st.reminders),
   ]);
   lines.push(...textTable(header, rows, new Set(header.slice(1))));
-  const flagged = s.states.filter((st) => st.dearer);
+  const flagged = stats.states.filter((st) => st.dearer);
   if (flagged.length > 0) lines.push('');
   for (const st of flagged)
     lines.push(
@@ -51,11 +51,11 @@ export function workflowStatsText(s: WorkflowStats): string[] {
 }
 
 /** The cost-by-state table of a run (also in `--status`). */
-export function costByStateText(c: RunCosts): string[] {
+export function costByStateText(costs: RunCosts): string[] {
   const header = ['state', 'steps', 'turns', 'cost', 'share', 'time'];
   return textTable(
     header,
-    c.byState.map((r) => [
+    costs.byState.map((r) => [
       r.name,
       String(r.steps),
       String(r.turns),
@@ -68,15 +68,15 @@ export function costByStateText(c: RunCosts): string[] {
 }
 
 /** `raymond stats RUN`: the run's cost by state, then by agent (the dearest agents, the rest summed). */
-export function runStatsText(c: RunCosts, status: string | undefined): string[] {
+export function runStatsText(costs: RunCosts, status: string | undefined): string[] {
   const lines = [
-    `run ${c.run}${status ? ` (${status})` : ''}: ${c.steps} step${c.steps === 1 ? '' : 's'}, ${usd(c.costUsd)}`,
+    `run ${costs.run}${status ? ` (${status})` : ''}: ${costs.steps} step${costs.steps === 1 ? '' : 's'}, ${usd(costs.costUsd)}`,
     '',
-    ...costByStateText(c),
+    ...costByStateText(costs),
     '',
   ];
   const header = ['agent', 'steps', 'turns', 'cost', 'share', 'time'];
-  const shown = c.byAgent.slice(0, AGENT_ROWS);
+  const shown = costs.byAgent.slice(0, AGENT_ROWS);
   const rows = shown.map((r) => [
     r.name,
     String(r.steps),
@@ -85,7 +85,7 @@ export function runStatsText(c: RunCosts, status: string | undefined): string[] 
     percent(r.share),
     wall(r.wallMs),
   ]);
-  const rest = c.byAgent.slice(AGENT_ROWS);
+  const rest = costs.byAgent.slice(AGENT_ROWS);
   if (rest.length > 0) {
     const sum = (f: (r: (typeof rest)[number]) => number) => rest.reduce((a, r) => a + f(r), 0);
     rows.push([

@@ -24,30 +24,32 @@ export interface QueuedRun {
  * loads this module only for a queued run: BullMQ and ioredis are most of
  * the bundle's code, and a run on one machine need not parse or hold them.
  */
-export async function openQueue(o: {
+export async function openQueue(options: {
   queue: QueueSettings;
   settings: RunSettings;
   workflowId: string;
   stateFile: string;
   emit: RunEventSink;
 }): Promise<QueuedRun> {
-  const target = parseQueueUrl(o.queue.url);
-  const secret = loadQueueSecret(o.queue.secretFile);
-  const queue = await StepQueue.open(target, secret, (text) => o.emit({ type: 'warning', text }));
-  o.emit({ type: 'detail', text: `queue: steps go to the workers at ${target.shown}` });
+  const target = parseQueueUrl(options.queue.url);
+  const secret = loadQueueSecret(options.queue.secretFile);
+  const queue = await StepQueue.open(target, secret, (text) =>
+    options.emit({ type: 'warning', text }),
+  );
+  options.emit({ type: 'detail', text: `queue: steps go to the workers at ${target.shown}` });
   const remote = createRemoteExecutors({
     queue,
-    workflowId: o.workflowId,
-    root: projectRootOf(o.stateFile),
-    transcripts: join(dirname(dirname(o.stateFile)), 'transcripts', o.workflowId),
-    env: { ...o.settings.environment },
+    workflowId: options.workflowId,
+    root: projectRootOf(options.stateFile),
+    transcripts: join(dirname(dirname(options.stateFile)), 'transcripts', options.workflowId),
+    env: { ...options.settings.environment },
     turns: {
-      skipPermissions: o.settings.skipPermissions,
-      settings: o.settings.backendSettings ?? {},
-      prices: o.settings.prices,
+      skipPermissions: options.settings.skipPermissions,
+      settings: options.settings.backendSettings ?? {},
+      prices: options.settings.prices,
     },
-    pushRemote: o.queue.pushRemote,
-    emit: o.emit,
+    pushRemote: options.queue.pushRemote,
+    emit: options.emit,
   });
   return { ...remote, close: () => queue.close() };
 }

@@ -67,21 +67,26 @@ export function frameCounts(agents: Iterable<AgentRecord>): FrameCounts {
  * invoking (or awaiting its workers, in a join), and each return frame on its
  * stack is a caller awaiting its callee.
  */
-export function trackProgress(progress: RunProgress, e: RunEvent): void {
+export function trackProgress(progress: RunProgress, event: RunEvent): void {
   const c = progress.counts;
-  switch (e.type) {
+  switch (event.type) {
     case 'run.started':
-      Object.assign(c, e.counts);
-      progress.startedAt = e.at;
-      progress.budgetUsd = e.budgetUsd;
-      progress.costUsd = e.totalCostUsd;
+      Object.assign(c, event.counts);
+      progress.startedAt = event.at;
+      progress.budgetUsd = event.budgetUsd;
+      progress.costUsd = event.totalCostUsd;
       progress.steps = 0;
       // A resume runs failed agents again, so only this run's failures count.
       progress.failed = 0;
       progress.denials = [];
       break;
     case 'permission.denied':
-      progress.denials.push({ agent: e.agentId, state: e.state, tool: e.tool, input: e.input });
+      progress.denials.push({
+        agent: event.agentId,
+        state: event.state,
+        tool: event.tool,
+        input: event.input,
+      });
       break;
     case 'step.started':
       c.idle--;
@@ -90,21 +95,21 @@ export function trackProgress(progress: RunProgress, e: RunEvent): void {
     case 'step.done': {
       c.invoking--;
       progress.steps++;
-      progress.costUsd = e.totalCostUsd;
-      const kind = e.decision.kind;
+      progress.costUsd = event.totalCostUsd;
+      const kind = event.decision.kind;
       if (kind === 'call' || kind === 'function') c['awaiting-child']++;
-      if (kind === 'result' && e.to === null) c.terminated++;
+      if (kind === 'result' && event.to === null) c.terminated++;
       else if (kind === 'ask') c.asking++;
-      else if (kind === 'fork' && e.decision.join) c['awaiting-child']++;
+      else if (kind === 'fork' && event.decision.join) c['awaiting-child']++;
       else c.idle++;
-      if (kind === 'result' && e.to !== null) c['awaiting-child']--;
-      c.idle += e.workers.length;
+      if (kind === 'result' && event.to !== null) c['awaiting-child']--;
+      c.idle += event.workers.length;
       break;
     }
     case 'agent.paused':
       c.invoking--;
       c.paused++;
-      progress.costUsd = e.totalCostUsd;
+      progress.costUsd = event.totalCostUsd;
       break;
     case 'agent.joined':
       c['awaiting-child']--;
@@ -112,19 +117,19 @@ export function trackProgress(progress: RunProgress, e: RunEvent): void {
       break;
     case 'ask.answered':
       // A cost gate asked again still waits (a new ask); one that went on may wait for the workers it forked.
-      if (e.gate?.again) break;
+      if (event.gate?.again) break;
       // An ask that ran out of time with nowhere to go fails its agent instead (agent.failed).
       c.asking--;
-      if (e.gate?.joining) c['awaiting-child']++;
+      if (event.gate?.joining) c['awaiting-child']++;
       else c.idle++;
-      c.idle += e.gate?.workers ?? 0;
+      c.idle += event.gate?.workers ?? 0;
       break;
     case 'agent.failed':
-      if (e.failure.code === 'ERR_ASK_EXPIRED') c.asking--;
+      if (event.failure.code === 'ERR_ASK_EXPIRED') c.asking--;
       else c.invoking--;
       c.terminated++;
       progress.failed++;
-      progress.costUsd = e.totalCostUsd;
+      progress.costUsd = event.totalCostUsd;
       break;
     default:
       break;

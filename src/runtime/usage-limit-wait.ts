@@ -30,18 +30,19 @@ const realSleep = (ms: number, signal: AbortSignal) =>
  */
 export async function waitOutUsageLimits(
   first: RunOutcome,
-  o: UsageLimitWait,
+  options: UsageLimitWait,
 ): Promise<RunOutcome> {
-  const now = o.now ?? Date.now;
-  const pause = o.sleep ?? realSleep;
+  const now = options.now ?? Date.now;
+  const pause = options.sleep ?? realSleep;
   let outcome = first;
-  while (outcome.waitUntil !== undefined && !o.signal.aborted) {
+  while (outcome.waitUntil !== undefined && !options.signal.aborted) {
     // A little past the reset: a limit given to the minute, in words or a timestamp, may lift a little late.
     const until = outcome.waitUntil + RESET_MARGIN_MS;
-    o.onWait(new Date(until));
-    while (now() < until && !o.signal.aborted) await pause(timerDelay(until - now()), o.signal);
-    if (o.signal.aborted) break;
-    outcome = await o.resume(outcome.workflowId);
+    options.onWait(new Date(until));
+    while (now() < until && !options.signal.aborted)
+      await pause(timerDelay(until - now()), options.signal);
+    if (options.signal.aborted) break;
+    outcome = await options.resume(outcome.workflowId);
   }
   return outcome;
 }
