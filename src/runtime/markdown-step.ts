@@ -2,6 +2,7 @@ import type { StepInput, StepResult } from '../../machines/agent.machine.js';
 import { backendOf } from '../agents/registry/registry.js';
 import { RaymondError, formatError, type SpentDetails } from '../errors.js';
 import { parentSession, type Execution, type SessionPlan } from '../executors/executor.js';
+import { stateModel } from './state-model.js';
 import type { AllowedTransition } from '../language/frontmatter.js';
 import { formatAllowed, reminder } from '../language/policy.js';
 import { templateVariables } from '../language/render.js';
@@ -96,14 +97,9 @@ export async function runMarkdownStep(
   for (const w of prepared.warnings) deps.warnOnce(`${where}: ${w}`);
   // Each backend takes its own models and efforts: `sonnet` on Claude Code, `openai/gpt-5` and `xhigh` on pi.
   const backend = backendOf(scope.backend);
-  const model = prepared.policy.model ?? deps.model;
+  const { model, effort } = stateModel(backend, prepared.policy, deps, where);
   tally.backend = backend.name;
   tally.model = model;
-  const effort = prepared.policy.effort ?? deps.effort;
-  const problem =
-    (model !== undefined ? backend.modelProblem(model) : undefined) ??
-    (effort !== undefined ? backend.effortProblem(effort) : undefined);
-  if (problem !== undefined) throw new RaymondError('ERR_MODEL', problem, { file: where });
   const grant = layeredGrant(deps.grant, scope.grant, prepared.policy.grant);
   const grantProblem = backend.grantProblem(grant);
   if (grantProblem !== undefined)

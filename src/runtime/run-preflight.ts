@@ -5,6 +5,7 @@ import type { StateExecutor } from '../executors/executor.js';
 import { parseStateSource } from '../language/frontmatter.js';
 import { isMarkdown } from '../scope/extensions.js';
 import type { Scope } from '../scope/scope.js';
+import { reachableBackends } from '../scope/reachable-backends.js';
 import { checkQueue } from './queue-check.js';
 import type { RunSettings } from '../settings/run-settings.js';
 import { layeredGrant } from './state-grant.js';
@@ -26,16 +27,8 @@ export async function checkBackend(
   markdown: StateExecutor | undefined,
 ): Promise<void> {
   const backend = backendOf(scope.backend);
-  for (const [flag, problem] of [
-    ['--model', settings.model && backend.modelProblem(settings.model)],
-    ['--effort', settings.effort && backend.effortProblem(settings.effort)],
-  ] as const) {
-    if (problem)
-      throw new RaymondError(
-        'ERR_USAGE',
-        `${flag}: ${problem} (this workflow runs on ${backend.title})`,
-      );
-  }
+  if (settings.model !== undefined || settings.effort !== undefined)
+    await checkRunWide(scope, settings);
   await checkGrants(scope, settings, backend);
   // A queued run's turns run on the workers, which look for their CLI themselves; its queue is checked instead.
   if (settings.queue) checkQueue(settings.queue);
@@ -45,6 +38,36 @@ export async function checkBackend(
       { ...process.env, ...settings.environment },
       settings.backendSettings ?? {},
     );
+}
+
+/**
+ * The run-wide `--model` and `--effort` (a config's, a resume's) against the
+ * backends the run may use: its workflow's and those its cross-workflow
+ * tags name. Some must take each; each state's own backend checks it again
+ * when the state runs.
+ */
+async function checkRunWide(scope: Scope, settings: RunSettings): Promise<void> {
+  const byName = new Map<string, AgentBackend>();
+  for (const spec of await reachableBackends(scope)) {
+    const backend = backendOf(spec);
+    byName.set(backend.name, backend);
+  }
+  const backends = [...byName.values()];
+  for (const [flag, value, problemOf] of [
+    ['--model', settings.model, (b: AgentBackend, v: string) => b.modelProblem(v)],
+    ['--effort', settings.effort, (b: AgentBackend, v: string) => b.effortProblem(v)],
+  ] as const) {
+    if (value === undefined) continue;
+    const problems = backends.map((b) => [b, problemOf(b, value)] as const);
+    if (problems.some(([, problem]) => problem === undefined)) continue;
+    const [only] = problems;
+    throw new RaymondError(
+      'ERR_USAGE',
+      problems.length === 1
+        ? `${flag}: ${only![1]} (this workflow runs on ${only![0].title})`
+        : `${flag}: no backend of this run takes it (${problems.map(([b, p]) => `${b.title}: ${p}`).join('; ')})`,
+    );
+  }
 }
 
 /**

@@ -140,14 +140,15 @@ describe('--queue: what Redis access without the secret cannot do', () => {
     }
   });
 
-  it('a rightly signed job of another shape (a run of another version) is refused in one line naming the field, and runs nothing', async (t) => {
+  it('a rightly signed job of another shape (a run of the version before, with its claude field) is refused in one line naming the field, and runs nothing', async (t) => {
     if (!redis) return t.skip(NO_REDIS);
     const w = await workers.start('shape');
     const queue = new Queue('steps', { connection: conn, prefix: 'raymond' });
     try {
       const job = {
-        v: 3,
-        kind: 'script',
+        v: 2,
+        claude: { skipPermissions: false, warm: true },
+        kind: 'markdown',
         run: 'other',
         id: 'other.1',
         nonce: 'n',
@@ -158,11 +159,11 @@ describe('--queue: what Redis access without the secret cannot do', () => {
       const reason = (await queue.getJob('other.1'))?.failedReason ?? '';
       assert.equal(
         reason,
-        'refused: it is not a step job this worker knows (a run of another Raymond version?): v is 3; it must be 2; nothing of it was run',
+        'refused: it is not a step job this worker knows (a run of another Raymond version?): v is 2; it must be 3; nothing of it was run',
       );
       assert.match(
         w.log(),
-        /refused job other\.1: it is not a step job this worker knows .*: v is 3; it must be 2; nothing of it was run/,
+        /refused job other\.1: it is not a step job this worker knows .*: v is 2; it must be 3; nothing of it was run/,
       );
     } finally {
       await queue.close();

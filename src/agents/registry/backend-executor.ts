@@ -26,5 +26,8 @@ export function backendExecutor(
     endSession(session) {
       for (const e of made.values()) e.endSession?.(session);
     },
+    close() {
+      for (const e of made.values()) e.close?.();
+    },
   };
 }

@@ -85,6 +85,18 @@ describe('backendExecutor', () => {
     assert.deepEqual(claude.ended, ['s1', 's2']);
   });
 
+  it('closes every backend executor it made, at the end of the run, whether or not it has close', async () => {
+    let closed = 0;
+    const claude: StateExecutor = { ...recorder('claude').executor, close: () => void closed++ };
+    const ex = executorOf({ claude, pi: recorder('pi').executor });
+    ex.close!();
+    assert.equal(closed, 0, 'nothing made yet');
+    await ex.execute(request());
+    await ex.execute(request({ name: 'pi', options: {} }));
+    assert.doesNotThrow(() => ex.close!());
+    assert.equal(closed, 1);
+  });
+
   it("makes a backend's executor once, when a turn first needs it, with the run's runtime", async () => {
     const made: string[] = [];
     const ex = backendExecutor(RUNTIME, (spec) => {

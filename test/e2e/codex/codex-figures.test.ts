@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { summary } from '../../helpers/cli.js';
+import { sh, summary } from '../../helpers/cli.js';
 import { CodexSandbox } from '../../helpers/codex-sandbox.js';
 
 const box = new CodexSandbox();
@@ -53,6 +53,39 @@ describe('run-wide --model and --effort, checked against each backend', () => {
       );
       assert.equal(no.stderr.trim().split('\n').length, 1, no.stderr);
     }
+  });
+
+  it('a Claude workflow that calls a Codex one takes them: the Codex callee uses them, and a Claude state without its own model is refused naming --model', async () => {
+    const s = box.server;
+    s.on('CDX-MIXED', { text: '<result>callee ran</result>' });
+    box.write({ 'workflow.yaml': CODEX, 'START.md': 'CDX-MIXED' }, 'mixed/cdx');
+    // The caller's states are scripts: only the Codex callee asks a model.
+    const caller = box.write(
+      {
+        'START.sh': sh('echo \'<call-workflow return="END">../cdx/</call-workflow>\''),
+        'END.sh': sh('echo "<result>caller: $RAYMOND_RESULT</result>"'),
+      },
+      'mixed/caller',
+    );
+    const r = await box.run([caller, '--json', '--model', 'gpt-5-codex', '--effort', 'max']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(summary(r).results.main, 'caller: callee ran');
+    const [request] = s.requestsFor('CDX-MIXED');
+    assert.equal(request!.model, 'gpt-5-codex');
+    // A Claude state of the same run with no model of its own: refused at its step, naming where the value came from.
+    const claudeState = box.write(
+      {
+        'START.sh': sh('echo \'<call-workflow return="ASK">../cdx/</call-workflow>\''),
+        'ASK.md': 'never sent <result>x</result>',
+      },
+      'mixed/claudestate',
+    );
+    const no = await box.run([claudeState, '--json', '--model', 'gpt-5-codex']);
+    assert.notEqual(no.code, 0, no.stderr);
+    assert.match(
+      no.stdout + no.stderr,
+      /ASK\.md: --model: model "gpt-5-codex" is not opus, sonnet, haiku.*\(this state's workflow runs on Claude Code\)/,
+    );
   });
 });
 
