@@ -47,27 +47,42 @@ export async function checkBackend(
  * when the state runs.
  */
 async function checkRunWide(scope: Scope, settings: RunSettings): Promise<void> {
+  const refused = await runWideProblem(scope, settings);
+  if (refused) throw new RaymondError('ERR_USAGE', `--${refused[0]}: ${refused[1]}`);
+}
+
+/**
+ * Why a run-wide model or effort is no backend's of this run (its
+ * workflow's, and those its cross-workflow tags name), if it is not: which
+ * of the two, and the problem. Also what `raymond serve` checks a launch's
+ * `model` and `effort` with, before it starts the run.
+ */
+export async function runWideProblem(
+  scope: Scope,
+  values: { model?: string; effort?: string },
+): Promise<[key: 'model' | 'effort', problem: string] | undefined> {
   const byName = new Map<string, AgentBackend>();
   for (const spec of await reachableBackends(scope)) {
     const backend = backendOf(spec);
     byName.set(backend.name, backend);
   }
   const backends = [...byName.values()];
-  for (const [flag, value, problemOf] of [
-    ['--model', settings.model, (b: AgentBackend, v: string) => b.modelProblem(v)],
-    ['--effort', settings.effort, (b: AgentBackend, v: string) => b.effortProblem(v)],
+  for (const [key, value, problemOf] of [
+    ['model', values.model, (b: AgentBackend, v: string) => b.modelProblem(v)],
+    ['effort', values.effort, (b: AgentBackend, v: string) => b.effortProblem(v)],
   ] as const) {
     if (value === undefined) continue;
     const problems = backends.map((b) => [b, problemOf(b, value)] as const);
     if (problems.some(([, problem]) => problem === undefined)) continue;
     const [only] = problems;
-    throw new RaymondError(
-      'ERR_USAGE',
+    return [
+      key,
       problems.length === 1
-        ? `${flag}: ${only![1]} (this workflow runs on ${only![0].title})`
-        : `${flag}: no backend of this run takes it (${problems.map(([b, p]) => `${b.title}: ${p}`).join('; ')})`,
-    );
+        ? `${only![1]} (this workflow runs on ${only![0].title})`
+        : `no backend of this run takes it (${problems.map(([b, p]) => `${b.title}: ${p}`).join('; ')})`,
+    ];
   }
+  return undefined;
 }
 
 /**

@@ -39,7 +39,7 @@ export const SCHEMAS = {
       backend: {
         type: 'string',
         description:
-          "the agent CLI its markdown states run on (the manifest's `backend`, `claude` when it names none): what `model` and `effort` of POST /runs are checked against",
+          "the agent CLI its markdown states run on (the manifest's `backend`, `claude` when it names none): whose models and efforts the page offers, and which POST /runs checks `model` and `effort` against (with those of the workflows it calls)",
       },
     },
   },

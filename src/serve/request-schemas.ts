@@ -33,13 +33,13 @@ export const CREATE_RUN = T.Object({
   model: given(
     T.String({
       description:
-        "a model of the workflow's backend (GET /workflows: `backend`): Claude Code's opus, sonnet, haiku or a full name, pi's provider/id, a Codex model name",
+        "a model of the workflow's backend (GET /workflows: `backend`) or of a workflow it calls: Claude Code's opus, sonnet, haiku or a full name, pi's provider/id, a Codex model name",
     }),
   ),
   effort: given(
     T.String({
       description:
-        "an effort of the workflow's backend: Claude Code's low, medium, high; pi's off, minimal, low, medium, high, xhigh; Codex's none, minimal, low, medium, high, xhigh, max",
+        "an effort of the workflow's backend or of a workflow it calls: Claude Code's low, medium, high; pi's off, minimal, low, medium, high, xhigh; Codex's none, minimal, low, medium, high, xhigh, max",
     }),
   ),
   working_directory: given(

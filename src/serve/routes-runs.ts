@@ -2,8 +2,9 @@ import { realpath, stat } from 'node:fs/promises';
 import { isAbsolute, relative, resolve } from 'node:path';
 import { diagramSvgFile } from '../analysis/diagram-html.js';
 import { loadWorkflowGraph } from '../analysis/workflow-graph.js';
-import { backendOf } from '../agents/registry/registry.js';
 import { formatError } from '../errors.js';
+import { runWideProblem } from '../runtime/run-preflight.js';
+import { openScope } from '../scope/scope.js';
 import type { CostRow } from '../../machines/cost-table.js';
 import { runCostsOf } from '../history/run-steps.js';
 import { projectRootOf } from '../task-folder-pattern.js';
@@ -65,7 +66,7 @@ const givenText = (v: string | null | undefined): string | undefined =>
 /**
  * Starts a run as `POST /runs` asks (also what `--launch ID` does, with
  * only the id), after checking what the body's schema cannot: the workflow,
- * its input, the model and effort (its backend's) and the folder.
+ * its input, the model and effort (its backends') and the folder.
  */
 export async function startRun(ctx: ServeContext, body: CreateRun): Promise<ServedRun> {
   if (!ctx.pool.open)
@@ -81,19 +82,8 @@ export async function startRun(ctx: ServeContext, body: CreateRun): Promise<Serv
   const budget = body.budget ?? 0;
   const model = givenText(body.model);
   const effort = givenText(body.effort);
-  const backend = backendOf({ name: entry.backend });
-  // The backend as discovered: the run checks its states' own again when it starts.
-  for (const [key, problem] of [
-    ['model', model === undefined ? undefined : backend.modelProblem(model)],
-    ['effort', effort === undefined ? undefined : backend.effortProblem(effort)],
-  ] as const) {
-    if (problem !== undefined)
-      throw new HttpError(
-        400,
-        'bad_request',
-        `${key}: ${problem} (this workflow runs on ${backend.title})`,
-      );
-  }
+  const refused = await launchProblem(entry.path, { model, effort });
+  if (refused) throw new HttpError(400, 'bad_request', `${refused[0]}: ${refused[1]}`);
   const env = body.environment ?? {};
   const cwd = await workingDirectory(
     ctx,
@@ -228,3 +218,23 @@ export const runDiagram: Handler = async (ctx, _req, res, p) => {
   });
   res.end(svg);
 };
+
+/**
+ * Why a launch's model or effort is no backend's of the run (its workflow's,
+ * and those its cross-workflow tags name), as the run's own check would
+ * say; nothing to check when neither is given, nor when the workflow does
+ * not open (the run then fails, saying why).
+ */
+async function launchProblem(
+  path: string,
+  values: { model?: string; effort?: string },
+): Promise<[key: string, problem: string] | undefined> {
+  if (values.model === undefined && values.effort === undefined) return undefined;
+  const scope = await openScope(path).catch(() => undefined);
+  if (!scope) return undefined;
+  try {
+    return await runWideProblem(scope, values);
+  } finally {
+    await scope.dispose();
+  }
+}

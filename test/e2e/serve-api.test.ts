@@ -35,6 +35,11 @@ before(async () => {
       'noinput/START.sh': sh('echo "<result>ok</result>"'),
       'on-codex/workflow.yaml': 'backend: codex\n',
       'on-codex/START.sh': sh('echo "<result>ok</result>"'),
+      // A workflow on Claude Code (it names no backend) that calls the one on Codex.
+      'calls-codex/START.sh': sh(
+        'echo \'<call-workflow return="DONE.sh">../on-codex/</call-workflow>\'',
+      ),
+      'calls-codex/DONE.sh': sh('echo "<result>called: $RAYMOND_INPUT</result>"'),
       'notes.txt': 'not a workflow',
     },
     'roots',
@@ -123,6 +128,13 @@ describe('raymond serve: workflows', () => {
       model.body.error,
       'model: model "gpt 6" is not a codex model name (this workflow runs on Codex)',
     );
+    // A run may use the backends of the workflows it calls: Codex's `max` is taken by a Claude workflow that calls a Codex one.
+    const called = await api(`${server.url}/runs`, 'POST', {
+      workflow_id: 'calls-codex',
+      effort: 'max',
+    });
+    assert.equal(called.status, 201);
+    assert.equal((await waitFor(called.body.run_id, 'completed')).result, 'called: ok');
     assert.equal((await api(`${server.url}/runs`, 'POST', '{not json')).body.code, 'invalid_json');
   });
 
