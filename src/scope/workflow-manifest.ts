@@ -18,7 +18,7 @@ export interface WorkflowEntry {
   requires_human_input: boolean;
   working_directory?: string;
   environment?: Record<string, string>;
-  /** The name of the backend its markdown states run on (`claude` when the manifest names none). */
+  /** The name of the backend its markdown states run on (the registry's default when the manifest names none). */
   backend: string;
   /** What a run starts: a folder (a skill package's `states/`), a `.zip` or a `.yaml` file. */
   path: string;
@@ -30,57 +30,59 @@ function text(v: unknown): string {
 
 /** A manifest's keys as an entry; throws with a message for a value `ray` would refuse. */
 export function manifestEntry(
-  m: Record<string, unknown>,
+  manifest: Record<string, unknown>,
   fallbackId: string,
   path: string,
 ): WorkflowEntry {
-  const input = (typeof m.input === 'object' && m.input !== null ? m.input : {}) as Record<
-    string,
-    unknown
-  >;
+  const input = (
+    typeof manifest.input === 'object' && manifest.input !== null ? manifest.input : {}
+  ) as Record<string, unknown>;
   const mode = input.mode === undefined ? 'optional' : input.mode;
   if (mode !== 'required' && mode !== 'optional' && mode !== 'none')
     throw new Error(
       `input.mode must be one of required, optional, none; got ${JSON.stringify(mode)}`,
     );
   const human =
-    m.requires_human_input === undefined
+    manifest.requires_human_input === undefined
       ? 'auto'
-      : typeof m.requires_human_input === 'string'
-        ? m.requires_human_input
-        : JSON.stringify(m.requires_human_input);
+      : typeof manifest.requires_human_input === 'string'
+        ? manifest.requires_human_input
+        : JSON.stringify(manifest.requires_human_input);
   if (!['auto', 'true', 'false'].includes(human))
     throw new Error(
-      `requires_human_input must be one of auto, true, false; got ${JSON.stringify(m.requires_human_input)}`,
+      `requires_human_input must be one of auto, true, false; got ${JSON.stringify(manifest.requires_human_input)}`,
     );
-  const budget = m.default_budget === undefined ? 0 : m.default_budget;
+  const budget = manifest.default_budget === undefined ? 0 : manifest.default_budget;
   if (typeof budget !== 'number' || !Number.isFinite(budget) || budget < 0)
     throw new Error(
       `default_budget must be a number of USD, 0 or more; got ${JSON.stringify(budget)}`,
     );
-  const id = m.id === undefined ? fallbackId : m.id;
+  const id = manifest.id === undefined ? fallbackId : manifest.id;
   if (typeof id !== 'string' || id === '' || /[/\\]/.test(id))
     throw new Error(`id must be a name without / or \\; got ${JSON.stringify(id)}`);
   const entry: WorkflowEntry = {
     id,
-    name: text(m.name) || id,
-    description: text(m.description),
+    name: text(manifest.name) || id,
+    description: text(manifest.description),
     input: { mode, label: text(input.label), description: text(input.description) },
     default_budget: budget,
     // `auto` is false at discovery, as in `ray`: no states are scanned for asks.
     requires_human_input: human === 'true',
-    backend: backendOf(parseBackend(m.backend, path)).name,
+    backend: backendOf(parseBackend(manifest.backend, path)).name,
     path,
   };
-  if (typeof m.working_directory === 'string' && m.working_directory !== '')
-    entry.working_directory = m.working_directory;
+  if (typeof manifest.working_directory === 'string' && manifest.working_directory !== '')
+    entry.working_directory = manifest.working_directory;
   if (
-    typeof m.environment === 'object' &&
-    m.environment !== null &&
-    !Array.isArray(m.environment)
+    typeof manifest.environment === 'object' &&
+    manifest.environment !== null &&
+    !Array.isArray(manifest.environment)
   ) {
     entry.environment = Object.fromEntries(
-      Object.entries(m.environment as Record<string, unknown>).map(([k, v]) => [k, String(v)]),
+      Object.entries(manifest.environment as Record<string, unknown>).map(([k, v]) => [
+        k,
+        String(v),
+      ]),
     );
   }
   return entry;

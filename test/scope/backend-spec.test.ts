@@ -91,7 +91,7 @@ describe('parseBackend', () => {
   it('names the known backends and the file for an unknown name', () => {
     for (const value of ['opencode', { name: 'gemini' }, '', 'Pi', 'Codex']) {
       const err = refused(() => parseBackend(value, FILE));
-      assert.match(err.message, /known: claude, pi, codex$/);
+      assert.match(err.message, /known: claude, codex, pi$/);
       assert.equal(err.file, FILE);
     }
   });
