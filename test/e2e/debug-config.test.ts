@@ -142,7 +142,7 @@ describe('.raymond/config.toml', () => {
       ],
       [
         '[raymond]\nmodel = "two words"\n',
-        /raymond\.model = "two words": Claude Code: model "two words" is not opus, sonnet, haiku or a full model name \(claude-\.\.\.\); Codex: model "two words" is not a codex model name; pi: .*/
+        /raymond\.model = "two words": Claude Code: model "two words" is not opus, sonnet, haiku or a full model name \(claude-\.\.\.\); Codex: model "two words" is not a codex model name; pi: .*/,
       ],
       ['[raymond\nbudget = 1\n', /config\.toml: not valid TOML/],
       [

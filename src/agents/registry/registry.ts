@@ -11,9 +11,9 @@ const DEFAULT_BACKEND = 'claude';
  * backend-list.ts), the default first, then by name: a namespace's keys
  * come sorted, whatever the list's order.
  */
-const BACKENDS: readonly AgentBackend[] = Object.values(
-  listed as Record<string, AgentBackend>,
-).sort((a, b) => Number(b.name === DEFAULT_BACKEND) - Number(a.name === DEFAULT_BACKEND));
+const BACKENDS: readonly AgentBackend[] = Object.values(listed).sort(
+  (a, b) => Number(b.name === DEFAULT_BACKEND) - Number(a.name === DEFAULT_BACKEND),
+);
 const DEFAULT = BACKENDS[0]!;
 
 /** The backend of a workflow that names none (Claude Code). */
