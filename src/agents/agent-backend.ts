@@ -41,6 +41,9 @@ export interface BackendRuntime {
   prices?: Readonly<Record<string, PriceOverride>>;
 }
 
+/** The config's `[raymond.prices]`: USD per million tokens by model. */
+export type PriceOverrides = Readonly<Record<string, PriceOverride>>;
+
 /** One model's price as the config writes it (USD per million tokens). */
 export interface PriceOverride {
   input: number;

@@ -31,12 +31,13 @@ export async function planCommand(path: string, opts: PlanOptions): Promise<numb
     ...(opts.stateDir !== undefined ? { stateDir: opts.stateDir } : {}),
     ...(opts.model !== undefined ? { model: opts.model } : {}),
   });
-  const model = newRunSettings(ctx.flags, ctx.config).model;
+  const { model, prices } = newRunSettings(ctx.flags, ctx.config);
   const scope = await openScope(path);
   try {
     const project = projectRootOf(join(ctx.stateDir, 'run.json'));
     const { plan, history } = await planOf(scope, path, project, {
       ...(model ? { model } : {}),
+      ...(prices ? { prices } : {}),
       ...(opts.input !== undefined ? { input: opts.input } : {}),
     });
     const skipped = history && skippedWarning(project, history);

@@ -20,6 +20,7 @@ export async function printForecast(ctx: CliContext, workflow: OpenedWorkflow): 
     const project = projectRootOf(join(ctx.stateDir, 'run.json'));
     const { plan } = await planOf(workflow.scope, ctx.path, project, {
       ...(settings.model ? { model: settings.model } : {}),
+      ...(settings.prices ? { prices: settings.prices } : {}),
       ...(ctx.flags.input !== undefined ? { input: ctx.flags.input } : {}),
     });
     process.stderr.write(`raymond: ${forecastLine(plan, settings.budgetUsd)}\n`);

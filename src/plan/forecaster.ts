@@ -1,3 +1,4 @@
+import type { PriceOverrides } from '../agents/agent-backend.js';
 import type { Forecast, Forecaster, WorkflowHistory } from '../history/history-types.js';
 import { defaultBackend } from '../agents/registry/registry.js';
 import { stateKey, type PlanGraph } from './plan-graph.js';
@@ -22,6 +23,8 @@ export interface ForecastSources {
   model?: string;
   /** The run's input, rendered into the entry state's prompt for its size. */
   input?: string;
+  /** The config's `[raymond.prices]`, over each backend's own table. */
+  prices?: PriceOverrides;
   /**
    * Other names of the callees' scopes (the run's scope keys, their root
    * paths) mapped to their history keys, so either can be asked about.
@@ -66,7 +69,7 @@ export function createForecaster(sources: ForecastSources): PlanForecaster {
     if (seen) return seen;
     const node = graph.states.get(key)?.node;
     if (node) return statePrior(node, sources).forecast;
-    return unknownState(key, sources.model);
+    return unknownState(key, sources.model, sources.prices);
   };
   const workerFigure = (key: string): Forecast => {
     // The history keeps workers by their start state's file, a callee's too.
@@ -103,11 +106,15 @@ export function createForecaster(sources: ForecastSources): PlanForecaster {
 }
 
 /** A state the graph does not have (a workflow edited since): a script is free, anything else a guess with an empty prompt. */
-function unknownState(key: string, model: string | undefined): Forecast {
+function unknownState(
+  key: string,
+  model: string | undefined,
+  prices: PriceOverrides | undefined,
+): Forecast {
   const file = key.slice(key.lastIndexOf(':') + 1);
   if (!isMarkdown(file)) return { p50Usd: 0, p90Usd: 0, p50Ms: 1000, p90Ms: 3000, basis: 'free' };
   // Its workflow's backend is not known here: priced as the registry's default backend's.
-  const usd = turnCost(0, defaultBackend().priceOf(model)) * DEFAULT_TURNS;
+  const usd = turnCost(0, defaultBackend().priceOf(model, prices)) * DEFAULT_TURNS;
   const ms = SECONDS_PER_TURN * 1000 * DEFAULT_TURNS;
   return {
     p50Usd: usd,

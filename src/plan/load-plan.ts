@@ -1,3 +1,4 @@
+import type { PriceOverrides } from '../agents/agent-backend.js';
 import { scopeGraph } from '../analysis/workflow-graph.js';
 import { historyKey } from '../history/history-paths.js';
 import { readWorkflowHistory } from '../history/history-store.js';
@@ -72,7 +73,7 @@ export async function planOf(
   scope: Scope,
   path: string,
   projectRoot: string,
-  opts: { model?: string; input?: string } = {},
+  opts: { model?: string; input?: string; prices?: PriceOverrides } = {},
 ): Promise<LoadedPlan> {
   const graph = await loadPlanGraph(scope, path);
   const history = await readWorkflowHistory(projectRoot, historyKey(scope.ref));

@@ -31,5 +31,6 @@ export async function runForecaster(run: ForecastRun): Promise<Forecaster> {
     ...(history ? { history } : {}),
     ...(run.model ? { model: run.model } : {}),
     ...(run.input !== undefined ? { input: run.input } : {}),
+    ...(run.prices ? { prices: run.prices } : {}),
   });
 }

@@ -1,3 +1,4 @@
+import type { PriceOverrides } from '../agents/agent-backend.js';
 import type { WorkflowNode } from '../analysis/workflow-node.js';
 import type { Forecast } from '../history/history-types.js';
 import { parseStateSource } from '../language/frontmatter.js';
@@ -76,7 +77,7 @@ export function turnCost(promptTokens: number, priced: PricedModel): number {
  */
 export function statePrior(
   node: WorkflowNode,
-  opts: { model?: string; input?: string } = {},
+  opts: { model?: string; input?: string; prices?: PriceOverrides } = {},
 ): StatePrior {
   if (node.kind === 'script') {
     const ms = SCRIPT_SECONDS * 1000;
@@ -87,7 +88,8 @@ export function statePrior(
     };
   }
   const model = modelOf(node, opts.model);
-  const priced = backendOf(node.backend).priceOf(model);
+  // The config's [raymond.prices] over the backend's table, as a run charges a CLI that reports tokens.
+  const priced = backendOf(node.backend).priceOf(model, opts.prices);
   const promptTokens = Math.ceil(promptText(node, opts.input).length / CHARS_PER_TOKEN);
   const usd = turnCost(promptTokens, priced) * DEFAULT_TURNS;
   const ms = SECONDS_PER_TURN * 1000 * DEFAULT_TURNS;

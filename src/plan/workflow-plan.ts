@@ -1,3 +1,4 @@
+import type { PriceOverrides } from '../agents/agent-backend.js';
 import type { Forecast, WorkflowHistory } from '../history/history-types.js';
 import { backendOf } from '../agents/registry/registry.js';
 import type { PlanForecaster } from './forecaster.js';
@@ -72,7 +73,7 @@ export function planWorkflow(
   graph: PlanGraph,
   forecaster: PlanForecaster,
   history: WorkflowHistory | undefined,
-  opts: { model?: string; input?: string } = {},
+  opts: { model?: string; input?: string; prices?: PriceOverrides } = {},
 ): WorkflowPlan {
   const rows: PlanRow[] = [];
   const reachable = staticVisits(graph);

@@ -90,7 +90,7 @@ export function gateAfterFork(
 
 /** The cost gate's forecaster, when the gate is on and the front end makes one; a forecast that cannot be made turns the gate off, with a warning. */
 export async function gateForecaster(
-  settings: Pick<RunSettings, 'confirmOverUsd' | 'model'>,
+  settings: Pick<RunSettings, 'confirmOverUsd' | 'model' | 'prices'>,
   hooks: Pick<RunHooks, 'forecaster'>,
   scope: Scope,
   stateFile: string,
@@ -105,6 +105,7 @@ export async function gateForecaster(
       projectRoot: projectRootOf(stateFile),
       ...(settings.model ? { model: settings.model } : {}),
       ...(typeof input === 'string' ? { input } : {}),
+      ...(settings.prices ? { prices: settings.prices } : {}),
       warn: (text) => emit({ type: 'warning', text: `the cost gate (--confirm-over): ${text}` }),
     });
   } catch (err) {

@@ -1,3 +1,4 @@
+import type { PriceOverrides } from '../agents/agent-backend.js';
 import type { InspectionEvent } from 'xstate';
 import type { RunEventSink } from '../../machines/run-events.js';
 import type { AgentAsk, RunStatus, WorktreeRef } from '../../machines/types.js';
@@ -41,6 +42,8 @@ export interface ForecastRun {
   projectRoot: string;
   model?: string;
   input?: string;
+  /** The config's `[raymond.prices]`, over each backend's own table. */
+  prices?: PriceOverrides;
   /** Says (once) what the forecast had to do without: a history it could not read, lines it skipped. */
   warn?: (text: string) => void;
 }

@@ -99,6 +99,33 @@ describe('raymond plan without history', () => {
     }
   });
 
+  it("prices a model by the project config's [raymond.prices], as a run charges it", async () => {
+    const project = new Sandbox();
+    try {
+      const wf = project.write(
+        { 'workflow.yaml': 'backend: codex\n', 'START.md': '---\nmodel: house-model\n---\nHi' },
+        'cdx',
+      );
+      const priced = async () => {
+        const r = await raymond(['plan', wf, '--json'], { cwd: project.dir });
+        assert.equal(r.code, 0, r.stderr);
+        const [state] = (JSON.parse(r.stdout) as WorkflowPlan).states;
+        return [state!.price, state!.costUsd.p50] as const;
+      };
+      const [unknown, free] = await priced();
+      assert.equal(unknown, 'house-model (no price)');
+      assert.equal(free, 0);
+      project.write({
+        '.raymond/config.toml': '[raymond.prices."house-model"]\ninput = 2\noutput = 10\n',
+      });
+      const [label, usd] = await priced();
+      assert.equal(label, 'house-model (config price)');
+      assert.ok(usd! > 0, `a priced guess: ${usd}`);
+    } finally {
+      project.remove();
+    }
+  });
+
   it('refuses a path that is no workflow in one line', async () => {
     const r = await raymond(['plan', join(box.dir, 'nothing-here')], { cwd: box.dir });
     assert.equal(r.code, 64);

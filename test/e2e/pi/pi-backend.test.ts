@@ -248,7 +248,7 @@ describe('backend: pi, with the real pi and the scripted API', () => {
     assert.equal(r.code, 64);
     assert.match(
       r.stderr,
-      /pibad\/workflow\.yaml: backend: unknown backend "gemini"; known: claude, pi/,
+      /pibad\/workflow\.yaml: backend: unknown backend "gemini"; known: claude, codex, pi/,
     );
   });
 });
