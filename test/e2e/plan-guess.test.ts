@@ -120,7 +120,7 @@ describe('raymond plan without history', () => {
       });
       const [label, usd] = await priced();
       assert.equal(label, 'house-model (config price)');
-      assert.ok(usd! > 0, `a priced guess: ${usd}`);
+      assert.ok(usd > 0, `a priced guess: ${usd}`);
     } finally {
       project.remove();
     }
