@@ -80,29 +80,31 @@ function withoutPassword(url: string): string {
 }
 
 /** The settings as the state file stores them: the table's stored ones, the server run's environment, and the queue. */
-export function toOptions(s: RunSettings): RunOptions {
+export function toOptions(settings: RunSettings): RunOptions {
   const env =
-    s.environment && Object.keys(s.environment).length > 0
-      ? { environment: { ...s.environment } }
+    settings.environment && Object.keys(settings.environment).length > 0
+      ? { environment: { ...settings.environment } }
       : {};
-  const queue = s.queue
-    ? { queue: withoutPassword(s.queue.url), push_remote: s.queue.pushRemote }
+  const queue = settings.queue
+    ? { queue: withoutPassword(settings.queue.url), push_remote: settings.queue.pushRemote }
     : {};
-  return { ...(storedOptions(s) as unknown as RunOptions), ...env, ...queue };
+  return { ...(storedOptions(settings) as unknown as RunOptions), ...env, ...queue };
 }
 
 /** The settings a state file stored, for a resume. */
 export function fromOptions(
-  o: RunOptions,
+  options: RunOptions,
 ): Omit<RunSettings, 'debug' | 'history' | 'backendSettings' | 'grant' | 'prices'> {
-  const own = fromStoredOptions(o as unknown as Record<string, unknown>) as unknown as Omit<
+  const own = fromStoredOptions(options as unknown as Record<string, unknown>) as unknown as Omit<
     RunSettings,
     'debug' | 'history'
   >;
   return {
     ...own,
-    environment: o.environment,
-    queue: o.queue ? { url: o.queue, pushRemote: o.push_remote ?? DEFAULT_PUSH_REMOTE } : undefined,
+    environment: options.environment,
+    queue: options.queue
+      ? { url: options.queue, pushRemote: options.push_remote ?? DEFAULT_PUSH_REMOTE }
+      : undefined,
   };
 }
 

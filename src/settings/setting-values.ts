@@ -11,7 +11,7 @@ import {
 
 /** A config key of the table: `budget`, or `queue.url` for `url` under `[raymond.queue]`. */
 export type SettingKey = keyof RunSettingsTable;
-type CheckedValue<S> = S extends { check: (v: unknown) => infer T } ? T : never;
+type CheckedValue<S> = S extends { check: (value: unknown) => infer T } ? T : never;
 type TopKey = Exclude<SettingKey, `queue.${string}`>;
 
 /** Run options a config file may set under `[raymond]` (the same names as the flags, in snake case). */
@@ -22,7 +22,7 @@ export type QueueConfigValues = {
 };
 
 type RunName<S> = S extends { run?: infer R } ? (R extends string ? R : never) : never;
-type RunValue<S> = S extends { toRun?: (v: never) => infer V }
+type RunValue<S> = S extends { toRun?: (value: never) => infer V }
   ? unknown extends V
     ? CheckedValue<S>
     : V
@@ -54,7 +54,7 @@ export type TableRunSettings = {
  */
 export function settingEntries(): Array<[SettingKey, AnySetting]> {
   const table = Object.entries(RUN_SETTINGS) as Array<[SettingKey, AnySetting]>;
-  const after = table.findLastIndex(([, s]) => s.group === 'Agent turns') + 1;
+  const after = table.findLastIndex(([, setting]) => setting.group === 'Agent turns') + 1;
   const own = backendSettings() as Array<[SettingKey, AnySetting]>;
   return [...table.slice(0, after), ...own, ...table.slice(after)];
 }
@@ -79,8 +79,9 @@ export function backendSettingValues(
   settings: Readonly<Record<string, unknown>>,
 ): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const [, s] of backendSettings())
-    if (s.run && settings[s.run] !== undefined) out[s.run] = settings[s.run];
+  for (const [, setting] of backendSettings())
+    if (setting.run && settings[setting.run] !== undefined)
+      out[setting.run] = settings[setting.run];
   return out;
 }
 
@@ -90,27 +91,30 @@ export function backendSettingValues(
  * outside a run (merge, serve, worker, test).
  */
 export function machineSettings(): Array<[SettingKey, AnySetting]> {
-  return settingEntries().filter(([, s]) => s.perMachine === true && s.flag !== undefined);
+  return settingEntries().filter(
+    ([, setting]) => setting.perMachine === true && setting.flag !== undefined,
+  );
 }
 
 /** The machine settings' flags as given, by commander's attribute names (`claudeBin`): for a CliFlags. */
-export function machineFlags(opts: Readonly<Record<string, unknown>>): Record<string, unknown> {
+export function machineFlags(options: Readonly<Record<string, unknown>>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const [, s] of machineSettings()) {
-    const name = attributeName(s.flag!);
-    if (opts[name] !== undefined) out[name] = opts[name];
+  for (const [, setting] of machineSettings()) {
+    const name = attributeName(setting.flag!);
+    if (options[name] !== undefined) out[name] = options[name];
   }
   return out;
 }
 
 /** The values commander holds for the machine settings' flags, by their run names (BackendRuntime.settings). */
 export function machineSettingValues(
-  opts: Readonly<Record<string, unknown>>,
+  options: Readonly<Record<string, unknown>>,
 ): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const [, s] of machineSettings()) {
-    const v = opts[attributeName(s.flag!)];
-    if (v !== undefined && s.run) out[s.run] = s.toRun ? s.toRun(v) : v;
+  for (const [, setting] of machineSettings()) {
+    const value = options[attributeName(setting.flag!)];
+    if (value !== undefined && setting.run)
+      out[setting.run] = setting.toRun ? setting.toRun(value) : value;
   }
   return out;
 }
@@ -128,14 +132,14 @@ export type SettingSources = Partial<Record<SettingKey, unknown>>;
  * `--no-debug` (commander's `debug: false`) is `no_debug: true`, a boolean
  * flag given is `true`, and a flag not given is absent.
  */
-export function givenFlags(opts: Record<string, unknown>): SettingSources {
+export function givenFlags(options: Record<string, unknown>): SettingSources {
   const out: SettingSources = {};
-  for (const [key, s] of settingEntries()) {
-    if (!s.flag) continue;
-    const v = opts[attributeName(s.flag)];
-    if (isNegated(s.flag)) {
-      if (v === false) out[key] = true;
-    } else if (v !== undefined) out[key] = v;
+  for (const [key, setting] of settingEntries()) {
+    if (!setting.flag) continue;
+    const value = options[attributeName(setting.flag)];
+    if (isNegated(setting.flag)) {
+      if (value === false) out[key] = true;
+    } else if (value !== undefined) out[key] = value;
   }
   return out;
 }
@@ -151,11 +155,16 @@ export function resolveSettings(
   scopes: readonly SettingScope[],
 ): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const [key, s] of settingEntries()) {
-    if (!s.run || !scopes.includes(s.scope)) continue;
+  for (const [key, setting] of settingEntries()) {
+    if (!setting.run || !scopes.includes(setting.scope)) continue;
     const given = flags[key] ?? config[key];
-    const value = given !== undefined ? (s.toRun ? s.toRun(given) : given) : s.initial?.(context);
-    if (value !== undefined) out[s.run] = value;
+    const value =
+      given !== undefined
+        ? setting.toRun
+          ? setting.toRun(given)
+          : given
+        : setting.initial?.(context);
+    if (value !== undefined) out[setting.run] = value;
   }
   return out;
 }
@@ -163,9 +172,9 @@ export function resolveSettings(
 /** The run settings a resume's flags give again: only flags, never the config (the run keeps its own). */
 export function flagOverrides(flags: SettingSources): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const [key, s] of settingEntries()) {
-    if (!s.run || s.scope !== 'run' || flags[key] === undefined) continue;
-    out[s.run] = s.toRun ? s.toRun(flags[key]) : flags[key];
+  for (const [key, setting] of settingEntries()) {
+    if (!setting.run || setting.scope !== 'run' || flags[key] === undefined) continue;
+    out[setting.run] = setting.toRun ? setting.toRun(flags[key]) : flags[key];
   }
   return out;
 }
@@ -173,11 +182,11 @@ export function flagOverrides(flags: SettingSources): Record<string, unknown> {
 /** The stored settings of a run, by their state-file names. */
 export function storedOptions(settings: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const [, s] of settingEntries()) {
-    if (!s.run || !s.stored) continue;
-    const v = settings[s.run];
-    if (v !== undefined && v !== '') out[s.stored] = v;
-    else if (s.nullable) out[s.stored] = null;
+  for (const [, setting] of settingEntries()) {
+    if (!setting.run || !setting.stored) continue;
+    const value = settings[setting.run];
+    if (value !== undefined && value !== '') out[setting.stored] = value;
+    else if (setting.nullable) out[setting.stored] = null;
   }
   return out;
 }
@@ -185,10 +194,10 @@ export function storedOptions(settings: Record<string, unknown>): Record<string,
 /** The run settings a state file stored: what it lacks is what a file from before the setting meant. */
 export function fromStoredOptions(options: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const [, s] of settingEntries()) {
-    if (!s.run || !s.stored) continue;
-    const v = options[s.stored] ?? s.absentFromState;
-    if (v !== undefined && v !== null) out[s.run] = v;
+  for (const [, setting] of settingEntries()) {
+    if (!setting.run || !setting.stored) continue;
+    const value = options[setting.stored] ?? setting.absentFromState;
+    if (value !== undefined && value !== null) out[setting.run] = value;
   }
   return out;
 }
