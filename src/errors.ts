@@ -83,10 +83,10 @@ export type ErrorCode =
   | 'ERR_CLAUDE_NOT_FOUND'
   /** The agent CLI a workflow's backend names (pi) is missing or broken. */
   | 'ERR_BACKEND_NOT_FOUND'
-  /** An agent turn that failed after its retries (a crash, an API error): the agent is paused, resumable. */
-  | 'ERR_CLAUDE_FAILED'
-  /** An agent turn that can never succeed as asked (not logged in, an unknown model, a refused flag): stopped after one try. */
-  | 'ERR_CLAUDE_REFUSED'
+  /** An agent turn (any backend's) that failed after its retries (a crash, an API error): the agent is paused, resumable. Formerly ERR_CLAUDE_FAILED. */
+  | 'ERR_AGENT_FAILED'
+  /** An agent turn (any backend's) that can never succeed as asked (not logged in, an unknown model, a refused flag): stopped after one try. Formerly ERR_CLAUDE_REFUSED. */
+  | 'ERR_AGENT_REFUSED'
   /** Claude Code hit its usage limit: the agent waits for the reset, or is paused with `--no-wait`. */
   | 'ERR_USAGE_LIMIT'
   /** A `.raymond/config.toml` that is not valid TOML or has a bad value. */
@@ -119,6 +119,27 @@ export type ErrorCode =
   | 'ERR_HISTORY'
   /** A bug in Raymond: the message and, with `--verbose`, the stack say where. */
   | 'ERR_INTERNAL';
+
+/**
+ * Codes renamed, by their old names: an old name read back (a serialized
+ * error from an older Raymond) is its new code, and a script's JSON shows
+ * the old name beside the new one (`aliases`), so a script that matches it
+ * keeps working.
+ */
+export const ERROR_CODE_ALIASES: Readonly<Record<string, ErrorCode>> = {
+  ERR_CLAUDE_FAILED: 'ERR_AGENT_FAILED',
+  ERR_CLAUDE_REFUSED: 'ERR_AGENT_REFUSED',
+};
+
+/** The code a name stands for: an alias's new code, else the name itself. */
+export function currentCode(name: string): ErrorCode {
+  return ERROR_CODE_ALIASES[name] ?? (name as ErrorCode);
+}
+
+/** The old names of a code, for JSON a script reads: empty for most. */
+export function aliasesOf(code: string): string[] {
+  return Object.keys(ERROR_CODE_ALIASES).filter((old) => ERROR_CODE_ALIASES[old] === code);
+}
 
 /**
  * Exit-code class of an error: a user mistake found before running, a
@@ -155,11 +176,7 @@ const INVALID_CODES = new Set<ErrorCode>([
 ]);
 
 /** Errors after which the agent is paused (resumable) rather than the run failed. */
-const PAUSE_CODES = new Set<ErrorCode>([
-  'ERR_CLAUDE_FAILED',
-  'ERR_USAGE_LIMIT',
-  'ERR_ASK_REJECTED',
-]);
+const PAUSE_CODES = new Set<ErrorCode>(['ERR_AGENT_FAILED', 'ERR_USAGE_LIMIT', 'ERR_ASK_REJECTED']);
 
 /** JSON-safe shape of a RaymondError, used across worker threads and in state files. */
 export interface SerializedError {
@@ -213,7 +230,10 @@ export class RaymondError extends Error {
 
   /** Rebuilds an error that crossed a thread boundary or was read from disk. */
   static fromJSON(data: SerializedError): RaymondError {
-    return new RaymondError(data.code, data.message, { file: data.file, details: data.details });
+    return new RaymondError(currentCode(data.code), data.message, {
+      file: data.file,
+      details: data.details,
+    });
   }
 }
 

@@ -1,5 +1,5 @@
 import { initConfig } from '../config/config-file.js';
-import { RaymondError } from '../errors.js';
+import { RaymondError, aliasesOf } from '../errors.js';
 import { defaultStateDir, runContext } from './cli-context.js';
 import { EXIT } from './exit-codes.js';
 import { runCommand } from './run-command.js';
@@ -21,7 +21,8 @@ export interface CliResult {
 
 /** The JSON object a command given --json prints on stdout when it fails. */
 export function jsonError(error: string, code: string): string {
-  return JSON.stringify({ error, code });
+  const aliases = aliasesOf(code);
+  return JSON.stringify({ error, code, ...(aliases.length > 0 ? { aliases } : {}) });
 }
 
 /** A usage mistake: one line saying where help is, exit 64. */

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { Command, Help, Option } from 'commander';
-import { RaymondError, type ErrorCode } from '../errors.js';
+import { ERROR_CODE_ALIASES, RaymondError, type ErrorCode } from '../errors.js';
 import { helpGroups, settingEntries } from '../settings/setting-values.js';
 import { ENVIRONMENT } from './environment-variables.js';
 import { EXIT, EXIT_MEANINGS } from './exit-codes.js';
@@ -184,6 +184,15 @@ function exitCodesPage(): string {
         String(exit[new RaymondError(code, '').kind]),
         prose(comment),
       ]),
+    ),
+    '',
+    '### Aliases',
+    '',
+    'Codes renamed keep their old names as aliases: an error read back under an old name (from an older Raymond) is its new code, and JSON a script reads gives the old names beside the code (`"aliases": [...]`).',
+    '',
+    ...table(
+      ['Old name', 'Now'],
+      Object.entries(ERROR_CODE_ALIASES).map(([old, now]) => [`\`${old}\``, `\`${now}\``]),
     ),
     '',
   ].join('\n');

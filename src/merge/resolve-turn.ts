@@ -54,7 +54,7 @@ async function placeSession(req: ResolveRequest): Promise<void> {
   const source = backend.sessions.find(req.from, req.fromCwd, options, process.env);
   if (!source)
     throw new RaymondError(
-      'ERR_CLAUDE_FAILED',
+      'ERR_AGENT_FAILED',
       `the transcript of session ${req.from} is not on this machine`,
       { file: req.fromCwd },
     );

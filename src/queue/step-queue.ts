@@ -240,7 +240,7 @@ export class StepQueue {
       this.finish(
         id,
         new RaymondError(
-          p.job.kind === 'markdown' ? 'ERR_CLAUDE_FAILED' : 'ERR_SCRIPT_FAILED',
+          p.job.kind === 'markdown' ? 'ERR_AGENT_FAILED' : 'ERR_SCRIPT_FAILED',
           'stopped',
           { file: p.job.where },
         ),

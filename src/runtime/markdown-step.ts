@@ -173,7 +173,7 @@ export async function runMarkdownStep(
     } catch (err) {
       if (
         !(err instanceof RaymondError) ||
-        (err.code !== 'ERR_CLAUDE_FAILED' && err.code !== 'ERR_USAGE_LIMIT')
+        (err.code !== 'ERR_AGENT_FAILED' && err.code !== 'ERR_USAGE_LIMIT')
       )
         throw err;
       const details = err.details as {

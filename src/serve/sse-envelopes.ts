@@ -1,4 +1,5 @@
 import type { RunEvent } from '../../machines/run-events.js';
+import { aliasesOf } from '../errors.js';
 import { isMarkdown } from '../scope/extensions.js';
 
 /** One event of `GET /runs/{id}/output`, shaped as `ray serve` sends it: `type` and the Go event's fields. */
@@ -79,6 +80,10 @@ export function rayEnvelopes(e: RunEvent, runId: string, cancelled: boolean): En
           type: 'error_occurred',
           AgentID: e.agentId,
           ErrorType: e.failure.code,
+          // A renamed code's old names, so a client matching them keeps working.
+          ...(aliasesOf(e.failure.code).length > 0
+            ? { ErrorAliases: aliasesOf(e.failure.code) }
+            : {}),
           ErrorMessage: e.failure.message,
           CurrentState: e.state,
           IsRetryable: false,

@@ -64,7 +64,7 @@ describe('events as text', () => {
   it('warnings and pauses are warnings; details and failures only with --verbose', () => {
     const failure = {
       kind: 'step-failure',
-      code: 'ERR_CLAUDE_FAILED',
+      code: 'ERR_AGENT_FAILED',
       message: 'crashed',
       file: 'wf/A.md',
       pauses: true,

@@ -6,7 +6,7 @@ import { RaymondError, toStepFailure } from '../../src/errors.js';
 describe('step failures', () => {
   it('a Claude Code failure or a usage limit pauses; anything else fails the run', () => {
     assert.equal(
-      toStepFailure(new RaymondError('ERR_CLAUDE_FAILED', 'crashed', { file: 'wf/A.md' })).pauses,
+      toStepFailure(new RaymondError('ERR_AGENT_FAILED', 'crashed', { file: 'wf/A.md' })).pauses,
       true,
     );
     assert.equal(

@@ -59,7 +59,7 @@ describe('runMarkdownStep', () => {
 
   it("retries a failed turn from the state's session, counting what the failure cost", async () => {
     w = await stepWorld(STATES);
-    const failed = new RaymondError('ERR_CLAUDE_FAILED', 'claude exited with code 1', {
+    const failed = new RaymondError('ERR_AGENT_FAILED', 'claude exited with code 1', {
       details: { costUsd: 0.1, session: 's-3', sessionTotal: 0.1 },
     });
     const markdown = fakeExecutor({

@@ -168,7 +168,7 @@ describe('the span tree of a run', () => {
       totalCostUsd: 0.2,
       failure: {
         kind: 'step-failure',
-        code: 'ERR_CLAUDE_REFUSED',
+        code: 'ERR_AGENT_REFUSED',
         message: 'not logged in',
         pauses: false,
         spentUsd: 0.2,
@@ -187,9 +187,9 @@ describe('the span tree of a run', () => {
     for (const name of ['turn START.md', 'step START.md', 'agent main', 'raymond run demo'])
       assert.equal(named(name).status.code, 2, `${name} is an error`);
     assert.equal(named('step START.md').attributes['raymond.cost_usd'], 0.2);
-    assert.equal(named('step START.md').attributes['raymond.error_code'], 'ERR_CLAUDE_REFUSED');
+    assert.equal(named('step START.md').attributes['raymond.error_code'], 'ERR_AGENT_REFUSED');
     assert.equal(named('agent main').attributes['raymond.outcome'], 'failed');
-    assert.match(String(named('agent main').status.message), /ERR_CLAUDE_REFUSED: not logged in/);
+    assert.match(String(named('agent main').status.message), /ERR_AGENT_REFUSED: not logged in/);
   });
 
   it('ends the spans a stopped run left open, and keeps the user resource attributes', () => {

@@ -75,9 +75,9 @@ interface TurnEnd {
 /**
  * Turns what a turn printed and how its process ended into the execution,
  * or the error that says what went wrong. Failures that a retry may cure
- * throw ERR_CLAUDE_FAILED; a usage limit throws ERR_USAGE_LIMIT; both carry
+ * throw ERR_AGENT_FAILED; a usage limit throws ERR_USAGE_LIMIT; both carry
  * what the turn cost so far in `details`. A refusal that no retry can cure
- * throws ERR_CLAUDE_REFUSED.
+ * throws ERR_AGENT_REFUSED.
  */
 function settle(
   s: StreamSummary,
@@ -96,21 +96,21 @@ function settle(
   };
   // Said by the stream, so stopping the process for it (it would retry for minutes) is no abort of the user's.
   if (s.fatal)
-    throw new RaymondError('ERR_CLAUDE_REFUSED', fatalMessage(s.fatal, req), {
+    throw new RaymondError('ERR_AGENT_REFUSED', fatalMessage(s.fatal, req), {
       file: where,
       details: spent,
     });
   if (end.aborted)
-    throw new RaymondError('ERR_CLAUDE_FAILED', 'stopped', { file: where, details: spent });
+    throw new RaymondError('ERR_AGENT_FAILED', 'stopped', { file: where, details: spent });
   // The binary was found before; a start failure now (EAGAIN, ENOMEM) may pass, so it is retried.
   if (end.spawnError)
-    throw new RaymondError('ERR_CLAUDE_FAILED', `could not start ${bin}: ${end.spawnError}`, {
+    throw new RaymondError('ERR_AGENT_FAILED', `could not start ${bin}: ${end.spawnError}`, {
       file: where,
       details: spent,
     });
   if (ROOT_REFUSAL.test(end.stderrTail)) {
     throw new RaymondError(
-      'ERR_CLAUDE_REFUSED',
+      'ERR_AGENT_REFUSED',
       `Claude Code refuses --dangerously-skip-permissions when run as root ("${oneLine(end.stderrTail, 200)}"); in a sandbox (a container or a VM) set IS_SANDBOX=1 in Raymond's environment, else run as another user or without --dangerously-skip-permissions`,
       { file: where, details: spent },
     );
@@ -118,7 +118,7 @@ function settle(
   const flag = FLAG_REFUSAL.exec(end.stderrTail);
   if (flag && s.sessionId === null) {
     throw new RaymondError(
-      'ERR_CLAUDE_REFUSED',
+      'ERR_AGENT_REFUSED',
       `Claude Code refused a flag Raymond gave it (${flag[1]}): update Claude Code (npm install -g @anthropic-ai/claude-code@latest), or leave out the key that asks for it; retrying cannot help`,
       { file: where, details: spent },
     );
@@ -135,14 +135,14 @@ function settle(
   }
   if (end.timedOut) {
     throw new RaymondError(
-      'ERR_CLAUDE_FAILED',
+      'ERR_AGENT_FAILED',
       `Claude Code printed nothing for ${Math.round(req.timeoutMs / 1000)} s and was killed (${timeoutName(req)})`,
       { file: where, details: spent },
     );
   }
   if (s.isError)
     throw new RaymondError(
-      'ERR_CLAUDE_FAILED',
+      'ERR_AGENT_FAILED',
       `Claude Code reported an error: ${oneLine(s.resultText ?? 'no text')}`,
       { file: where, details: spent },
     );
@@ -158,7 +158,7 @@ function settle(
       s.cutLines > 0 ? `; ${s.cutLines} line(s) over ${mib(MAX_LINE_CHARS)} were skipped` : '';
     // The reserved id exists already: an earlier attempt (or a killed run) began that session.
     const sessionInUse = /Session ID \S+ is already in use/.test(end.stderrTail);
-    throw new RaymondError('ERR_CLAUDE_FAILED', `Claude Code ${how}${stderr}${cut}`, {
+    throw new RaymondError('ERR_AGENT_FAILED', `Claude Code ${how}${stderr}${cut}`, {
       file: where,
       details: { ...spent, sessionInUse },
     });

@@ -26,7 +26,7 @@ function sessionOf(req: ExecutionRequest, env: NodeJS.ProcessEnv, where: string)
       const id = latestCodexSession(req.agent.cwd, env);
       if (!id)
         throw new RaymondError(
-          'ERR_CLAUDE_REFUSED',
+          'ERR_AGENT_REFUSED',
           `--continue-session: no codex session was ever run in ${req.agent.cwd}`,
           { file: where },
         );
@@ -67,7 +67,7 @@ export function createCodexExecutor(runtime: BackendRuntime): StateExecutor {
       const agentId = req.agent.id;
       const grant = req.grant;
       const mcp = grant?.mcpConfig && codexMcpProblem(grant.mcpConfig, grant.mcpInherit === true);
-      if (mcp) throw new RaymondError('ERR_CLAUDE_REFUSED', mcp, { file: where });
+      if (mcp) throw new RaymondError('ERR_AGENT_REFUSED', mcp, { file: where });
       const session = sessionOf(req, env, where);
       const from =
         session.kind === 'resume' ? session.id : session.kind === 'fork' ? session.from : undefined;

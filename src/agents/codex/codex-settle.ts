@@ -39,10 +39,10 @@ function refusalMessage(kind: string, message: string, req: ExecutionRequest): s
 /**
  * Turns what a codex turn printed and how its process ended into the
  * execution, or the error that says what went wrong, as Claude Code's: what
- * a retry may cure is ERR_CLAUDE_FAILED (a rate limit, a server error, a
+ * a retry may cure is ERR_AGENT_FAILED (a rate limit, a server error, a
  * stream cut short, a crash, a timeout); a usage limit is ERR_USAGE_LIMIT
  * (with its reset time when codex gives one); what no retry cures is
- * ERR_CLAUDE_REFUSED (a refused key, an unknown model, a configuration codex
+ * ERR_AGENT_REFUSED (a refused key, an unknown model, a configuration codex
  * rejects, a thread it does not have). Each carries the turn's spend.
  */
 export function settleCodexTurn(
@@ -53,16 +53,16 @@ export function settleCodexTurn(
   where: string,
 ): Execution {
   const spent = { ...spend, session: s.threadId, cpuMs: end.cpuMs };
-  const error = (code: 'ERR_CLAUDE_FAILED' | 'ERR_CLAUDE_REFUSED', message: string) =>
+  const error = (code: 'ERR_AGENT_FAILED' | 'ERR_AGENT_REFUSED', message: string) =>
     new RaymondError(code, message, { file: where, details: spent });
   // Said by the stream, so stopping codex for it (it would retry for seconds) is no abort of the user's.
   if (s.fatal)
-    throw error('ERR_CLAUDE_REFUSED', refusalMessage(s.fatal.kind, s.fatal.message, req));
-  if (end.aborted) throw error('ERR_CLAUDE_FAILED', 'stopped');
-  if (end.spawnError) throw error('ERR_CLAUDE_FAILED', `could not start codex: ${end.spawnError}`);
+    throw error('ERR_AGENT_REFUSED', refusalMessage(s.fatal.kind, s.fatal.message, req));
+  if (end.aborted) throw error('ERR_AGENT_FAILED', 'stopped');
+  if (end.spawnError) throw error('ERR_AGENT_FAILED', `could not start codex: ${end.spawnError}`);
   if (end.timedOut)
     throw error(
-      'ERR_CLAUDE_FAILED',
+      'ERR_AGENT_FAILED',
       `Codex printed nothing for ${Math.round(req.timeoutMs / 1000)} s and was killed (${timeoutName(req)})`,
     );
   const failure = s.failure ?? (end.exitCode !== 0 ? s.lastError : null);
@@ -77,14 +77,14 @@ export function settleCodexTurn(
         { file: where, details: { ...spent, resetsAt: resetsAt ?? null } },
       );
     }
-    if (kind !== undefined) throw error('ERR_CLAUDE_REFUSED', refusalMessage(kind, failure, req));
-    throw error('ERR_CLAUDE_FAILED', `Codex reported an error: ${oneLine(failure)}`);
+    if (kind !== undefined) throw error('ERR_AGENT_REFUSED', refusalMessage(kind, failure, req));
+    throw error('ERR_AGENT_FAILED', `Codex reported an error: ${oneLine(failure)}`);
   }
   const stderr = stderrOf(end.stderrTail);
   const refusal = s.threadId === null ? START_REFUSAL.exec(end.stderrTail) : null;
   if (refusal)
     throw error(
-      'ERR_CLAUDE_REFUSED',
+      'ERR_AGENT_REFUSED',
       `codex refused to start the turn (${oneLine(refusal[0], 240)}); retrying cannot help`,
     );
   if (end.exitCode !== 0 || !s.completed || s.threadId === null) {
@@ -94,7 +94,7 @@ export function settleCodexTurn(
         : end.exitCode !== 0
           ? `exited with code ${end.exitCode}`
           : 'ended without finishing the turn';
-    throw error('ERR_CLAUDE_FAILED', `codex ${how}${stderr ? `: ${stderr}` : ''}`);
+    throw error('ERR_AGENT_FAILED', `codex ${how}${stderr ? `: ${stderr}` : ''}`);
   }
   const out: Execution = {
     // A turn that ends with no message (the model refused, say) is a reply without tags: the step reminds.

@@ -32,7 +32,7 @@ function sessionOf(
       const id = latestPiSession(req.agent.cwd, options, env);
       if (!id)
         throw new RaymondError(
-          'ERR_CLAUDE_REFUSED',
+          'ERR_AGENT_REFUSED',
           `--continue-session: no pi session was ever run in ${req.agent.cwd}`,
           { file: where },
         );
@@ -44,7 +44,7 @@ function sessionOf(
   }
 }
 
-/** The turn's execution, or the error that says what went wrong; failures a retry may cure are ERR_CLAUDE_FAILED, as Claude Code's. */
+/** The turn's execution, or the error that says what went wrong; failures a retry may cure are ERR_AGENT_FAILED, as Claude Code's. */
 function settle(
   s: PiSummary,
   end: Awaited<ReturnType<typeof runProcess>>,
@@ -59,7 +59,7 @@ function settle(
     cpuMs: end.cpuMs,
   };
   const fail = (message: string) =>
-    new RaymondError('ERR_CLAUDE_FAILED', message, { file: where, details: spent });
+    new RaymondError('ERR_AGENT_FAILED', message, { file: where, details: spent });
   if (end.aborted) throw fail('stopped');
   if (end.spawnError) throw fail(`could not start pi: ${end.spawnError}`);
   if (end.timedOut)

@@ -9,43 +9,43 @@ describe("the codex executor: failures, as Claude Code's (real codex)", () => {
   before(() => c.start());
   after(() => c.stop());
 
-  it('a rate limit (429) is ERR_CLAUDE_FAILED, retried by the caller', async () => {
+  it('a rate limit (429) is ERR_AGENT_FAILED, retried by the caller', async () => {
     c.sb.server.on('rate limited', {
       status: 429,
       headers: { 'retry-after': '7' },
       body: { error: { type: 'rate_limit_exceeded', message: 'Rate limit reached' } },
     });
     const err = await c.failure({ prompt: 'rate limited' });
-    assert.equal(err.code, 'ERR_CLAUDE_FAILED');
+    assert.equal(err.code, 'ERR_AGENT_FAILED');
     assert.match(err.message, /429/);
     assert.match(String(err.details.session), /^[0-9a-f-]{36}$/);
   });
 
-  it('a server error (500) is ERR_CLAUDE_FAILED', async () => {
+  it('a server error (500) is ERR_AGENT_FAILED', async () => {
     c.sb.server.on('server error', { status: 500 });
     const err = await c.failure({ prompt: 'server error' });
-    assert.equal(err.code, 'ERR_CLAUDE_FAILED');
+    assert.equal(err.code, 'ERR_AGENT_FAILED');
     assert.match(err.message, /^Codex reported an error: We.re currently experiencing high demand/);
   });
 
-  it('a refused key (401) is ERR_CLAUDE_REFUSED: retrying cannot help', async () => {
+  it('a refused key (401) is ERR_AGENT_REFUSED: retrying cannot help', async () => {
     c.sb.server.on('unauthorized', {
       status: 401,
       body: { error: { message: 'Incorrect API key provided' } },
     });
     const err = await c.failure({ prompt: 'unauthorized' });
-    assert.equal(err.code, 'ERR_CLAUDE_REFUSED');
+    assert.equal(err.code, 'ERR_AGENT_REFUSED');
     assert.match(err.message, /^Codex is not logged in or its API key was refused/);
     assert.match(err.message, /codex login/);
   });
 
-  it('an unknown model (404) is ERR_CLAUDE_REFUSED naming the model', async () => {
+  it('an unknown model (404) is ERR_AGENT_REFUSED naming the model', async () => {
     c.sb.server.on('no such model', {
       status: 404,
       body: { error: { code: 'model_not_found', message: 'The model `gpt-x` does not exist' } },
     });
     const err = await c.failure({ prompt: 'no such model', model: 'gpt-x' });
-    assert.equal(err.code, 'ERR_CLAUDE_REFUSED');
+    assert.equal(err.code, 'ERR_AGENT_REFUSED');
     assert.match(err.message, /Codex cannot use the model "gpt-x"/);
   });
 
@@ -62,10 +62,10 @@ describe("the codex executor: failures, as Claude Code's (real codex)", () => {
     assert.ok(Math.abs(at - resetsAt * 1000) < 60_000, `${new Date(at).toISOString()}`);
   });
 
-  it('a stream cut short is ERR_CLAUDE_FAILED', async () => {
+  it('a stream cut short is ERR_AGENT_FAILED', async () => {
     c.sb.server.on('cut short', { text: 'partial', cut: true });
     const err = await c.failure({ prompt: 'cut short' });
-    assert.equal(err.code, 'ERR_CLAUDE_FAILED');
+    assert.equal(err.code, 'ERR_AGENT_FAILED');
     assert.match(err.message, /stream disconnected before completion/);
   });
 
@@ -79,24 +79,24 @@ describe("the codex executor: failures, as Claude Code's (real codex)", () => {
     );
     c.sb.server.on('refused again', { status: 401 });
     const err = await c.failure({ prompt: 'refused again', env: { CODEX_HOME: home } });
-    assert.equal(err.code, 'ERR_CLAUDE_REFUSED');
+    assert.equal(err.code, 'ERR_AGENT_REFUSED');
     assert.match(err.message, /\("unexpected status 401 Unauthorized/);
     // Six requests had codex gone on (measured): it was stopped at the first.
     assert.ok(c.sb.server.requestsFor('refused again').length < 6);
   });
 
-  it('a thread codex does not have, or a provider it does not know, is ERR_CLAUDE_REFUSED', async () => {
+  it('a thread codex does not have, or a provider it does not know, is ERR_AGENT_REFUSED', async () => {
     const missing = await c.failure({
       prompt: 'resume nothing',
       session: { kind: 'resume', session: '01a21e65-0000-7000-8000-000000000000' },
     });
-    assert.equal(missing.code, 'ERR_CLAUDE_REFUSED');
+    assert.equal(missing.code, 'ERR_AGENT_REFUSED');
     assert.match(
       missing.message,
       /^codex refused to start the turn \(no rollout found for thread id 01a21e65-0000-7000-8000-000000000000\); retrying cannot help$/,
     );
     const provider = await c.failure({ prompt: 'no provider', options: { provider: 'nope' } });
-    assert.equal(provider.code, 'ERR_CLAUDE_REFUSED');
+    assert.equal(provider.code, 'ERR_AGENT_REFUSED');
     assert.match(provider.message, /Model provider `nope` not found/);
   });
 });

@@ -118,7 +118,7 @@ describe('the codex executor: sandbox, grant and options (real codex)', () => {
     ]);
     // codex starts the user's servers whatever -c says: without mcp_inherit the grant is refused.
     const err = await c.failure({ prompt: 'mcp call', grant: { mcpConfig } });
-    assert.equal(err.code, 'ERR_CLAUDE_REFUSED');
+    assert.equal(err.code, 'ERR_AGENT_REFUSED');
     assert.match(err.message, /add mcp_inherit: true/);
   });
 });
