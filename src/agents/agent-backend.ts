@@ -3,6 +3,7 @@ import type { StateExecutor } from '../executors/executor.js';
 import type { Grant } from '../language/grant.js';
 import type { AnySetting } from '../setting.js';
 import type { PricedModel } from './model-price.js';
+import type { ModelApi } from './model-api.js';
 import type { RunKeep } from './run-keep.js';
 
 /** A backend's `options` as its manifest gave them, once its own parser has checked them. */
@@ -110,8 +111,11 @@ export const STEP_HEADER = 'x-raymond-step';
  * offline, each model request carrying the step's ticket.
  */
 export interface ScriptedSetup {
-  /** The API its model requests speak; the scripted model answers each. */
-  readonly api: 'anthropic-messages' | 'openai-responses';
+  /**
+   * The API its model requests speak, which the scripted model answers:
+   * one of the seam's (ANTHROPIC_MESSAGES, OPENAI_RESPONSES) or its own.
+   */
+  readonly api: ModelApi;
   /** A test's tool call as this CLI's tools take it (Claude Code reads a file before it writes it: two calls). */
   toolCalls(call: ScriptedCall, cwd: string): CliToolCall[];
   /**

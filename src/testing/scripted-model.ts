@@ -1,9 +1,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { STEP_HEADER } from '../agents/agent-backend.js';
-import { backendNamed } from '../agents/registry/registry.js';
-import { messageBody, promptOf, writeMessage, type ModelResponse } from './messages-stream.js';
-import { responsesTurn, writeResponse } from './responses-stream.js';
+import { allBackends, backendNamed } from '../agents/registry/registry.js';
+import type { ModelApi, ModelReply } from '../agents/model-api.js';
 import type { Turn } from './test-spec-schema.js';
 
 /** One markdown step as the scripted model serves it: who runs it, and the turn the test scripted for it. */
@@ -73,33 +72,33 @@ export class ScriptedModel {
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const responses = req.method === 'POST' && req.url?.startsWith('/v1/responses') === true;
-    const text = responses ? await requestText(req) : await messageBody(req, res, 0);
+    // The API of whichever backend's CLI asks: each backend names the one it speaks.
+    const api = modelApis().find((a) => a.accepts(req.method, req.url));
+    if (!api) {
+      req.resume();
+      res.writeHead(404).end();
+      return;
+    }
+    const text = await api.body(req, res);
     if (text === undefined) return;
     const step = this.steps.get(String(req.headers[STEP_HEADER] ?? ''));
-    let body: {
-      model?: string;
-      messages?: Array<{ role: string; content: unknown }>;
-      input?: unknown;
-      tools?: unknown[];
-    };
+    let body: Record<string, unknown>;
     try {
-      body = JSON.parse(text) as typeof body;
+      body = JSON.parse(text) as Record<string, unknown>;
     } catch {
       res.writeHead(400).end();
       return;
     }
-    const model = body.model ?? 'scripted';
-    const write = (reply: ModelResponse) =>
-      (responses ? writeResponse : writeMessage)(res, model, reply, ++this.serial);
+    const model = typeof body.model === 'string' ? body.model : 'scripted';
+    const write = (reply: ModelReply) => api.write(res, model, reply, ++this.serial);
     const none = { input_tokens: 0, output_tokens: 0 };
     // Side calls of an agent CLI (titles, summaries) offer no tools: answered, free, and not the step's turn.
-    if (!step || !offersTools(body)) {
+    if (!step || !api.offersTools(body)) {
       write({ text: 'ok', usage: none });
       return;
     }
     step.requests++;
-    step.prompt ??= responses ? responsesTurn(body.input).prompt : promptOf(body.messages ?? []);
+    step.prompt ??= api.prompt(body);
     const turn = step.ticket.reply;
     if (!turn) {
       if (step.requests === 1) this.onUnscripted(step);
@@ -120,17 +119,7 @@ export class ScriptedModel {
   }
 }
 
-/** Whether a request offers the model tools: a Messages `tools` list, or Responses tools (in `tools` or an `additional_tools` input item, as Codex's newer models send them). */
-function offersTools(body: { tools?: unknown[]; input?: unknown }): boolean {
-  if (Array.isArray(body.tools) && body.tools.length > 0) return true;
-  return (
-    Array.isArray(body.input) &&
-    (body.input as Array<{ type?: string }>).some((i) => i.type === 'additional_tools')
-  );
-}
-
-async function requestText(req: IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const c of req) chunks.push(c as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
+/** Every API a backend's CLI speaks, each once. */
+function modelApis(): ModelApi[] {
+  return [...new Set(allBackends().map((b) => b.scripted.api))];
 }

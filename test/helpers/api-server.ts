@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { messageBody, promptOf, writeMessage } from '../../src/testing/messages-stream.js';
+import { messageBody, promptOf, writeMessage } from '../../src/agents/anthropic-messages-api.js';
 
 /** One scripted answer of the fake Messages API. */
 export interface Reply {

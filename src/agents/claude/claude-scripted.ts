@@ -1,3 +1,4 @@
+import { ANTHROPIC_MESSAGES } from '../anthropic-messages-api.js';
 import { isAbsolute, join } from 'node:path';
 import { STEP_HEADER, type ScriptedSetup } from '../agent-backend.js';
 
@@ -8,7 +9,7 @@ import { STEP_HEADER, type ScriptedSetup } from '../agent-backend.js';
  * removed.
  */
 export const CLAUDE_SCRIPTED: ScriptedSetup = {
-  api: 'anthropic-messages',
+  api: ANTHROPIC_MESSAGES,
   toolCalls(call, cwd) {
     const at = (path: string) => (isAbsolute(path) ? path : join(cwd, path));
     if ('tool' in call) return [{ name: call.tool, input: call.input }];

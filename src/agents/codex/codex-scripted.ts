@@ -1,3 +1,4 @@
+import { OPENAI_RESPONSES } from '../openai-responses-api.js';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import { STEP_HEADER, type ScriptedCall, type ScriptedSetup } from '../agent-backend.js';
@@ -71,7 +72,7 @@ function codexHome(scratch: string, url: string): string {
 
 /** Codex under `raymond test`: shell commands are `exec_command` calls; writes and edits are commands too. */
 export const CODEX_SCRIPTED: ScriptedSetup = {
-  api: 'openai-responses',
+  api: OPENAI_RESPONSES,
   toolCalls,
   recordTurns: codexRecordedTurns,
   environment: (scratch, url) => ({

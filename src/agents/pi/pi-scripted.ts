@@ -1,3 +1,4 @@
+import { ANTHROPIC_MESSAGES } from '../anthropic-messages-api.js';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import { STEP_HEADER, type ScriptedSetup } from '../agent-backend.js';
@@ -51,7 +52,7 @@ function piAgentDir(scratch: string, url: string): string {
 
 /** pi under `raymond test`: an agent folder of the test's own whose models are the scripted one. */
 export const PI_SCRIPTED: ScriptedSetup = {
-  api: 'anthropic-messages',
+  api: ANTHROPIC_MESSAGES,
   toolCalls(call, cwd) {
     const at = (path: string) => (isAbsolute(path) ? path : join(cwd, path));
     if ('tool' in call) return [{ name: call.tool, input: call.input }];

@@ -1,11 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-
-/** One response of a scripted model: final text, or a tool call the agent CLI runs and answers. */
-export interface ModelResponse {
-  text?: string;
-  toolUse?: { name: string; input: Record<string, unknown> };
-  usage: { input_tokens: number; output_tokens: number };
-}
+import type { ModelApi, ModelReply } from './model-api.js';
 
 /**
  * Writes one Messages API response as the server-sent events the agent CLIs
@@ -17,7 +11,7 @@ export interface ModelResponse {
 export function writeMessage(
   res: ServerResponse,
   model: string,
-  reply: ModelResponse,
+  reply: ModelReply,
   serial: number,
 ): void {
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
@@ -114,3 +108,14 @@ export async function messageBody(
   }
   return Buffer.concat(chunks).toString('utf8');
 }
+
+/** Anthropic's Messages API, as Claude Code and pi's anthropic-messages provider speak it. */
+export const ANTHROPIC_MESSAGES: ModelApi = {
+  name: 'anthropic-messages',
+  accepts: (_method, path) => path?.startsWith('/v1/messages') === true,
+  body: (req, res) => messageBody(req, res, 0),
+  prompt: (body) =>
+    promptOf((body.messages ?? []) as ReadonlyArray<{ role: string; content: unknown }>),
+  offersTools: (body) => Array.isArray(body.tools) && body.tools.length > 0,
+  write: writeMessage,
+};

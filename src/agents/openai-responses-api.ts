@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import type { ModelResponse } from './messages-stream.js';
+import { requestText, type ModelApi, type ModelReply } from './model-api.js';
 
 /** One input item of a Responses API request, as far as a scripted model reads it. */
 interface InputItem {
@@ -52,7 +52,7 @@ export function responsesTurn(input: unknown): { prompt: string; results: number
 export function writeResponse(
   res: ServerResponse,
   model: string,
-  reply: ModelResponse,
+  reply: ModelReply,
   serial: number,
 ): void {
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
@@ -98,3 +98,17 @@ export function writeResponse(
   });
   res.end();
 }
+
+/** OpenAI's Responses API, as the Codex CLI speaks it. */
+export const OPENAI_RESPONSES: ModelApi = {
+  name: 'openai-responses',
+  accepts: (method, path) => method === 'POST' && path?.startsWith('/v1/responses') === true,
+  body: (req) => requestText(req),
+  prompt: (body) => responsesTurn(body.input).prompt,
+  // Tools in `tools`, or in an `additional_tools` input item, as Codex's newer models send them.
+  offersTools: (body) =>
+    (Array.isArray(body.tools) && body.tools.length > 0) ||
+    (Array.isArray(body.input) &&
+      (body.input as Array<{ type?: string }>).some((i) => i.type === 'additional_tools')),
+  write: writeResponse,
+};
