@@ -56,8 +56,7 @@ export function settleCodexTurn(
   const error = (code: 'ERR_AGENT_FAILED' | 'ERR_AGENT_REFUSED', message: string) =>
     new RaymondError(code, message, { file: where, details: spent });
   // Said by the stream, so stopping codex for it (it would retry for seconds) is no abort of the user's.
-  if (s.fatal)
-    throw error('ERR_AGENT_REFUSED', refusalMessage(s.fatal.kind, s.fatal.message, req));
+  if (s.fatal) throw error('ERR_AGENT_REFUSED', refusalMessage(s.fatal.kind, s.fatal.message, req));
   if (end.aborted) throw error('ERR_AGENT_FAILED', 'stopped');
   if (end.spawnError) throw error('ERR_AGENT_FAILED', `could not start codex: ${end.spawnError}`);
   if (end.timedOut)
