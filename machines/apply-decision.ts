@@ -8,6 +8,7 @@ import type {
   ResolvedWorkflowTarget,
   WorktreeRef,
 } from './types.js';
+import { exhaustive } from './exhaustive.js';
 
 /** What the agent's own machine does after a step. */
 export type StepOutcome =
@@ -243,6 +244,8 @@ function apply(record: AgentRecord, decision: ResolvedDecision, session: string 
         },
       };
     }
+    default:
+      return exhaustive(decision);
   }
 }
 

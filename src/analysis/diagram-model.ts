@@ -1,5 +1,6 @@
 import type { WorkflowGraph } from './workflow-graph.js';
 import type { StateRef, WorkflowRef } from './workflow-node.js';
+import { tagsWith } from '../language/tag-scanner.js';
 
 /** What a box of a diagram stands for (`workflow`: another workflow a cross-workflow tag leads into). */
 export type DiagramNodeKind =
@@ -39,7 +40,8 @@ const START_ID = 'start';
 /** Id of the marker that `<result>` arrows end at. */
 const RESULT_ID = 'result';
 
-const DOTTED = new Set(['reset', 'fork', 'return', 'fork-workflow', 'reset-workflow', 'timeout']);
+/** Dotted arrows: the tags so marked (TAG_TRAITS), a callee's return and an ask's timeout. */
+const DOTTED = new Set<string>([...tagsWith('dotted'), 'return', 'timeout']);
 
 /**
  * Ids for state files: the name with every other character turned into `_`

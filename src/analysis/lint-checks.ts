@@ -1,6 +1,7 @@
 import { backendOf } from '../agents/registry/registry.js';
 import { ATTRIBUTE_ENV_PREFIX, exportedAsIs } from '../executors/attribute-env.js';
 import { RESERVED_FORK_ATTRIBUTES } from '../language/decide.js';
+import { tagsWith } from '../language/tag-scanner.js';
 import { taskOf, worktreeOf } from '../language/placement-attributes.js';
 import { RaymondError } from '../errors.js';
 import { parseDuration } from '../language/duration.js';
@@ -128,10 +129,10 @@ function askChecks(node: WorkflowNode, report: Report): void {
 }
 
 /** Tags that push a return frame, and tags that fork workers. */
-const CALLS = new Set(['call', 'function', 'call-workflow', 'function-workflow']);
-const FORKS = new Set(['fork', 'fork-workflow']);
+const CALLS = new Set<string>(tagsWith('calls'));
+const FORKS = new Set<string>(tagsWith('forks'));
 /** Tags that take `task`, `worktree`, `base` and `sparse`. */
-const FOLDER_TAGS = new Set(['fork', 'reset', 'fork-workflow', 'reset-workflow']);
+const FOLDER_TAGS = new Set<string>(tagsWith('places'));
 
 /** `task="..."` on `<reset>` and `<fork>` (and their cross-workflow forms), unless built at run time. */
 function taskChecks(node: WorkflowNode, report: Report): void {

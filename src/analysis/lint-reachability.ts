@@ -1,6 +1,7 @@
 import type { Problem } from './lint-checks-table.js';
 import type { WorkflowGraph } from './workflow-graph.js';
 import type { StateRef, WorkflowNode } from './workflow-node.js';
+import { TAG_TRAITS } from '../language/tag-scanner.js';
 
 /**
  * `everything`: every state an agent or its workers may run.
@@ -127,12 +128,7 @@ function reach(byFile: Map<string, WorkflowNode>, starts: string[], walk: Walk):
 function successors(node: WorkflowNode, walk: Walk): StateRef[] {
   return node.transitions.flatMap((t) => {
     // A callee or a forked worker runs in another frame; this frame goes on at `return` or `next`.
-    const leavesFrame =
-      t.tag !== 'goto' &&
-      t.tag !== 'join' &&
-      t.tag !== 'reset' &&
-      t.tag !== 'reset-workflow' &&
-      t.tag !== 'ask';
+    const leavesFrame = TAG_TRAITS[t.tag].leavesFrame;
     const refs =
       walk === 'frame' && leavesFrame
         ? [t.returnTo, t.next]

@@ -3,6 +3,7 @@ import { basename } from 'node:path';
 import type { RunEvent } from '../../machines/run-events.js';
 import type { WorkflowTarget } from '../../machines/types.js';
 import { failureText } from '../../machines/step-failure.js';
+import { exhaustive } from '../../machines/exhaustive.js';
 
 /** Shortens a payload to one line for progress output. */
 export function preview(text: string, max = 100): string {
@@ -62,6 +63,8 @@ export function describeStep(event: Extract<RunEvent, { type: 'step.done' }>): s
       if (d.ask.gate)
         return `${head} cost gate ${d.ask.id}: ${d.ask.gate.kind === 'fork' ? `${d.ask.gate.workers} worker(s) forecast at ${usd(d.ask.gate.forecast_usd)}` : `forecast at ${usd(d.ask.gate.forecast_usd)}`} (p90) would pass --confirm-over ${usd(d.ask.gate.amount_usd)}`;
       return `${head} ask ${d.ask?.id ?? ''}: ${preview(d.prompt)} (the answer goes to ${d.next}${d.ask?.timeout_at ? `; after ${d.ask.timeout_at}, ${d.timeoutNext ?? 'the agent fails'}` : ''})`;
+    default:
+      return exhaustive(d);
   }
 }
 

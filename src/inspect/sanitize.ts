@@ -4,6 +4,7 @@ import type { SupervisorContext } from '../../machines/supervisor.machine.js';
 import { waitingCount } from '../../machines/scheduler.js';
 import type { AgentRecord, Decision } from '../../machines/types.js';
 import { errorMessage } from '../errors.js';
+import { exhaustive } from '../../machines/exhaustive.js';
 
 /**
  * What the inspector may see of the run. Prompts, inputs, results and fork
@@ -40,8 +41,11 @@ export function summarizeDecision(d: Decision): Plain {
     case 'call':
     case 'function':
       return { tag: d.kind, target: d.target, return: d.returnTo };
-    default:
+    case 'goto':
+    case 'reset':
       return { tag: d.kind, target: d.target };
+    default:
+      return exhaustive(d);
   }
 }
 

@@ -3,6 +3,7 @@ import { parseDuration } from './duration.js';
 import type { ParsedTag } from './parse-output.js';
 import type { Decision, ForkSpawn } from '../../machines/types.js';
 import { taskOf, worktreeOf } from './placement-attributes.js';
+import { exhaustive } from '../../machines/exhaustive.js';
 
 /** Attributes the runtime consumes on a fork; the rest become the worker's variables. */
 export const RESERVED_FORK_ATTRIBUTES = new Set([
@@ -96,6 +97,8 @@ export function decide(tags: ParsedTag[], source: string): Decision {
         worktree: worktreeOf(a, tag.tag, source),
         ...(taskOf(a, tag.tag, source) ? { newTask: true } : {}),
       };
+    default:
+      return exhaustive(tag.tag);
   }
 }
 

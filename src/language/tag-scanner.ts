@@ -26,6 +26,56 @@ export function isWorkflowTag(tag: string): tag is WorkflowTagName {
   return (WORKFLOW_TAGS as readonly string[]).includes(tag);
 }
 
+/** What a transition tag is, for the places that treat tags alike rather than one by one. */
+export interface TagTraits {
+  /** A callee or a worker runs in another frame: this frame goes on at `return` or `next` (or ends). */
+  leavesFrame: boolean;
+  /** Pushes a return frame (the callee's `<result>` comes back). */
+  calls: boolean;
+  /** Forks workers. */
+  forks: boolean;
+  /** Takes `task`, `worktree`, `base` and `sparse`: a folder of its own for the agent or its worker. */
+  places: boolean;
+  /** Drawn dotted in diagrams: the agent starts afresh, or a worker starts. */
+  dotted: boolean;
+}
+
+const NONE: TagTraits = {
+  leavesFrame: false,
+  calls: false,
+  forks: false,
+  places: false,
+  dotted: false,
+};
+const CALL: TagTraits = { ...NONE, leavesFrame: true, calls: true };
+const FORK: TagTraits = { ...NONE, leavesFrame: true, forks: true, places: true, dotted: true };
+const RESET: TagTraits = { ...NONE, places: true, dotted: true };
+
+/**
+ * Every transition tag's traits: the table lint, reachability and diagrams
+ * read. Its type names every tag, so a new tag is a compile error here until
+ * its entry is written (docs/architecture.md, "Adding a transition tag").
+ */
+export const TAG_TRAITS: { readonly [T in TagName]: TagTraits } = {
+  goto: NONE,
+  reset: RESET,
+  call: CALL,
+  function: CALL,
+  fork: FORK,
+  join: NONE,
+  result: { ...NONE, leavesFrame: true },
+  ask: NONE,
+  'call-workflow': CALL,
+  'function-workflow': CALL,
+  'fork-workflow': FORK,
+  'reset-workflow': RESET,
+};
+
+/** The tags with a trait. */
+export function tagsWith(trait: keyof TagTraits): TagName[] {
+  return TRANSITION_TAGS.filter((t) => TAG_TRAITS[t][trait]);
+}
+
 /** Every tag Raymond reads: the transitions and `<print>`. */
 export const TAG_NAMES: readonly (TagName | 'print')[] = [...TRANSITION_TAGS, 'print'];
 

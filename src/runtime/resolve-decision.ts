@@ -17,6 +17,7 @@ import {
 import { RaymondError } from '../errors.js';
 import { renderTemplate } from '../language/render.js';
 import type { StepDependencies } from './step-context.js';
+import { exhaustive } from '../../machines/exhaustive.js';
 
 async function resolveCd(agent: AgentRecord, cd: string, where: string): Promise<string> {
   const dir = resolvePath(agent.cwd, cd);
@@ -212,6 +213,8 @@ export async function resolveDecision(
     }
     case 'result':
       return resolved(decision);
+    default:
+      return exhaustive(decision);
   }
 }
 

@@ -9,6 +9,7 @@ import type {
 } from '../../machines/types.js';
 import { pinBase, type PinnedBase } from '../worktrees/git-worktrees.js';
 import type { StepDependencies } from './step-context.js';
+import { exhaustive } from '../../machines/exhaustive.js';
 
 /** The folder a step got the agent, for the agent's record: its worktree's path and the directory in it. */
 export interface AcquiredWorktree {
@@ -112,7 +113,13 @@ export async function settleWorktrees(
     case 'result':
       if (agent.stack !== null || !holds(agent)) return decision;
       return { ...decision, worktree: await deps.worktrees.finish(agent.worktree, agent.id) };
-    default:
+    // No worktree to plan: the agent stays in its own.
+    case 'goto':
+    case 'call':
+    case 'function':
+    case 'ask':
       return decision;
+    default:
+      return exhaustive(decision);
   }
 }

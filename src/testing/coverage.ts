@@ -8,6 +8,7 @@ import {
   type CoverageEdge,
   type GraphEdge,
 } from './coverage-edges.js';
+import { exhaustive } from '../../machines/exhaustive.js';
 
 /** What tests exercised of one workflow: its states that ran and its edges that were taken. */
 export interface Coverage {
@@ -189,6 +190,8 @@ function stepDone(
     case 'ask':
       asks.set(d.ask.id, { from, next: d.next, timeoutNext: d.timeoutNext });
       break;
+    default:
+      exhaustive(d);
   }
   // The step's depth is the truth: a reset clears the stack, a result pops its frame.
   stack.length = Math.min(stack.length, e.depth);
