@@ -90,6 +90,8 @@ export interface Setting<T = unknown, V = T> {
   readonly defaultText: string;
   /** Commander's choices, when the value is one of a list. */
   readonly choices?: readonly string[];
+  /** Values shell completion offers when any other may be typed too (the backends' model names). */
+  readonly suggestions?: () => readonly string[];
   /** Accepts a config-shaped value or fails with one line (SettingProblem). */
   readonly check: (value: unknown) => T;
   /** The flag's value is checked when the run starts, not by commander (whose message would repeat a password). */

@@ -1,4 +1,5 @@
 import type { Command, Option } from 'commander';
+import { suggestionsOf } from './options.js';
 
 /** What a shell completes after an option: nothing (a flag), a folder, a file, one of its choices, or free text. */
 export type ValueKind = 'none' | 'dir' | 'file' | 'choices' | 'text';
@@ -39,7 +40,7 @@ export function summaryOf(description: string): string {
 function valueOf(option: Option): ValueKind {
   // An optional value (`--inspect [port]`) is never completed: the next word may as well be the workflow.
   if (!option.required) return 'none';
-  if (option.argChoices) return 'choices';
+  if (option.argChoices || suggestionsOf(option)) return 'choices';
   const name = /[<[]([^>\]]+)[>\]]/.exec(option.flags)?.[1] ?? '';
   if (name === 'dir') return 'dir';
   return ['file', 'path'].includes(name) ? 'file' : 'text';
@@ -50,7 +51,7 @@ function optionOf(option: Option): CompletionOption {
     flags: [option.short, option.long].filter((f): f is string => f !== undefined),
     summary: summaryOf(option.description),
     value: valueOf(option),
-    choices: option.argChoices ?? [],
+    choices: option.argChoices ?? [...(suggestionsOf(option) ?? [])],
   };
 }
 

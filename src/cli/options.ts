@@ -48,6 +48,14 @@ export const money = nonNegative('an amount in USD, 0 or more (0 = unlimited)');
 /** Commander parser for a speed factor: a number, 0 or more. */
 export const speedFactor = nonNegative('a number, 0 or more (0 = all at once)');
 
+/** Values completion offers for an option that takes any other too (commander keeps no such list). */
+const SUGGESTIONS = new WeakMap<Option, readonly string[]>();
+
+/** What shell completion offers for an option whose value is free: its setting's suggestions, if any. */
+export function suggestionsOf(option: Option): readonly string[] | undefined {
+  return SUGGESTIONS.get(option);
+}
+
 /**
  * Commander's option for a setting of the table: its flag, its help with
  * the default (from the table's constant), its choices, and its check as
@@ -60,6 +68,7 @@ export function settingOption<T, V>(setting: Setting<T, V>): Option {
   const option = new Option(setting.flag!, `${setting.help}${shown}`);
   // The choices are also what shell completion offers (completion-model.ts reads them from the option).
   if (setting.choices) option.choices(setting.choices);
+  if (setting.suggestions) SUGGESTIONS.set(option, setting.suggestions());
   if (!setting.flag!.includes('<') || setting.flagCheckedLater) return option;
   return option.argParser((raw: string, previous: unknown) => {
     try {

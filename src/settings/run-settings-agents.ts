@@ -1,4 +1,9 @@
-import { backendChoices, RUN_EFFORTS, runModelProblem } from '../agents/registry/registry.js';
+import {
+  allBackends,
+  backendChoices,
+  RUN_EFFORTS,
+  runModelProblem,
+} from '../agents/registry/registry.js';
 import { ON_DENIAL_MODES } from '../language/grant.js';
 import { bool, names, oneOf, refuse, setting } from '../setting.js';
 
@@ -20,6 +25,7 @@ export const AGENT_TURN_SETTINGS = {
     doc: `Model for markdown states whose frontmatter names none (${backendChoices('model')}). Each state's backend checks it.`,
     example: '"sonnet"',
     defaultText: "the backend's own",
+    suggestions: () => [...new Set(allBackends().flatMap((b) => b.models))],
     check: (v) => {
       if (typeof v !== 'string') return refuse('expected a model name');
       const problem = runModelProblem(v);

@@ -61,6 +61,19 @@ describe('completionModel', () => {
 });
 
 describe('summaryOf', () => {
+  it("offers a free value's suggestions: --model gives every backend's model names", async () => {
+    const { buildProgram } = await import('../../src/cli/program.js');
+    const { allBackends } = await import('../../src/agents/registry/registry.js');
+    const root = completionModel(buildProgram({ exitCode: 0 })).find((c) => c.key === '')!;
+    const model = root.options.find((o) => o.flags.includes('--model'))!;
+    assert.equal(model.value, 'choices');
+    assert.ok(model.choices.includes('sonnet'), model.choices.join(' '));
+    for (const backend of allBackends())
+      for (const name of backend.models) assert.ok(model.choices.includes(name), name);
+    // A free value without suggestions stays text.
+    assert.equal(root.options.find((o) => o.flags.includes('--input'))!.value, 'text');
+  });
+
   it('keeps the first clause of a help text, cut to a menu line', () => {
     assert.equal(
       summaryOf('value of {{input}} (and $RAYMOND_INPUT) for the first state'),
