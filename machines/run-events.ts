@@ -140,6 +140,21 @@ export type RunEvent =
       shown: string;
     }
   | { type: 'warning'; text: string }
+  /**
+   * How many turns the run starts at once against a backend's account
+   * changed: lowered on a refusal (`rate-limited`: 429, `overloaded`: 529),
+   * raised as turns succeed (`recovering`), and 0 until `until` on a usage
+   * limit with a known reset (`usage-limit`).
+   */
+  | {
+      type: 'width.changed';
+      backend: string;
+      width: number;
+      was: number;
+      ceiling: number;
+      why: WidthReason;
+      until?: string;
+    }
   /** Extra detail, shown with --verbose. */
   | { type: 'detail'; text: string }
   /** `asks`: every pending ask, when the run stopped to ask (status `asking`). */
@@ -153,6 +168,9 @@ export type RunEvent =
       elapsedMs: number;
       asks?: AgentAsk[];
     };
+
+/** Why an account's width changed (`width.changed`). */
+export type WidthReason = 'rate-limited' | 'overloaded' | 'recovering' | 'usage-limit';
 
 /** Where a run's events go. */
 export type RunEventSink = (event: RunEvent) => void;

@@ -34,6 +34,13 @@ export interface BackendRuntime {
    */
   turnSlots?: number;
   /**
+   * Most turns the run starts at once against one backend's account (the
+   * lesser of `--max-parallel` and the turn slots): each backend's turns
+   * then pass its account's adaptive width (AccountWidth).
+   * @default no width: every turn starts when the run gives it a slot
+   */
+  maxTurns?: number;
+  /**
    * Where what a backend keeps between turns lives when it must outlive the
    * executor (a queue worker's executor per job); absent: the executor's own.
    */

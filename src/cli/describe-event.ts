@@ -1,3 +1,4 @@
+import { widthText } from '../runtime/width-text.js';
 import { usd } from '../../machines/money.js';
 import { basename } from 'node:path';
 import type { RunEvent } from '../../machines/run-events.js';
@@ -96,6 +97,11 @@ export function eventLine(
       return { text: `[${e.agentId}] denied: ${e.shown}`, warning: true };
     case 'warning':
       return { text: `warning: ${e.text}`, warning: true };
+    case 'width.changed':
+      // A change per round of successes is noise on a terminal: the refusals and the park are news.
+      return e.why === 'recovering' && !verbose
+        ? undefined
+        : { text: widthText(e), warning: e.why !== 'recovering' };
     case 'agent.paused':
       return { text: `warning: [${e.agentId}] paused: ${failureText(e.failure)}`, warning: true };
     case 'agent.joined':

@@ -65,6 +65,12 @@ export interface ExecutionRequest {
   timeoutFromState?: boolean;
   /** Variables for this invocation's process alone (the trace context: TRACEPARENT, OTEL_RESOURCE_ATTRIBUTES), over the run's. */
   env?: Readonly<Record<string, string>>;
+  /**
+   * Told each time the backend's API refuses a request of this turn for the
+   * account's rate (429) or its load (529), with the wait before the retry
+   * when known: the run's account width is set from it.
+   */
+  onLimited?: (status: 429 | 529, delayMs: number | null) => void;
   /** Opens the debug files of this execution (absent with --no-debug). */
   debug?: () => StepDebug;
   /** The workflow uses task folders: a queue worker makes the agent's before it runs the step. */

@@ -54,7 +54,9 @@ export function agentExecutor(
     settings: settings.backendSettings ?? {},
     emit,
     env,
-    ...(turnSlots === undefined ? {} : { turnSlots }),
+    ...(turnSlots === undefined
+      ? {}
+      : { turnSlots, maxTurns: Math.min(settings.maxParallel, turnSlots) }),
     prices: settings.prices,
   });
 }

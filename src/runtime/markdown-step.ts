@@ -3,8 +3,7 @@ import { backendOf } from '../agents/registry/registry.js';
 import { RaymondError, formatError, type SpentDetails } from '../errors.js';
 import { parentSession, type Execution, type SessionPlan } from '../executors/executor.js';
 import { stateModel } from './state-model.js';
-import type { AllowedTransition } from '../language/frontmatter.js';
-import { formatAllowed, reminder } from '../language/policy.js';
+import { reminder } from '../language/policy.js';
 import { templateVariables } from '../language/render.js';
 import { stateTimeoutMs } from '../timer-delay.js';
 import {
@@ -17,6 +16,7 @@ import {
   type TurnState,
 } from './markdown-turns.js';
 import { resolveDecision } from './resolve-decision.js';
+import { giveUp } from './turn-give-up.js';
 import { figuresWarning, saneFigures, type TurnFigures } from './sane-spend.js';
 import { settleWorktrees } from './step-worktree.js';
 import { layeredGrant, resolveGrant } from './state-grant.js';
@@ -130,6 +130,11 @@ export async function runMarkdownStep(
         type: 'detail',
         text: `[${agent.id}] session ${(state.plan as { id: string }).id} already exists; resuming it`,
       });
+    if (action.why === 'rate-limited')
+      deps.emit({
+        type: 'detail',
+        text: `[${agent.id}] ${formatError(err)}; trying again when the account has room`,
+      });
     if (action.why === 'retry')
       deps.emit({
         type: 'warning',
@@ -183,6 +188,7 @@ export async function runMarkdownStep(
         sessionTotal?: number | null;
         tokens?: number;
         cpuMs?: number;
+        limited?: number;
       };
       const figures = sane({
         costUsd: details.costUsd ?? 0,
@@ -204,6 +210,8 @@ export async function runMarkdownStep(
           usageLimit: err.code === 'ERR_USAGE_LIMIT',
           aborted: signal.aborted,
           sessionInUse: details.sessionInUse === true,
+          limited: details.limited !== undefined,
+          now: Date.now(),
         }),
         err,
       );
@@ -265,31 +273,5 @@ export async function runMarkdownStep(
         err,
       );
     }
-  }
-}
-
-/** The error a step gives up with: the turn's own, with how many tries it took. */
-function giveUp(
-  reason: Extract<TurnAction, { next: 'give-up' }>['reason'],
-  err: RaymondError,
-  state: TurnState,
-  allowed: AllowedTransition[] | undefined,
-): RaymondError {
-  const details = { ...err.details };
-  switch (reason) {
-    case 'retries':
-      return new RaymondError(
-        err.code,
-        `${err.message} (failed ${state.retries + 1} times; the agent is paused)`,
-        { file: err.file, details },
-      );
-    case 'reminders':
-      return new RaymondError(
-        'ERR_POLICY',
-        `still no usable transition after ${MAX_REMINDERS} reminders: ${err.message}; allowed: ${allowed!.map(formatAllowed).join(', ')}`,
-        { file: err.file },
-      );
-    default:
-      return err;
   }
 }

@@ -3,6 +3,12 @@ import { CONTINUE_LATEST, type SessionPlan } from '../executors/executor.js';
 /** Reminder re-prompts after a reply that broke the rules, and retries after Claude Code failed. */
 export const MAX_REMINDERS = 3;
 export const MAX_RETRIES = 3;
+/**
+ * How long the API may refuse an agent's turns for rate or load (429, 529)
+ * before the agent is paused: 15 minutes, some five rounds of Claude Code's
+ * own retries. Until then each refused turn is tried again, uncounted.
+ */
+export const RATE_LIMIT_BOUND_MS = 15 * 60_000;
 
 /** Errors a reminder can fix: the reply, not the workflow, was wrong. */
 export const REMINDABLE: ReadonlySet<string> = new Set([
@@ -25,6 +31,8 @@ export interface TurnState {
   plan: SessionPlan;
   retries: number;
   reminders: number;
+  /** When the API began refusing this step's turns for rate or load, while it still does (epoch ms). */
+  limitedSince?: number;
   /** The problem with the last reply, when the next turn is a reminder. */
   remind?: string;
 }
@@ -34,18 +42,32 @@ export type TurnEvent =
   /**
    * Claude Code failed (crash, timeout, error result) or hit a usage limit.
    * `sessionInUse`: it refused the reserved session id because the session
-   * exists: a killed run or an earlier attempt began it.
+   * exists: a killed run or an earlier attempt began it. `limited`: the API
+   * refused it for rate or load (429, 529) after the backend's own retries,
+   * at `now`.
    */
-  | { type: 'turn.failed'; usageLimit: boolean; aborted: boolean; sessionInUse: boolean }
+  | {
+      type: 'turn.failed';
+      usageLimit: boolean;
+      aborted: boolean;
+      sessionInUse: boolean;
+      limited?: boolean;
+      now?: number;
+    }
   /** The reply's transition cannot be used; `remindable` when a reminder may fix it. */
   | { type: 'reply.unusable'; session: string | null; problem: string; remindable: boolean };
 
 /** What to do next: run another turn, or give up on the step (the reason says how to report it). */
 export type TurnAction =
-  | { next: 'turn'; state: TurnState; why: 'resume-reserved' | 'retry' | 'remind' }
+  | {
+      next: 'turn';
+      state: TurnState;
+      why: 'resume-reserved' | 'retry' | 'rate-limited' | 'remind';
+    }
   | {
       next: 'give-up';
-      reason: 'usage-limit' | 'aborted' | 'retries' | 'reminders' | 'not-remindable';
+      reason:
+        'usage-limit' | 'aborted' | 'retries' | 'rate-limited' | 'reminders' | 'not-remindable';
     };
 
 /** The first turn of a markdown state: resume the agent's session, branch from the caller's, or start the reserved one. */
@@ -68,7 +90,8 @@ export function startTurns(agent: {
  * The markdown turn policy, pure: a reserved session that already exists is
  * continued (no retry is counted); a failed turn is retried from the state's
  * starting session up to MAX_RETRIES times, but never after a usage limit or
- * a stop; a reply with an unusable transition gets a reminder in the session
+ * a stop; a turn the API refused for rate or load is tried again uncounted
+ * until it has refused for RATE_LIMIT_BOUND_MS; a reply with an unusable transition gets a reminder in the session
  * it ran in, up to MAX_REMINDERS times.
  */
 export function nextTurn(state: TurnState, event: TurnEvent): TurnAction {
@@ -84,11 +107,27 @@ export function nextTurn(state: TurnState, event: TurnEvent): TurnAction {
       }
       if (event.usageLimit) return { next: 'give-up', reason: 'usage-limit' };
       if (event.aborted) return { next: 'give-up', reason: 'aborted' };
+      if (event.limited) {
+        const now = event.now ?? 0;
+        const since = state.limitedSince ?? now;
+        if (now - since >= RATE_LIMIT_BOUND_MS) return { next: 'give-up', reason: 'rate-limited' };
+        return {
+          next: 'turn',
+          why: 'rate-limited',
+          state: { ...state, plan: state.first, limitedSince: since, remind: undefined },
+        };
+      }
       if (state.retries >= MAX_RETRIES) return { next: 'give-up', reason: 'retries' };
       return {
         next: 'turn',
         why: 'retry',
-        state: { ...state, plan: state.first, retries: state.retries + 1, remind: undefined },
+        state: {
+          ...state,
+          plan: state.first,
+          retries: state.retries + 1,
+          limitedSince: undefined,
+          remind: undefined,
+        },
       };
     case 'reply.unusable': {
       if (!event.remindable) return { next: 'give-up', reason: 'not-remindable' };

@@ -1,3 +1,4 @@
+import { widthText } from '../runtime/width-text.js';
 import type { RunEvent } from '../../machines/run-events.js';
 import { aliasesOf } from '../errors.js';
 import { isMarkdown } from '../scope/extensions.js';
@@ -109,6 +110,20 @@ export function rayEnvelopes(e: RunEvent, runId: string, cancelled: boolean): En
       return [{ type: 'progress_message', AgentID: e.agentId, Message: e.text }];
     case 'warning':
       return [{ type: 'warning', Message: e.text }];
+    case 'width.changed':
+      // Raymond's own, in `ray`'s fields' style: how many turns the run starts at once against an account.
+      return [
+        {
+          type: 'width_changed',
+          Backend: e.backend,
+          Width: e.width,
+          Was: e.was,
+          Ceiling: e.ceiling,
+          Reason: e.why,
+          Until: e.until ?? '',
+          Message: widthText(e),
+        },
+      ];
     case 'permission.denied':
       // `ray` has no such event: Raymond's own name, in its fields' style.
       return [

@@ -72,6 +72,60 @@ export class ApiServer {
   private serial = 0;
   /** Usage reported when a reply does not say. */
   defaultUsage = { input_tokens: 1000, output_tokens: 100 };
+  /** Main-loop requests refused for the rate limit (`limit`), and those answered. */
+  refused = 0;
+  served = 0;
+  /** Main-loop requests in flight now, and the most there were at once. */
+  private inFlight = 0;
+  peakInFlight = 0;
+  private bucket: { perSecond: number; tokens: number; at: number } | undefined;
+
+  /**
+   * Allows `perSecond` main-loop requests a second (a token bucket holding
+   * one second's worth): past it, 429 `rate_limit_error` with `retry-after`,
+   * as the real API answers an account over its rate.
+   */
+  limit(perSecond: number): this {
+    this.bucket = { perSecond, tokens: perSecond, at: Date.now() };
+    return this;
+  }
+
+  private usage: { after: number; resetsInMs: number; until?: number } | undefined;
+  /** Main-loop requests refused because the account's usage was spent (`spendAfter`). */
+  usageRefused = 0;
+
+  /**
+   * After `served` answered main-loop requests, the account's usage is spent
+   * for `resetsInMs`: each request gets 429 with the unified limit headers a
+   * claude.ai login reads as "You've hit your limit · resets ..." (give the
+   * turns CLAUDE_CODE_OAUTH_TOKEN, not an API key). `spentUntil` says when it lifts.
+   */
+  spendAfter(served: number, resetsInMs: number): this {
+    this.usage = { after: served, resetsInMs };
+    return this;
+  }
+
+  get spentUntil(): number | undefined {
+    return this.usage?.until;
+  }
+
+  private spent(): number | undefined {
+    const u = this.usage;
+    if (!u || this.served < u.after) return undefined;
+    u.until ??= Date.now() + u.resetsInMs;
+    return Date.now() < u.until ? u.until : undefined;
+  }
+
+  private admit(): boolean {
+    const b = this.bucket;
+    if (!b) return true;
+    const now = Date.now();
+    b.tokens = Math.min(b.perSecond, b.tokens + ((now - b.at) / 1000) * b.perSecond);
+    b.at = now;
+    if (b.tokens < 1) return false;
+    b.tokens -= 1;
+    return true;
+  }
 
   get url(): string {
     const addr = this.server!.address() as AddressInfo;
@@ -158,6 +212,45 @@ export class ApiServer {
         : [],
     };
     this.requests.push(request);
+    const spentUntil = request.main ? this.spent() : undefined;
+    if (spentUntil !== undefined) {
+      this.usageRefused++;
+      const reset = String(Math.ceil(spentUntil / 1000));
+      res
+        .writeHead(429, {
+          'content-type': 'application/json',
+          'anthropic-ratelimit-unified-status': 'rejected',
+          'anthropic-ratelimit-unified-reset': reset,
+          'anthropic-ratelimit-unified-5h-status': 'rejected',
+          'anthropic-ratelimit-unified-5h-reset': reset,
+          'anthropic-ratelimit-unified-representative-claim': 'five_hour',
+        })
+        .end(
+          JSON.stringify({
+            type: 'error',
+            error: { type: 'rate_limit_error', message: 'usage limit' },
+          }),
+        );
+      return;
+    }
+    if (request.main && !this.admit()) {
+      this.refused++;
+      res.writeHead(429, { 'content-type': 'application/json', 'retry-after': '1' }).end(
+        JSON.stringify({
+          type: 'error',
+          error: {
+            type: 'rate_limit_error',
+            message: 'Number of requests has exceeded your rate limit',
+          },
+        }),
+      );
+      return;
+    }
+    if (request.main) {
+      this.served++;
+      this.peakInFlight = Math.max(this.peakInFlight, ++this.inFlight);
+      res.on('close', () => this.inFlight--);
+    }
     const rule = request.main ? this.rules.find((r) => r.match(request)) : undefined;
     const reply: Reply = rule
       ? rule.reply(request, ++rule.count)

@@ -3,6 +3,7 @@ import { describe, it } from 'node:test';
 import {
   MAX_REMINDERS,
   MAX_RETRIES,
+  RATE_LIMIT_BOUND_MS,
   nextTurn,
   startTurns,
   type TurnState,
@@ -47,6 +48,22 @@ describe('markdown turn policy', () => {
     for (let i = 1; i < MAX_RETRIES; i++) s = turn(s, failed);
     assert.equal(s.retries, MAX_RETRIES);
     assert.deepEqual(nextTurn(s, failed), { next: 'give-up', reason: 'retries' });
+  });
+
+  it('a turn refused for rate or load is tried again uncounted, until the bound; any other failure ends the streak', () => {
+    const limited = (now: number) => ({ ...failed, limited: true, now });
+    let state = startTurns({ session: null, branchFrom: null, next_session: 'n' });
+    for (let i = 0; i < 15; i++) state = turn(state, limited(1000 + i * 60_000));
+    assert.equal(state.retries, 0, 'never counted as retries');
+    assert.equal(state.limitedSince, 1000);
+    assert.deepEqual(state.plan, state.first);
+    assert.deepEqual(nextTurn(state, limited(1000 + RATE_LIMIT_BOUND_MS)), {
+      next: 'give-up',
+      reason: 'rate-limited',
+    });
+    const after = turn(turn(state, failed), limited(2_000_000));
+    assert.equal(after.limitedSince, 2_000_000, 'a crash in between starts the count again');
+    assert.equal(after.retries, 1);
   });
 
   it('never retries after a usage limit or a stop', () => {

@@ -133,6 +133,13 @@ function settle(
       { file: where, details: { ...spent, resetsAt: s.usageLimit.resetsAt ?? null } },
     );
   }
+  // Claude Code ran out of its own retries on a refused rate or load: the run retries the turn later.
+  if (s.limited.gaveUp && s.resultText?.includes('<') !== true)
+    throw new RaymondError(
+      'ERR_AGENT_FAILED',
+      `the API refused the turn for ${s.limited.status === 529 ? 'overload (529)' : 'its rate limit (429)'} after Claude Code's retries: ${oneLine(s.resultText ?? 'no text', 160)}`,
+      { file: where, details: { ...spent, limited: s.limited.status ?? 429 } },
+    );
   if (end.timedOut) {
     throw new RaymondError(
       'ERR_AGENT_FAILED',
@@ -205,6 +212,7 @@ export function createClaudeExecutor(options: ClaudeOptions): StateExecutor {
               text: `[${agentId}] skipped a line that is not JSON: ${p.text}`,
             });
           else if (p.kind === 'denied') options.emit(denialEvent(agentId, req.file, p.denial));
+          else if (p.kind === 'limited') req.onLimited?.(p.status, p.delayMs);
           else if (p.kind === 'cut')
             options.emit({
               type: 'warning',

@@ -1,7 +1,13 @@
 import { describeDenial, type ToolDenial } from '../../executors/tool-denial.js';
-import { resetFromText } from './reset-text.js';
 import { asObject, objectsOf, parseObjectLine } from '../json-line.js';
-import { LIMIT_TEXT, describeTool, toEpochMs, tokens, type Json } from './stream-fields.js';
+import {
+  describeTool,
+  limitFromText,
+  limitSignal,
+  toEpochMs,
+  tokens,
+  type Json,
+} from './stream-fields.js';
 
 /** What Raymond takes from one `claude -p --output-format stream-json` run. */
 export interface StreamSummary {
@@ -14,8 +20,14 @@ export interface StreamSummary {
   invocationTokens: number;
   /** Tokens over the whole session history as Claude Code reports them (`modelUsage`). */
   reportedTokens: number;
-  /** Set when the stream says a usage limit was hit. */
+  /** Set when the stream says a usage limit was hit: the account is spent until `resetsAt`. */
   usageLimit: { resetsAt?: number; message: string } | null;
+  /**
+   * Requests the API refused for its rate (429) or for overload (529) that
+   * Claude Code retried; `gaveUp` when it ran out of retries and the turn
+   * ended on it. Transient: never a usage limit.
+   */
+  limited: { retries: number; status: number | null; gaveUp: boolean };
   /** Lines that were not JSON (logged, skipped). */
   badLines: number;
   /** Lines longer than MAX_LINE_CHARS (skipped unread). */
@@ -44,6 +56,8 @@ export type StreamProgress =
   | { kind: 'fatal' }
   | { kind: 'bad-line'; text: string }
   | { kind: 'cut'; chars: number }
+  /** The API refused a request for its rate (429) or overload (529); Claude Code retries it after `delayMs`. */
+  | { kind: 'limited'; status: 429 | 529; delayMs: number | null }
   | { kind: 'result' };
 
 /**
@@ -73,6 +87,7 @@ export class StreamReader {
     invocationTokens: 0,
     reportedTokens: 0,
     usageLimit: null,
+    limited: { retries: 0, status: null, gaveUp: false },
     badLines: 0,
     cutLines: 0,
     denials: [],
@@ -165,6 +180,7 @@ export class StreamReader {
             'auth',
             `the API refused the key (HTTP ${typeof msg.error_status === 'number' ? msg.error_status : 401})`,
           );
+        else if (msg.subtype === 'api_retry') this.retry(msg);
         return;
     }
   }
@@ -212,9 +228,21 @@ export class StreamReader {
     this.onProgress({ kind: 'fatal' });
   }
 
+  /** A request Claude Code retries: one refused for the account's rate or the API's load is a width signal. */
+  private retry(msg: Json): void {
+    const signal = limitSignal(msg);
+    if (!signal) return;
+    this.summary.limited.retries++;
+    this.summary.limited.status = signal.status;
+    this.onProgress({ kind: 'limited', ...signal });
+  }
+
   private assistant(msg: Json): void {
-    if (msg.error === 'rate_limit')
-      this.summary.usageLimit ??= { message: 'Claude Code reported a rate limit' };
+    // Claude Code gave up retrying a refused rate: transient, never the account's usage limit.
+    if (msg.error === 'rate_limit' || msg.error === 'overloaded') {
+      this.summary.limited.gaveUp = true;
+      this.summary.limited.status ??= msg.error === 'rate_limit' ? 429 : 529;
+    }
     const content = objectsOf(asObject(msg.message)?.content);
     if (msg.error === 'authentication_failed' || msg.error === 'model_not_found') {
       const text = content.find((b) => b.type === 'text' && typeof b.text === 'string')?.text;
@@ -252,18 +280,12 @@ export class StreamReader {
       : s.invocationTokens;
     // Claude Code's limit notice is a short final text; a real answer that merely talks
     // about rate limits is long or carries a transition tag.
-    if (
-      s.resultText &&
-      s.resultText.length < 400 &&
-      !s.resultText.includes('<') &&
-      LIMIT_TEXT.test(s.resultText)
-    ) {
-      const epoch = /\|(\d{9,13})\b/.exec(s.resultText)?.[1];
-      s.usageLimit ??= {
-        message: s.resultText.split('\n')[0]!,
-        resetsAt: epoch ? toEpochMs(Number(epoch)) : resetFromText(s.resultText),
-      };
+    if (msg.api_error_status === 429 || msg.api_error_status === 529) {
+      s.limited.gaveUp = true;
+      s.limited.status ??= msg.api_error_status;
     }
+    // A refused rate's text ("Rate limit reached") is no usage limit: only the words of a spent account are.
+    if (!s.limited.gaveUp && s.resultText) s.usageLimit ??= limitFromText(s.resultText);
     this.onProgress({ kind: 'result' });
   }
 

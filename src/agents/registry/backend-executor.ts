@@ -1,33 +1,84 @@
 import type { AgentBackend, BackendRuntime } from '../agent-backend.js';
-import type { BackendSpec, ExecutionRequest, StateExecutor } from '../../executors/executor.js';
+import { AccountWidth } from '../account-width.js';
+import type {
+  BackendSpec,
+  Execution,
+  ExecutionRequest,
+  StateExecutor,
+} from '../../executors/executor.js';
+import { RaymondError } from '../../errors.js';
 import { backendOf } from './registry.js';
+
+/** A usage limit's reset told to the minute may lift a few seconds late: the park lasts this much longer. */
+const RESET_MARGIN_MS = 5_000;
 
 /**
  * One executor for markdown states that hands each turn to its workflow's
  * backend; each backend's executor is made when a turn first needs it.
- * `backends` finds a request's backend (the registry's; tests give fakes).
+ * With `runtime.maxTurns`, each backend's turns pass its account's width
+ * (AccountWidth): fewer start while its API refuses them, none while its
+ * usage is spent. `backends` finds a request's backend (the registry's;
+ * tests give fakes).
  */
 export function backendExecutor(
   runtime: BackendRuntime,
   backends: (spec: BackendSpec | undefined) => AgentBackend = backendOf,
 ): StateExecutor {
-  const made = new Map<string, StateExecutor>();
+  const made = new Map<string, { executor: StateExecutor; width?: AccountWidth }>();
   const of = (req: ExecutionRequest) => {
     const backend = backends(req.backend);
-    let executor = made.get(backend.name);
-    if (!executor) {
-      executor = backend.executor(runtime);
-      made.set(backend.name, executor);
+    let entry = made.get(backend.name);
+    if (!entry) {
+      entry = { executor: backend.executor(runtime) };
+      if (runtime.maxTurns !== undefined)
+        entry.width = new AccountWidth(backend.name, runtime.maxTurns, runtime.emit);
+      made.set(backend.name, entry);
     }
-    return executor;
+    return entry;
   };
   return {
-    execute: (req) => of(req).execute(req),
+    execute(req) {
+      const { executor, width } = of(req);
+      return width ? widthTurn(executor, width, req) : executor.execute(req);
+    },
     endSession(session) {
-      for (const e of made.values()) e.endSession?.(session);
+      for (const e of made.values()) e.executor.endSession?.(session);
     },
     close() {
-      for (const e of made.values()) e.close?.();
+      for (const e of made.values()) {
+        e.width?.close();
+        e.executor.close?.();
+      }
     },
   };
+}
+
+/** One turn inside its account's width: it waits for a place, reports refusals, and parks the account on a usage limit. */
+async function widthTurn(
+  executor: StateExecutor,
+  width: AccountWidth,
+  req: ExecutionRequest,
+): Promise<Execution> {
+  await width.acquire(req.signal);
+  let answered = false;
+  try {
+    const execution = await executor.execute({
+      ...req,
+      onLimited: (status, delayMs) => {
+        width.limited(status, delayMs);
+        req.onLimited?.(status, delayMs);
+      },
+    });
+    answered = true;
+    return execution;
+  } catch (err) {
+    if (err instanceof RaymondError && err.code === 'ERR_USAGE_LIMIT') {
+      const resetsAt = (err.details as { resetsAt?: unknown } | undefined)?.resetsAt;
+      if (typeof resetsAt === 'number' && Number.isFinite(resetsAt))
+        width.park(resetsAt + RESET_MARGIN_MS, err.message);
+    }
+    throw err;
+  } finally {
+    width.release(answered);
+  }
 }

@@ -101,7 +101,15 @@ describe('StreamReader', () => {
     assert.equal(allowed.end().usageLimit, null);
     const b = new StreamReader();
     b.write(line({ type: 'assistant', error: 'rate_limit', message: { content: [] } }));
-    assert.ok(b.end().usageLimit);
+    b.write(
+      result({
+        result: 'API Error: Rate limit reached',
+        is_error: true,
+        api_error_status: 429,
+      }),
+    );
+    assert.equal(b.end().usageLimit, null, 'a refused rate (429) is never a usage limit');
+    assert.deepEqual(b.end().limited, { retries: 0, status: 429, gaveUp: true });
     const c = new StreamReader();
     c.write(result({ result: 'Claude AI usage limit reached|1893456000', is_error: true }));
     assert.equal(c.end().usageLimit?.resetsAt, 1893456000000);
@@ -110,6 +118,29 @@ describe('StreamReader', () => {
       result({ result: 'I added rate limit handling to the API client. <result>done</result>' }),
     );
     assert.equal(d.end().usageLimit, null, 'an answer about rate limits is not a limit');
+  });
+});
+
+describe('StreamReader rate limits', () => {
+  it("reports each 429 and 529 retry as it happens, with Claude Code's delay; other retries are not limits", () => {
+    const progress: StreamProgress[] = [];
+    const r = new StreamReader((p) => progress.push(p));
+    const retry = (fields: Record<string, unknown>) =>
+      r.write(line({ type: 'system', subtype: 'api_retry', attempt: 1, ...fields }));
+    retry({ error_status: 429, error: 'rate_limit', retry_delay_ms: 610 });
+    retry({ error_status: 529, error: 'overloaded', retry_delay_ms: 'soon' });
+    retry({ error_status: null, error: 'unknown', retry_delay_ms: 500 });
+    r.write(result({ result: 'done <result>ok</result>' }));
+    assert.deepEqual(
+      progress.filter((p) => p.kind === 'limited'),
+      [
+        { kind: 'limited', status: 429, delayMs: 610 },
+        { kind: 'limited', status: 529, delayMs: null },
+      ],
+    );
+    const s = r.end();
+    assert.deepEqual(s.limited, { retries: 2, status: 529, gaveUp: false });
+    assert.equal(s.usageLimit, null);
   });
 });
 
@@ -293,6 +324,7 @@ describe('invocationCost', () => {
     invocationTokens: invocation,
     reportedTokens: reported,
     usageLimit: null,
+    limited: { retries: 0, status: null, gaveUp: false },
     badLines: 0,
     cutLines: 0,
     denials: [],

@@ -1,0 +1,108 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { RunEvent } from '../../machines/run-events.js';
+import { AccountWidth, WIDTH_TUNING } from '../../src/agents/account-width.js';
+import { RaymondError } from '../../src/errors.js';
+
+function width(ceiling: number, start = 4) {
+  const events: RunEvent[] = [];
+  let now = 0;
+  const w = new AccountWidth(
+    'claude',
+    ceiling,
+    (e) => events.push(e),
+    { ...WIDTH_TUNING, start, holdMs: 0, windowMs: 1000 },
+    () => now,
+  );
+  return { w, events, at: (ms: number) => (now = ms) };
+}
+
+const signal = () => new AbortController().signal;
+
+/** Starts `n` turns at once and says how many got their place before the next tick. */
+async function startMany(w: AccountWidth, n: number): Promise<number> {
+  let started = 0;
+  for (let i = 0; i < n; i++)
+    void w.acquire(signal()).then(
+      () => started++,
+      () => {},
+    );
+  await new Promise((ok) => setImmediate(ok));
+  return started;
+}
+
+describe('AccountWidth', () => {
+  it('starts at most its width; a release lets the next waiter in', async () => {
+    const { w } = width(50);
+    assert.equal(await startMany(w, 10), 4);
+    w.release(true);
+    await new Promise((ok) => setImmediate(ok));
+    assert.equal(w.current, 5, 'slow start: each success while full adds one');
+  });
+
+  it('a burst of refusals lowers the width once per window, from the turns running; it never passes the ceiling', async () => {
+    const { w, events, at } = width(6, 6);
+    await startMany(w, 6);
+    w.limited(429, 500);
+    w.limited(429, 500);
+    w.limited(529, 500);
+    assert.equal(w.current, 4, 'floor(6 * 0.7), once');
+    at(1000);
+    w.limited(529, null);
+    assert.equal(w.current, 2);
+    assert.deepEqual(
+      events.map((e) => e.type === 'width.changed' && [e.why, e.width, e.was]),
+      [
+        ['rate-limited', 4, 6],
+        ['overloaded', 2, 4],
+      ],
+    );
+    for (let i = 0; i < 6; i++) w.release(true);
+    // Rounds that fill the width: each full round grows it, slower past the width last refused (4).
+    for (let round = 0; round < 200; round++) {
+      const n = w.current;
+      for (let i = 0; i < n; i++) await w.acquire(signal());
+      for (let i = 0; i < n; i++) w.release(true);
+    }
+    assert.equal(w.current, 6, 'grown back to the ceiling, never past it');
+  });
+
+  it('after a refusal no turn starts until the hold ends, then waiters start', async () => {
+    const events: RunEvent[] = [];
+    const w = new AccountWidth('claude', 10, (e) => events.push(e), {
+      ...WIDTH_TUNING,
+      start: 10,
+      holdMs: 50,
+    });
+    w.limited(429, null);
+    const t0 = Date.now();
+    await w.acquire(signal());
+    assert.ok(Date.now() - t0 >= 40, 'held');
+  });
+
+  it('a usage limit refuses every waiting and new turn until its reset, and says until when', async () => {
+    const { w, events, at } = width(10, 1);
+    await w.acquire(signal());
+    const waiting = w.acquire(signal());
+    w.park(60_000, 'Claude usage limit reached');
+    await assert.rejects(waiting, (e: RaymondError) => e.code === 'ERR_USAGE_LIMIT');
+    await assert.rejects(w.acquire(signal()), (e: RaymondError) => e.code === 'ERR_USAGE_LIMIT');
+    const last = events.at(-1)!;
+    assert.ok(last.type === 'width.changed' && last.why === 'usage-limit' && last.width === 0);
+    assert.equal(last.until, new Date(60_000).toISOString());
+    at(60_000);
+    w.release(true);
+    await w.acquire(signal());
+  });
+
+  it('a stopped turn leaves the queue', async () => {
+    const { w } = width(1, 1);
+    await w.acquire(signal());
+    const ctl = new AbortController();
+    const waiting = w.acquire(ctl.signal);
+    ctl.abort();
+    await assert.rejects(waiting, /stopped/);
+    w.release(true);
+    await w.acquire(signal());
+  });
+});

@@ -1,0 +1,94 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { ClaudeSandbox } from '../../helpers/claude-sandbox.js';
+import { raymond, summary, type CliResult } from '../../helpers/cli.js';
+
+/** START forks `n` workers, one real Claude Code turn each; each worker's result names it. */
+function fanOut(n: number): Record<string, string> {
+  const forks = Array.from({ length: n }, (_, i) => `<fork n="${i}">WORKER.md</fork>`);
+  return {
+    'START.sh': `#!/usr/bin/env bash\ncat <<'EOF'\n${forks.join('\n')}\n<goto>DONE.sh</goto>\nEOF\n`,
+    'WORKER.md': 'Worker {{n}}: say the word.',
+    'DONE.sh': '#!/usr/bin/env bash\necho "<result>all forked</result>"\n',
+  };
+}
+
+const workerResults = (r: CliResult) =>
+  Object.entries(summary(r).results).filter(([id]) => id !== 'main');
+
+describe('width against API limits (real claude, a rate-limited scripted API)', () => {
+  const box = new ClaudeSandbox();
+  before(async () => {
+    await box.start();
+    box.server.on(/^Worker (\d+)/, (r) => ({
+      text: `<result>worker ${/^Worker (\d+)/.exec(r.prompt)![1]} done</result>`,
+    }));
+  });
+  after(() => box.stop());
+
+  it('100 workers against 2 requests a second all finish, none paused; the run says it narrowed', async (t) => {
+    box.server.limit(2);
+    const started = Date.now();
+    const wf = box.write(fanOut(100), 'wide');
+    const r = await raymond([wf, '--json', '--workflow-id', 'wide', '--max-parallel', '50'], {
+      cwd: box.dir,
+      env: box.env(),
+      timeoutMs: 600_000,
+    });
+    t.diagnostic(
+      `${((Date.now() - started) / 1000).toFixed(1)} s, ${box.server.refused} refused, ${box.server.served} served, at most ${box.server.peakInFlight} at once; ${r.stderr
+        .match(/claude: (rate limited|recovering)[^\n]*/g)
+        ?.slice(0, 6)
+        .join(' | ')}`,
+    );
+    assert.equal(r.code, 0, r.stderr.slice(-3000));
+    const s = summary(r);
+    assert.equal(s.status, 'completed');
+    const results = workerResults(r);
+    assert.equal(results.length, 100);
+    assert.deepEqual(
+      new Set(results.map(([, v]) => v)),
+      new Set(Array.from({ length: 100 }, (_, i) => `worker ${i} done`)),
+    );
+    assert.doesNotMatch(r.stderr, /paused|usage limit/);
+    assert.match(r.stderr, /claude: rate limited: \d+ at once, was \d+/);
+    assert.equal(box.server.served, 100);
+    // Without the width, 50 turns at once against 2 a second were refused 5.7 times per success.
+    assert.ok(
+      box.server.refused < 50,
+      `${box.server.refused} refused for ${box.server.served} served`,
+    );
+    const state = box.state('wide');
+    assert.equal(state.agents.filter((a) => a.status === 'paused').length, 0);
+  });
+
+  it('a usage limit parks the account: no turn starts until the reset, then the run finishes every worker', async (t) => {
+    const spent = new ClaudeSandbox();
+    await spent.start();
+    t.after(() => spent.stop());
+    spent.server.on(/^Worker (\d+)/, (r) => ({
+      text: `<result>worker ${/^Worker (\d+)/.exec(r.prompt)![1]} done</result>`,
+    }));
+    spent.server.spendAfter(10, 8_000);
+    const wf = spent.write(fanOut(30), 'spent');
+    // A claude.ai login, not an API key: Claude Code reads the unified limit headers only then.
+    const env = {
+      ...spent.env(),
+      ANTHROPIC_API_KEY: '',
+      CLAUDE_CODE_OAUTH_TOKEN: 'sk-ant-oat01-test',
+    };
+    const r = await raymond([wf, '--json', '--workflow-id', 'spent'], {
+      cwd: spent.dir,
+      env,
+      timeoutMs: 300_000,
+    });
+    t.diagnostic(`${spent.server.usageRefused} refused while spent, ${spent.server.served} served`);
+    assert.equal(r.code, 0, r.stderr.slice(-3000));
+    assert.match(r.stderr, /claude: usage limit: no turn starts until \S+Z/);
+    assert.match(r.stderr, /every live agent hit a usage limit; waiting until .* to continue/);
+    assert.equal(workerResults(r).length, 30);
+    assert.equal(spent.server.served, 30, 'each worker answered once: no finished turn ran again');
+    // Only turns already running when the limit came met it; without the park, each of the 20 left would.
+    assert.ok(spent.server.usageRefused <= 10, `${spent.server.usageRefused} refused`);
+  });
+});
