@@ -57,6 +57,7 @@ const SHARED_WITH_CLIENT = new Set([
   'src/web/page-config.ts',
   'machines/money.ts',
   'machines/cost-table.ts',
+  'machines/width-text.ts',
 ]);
 const layerOf = new Map(LAYERS.flatMap((folders, i) => folders.map((f) => [f, i])));
 

@@ -1,4 +1,4 @@
-import { widthText } from '../runtime/width-text.js';
+import { widthText } from '../../machines/width-text.js';
 import { usd } from '../../machines/money.js';
 import { basename } from 'node:path';
 import type { RunEvent } from '../../machines/run-events.js';

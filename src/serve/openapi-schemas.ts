@@ -92,8 +92,36 @@ export const SCHEMAS = {
       result: { type: 'string' },
       error: { type: 'string' },
       pending_asks: { type: 'integer' },
+      account_widths: {
+        type: 'array',
+        description:
+          "How many turns the run starts at once against each backend's account, for those whose width changed (docs/big-runs.md, Running wide against API limits)",
+        items: ref('AccountWidth'),
+      },
       state_file: { type: 'string' },
       last_event_id: { type: 'integer' },
+    },
+  },
+  AccountWidth: {
+    type: 'object',
+    properties: {
+      backend: { type: 'string' },
+      width: {
+        type: 'integer',
+        description: 'Turns started at once now; 0 while a usage limit parks the account',
+      },
+      was: { type: 'integer' },
+      ceiling: {
+        type: 'integer',
+        description: '--max-parallel, or the machine turn slots when fewer',
+      },
+      reason: { type: 'string', enum: ['rate-limited', 'overloaded', 'recovering', 'usage-limit'] },
+      until: {
+        type: 'string',
+        format: 'date-time',
+        description: 'A usage limit: when turns start again',
+      },
+      message: { type: 'string' },
     },
   },
   StateCost: {

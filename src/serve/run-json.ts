@@ -1,3 +1,4 @@
+import { widthText } from '../../machines/width-text.js';
 import { gateJson } from '../../machines/gate.js';
 import type { AgentAsk } from '../../machines/types.js';
 import type { CostRow } from '../../machines/cost-table.js';
@@ -29,7 +30,7 @@ function rayAgentStatus(machine: string): string {
  * `status`, `current_state`, `agents`, `cost_usd`, `started_at`,
  * `elapsed_seconds`, `result`), and Raymond's: each agent's machine state,
  * stack depth and cost, the cost by state (dearest first), the budget, the
- * error, the state file, and the id of the last event so far (for
+ * error, each backend's account width once it changed, the state file, and the id of the last event so far (for
  * `Last-Event-ID`).
  */
 export function runJson(run: ServedRun, byState: CostRow[] = run.byState.rows(run.costUsd)) {
@@ -64,6 +65,15 @@ export function runJson(run: ServedRun, byState: CostRow[] = run.byState.rows(ru
     ...(run.result !== undefined ? { result: run.result } : {}),
     ...(run.error !== undefined ? { error: run.error } : {}),
     pending_asks: run.asks.size,
+    account_widths: [...run.widths.values()].map((w) => ({
+      backend: w.backend,
+      width: w.width,
+      was: w.was,
+      ceiling: w.ceiling,
+      reason: w.why,
+      ...(w.until !== undefined ? { until: w.until } : {}),
+      message: widthText(w),
+    })),
     state_file: run.stateFile,
     last_event_id: run.events.lastId,
   };

@@ -1,3 +1,4 @@
+import { widthText } from '../../machines/width-text.js';
 import type { CostRow } from '../../machines/cost-table.js';
 import type { LiveSnapshot } from '../web/live-snapshot.js';
 import type { ServedRun } from './served-run.js';
@@ -30,6 +31,9 @@ export function liveSnapshotOf(
       ...(run.endedAt !== undefined ? { elapsedMs: run.endedAt - run.startedAt } : {}),
       steps: run.steps,
       denials: run.denials,
+      ...(run.widths.size > 0
+        ? { widths: Object.fromEntries([...run.widths].map(([b, w]) => [b, widthText(w)])) }
+        : {}),
       ...(run.error !== undefined ? { error: run.error } : {}),
       ...(run.result !== undefined ? { result: run.result } : {}),
     },

@@ -50,6 +50,8 @@ export class ServedRun {
   steps = 0;
   /** Tool calls the states' permissions refused while this server followed the run. */
   denials = 0;
+  /** Each backend's account width once it changed (`width.changed`), by backend. */
+  readonly widths = new Map<string, Omit<Extract<RunEvent, { type: 'width.changed' }>, 'type'>>();
   /** The run's cost by state while this server followed it (a run found in the pool reads it from the history). */
   readonly byState = new CostTable();
   /** The last events the page's log shows, with the id of the stream's last event when each came (a page opened late still has some history). */
@@ -154,6 +156,11 @@ export class ServedRun {
       case 'permission.denied':
         this.denials++;
         break;
+      case 'width.changed': {
+        const { type: _type, ...width } = e;
+        this.widths.set(e.backend, width);
+        break;
+      }
       case 'agent.paused':
         this.agent(e.agentId).machine = 'paused';
         break;

@@ -1,4 +1,4 @@
-import { widthText } from '../runtime/width-text.js';
+import { widthText } from '../../machines/width-text.js';
 import type { RunEvent } from '../../machines/run-events.js';
 import { aliasesOf } from '../errors.js';
 import { isMarkdown } from '../scope/extensions.js';

@@ -1,6 +1,7 @@
 import type { RunEvent } from '../../machines/run-events.js';
 import type { AgentAsk, RunStatus } from '../../machines/types.js';
 import { CostTable, stateKeyOf } from '../../machines/cost-table.js';
+import { widthText } from '../../machines/width-text.js';
 
 // Shared by the server (live-snapshot.ts) and the live page in the browser
 // (client/live-page.ts, bundled by esbuild): no node:* module here, so the
@@ -41,6 +42,8 @@ export interface LiveRun {
   steps: number;
   /** Tool calls the states' permissions refused since the run (re)started. */
   denials: number;
+  /** How many turns start at once against each backend's account, and why, once its width changed. */
+  widths?: Record<string, string>;
   error?: string;
   /** The main agent's result, once it gave one. */
   result?: string;
@@ -98,6 +101,9 @@ export function foldLiveEvent(model: LiveModel, e: RunEvent): void {
       break;
     case 'permission.denied':
       run.denials++;
+      break;
+    case 'width.changed':
+      run.widths = { ...run.widths, [e.backend]: widthText(e) };
       break;
     case 'step.measured':
       model.byState.add(stateKeyOf(e), e);

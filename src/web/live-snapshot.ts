@@ -33,6 +33,7 @@ export const LOGGED_EVENTS: ReadonlySet<RunEvent['type']> = new Set<RunEvent['ty
   'ask.answered',
   'print',
   'warning',
+  'width.changed',
   'run.finished',
 ]);
 

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { RunEvent } from '../../machines/run-events.js';
+import { runJson } from '../../src/serve/run-json.js';
+import { liveSnapshotOf } from '../../src/serve/run-live-view.js';
 import { ServedRun } from '../../src/serve/served-run.js';
 
 const finished = (status: 'completed' | 'running' | 'failed'): RunEvent => ({
@@ -70,5 +72,35 @@ describe('ServedRun: the cost by state', () => {
         ['state_measured', 'A.md', 'step.measured'],
       ],
     );
+  });
+});
+
+describe("ServedRun: each backend's account width", () => {
+  it('GET /runs/{id}, the page snapshot and the event stream say the width and why', () => {
+    const run = new ServedRun('r', 'wf', '/wf', '/pool/r.json', 0);
+    run.onEvent({
+      type: 'width.changed',
+      backend: 'claude',
+      width: 7,
+      was: 50,
+      ceiling: 50,
+      why: 'rate-limited',
+    });
+    assert.deepEqual(runJson(run).account_widths, [
+      {
+        backend: 'claude',
+        width: 7,
+        was: 50,
+        ceiling: 50,
+        reason: 'rate-limited',
+        message: 'claude: rate limited: 7 at once, was 50',
+      },
+    ]);
+    assert.deepEqual(liveSnapshotOf(run).run.widths, {
+      claude: 'claude: rate limited: 7 at once, was 50',
+    });
+    const sent = JSON.parse(run.events.replay(0).events.at(-1)!.data) as Record<string, unknown>;
+    assert.equal(sent.type, 'width_changed');
+    assert.equal(sent.Message, 'claude: rate limited: 7 at once, was 50');
   });
 });

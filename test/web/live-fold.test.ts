@@ -281,4 +281,18 @@ describe('foldLiveEvent (the fold the server and the live page share)', () => {
     );
     assert.equal(JSON.stringify([m.run, [...m.agents.values()], m.order]), before);
   });
+
+  it("heads the run with each backend's current width, the last change of each", () => {
+    const width = (backend: string, w: number, was: number, why: 'rate-limited' | 'recovering') =>
+      ({ type: 'width.changed', backend, width: w, was, ceiling: 50, why }) as const;
+    const m = fold([
+      width('claude', 35, 50, 'rate-limited'),
+      width('pi', 4, 8, 'rate-limited'),
+      width('claude', 36, 35, 'recovering'),
+    ]);
+    assert.deepEqual(m.run.widths, {
+      claude: 'claude: recovering: 36 at once (at most 50)',
+      pi: 'pi: rate limited: 4 at once, was 8',
+    });
+  });
 });

@@ -83,6 +83,7 @@ export function createCodexExecutor(runtime: BackendRuntime): StateExecutor {
           runtime.emit({ type: 'detail', text: `[${agentId}] codex: ${p.text}` });
         else if (p.kind === 'denied') runtime.emit(denialEvent(agentId, req.file, p.denial));
         else if (p.kind === 'fatal') hopeless.abort();
+        else if (p.kind === 'limited') req.onLimited?.(p.status, null);
         else if (p.kind === 'bad-usage')
           runtime.emit({
             type: 'warning',

@@ -1,3 +1,4 @@
+import { limitStatusOf } from '../limit-status.js';
 /**
  * What codex's failure messages mean, read from its words: `exec --json`
  * gives a failed turn as `turn.failed {error: {message}}` (and each retry as
@@ -62,4 +63,13 @@ export function codexResetAt(message: string, now = Date.now()): number | undefi
   // codex prints minutes: a reset within the last minute is this minute's, not tomorrow's.
   if (at.getTime() < now - 60_000) at.setDate(at.getDate() + 1);
   return at.getTime();
+}
+
+/**
+ * A failure or a retry codex reports for the account's rate (429) or the
+ * provider's load (529, 503 overloaded): a signal for the account's width,
+ * transient, never a usage limit.
+ */
+export function codexLimitStatus(message: string): 429 | 529 | null {
+  return codexFailureKind(message) === undefined ? limitStatusOf(message) : null;
 }

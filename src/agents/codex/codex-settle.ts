@@ -3,7 +3,7 @@ import { timeoutName, type Execution, type ExecutionRequest } from '../../execut
 import { oneLine } from '../../executors/one-line.js';
 import type { ProcessResult } from '../../executors/run-process.js';
 import { describeDenial } from '../../executors/tool-denial.js';
-import { codexFailureKind, codexResetAt } from './codex-failure.js';
+import { codexFailureKind, codexLimitStatus, codexResetAt } from './codex-failure.js';
 import type { TurnSpend } from './codex-cost.js';
 import type { CodexSummary } from './codex-stream.js';
 
@@ -77,6 +77,13 @@ export function settleCodexTurn(
       );
     }
     if (kind !== undefined) throw error('ERR_AGENT_REFUSED', refusalMessage(kind, failure, req));
+    const limited = codexLimitStatus(failure);
+    // Refused for rate or load after codex's retries: the run tries the turn again, uncounted.
+    if (limited)
+      throw new RaymondError('ERR_AGENT_FAILED', `Codex reported an error: ${oneLine(failure)}`, {
+        file: where,
+        details: { ...spent, limited },
+      });
     throw error('ERR_AGENT_FAILED', `Codex reported an error: ${oneLine(failure)}`);
   }
   const stderr = stderrOf(end.stderrTail);

@@ -1,6 +1,6 @@
 import { asObject, objectsOf, parseObjectLine } from '../json-line.js';
 import type { ToolDenial } from '../../executors/tool-denial.js';
-import { codexFailureKind } from './codex-failure.js';
+import { codexFailureKind, codexLimitStatus } from './codex-failure.js';
 
 /** Tokens as codex counts them: `input_tokens` includes the cached ones, `output_tokens` the reasoning ones. */
 export interface CodexUsage {
@@ -41,6 +41,8 @@ export type CodexProgress =
   /** A warning item (`Model metadata ... not found`) or codex retrying (`Reconnecting... 1/5 (...)`). */
   | { kind: 'warning'; text: string }
   | { kind: 'denied'; denial: ToolDenial }
+  /** codex retries a request its provider refused for the account's rate (429) or its load (529). */
+  | { kind: 'limited'; status: 429 | 529 }
   /** The turn cannot succeed (summary.fatal says why): codex would retry it for seconds; it may be stopped now. */
   | { kind: 'fatal' }
   /** `turn.completed`'s usage cannot be priced (what is wrong with it): the turn is charged $0. */
@@ -166,6 +168,8 @@ export class CodexStreamReader {
 
   /** An error codex reports: a refused key or an unknown model ends the turn's hopes at once. */
   private error(message: string): void {
+    const limited = /^Reconnecting\.\.\./.test(message) ? codexLimitStatus(message) : null;
+    if (limited) this.onProgress({ kind: 'limited', status: limited });
     const kind = codexFailureKind(message);
     if ((kind === 'auth' || kind === 'model') && !this.s.fatal) {
       // codex's retry wraps the error: `Reconnecting... 1/5 (unexpected status 401 ...)`.

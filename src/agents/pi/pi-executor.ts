@@ -1,3 +1,4 @@
+import { limitStatusOf } from '../limit-status.js';
 import type { BackendRuntime } from '../agent-backend.js';
 import { RaymondError } from '../../errors.js';
 import {
@@ -58,8 +59,11 @@ function settle(
     tokens: s.tokens,
     cpuMs: end.cpuMs,
   };
-  const fail = (message: string) =>
-    new RaymondError('ERR_AGENT_FAILED', message, { file: where, details: spent });
+  const fail = (message: string, limited?: 429 | 529) =>
+    new RaymondError('ERR_AGENT_FAILED', message, {
+      file: where,
+      details: limited ? { ...spent, limited } : spent,
+    });
   if (end.aborted) throw fail('stopped');
   if (end.spawnError) throw fail(`could not start pi: ${end.spawnError}`);
   if (end.timedOut)
@@ -72,8 +76,12 @@ function settle(
       `pi ${end.exitCode === null ? `was killed by ${end.signal}` : `exited with code ${end.exitCode}`}${stderr}`,
     );
   // In --mode json pi exits 0 when the model's API failed: the last message says so.
+  // Refused for rate or load after pi's retries: the run tries the turn again, uncounted.
   if (s.stopReason === 'error' || s.stopReason === 'aborted')
-    throw fail(`pi reported an error: ${oneLine(s.errorMessage ?? s.stopReason)}`);
+    throw fail(
+      `pi reported an error: ${oneLine(s.errorMessage ?? s.stopReason)}`,
+      limitStatusOf(s.errorMessage ?? '') ?? undefined,
+    );
   if (s.resultText === null || s.sessionId === null)
     throw fail(`pi ended without a reply${stderr}`);
   const out: Execution = {
@@ -120,6 +128,7 @@ export function createPiExecutor(o: BackendRuntime): StateExecutor {
               text: `[${agentId}] skipped a line that is not JSON: ${p.text}`,
             });
           else if (p.kind === 'denied') o.emit(denialEvent(agentId, req.file, p.denial));
+          else if (p.kind === 'limited') req.onLimited?.(p.status, p.delayMs);
         },
         req.grant?.tools && new Set(piTools(req.grant.tools)),
       );

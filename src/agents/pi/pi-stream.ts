@@ -1,3 +1,4 @@
+import { limitStatusOf } from '../limit-status.js';
 import { asObject, objectsOf, parseObjectLine, type JsonObject } from '../json-line.js';
 import type { ToolDenial } from '../../executors/tool-denial.js';
 
@@ -24,6 +25,8 @@ export type PiProgress =
   | { kind: 'text'; text: string }
   | { kind: 'tool'; name: string }
   | { kind: 'denied'; denial: ToolDenial }
+  /** pi retries a request its provider refused for the account's rate (429) or its load (529), after `delayMs`. */
+  | { kind: 'limited'; status: 429 | 529; delayMs: number | null }
   | { kind: 'bad-line'; text: string };
 
 const str = (v: unknown) => (typeof v === 'string' ? v : null);
@@ -122,6 +125,12 @@ export class PiStreamReader {
           this.onProgress({ kind: 'denied', denial });
         }
         break;
+      case 'auto_retry_start': {
+        const status = limitStatusOf(str(e.errorMessage) ?? '');
+        const delay = amount(e.delayMs);
+        if (status) this.onProgress({ kind: 'limited', status, delayMs: delay > 0 ? delay : null });
+        break;
+      }
       case 'agent_end': {
         const last = objectsOf(e.messages)
           .filter((m) => m.role === 'assistant')

@@ -61,10 +61,12 @@ async function widthTurn(
 ): Promise<Execution> {
   await width.acquire(req.signal);
   let answered = false;
+  let signalled = false;
   try {
     const execution = await executor.execute({
       ...req,
       onLimited: (status, delayMs) => {
+        signalled = true;
         width.limited(status, delayMs);
         req.onLimited?.(status, delayMs);
       },
@@ -72,11 +74,15 @@ async function widthTurn(
     answered = true;
     return execution;
   } catch (err) {
+    const details = err instanceof RaymondError ? err.details : {};
     if (err instanceof RaymondError && err.code === 'ERR_USAGE_LIMIT') {
-      const resetsAt = (err.details as { resetsAt?: unknown } | undefined)?.resetsAt;
+      const resetsAt = details.resetsAt;
       if (typeof resetsAt === 'number' && Number.isFinite(resetsAt))
         width.park(resetsAt + RESET_MARGIN_MS, err.message);
     }
+    // A backend that tells of a refusal only when the turn fails on it (codex without its retries).
+    const limited = details.limited;
+    if (!signalled && (limited === 429 || limited === 529)) width.limited(limited, null);
     throw err;
   } finally {
     width.release(answered);

@@ -1,5 +1,6 @@
 import type { RunEvent } from '../../../machines/run-events.js';
 import { el, money, $ } from './page-helpers.js';
+import { widthText } from '../../../machines/width-text.js';
 
 /** How many lines the log keeps: older ones go, so a long run keeps the page light. */
 const LOG_MAX = 500;
@@ -34,6 +35,8 @@ function logText(e: RunEvent): [string, string] | null {
       return ['[' + e.agentId + '] ' + e.text, 'print'];
     case 'warning':
       return ['warning: ' + e.text, 'warning'];
+    case 'width.changed':
+      return [widthText(e), e.why === 'recovering' ? '' : 'warning'];
     case 'permission.denied':
       return ['[' + e.agentId + '] denied: ' + e.shown, 'denied'];
     case 'agent.paused':

@@ -32,7 +32,7 @@ export function render(): void {
   document.body.dataset.status = model.run.status;
 }
 
-/** The header: the run, its status, cost, time, steps and denials. */
+/** The header: the run, its status, cost, time, steps, denials and narrowed widths. */
 export function renderRun(): void {
   const run = model.run;
   $('run-id').textContent = run.id
@@ -59,6 +59,7 @@ export function renderRun(): void {
   $('run-denials').textContent = run.denials
     ? run.denials + (run.denials === 1 ? ' tool call denied' : ' tool calls denied')
     : '';
+  $('run-width').textContent = run.widths ? Object.values(run.widths).join('; ') : '';
   const cancel = document.getElementById('cancel') as HTMLButtonElement | null;
   if (cancel && model.finished) cancel.disabled = true;
 }

@@ -19,6 +19,11 @@ describe("the codex executor: failures, as Claude Code's (real codex)", () => {
     assert.equal(err.code, 'ERR_AGENT_FAILED');
     assert.match(err.message, /429/);
     assert.match(String(err.details.session), /^[0-9a-f-]{36}$/);
+    assert.equal(
+      err.details.limited,
+      429,
+      'a refused rate: tried again uncounted, and the width narrows',
+    );
   });
 
   it('a server error (500) is ERR_AGENT_FAILED', async () => {

@@ -1,6 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { codexFailureKind, codexResetAt } from '../../../src/agents/codex/codex-failure.js';
+import {
+  codexFailureKind,
+  codexLimitStatus,
+  codexResetAt,
+} from '../../../src/agents/codex/codex-failure.js';
 
 describe('codexFailureKind', () => {
   // Each as codex 0.171 said it in `turn.failed` for the scripted server's answer.
@@ -89,5 +93,15 @@ describe('codexResetAt', () => {
 
   it('knows nothing of "try again later"', () => {
     assert.equal(codexResetAt("You've hit your usage limit. Try again later.", now), undefined);
+  });
+});
+
+describe('codexLimitStatus', () => {
+  it('a refused rate is 429 and an overload 529; a usage limit and other failures are none', () => {
+    assert.equal(codexLimitStatus('exceeded retry limit, last status: 429 Too Many Requests'), 429);
+    assert.equal(codexLimitStatus('Reconnecting... 1/5 (unexpected status 529: overloaded)'), 529);
+    assert.equal(codexLimitStatus('Quota exceeded. Check your plan and billing details.'), null);
+    assert.equal(codexLimitStatus("You've hit your usage limit. Try again at 8:06 PM."), null);
+    assert.equal(codexLimitStatus('stream disconnected before completion'), null);
   });
 });

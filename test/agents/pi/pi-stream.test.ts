@@ -149,6 +149,29 @@ describe('PiStreamReader', () => {
     assert.equal(s.errorMessage, null);
   });
 
+  it("reports pi's retries of a refused rate or an overload, with its delay; other retries are not limits", () => {
+    const retry = (errorMessage: string, delayMs: number) =>
+      JSON.stringify({
+        type: 'auto_retry_start',
+        attempt: 1,
+        maxAttempts: 3,
+        delayMs,
+        errorMessage,
+      }) + '\n';
+    const { progress } = read(
+      retry('429 rate limited', 2000) +
+        retry('529 {"type":"overloaded_error"}', 4000) +
+        retry('fetch failed', 1000),
+    );
+    assert.deepEqual(
+      progress.filter((p) => p.kind === 'limited'),
+      [
+        { kind: 'limited', status: 429, delayMs: 2000 },
+        { kind: 'limited', status: 529, delayMs: 4000 },
+      ],
+    );
+  });
+
   it('gives the stopReason and errorMessage of a failed last message', () => {
     const failed = assistant('', 0, {
       content: [],

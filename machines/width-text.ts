@@ -1,4 +1,4 @@
-import type { RunEvent } from '../../machines/run-events.js';
+import type { RunEvent } from './run-events.js';
 
 type WidthChanged = Extract<RunEvent, { type: 'width.changed' }>;
 
