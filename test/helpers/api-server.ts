@@ -82,11 +82,11 @@ export class ApiServer {
 
   /**
    * Allows `perSecond` main-loop requests a second (a token bucket holding
-   * one second's worth): past it, 429 `rate_limit_error` with `retry-after`,
+   * one second's worth, at least one request): past it, 429 `rate_limit_error` with `retry-after`,
    * as the real API answers an account over its rate.
    */
   limit(perSecond: number): this {
-    this.bucket = { perSecond, tokens: perSecond, at: Date.now() };
+    this.bucket = { perSecond, tokens: Math.max(1, perSecond), at: Date.now() };
     return this;
   }
 
@@ -120,7 +120,7 @@ export class ApiServer {
     const b = this.bucket;
     if (!b) return true;
     const now = Date.now();
-    b.tokens = Math.min(b.perSecond, b.tokens + ((now - b.at) / 1000) * b.perSecond);
+    b.tokens = Math.min(Math.max(1, b.perSecond), b.tokens + ((now - b.at) / 1000) * b.perSecond);
     b.at = now;
     if (b.tokens < 1) return false;
     b.tokens -= 1;
