@@ -10,7 +10,10 @@
  */
 export interface Slots<R> {
   readonly maxParallel: number;
-  readonly maxMarkdown: number;
+  /** Markdown steps granted at once now: at most the ceiling, lower while an account's width is (setMarkdownCap). */
+  maxMarkdown: number;
+  /** The most markdown steps at once the run allows (memory, `--max-parallel`). */
+  readonly markdownCeiling: number;
   running: number;
   /** Agents whose running step is a markdown state. */
   readonly runningMarkdown: Set<string>;
@@ -46,6 +49,7 @@ export function createSlots<R>(
   return {
     maxParallel: Math.max(1, maxParallel),
     maxMarkdown: Math.max(1, maxMarkdown),
+    markdownCeiling: Math.max(1, maxMarkdown),
     running: 0,
     runningMarkdown: new Set(),
     holders: emptyQueue(),
@@ -106,6 +110,16 @@ function grantFrom<R>(
     items.splice(0, queue.head);
     queue.head = 0;
   }
+}
+
+/**
+ * Grants markdown steps only up to `max` at once (an account's width), never
+ * above the ceiling nor below one: a step past the account's width would
+ * hold a slot that script steps could use, waiting. At least one is granted
+ * so that a parked account's refusal reaches each agent in turn.
+ */
+export function setMarkdownCap<R>(slots: Slots<R>, max: number): void {
+  slots.maxMarkdown = Math.max(1, Math.min(slots.markdownCeiling, Math.floor(max)));
 }
 
 /** A granted step ended (done, failed or paused). */

@@ -17,7 +17,7 @@ import {
   waitForSlot,
   withCost,
 } from './run-work.js';
-import { clearSlots, grant, release } from './scheduler.js';
+import { clearSlots, grant, release, setMarkdownCap } from './scheduler.js';
 import { STEP_RUNNER_ID, type StepRunnerEvent } from './step-runner.js';
 import { failureText } from './step-failure.js';
 import { supervisorGuards } from './supervisor-guards.js';
@@ -247,6 +247,10 @@ export const supervisorSetup = setup({
     queueContinuing: ({ context, event }) => {
       assertEvent(event, 'step.done');
       if (event.outcome === 'continue') waitForSlot(context, event.agentId, event.ref);
+    },
+    capMarkdown: ({ context, event }) => {
+      assertEvent(event, 'slots.markdown');
+      setMarkdownCap(context.work.slots, event.max);
     },
     queue: ({ context, event }) => {
       assertEvent(event, 'agent.ready');

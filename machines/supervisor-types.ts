@@ -71,6 +71,8 @@ export type SupervisorEvent =
   | { type: 'state.write_failed'; error: unknown }
   | { type: 'run.interrupt' }
   | { type: 'run.drain' }
+  /** The accounts' widths changed: grant at most `max` markdown steps at once (scheduler setMarkdownCap). */
+  | { type: 'slots.markdown'; max: number }
   /** An answer to a pending ask (from the terminal or another front end); unknown or answered asks are ignored. */
   | { type: 'run.answer'; askId: string; text: string }
   /** A pending ask's time ran out (the runtime keeps the clock). */

@@ -99,6 +99,7 @@ export const supervisorMachine = supervisorSetup.createMachine({
       always: { guard: 'finished', target: 'finishing' },
       on: {
         'agent.ready': { actions: ['queue', 'dispatch'] },
+        'slots.markdown': { actions: ['capMarkdown', 'dispatch'] },
         'step.failed': [
           {
             description:

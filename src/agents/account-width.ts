@@ -79,8 +79,11 @@ export class AccountWidth {
     private readonly emit: RunEventSink,
     private readonly tuning: WidthTuning = WIDTH_TUNING,
     private readonly now: () => number = Date.now,
+    /** Told every width, slow start's included (0 while parked): the run grants no more markdown steps than that. */
+    private readonly onWidth: (width: number) => void = () => {},
   ) {
     this.width = Math.max(1, Math.min(ceiling, tuning.start));
+    onWidth(this.width);
   }
 
   /** Turns that may run at once now. */
@@ -168,6 +171,7 @@ export class AccountWidth {
     if (until <= this.parkedUntil) return;
     this.parkedUntil = until;
     this.parkMessage = message;
+    this.onWidth(0);
     this.emit({
       type: 'width.changed',
       backend: this.backend,
@@ -211,6 +215,7 @@ export class AccountWidth {
   private set(width: number, why: WidthReason): void {
     const was = this.width;
     this.width = Math.min(this.ceiling, width);
+    if (this.width !== was) this.onWidth(this.width);
     // Slow start's growth says nothing a person needs: a change is news once the account has refused.
     if (this.probing && why === 'recovering') return;
     if (was === this.width && why === 'recovering') return;

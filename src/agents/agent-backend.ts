@@ -40,6 +40,8 @@ export interface BackendRuntime {
    * @default no width: every turn starts when the run gives it a slot
    */
   maxTurns?: number;
+  /** Told each backend's width as it changes (0 while a usage limit parks it): the run grants no more markdown steps than their sum. */
+  onWidth?: (backend: string, width: number) => void;
   /**
    * Where what a backend keeps between turns lives when it must outlive the
    * executor (a queue worker's executor per job); absent: the executor's own.

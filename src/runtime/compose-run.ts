@@ -1,13 +1,12 @@
 import { basename, dirname, join } from 'node:path';
 import { createActor, toPromise } from 'xstate';
-import type { RunEvent, RunEventSink } from '../../machines/run-events.js';
+import type { RunEvent } from '../../machines/run-events.js';
 import { storeFromState } from '../../machines/run-store.js';
 import { stepRunner } from '../../machines/step-runner.js';
 import { supervisorMachine } from '../../machines/supervisor.machine.js';
 import { pendingAsks } from '../../machines/asks.js';
 import type { WorkflowState } from '../../machines/types.js';
 import { createAskClock, dueAsks } from './ask-clock.js';
-import { backendExecutor } from '../agents/registry/backend-executor.js';
 import { createScriptExecutor } from '../executors/script-executor.js';
 import type { StateExecutor } from '../executors/executor.js';
 import { createSpawnerPool } from '../executors/spawner-pool.js';
@@ -22,6 +21,8 @@ import { DebugLog } from '../state/debug-log.js';
 import { createPersister } from '../state/persister.js';
 import { frameCounts } from './run-progress.js';
 import { markdownSlots, type RunSettings } from '../settings/run-settings.js';
+import { markdownCap } from './markdown-cap.js';
+import { agentExecutor } from './agent-executor.js';
 import { createRunStep } from './step-actor.js';
 import { createTaskFolders, withTaskFolders } from './task-folders.js';
 import { projectRootOf } from '../task-folder-pattern.js';
@@ -37,28 +38,6 @@ import { openRunTracer, type RunTracer } from '../telemetry/run-tracer.js';
 /** A workflow's short name, as ray's JSON gives it: a folder's name (for a run started at a state file, its folder's). */
 function workflowName(scope: ScopeSet['main']): string {
   return scope.ref.kind === 'file' ? basename(dirname(scope.ref.path)) : scope.name;
-}
-
-/**
- * The markdown states' executor: the workflow's agent CLI (its backend) as the run's settings say, with `env` for every turn. `raymond test`
- * makes one per step, with the step's ticket in `env`.
- */
-export function agentExecutor(
-  settings: RunSettings,
-  emit: RunEventSink,
-  env: Readonly<Record<string, string | undefined>> | undefined,
-  turnSlots?: number,
-): StateExecutor {
-  return backendExecutor({
-    skipPermissions: settings.skipPermissions,
-    settings: settings.backendSettings ?? {},
-    emit,
-    env,
-    ...(turnSlots === undefined
-      ? {}
-      : { turnSlots, maxTurns: Math.min(settings.maxParallel, turnSlots) }),
-    prices: settings.prices,
-  });
 }
 
 /** What composeRun runs: the run's state as it stands, its workflows, where it is stored, and how it behaves. */
@@ -103,6 +82,7 @@ export async function composeRun(options: ComposeRunOptions): Promise<RunOutcome
   const turnSlots = markdownSlots();
   // The run's own agent executor, closed at its end (a backend's live processes go with it).
   let agentTurns: StateExecutor | undefined;
+  const cap = markdownCap();
   // --queue: steps run on the workers; this process keeps everything else.
   let queued: QueuedRun | undefined;
   const language =
@@ -158,7 +138,10 @@ export async function composeRun(options: ComposeRunOptions): Promise<RunOutcome
       markdown:
         hooks.markdown ??
         queued?.markdown ??
-        (agentTurns = agentExecutor(settings, emit, settings.environment, turnSlots)),
+        (agentTurns = agentExecutor(settings, emit, settings.environment, {
+          slots: turnSlots,
+          onWidth: cap.onWidth,
+        })),
       timeoutMs: settings.timeoutSeconds * 1000,
       emit,
       model: settings.model,
@@ -199,6 +182,7 @@ export async function composeRun(options: ComposeRunOptions): Promise<RunOutcome
       systemId: 'supervisor',
       ...(hooks.inspect ? { inspect: hooks.inspect } : {}),
     });
+    cap.attach((max) => actor.send({ type: 'slots.markdown', max }));
     const clock = createAskClock((agentId, askId) =>
       actor.send({ type: 'ask.expire', agentId, askId }),
     );

@@ -2,7 +2,7 @@ import { basename } from 'node:path';
 import type { RunEventSink } from '../../machines/run-events.js';
 import { RaymondError } from '../errors.js';
 import type { ExecutionRequest, StateExecutor } from '../executors/executor.js';
-import { agentExecutor } from '../runtime/compose-run.js';
+import { agentExecutor } from '../runtime/agent-executor.js';
 import type { RunSettings } from '../settings/run-settings.js';
 import type { ScriptedModel } from './scripted-model.js';
 import { backendOf } from '../agents/registry/registry.js';

@@ -6,6 +6,7 @@ import {
   enqueue,
   grant,
   release,
+  setMarkdownCap,
   waitingCount,
 } from '../../machines/scheduler.js';
 
@@ -31,6 +32,26 @@ describe('scheduler', () => {
       ['c'],
     );
     assert.equal(slots.running, 2);
+  });
+
+  it("an account's width caps the markdown steps granted, between one and the ceiling; scripts take the slots left", () => {
+    const slots = createSlots<string>(4, 3);
+    for (const id of ['m1', 'm2', 'm3']) enqueue(slots, wait(id, 0, true));
+    for (const id of ['s1', 's2']) enqueue(slots, wait(id));
+    setMarkdownCap(slots, 1);
+    assert.deepEqual(
+      grant(slots, 0).map((w) => w.agentId),
+      ['m1', 's1', 's2'],
+    );
+    setMarkdownCap(slots, 0);
+    assert.equal(slots.maxMarkdown, 1, 'a parked account still lets one step learn it is parked');
+    setMarkdownCap(slots, 99);
+    assert.equal(slots.maxMarkdown, 3, 'never past the ceiling');
+    assert.deepEqual(
+      grant(slots, 0).map((w) => w.agentId),
+      ['m2'],
+      'the fourth slot is free again for markdown',
+    );
   });
 
   it('starts an agent only once the write holding its last step is on disk', () => {

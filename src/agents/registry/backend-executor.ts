@@ -1,5 +1,5 @@
 import type { AgentBackend, BackendRuntime } from '../agent-backend.js';
-import { AccountWidth } from '../account-width.js';
+import { AccountWidth, WIDTH_TUNING } from '../account-width.js';
 import type {
   BackendSpec,
   Execution,
@@ -31,7 +31,14 @@ export function backendExecutor(
     if (!entry) {
       entry = { executor: backend.executor(runtime) };
       if (runtime.maxTurns !== undefined)
-        entry.width = new AccountWidth(backend.name, runtime.maxTurns, runtime.emit);
+        entry.width = new AccountWidth(
+          backend.name,
+          runtime.maxTurns,
+          runtime.emit,
+          WIDTH_TUNING,
+          Date.now,
+          (width) => runtime.onWidth?.(backend.name, width),
+        );
       made.set(backend.name, entry);
     }
     return entry;
