@@ -96,7 +96,12 @@ export class AccountWidth {
    * throws ERR_AGENT_FAILED `stopped`; parked: throws ERR_USAGE_LIMIT.
    */
   async acquire(signal: AbortSignal): Promise<void> {
-    if (this.now() < this.parkedUntil) throw this.parkedError();
+    if (this.parkedUntil !== 0) {
+      if (this.now() < this.parkedUntil) throw this.parkedError();
+      // The reset came while the run went on (its scripts, say): the run may grant its markdown steps again.
+      this.parkedUntil = 0;
+      this.onWidth(this.width);
+    }
     if (this.waiters.length === 0 && this.open()) {
       this.running++;
       return;
@@ -215,7 +220,8 @@ export class AccountWidth {
   private set(width: number, why: WidthReason): void {
     const was = this.width;
     this.width = Math.min(this.ceiling, width);
-    if (this.width !== was) this.onWidth(this.width);
+    // While parked the run is held at 0; the width it comes back to is told at the reset.
+    if (this.width !== was && this.parkedUntil === 0) this.onWidth(this.width);
     // Slow start's growth says nothing a person needs: a change is news once the account has refused.
     if (this.probing && why === 'recovering') return;
     if (was === this.width && why === 'recovering') return;

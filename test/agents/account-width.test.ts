@@ -81,7 +81,18 @@ describe('AccountWidth', () => {
   });
 
   it('a usage limit refuses every waiting and new turn until its reset, and says until when', async () => {
-    const { w, events, at } = width(10, 1);
+    const events: RunEvent[] = [];
+    const told: number[] = [];
+    let now = 0;
+    const at = (ms: number) => (now = ms);
+    const w = new AccountWidth(
+      'claude',
+      10,
+      (e) => events.push(e),
+      { ...WIDTH_TUNING, start: 1, holdMs: 0 },
+      () => now,
+      (n) => told.push(n),
+    );
     await w.acquire(signal());
     const waiting = w.acquire(signal());
     w.park(60_000, 'Claude usage limit reached');
@@ -93,6 +104,8 @@ describe('AccountWidth', () => {
     at(60_000);
     w.release(true);
     await w.acquire(signal());
+    // The turn that ran through the park grew the width (slow start) without lifting the run's hold at 0.
+    assert.deepEqual(told, [1, 0, 2], 'the run is told the width again once the reset came');
   });
 
   it('a stopped turn leaves the queue', async () => {
