@@ -3,6 +3,14 @@
 // (`GET /runs/{id}`) and the live page in the browser (bundled by esbuild)
 // count with the same code and show the same rows.
 
+/** `claude-haiku-5-5 8, claude-sonnet-5-5 12`: a row's steps by the model that answered them, most first. */
+export function answeredByText(counts: Record<string, number> | undefined): string {
+  const entries = Object.entries(counts ?? {}).sort(
+    (a, b) => b[1] - a[1] || a[0].localeCompare(b[0]),
+  );
+  return entries.length === 0 ? '-' : entries.map(([m, n]) => `${m} ${n}`).join(', ');
+}
+
 /** A row of a run's cost table: a state's or an agent's steps. */
 export interface CostRow {
   name: string;
@@ -12,6 +20,8 @@ export interface CostRow {
   wallMs: number;
   /** Its part of the run's cost (0 to 1; 0 when the run cost nothing). */
   share: number;
+  /** Its steps by the model that answered them (a step a fallback model finished counts for each); absent: none named. */
+  answeredBy?: Record<string, number>;
 }
 
 /** What a cost row counts of one step (a step record, or the `step.measured` event). */
@@ -19,6 +29,7 @@ export interface CostedStep {
   turns: number;
   costUsd: number;
   wallMs: number;
+  answeredBy?: readonly string[];
 }
 
 /** The key of a step's state in a table by state: a cross-workflow callee's states carry their workflow's key. */
@@ -35,7 +46,8 @@ export class CostTable {
 
   /** A table holding `rows` already (a snapshot's), to add the next steps to. */
   constructor(rows: readonly CostRow[] = []) {
-    for (const r of rows) this.by.set(r.name, { ...r });
+    for (const r of rows)
+      this.by.set(r.name, { ...r, ...(r.answeredBy ? { answeredBy: { ...r.answeredBy } } : {}) });
   }
 
   add(name: string, step: CostedStep): void {
@@ -46,6 +58,10 @@ export class CostTable {
     row.turns += step.turns;
     row.costUsd += step.costUsd;
     row.wallMs += step.wallMs;
+    for (const m of step.answeredBy ?? []) {
+      row.answeredBy ??= {};
+      row.answeredBy[m] = (row.answeredBy[m] ?? 0) + 1;
+    }
   }
 
   get size(): number {

@@ -1,5 +1,5 @@
 import type { StepFailure } from './step-failure.js';
-import type { AgentAsk, OnAskMode, ResolvedDecisionData, RunStatus } from './types.js';
+import type { AgentAsk, OnAskMode, ResolvedDecisionData, RunStatus, WidthReason } from './types.js';
 
 /** Agent machine frames per state: top frames idle or invoking, callers awaiting their callee. */
 export interface FrameCounts {
@@ -72,7 +72,10 @@ export type RunEvent =
       scope?: string;
       /** The backend's name (`claude`, `pi`, `codex`), or `script`. */
       backend: string;
+      /** The model asked for, as the state or the run named it. */
       model?: string;
+      /** The models that answered its turns (a fallback model's too), as the agent CLI reported them. */
+      answeredBy?: string[];
       turns: number;
       retries: number;
       reminders: number;
@@ -87,8 +90,7 @@ export type RunEvent =
   /**
    * One agent CLI invocation of a markdown step begins (`turn.started`, just
    * before its process starts) or ends (`turn.done`, with what it cost and,
-   * when it failed, why; a turn whose error no retry could cure, a refusal,
-   * has none: its agent's failure ends it). The traces read them.
+   * when it failed, why). The traces read them.
    */
   | { type: 'turn.started'; agentId: string; state: string }
   | { type: 'turn.done'; agentId: string; costUsd: number; tokens?: number; error?: string }
@@ -168,9 +170,6 @@ export type RunEvent =
       elapsedMs: number;
       asks?: AgentAsk[];
     };
-
-/** Why an account's width changed (`width.changed`). */
-export type WidthReason = 'rate-limited' | 'overloaded' | 'recovering' | 'usage-limit';
 
 /** Where a run's events go. */
 export type RunEventSink = (event: RunEvent) => void;

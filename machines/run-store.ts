@@ -1,5 +1,5 @@
 import { stackFromArray, stackToArray } from './frame-stack.js';
-import type { AgentRecord, StoredAgent, WorkflowState } from './types.js';
+import type { AccountWidthNow, AgentRecord, StoredAgent, WorkflowState } from './types.js';
 import { forkCounterFloors } from './worker-names.js';
 
 /**
@@ -39,6 +39,8 @@ export interface Dirty {
   results: Set<string>;
   forkCounters: Set<string>;
   sessionCosts: Set<string>;
+  /** The accounts' widths (`meta.account_widths`) changed. */
+  widths: boolean;
 }
 
 export function cleanDirty(): Dirty {
@@ -47,7 +49,14 @@ export function cleanDirty(): Dirty {
     results: new Set(),
     forkCounters: new Set(),
     sessionCosts: new Set(),
+    widths: false,
   };
+}
+
+/** Notes an account's width as the run set it now, for the state file (`--status`). */
+export function putWidth(store: RunStore, backend: string, now: AccountWidthNow): void {
+  store.meta.account_widths = { ...store.meta.account_widths, [backend]: now };
+  store.dirty.widths = true;
 }
 
 /** Hands the changes so far to a writer and starts a new set. */

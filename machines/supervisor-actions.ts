@@ -7,7 +7,7 @@ import { frameFor, frameWaits } from './frame-waiters.js';
 import { answerInStore } from './run-asks.js';
 import { charge, sessionCostsFor } from './cost-ledger.js';
 import { stackDepth } from './frame-stack.js';
-import { putAgent, putResult, setRunStatus, type RunStore } from './run-store.js';
+import { putAgent, putResult, putWidth, setRunStatus, type RunStore } from './run-store.js';
 import {
   expireOne,
   failAgent,
@@ -251,6 +251,10 @@ export const supervisorSetup = setup({
     capMarkdown: ({ context, event }) => {
       assertEvent(event, 'slots.markdown');
       setMarkdownCap(context.work.slots, event.max);
+    },
+    noteWidth: ({ context, event }) => {
+      assertEvent(event, 'account.width');
+      putWidth(context.work.store, event.backend, event.width);
     },
     queue: ({ context, event }) => {
       assertEvent(event, 'agent.ready');

@@ -4,7 +4,7 @@ import type { FrameWaiters } from './frame-waiters.js';
 import type { ForkedWorker, RunEvent } from './run-events.js';
 import type { RunStore } from './run-store.js';
 import type { Slots } from './scheduler.js';
-import type { AgentRecord, RunStatus } from './types.js';
+import type { AccountWidthNow, AgentRecord, RunStatus } from './types.js';
 
 /*
  * The supervisor's types: what it is given, what it keeps, the events it
@@ -73,6 +73,8 @@ export type SupervisorEvent =
   | { type: 'run.drain' }
   /** The accounts' widths changed: grant at most `max` markdown steps at once (scheduler setMarkdownCap). */
   | { type: 'slots.markdown'; max: number }
+  /** An account's width changed (`width.changed`): the state file keeps it for `--status`. */
+  | { type: 'account.width'; backend: string; width: AccountWidthNow }
   /** An answer to a pending ask (from the terminal or another front end); unknown or answered asks are ignored. */
   | { type: 'run.answer'; askId: string; text: string }
   /** A pending ask's time ran out (the runtime keeps the clock). */

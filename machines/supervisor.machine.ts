@@ -100,6 +100,7 @@ export const supervisorMachine = supervisorSetup.createMachine({
       on: {
         'agent.ready': { actions: ['queue', 'dispatch'] },
         'slots.markdown': { actions: ['capMarkdown', 'dispatch'] },
+        'account.width': { actions: ['noteWidth', 'changed'] },
         'step.failed': [
           {
             description:

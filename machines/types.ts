@@ -183,6 +183,23 @@ export interface WorkflowState {
   error?: string;
   /** Last journal batch folded into this snapshot (see src/state/journal.ts). */
   journal_seq?: number;
+  /** Each backend's account width as the run last set it (`width.changed`), for `--status`; absent: never narrowed. */
+  account_widths?: Record<string, AccountWidthNow>;
+}
+
+/** Why an account's width changed (`width.changed`). */
+export type WidthReason = 'rate-limited' | 'overloaded' | 'recovering' | 'usage-limit';
+
+/** An account's width as a run last set it: turns at once, and why. */
+export interface AccountWidthNow {
+  width: number;
+  was: number;
+  ceiling: number;
+  why: WidthReason;
+  /** A usage limit: when turns start again (ISO). */
+  until?: string;
+  /** When it changed (ISO). */
+  at: string;
 }
 
 /** Options a run was started with; stored so a resume can reuse them. */
@@ -192,6 +209,8 @@ export interface RunOptions {
   /** 0 means unlimited. */
   budget_usd: number;
   model: string | null;
+  /** `--fallback-models`: what a turn goes on with when its model is overloaded or unavailable; absent: none. */
+  fallback_models?: string[];
   effort: string | null;
   dangerously_skip_permissions: boolean;
   /** How worktrees get their folders; absent in state files written before the pool (then `keep-ignored`). */

@@ -1,4 +1,5 @@
-import type { RunEventSink, WidthReason } from '../../machines/run-events.js';
+import type { RunEventSink } from '../../machines/run-events.js';
+import type { WidthReason } from '../../machines/types.js';
 import { RaymondError } from '../errors.js';
 
 /** How fast the width of an account adapts. */
@@ -34,6 +35,9 @@ export interface WidthTuning {
    */
   plateau: number;
 }
+
+/** How long past a usage limit's reset turns wait: a reset told to the minute may lift a few seconds late. */
+export const RESET_MARGIN_MS = 5_000;
 
 /** The tuning every run uses; tests give their own. */
 export const WIDTH_TUNING: WidthTuning = {
@@ -166,13 +170,14 @@ export class AccountWidth {
   }
 
   /**
-   * The account's usage is spent until `until` (epoch ms): no turn starts
-   * before then. Each turn that would start, waiting or new, is refused with
-   * ERR_USAGE_LIMIT and its agent pauses with that reset, having spent
-   * nothing; the run then waits for the reset as a whole (or ends paused with
-   * `--no-wait`). Turns already running finish.
+   * The account's usage is spent until `resetsAt` (epoch ms): no turn starts
+   * before then (and RESET_MARGIN_MS more). Each turn that would start,
+   * waiting or new, is refused with ERR_USAGE_LIMIT and its agent pauses
+   * with that reset, having spent nothing; the run then waits for the reset
+   * as a whole (or ends paused with `--no-wait`). Turns already running finish.
    */
-  park(until: number, message: string): void {
+  park(resetsAt: number, message: string): void {
+    const until = resetsAt + RESET_MARGIN_MS;
     if (until <= this.parkedUntil) return;
     this.parkedUntil = until;
     this.parkMessage = message;
@@ -197,7 +202,8 @@ export class AccountWidth {
 
   private parkedError(): RaymondError {
     return new RaymondError('ERR_USAGE_LIMIT', this.parkMessage, {
-      details: { resetsAt: this.parkedUntil, costUsd: 0 },
+      // The reset itself: the run's wait adds its own margin (usage-limit-wait.ts).
+      details: { resetsAt: this.parkedUntil - RESET_MARGIN_MS, costUsd: 0 },
     });
   }
 

@@ -43,12 +43,17 @@ export function stateChecks(node: WorkflowNode): Problem[] {
     );
   for (const w of node.warnings) report('unknown-frontmatter-key', w);
   for (const w of node.fieldWarnings) report('unknown-field', w);
-  const { model, effort } = node.policy;
+  const { model, fallbackModels = [], effort } = node.policy;
   // Each backend's own: `openai/gpt-5` and `xhigh` are right in a pi workflow and wrong in a Claude Code one.
   const backend = backendOf(node.backend);
   const modelProblem = model === undefined ? undefined : backend.modelProblem(model);
   const effortProblem = effort === undefined ? undefined : backend.effortProblem(effort);
   if (modelProblem !== undefined) report('invalid-model', modelProblem);
+  // A fallback model is asked of the same backend: one of another backend's would fail the turn it rescues.
+  for (const m of fallbackModels) {
+    const problem = backend.modelProblem(m);
+    if (problem !== undefined) report('invalid-model', `fallback_models: ${problem}`);
+  }
   if (effortProblem !== undefined) report('invalid-effort', effortProblem);
   for (const e of node.tagErrors) report('malformed-tag', e);
   for (const m of node.misspelt) report('unknown-tag', misspeltTagMessage(m));

@@ -1,4 +1,5 @@
 import { usd } from '../../machines/money.js';
+import { widthText } from '../../machines/width-text.js';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { existsSync } from 'node:fs';
@@ -149,6 +150,9 @@ export async function runStatus(stateDir: string, id: string, json: boolean): Pr
       );
   }
   if (state.error) out.push(`error: ${state.error}`);
+  // As the run last set them: a narrowed account, or one parked until its usage limit resets.
+  for (const [backend, w] of Object.entries(state.account_widths ?? {}))
+    out.push(`account width: ${widthText({ backend, ...w })} (since ${w.at})`);
   out.push(`agents (${state.agents.length}):`);
   for (const a of state.agents) {
     const extra = a.error ? `  ${a.error}` : '';

@@ -1,3 +1,4 @@
+import { answeredByText } from '../../machines/cost-table.js';
 import { usd } from '../../machines/money.js';
 import type { RunCosts, WorkflowStats } from '../history/history-stats.js';
 import { elapsed as wall } from './run-summary.js';
@@ -27,6 +28,7 @@ export function workflowStatsText(stats: WorkflowStats): string[] {
     'retries',
     'reminders',
   ];
+  const models = stats.states.some((st) => st.answeredBy);
   const rows = stats.states.map((st) => [
     st.dearer ? `${st.state} !` : st.state,
     String(st.runs),
@@ -39,8 +41,11 @@ export function workflowStatsText(stats: WorkflowStats): string[] {
     percent(st.failureRate),
     String(st.retries),
     String(st.reminders),
+    ...(models ? [answeredByText(st.answeredBy)] : []),
   ]);
-  lines.push(...textTable(header, rows, new Set(header.slice(1))));
+  lines.push(
+    ...textTable(models ? [...header, 'answered by'] : header, rows, new Set(header.slice(1))),
+  );
   const flagged = stats.states.filter((st) => st.dearer);
   if (flagged.length > 0) lines.push('');
   for (const st of flagged)
@@ -50,11 +55,12 @@ export function workflowStatsText(stats: WorkflowStats): string[] {
   return lines;
 }
 
-/** The cost-by-state table of a run (also in `--status`). */
+/** The cost-by-state table of a run (also in `--status`); which models answered, when any was named. */
 export function costByStateText(costs: RunCosts): string[] {
+  const models = costs.byState.some((r) => r.answeredBy);
   const header = ['state', 'steps', 'turns', 'cost', 'share', 'time'];
   return textTable(
-    header,
+    models ? [...header, 'answered by'] : header,
     costs.byState.map((r) => [
       r.name,
       String(r.steps),
@@ -62,6 +68,7 @@ export function costByStateText(costs: RunCosts): string[] {
       usd(r.costUsd),
       percent(r.share),
       wall(r.wallMs),
+      ...(models ? [answeredByText(r.answeredBy)] : []),
     ]),
     new Set(header.slice(1)),
   );

@@ -55,6 +55,13 @@ export interface ExecutionRequest {
   session?: SessionPlan;
   costBase?: number;
   model?: string;
+  /**
+   * The models the turn goes on with, in order, when `model` is overloaded
+   * or unavailable: a backend whose CLI does that itself is given them
+   * (Claude Code's `--fallback-model`); the others' turns fail, and the
+   * markdown step runs the turn again with the next (markdown-turns.ts).
+   */
+  fallbackModels?: readonly string[];
   effort?: string;
   /** The state's grant (tools, MCP servers, system prompt, directories); absent: the run's. */
   grant?: ResolvedGrant;
@@ -95,6 +102,8 @@ export interface Execution {
   tokens?: number;
   /** CPU time of its process and that process's children, as last sampled (ms). */
   cpuMs?: number;
+  /** The models that answered the turn, as its CLI reported them (a fallback's too); absent: not reported. */
+  models?: string[];
 }
 
 /**

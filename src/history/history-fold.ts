@@ -104,6 +104,10 @@ export function foldStep(index: HistoryIndex, r: StepRecord): void {
   s.backend = r.backend;
   if (r.model !== undefined) s.model = r.model;
   else delete s.model;
+  for (const m of r.answeredBy ?? []) {
+    s.answeredBy ??= {};
+    s.answeredBy[m] = (s.answeredBy[m] ?? 0) + 1;
+  }
 }
 
 /** Adds one run record: the last record of a run replaces its earlier ones in `runs`. */

@@ -23,6 +23,7 @@ export const stepRecordSchema = checked(
     scope: T.Optional(T.String()),
     backend: T.String(),
     model: T.Optional(T.String()),
+    answeredBy: T.Optional(T.Array(T.String())),
     turns: figure(),
     retries: figure(),
     reminders: figure(),

@@ -18,6 +18,8 @@ export interface StateStats {
   state: string;
   backend: StepBackend;
   model?: string;
+  /** Its steps by the model that answered them (a fallback model's too). */
+  answeredBy?: Record<string, number>;
   runs: number;
   steps: number;
   turns: number;
@@ -77,6 +79,7 @@ export function workflowStats(h: WorkflowHistory): WorkflowStats {
       reminders: s.reminders,
     };
     if (s.model !== undefined) out.model = s.model;
+    if (s.answeredBy !== undefined) out.answeredBy = { ...s.answeredBy };
     const flag = dearer(s);
     if (flag) out.dearer = flag;
     return out;

@@ -40,6 +40,8 @@ export interface StepRecord {
   backend: StepBackend;
   /** The model asked for (markdown states), as the state or the run named it; absent: the CLI's default. */
   model?: string;
+  /** The models that answered its turns (a fallback model's too), as the agent CLI reported them. */
+  answeredBy?: string[];
   /** Agent CLI invocations the step took (0 for a script). */
   turns: number;
   retries: number;
@@ -114,6 +116,8 @@ export interface StateHistory {
   latest?: { run: string; costs: number[] };
   /** The model its latest step ran with, and its backend. */
   model?: string;
+  /** Its steps by the model that answered them (a fallback model's too), over the whole history. */
+  answeredBy?: Record<string, number>;
   backend: StepBackend;
 }
 

@@ -141,6 +141,7 @@ export class HistoryWriter {
     };
     if (e.scope !== undefined) r.scope = e.scope;
     if (e.model !== undefined) r.model = e.model;
+    if (e.answeredBy !== undefined) r.answeredBy = e.answeredBy;
     if (e.width !== undefined) r.width = e.width;
     return r;
   }

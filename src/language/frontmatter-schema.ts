@@ -41,6 +41,8 @@ export type AllowedEntryAsWritten = Static<typeof ALLOWED_ENTRY>;
 export const POLICY_SCHEMAS = {
   allowed_transitions: T.Array(ALLOWED_ENTRY),
   model: SCALAR,
+  /** Models a turn goes on with, in order, when its model is overloaded or unavailable: one name or a list. */
+  fallback_models: T.Union([T.String({ minLength: 1 }), T.Array(T.String({ minLength: 1 }))]),
   effort: SCALAR,
   /** Seconds, 0: none. */
   timeout: T.Number({ minimum: 0 }),
@@ -116,6 +118,8 @@ export function policyKeyProblem(key: PolicyKey, value: unknown): string {
     case 'model':
     case 'effort':
       return notScalar(value, key) ?? `${key} must be a plain value`;
+    case 'fallback_models':
+      return `fallback_models must be a model name or a list of them, like [sonnet, haiku], not ${JSON.stringify(value)}`;
     case 'timeout':
       return `timeout must be a number of seconds, 0 or more (0: none), not ${JSON.stringify(value)}`;
     case 'force_implicit':

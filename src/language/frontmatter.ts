@@ -30,6 +30,8 @@ export interface AllowedTransition {
 export interface Policy {
   allowed?: AllowedTransition[];
   model?: string;
+  /** `fallback_models:`: the models a turn goes on with when its own is overloaded or unavailable, in order. */
+  fallbackModels?: string[];
   effort?: string;
   /** `force_implicit: true`: take the single allowed transition without reading the reply for tags. */
   forceImplicit?: boolean;
@@ -52,6 +54,7 @@ export const FORCE_IMPLICIT_PROBLEM = 'force_implicit: true needs exactly one al
 const KNOWN_KEYS = new Set<string>([
   'allowed_transitions',
   'model',
+  'fallback_models',
   'effort',
   'timeout',
   'force_implicit',
@@ -100,6 +103,8 @@ function readPolicyKey(policy: Policy, key: PolicyKey, value: unknown, file: str
     policy.allowed = parseAllowed(value as AllowedEntryAsWritten[], file);
   else if (key === 'model') policy.model = String(plain);
   else if (key === 'effort') policy.effort = String(plain);
+  else if (key === 'fallback_models')
+    policy.fallbackModels = typeof value === 'string' ? [value] : (value as string[]);
   else if (key === 'timeout') policy.timeoutSeconds = value as number;
   else if (value === true) policy.forceImplicit = true;
 }

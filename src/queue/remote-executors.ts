@@ -184,6 +184,7 @@ export function createRemoteExecutors(ctx: RemoteContext): {
         session: req.session ?? { kind: 'fresh' },
         costBase: req.costBase,
         model: req.model,
+        ...(req.fallbackModels?.length ? { fallbackModels: [...req.fallbackModels] } : {}),
         effort: req.effort,
         grant: req.grant,
         turns: ctx.turns,

@@ -87,6 +87,8 @@ export interface StepJob {
   session?: SessionPlan;
   costBase?: number;
   model?: string;
+  /** The models the turn goes on with when its own is overloaded or unavailable. */
+  fallbackModels?: string[];
   effort?: string;
   /** The state's grant, resolved on the run's machine (its add_dirs rebased by the worker). */
   grant?: ResolvedGrant;

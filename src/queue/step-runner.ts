@@ -125,6 +125,7 @@ export async function runStepJob(
         session: job.session,
         costBase: job.costBase,
         model: job.model,
+        fallbackModels: job.fallbackModels,
         effort: job.effort,
         grant: job.grant && {
           ...job.grant,

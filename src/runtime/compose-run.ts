@@ -70,8 +70,10 @@ export async function composeRun(options: ComposeRunOptions): Promise<RunOutcome
   let debug: DebugLog | undefined;
   let history: HistoryWriter | undefined;
   let tracer: RunTracer | undefined;
+  const cap = markdownCap();
   const emit = (e: RunEvent) => {
     if (e.type === 'step.done') steps++;
+    else if (e.type === 'width.changed') cap.noted(e);
     debug?.event(e);
     history?.event(e);
     tracer?.event(e);
@@ -82,7 +84,6 @@ export async function composeRun(options: ComposeRunOptions): Promise<RunOutcome
   const turnSlots = markdownSlots();
   // The run's own agent executor, closed at its end (a backend's live processes go with it).
   let agentTurns: StateExecutor | undefined;
-  const cap = markdownCap();
   // --queue: steps run on the workers; this process keeps everything else.
   let queued: QueuedRun | undefined;
   const language =
@@ -145,6 +146,7 @@ export async function composeRun(options: ComposeRunOptions): Promise<RunOutcome
       timeoutMs: settings.timeoutSeconds * 1000,
       emit,
       model: settings.model,
+      fallbackModels: settings.fallbackModels,
       effort: settings.effort,
       grant: settings.grant,
       warnOnce: (text) => {
@@ -182,7 +184,7 @@ export async function composeRun(options: ComposeRunOptions): Promise<RunOutcome
       systemId: 'supervisor',
       ...(hooks.inspect ? { inspect: hooks.inspect } : {}),
     });
-    cap.attach((max) => actor.send({ type: 'slots.markdown', max }));
+    cap.attach((e) => actor.send(e));
     const clock = createAskClock((agentId, askId) =>
       actor.send({ type: 'ask.expire', agentId, askId }),
     );

@@ -23,6 +23,9 @@ import { layeredGrant, resolveGrant } from './state-grant.js';
 import { endsWarmth, freshSessions, stepDebug, type StepDependencies } from './step-context.js';
 import { StepTally } from './step-tally.js';
 
+/** A turn's failures the step decides about (retry, fall back, wait, give up); any other fails it at once. */
+const TURN_ERRORS = new Set(['ERR_AGENT_FAILED', 'ERR_USAGE_LIMIT', 'ERR_AGENT_REFUSED']);
+
 /** What the step's turns cost so far, and each session's last known total. */
 class Spending {
   costUsd = 0;
@@ -97,7 +100,8 @@ export async function runMarkdownStep(
   for (const w of prepared.warnings) deps.warnOnce(`${where}: ${w}`);
   // Each backend takes its own models and efforts: `sonnet` on Claude Code, `openai/gpt-5` and `xhigh` on pi.
   const backend = backendOf(scope.backend);
-  const { model, effort } = stateModel(backend, prepared.policy, deps, where);
+  const { model, fallbackModels = [], effort } = stateModel(backend, prepared.policy, deps, where);
+  const models = [model, ...fallbackModels];
   tally.backend = backend.name;
   tally.model = model;
   const grant = layeredGrant(deps.grant, scope.grant, prepared.policy.grant);
@@ -121,7 +125,7 @@ export async function runMarkdownStep(
       });
     return checked;
   };
-  let state: TurnState = startTurns(agent);
+  let state: TurnState = startTurns(agent, fallbackModels.length);
   const follow = (action: TurnAction, err: RaymondError): TurnState => {
     if (action.next === 'give-up')
       throw spending.attach(giveUp(action.reason, err, state, allowed));
@@ -134,6 +138,11 @@ export async function runMarkdownStep(
       deps.emit({
         type: 'detail',
         text: `[${agent.id}] ${formatError(err)}; trying again when the account has room`,
+      });
+    if (action.why === 'fallback')
+      deps.emit({
+        type: 'detail',
+        text: `[${agent.id}] ${formatError(err)}; going on with ${models[action.state.modelAt]} (fallback_models)`,
       });
     if (action.why === 'retry')
       deps.emit({
@@ -170,17 +179,14 @@ export async function runMarkdownStep(
         session: state.plan,
         costBase: spending.base(state.plan),
         backend: scope.backend,
-        model,
+        model: models[state.modelAt],
+        fallbackModels: models.slice(state.modelAt + 1) as string[],
         effort,
         grant: resolvedGrant,
         env: deps.traceEnv?.(agent.id),
       });
     } catch (err) {
-      if (
-        !(err instanceof RaymondError) ||
-        (err.code !== 'ERR_AGENT_FAILED' && err.code !== 'ERR_USAGE_LIMIT')
-      )
-        throw err;
+      if (!(err instanceof RaymondError) || !TURN_ERRORS.has(err.code)) throw err;
       const details = err.details as {
         sessionInUse?: boolean;
         costUsd?: number;
@@ -189,6 +195,8 @@ export async function runMarkdownStep(
         tokens?: number;
         cpuMs?: number;
         limited?: number;
+        unavailable?: boolean;
+        fellBack?: boolean;
       };
       const figures = sane({
         costUsd: details.costUsd ?? 0,
@@ -211,6 +219,8 @@ export async function runMarkdownStep(
           aborted: signal.aborted,
           sessionInUse: details.sessionInUse === true,
           limited: details.limited !== undefined,
+          onModel: (details.limited === 529 || details.unavailable === true) && !details.fellBack,
+          refused: err.code === 'ERR_AGENT_REFUSED',
           now: Date.now(),
         }),
         err,
@@ -220,6 +230,7 @@ export async function runMarkdownStep(
     const { costUsd, sessionTotal, tokens } = sane(execution);
     spending.add(costUsd, execution.session, sessionTotal);
     tally.add({ ...execution, tokens }, true);
+    tally.answered(execution.models ?? [models[state.modelAt]]);
     deps.emit({ type: 'turn.done', agentId: agent.id, costUsd, tokens });
     if (grant.onDenial === 'fail' && execution.denials?.length) {
       // The turn went on without what it was denied: its reply cannot be trusted to have done the work.

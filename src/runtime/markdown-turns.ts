@@ -33,6 +33,10 @@ export interface TurnState {
   reminders: number;
   /** When the API began refusing this step's turns for rate or load, while it still does (epoch ms). */
   limitedSince?: number;
+  /** Which of the step's models the next turn asks for: 0 its own, n its n-th fallback model. */
+  modelAt: number;
+  /** Fallback models the step may move on to itself: none where the backend's CLI goes through them. */
+  fallbacks: number;
   /** The problem with the last reply, when the next turn is a reminder. */
   remind?: string;
 }
@@ -44,7 +48,9 @@ export type TurnEvent =
    * `sessionInUse`: it refused the reserved session id because the session
    * exists: a killed run or an earlier attempt began it. `limited`: the API
    * refused it for rate or load (429, 529) after the backend's own retries,
-   * at `now`.
+   * at `now`. `onModel`: it failed on its model (overloaded, 529, or one the
+   * API does not have) with fallback models the backend did not try.
+   * `refused`: no retry of the same turn can cure it.
    */
   | {
       type: 'turn.failed';
@@ -52,6 +58,8 @@ export type TurnEvent =
       aborted: boolean;
       sessionInUse: boolean;
       limited?: boolean;
+      onModel?: boolean;
+      refused?: boolean;
       now?: number;
     }
   /** The reply's transition cannot be used; `remindable` when a reminder may fix it. */
@@ -62,20 +70,33 @@ export type TurnAction =
   | {
       next: 'turn';
       state: TurnState;
-      why: 'resume-reserved' | 'retry' | 'rate-limited' | 'remind';
+      why: 'resume-reserved' | 'retry' | 'rate-limited' | 'fallback' | 'remind';
     }
   | {
       next: 'give-up';
       reason:
-        'usage-limit' | 'aborted' | 'retries' | 'rate-limited' | 'reminders' | 'not-remindable';
+        | 'usage-limit'
+        | 'aborted'
+        | 'refused'
+        | 'retries'
+        | 'rate-limited'
+        | 'reminders'
+        | 'not-remindable';
     };
 
-/** The first turn of a markdown state: resume the agent's session, branch from the caller's, or start the reserved one. */
-export function startTurns(agent: {
-  session: string | null;
-  branchFrom: string | null;
-  next_session?: string;
-}): TurnState {
+/**
+ * The first turn of a markdown state: resume the agent's session, branch
+ * from the caller's, or start the reserved one; `fallbacks` the step moves
+ * on to itself when a turn fails on its model.
+ */
+export function startTurns(
+  agent: {
+    session: string | null;
+    branchFrom: string | null;
+    next_session?: string;
+  },
+  fallbacks = 0,
+): TurnState {
   let first: SessionPlan;
   if (agent.session && !agent.branchFrom) first = { kind: 'resume', session: agent.session };
   else if (agent.branchFrom === CONTINUE_LATEST)
@@ -83,15 +104,16 @@ export function startTurns(agent: {
   else if (agent.branchFrom)
     first = { kind: 'branch', from: agent.branchFrom, id: agent.next_session };
   else first = { kind: 'fresh', id: agent.next_session };
-  return { first, plan: first, retries: 0, reminders: 0 };
+  return { first, plan: first, retries: 0, reminders: 0, modelAt: 0, fallbacks };
 }
 
 /**
  * The markdown turn policy, pure: a reserved session that already exists is
  * continued (no retry is counted); a failed turn is retried from the state's
  * starting session up to MAX_RETRIES times, but never after a usage limit or
- * a stop; a turn the API refused for rate or load is tried again uncounted
- * until it has refused for RATE_LIMIT_BOUND_MS; a reply with an unusable transition gets a reminder in the session
+ * a stop; a turn that failed on its model goes again with the next fallback
+ * model, uncounted; a turn the API refused for rate or load is tried again uncounted
+ * (with the step's own model first again) until it has refused for RATE_LIMIT_BOUND_MS; a reply with an unusable transition gets a reminder in the session
  * it ran in, up to MAX_REMINDERS times.
  */
 export function nextTurn(state: TurnState, event: TurnEvent): TurnAction {
@@ -107,14 +129,28 @@ export function nextTurn(state: TurnState, event: TurnEvent): TurnAction {
       }
       if (event.usageLimit) return { next: 'give-up', reason: 'usage-limit' };
       if (event.aborted) return { next: 'give-up', reason: 'aborted' };
+      if (event.onModel && state.modelAt < state.fallbacks)
+        return {
+          next: 'turn',
+          why: 'fallback',
+          state: { ...state, plan: state.first, modelAt: state.modelAt + 1, remind: undefined },
+        };
+      if (event.refused) return { next: 'give-up', reason: 'refused' };
       if (event.limited) {
         const now = event.now ?? 0;
         const since = state.limitedSince ?? now;
         if (now - since >= RATE_LIMIT_BOUND_MS) return { next: 'give-up', reason: 'rate-limited' };
+        // As Claude Code does: the step's own model is asked again at the start of each turn.
         return {
           next: 'turn',
           why: 'rate-limited',
-          state: { ...state, plan: state.first, limitedSince: since, remind: undefined },
+          state: {
+            ...state,
+            plan: state.first,
+            limitedSince: since,
+            modelAt: 0,
+            remind: undefined,
+          },
         };
       }
       if (state.retries >= MAX_RETRIES) return { next: 'give-up', reason: 'retries' };

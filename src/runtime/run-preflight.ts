@@ -27,7 +27,11 @@ export async function checkBackend(
   markdown: StateExecutor | undefined,
 ): Promise<void> {
   const backend = backendOf(scope.backend);
-  if (settings.model !== undefined || settings.effort !== undefined)
+  if (
+    settings.model !== undefined ||
+    settings.effort !== undefined ||
+    settings.fallbackModels !== undefined
+  )
     await checkRunWide(scope, settings);
   await checkGrants(scope, settings, backend);
   // A queued run's turns run on the workers, which look for their CLI themselves; its queue is checked instead.
@@ -48,7 +52,8 @@ export async function checkBackend(
  */
 async function checkRunWide(scope: Scope, settings: RunSettings): Promise<void> {
   const refused = await runWideProblem(scope, settings);
-  if (refused) throw new RaymondError('ERR_USAGE', `--${refused[0]}: ${refused[1]}`);
+  if (refused)
+    throw new RaymondError('ERR_USAGE', `--${refused[0].replace('_', '-')}: ${refused[1]}`);
 }
 
 /**
@@ -59,16 +64,18 @@ async function checkRunWide(scope: Scope, settings: RunSettings): Promise<void> 
  */
 export async function runWideProblem(
   scope: Scope,
-  values: { model?: string; effort?: string },
-): Promise<[key: 'model' | 'effort', problem: string] | undefined> {
+  values: { model?: string; effort?: string; fallbackModels?: readonly string[] },
+): Promise<[key: 'model' | 'effort' | 'fallback_models', problem: string] | undefined> {
   const byName = new Map<string, AgentBackend>();
   for (const spec of await reachableBackends(scope)) {
     const backend = backendOf(spec);
     byName.set(backend.name, backend);
   }
   const backends = [...byName.values()];
+  const modelOf = (b: AgentBackend, v: string) => b.modelProblem(v);
   for (const [key, value, problemOf] of [
-    ['model', values.model, (b: AgentBackend, v: string) => b.modelProblem(v)],
+    ['model', values.model, modelOf],
+    ...(values.fallbackModels ?? []).map((m) => ['fallback_models', m, modelOf] as const),
     ['effort', values.effort, (b: AgentBackend, v: string) => b.effortProblem(v)],
   ] as const) {
     if (value === undefined) continue;

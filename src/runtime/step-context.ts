@@ -29,6 +29,8 @@ export interface StepDependencies {
   emit: RunEventSink;
   /** `--model` / `--effort`: used when a state's frontmatter says nothing. */
   model?: string;
+  /** `--fallback-models`: used when a state's frontmatter names none. */
+  fallbackModels?: string[];
   effort?: string;
   /** The config's grant keys: defaults under each workflow's and each state's. */
   grant?: Grant;

@@ -13,6 +13,8 @@ export class StepTally {
   /** The backend's name, or `script`. */
   backend = 'script';
   model: string | undefined;
+  /** The models that answered its turns, in the order they first did. */
+  readonly answeredBy: string[] = [];
   turns = 0;
   retries = 0;
   reminders = 0;
@@ -25,6 +27,12 @@ export class StepTally {
     if (turn) this.turns++;
     this.tokens += execution?.tokens ?? 0;
     this.cpuMs += execution?.cpuMs ?? 0;
+  }
+
+  /** Notes the models that answered a turn (undefined: the CLI's default, not named). */
+  answered(models: ReadonlyArray<string | undefined>): void {
+    for (const m of models)
+      if (m !== undefined && !this.answeredBy.includes(m)) this.answeredBy.push(m);
   }
 
   /** The event for a step that ended with `result`, or failed with `failure`. */
@@ -51,6 +59,7 @@ export class StepTally {
     };
     if (scope !== undefined) e.scope = scope;
     if (this.model !== undefined) e.model = this.model;
+    if (this.answeredBy.length > 0) e.answeredBy = [...this.answeredBy];
     if ('result' in end && end.result.decision.kind === 'fork')
       e.width = end.result.decision.workers.length;
     return e;

@@ -1,9 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { timerDelay } from '../timer-delay.js';
+import { RESET_MARGIN_MS } from '../agents/account-width.js';
 import type { RunOutcome } from './run-types.js';
-
-/** How long past a usage limit's reset the run waits: a reset told to the minute may lift a few seconds late. */
-export const RESET_MARGIN_MS = 5_000;
 
 /** How a run waits out its usage limits. */
 export interface UsageLimitWait {

@@ -12,6 +12,7 @@ export const SCRIPT_KEYS = ['sh', 'ps1', 'bat'] as const;
 export const POLICY_KEYS = [
   'allowed_transitions',
   'model',
+  'fallback_models',
   'effort',
   'timeout',
   'force_implicit',

@@ -133,6 +133,12 @@ export const SCHEMAS = {
       cost_usd: { type: 'number' },
       share: { type: 'number', description: "its part of the run's cost, 0 to 1" },
       wall_ms: { type: 'integer' },
+      answered_by: {
+        type: 'object',
+        additionalProperties: { type: 'integer' },
+        description:
+          'its steps by the model that answered them (a fallback model included); absent: no model named',
+      },
     },
   },
   File: {

@@ -58,6 +58,7 @@ export function runJson(run: ServedRun, byState: CostRow[] = run.byState.rows(ru
       cost_usd: r.costUsd,
       share: r.share,
       wall_ms: r.wallMs,
+      ...(r.answeredBy ? { answered_by: r.answeredBy } : {}),
     })),
     budget_usd: run.budgetUsd,
     started_at: new Date(run.startedAt).toISOString(),

@@ -5,7 +5,7 @@ import {
   runModelProblem,
 } from '../agents/registry/registry.js';
 import { ON_DENIAL_MODES } from '../language/grant.js';
-import { bool, names, oneOf, refuse, setting } from '../setting.js';
+import { bool, listFromFlag, names, oneOf, refuse, setting } from '../setting.js';
 
 /**
  * The run settings every backend's turns read (the help group Agent turns),
@@ -30,6 +30,27 @@ export const AGENT_TURN_SETTINGS = {
       if (typeof v !== 'string') return refuse('expected a model name');
       const problem = runModelProblem(v);
       return problem === undefined ? v : refuse(problem);
+    },
+  }),
+  fallback_models: setting({
+    flag: '--fallback-models <models>',
+    run: 'fallbackModels',
+    stored: 'fallback_models',
+    scope: 'run',
+    group: 'Agent turns',
+    help: "models a markdown turn goes on with, in order, when its model is overloaded or unavailable (comma-separated; a state's fallback_models: wins)",
+    doc: "Models a markdown turn goes on with, in order, when its model is overloaded (529) or unavailable, for states whose frontmatter names none. Each state's backend checks them.",
+    example: '["sonnet", "haiku"]',
+    defaultText: 'none',
+    suggestions: () => [...new Set(allBackends().flatMap((b) => b.models))],
+    fromFlag: listFromFlag,
+    check: (v) => {
+      const models = names('a list of model names')(v);
+      for (const m of models) {
+        const problem = runModelProblem(m);
+        if (problem !== undefined) refuse(problem);
+      }
+      return models;
     },
   }),
   effort: setting({

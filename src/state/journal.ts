@@ -30,6 +30,8 @@ export interface JournalBatch {
   meta: Pick<WorkflowState, 'status' | 'total_cost_usd' | 'updated_at'> & {
     options?: WorkflowState['options'];
     error?: string | null;
+    /** Written when the widths changed since the last line. */
+    account_widths?: WorkflowState['account_widths'];
   };
   agents?: JournalAgent[];
   results?: Record<string, string>;
@@ -86,6 +88,7 @@ export function* journalParts(
       updated_at: m.updated_at,
       ...(withOptions ? { options: m.options } : {}),
       error: m.error ?? null,
+      ...(dirty.widths && m.account_widths ? { account_widths: m.account_widths } : {}),
     },
   };
   let text = JSON.stringify(head).slice(0, -1);

@@ -23,8 +23,10 @@ const SYNC_MS = 25;
 
 /** Puts changes taken for a write that did not happen back, so the next write carries them. */
 function restoreDirty(store: RunStore, dirty: Dirty): void {
-  for (const k of Object.keys(dirty) as Array<keyof Dirty>)
-    dirty[k].forEach((v) => store.dirty[k].add(v));
+  const { widths, ...sets } = dirty;
+  for (const k of Object.keys(sets) as Array<keyof typeof sets>)
+    sets[k].forEach((v) => store.dirty[k].add(v));
+  store.dirty.widths ||= widths;
 }
 
 /**

@@ -118,6 +118,7 @@ const OPTIONS = T.Object({
   max_parallel: T.Number(),
   budget_usd: T.Number(),
   model: opt(nullable(T.String())),
+  fallback_models: opt(T.Array(T.String())),
   effort: opt(nullable(T.String())),
   dangerously_skip_permissions: opt(T.Boolean()),
   worktrees: opt(oneOf(WORKTREE_MODES)),
@@ -130,6 +131,19 @@ const OPTIONS = T.Object({
   confirm_over_usd: opt(T.Number()),
   max_agents: opt(T.Number()),
 });
+
+/** Each backend's account width as the run last set it (`--status` shows them). */
+const ACCOUNT_WIDTHS = T.Record(
+  T.String(),
+  T.Object({
+    width: T.Number(),
+    was: T.Number(),
+    ceiling: T.Number(),
+    why: oneOf(['rate-limited', 'overloaded', 'recovering', 'usage-limit']),
+    until: opt(T.String()),
+    at: T.String(),
+  }),
+);
 
 /** A state file (`<id>.json`) as Raymond writes it; its JSON Schema as well. */
 export const STATE_FILE = T.Object({
@@ -151,6 +165,7 @@ export const STATE_FILE = T.Object({
   results: opt(strings()),
   error: opt(T.String()),
   journal_seq: opt(T.Number()),
+  account_widths: opt(ACCOUNT_WIDTHS),
   agents: T.Array(AGENT),
 });
 
@@ -163,6 +178,7 @@ const JOURNAL_LINE = T.Object({
     updated_at: T.String(),
     options: opt(T.Object({})),
     error: opt(nullable(T.String())),
+    account_widths: opt(ACCOUNT_WIDTHS),
   }),
   agents: opt(T.Array(T.Object({ id: T.String() }))),
   results: opt(strings()),

@@ -119,6 +119,8 @@ export class SpanTree {
           'raymond.cpu_ms': e.cpuMs,
           'raymond.outcome': e.outcome,
           ...(e.model ? { 'gen_ai.request.model': e.model } : {}),
+          // The last model to answer: a fallback model when the step's own was overloaded.
+          ...(e.answeredBy?.length ? { 'gen_ai.response.model': e.answeredBy.at(-1)! } : {}),
           ...(e.width !== undefined ? { 'raymond.width': e.width } : {}),
         });
         break;

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { RunEvent } from '../../machines/run-events.js';
-import { AccountWidth, WIDTH_TUNING } from '../../src/agents/account-width.js';
+import { AccountWidth, RESET_MARGIN_MS, WIDTH_TUNING } from '../../src/agents/account-width.js';
 import { RaymondError } from '../../src/errors.js';
 
 function width(ceiling: number, start = 4) {
@@ -96,12 +96,17 @@ describe('AccountWidth', () => {
     await w.acquire(signal());
     const waiting = w.acquire(signal());
     w.park(60_000, 'Claude usage limit reached');
-    await assert.rejects(waiting, (e: RaymondError) => e.code === 'ERR_USAGE_LIMIT');
-    await assert.rejects(w.acquire(signal()), (e: RaymondError) => e.code === 'ERR_USAGE_LIMIT');
+    // Each refused turn's agent pauses with the reset itself: the run's wait adds its own margin.
+    const refused = (e: RaymondError) =>
+      e.code === 'ERR_USAGE_LIMIT' && e.details.resetsAt === 60_000 && e.details.costUsd === 0;
+    await assert.rejects(waiting, refused);
+    await assert.rejects(w.acquire(signal()), refused);
     const last = events.at(-1)!;
     assert.ok(last.type === 'width.changed' && last.why === 'usage-limit' && last.width === 0);
-    assert.equal(last.until, new Date(60_000).toISOString());
+    assert.equal(last.until, new Date(60_000 + RESET_MARGIN_MS).toISOString());
     at(60_000);
+    await assert.rejects(w.acquire(signal()), refused, 'parked until the margin past the reset');
+    at(60_000 + RESET_MARGIN_MS);
     w.release(true);
     await w.acquire(signal());
     // The turn that ran through the park grew the width (slow start) without lifting the run's hold at 0.

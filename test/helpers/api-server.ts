@@ -105,6 +105,27 @@ export class ApiServer {
     return this;
   }
 
+  private burst: { model: string; after: number; forMs: number; until?: number } | undefined;
+  /** Main-loop requests refused with 529 for overload (`overload`). */
+  overloaded = 0;
+
+  /**
+   * After `served` answered main-loop requests, those for a model whose id
+   * contains `model` get 529 `overloaded_error` for `forMs`, as the API
+   * answers a model under too much load; other models answer.
+   */
+  overload(model: string, served: number, forMs: number): this {
+    this.burst = { model, after: served, forMs };
+    return this;
+  }
+
+  private busy(model: string): boolean {
+    const b = this.burst;
+    if (!b || this.served < b.after || !model.includes(b.model)) return false;
+    b.until ??= Date.now() + b.forMs;
+    return Date.now() < b.until;
+  }
+
   get spentUntil(): number | undefined {
     return this.usage?.until;
   }
@@ -231,6 +252,16 @@ export class ApiServer {
             error: { type: 'rate_limit_error', message: 'usage limit' },
           }),
         );
+      return;
+    }
+    if (request.main && this.busy(request.model)) {
+      this.overloaded++;
+      res.writeHead(529, { 'content-type': 'application/json' }).end(
+        JSON.stringify({
+          type: 'error',
+          error: { type: 'overloaded_error', message: 'Overloaded' },
+        }),
+      );
       return;
     }
     if (request.main && !this.admit()) {

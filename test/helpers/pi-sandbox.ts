@@ -5,6 +5,8 @@ import { ROOT, Sandbox, type CliResult } from './cli.js';
 
 /** pi's price of the scripted server's default turn (1,000 tokens in, 100 out) at the test model's $3 / $15 per million. */
 export const PI_TURN_USD = 0.0045;
+/** The same turn at `mock/mock-small`'s $1 / $5 per million. */
+export const PI_SMALL_TURN_USD = 0.0015;
 
 /**
  * A sandbox whose runs use the real `pi` (the devDependency, on PATH)
@@ -35,6 +37,15 @@ export class PiSandbox extends Sandbox {
               contextWindow: 200000,
               maxTokens: 8192,
               cost: { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 },
+            },
+            // A cheaper model of the same provider: a fallback model (PI_SMALL_TURN_USD a turn).
+            {
+              id: 'mock-small',
+              name: 'Mock Small',
+              reasoning: false,
+              contextWindow: 200000,
+              maxTokens: 8192,
+              cost: { input: 1, output: 5, cacheRead: 0.1, cacheWrite: 1.25 },
             },
           ],
         },

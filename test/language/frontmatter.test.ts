@@ -57,7 +57,7 @@ describe('parseStateSource', () => {
   it('warns about unknown keys, naming the file and the key', () => {
     const src = parseStateSource('---\nmodle: opus\n---\nx', F);
     assert.deepEqual(src.warnings, [
-      `unknown frontmatter key "modle" (known: allowed_transitions, model, effort, timeout, force_implicit, tools, allowed_tools, disallowed_tools, mcp_servers, mcp_inherit, append_system_prompt, add_dirs, permission_mode, on_denial)`,
+      `unknown frontmatter key "modle" (known: allowed_transitions, model, fallback_models, effort, timeout, force_implicit, tools, allowed_tools, disallowed_tools, mcp_servers, mcp_inherit, append_system_prompt, add_dirs, permission_mode, on_denial)`,
     ]);
   });
 
@@ -292,5 +292,18 @@ describe('parseStateSource: where malformed frontmatter is', () => {
         /^malformed YAML frontmatter \(line 3\): /.test(err.message) &&
         !/ at line \d/.test(err.message),
     );
+  });
+
+  it('reads fallback_models as a list or one name, and refuses anything else in one line', () => {
+    const read = (v: string) =>
+      parseStateSource(`---\nfallback_models: ${v}\n---\nx`, 'A.md').policy;
+    assert.deepEqual(read('[sonnet, haiku]').fallbackModels, ['sonnet', 'haiku']);
+    assert.deepEqual(read('haiku').fallbackModels, ['haiku']);
+    assert.throws(() => read('{ a: 1 }'), {
+      code: 'ERR_FRONTMATTER',
+      file: 'A.md',
+      message: /^fallback_models must be a model name or a list of them, like \[sonnet, haiku\]/,
+    });
+    assert.throws(() => read('[sonnet, 3]'), { code: 'ERR_FRONTMATTER' });
   });
 });

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { CostTable, stateKeyOf } from '../../machines/cost-table.js';
+import { CostTable, answeredByText, stateKeyOf } from '../../machines/cost-table.js';
 
 describe('the cost table (history, server and live page alike)', () => {
   it("keys a state by its file, a cross-workflow callee's with its workflow's key", () => {
@@ -51,5 +51,26 @@ describe('the cost table (history, server and live page alike)', () => {
     assert.deepEqual(restored.rows(0.875), whole.rows(0.875));
     restored.add('C.md', { turns: 0, costUsd: 0, wallMs: 0 });
     assert.equal(first.size, 2, "the snapshot's table is not changed by the restored one");
+  });
+
+  it("counts each row's steps by the model that answered them, and says them most first", () => {
+    const t = new CostTable();
+    t.add('W.md', { turns: 1, costUsd: 0.01, wallMs: 1, answeredBy: ['claude-sonnet-5-5'] });
+    t.add('W.md', { turns: 1, costUsd: 0.01, wallMs: 1, answeredBy: ['claude-haiku-5-5'] });
+    t.add('W.md', { turns: 2, costUsd: 0.01, wallMs: 1, answeredBy: ['claude-haiku-5-5'] });
+    t.add('S.sh', { turns: 0, costUsd: 0, wallMs: 1 });
+    const [w, sh] = t.rows(0.03);
+    assert.deepEqual(w!.answeredBy, { 'claude-sonnet-5-5': 1, 'claude-haiku-5-5': 2 });
+    assert.equal(answeredByText(w!.answeredBy), 'claude-haiku-5-5 2, claude-sonnet-5-5 1');
+    assert.equal(sh!.answeredBy, undefined);
+    assert.equal(answeredByText(sh!.answeredBy), '-');
+    const again = new CostTable(t.rows(0.03));
+    again.add('W.md', { turns: 1, costUsd: 0, wallMs: 1, answeredBy: ['claude-haiku-5-5'] });
+    assert.equal(again.rows(0.03)[0]!.answeredBy!['claude-haiku-5-5'], 3);
+    assert.equal(
+      w!.answeredBy?.['claude-haiku-5-5'],
+      2,
+      'a snapshot row is not changed by the table made from it',
+    );
   });
 });

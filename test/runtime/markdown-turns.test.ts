@@ -117,4 +117,34 @@ describe('markdown turn policy', () => {
     const reminded = turn(startTurns({ session: 's', branchFrom: null }), unusable('s'));
     assert.equal(turn(reminded, failed).remind, undefined);
   });
+
+  it('a turn that failed on its model goes on with the next fallback model, uncounted; then the model is asked again', () => {
+    const onModel = { ...failed, limited: true, onModel: true, now: 1000 };
+    let s = startTurns({ session: null, branchFrom: null, next_session: 'n' }, 2);
+    assert.equal(s.modelAt, 0);
+    let action = nextTurn({ ...s, plan: { kind: 'resume', session: 'x' } }, onModel);
+    assert.equal(action.next === 'turn' && action.why, 'fallback');
+    s = (action as { state: TurnState }).state;
+    assert.deepEqual([s.modelAt, s.retries, s.plan], [1, 0, s.first]);
+    s = turn(s, onModel);
+    assert.equal(s.modelAt, 2);
+    // Every model refused: a rate-limited wait, and the state's own model first again.
+    action = nextTurn(s, onModel);
+    assert.equal(action.next === 'turn' && action.why, 'rate-limited');
+    assert.equal((action as { state: TurnState }).state.modelAt, 0);
+  });
+
+  it('an unavailable model falls back; a refusal with no fallback left gives up at once', () => {
+    const unavailable = { ...failed, onModel: true, refused: true };
+    const s = turn(startTurns({ session: 's', branchFrom: null }, 1), unavailable);
+    assert.equal(s.modelAt, 1);
+    assert.deepEqual(nextTurn(s, unavailable), { next: 'give-up', reason: 'refused' });
+    assert.deepEqual(
+      nextTurn(startTurns({ session: 's', branchFrom: null }), { ...failed, refused: true }),
+      {
+        next: 'give-up',
+        reason: 'refused',
+      },
+    );
+  });
 });

@@ -43,4 +43,26 @@ describe('stateModel', () => {
       message: /^model "gpt-5" is not opus, sonnet, haiku/,
     });
   });
+
+  it('takes fallback models from the state, else the run, each checked by the backend', () => {
+    assert.deepEqual(
+      stateModel(claude, { fallbackModels: ['haiku'] }, { fallbackModels: ['opus'] }, 'A.md'),
+      { fallbackModels: ['haiku'] },
+    );
+    assert.deepEqual(
+      stateModel(claude, { model: 'opus' }, { fallbackModels: ['sonnet'] }, 'A.md'),
+      {
+        model: 'opus',
+        fallbackModels: ['sonnet'],
+      },
+    );
+    assert.throws(() => stateModel(claude, { fallbackModels: ['haiku', 'gpt-5'] }, {}, 'A.md'), {
+      code: 'ERR_MODEL',
+      message: /^fallback_models: model "gpt-5" is not opus, sonnet, haiku/,
+    });
+    assert.throws(() => stateModel(claude, {}, { fallbackModels: ['gpt-5'] }, 'A.md'), {
+      message:
+        /^--fallback-models: model "gpt-5" is not .*\(this state's workflow runs on Claude Code\)$/,
+    });
+  });
 });

@@ -1,7 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { pushFrame } from '../../machines/frame-stack.js';
-import { putAgent, putResult, storeFromState, takeDirty } from '../../machines/run-store.js';
+import {
+  putAgent,
+  putResult,
+  putWidth,
+  storeFromState,
+  takeDirty,
+} from '../../machines/run-store.js';
 import type { Frame } from '../../machines/types.js';
 import { RaymondError, formatError } from '../../src/errors.js';
 import {
@@ -67,6 +73,34 @@ describe('journal', () => {
     assert.equal(agent.session, null);
     assert.deepEqual(agent.attributes, {});
     assert.equal(agent.next_session, undefined);
+  });
+
+  it("writes the accounts' widths only in the line after they changed; the fold keeps the latest", () => {
+    const store = storeFromState(freshState());
+    takeDirty(store);
+    const narrow = { width: 7, was: 50, ceiling: 50, why: 'rate-limited', at: 'T1' } as const;
+    putWidth(store, 'claude', narrow);
+    const first = journalLine(store, takeDirty(store), 1, new Map());
+    assert.deepEqual(JSON.parse(first).meta.account_widths, { claude: narrow });
+    const main = store.agents.get('main')!;
+    putAgent(store, { ...main, state: 'B' });
+    const second = journalLine(store, takeDirty(store), 2, new Map());
+    assert.equal(JSON.parse(second).meta.account_widths, undefined, 'unchanged: not written again');
+    const parked = {
+      width: 0,
+      was: 7,
+      ceiling: 50,
+      why: 'usage-limit',
+      until: 'U',
+      at: 'T2',
+    } as const;
+    putWidth(store, 'pi', parked);
+    const third = journalLine(store, takeDirty(store), 3, new Map());
+    const state = applyJournal(freshState(), first + second + third, 'j');
+    assert.deepEqual(state.account_widths, { claude: narrow, pi: parked });
+    assert.deepEqual(applyJournal(freshState(), first + second, 'j').account_widths, {
+      claude: narrow,
+    });
   });
 
   it('skips batches the snapshot already holds', () => {

@@ -6,6 +6,8 @@ export interface ClaudeInvocation {
   prompt: string | undefined;
   session: SessionPlan;
   model?: string;
+  /** `--fallback-model`: Claude Code goes on with these, in order, when the model is overloaded or unavailable. */
+  fallbackModels?: readonly string[];
   effort?: string;
   skipPermissions: boolean;
   /** `--permission-mode` when permissions are not skipped; default acceptEdits. */
@@ -78,6 +80,8 @@ export function claudeArgs(inv: ClaudeInvocation): string[] {
     args.push('--append-system-prompt', g.appendSystemPrompt);
   if (g?.addDirs?.length) args.push('--add-dir', ...g.addDirs);
   if (inv.model) args.push('--model', inv.model);
+  const fallbacks = fallbackModels(inv);
+  if (fallbacks) args.push('--fallback-model', fallbacks);
   if (inv.effort) args.push('--effort', inv.effort);
   if (inv.session.kind === 'resume') args.push('--resume', inv.session.session);
   if (inv.session.kind === 'branch') args.push('--resume', inv.session.from, '--fork-session');
@@ -90,6 +94,24 @@ export function claudeArgs(inv: ClaudeInvocation): string[] {
   if (inv.prompt !== undefined && !promptOnStdin(inv.prompt)) args.push('--', inv.prompt);
   return args;
 }
+
+/**
+ * What `--fallback-model` is given: the whole list where this Claude Code
+ * takes one (`FALLBACK_LIST`), else the first model alone (the markdown step
+ * moves on to the others itself); nothing where it has no such flag.
+ */
+function fallbackModels(inv: ClaudeInvocation): string | undefined {
+  const models = inv.fallbackModels ?? [];
+  if (models.length === 0 || inv.flags?.has('--fallback-model') === false) return undefined;
+  return (inv.flags?.has(FALLBACK_LIST) ?? true) ? models.join(',') : models[0];
+}
+
+/**
+ * Not a flag: what claudeCli adds to a Claude Code's flags when its help
+ * says `--fallback-model` takes a comma-separated list (2.1.330 does; older
+ * versions took one model).
+ */
+export const FALLBACK_LIST = '--fallback-model=list';
 
 export const MODELS = ['opus', 'sonnet', 'haiku'] as const;
 

@@ -1,5 +1,6 @@
 import { execa } from 'execa';
 import { RaymondError } from '../../errors.js';
+import { FALLBACK_LIST } from './claude-argv.js';
 
 /**
  * The oldest Claude Code Raymond runs on: the oldest version it is tested
@@ -33,9 +34,17 @@ export function compareVersions(a: string, b: string): number {
   return 0;
 }
 
-/** The flags a `--help` text lists (`--disallowedTools, --disallowed-tools <tools...>` gives both). */
+/**
+ * The flags a `--help` text lists (`--disallowedTools, --disallowed-tools
+ * <tools...>` gives both), and FALLBACK_LIST when its `--fallback-model`
+ * takes a comma-separated list.
+ */
 export function helpFlags(help: string): Set<string> {
-  return new Set(help.match(/(?<![\w-])--[a-z][a-zA-Z0-9-]*/g) ?? []);
+  const flags = new Set(help.match(/(?<![\w-])--[a-z][a-zA-Z0-9-]*/g) ?? []);
+  // The flag's description runs over the lines up to the next flag.
+  const fallback = /--fallback-model\b[\s\S]*?(?=\n\s*--|$)/.exec(help)?.[0] ?? '';
+  if (/comma-separated/i.test(fallback)) flags.add(FALLBACK_LIST);
+  return flags;
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { StreamSummary } from './stream-reader.js';
+import type { StreamSummary } from './stream-summary.js';
 
 /**
  * The true cost of one invocation. Claude Code's `total_cost_usd` is, in

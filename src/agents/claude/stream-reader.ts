@@ -8,57 +8,9 @@ import {
   tokens,
   type Json,
 } from './stream-fields.js';
+import type { StreamFatal, StreamProgress, StreamSummary } from './stream-summary.js';
 
-/** What Raymond takes from one `claude -p --output-format stream-json` run. */
-export interface StreamSummary {
-  sessionId: string | null;
-  /** `result` of the last result message. */
-  resultText: string | null;
-  isError: boolean;
-  totalCostUsd: number | null;
-  /** Tokens of this invocation alone (`usage`). */
-  invocationTokens: number;
-  /** Tokens over the whole session history as Claude Code reports them (`modelUsage`). */
-  reportedTokens: number;
-  /** Set when the stream says a usage limit was hit: the account is spent until `resetsAt`. */
-  usageLimit: { resetsAt?: number; message: string } | null;
-  /**
-   * Requests the API refused for its rate (429) or for overload (529) that
-   * Claude Code retried; `gaveUp` when it ran out of retries and the turn
-   * ended on it. Transient: never a usage limit.
-   */
-  limited: { retries: number; status: number | null; gaveUp: boolean };
-  /** Lines that were not JSON (logged, skipped). */
-  badLines: number;
-  /** Lines longer than MAX_LINE_CHARS (skipped unread). */
-  cutLines: number;
-  /** Tool calls Claude Code's permissions refused, in the order they happened. */
-  denials: ToolDenial[];
-  /** A failure no retry can cure, as the stream's structured fields say: not logged in or a refused key, an unknown model. */
-  fatal: StreamFatal | null;
-}
-
-/** Why a turn can never succeed as it is: `auth` (not logged in, a refused API key) or `model` (a model the API does not know). */
-export interface StreamFatal {
-  kind: 'auth' | 'model';
-  /** Claude Code's own words, when it gave some. */
-  message: string;
-}
-
-export { describeDenial, type ToolDenial };
-
-/** Progress events surfaced while the turn runs; `cut`: a line of `chars` characters was skipped unread. */
-export type StreamProgress =
-  | { kind: 'text'; text: string }
-  | { kind: 'tool'; text: string }
-  | { kind: 'denied'; denial: ToolDenial }
-  /** The turn cannot succeed (summary.fatal says why): the process may be stopped now rather than left to retry. */
-  | { kind: 'fatal' }
-  | { kind: 'bad-line'; text: string }
-  | { kind: 'cut'; chars: number }
-  /** The API refused a request for its rate (429) or overload (529); Claude Code retries it after `delayMs`. */
-  | { kind: 'limited'; status: 429 | 529; delayMs: number | null }
-  | { kind: 'result' };
+export { describeDenial };
 
 /**
  * The longest stream line read: 16 Mi characters. Claude Code's lines are
@@ -92,6 +44,8 @@ export class StreamReader {
     cutLines: 0,
     denials: [],
     fatal: null,
+    models: [],
+    fellBack: false,
   };
   /** Tool calls of the turn by id, for a denial that names only the id; and the ids already denied. */
   private readonly toolInputs = new Map<string, { tool: string; input: Json }>();
@@ -181,6 +135,7 @@ export class StreamReader {
             `the API refused the key (HTTP ${typeof msg.error_status === 'number' ? msg.error_status : 401})`,
           );
         else if (msg.subtype === 'api_retry') this.retry(msg);
+        else if (msg.subtype === 'model_fallback') this.fallback(msg);
         return;
     }
   }
@@ -237,7 +192,24 @@ export class StreamReader {
     this.onProgress({ kind: 'limited', ...signal });
   }
 
+  /** Claude Code's `--fallback-model` took over: the API was overloaded, or did not have the model. */
+  private fallback(msg: Json): void {
+    this.summary.fellBack = true;
+    const from = typeof msg.original_model === 'string' ? msg.original_model : 'the model';
+    const to = typeof msg.fallback_model === 'string' ? msg.fallback_model : 'a fallback model';
+    const why = msg.trigger === 'model_not_found' ? 'unavailable' : 'overloaded';
+    this.onProgress({ kind: 'fallback', from, to, why });
+  }
+
   private assistant(msg: Json): void {
+    // `<synthetic>`: Claude Code's own words (an error it gives up on), which no model answered.
+    const model = asObject(msg.message)?.model;
+    if (
+      typeof model === 'string' &&
+      model !== '<synthetic>' &&
+      !this.summary.models.includes(model)
+    )
+      this.summary.models.push(model);
     // Claude Code gave up retrying a refused rate: transient, never the account's usage limit.
     if (msg.error === 'rate_limit' || msg.error === 'overloaded') {
       this.summary.limited.gaveUp = true;

@@ -23,7 +23,7 @@ export interface WarmFit {
   cwd: string;
   model: string | undefined;
   effort: string | undefined;
-  /** The grant's grantKey. */
+  /** The grant's grantKey, with the fallback models: what else the process's flags fix. */
   grant: string;
 }
 

@@ -136,7 +136,9 @@ export function createCodexExecutor(runtime: BackendRuntime): StateExecutor {
           text: `[${agentId}] ${where}: Codex ran ${name}, which has no price, so its turns count as $0: give it one in .raymond/config.toml as [raymond.prices."${model ?? 'MODEL'}"] input = ..., cached_input = ..., output = ... (USD per million tokens)`,
         });
       }
-      return settleCodexTurn(s, result, spend, req, where);
+      const execution = settleCodexTurn(s, result, spend, req, where);
+      // codex answers with the model it was given (a fallback's, when the step moved on), priced at it above.
+      return model === undefined ? execution : { ...execution, models: [model] };
     },
   };
 }

@@ -3,7 +3,12 @@ import { timeoutName, type Execution, type ExecutionRequest } from '../../execut
 import { oneLine } from '../../executors/one-line.js';
 import type { ProcessResult } from '../../executors/run-process.js';
 import { describeDenial } from '../../executors/tool-denial.js';
-import { codexFailureKind, codexLimitStatus, codexResetAt } from './codex-failure.js';
+import {
+  codexFailureKind,
+  codexLimitStatus,
+  codexResetAt,
+  type CodexFailureKind,
+} from './codex-failure.js';
 import type { TurnSpend } from './codex-cost.js';
 import type { CodexSummary } from './codex-stream.js';
 
@@ -55,8 +60,14 @@ export function settleCodexTurn(
   const spent = { ...spend, session: s.threadId, cpuMs: end.cpuMs };
   const error = (code: 'ERR_AGENT_FAILED' | 'ERR_AGENT_REFUSED', message: string) =>
     new RaymondError(code, message, { file: where, details: spent });
+  // An unknown model is no retry's to cure, but a fallback model may answer (markdown-turns.ts).
+  const refused = (kind: CodexFailureKind, message: string) =>
+    new RaymondError('ERR_AGENT_REFUSED', refusalMessage(kind, message, req), {
+      file: where,
+      details: kind === 'model' ? { ...spent, unavailable: true } : spent,
+    });
   // Said by the stream, so stopping codex for it (it would retry for seconds) is no abort of the user's.
-  if (s.fatal) throw error('ERR_AGENT_REFUSED', refusalMessage(s.fatal.kind, s.fatal.message, req));
+  if (s.fatal) throw refused(s.fatal.kind, s.fatal.message);
   if (end.aborted) throw error('ERR_AGENT_FAILED', 'stopped');
   if (end.spawnError) throw error('ERR_AGENT_FAILED', `could not start codex: ${end.spawnError}`);
   if (end.timedOut)
@@ -76,7 +87,7 @@ export function settleCodexTurn(
         { file: where, details: { ...spent, resetsAt: resetsAt ?? null } },
       );
     }
-    if (kind !== undefined) throw error('ERR_AGENT_REFUSED', refusalMessage(kind, failure, req));
+    if (kind !== undefined) throw refused(kind, failure);
     const limited = codexLimitStatus(failure);
     // Refused for rate or load after codex's retries: the run tries the turn again, uncounted.
     if (limited)

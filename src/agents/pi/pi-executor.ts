@@ -1,4 +1,4 @@
-import { limitStatusOf } from '../limit-status.js';
+import { limitStatusOf, modelUnavailable } from '../limit-status.js';
 import type { BackendRuntime } from '../agent-backend.js';
 import { RaymondError } from '../../errors.js';
 import {
@@ -59,10 +59,14 @@ function settle(
     tokens: s.tokens,
     cpuMs: end.cpuMs,
   };
-  const fail = (message: string, limited?: 429 | 529) =>
+  const fail = (message: string, limited?: 429 | 529, unavailable = false) =>
     new RaymondError('ERR_AGENT_FAILED', message, {
       file: where,
-      details: limited ? { ...spent, limited } : spent,
+      details: {
+        ...spent,
+        ...(limited ? { limited } : {}),
+        ...(unavailable ? { unavailable } : {}),
+      },
     });
   if (end.aborted) throw fail('stopped');
   if (end.spawnError) throw fail(`could not start pi: ${end.spawnError}`);
@@ -81,6 +85,7 @@ function settle(
     throw fail(
       `pi reported an error: ${oneLine(s.errorMessage ?? s.stopReason)}`,
       limitStatusOf(s.errorMessage ?? '') ?? undefined,
+      modelUnavailable(s.errorMessage ?? ''),
     );
   if (s.resultText === null || s.sessionId === null)
     throw fail(`pi ended without a reply${stderr}`);
@@ -92,6 +97,7 @@ function settle(
     cpuMs: end.cpuMs,
   };
   if (s.denials.length > 0) out.denials = s.denials.map(describeDenial);
+  if (s.models.length > 0) out.models = s.models;
   return out;
 }
 

@@ -15,6 +15,8 @@ export interface PiSummary {
   costUsd: number;
   /** Sum of the same messages' `usage.totalTokens`. */
   tokens: number;
+  /** The models of the same messages, in the order they first answered (pi prices each at its own). */
+  models: string[];
   badLines: number;
   /** Calls to tools outside the state's `tools` (pi answers them as not found), in order. */
   denials: ToolDenial[];
@@ -52,6 +54,7 @@ export class PiStreamReader {
     stopReason: null,
     errorMessage: null,
     costUsd: 0,
+    models: [],
     tokens: 0,
     badLines: 0,
     denials: [],
@@ -99,6 +102,10 @@ export class PiStreamReader {
         const usage = asObject(m.usage);
         this.s.costUsd += amount(asObject(usage?.cost)?.total);
         this.s.tokens += amount(usage?.totalTokens);
+        const model = str(m.model);
+        // An errored message answers nothing: pi names the model it asked for there too.
+        if (model && m.stopReason !== 'error' && !this.s.models.includes(model))
+          this.s.models.push(model);
         const said = textOf(m).trim();
         if (said) this.onProgress({ kind: 'text', text: said });
         break;

@@ -9,9 +9,6 @@ import type {
 import { RaymondError } from '../../errors.js';
 import { backendOf } from './registry.js';
 
-/** A usage limit's reset told to the minute may lift a few seconds late: the park lasts this much longer. */
-const RESET_MARGIN_MS = 5_000;
-
 /**
  * One executor for markdown states that hands each turn to its workflow's
  * backend; each backend's executor is made when a turn first needs it.
@@ -85,7 +82,7 @@ async function widthTurn(
     if (err instanceof RaymondError && err.code === 'ERR_USAGE_LIMIT') {
       const resetsAt = details.resetsAt;
       if (typeof resetsAt === 'number' && Number.isFinite(resetsAt))
-        width.park(resetsAt + RESET_MARGIN_MS, err.message);
+        width.park(resetsAt, err.message);
     }
     // A backend that tells of a refusal only when the turn fails on it (codex without its retries).
     const limited = details.limited;

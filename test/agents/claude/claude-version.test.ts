@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { claudeArgs } from '../../../src/agents/claude/claude-argv.js';
+import { FALLBACK_LIST, claudeArgs } from '../../../src/agents/claude/claude-argv.js';
 import { compareVersions, helpFlags } from '../../../src/agents/claude/claude-version.js';
 
 describe('Claude Code versions and flags', () => {
@@ -48,5 +48,35 @@ describe('Claude Code versions and flags', () => {
       ),
       'a fresh turn without a grant needs none',
     );
+  });
+
+  it('passes --fallback-model as a list where the help says it takes one, else its first model, else nothing', () => {
+    const help = [
+      '  --fallback-model <model>              Models to fall back to when the main',
+      '                                        model is busy or unavailable',
+      '                                        (comma-separated, in order).',
+      '  --file <specs...>                     Files to download at startup',
+    ].join('\n');
+    const list = helpFlags(help);
+    assert.ok(list.has(FALLBACK_LIST));
+    const one = helpFlags(
+      '  --fallback-model <model>  Enable automatic fallback to specified model when default model is overloaded\n  --file <x>  y',
+    );
+    assert.ok(one.has('--fallback-model') && !one.has(FALLBACK_LIST));
+    const turn = {
+      prompt: 'x',
+      session: { kind: 'fresh' } as const,
+      skipPermissions: true,
+      fallbackModels: ['sonnet', 'haiku'],
+    };
+    const value = (flags: Set<string>) => {
+      const args = claudeArgs({ ...turn, flags });
+      const at = args.indexOf('--fallback-model');
+      return at < 0 ? undefined : args[at + 1];
+    };
+    assert.equal(value(list), 'sonnet,haiku');
+    assert.equal(value(one), 'sonnet');
+    assert.equal(value(new Set(['--model'])), undefined);
+    assert.ok(!claudeArgs({ ...turn, fallbackModels: [] }).includes('--fallback-model'));
   });
 });

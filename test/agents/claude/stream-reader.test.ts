@@ -10,8 +10,8 @@ import {
   MAX_LINE_CHARS,
   StreamReader,
   describeDenial,
-  type StreamProgress,
 } from '../../../src/agents/claude/stream-reader.js';
+import type { StreamProgress } from '../../../src/agents/claude/stream-summary.js';
 
 const line = (o: unknown) => `${JSON.stringify(o)}\n`;
 const result = (extra: Record<string, unknown>) =>
@@ -141,6 +141,37 @@ describe('StreamReader rate limits', () => {
     const s = r.end();
     assert.deepEqual(s.limited, { retries: 2, status: 529, gaveUp: false });
     assert.equal(s.usageLimit, null);
+  });
+
+  it("reads a model_fallback (overloaded or unavailable) and names the models that answered, not Claude Code's own words", () => {
+    const progress: StreamProgress[] = [];
+    const r = new StreamReader((p) => progress.push(p));
+    const fallback = (fields: Record<string, unknown>) =>
+      r.write(line({ type: 'system', subtype: 'model_fallback', ...fields }));
+    fallback({
+      trigger: 'overloaded',
+      original_model: 'claude-sonnet-5-5',
+      fallback_model: 'claude-opus-5-5',
+    });
+    fallback({
+      trigger: 'model_not_found',
+      original_model: 'claude-opus-5-5',
+      fallback_model: 'claude-haiku-5-5',
+    });
+    const said = (model: string) =>
+      line({ type: 'assistant', message: { model, content: [{ type: 'text', text: 'hi' }] } });
+    r.write(said('claude-haiku-5-5') + said('<synthetic>') + said('claude-haiku-5-5'));
+    r.write(result({ result: 'done <result>ok</result>' }));
+    assert.deepEqual(
+      progress.filter((p) => p.kind === 'fallback'),
+      [
+        { kind: 'fallback', from: 'claude-sonnet-5-5', to: 'claude-opus-5-5', why: 'overloaded' },
+        { kind: 'fallback', from: 'claude-opus-5-5', to: 'claude-haiku-5-5', why: 'unavailable' },
+      ],
+    );
+    const s = r.end();
+    assert.deepEqual(s.models, ['claude-haiku-5-5']);
+    assert.equal(s.fellBack, true);
   });
 });
 
@@ -329,6 +360,8 @@ describe('invocationCost', () => {
     cutLines: 0,
     denials: [],
     fatal: null,
+    models: [],
+    fellBack: false,
   });
   it('charges a fresh session its total', () =>
     assert.equal(invocationCost(summary(0.3, 10, 10), undefined), 0.3));

@@ -25,6 +25,7 @@ const assistant = (text: string, cost = 0.0045, extra: Record<string, unknown> =
   content: [{ type: 'text', text }],
   usage: usage(cost),
   stopReason: 'stop',
+  model: 'mock-model',
   ...extra,
 });
 const user = (text: string) => ({ role: 'user', content: [{ type: 'text', text }], timestamp: 1 });
@@ -65,6 +66,7 @@ describe('PiStreamReader', () => {
         tokens: 1100,
         badLines: 0,
         denials: [],
+        models: ['mock-model'],
       });
       assert.deepEqual(progress, [{ kind: 'text', text: 'hello <goto>B</goto>' }]);
     });

@@ -60,6 +60,14 @@ describe('width against API limits (real claude, a rate-limited scripted API)', 
     );
     const state = box.state('wide');
     assert.equal(state.agents.filter((a) => a.status === 'paused').length, 0);
+    // The state file keeps the width as the run last set it: --status shows it.
+    const width = state.account_widths?.claude;
+    assert.ok(width && width.width >= 1 && width.width <= 50, JSON.stringify(width));
+    const status = await raymond(['--status', 'wide'], { cwd: box.dir, env: box.env() });
+    assert.match(
+      status.stdout,
+      /^account width: claude: (rate limited: \d+ at once, was \d+|recovering: \d+ at once \(at most 50\)) \(since \S+Z\)$/m,
+    );
   });
 
   it('a usage limit parks the account: no turn starts until the reset, then the run finishes every worker', async (t) => {
