@@ -1,6 +1,6 @@
 import type { RunEventSink, WidthReason } from '../../machines/run-events.js';
 import type { TurnWidth } from './agent-backend.js';
-import { RaymondError } from '../errors.js';
+import { waitInLine, type Waiter } from './width-line.js';
 import {
   WIDTH_TUNING,
   afterRefusal,
@@ -13,11 +13,6 @@ import {
   type WidthState,
   type WidthTuning,
 } from './width-rules.js';
-
-interface Waiter {
-  go: () => void;
-  fail: (err: Error) => void;
-}
 
 /**
  * How many turns a run starts at once against one account of one backend:
@@ -33,7 +28,7 @@ export class AccountWidth implements TurnWidth {
   private parkedUntil = 0;
   private parkMessage = '';
   private timer: ReturnType<typeof setTimeout> | undefined;
-  private readonly waiters: Waiter[] = [];
+  private readonly waiters: Array<Waiter<void>> = [];
 
   constructor(
     readonly backend: string,
@@ -68,28 +63,9 @@ export class AccountWidth implements TurnWidth {
       this.running++;
       return;
     }
-    await new Promise<void>((resolve, reject) => {
-      const waiter: Waiter = {
-        go: () => {
-          signal.removeEventListener('abort', stop);
-          this.running++;
-          resolve();
-        },
-        fail: (err) => {
-          signal.removeEventListener('abort', stop);
-          reject(err);
-        },
-      };
-      const stop = () => {
-        const at = this.waiters.indexOf(waiter);
-        if (at >= 0) this.waiters.splice(at, 1);
-        reject(new RaymondError('ERR_AGENT_FAILED', 'stopped'));
-      };
-      if (signal.aborted) return stop();
-      signal.addEventListener('abort', stop, { once: true });
-      this.waiters.push(waiter);
-      this.pump();
-    });
+    const waiting = waitInLine(this.waiters, signal, () => this.running++);
+    this.pump();
+    await waiting;
   }
 
   /** A turn ended; `answered` when the account served it (it may have been refused on the way). */

@@ -11,6 +11,7 @@ import {
   widthNews,
   type WidthTuning,
 } from '../agents/width-rules.js';
+import { waitInLine, type Waiter } from '../agents/width-line.js';
 import { RaymondError } from '../errors.js';
 import { stateFields, widthScripts, type SharedState, type WidthScripts } from './width-scripts.js';
 
@@ -32,19 +33,20 @@ export interface SharedWidthOptions {
    * @default 30000
    */
   leaseMs?: number;
+  /**
+   * A waiting turn asks again at least this often: a wake lost (a Redis
+   * restarted, a subscriber reconnecting) costs this much.
+   * @default 500
+   */
+  pollMs?: number;
 }
 
-/** How long a waiting turn waits at most before it asks again: a wake lost (Redis restarted) costs this. */
-const POLL_MS = 500;
 /** Tries of a compare-and-set before a change is dropped: only a burst of writes by every worker at once loses one. */
 const TRIES = 10;
+/** How long a stopping worker waits to give its places back. */
+const CLOSE_WAIT_MS = 2000;
 /** An account idle this long forgets its width, and starts again with slow start. */
 const IDLE_TTL_MS = 24 * 3600_000;
-
-interface Waiter {
-  go: (lease: string) => void;
-  fail: (err: Error) => void;
-}
 
 /**
  * An account's width shared by every queue worker through Redis, by the
@@ -61,8 +63,9 @@ export class SharedWidth {
   private readonly keys: [string, string];
   private readonly tuning: WidthTuning;
   private readonly leaseMs: number;
+  private readonly pollMs: number;
   private readonly leases = new Set<string>();
-  private readonly waiters: Waiter[] = [];
+  private readonly waiters: Array<Waiter<string>> = [];
   private readonly pending = new Set<Promise<void>>();
   private leased = 0;
   private pumping = false;
@@ -77,6 +80,7 @@ export class SharedWidth {
     this.channel = `${o.key}:wake`;
     this.tuning = o.tuning ?? WIDTH_TUNING;
     this.leaseMs = o.leaseMs ?? 30_000;
+    this.pollMs = o.pollMs ?? 500;
     this.refresher = setInterval(() => this.refresh(), this.leaseMs / 3);
     this.refresher.unref();
   }
@@ -98,28 +102,9 @@ export class SharedWidth {
 
   /** Waits for a place on the account; see TurnWidth. */
   acquire(signal: AbortSignal): Promise<void> {
-    return new Promise<void>((resolve, reject) => {
-      const waiter: Waiter = {
-        go: (lease) => {
-          signal.removeEventListener('abort', stop);
-          this.leases.add(lease);
-          resolve();
-        },
-        fail: (err) => {
-          signal.removeEventListener('abort', stop);
-          reject(err);
-        },
-      };
-      const stop = () => {
-        const at = this.waiters.indexOf(waiter);
-        if (at >= 0) this.waiters.splice(at, 1);
-        reject(new RaymondError('ERR_AGENT_FAILED', 'stopped'));
-      };
-      if (signal.aborted) return stop();
-      signal.addEventListener('abort', stop, { once: true });
-      this.waiters.push(waiter);
-      this.pump();
-    });
+    const waiting = waitInLine(this.waiters, signal, (lease: string) => this.leases.add(lease));
+    this.pump();
+    return waiting;
   }
 
   /** Gives back one of this worker's places, and grows the width by a turn served at full width. */
@@ -152,9 +137,15 @@ export class SharedWidth {
     clearTimeout(this.timer);
     clearInterval(this.refresher);
     for (const w of this.waiters.splice(0)) w.fail(new RaymondError('ERR_AGENT_FAILED', 'stopped'));
-    await Promise.all([...this.pending]);
-    for (const lease of [...this.leases]) await this.read(lease).catch(() => undefined);
+    const leases = [...this.leases];
     this.leases.clear();
+    // A Redis away would keep the worker from stopping: its leases lapse on their own then.
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([
+      Promise.all([...this.pending, ...leases.map((l) => this.read(l).catch(() => undefined))]),
+      new Promise((done) => (timer = setTimeout(done, CLOSE_WAIT_MS))),
+    ]);
+    clearTimeout(timer);
   }
 
   private async refused(status: 429 | 529, delayMs: number | null, emit: RunEventSink) {
@@ -231,7 +222,7 @@ export class SharedWidth {
         for (const w of this.waiters.splice(0)) w.fail(parkedError(b ?? '', Number(a)));
         return;
       }
-      if (verdict !== 'ok') return this.later(Number(a) > 0 ? Number(a) : POLL_MS);
+      if (verdict !== 'ok') return this.later(Number(a) > 0 ? Number(a) : this.pollMs);
       const at = this.waiters.indexOf(head);
       // Stopped while Redis gave it a place: the place goes back.
       if (at < 0) await this.read(lease);
@@ -242,7 +233,7 @@ export class SharedWidth {
   private later(ms: number): void {
     if (this.closed) return;
     clearTimeout(this.timer);
-    this.timer = setTimeout(() => this.pump(), Math.min(ms, POLL_MS));
+    this.timer = setTimeout(() => this.pump(), Math.min(ms, this.pollMs));
     this.timer.unref();
   }
 

@@ -45,7 +45,7 @@ export class WorkerWidths {
     private readonly target: QueueTarget,
     /** The worker's name: it names the worker's leases. */
     private readonly owner: string,
-    private readonly tuning: Pick<SharedWidthOptions, 'tuning' | 'leaseMs'> = {},
+    private readonly tuning: Pick<SharedWidthOptions, 'tuning' | 'leaseMs' | 'pollMs'> = {},
   ) {}
 
   /** The width of `backend`'s account as `env` names it, at most `ceiling` wide. */
