@@ -179,7 +179,10 @@ export class SharedWidth {
 
   private write(r: SharedState, fields: Record<string, string | number>, wake: boolean) {
     const channel = wake ? this.channel : '';
-    return this.scripts.write(this.keys[0], r.v, channel, IDLE_TTL_MS, fields);
+    // A park (a weekly limit, say) outlives the idle time: the account is not forgotten before its reset.
+    const parked = Math.max(r.parkedUntil, Number(fields.parkedUntil ?? 0));
+    const ttl = IDLE_TTL_MS + Math.max(0, parked - r.now);
+    return this.scripts.write(this.keys[0], r.v, channel, ttl, fields);
   }
 
   private start(): number {
