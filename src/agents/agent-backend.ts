@@ -43,12 +43,37 @@ export interface BackendRuntime {
   /** Told each backend's width as it changes (0 while a usage limit parks it): the run grants no more markdown steps than their sum. */
   onWidth?: (backend: string, width: number) => void;
   /**
+   * The width each backend's turns pass, when it is not the run's own: a
+   * queue worker's is shared through Redis with every worker of the
+   * account (SharedWidth). Over `maxTurns`; its owner closes it.
+   */
+  widthOf?: (backend: string) => TurnWidth;
+  /**
    * Where what a backend keeps between turns lives when it must outlive the
    * executor (a queue worker's executor per job); absent: the executor's own.
    */
   keep?: RunKeep;
   /** USD per million tokens by model, from the config's `[raymond.prices]`: over a backend's own table. */
   prices?: Readonly<Record<string, PriceOverride>>;
+}
+
+/**
+ * How many turns start at once against one backend's account: each turn
+ * waits for its place, then tells how it went. AccountWidth keeps it for a
+ * run; SharedWidth for every queue worker of the account.
+ */
+export interface TurnWidth {
+  /**
+   * Waits for a turn's place. Aborted: throws ERR_AGENT_FAILED `stopped`;
+   * parked by a usage limit: throws ERR_USAGE_LIMIT with its reset.
+   */
+  acquire(signal: AbortSignal): Promise<void>;
+  /** A turn ended; `answered` when the account served it. Settles once the width took it in. */
+  release(answered: boolean): Promise<void> | void;
+  /** The account refused a request for its rate (429) or its load (529); the turn retries after `delayMs`. */
+  limited(status: 429 | 529, delayMs: number | null): void;
+  /** The account's usage is spent until `resetsAt` (epoch ms): no turn starts before then (and RESET_MARGIN_MS more). */
+  park(resetsAt: number, message: string): void;
 }
 
 /** The config's `[raymond.prices]`: USD per million tokens by model. */

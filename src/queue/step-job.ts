@@ -44,6 +44,12 @@ export interface TurnJobSettings {
   settings: Readonly<Record<string, unknown>>;
   /** The config's `[raymond.prices]`, for a backend that charges tokens at a price. */
   prices?: Readonly<Record<string, PriceOverride>>;
+  /**
+   * The run's `--max-parallel`: the ceiling of the account's width the
+   * workers share (absent from an older coordinator's jobs: worker-widths.ts
+   * SHARED_WIDTH_CEILING).
+   */
+  maxTurns?: number;
 }
 
 /**

@@ -19,6 +19,7 @@ import {
   type StepJob,
   type StepJobResult,
 } from './step-job.js';
+import type { WorkerWidths } from './worker-widths.js';
 import type { WorkerWorktrees } from './worker-worktrees.js';
 import { receiveFolder } from './workflow-files.js';
 
@@ -45,6 +46,8 @@ export interface StepRunnerContext {
   values: ValueFiles;
   worktrees: WorkerWorktrees;
   transcripts: SessionTranscripts;
+  /** The accounts' widths, shared with every worker through Redis. */
+  widths: WorkerWidths;
   /** What the backends keep between the turns of a job's run here, made on first use. */
   keepOf: (job: StepJob) => RunKeeper;
 }
@@ -117,6 +120,8 @@ export async function runStepJob(
         turnSlots: c.concurrency,
         keep,
         prices: job.turns!.prices,
+        // The account's width is every worker's: its changes go to the run whose turn made them.
+        widthOf: (backend) => c.widths.of(backend, job.env, job.turns!.maxTurns).for(forward),
       });
       execution = await turns.execute({
         ...request(''),

@@ -1,12 +1,12 @@
 import { hostname } from 'node:os';
 import { DelayedError, Worker, type Job } from 'bullmq';
-import type { RunEvent } from '../../machines/run-events.js';
 import { RunKeeper } from '../agents/run-keep.js';
 import { RaymondError, errorMessage } from '../errors.js';
 import { createSpawnerPool } from '../executors/spawner-pool.js';
 import { createValueFiles } from '../executors/value-files.js';
 import { BlobStore } from './blob-store.js';
 import { claimJob, finishClaim, redisNow, renewClaim } from './job-claims.js';
+import { jobProgress } from './job-progress.js';
 import { secretCheck, signedPayload, signJob, type SignedJob } from './job-signing.js';
 import { endedSession, stepJobEnvelope } from './queue-schemas.js';
 import type { QueueTarget } from './queue-url.js';
@@ -19,13 +19,13 @@ import {
   QUEUE_NAME,
   cancelKey,
   endedKey,
-  type SignedProgressPayload,
   type SignedResultPayload,
   type StepJob,
   type StepJobResult,
 } from './step-job.js';
 import { runStepJob, type StepRunnerContext } from './step-runner.js';
 import { BEAT_MS, alive, beat, leave, workerBeat, type WorkerBeat } from './worker-registry.js';
+import { WorkerWidths } from './worker-widths.js';
 import { WorkerWorktrees } from './worker-worktrees.js';
 
 /** How a worker is started (`raymond worker`). */
@@ -51,9 +51,6 @@ const RUN_QUIET_MS = 10 * 60_000;
 
 /** How long a job waits for the worker that holds its session or worktree before any worker takes it. */
 const PREFER_MS = 3000;
-
-/** The worker's own events a coordinator shows: what Claude said, and warnings. */
-const FORWARDED = new Set<RunEvent['type']>(['print', 'warning', 'detail', 'permission.denied']);
 
 /** A refused job: the reason its job fails with, which the coordinator reports as the agent's error. */
 function refuse(o: WorkerOptions, id: string | undefined, why: string): Error {
@@ -86,6 +83,7 @@ export async function startWorker(
   const values = createValueFiles();
   const worktrees = new WorkerWorktrees();
   const transcripts = new SessionTranscripts();
+  const widths = new WorkerWidths(redis, o.target, o.name);
   /** What the backends keep between a run's turns here (live processes), by run. */
   const keeps = new Map<string, RunKeeper>();
   const active = new Map<string, { ac: AbortController; job: StepJob }>();
@@ -145,6 +143,7 @@ export async function startWorker(
     values,
     worktrees,
     transcripts,
+    widths,
     keepOf,
   };
 
@@ -205,24 +204,9 @@ export async function startWorker(
     lastJob.set(job.run, Date.now());
     active.set(bull.id, { ac, job });
     figures.active = active.size;
-    const events: RunEvent[] = [];
-    let flushing: Promise<unknown> = Promise.resolve();
-    const flush = () => {
-      if (events.length === 0) return;
-      const batch = events.splice(0);
-      const signed = signJob(o.secret, {
-        for: 'progress',
-        id: job.id,
-        nonce: job.nonce,
-        events: batch,
-      } satisfies SignedProgressPayload);
-      flushing = flushing.then(() => bull.updateProgress(signed).catch(() => undefined));
-    };
-    const timer = setInterval(flush, 250);
+    const progress = jobProgress(o.secret, job, bull);
     try {
-      const r = await runStepJob(runner, job, ac.signal, (e) => {
-        if (FORWARDED.has(e.type)) events.push(e);
-      });
+      const r = await runStepJob(runner, job, ac.signal, progress.forward);
       figures.done++;
       const result: StepJobResult = ac.signal.aborted ? { ...r, cancelled: true } : r;
       return signJob(o.secret, {
@@ -236,9 +220,7 @@ export async function startWorker(
       o.log(`job ${bull.id} failed: ${errorMessage(err)}`);
       throw err;
     } finally {
-      clearInterval(timer);
-      flush();
-      await flushing;
+      await progress.close();
       await finishClaim(redis, job.id, job.nonce).catch(() => undefined);
       active.delete(bull.id);
       figures.active = active.size;
@@ -291,6 +273,7 @@ export async function startWorker(
       await worker.close().catch(() => undefined);
       await leave(redis, o.name).catch(() => undefined);
       for (const keep of keeps.values()) keep.close();
+      await widths.close();
       await worktrees.close();
       await spawners.close();
       await values.close();

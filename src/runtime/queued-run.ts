@@ -47,6 +47,7 @@ export async function openQueue(options: {
       skipPermissions: options.settings.skipPermissions,
       settings: options.settings.backendSettings ?? {},
       prices: options.settings.prices,
+      maxTurns: options.settings.maxParallel,
     },
     pushRemote: options.queue.pushRemote,
     emit: options.emit,

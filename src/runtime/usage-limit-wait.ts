@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { timerDelay } from '../timer-delay.js';
-import { RESET_MARGIN_MS } from '../agents/account-width.js';
+import { RESET_MARGIN_MS } from '../agents/width-rules.js';
 import type { RunOutcome } from './run-types.js';
 
 /** How a run waits out its usage limits. */

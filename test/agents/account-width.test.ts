@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { RunEvent } from '../../machines/run-events.js';
-import { AccountWidth, RESET_MARGIN_MS, WIDTH_TUNING } from '../../src/agents/account-width.js';
+import { AccountWidth } from '../../src/agents/account-width.js';
+import { RESET_MARGIN_MS, WIDTH_TUNING } from '../../src/agents/width-rules.js';
 import { RaymondError } from '../../src/errors.js';
 
 function width(ceiling: number, start = 4) {

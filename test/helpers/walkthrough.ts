@@ -38,7 +38,7 @@ function normalize(
     .replace(/127\.0\.0\.1:\d+/g, '127.0.0.1:PORT')
     .replace(/ in (\d+m)?[\d.]+s;/g, ' in TIMEs;')
     // The time column of --status's cost by state: right-aligned, so a longer time widens it.
-    .replace(/(\d+%) +(\d+m)?[\d.]+s(  |$)/gm, '$1  TIMEs$3')
+    .replace(/(\d+%) +(\d+m)?[\d.]+s( {2}|$)/gm, '$1  TIMEs$3')
     .replace(/\d{4}-\d\d-\d\dT[\d:.]+Z/g, 'TIMESTAMP');
   const lines = t.split('\n').filter((l) => l.trim() !== '');
   const byAgent: Record<string, string[]> = {};

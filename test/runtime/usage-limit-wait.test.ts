@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { RunOutcome } from '../../src/runtime/run-types.js';
-import { RESET_MARGIN_MS } from '../../src/agents/account-width.js';
+import { RESET_MARGIN_MS } from '../../src/agents/width-rules.js';
 import { waitOutUsageLimits } from '../../src/runtime/usage-limit-wait.js';
 
 const outcome = (status: string, waitUntil?: number): RunOutcome =>

@@ -1,5 +1,6 @@
-import type { AgentBackend, BackendRuntime } from '../agent-backend.js';
-import { AccountWidth, WIDTH_TUNING } from '../account-width.js';
+import type { AgentBackend, BackendRuntime, TurnWidth } from '../agent-backend.js';
+import { AccountWidth } from '../account-width.js';
+import { WIDTH_TUNING } from '../width-rules.js';
 import type {
   BackendSpec,
   Execution,
@@ -14,21 +15,26 @@ import { backendOf } from './registry.js';
  * backend; each backend's executor is made when a turn first needs it.
  * With `runtime.maxTurns`, each backend's turns pass its account's width
  * (AccountWidth): fewer start while its API refuses them, none while its
- * usage is spent. `backends` finds a request's backend (the registry's;
+ * usage is spent; with `runtime.widthOf`, the width it gives (a queue
+ * worker's, shared through Redis), which it leaves open. `backends` finds a request's backend (the registry's;
  * tests give fakes).
  */
 export function backendExecutor(
   runtime: BackendRuntime,
   backends: (spec: BackendSpec | undefined) => AgentBackend = backendOf,
 ): StateExecutor {
-  const made = new Map<string, { executor: StateExecutor; width?: AccountWidth }>();
+  const made = new Map<
+    string,
+    { executor: StateExecutor; width?: TurnWidth; owned?: AccountWidth }
+  >();
   const of = (req: ExecutionRequest) => {
     const backend = backends(req.backend);
     let entry = made.get(backend.name);
     if (!entry) {
       entry = { executor: backend.executor(runtime) };
-      if (runtime.maxTurns !== undefined)
-        entry.width = new AccountWidth(
+      if (runtime.widthOf) entry.width = runtime.widthOf(backend.name);
+      else if (runtime.maxTurns !== undefined)
+        entry.width = entry.owned = new AccountWidth(
           backend.name,
           runtime.maxTurns,
           runtime.emit,
@@ -50,7 +56,7 @@ export function backendExecutor(
     },
     close() {
       for (const e of made.values()) {
-        e.width?.close();
+        e.owned?.close();
         e.executor.close?.();
       }
     },
@@ -60,7 +66,7 @@ export function backendExecutor(
 /** One turn inside its account's width: it waits for a place, reports refusals, and parks the account on a usage limit. */
 async function widthTurn(
   executor: StateExecutor,
-  width: AccountWidth,
+  width: TurnWidth,
   req: ExecutionRequest,
 ): Promise<Execution> {
   await width.acquire(req.signal);
@@ -89,6 +95,6 @@ async function widthTurn(
     if (!signalled && (limited === 429 || limited === 529)) width.limited(limited, null);
     throw err;
   } finally {
-    width.release(answered);
+    await width.release(answered);
   }
 }

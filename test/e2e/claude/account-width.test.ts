@@ -2,16 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { ClaudeSandbox } from '../../helpers/claude-sandbox.js';
 import { raymond, summary, type CliResult } from '../../helpers/cli.js';
-
-/** START forks `n` workers, one real Claude Code turn each; each worker's result names it. */
-function fanOut(n: number): Record<string, string> {
-  const forks = Array.from({ length: n }, (_, i) => `<fork n="${i}">WORKER.md</fork>`);
-  return {
-    'START.sh': `#!/usr/bin/env bash\ncat <<'EOF'\n${forks.join('\n')}\n<goto>DONE.sh</goto>\nEOF\n`,
-    'WORKER.md': 'Worker {{n}}: say the word.',
-    'DONE.sh': '#!/usr/bin/env bash\necho "<result>all forked</result>"\n',
-  };
-}
+import { answerWorkers, fanOut } from '../../helpers/fan-out.js';
 
 const workerResults = (r: CliResult) =>
   Object.entries(summary(r).results).filter(([id]) => id !== 'main');
@@ -20,9 +11,7 @@ describe('width against API limits (real claude, a rate-limited scripted API)', 
   const box = new ClaudeSandbox();
   before(async () => {
     await box.start();
-    box.server.on(/^Worker (\d+)/, (r) => ({
-      text: `<result>worker ${/^Worker (\d+)/.exec(r.prompt)![1]} done</result>`,
-    }));
+    answerWorkers(box.server);
   });
   after(() => box.stop());
 
@@ -74,9 +63,7 @@ describe('width against API limits (real claude, a rate-limited scripted API)', 
     const spent = new ClaudeSandbox();
     await spent.start();
     t.after(() => spent.stop());
-    spent.server.on(/^Worker (\d+)/, (r) => ({
-      text: `<result>worker ${/^Worker (\d+)/.exec(r.prompt)![1]} done</result>`,
-    }));
+    answerWorkers(spent.server);
     spent.server.spendAfter(10, 8_000);
     const wf = spent.write(fanOut(30), 'spent');
     // A claude.ai login, not an API key: Claude Code reads the unified limit headers only then.
