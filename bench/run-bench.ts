@@ -88,6 +88,30 @@ if (want('markdown')) {
     );
   }
 }
+if (want('limits')) {
+  // `limits:N:R`: N one-turn workers against R requests a second (the issue's shape: 1,000 at 5).
+  const [n = 1000, perSecond = 5] = (
+    process.argv.slice(2).find((a) => a.startsWith('limits:')) ?? ''
+  )
+    .split(':')
+    .slice(1)
+    .map(Number);
+  const { benchLimits, limitLine } = await import('./api-limits.js');
+  const at = Math.round(n * 0.3);
+  for (const [name, shape] of [
+    ['limits', { n, perSecond }],
+    ['limits', { n, perSecond, fixed: true }],
+    ['limits usage limit', { n, perSecond, spend: { after: at, resetMs: 60_000 } }],
+    ['limits 529 burst', { n, perSecond, burst: { after: at, forMs: 30_000 } }],
+  ] as const) {
+    const line = await benchLimits(shape).then(
+      (f) => limitLine(name, shape, f),
+      (err: unknown) => `${name}: FAILED: ${failure(err)}`,
+    );
+    console.log(line);
+    summary.push(line);
+  }
+}
 if (want('warm')) {
   const { benchWarm } = await import('./warm.js');
   const w = await benchWarm(8, 10, 4);

@@ -18,11 +18,13 @@ export function agentExecutor(
     settings: settings.backendSettings ?? {},
     emit,
     env,
-    ...(turns && {
-      turnSlots: turns.slots,
-      maxTurns: Math.min(settings.maxParallel, turns.slots),
-      onWidth: turns.onWidth,
-    }),
+    ...(turns && { turnSlots: turns.slots }),
+    // --no-adaptive-width: no account width, --max-parallel and the machine's slots alone.
+    ...(turns &&
+      settings.adaptiveWidth !== false && {
+        maxTurns: Math.min(settings.maxParallel, turns.slots),
+        onWidth: turns.onWidth,
+      }),
     prices: settings.prices,
   });
 }

@@ -9,6 +9,7 @@ import {
 import {
   type DefaultContext,
   above,
+  bool,
   atLeast,
   numberFromFlag,
   oneOf,
@@ -63,6 +64,19 @@ export const RUN_AGENT_SETTINGS = {
     check: wholeAtLeast(1, 'a whole number, 1 or more'),
     fromFlag: numberFromFlag,
     initial: ({ queued }: DefaultContext) => (queued ? QUEUE_MAX_PARALLEL : DEFAULT_MAX_PARALLEL),
+  }),
+  no_adaptive_width: setting({
+    flag: '--no-adaptive-width',
+    run: 'adaptiveWidth',
+    scope: 'process',
+    group: 'Run',
+    help: 'start turns up to --max-parallel whatever the API answers, rather than as many as each account serves (see docs/big-runs.md)',
+    doc: "Start markdown turns up to `max_parallel` whatever the API answers, rather than adapting to each account's rate limits (docs/big-runs.md). For comparison: a run goes slower with it.",
+    example: 'false',
+    defaultText: 'false',
+    check: bool,
+    toRun: (no: boolean) => !no,
+    initial: () => true,
   }),
   timeout: setting({
     flag: '--timeout <seconds>',

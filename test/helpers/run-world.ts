@@ -15,6 +15,7 @@ export function plainSettings(over: Partial<RunSettings> = {}): RunSettings {
     backendSettings: { disallowedTools: [], warm: false },
     debug: false,
     history: false,
+    adaptiveWidth: true,
     worktreeMode: 'keep-ignored',
     taskFolderPattern: DEFAULT_TASK_FOLDER_PATTERN,
     onAsk: 'pause',

@@ -52,6 +52,7 @@ describe('toOptions and fromOptions', () => {
     name: 'nightly',
     debug: true,
     history: true,
+    adaptiveWidth: true,
     backendSettings: { warm: false, disallowedTools: [], claudeBin: '/bin/claude' },
     environment: { A: '1' },
     queue: { url: 'redis://u:secret@10.0.0.1:6379', pushRemote: 'backup', secretFile: '/s' },

@@ -86,4 +86,24 @@ describe('width against API limits (real claude, a rate-limited scripted API)', 
     // Only turns already running when the limit came met it; without the park, each of the 20 left would.
     assert.ok(spent.server.usageRefused <= 10, `${spent.server.usageRefused} refused`);
   });
+
+  it('--no-adaptive-width starts turns up to --max-parallel whatever the API answers', async (t) => {
+    const fixed = new ClaudeSandbox();
+    await fixed.start();
+    t.after(() => fixed.stop());
+    answerWorkers(fixed.server);
+    fixed.server.limit(2);
+    const wf = fixed.write(fanOut(16), 'fixed');
+    const r = await raymond([wf, '--json', '--max-parallel', '16', '--no-adaptive-width'], {
+      cwd: fixed.dir,
+      env: fixed.env(),
+      timeoutMs: 300_000,
+    });
+    t.diagnostic(`${fixed.server.refused} refused, at most ${fixed.server.peakInFlight} at once`);
+    assert.equal(r.code, 0, r.stderr.slice(-3000));
+    assert.doesNotMatch(r.stderr, /rate limited: \d+ at once/);
+    // All 16 started at once against 2 a second: the API refused most of the first round.
+    assert.ok(fixed.server.refused >= 8, `${fixed.server.refused} refused`);
+    assert.equal(workerResults(r).length, 16);
+  });
 });
