@@ -48,6 +48,7 @@ describe('setting values', () => {
       'prompt',
     );
     assert.deepEqual(resolveSettings({ no_debug: true }, {}, here, ['process']), {
+      adaptiveWidth: true,
       debug: false,
       history: true,
       warm: true,
