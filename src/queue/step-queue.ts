@@ -129,7 +129,9 @@ export class StepQueue {
     signal: AbortSignal,
   ): Promise<StepJobResult> {
     const known = await this.lookUp(job.id, new Set(), true);
-    if (known.state === 'completed' && !known.result!.cancelled) return known.result!;
+    // A usage limit's result is no answer to reuse: after the reset the same step (same id) is asked again.
+    const spent = known.result?.error?.code === 'ERR_USAGE_LIMIT';
+    if (known.state === 'completed' && !known.result!.cancelled && !spent) return known.result!;
     // A step stopped by a Ctrl-C has no result to reuse, a failed one is tried again, and a job that is not ours is replaced: each runs again.
     const again =
       known.state === 'completed' || known.state === 'failed' || known.state === 'forged';
