@@ -11,6 +11,18 @@ export function answeredByText(counts: Record<string, number> | undefined): stri
   return entries.length === 0 ? '-' : entries.map(([m, n]) => `${m} ${n}`).join(', ');
 }
 
+/** Counts one step for each model that answered it, in `counts` (made when the first model is named). */
+export function countAnswered(
+  counts: Record<string, number> | undefined,
+  models: readonly string[] | undefined,
+): Record<string, number> | undefined {
+  for (const m of models ?? []) {
+    counts ??= {};
+    counts[m] = (counts[m] ?? 0) + 1;
+  }
+  return counts;
+}
+
 /** A row of a run's cost table: a state's or an agent's steps. */
 export interface CostRow {
   name: string;
@@ -58,10 +70,8 @@ export class CostTable {
     row.turns += step.turns;
     row.costUsd += step.costUsd;
     row.wallMs += step.wallMs;
-    for (const m of step.answeredBy ?? []) {
-      row.answeredBy ??= {};
-      row.answeredBy[m] = (row.answeredBy[m] ?? 0) + 1;
-    }
+    const answeredBy = countAnswered(row.answeredBy, step.answeredBy);
+    if (answeredBy) row.answeredBy = answeredBy;
   }
 
   get size(): number {

@@ -5,7 +5,7 @@ import type {
   StepRecord,
   WorkflowHistory,
 } from './history-types.js';
-import { stateKeyOf } from '../../machines/cost-table.js';
+import { countAnswered, stateKeyOf } from '../../machines/cost-table.js';
 
 /** How many of the latest samples (steps, runs, forks) the index keeps per series. */
 export const SAMPLE_WINDOW = 10_000;
@@ -104,10 +104,8 @@ export function foldStep(index: HistoryIndex, r: StepRecord): void {
   s.backend = r.backend;
   if (r.model !== undefined) s.model = r.model;
   else delete s.model;
-  for (const m of r.answeredBy ?? []) {
-    s.answeredBy ??= {};
-    s.answeredBy[m] = (s.answeredBy[m] ?? 0) + 1;
-  }
+  const answeredBy = countAnswered(s.answeredBy, r.answeredBy);
+  if (answeredBy) s.answeredBy = answeredBy;
 }
 
 /** Adds one run record: the last record of a run replaces its earlier ones in `runs`. */

@@ -180,7 +180,7 @@ export async function runMarkdownStep(
         costBase: spending.base(state.plan),
         backend: scope.backend,
         model: models[state.modelAt],
-        fallbackModels: models.slice(state.modelAt + 1) as string[],
+        fallbackModels: fallbackModels.slice(state.modelAt),
         effort,
         grant: resolvedGrant,
         env: deps.traceEnv?.(agent.id),

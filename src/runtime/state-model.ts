@@ -32,16 +32,16 @@ export function stateModel(
       : `${flag}: ${problem} (this state's workflow runs on ${backend.title})`;
   const modelProblem = (m: string | undefined, fromState: boolean, flag: string) =>
     m === undefined ? undefined : said(backend.modelProblem(m), fromState, flag);
+  // A state's own list is named by its key; the run's by its flag, with the backend that refused it.
+  const fallbackProblem = (m: string) => {
+    const p = backend.modelProblem(m);
+    if (p === undefined || own.fallbackModels === undefined)
+      return said(p, false, '--fallback-models');
+    return `fallback_models: ${p}`;
+  };
   const problem =
     modelProblem(model, own.model !== undefined, '--model') ??
-    (fallbackModels ?? [])
-      .map((m) =>
-        modelProblem(m, own.fallbackModels !== undefined, '--fallback-models')?.replace(
-          /^(?!--)/,
-          'fallback_models: ',
-        ),
-      )
-      .find((p) => p !== undefined) ??
+    (fallbackModels ?? []).map(fallbackProblem).find((p) => p !== undefined) ??
     (effort === undefined
       ? undefined
       : said(backend.effortProblem(effort), own.effort !== undefined, '--effort'));
