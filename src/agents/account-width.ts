@@ -34,7 +34,8 @@ export class AccountWidth implements TurnWidth {
 
   constructor(
     readonly backend: string,
-    readonly ceiling: number,
+    /** Raised by `raise` (a width shared by runs: AccountWidths), never lowered. */
+    public ceiling: number,
     private readonly emit: RunEventSink,
     private readonly tuning: WidthTuning = WIDTH_TUNING,
     private readonly now: () => number = Date.now,
@@ -48,6 +49,11 @@ export class AccountWidth implements TurnWidth {
   /** Turns that may run at once now. */
   get current(): number {
     return this.s.width;
+  }
+
+  /** Lets the width grow up to `ceiling` (another run with a higher one shares it now). */
+  raise(ceiling: number): void {
+    this.ceiling = Math.max(this.ceiling, ceiling);
   }
 
   /**

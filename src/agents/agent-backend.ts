@@ -34,18 +34,12 @@ export interface BackendRuntime {
    */
   turnSlots?: number;
   /**
-   * Most turns the run starts at once against one backend's account (the
-   * lesser of `--max-parallel` and the turn slots): each backend's turns
-   * then pass its account's adaptive width (AccountWidth).
-   * @default no width: every turn starts when the run gives it a slot
-   */
-  maxTurns?: number;
-  /** Told each backend's width as it changes (0 while a usage limit parks it): the run grants no more markdown steps than their sum. */
-  onWidth?: (backend: string, width: number) => void;
-  /**
-   * The width each backend's turns pass, when it is not the run's own: a
-   * queue worker's is shared through Redis with every worker of the
-   * account (SharedWidth). Over `maxTurns`; its owner closes it.
+   * The width each backend's turns pass: fewer start while its account
+   * refuses them, none while its usage is spent. A run's is its process's
+   * (AccountWidths: shared by the runs of `raymond serve`), a queue
+   * worker's is shared through Redis with every worker of the account
+   * (SharedWidth). The executor closes each width it took.
+   * @default no width: every turn starts when the run gives it a slot (`--no-adaptive-width`)
    */
   widthOf?: (backend: string) => TurnWidth;
   /**
@@ -74,6 +68,8 @@ export interface TurnWidth {
   limited(status: 429 | 529, delayMs: number | null): void;
   /** The account's usage is spent until `resetsAt` (epoch ms): no turn starts before then (and RESET_MARGIN_MS more). */
   park(resetsAt: number, message: string): void;
+  /** The run is done with the width (one shared by runs forgets it). */
+  close?(): void;
 }
 
 /** The config's `[raymond.prices]`: USD per million tokens by model. */

@@ -6,7 +6,7 @@ import { RaymondError } from '../errors.js';
 import { loadQueueSecret } from '../queue/job-signing.js';
 import { parseQueueUrl } from '../queue/queue-url.js';
 import { closeRedis, openRedis, whenReady } from '../queue/redis-link.js';
-import { KEY_PREFIX, QUEUE_NAME } from '../queue/step-job.js';
+import { KEY_PREFIX, QUEUE_NAMES } from '../queue/step-job.js';
 import { startWorker } from '../queue/step-worker.js';
 import { alive, listWorkers } from '../queue/worker-registry.js';
 import { ignoreRaymondFolder } from '../raymond-folder.js';
@@ -95,11 +95,18 @@ export async function workersCommand(flags: { queue: string; json?: boolean }): 
   const target = parseQueueUrl(flags.queue);
   const redis = openRedis(target, () => undefined, 'raymond-workers');
   await whenReady(redis, target, LOOK_MS);
-  const queue = new Queue(QUEUE_NAME, { connection: redis, prefix: KEY_PREFIX });
+  const queues = QUEUE_NAMES.map(
+    (name) => new Queue(name, { connection: redis, prefix: KEY_PREFIX }),
+  );
   try {
     const now = Date.now();
     const workers = await listWorkers(redis, now);
-    const counts = await queue.getJobCounts('waiting', 'active', 'delayed', 'completed', 'failed');
+    const counts = { waiting: 0, active: 0, delayed: 0, completed: 0, failed: 0 };
+    for (const queue of queues) {
+      const kinds = Object.keys(counts) as Array<keyof typeof counts>;
+      const one = await queue.getJobCounts(...kinds);
+      for (const k of kinds) counts[k] += one[k] ?? 0;
+    }
     if (flags.json)
       return JSON.stringify({
         workers: workers.map((w) => ({ ...w, alive: alive(w, now) })),
@@ -107,7 +114,7 @@ export async function workersCommand(flags: { queue: string; json?: boolean }): 
       });
     const lines = workers.map(
       (w) =>
-        `${w.name}  ${alive(w, now) ? 'alive' : 'gone '}  ${w.active}/${w.concurrency} busy  ${w.done} done  ${w.failed} failed  on ${w.host} pid ${w.pid}  (beat ${ago(now - w.beatAt)})`,
+        `${w.name}  ${alive(w, now) ? 'alive' : 'gone '}  ${w.active}/${w.concurrency} busy${w.waiting ? ` (${w.waiting} waiting)` : ''}  ${w.done} done  ${w.failed} failed  on ${w.host} pid ${w.pid}  (beat ${ago(now - w.beatAt)})`,
     );
     if (lines.length === 0) lines.push(`no worker has beaten at ${target.shown} in the last day`);
     lines.push(
@@ -115,7 +122,7 @@ export async function workersCommand(flags: { queue: string; json?: boolean }): 
     );
     return lines.join('\n');
   } finally {
-    await queue.close().catch(() => undefined);
+    await Promise.all(queues.map((q) => q.close().catch(() => undefined)));
     await closeRedis(redis);
   }
 }

@@ -22,7 +22,7 @@ export type SignedJob = Static<typeof signedJob.schema>;
  */
 export const stepJobEnvelope = checked(
   T.Object({
-    v: T.Literal(3),
+    v: T.Literal(4),
     kind: T.Union([T.Literal('script'), T.Literal('markdown'), T.Literal('worktree.finish')]),
     run: T.String(),
     id: T.String(),
@@ -68,8 +68,10 @@ export const workerBeatSchema = checked(
     host: T.String(),
     pid: T.Number(),
     concurrency: T.Number(),
-    /** Jobs it runs now, and how many it finished and failed since it started. */
+    /** Steps it runs now, and how many it finished and failed since it started. */
     active: T.Number(),
+    /** Jobs it took that wait: turns for their account's width (holding none of its places), others for a place. */
+    waiting: T.Optional(T.Number()),
     done: T.Number(),
     failed: T.Number(),
     startedAt: T.Number(),

@@ -87,7 +87,7 @@ export function createRemoteExecutors(ctx: RemoteContext): {
     >,
     kind: StepJob['kind'],
   ): JobRequest => ({
-    v: 3,
+    v: 4,
     kind,
     run: ctx.workflowId,
     id: jobId(req.agent),

@@ -5,8 +5,18 @@ import type { BackendSpec } from '../executors/executor.js';
 import type { ResolvedGrant } from '../executors/resolved-grant.js';
 import type { Execution, SessionPlan } from '../executors/executor.js';
 
-/** The BullMQ queue every worker takes steps from, under the `raymond` key prefix. */
+/** The BullMQ queue of scripts and worktree ends, under the `raymond` key prefix. */
 export const QUEUE_NAME = 'steps';
+/**
+ * The BullMQ queue of markdown turns: a turn waiting for its account's
+ * width waits in a place of this queue, never in one a script could take.
+ */
+export const TURNS_QUEUE = 'turns';
+/** Both queues, each worker takes from each. */
+export const QUEUE_NAMES = [QUEUE_NAME, TURNS_QUEUE] as const;
+/** Which queue a job goes to. */
+export const queueOf = (kind: StepJob['kind']): (typeof QUEUE_NAMES)[number] =>
+  kind === 'markdown' ? TURNS_QUEUE : QUEUE_NAME;
 /** Prefix of every key Raymond keeps in Redis. */
 export const KEY_PREFIX = 'raymond';
 
@@ -46,8 +56,7 @@ export interface TurnJobSettings {
   prices?: Readonly<Record<string, PriceOverride>>;
   /**
    * The run's `--max-parallel`: the ceiling of the account's width the
-   * workers share (absent from an older coordinator's jobs: worker-widths.ts
-   * SHARED_WIDTH_CEILING).
+   * workers share. Absent: the run has no width (`--no-adaptive-width`).
    */
   maxTurns?: number;
 }
@@ -58,8 +67,11 @@ export interface TurnJobSettings {
  * (job-signing.ts): nothing in it can be changed on the way.
  */
 export interface StepJob {
-  /** The job's format: a worker refuses another version's jobs in one line (2 had Claude's own `claude` field). */
-  v: 3;
+  /**
+   * The job's format: a worker refuses another version's jobs in one line
+   * (2 had Claude's own `claude` field; 3 put turns in the `steps` queue).
+   */
+  v: 4;
   kind: 'script' | 'markdown' | 'worktree.finish';
   /** The run's workflow id, and this job's id (the step's id and the turn's number in it). */
   run: string;

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Queue, QueueEvents, type Job } from 'bullmq';
+import type { Job, Queue, QueueEvents } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { RaymondError } from '../errors.js';
 import { BlobStore } from './blob-store.js';
@@ -14,6 +14,7 @@ import {
   type JobLookup,
 } from './job-results.js';
 import { signJob, verifyJob } from './job-signing.js';
+import { closeLanes, openLanes, type Lane } from './queue-lanes.js';
 import { signedProgress } from './queue-schemas.js';
 import type { QueueTarget } from './queue-url.js';
 import { closeRedis, openRedis, whenReady, type LinkNotice } from './redis-link.js';
@@ -21,8 +22,8 @@ import { publishSecretCheck, refreshSecretCheck } from './secret-check.js';
 import {
   JOB_VALID_MS,
   KEY_PREFIX,
-  QUEUE_NAME,
   cancelKey,
+  queueOf,
   endedKey,
   type JobRequest,
   type StepJob,
@@ -64,12 +65,18 @@ export class StepQueue {
 
   private constructor(
     private readonly redis: Redis,
-    private readonly eventsRedis: Redis,
-    private readonly events: QueueEvents,
-    private readonly queue: Queue,
+    private readonly lanes: ReadonlyMap<string, Lane>,
     private readonly secret: string,
   ) {
     this.blobs = new BlobStore(redis, KEY_PREFIX);
+    for (const { events } of lanes.values()) this.listen(events);
+    this.timer = setInterval(() => void this.poll(), POLL_MS);
+    this.timer.unref();
+  }
+
+  /** Settles jobs from the events that announce their ends, and passes their progress on. */
+  private listen(events: QueueEvents): void {
+    const secret = this.secret;
     events.on('completed', ({ jobId, returnvalue }) => {
       const p = this.pending.get(jobId);
       if (!p) return;
@@ -88,8 +95,6 @@ export class StepQueue {
       if (p && signed && signed.id === jobId && p.nonces.has(signed.nonce))
         p.onProgress({ events: signed.events });
     });
-    this.timer = setInterval(() => void this.poll(), POLL_MS);
-    this.timer.unref();
   }
 
   /**
@@ -106,14 +111,7 @@ export class StepQueue {
       await closeRedis(redis);
       throw err;
     }
-    const quiet: LinkNotice = () => undefined;
-    const eventsRedis = openRedis(target, quiet, 'raymond-events');
-    const events = new QueueEvents(QUEUE_NAME, { connection: eventsRedis, prefix: KEY_PREFIX });
-    const queue = new Queue(QUEUE_NAME, { connection: redis, prefix: KEY_PREFIX });
-    queue.on('error', () => undefined);
-    events.on('error', () => undefined);
-    await events.waitUntilReady();
-    return new StepQueue(redis, eventsRedis, events, queue, secret);
+    return new StepQueue(redis, await openLanes(target, redis), secret);
   }
 
   /**
@@ -128,7 +126,7 @@ export class StepQueue {
     onProgress: (data: unknown) => void,
     signal: AbortSignal,
   ): Promise<StepJobResult> {
-    const known = await this.lookUp(job.id, new Set(), true);
+    const known = await this.lookUp(job, new Set(), true);
     // A usage limit's result is no answer to reuse: after the reset the same step (same id) is asked again.
     const spent = known.result?.error?.code === 'ERR_USAGE_LIMIT';
     if (known.state === 'completed' && !known.result!.cancelled && !spent) return known.result!;
@@ -160,9 +158,14 @@ export class StepQueue {
     }
   }
 
+  /** The queue a job goes to. */
+  private queueOf(job: JobRequest): Queue {
+    return this.lanes.get(queueOf(job.kind))!.queue;
+  }
+
   /** A job's state and what it says (see lookUpJob). */
-  private lookUp(id: string, nonces: ReadonlySet<string>, whole: boolean): Promise<JobLookup> {
-    return lookUpJob(this.queue, this.secret, id, nonces, whole);
+  private lookUp(job: JobRequest, nonces: ReadonlySet<string>, whole: boolean): Promise<JobLookup> {
+    return lookUpJob(this.queueOf(job), this.secret, job.id, nonces, whole);
   }
 
   private async sign(
@@ -186,7 +189,7 @@ export class StepQueue {
       p.nonces.add(nonce);
       p.refreshAt = refreshAt;
     }
-    await this.queue.add('step', signed, {
+    await this.queueOf(job).add('step', signed, {
       jobId: job.id,
       attempts: 1,
       removeOnComplete: { age: KEEP_SECONDS },
@@ -231,14 +234,15 @@ export class StepQueue {
     const p = this.pending.get(id);
     if (!p) return;
     await this.redis.set(cancelKey(id), '1', 'EX', 3600);
-    const state = await this.queue.getJobState(id);
+    const queue = this.queueOf(p.job);
+    const state = await queue.getJobState(id);
     if (
       state === 'waiting' ||
       state === 'delayed' ||
       state === 'prioritized' ||
       state === 'unknown'
     ) {
-      await this.queue.remove(id).catch(() => undefined);
+      await queue.remove(id).catch(() => undefined);
       this.finish(
         id,
         new RaymondError(
@@ -265,7 +269,7 @@ export class StepQueue {
         this.checkedAt = Date.now();
       }
       for (const [id, p] of [...this.pending]) {
-        const known = await this.lookUp(id, p.nonces, Date.now() >= p.refreshAt);
+        const known = await this.lookUp(p.job, p.nonces, Date.now() >= p.refreshAt);
         if (known.state === 'completed') this.finish(id, known.result!);
         else if (known.state === 'failed') this.finish(id, failure(known.reason, p.job.where));
         else if (known.state === 'forged') {
@@ -285,8 +289,7 @@ export class StepQueue {
 
   async close(): Promise<void> {
     clearInterval(this.timer);
-    await this.events.close().catch(() => undefined);
-    await this.queue.close().catch(() => undefined);
-    await closeRedis(this.redis, this.eventsRedis);
+    await closeLanes(this.lanes);
+    await closeRedis(this.redis);
   }
 }

@@ -19,6 +19,7 @@ import {
   type StepJob,
   type StepJobResult,
 } from './step-job.js';
+import type { WorkerGate } from './worker-gate.js';
 import type { WorkerWidths } from './worker-widths.js';
 import type { WorkerWorktrees } from './worker-worktrees.js';
 import { receiveFolder } from './workflow-files.js';
@@ -37,8 +38,8 @@ export interface StepRunnerContext {
   workdir: string;
   /** The backends' settings of this machine (`--claude-bin`), by run name: over each job's. */
   machineSettings: Readonly<Record<string, unknown>>;
-  /** Most steps at once here: as many live processes a backend may keep. */
-  concurrency: number;
+  /** This machine's places (`--concurrency`): also as many live processes as a backend may keep. */
+  gate: WorkerGate;
   /** Where workflow folders are cached. */
   cache: string;
   blobs: BlobStore;
@@ -67,6 +68,30 @@ async function place(c: StepRunnerContext, job: StepJob, agent: AgentFields): Pr
  * A Raymond error becomes the result's error; anything else throws, failing the job.
  */
 export async function runStepJob(
+  c: StepRunnerContext,
+  job: StepJob,
+  signal: AbortSignal,
+  forward: (e: RunEvent) => void,
+): Promise<StepJobResult> {
+  // A turn takes its place here once its account lets it start (WorkerGate.after); any other step, before it starts.
+  if (job.kind === 'markdown') return runJob(c, job, signal, forward);
+  try {
+    await c.gate.enter(signal);
+  } catch {
+    const code = job.kind === 'script' ? 'ERR_SCRIPT_FAILED' : 'ERR_WORKTREE';
+    return {
+      worker: c.name,
+      error: new RaymondError(code, 'stopped', { file: job.where }).toJSON(),
+    };
+  }
+  try {
+    return await runJob(c, job, signal, forward);
+  } finally {
+    c.gate.leave();
+  }
+}
+
+async function runJob(
   c: StepRunnerContext,
   job: StepJob,
   signal: AbortSignal,
@@ -117,11 +142,15 @@ export async function runStepJob(
         settings: { ...job.turns!.settings, ...c.machineSettings },
         emit: forward,
         env: job.env,
-        turnSlots: c.concurrency,
+        turnSlots: c.gate.size,
         keep,
         prices: job.turns!.prices,
         // The account's width is every worker's: its changes go to the run whose turn made them.
-        widthOf: (backend) => c.widths.of(backend, job.env, job.turns!.maxTurns).for(forward),
+        widthOf: (backend) => {
+          const ceiling = job.turns!.maxTurns;
+          const width = ceiling && c.widths.of(backend, job.env, ceiling).for(forward);
+          return c.gate.after(width || undefined);
+        },
       });
       execution = await turns.execute({
         ...request(''),

@@ -16,7 +16,7 @@ import { SessionTranscripts } from './session-transcripts.js';
 import {
   JOB_VALID_MS,
   KEY_PREFIX,
-  QUEUE_NAME,
+  QUEUE_NAMES,
   cancelKey,
   endedKey,
   type SignedResultPayload,
@@ -25,6 +25,7 @@ import {
 } from './step-job.js';
 import { runStepJob, type StepRunnerContext } from './step-runner.js';
 import { BEAT_MS, alive, beat, leave, workerBeat, type WorkerBeat } from './worker-registry.js';
+import { WorkerGate } from './worker-gate.js';
 import { WorkerWidths } from './worker-widths.js';
 import { WorkerWorktrees } from './worker-worktrees.js';
 
@@ -59,9 +60,12 @@ function refuse(o: WorkerOptions, id: string | undefined, why: string): Error {
 }
 
 /**
- * A worker: takes signed step jobs from the queue and runs them here (a
+ * A worker: takes signed step jobs from the queues and runs them here (a
  * script, a Claude Code turn, or the end of an agent's worktree), with as
- * many at once as `concurrency` allows. It refuses any job whose signature
+ * many at once as `concurrency` allows. Turns come from a queue of their
+ * own and take a place here only once their account's width lets them
+ * start (WorkerGate): a turn waiting for its account never holds up a
+ * script. It refuses any job whose signature
  * or files do not check out, that expired, or that ran already (a copy put
  * back in the queue), and runs nothing of it. Its results are signed for
  * the job they answer. A worker whose secret is not the runs' stops
@@ -84,6 +88,7 @@ export async function startWorker(
   const worktrees = new WorkerWorktrees();
   const transcripts = new SessionTranscripts();
   const widths = new WorkerWidths(redis, o.target, o.name);
+  const gate = new WorkerGate(o.concurrency);
   /** What the backends keep between a run's turns here (live processes), by run. */
   const keeps = new Map<string, RunKeeper>();
   const active = new Map<string, { ac: AbortController; job: StepJob }>();
@@ -97,6 +102,7 @@ export async function startWorker(
     pid: process.pid,
     concurrency: o.concurrency,
     active: 0,
+    waiting: 0,
     done: 0,
     failed: 0,
     startedAt: Date.now(),
@@ -136,7 +142,7 @@ export async function startWorker(
     name: o.name,
     workdir: o.workdir,
     machineSettings: o.machineSettings ?? {},
-    concurrency: o.concurrency,
+    gate,
     cache: o.cache,
     blobs,
     spawners,
@@ -203,7 +209,6 @@ export async function startWorker(
     const ac = new AbortController();
     lastJob.set(job.run, Date.now());
     active.set(bull.id, { ac, job });
-    figures.active = active.size;
     const progress = jobProgress(o.secret, job, bull);
     try {
       const r = await runStepJob(runner, job, ac.signal, progress.forward);
@@ -223,24 +228,31 @@ export async function startWorker(
       await progress.close();
       await finishClaim(redis, job.id, job.nonce).catch(() => undefined);
       active.delete(bull.id);
-      figures.active = active.size;
     }
   };
 
-  // BullMQ leaves a connection it was given open when it closes: close() closes it, or the process would never end.
-  const jobsRedis = openRedis(o.target, () => undefined, `raymond-worker-${o.name}-jobs`);
-  const worker = new Worker(QUEUE_NAME, processor, {
-    connection: jobsRedis,
-    prefix: KEY_PREFIX,
-    concurrency: o.concurrency,
-    lockDuration: o.stallMs,
-    stalledInterval: o.stallMs,
-    maxStalledCount: 10,
+  // One BullMQ worker a queue, each on its own connection (a worker blocks its connection waiting for jobs).
+  // BullMQ leaves a connection it was given open when it closes: close() closes them, or the process would never end.
+  const jobsRedis = QUEUE_NAMES.map((name) =>
+    openRedis(o.target, () => undefined, `raymond-worker-${o.name}-${name}`),
+  );
+  const workers = QUEUE_NAMES.map((name, i) => {
+    const worker = new Worker(name, processor, {
+      connection: jobsRedis[i]!,
+      prefix: KEY_PREFIX,
+      concurrency: o.concurrency,
+      lockDuration: o.stallMs,
+      stalledInterval: o.stallMs,
+      maxStalledCount: 10,
+    });
+    worker.on('error', () => undefined);
+    return worker;
   });
-  worker.on('error', () => undefined);
 
   const heartbeat = async () => {
     figures.beatAt = Date.now();
+    figures.active = gate.running;
+    figures.waiting = active.size - gate.running;
     await beat(redis, figures).catch(() => undefined);
     // A run started since with another secret than this worker's: stop before taking its jobs.
     if ((await secretVerdict(redis, o.secret).catch(() => 'same')) === 'other')
@@ -270,14 +282,14 @@ export async function startWorker(
     async close() {
       clearInterval(beating);
       for (const { ac } of active.values()) ac.abort();
-      await worker.close().catch(() => undefined);
+      await Promise.all(workers.map((w) => w.close().catch(() => undefined)));
       await leave(redis, o.name).catch(() => undefined);
       for (const keep of keeps.values()) keep.close();
       await widths.close();
       await worktrees.close();
       await spawners.close();
       await values.close();
-      await closeRedis(redis, jobsRedis);
+      await closeRedis(redis, ...jobsRedis);
     },
   };
 }

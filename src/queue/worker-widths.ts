@@ -1,33 +1,13 @@
 import type { Redis } from 'ioredis';
-import { sha256 } from './blob-store.js';
+import { accountOf } from '../agents/account-key.js';
 import type { QueueTarget } from './queue-url.js';
 import { closeRedis, openRedis } from './redis-link.js';
 import { SharedWidth, type SharedWidthOptions } from './shared-width.js';
 import { KEY_PREFIX } from './step-job.js';
 
-/**
- * The ceiling of a job whose run did not say its `--max-parallel` (a
- * coordinator of an older version): a queued run's default `--max-parallel`
- * (settings' QUEUE_MAX_PARALLEL, a layer above this one).
- */
-const SHARED_WIDTH_CEILING = 1000;
-
-/** The variables that tell one account from another: its endpoint and its credentials. */
-const ACCOUNT_VARIABLE = /(_BASE_URL|_API_KEY|_AUTH_TOKEN|_OAUTH_TOKEN)$/;
-
-/**
- * Where an account's shared width lives: the backend, and a hash of its
- * endpoint and credentials (the variables of the turn's environment that
- * name them), so two accounts never share a width and no secret reaches
- * Redis. A machine logged in without such variables (a stored login) counts
- * as the one account of its backend with no variables.
- */
+/** Where an account's shared width lives in Redis (`raymond:width:claude:<hash>`: account-key.ts). */
 export function accountKey(backend: string, env: Readonly<Record<string, string | undefined>>) {
-  const named = Object.entries(env)
-    .filter(([k, v]) => ACCOUNT_VARIABLE.test(k) && v)
-    .sort(([a], [b]) => (a < b ? -1 : 1));
-  const hash = sha256(JSON.stringify([backend, named])).slice(0, 24);
-  return `${KEY_PREFIX}:width:${backend}:${hash}`;
+  return `${KEY_PREFIX}:width:${accountOf(backend, env)}`;
 }
 
 /**
@@ -52,7 +32,7 @@ export class WorkerWidths {
   of(
     backend: string,
     env: Readonly<Record<string, string | undefined>>,
-    ceiling = SHARED_WIDTH_CEILING,
+    ceiling: number,
   ): SharedWidth {
     const key = accountKey(backend, { ...process.env, ...env });
     const id = `${key} ${ceiling}`;

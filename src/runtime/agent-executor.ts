@@ -1,7 +1,11 @@
 import type { RunEventSink } from '../../machines/run-events.js';
+import { AccountWidths } from '../agents/account-widths.js';
 import { backendExecutor } from '../agents/registry/backend-executor.js';
 import type { StateExecutor } from '../executors/executor.js';
 import type { RunSettings } from '../settings/run-settings.js';
+
+/** The accounts' widths of this process: every run in it (`raymond serve`'s) shares each account's. */
+const processWidths = new AccountWidths();
 
 /**
  * The markdown states' executor: the workflow's agent CLI (its backend) as the run's settings say, with `env` for every turn. `raymond test`
@@ -22,8 +26,13 @@ export function agentExecutor(
     // --no-adaptive-width: no account width, --max-parallel and the machine's slots alone.
     ...(turns &&
       settings.adaptiveWidth !== false && {
-        maxTurns: Math.min(settings.maxParallel, turns.slots),
-        onWidth: turns.onWidth,
+        widthOf: (backend: string) =>
+          processWidths.join(
+            backend,
+            { ...process.env, ...env },
+            Math.min(settings.maxParallel, turns.slots),
+            { emit, onWidth: (width) => turns.onWidth(backend, width) },
+          ),
       }),
     prices: settings.prices,
   });

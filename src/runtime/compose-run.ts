@@ -73,7 +73,11 @@ export async function composeRun(options: ComposeRunOptions): Promise<RunOutcome
   const cap = markdownCap();
   const emit = (e: RunEvent) => {
     if (e.type === 'step.done') steps++;
-    else if (e.type === 'width.changed') cap.noted(e);
+    else if (e.type === 'width.changed') {
+      cap.noted(e);
+      // --queue: the workers' shared width, told by their events; a usage limit pauses the run's turns instead.
+      if (settings.queue && e.why !== 'usage-limit') cap.onWidth(e.backend, e.width);
+    }
     debug?.event(e);
     history?.event(e);
     tracer?.event(e);

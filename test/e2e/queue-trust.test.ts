@@ -159,11 +159,11 @@ describe('--queue: what Redis access without the secret cannot do', () => {
       const reason = (await queue.getJob('other.1'))?.failedReason ?? '';
       assert.equal(
         reason,
-        'refused: it is not a step job this worker knows (a run of another Raymond version?): v is 2; it must be 3; nothing of it was run',
+        'refused: it is not a step job this worker knows (a run of another Raymond version?): v is 2; it must be 4; nothing of it was run',
       );
       assert.match(
         w.log(),
-        /refused job other\.1: it is not a step job this worker knows .*: v is 2; it must be 3; nothing of it was run/,
+        /refused job other\.1: it is not a step job this worker knows .*: v is 2; it must be 4; nothing of it was run/,
       );
     } finally {
       await queue.close();

@@ -13,7 +13,7 @@ import { readBeat } from '../../src/queue/worker-registry.js';
 
 const SHA = 'a'.repeat(64);
 const envelope = {
-  v: 3,
+  v: 4,
   kind: 'script',
   run: 'r1',
   id: 'main.1',
@@ -61,9 +61,9 @@ describe('queue schemas', () => {
 
   it('name the wrong field of a malformed payload in one line', () => {
     const cases: Array<[string | undefined, string]> = [
-      [stepJobEnvelope.problem({ ...envelope, v: 1 }, 'the job'), 'v is 1; it must be 3'],
+      [stepJobEnvelope.problem({ ...envelope, v: 1 }, 'the job'), 'v is 1; it must be 4'],
       // A job of the version before (Claude's own `claude` field): refused, never run with its settings lost.
-      [stepJobEnvelope.problem({ ...envelope, v: 2 }, 'the job'), 'v is 2; it must be 3'],
+      [stepJobEnvelope.problem({ ...envelope, v: 2 }, 'the job'), 'v is 2; it must be 4'],
       [
         stepJobEnvelope.problem({ ...envelope, kind: 'shell' }, 'the job'),
         'kind is "shell"; it must be one of script, markdown, worktree.finish',

@@ -1,6 +1,4 @@
 import type { AgentBackend, BackendRuntime, TurnWidth } from '../agent-backend.js';
-import { AccountWidth } from '../account-width.js';
-import { WIDTH_TUNING } from '../width-rules.js';
 import type {
   BackendSpec,
   Execution,
@@ -13,35 +11,20 @@ import { backendOf } from './registry.js';
 /**
  * One executor for markdown states that hands each turn to its workflow's
  * backend; each backend's executor is made when a turn first needs it.
- * With `runtime.maxTurns`, each backend's turns pass its account's width
- * (AccountWidth): fewer start while its API refuses them, none while its
- * usage is spent; with `runtime.widthOf`, the width it gives (a queue
- * worker's, shared through Redis), which it leaves open. `backends` finds a request's backend (the registry's;
- * tests give fakes).
+ * With `runtime.widthOf`, each backend's turns pass its account's width:
+ * fewer start while its API refuses them, none while its usage is spent.
+ * `backends` finds a request's backend (the registry's; tests give fakes).
  */
 export function backendExecutor(
   runtime: BackendRuntime,
   backends: (spec: BackendSpec | undefined) => AgentBackend = backendOf,
 ): StateExecutor {
-  const made = new Map<
-    string,
-    { executor: StateExecutor; width?: TurnWidth; owned?: AccountWidth }
-  >();
+  const made = new Map<string, { executor: StateExecutor; width?: TurnWidth }>();
   const of = (req: ExecutionRequest) => {
     const backend = backends(req.backend);
     let entry = made.get(backend.name);
     if (!entry) {
-      entry = { executor: backend.executor(runtime) };
-      if (runtime.widthOf) entry.width = runtime.widthOf(backend.name);
-      else if (runtime.maxTurns !== undefined)
-        entry.width = entry.owned = new AccountWidth(
-          backend.name,
-          runtime.maxTurns,
-          runtime.emit,
-          WIDTH_TUNING,
-          Date.now,
-          (width) => runtime.onWidth?.(backend.name, width),
-        );
+      entry = { executor: backend.executor(runtime), width: runtime.widthOf?.(backend.name) };
       made.set(backend.name, entry);
     }
     return entry;
@@ -56,7 +39,7 @@ export function backendExecutor(
     },
     close() {
       for (const e of made.values()) {
-        e.owned?.close();
+        e.width?.close?.();
         e.executor.close?.();
       }
     },

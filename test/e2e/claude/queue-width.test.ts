@@ -56,6 +56,50 @@ describe('--queue: workers share the account width through Redis (real claude, a
     assert.ok(refused <= 15, `${refused} refused for ${served} served`);
   });
 
+  it('a script step is not held up by turns that wait for the width: they wait in a queue of their own', async (t) => {
+    if (!world.redis) return t.skip(NO_REDIS);
+    const served: number[] = [];
+    box.server.on(/^Turn (\d+)/, (r) => {
+      served.push(Date.now());
+      return { text: `<result>turn ${/^Turn (\d+)/.exec(r.prompt)![1]} done</result>` };
+    });
+    box.server.limit(1);
+    // Four places on the one worker. Four scripts take them first (LATER.sh, 4 s), then each
+    // goes on to a second script, queued behind the sixteen turns that wait for the width.
+    const w = await world.workers.start('lanes', { concurrency: 4 });
+    t.after(() => w.kill());
+    const forks = [
+      ...Array.from({ length: 16 }, (_, i) => `<fork n="${i}">TURN.md</fork>`),
+      ...Array.from({ length: 4 }, (_, i) => `<fork n="${i}">LATER.sh</fork>`),
+    ];
+    const wf = box.write(
+      {
+        'START.sh': `#!/usr/bin/env bash\ncat <<'EOF'\n${forks.join('\n')}\n<goto>DONE.sh</goto>\nEOF\n`,
+        'TURN.md': 'Turn {{n}}: say the word.',
+        'LATER.sh': '#!/usr/bin/env bash\nsleep 4\necho "<goto>SCRIPT.sh</goto>"\n',
+        'SCRIPT.sh': '#!/usr/bin/env bash\necho "<result>$(date +%s%3N)</result>"\n',
+        'DONE.sh': '#!/usr/bin/env bash\necho "<result>all forked</result>"\n',
+      },
+      'qlanes',
+    );
+    const r = await raymond(
+      [wf, '--queue', world.redis.url, '--json', '--workflow-id', 'qlanes', '--max-parallel', '50'],
+      { cwd: box.dir, env: box.env({ RAYMOND_QUEUE_SECRET: TEST_SECRET }), timeoutMs: 600_000 },
+    );
+    assert.equal(r.code, 0, r.stderr.slice(-3000));
+    const results = Object.values(summary(r).results);
+    const scripts = results.filter((v) => /^\d{13}$/.test(v)).map(Number);
+    assert.equal(scripts.length, 4, JSON.stringify(results));
+    assert.equal(results.filter((v) => /^turn \d+ done$/.test(v)).length, 16);
+    served.sort((a, b) => a - b);
+    const lastScript = Math.max(...scripts);
+    const before = served.filter((at) => at < lastScript).length;
+    t.diagnostic(`the scripts ended after ${before} of 16 turns were served`);
+    // In one queue (before), the scripts waited behind the twelve turns still queued, each
+    // holding a place while it waited for the width: they ended after 12 or more turns.
+    assert.ok(before <= 8, `the last script ended after ${before} of 16 turns`);
+  });
+
   it(`for comparison: two runs of ${N / 2} turns, each with a width of its own, against the same limit`, async (t) => {
     const alone = new ClaudeSandbox();
     await alone.start();
