@@ -47,7 +47,8 @@ export async function openQueue(options: {
       skipPermissions: options.settings.skipPermissions,
       settings: options.settings.backendSettings ?? {},
       prices: options.settings.prices,
-      maxTurns: options.settings.maxParallel,
+      // --no-adaptive-width: the workers start turns with no account width.
+      ...(options.settings.adaptiveWidth !== false && { maxTurns: options.settings.maxParallel }),
     },
     pushRemote: options.queue.pushRemote,
     emit: options.emit,
