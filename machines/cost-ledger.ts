@@ -15,7 +15,7 @@ export function charge(
   meta.total_cost_usd += costUsd;
   putSessionCosts(store, sessionCosts);
   const budget = meta.options.budget_usd;
-  if (budget > 0 && meta.total_cost_usd > budget && meta.status === 'running') {
+  if (budget > 0 && meta.total_cost_usd >= budget && meta.status === 'running') {
     meta.status = 'budget_exceeded';
     meta.error = `the budget of ${usd(budget)} is spent (${usd(meta.total_cost_usd)}); no new step was started`;
     return true;

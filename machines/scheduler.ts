@@ -70,13 +70,19 @@ export function waitingCount<R>(slots: Slots<R>): number {
 
 /**
  * Grants every slot it can, given the highest store version on disk,
- * holders first. A markdown step that must wait for the markdown cap is
+ * holders first. A markdown step that must wait for the markdown cap, or
+ * that `admit` refuses (the budget's reservation: budget-line.ts), is
  * skipped over, not waited behind, so scripts keep flowing; it keeps its
  * place at the front.
  */
-export function grant<R>(slots: Slots<R>, persisted: number): Array<Waiting<R>> {
+export function grant<R>(
+  slots: Slots<R>,
+  persisted: number,
+  admit: (w: Waiting<R>) => boolean = () => true,
+): Array<Waiting<R>> {
   const granted: Array<Waiting<R>> = [];
-  for (const queue of [slots.holders, slots.others]) grantFrom(slots, queue, persisted, granted);
+  for (const queue of [slots.holders, slots.others])
+    grantFrom(slots, queue, persisted, granted, admit);
   return granted;
 }
 
@@ -85,6 +91,7 @@ function grantFrom<R>(
   queue: Queue<R>,
   persisted: number,
   granted: Array<Waiting<R>>,
+  admit: (w: Waiting<R>) => boolean,
 ): void {
   const { items } = queue;
   const take = (w: Waiting<R>) => {
@@ -95,7 +102,7 @@ function grantFrom<R>(
   while (slots.running < slots.maxParallel && queue.head < items.length) {
     const head = items[queue.head]!;
     if (head.readyAt > persisted) break;
-    if (!head.markdown || slots.runningMarkdown.size < slots.maxMarkdown) {
+    if (!head.markdown || (slots.runningMarkdown.size < slots.maxMarkdown && admit(head))) {
       queue.head++;
       take(head);
       continue;

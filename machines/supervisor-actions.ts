@@ -1,11 +1,11 @@
 import { assertEvent, enqueueActions, fromCallback, setup, stopChild } from 'xstate';
 import { agentMachine } from './agent.machine.js';
-import type { AskResolvedEvent, JoinResolvedEvent, StepGrant } from './agent-types.js';
+import type { AskResolvedEvent, JoinResolvedEvent } from './agent-types.js';
 import { addWorkers } from './forked-workers.js';
 import { reviewGate, settleGate, tooManyAgents } from './gate-work.js';
 import { frameFor, frameWaits } from './frame-waiters.js';
 import { answerInStore } from './run-asks.js';
-import { charge, sessionCostsFor } from './cost-ledger.js';
+import { charge } from './cost-ledger.js';
 import { stackDepth } from './frame-stack.js';
 import { putAgent, putResult, putWidth, setRunStatus, type RunStore } from './run-store.js';
 import {
@@ -17,7 +17,9 @@ import {
   waitForSlot,
   withCost,
 } from './run-work.js';
-import { clearSlots, grant, release, setMarkdownCap } from './scheduler.js';
+import { clearReservations } from './budget-line.js';
+import { clearSlots, setMarkdownCap } from './scheduler.js';
+import { budgetNeed, endStep, grantSteps } from './step-grants.js';
 import { STEP_RUNNER_ID, type StepRunnerEvent } from './step-runner.js';
 import { failureText } from './step-failure.js';
 import { supervisorGuards } from './supervisor-guards.js';
@@ -30,6 +32,15 @@ import type {
   SupervisorOutput,
 } from './supervisor-types.js';
 import type { AgentRecord } from './types.js';
+
+/** The budget is spent: no new step starts, and the run says what the steps waiting would need. */
+function spent(
+  context: SupervisorContext,
+  enqueue: { assign: (a: { draining: boolean }) => void },
+) {
+  context.work.store.meta.error += budgetNeed(context);
+  enqueue.assign({ draining: true });
+}
 
 /**
  * The supervisor's setup: its types, its actors (one agent machine per
@@ -70,15 +81,15 @@ export const supervisorSetup = setup({
     }),
     recordStep: enqueueActions(({ context, event, enqueue }) => {
       assertEvent(event, 'step.done');
-      const { store, slots, actors, toSpawn } = context.work;
+      const { store, actors, toSpawn } = context.work;
       putAgent(store, withCost(store, event.record, event.costUsd));
-      if (charge(store, event.costUsd, event.sessionCosts)) enqueue.assign({ draining: true });
+      if (charge(store, event.costUsd, event.sessionCosts)) spent(context, enqueue);
       if (event.record.status === 'terminated') {
         putResult(store, event.agentId, event.record.result ?? '');
         actors.delete(event.agentId);
       }
       const workers = addWorkers(store, toSpawn, event.agentId, event.spawns, enqueue.emit);
-      release(slots, event.agentId);
+      endStep(context.work, event.agentId, event.costUsd);
       if (event.outcome === 'ask' && event.record.ask)
         enqueue.emit({
           type: 'ask.created',
@@ -99,15 +110,15 @@ export const supervisorSetup = setup({
     }),
     pauseAgent: enqueueActions(({ context, event, enqueue }) => {
       assertEvent(event, 'step.failed');
-      const { store, slots, actors } = context.work;
+      const { store, actors } = context.work;
       const { failure } = event;
       const record = store.agents.get(event.agentId)!;
       const paused: AgentRecord = { ...record, status: 'paused', error: failureText(failure) };
       if (failure.resetsAt !== undefined) paused.resets_at = failure.resetsAt;
       putAgent(store, withCost(store, paused, failure.spentUsd));
-      if (charge(store, failure.spentUsd, failure.sessionCosts)) enqueue.assign({ draining: true });
+      if (charge(store, failure.spentUsd, failure.sessionCosts)) spent(context, enqueue);
       actors.delete(event.agentId);
-      release(slots, event.agentId);
+      endStep(context.work, event.agentId, failure.spentUsd);
       enqueue.emit({
         type: 'agent.paused',
         agentId: event.agentId,
@@ -123,10 +134,10 @@ export const supervisorSetup = setup({
     /** A forked worker failed: it ends, the others go on. */
     failWorker: enqueueActions(({ context, event, enqueue }) => {
       assertEvent(event, 'step.failed');
-      const { store, slots, actors } = context.work;
+      const { store, actors } = context.work;
       enqueue.emit(failAgent(store, event.agentId, event.state, event.failure));
       actors.delete(event.agentId);
-      release(slots, event.agentId);
+      endStep(context.work, event.agentId, event.failure.spentUsd);
     }),
     registerJoiner: enqueueActions(({ context, event, enqueue }) => {
       assertEvent(event, 'agent.joining');
@@ -262,28 +273,15 @@ export const supervisorSetup = setup({
     },
     dispatch: enqueueActions(({ context, enqueue, self }) => {
       if (context.halted || context.draining) return;
-      const { store, slots } = context.work;
-      for (const w of grant(slots, context.persisted)) {
-        const record = store.agents.get(w.agentId)!;
-        const granted: StepGrant = {
-          forkCount: store.meta.fork_counters[w.agentId] ?? 0,
-          sessionCosts: sessionCostsFor(store, [
-            record.session,
-            record.branchFrom,
-            record.next_session,
-          ]),
-        };
-        const amount = store.meta.options.confirm_over_usd;
-        if (amount !== undefined)
-          granted.gate = { amountUsd: amount, spentUsd: store.meta.total_cost_usd };
-        enqueue.sendTo(w.ref ?? startAgent(context, self, record), {
+      for (const { waiting, record, granted } of grantSteps(context)) {
+        enqueue.sendTo(waiting.ref ?? startAgent(context, self, record), {
           type: 'step.start',
           ...granted,
         });
         enqueue.emit(
           record.scope
-            ? { type: 'step.started', agentId: w.agentId, state: record.state, scope: record.scope }
-            : { type: 'step.started', agentId: w.agentId, state: record.state },
+            ? { type: 'step.started', agentId: record.id, state: record.state, scope: record.scope }
+            : { type: 'step.started', agentId: record.id, state: record.state },
         );
       }
     }),
@@ -293,6 +291,7 @@ export const supervisorSetup = setup({
       for (const ref of context.work.actors.values()) enqueue(stopChild(ref));
       context.work.actors.clear();
       clearSlots(context.work.slots);
+      clearReservations(context.work.budget);
       enqueue.assign({ halted: true });
     }),
   },

@@ -1,5 +1,6 @@
 import type { AnyActorRef, ErrorActorEvent } from 'xstate';
 import type { AgentToSupervisorEvent } from './agent-types.js';
+import type { BudgetLine, StepReservation } from './budget-line.js';
 import type { FrameWaiters } from './frame-waiters.js';
 import type { ForkedWorker, RunEvent } from './run-events.js';
 import type { RunStore } from './run-store.js';
@@ -25,6 +26,12 @@ export interface SupervisorInput {
   gateStops?: boolean;
   /** Answers a `--resume` gave to cost gates: applied as the run starts, before any agent runs. */
   gateAnswers?: ReadonlyArray<{ askId: string; text: string }>;
+  /**
+   * A markdown state's forecast (the run's forecaster: history, else the
+   * prior), which its steps reserve of the budget before they start
+   * (budget-line.ts). Absent: steps reserve only what this run saw them cost.
+   */
+  reserve?: (scope: string | undefined, state: string) => StepReservation | undefined;
 }
 
 /**
@@ -46,6 +53,8 @@ export interface RunWork {
   asks: FrameWaiters;
   /** Frames waiting for their agents' workers (`<join>`). */
   joins: FrameWaiters;
+  /** What the running paid steps reserved of the budget. */
+  budget: BudgetLine;
 }
 
 export interface SupervisorContext {
@@ -62,6 +71,7 @@ export interface SupervisorContext {
   dueAsks: ReadonlyArray<{ agentId: string; askId: string }>;
   gateStops: boolean;
   gateAnswers: ReadonlyArray<{ askId: string; text: string }>;
+  reserve: SupervisorInput['reserve'];
 }
 
 export type SupervisorEvent =

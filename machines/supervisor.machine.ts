@@ -1,4 +1,5 @@
 import { assign } from 'xstate';
+import { createBudgetLine } from './budget-line.js';
 import { createFrameWaiters } from './frame-waiters.js';
 import { settleStatus } from './run-store.js';
 import { createSlots } from './scheduler.js';
@@ -12,6 +13,7 @@ export type {
   SupervisorContext,
   SupervisorEmitted,
   SupervisorEvent,
+  SupervisorInput,
   SupervisorOutput,
 } from './supervisor-types.js';
 
@@ -31,6 +33,7 @@ export const supervisorMachine = supervisorSetup.createMachine({
       toSpawn: [...input.store.agents.values()].filter((a) => a.status === 'active'),
       asks: createFrameWaiters(),
       joins: createFrameWaiters(),
+      budget: createBudgetLine(),
     },
     version: 0,
     persisted: 0,
@@ -40,6 +43,7 @@ export const supervisorMachine = supervisorSetup.createMachine({
     dueAsks: input.dueAsks ?? [],
     gateStops: input.gateStops ?? false,
     gateAnswers: input.gateAnswers ?? [],
+    reserve: input.reserve,
   }),
   invoke: [
     {

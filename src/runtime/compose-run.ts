@@ -128,6 +128,7 @@ export async function composeRun(options: ComposeRunOptions): Promise<RunOutcome
     store.defaultTaskFolder = (id) => tasks.path(id, 1);
     const stats = hooks.stats ?? { writes: 0, bytes: 0, snapshots: 0 };
     const warned = new Set<string>();
+    const forecaster = await gateForecaster(settings, hooks, scopes.main, stateFile, state, emit);
     const runStep = createRunStep({
       workflowId,
       scopes,
@@ -163,7 +164,7 @@ export async function composeRun(options: ComposeRunOptions): Promise<RunOutcome
       tasks,
       onAsk: settings.onAsk,
       traceEnv: tracer && ((agentId) => tracer!.env(agentId)),
-      forecaster: await gateForecaster(settings, hooks, scopes.main, stateFile, state, emit),
+      forecaster,
     });
     const machine = supervisorMachine.provide({
       actors: {
@@ -183,6 +184,13 @@ export async function composeRun(options: ComposeRunOptions): Promise<RunOutcome
         dueAsks: dueAsks(store.agents.values()),
         gateStops: settings.onAsk === 'reject',
         gateAnswers: options.gateAnswers ?? [],
+        // A budget's reservations: each markdown step's p90 forecast (history, else the prior).
+        ...(forecaster && {
+          reserve: (scope: string | undefined, file: string) => {
+            const f = forecaster.step(scope, file);
+            return { p90Usd: f.p90Usd, fromHistory: f.basis === 'history' };
+          },
+        }),
       },
       id: 'supervisor',
       systemId: 'supervisor',

@@ -88,16 +88,25 @@ export function gateAfterFork(
   return { ...result, decision: gateDecision(ask), freshSessions: fresh.slice(0, 1) };
 }
 
-/** The cost gate's forecaster, when the gate is on and the front end makes one; a forecast that cannot be made turns the gate off, with a warning. */
+/**
+ * The run's forecaster, when the cost gate (`--confirm-over`) or a budget
+ * needs it and the front end makes one: the gate asks it before a step,
+ * the budget reserves each markdown step's p90 of it. One that cannot be
+ * made turns both off, with a warning.
+ */
 export async function gateForecaster(
-  settings: Pick<RunSettings, 'confirmOverUsd' | 'model' | 'prices'>,
+  settings: Pick<RunSettings, 'confirmOverUsd' | 'budgetUsd' | 'model' | 'prices'>,
   hooks: Pick<RunHooks, 'forecaster'>,
   scope: Scope,
   stateFile: string,
   state: WorkflowState,
   emit: RunEventSink,
 ): Promise<Forecaster | undefined> {
-  if (settings.confirmOverUsd === undefined || !hooks.forecaster) return undefined;
+  const uses = [
+    ...(settings.confirmOverUsd !== undefined ? ['the cost gate (--confirm-over)'] : []),
+    ...(settings.budgetUsd > 0 ? ["the budget's reservations"] : []),
+  ].join(' and ');
+  if (!uses || !hooks.forecaster) return undefined;
   const input = state.agents.find((a) => a.id === 'main')?.input;
   try {
     return await hooks.forecaster({
@@ -106,12 +115,12 @@ export async function gateForecaster(
       ...(settings.model ? { model: settings.model } : {}),
       ...(typeof input === 'string' ? { input } : {}),
       ...(settings.prices ? { prices: settings.prices } : {}),
-      warn: (text) => emit({ type: 'warning', text: `the cost gate (--confirm-over): ${text}` }),
+      warn: (text) => emit({ type: 'warning', text: `${uses}: ${text}` }),
     });
   } catch (err) {
     emit({
       type: 'warning',
-      text: `the cost gate (--confirm-over) cannot forecast this run, so it never asks: ${errorMessage(err)}`,
+      text: `${uses}: cannot forecast this run, so none is made: ${errorMessage(err)}`,
     });
     return undefined;
   }

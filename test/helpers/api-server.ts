@@ -137,6 +137,12 @@ export class ApiServer {
     return Date.now() < u.until ? u.until : undefined;
   }
 
+  /** Whole seconds until the bucket holds a request again (the API's `retry-after`): 1 at a rate of one a second or more. */
+  private retryAfter(): string {
+    const b = this.bucket!;
+    return String(Math.max(1, Math.ceil((1 - b.tokens) / b.perSecond)));
+  }
+
   private admit(): boolean {
     const b = this.bucket;
     if (!b) return true;
@@ -266,15 +272,17 @@ export class ApiServer {
     }
     if (request.main && !this.admit()) {
       this.refused++;
-      res.writeHead(429, { 'content-type': 'application/json', 'retry-after': '1' }).end(
-        JSON.stringify({
-          type: 'error',
-          error: {
-            type: 'rate_limit_error',
-            message: 'Number of requests has exceeded your rate limit',
-          },
-        }),
-      );
+      res
+        .writeHead(429, { 'content-type': 'application/json', 'retry-after': this.retryAfter() })
+        .end(
+          JSON.stringify({
+            type: 'error',
+            error: {
+              type: 'rate_limit_error',
+              message: 'Number of requests has exceeded your rate limit',
+            },
+          }),
+        );
       return;
     }
     if (request.main) {

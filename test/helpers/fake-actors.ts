@@ -14,6 +14,7 @@ import {
   type PersisterEvent,
   type SupervisorEmitted,
   type SupervisorEvent,
+  type SupervisorInput,
   type SupervisorOutput,
 } from '../../machines/supervisor.machine.js';
 import type {
@@ -123,7 +124,8 @@ export async function runFake(
     state?: WorkflowState;
     maxParallel?: number;
     session?: (r: AgentRecord) => string | null;
-    cost?: number;
+    /** What each step costs: one figure, or by the agent's record. */
+    cost?: number | ((r: AgentRecord) => number);
     persister?: AnyActorLogic;
     delayMs?: number;
     maxMarkdown?: number;
@@ -134,6 +136,8 @@ export async function runFake(
     gateStops?: boolean;
     gateAnswers?: ReadonlyArray<{ askId: string; text: string }>;
     onReport?: (e: SupervisorEmitted, send: (e: SupervisorEvent) => void) => void;
+    /** The budget's reservations (SupervisorInput.reserve). */
+    reserve?: SupervisorInput['reserve'];
   } = {},
 ): Promise<FakeRun> {
   const store = storeFromState(opts.state ?? freshState());
@@ -157,7 +161,11 @@ export async function runFake(
         typeof entry === 'function' ? await entry(input.record, n) : entry,
         input,
       );
-      return { decision, session: opts.session?.(input.record) ?? null, costUsd: opts.cost ?? 0 };
+      return {
+        decision,
+        session: opts.session?.(input.record) ?? null,
+        costUsd: typeof opts.cost === 'function' ? opts.cost(input.record) : (opts.cost ?? 0),
+      };
     } finally {
       running--;
     }
@@ -184,6 +192,7 @@ export async function runFake(
       gateStops: opts.gateStops ?? false,
       gateAnswers: opts.gateAnswers ?? [],
       ...(opts.maxMarkdown ? { maxMarkdown: opts.maxMarkdown } : {}),
+      ...(opts.reserve ? { reserve: opts.reserve } : {}),
     },
     systemId: 'supervisor',
     ...(opts.inspect ? { inspect: opts.inspect } : {}),

@@ -1,0 +1,78 @@
+import type { AnyActorRef } from 'xstate';
+import type { StepGrant } from './agent-types.js';
+import { budgetKey, reservationOf, reserve, settle } from './budget-line.js';
+import { sessionCostsFor } from './cost-ledger.js';
+import { usd as usdText } from './money.js';
+import { grant, release, type Waiting } from './scheduler.js';
+import type { RunWork, SupervisorContext } from './supervisor-types.js';
+import type { AgentRecord } from './types.js';
+
+/** A step the supervisor may start now: its agent's record, and what it is told with `step.start`. */
+export interface GrantedStep {
+  waiting: Waiting<AnyActorRef | undefined>;
+  record: AgentRecord;
+  granted: StepGrant;
+}
+
+/**
+ * The steps that may start now: every free slot the scheduler grants,
+ * a markdown step only once the run's budget holds its reservation
+ * (budget-line.ts), each with the cost figures its agent needs.
+ */
+export function grantSteps(context: SupervisorContext): GrantedStep[] {
+  const { store, slots, budget } = context.work;
+  const { meta } = store;
+  const admit = (w: Waiting<AnyActorRef | undefined>) => {
+    const record = store.agents.get(w.agentId)!;
+    const key = budgetKey(record.scope, record.state);
+    const usd = reservationOf(budget, key, context.reserve?.(record.scope, record.state));
+    return reserve(budget, meta.options.budget_usd, meta.total_cost_usd, {
+      agentId: w.agentId,
+      key,
+      usd,
+    });
+  };
+  return grant(slots, context.persisted, admit).map((waiting) => {
+    const record = store.agents.get(waiting.agentId)!;
+    const granted: StepGrant = {
+      forkCount: meta.fork_counters[waiting.agentId] ?? 0,
+      sessionCosts: sessionCostsFor(store, [
+        record.session,
+        record.branchFrom,
+        record.next_session,
+      ]),
+    };
+    const amount = meta.options.confirm_over_usd;
+    if (amount !== undefined) granted.gate = { amountUsd: amount, spentUsd: meta.total_cost_usd };
+    return { waiting, record, granted };
+  });
+}
+
+/** A granted step ended (done, failed or paused), costing `costUsd`: its slot and its reservation are let go. */
+export function endStep(work: RunWork, agentId: string, costUsd: number | undefined): void {
+  release(work.slots, agentId);
+  settle(work.budget, agentId, costUsd);
+}
+
+/**
+ * What the markdown steps still waiting would need of a budget just spent
+ * (each its reservation): said when the run stops for its budget, so that
+ * a `--resume --budget` can be sized. Empty when none waits.
+ */
+export function budgetNeed(context: SupervisorContext): string {
+  const { store, slots, budget } = context.work;
+  let steps = 0;
+  let usd = 0;
+  for (const queue of [slots.holders, slots.others])
+    for (const w of queue.items.slice(queue.head)) {
+      if (!w.markdown) continue;
+      const record = store.agents.get(w.agentId);
+      if (!record) continue;
+      steps++;
+      const key = budgetKey(record.scope, record.state);
+      usd += reservationOf(budget, key, context.reserve?.(record.scope, record.state));
+    }
+  if (steps === 0) return '';
+  const figure = usd > 0 ? `about ${usdText(usd)} more (each its p90 forecast)` : 'more';
+  return `; the ${steps} markdown step${steps === 1 ? '' : 's'} waiting would need ${figure}`;
+}

@@ -1,0 +1,109 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import {
+  clearReservations,
+  createBudgetLine,
+  reservationOf,
+  reserve,
+  settle,
+} from '../../machines/budget-line.js';
+import type { AgentRecord } from '../../machines/types.js';
+import { freshState, runFake } from '../helpers/fake-actors.js';
+
+describe('budget line: reserve before a step starts', () => {
+  it('a step starts only if spent + reserved + its own reservation stays within the budget', () => {
+    const line = createBudgetLine();
+    const step = (agentId: string, usd = 0.03) => ({ agentId, key: ':W.md', usd });
+    assert.equal(reserve(line, 0.1, 0, step('a')), true);
+    assert.equal(reserve(line, 0.1, 0, step('b')), true);
+    assert.equal(reserve(line, 0.1, 0, step('c')), true);
+    assert.equal(reserve(line, 0.1, 0, step('d')), false, '0.12 would pass 0.10');
+    settle(line, 'a', 0.05);
+    assert.equal(line.reservedUsd, 0.06);
+    assert.equal(reserve(line, 0.1, 0.05, step('d')), false, '0.05 + 0.06 + 0.03 > 0.10');
+    settle(line, 'b', 0.01);
+    settle(line, 'c', 0.01);
+    assert.equal(line.reservedUsd, 0);
+    assert.equal(reserve(line, 0.1, 0.07, step('d')), true);
+  });
+
+  it('with no paid step running, one starts while the money spent is under the budget', () => {
+    const line = createBudgetLine();
+    const big = { agentId: 'a', key: ':W.md', usd: 5 };
+    assert.equal(reserve(line, 1, 0.5, big), true, 'alone, under the budget');
+    assert.equal(reserve(line, 1, 0.5, { ...big, agentId: 'b' }), false);
+    settle(line, 'a', 0.6);
+    assert.equal(reserve(line, 1, 1, { ...big, agentId: 'b' }), false, 'the budget is spent');
+    assert.equal(reserve(line, 0, 1000, { ...big, agentId: 'c' }), true, 'no budget');
+  });
+
+  it('reserves the history p90, the dearest step seen this run if dearer, else the prior until a step ended', () => {
+    const line = createBudgetLine();
+    assert.equal(reservationOf(line, ':W.md', { p90Usd: 0.3, fromHistory: false }), 0.3);
+    assert.equal(reservationOf(line, ':W.md', { p90Usd: 0.02, fromHistory: true }), 0.02);
+    reserve(line, 1, 0, { agentId: 'a', key: ':W.md', usd: 0.3 });
+    settle(line, 'a', 0.05);
+    assert.equal(reservationOf(line, ':W.md', { p90Usd: 0.3, fromHistory: false }), 0.05);
+    assert.equal(reservationOf(line, ':W.md', { p90Usd: 0.02, fromHistory: true }), 0.05);
+    assert.equal(reservationOf(line, ':W.md', undefined), 0.05);
+    assert.equal(reservationOf(line, ':OTHER.md', undefined), 0);
+    reserve(line, 1, 0, { agentId: 'b', key: ':W.md', usd: 0.05 });
+    clearReservations(line);
+    assert.equal(line.held.size + line.reservedUsd, 0);
+  });
+});
+
+describe('supervisor: a budget that holds at width', () => {
+  const workers = Array.from({ length: 10 }, (_, i) => ({
+    target: 'W.md',
+    attributes: { n: String(i) },
+  }));
+  const fan = {
+    START: { kind: 'fork' as const, next: 'END', workers },
+    'W.md': { kind: 'result' as const, payload: 'w' },
+    END: { kind: 'result' as const, payload: 'e' },
+  };
+  const markdownAt = (usd: number) => (r: AgentRecord) => (r.state.endsWith('.md') ? usd : 0);
+  const budgeted = (usd: number) => {
+    const state = freshState();
+    state.options.budget_usd = usd;
+    return state;
+  };
+
+  it('10 workers at --max-parallel 10, each $0.055, budget $0.06: ends within the budget plus one step', async () => {
+    const run = await runFake(fan, {
+      state: budgeted(0.06),
+      maxParallel: 10,
+      cost: markdownAt(0.055),
+      reserve: () => ({ p90Usd: 0.055, fromHistory: true }),
+    });
+    assert.equal(run.output.status, 'budget_exceeded');
+    const paid = run.started.filter((s) => s.endsWith('W.md')).length;
+    // The first alone, then (0.055 + 0.055 > 0.06) the second alone once it ended; then the budget is spent.
+    assert.equal(paid, 2, `steps of W.md: ${paid}`);
+    assert.match(
+      run.output.error ?? '',
+      /is spent \(\$0\.11\); no new step was started; the 8 markdown steps waiting would need about \$0\.44 more/,
+    );
+    assert.ok(
+      run.store.meta.total_cost_usd <= 0.06 + 0.055 + 1e-9,
+      `${run.store.meta.total_cost_usd}`,
+    );
+  });
+
+  it('without reservations (no forecast) every worker starts at once, as before', async () => {
+    const run = await runFake(fan, { state: budgeted(0.06), maxParallel: 10, cost: 0.055 });
+    assert.equal(run.started.filter((s) => s.endsWith('W.md')).length, 10);
+  });
+
+  it('a budget that is not reached does not hold anyone back', async () => {
+    const run = await runFake(fan, {
+      state: budgeted(10),
+      maxParallel: 10,
+      cost: 0.055,
+      reserve: () => ({ p90Usd: 0.055, fromHistory: true }),
+    });
+    assert.equal(run.output.status, 'completed');
+    assert.equal(run.maxRunning, 10);
+  });
+});
