@@ -27,6 +27,8 @@ export interface StepGrant {
   sessionCosts: Record<string, number>;
   /** The cost gate (`--confirm-over`), when it is on: its amount, and what the run had spent when the slot was granted. */
   gate?: { amountUsd: number; spentUsd: number };
+  /** A branch budget (`<fork budget>`) is spent: the step fails at once with this message, running nothing. */
+  refused?: string;
 }
 
 /** What one state execution reports (machines/step-runner.ts). */

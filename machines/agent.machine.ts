@@ -42,6 +42,7 @@ export const agentMachine = agentSetup.createMachine({
               forkCount: event.forkCount,
               sessionCosts: event.sessionCosts,
               ...(event.gate ? { gate: event.gate } : {}),
+              ...(event.refused ? { refused: event.refused } : {}),
             }),
           }),
         },

@@ -184,6 +184,7 @@ function apply(record: AgentRecord, decision: ResolvedDecision, session: string 
         cwd: w.created?.path ?? w.cd ?? record.cwd,
         worktree: w.created,
         taskFolder: w.taskFolder,
+        ...(w.budget !== undefined ? { budget: w.budget } : {}),
         ...calleeScope(record, w.workflow),
       }));
       // The workers name their parent: a <join> gathers every worker of the agent not joined yet, of this fork or earlier ones.

@@ -121,6 +121,8 @@ export interface ForkSpawn {
   inheritTask?: boolean;
   /** `<fork-workflow>`: the worker runs another workflow. */
   workflow?: WorkflowTarget;
+  /** `budget="0.50"`: USD the worker and every worker it forks in turn may spend together. */
+  budget?: number;
 }
 
 /** A cross-workflow tag's callee once its scope was opened (src/scope/scope-set.ts). */

@@ -14,7 +14,16 @@ export function addWorkers(
   spawns: readonly SpawnRequest[],
   emit: Enqueue['emit'],
 ): AgentRecord[] {
-  const workers = spawns.map(workerRecord);
+  const parent = store.agents.get(parentId);
+  const perAgent = store.meta.options.budget_per_agent_usd;
+  const workers = spawns.map((spawn) => {
+    const w = workerRecord(spawn);
+    // A worker spends against its parent's branches, and against its own if it has a budget.
+    const own = spawn.budget ?? perAgent;
+    const budgets = [...(parent?.budgets ?? []), ...(own ? [{ branch: w.id, usd: own }] : [])];
+    if (budgets.length > 0) w.budgets = budgets;
+    return w;
+  });
   advanceForkCounter(store, parentId, workers.length);
   for (const w of workers) {
     putAgent(store, w);

@@ -1,6 +1,6 @@
 import type { AnyActorRef } from 'xstate';
 import type { StepGrant } from './agent-types.js';
-import { budgetKey, reservationOf, reserve, settle } from './budget-line.js';
+import { budgetKey, chargeBranches, reservationOf, reserve, settle } from './budget-line.js';
 import { sessionCostsFor } from './cost-ledger.js';
 import { usd as usdText } from './money.js';
 import { grant, release, type Waiting } from './scheduler.js';
@@ -22,15 +22,26 @@ export interface GrantedStep {
 export function grantSteps(context: SupervisorContext): GrantedStep[] {
   const { store, slots, budget } = context.work;
   const { meta } = store;
+  const refused = new Map<string, string>();
   const admit = (w: Waiting<AnyActorRef | undefined>) => {
     const record = store.agents.get(w.agentId)!;
     const key = budgetKey(record.scope, record.state);
     const usd = reservationOf(budget, key, context.reserve?.(record.scope, record.state));
-    return reserve(budget, meta.options.budget_usd, meta.total_cost_usd, {
+    const admission = reserve(budget, meta.options.budget_usd, meta.total_cost_usd, {
       agentId: w.agentId,
       key,
       usd,
+      ...(record.budgets ? { budgets: record.budgets } : {}),
     });
+    // A spent branch: the step is granted only to fail at once, ending its worker (a join gets it).
+    if (admission.kind === 'refuse') {
+      const whose = admission.branch === record.id ? 'its' : `its branch's (${admission.branch})`;
+      refused.set(
+        w.agentId,
+        `budget: ${whose} budget of ${usdText(admission.budgetUsd)} is spent (${usdText(admission.spentUsd)}); no new step was started`,
+      );
+    }
+    return admission.kind !== 'wait';
   };
   return grant(slots, context.persisted, admit).map((waiting) => {
     const record = store.agents.get(waiting.agentId)!;
@@ -44,6 +55,8 @@ export function grantSteps(context: SupervisorContext): GrantedStep[] {
     };
     const amount = meta.options.confirm_over_usd;
     if (amount !== undefined) granted.gate = { amountUsd: amount, spentUsd: meta.total_cost_usd };
+    const refusal = refused.get(waiting.agentId);
+    if (refusal) granted.refused = refusal;
     return { waiting, record, granted };
   });
 }
@@ -52,6 +65,7 @@ export function grantSteps(context: SupervisorContext): GrantedStep[] {
 export function endStep(work: RunWork, agentId: string, costUsd: number | undefined): void {
   release(work.slots, agentId);
   settle(work.budget, agentId, costUsd);
+  chargeBranches(work.budget, work.store.agents.get(agentId)?.budgets, costUsd ?? 0);
 }
 
 /**

@@ -33,7 +33,7 @@ export const supervisorMachine = supervisorSetup.createMachine({
       toSpawn: [...input.store.agents.values()].filter((a) => a.status === 'active'),
       asks: createFrameWaiters(),
       joins: createFrameWaiters(),
-      budget: createBudgetLine(),
+      budget: createBudgetLine(input.store.agents.values()),
     },
     version: 0,
     persisted: 0,

@@ -125,6 +125,18 @@ export interface AgentFields {
   joined?: true;
   /** What this agent's own steps cost, in USD. */
   cost_usd?: number;
+  /**
+   * The branch budgets the agent spends against (`<fork budget>`,
+   * `--budget-per-agent`): its own, if it has one, last, after those of the
+   * workers that forked it. Each branch is named by the worker that heads it.
+   */
+  budgets?: BranchBudget[];
+}
+
+/** A branch's budget: USD its head worker and every worker forked under it may spend together. */
+export interface BranchBudget {
+  branch: string;
+  usd: number;
 }
 
 /** One worker as a `<join>` hands it to its parent's next state (a JSON array of these, in fork order). */
@@ -231,4 +243,6 @@ export interface RunOptions {
   confirm_over_usd?: number;
   /** `--max-agents`: most live agents a `<fork>` may bring the run to; absent: no limit. */
   max_agents?: number;
+  /** `--budget-per-agent`: the budget of every forked worker that names none (`<fork budget>`); absent: none. */
+  budget_per_agent_usd?: number;
 }

@@ -89,6 +89,8 @@ export type ErrorCode =
   | 'ERR_AGENT_REFUSED'
   /** Claude Code hit its usage limit: the agent waits for the reset, or is paused with `--no-wait`. */
   | 'ERR_USAGE_LIMIT'
+  /** A forked worker's branch budget (`<fork budget>`, `--budget-per-agent`) is spent: the worker ends, failed, and the run goes on. */
+  | 'ERR_BRANCH_BUDGET'
   /** A `.raymond/config.toml` that is not valid TOML or has a bad value. */
   | 'ERR_CONFIG'
   /** A run that another live Raymond process holds (its lock file). */

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { existsSync } from 'node:fs';
 import type { WorkflowState, WorktreeRef } from '../../machines/types.js';
 import { formatError } from '../errors.js';
+import { branchBudgetLines, runBudgets } from './budget-status.js';
 import { stateLabel } from './describe-event.js';
 import { pendingAsks } from '../../machines/asks.js';
 import {
@@ -119,10 +120,12 @@ export async function runStatus(stateDir: string, id: string, json: boolean): Pr
   const merge = await mergeStatus(stateDir, id);
   const total = state.total_cost_usd + (merge?.cost_usd ?? 0);
   const costs = await runCostsOf(projectRootOf(stateFilePath(stateDir, id)), id, state.scope);
+  const budgets = runBudgets(state, total);
   if (json)
     return JSON.stringify({
       ...state,
       total_cost_usd: total,
+      budgets,
       cost_by_state: costs?.byState ?? [],
       ...(merge ? { merge } : {}),
       status: summary.status,
@@ -133,7 +136,8 @@ export async function runStatus(stateDir: string, id: string, json: boolean): Pr
   const out = [
     `run ${state.workflow_id}${summary.name ? ` "${summary.name}"` : ''}: ${summary.status}${holderText(summary)}${summary.status === 'interrupted' ? ` (its process is gone; resume with raymond --resume ${state.workflow_id})` : ''}`,
     `scope: ${state.scope.path} (${state.scope.kind}, entry ${state.scope.entry})`,
-    `cost: ${usd(total)} of ${budget}${merge ? ` (merge's resolution turns ${usd(merge.cost_usd)} of it)` : ''}; started ${state.started_at}, updated ${state.updated_at}`,
+    `cost: ${usd(total)} of ${budget}${budgets.run ? ` (${usd(budgets.run.left_usd)} left)` : ''}${merge ? ` (merge's resolution turns ${usd(merge.cost_usd)} of it)` : ''}; started ${state.started_at}, updated ${state.updated_at}`,
+    ...branchBudgetLines(budgets),
   ];
   // From the run history: absent for a run made with --no-history (or by an older Raymond, until rebuilt).
   if (costs) out.push('cost by state:', ...costByStateText(costs).map((l) => `  ${l}`));

@@ -14,7 +14,22 @@ export const RESERVED_FORK_ATTRIBUTES = new Set([
   'base',
   'sparse',
   'task',
+  'budget',
 ]);
+
+/** A fork's `budget="0.50"` (or `$0.50`): a positive amount in USD. */
+function budgetOf(attributes: Record<string, string>, source: string): number | undefined {
+  const raw = attributes.budget;
+  if (raw === undefined) return undefined;
+  const usd = /^\$?\d+(\.\d+)?$/.test(raw.trim()) ? Number(raw.trim().replace('$', '')) : NaN;
+  if (!(usd > 0))
+    throw new RaymondError(
+      'ERR_TAG_PARSE',
+      `budget="${raw}" is not an amount in USD above 0 (budget="0.50")`,
+      { file: source },
+    );
+  return usd;
+}
 
 function describe(tags: ParsedTag[]): string {
   return tags.map((t) => `<${t.tag}>`).join(', ');
@@ -220,6 +235,8 @@ function forkDecision(forks: ParsedTag[], goto: ParsedTag | undefined, source: s
       worktree: worktreeOf(f.attributes, tag, source),
       ...(inherit ? { inheritTask: true } : {}),
     };
+    const budget = budgetOf(f.attributes, source);
+    if (budget !== undefined) worker.budget = budget;
     if (tag === 'fork-workflow') worker.workflow = { spec: f.body };
     return worker;
   });

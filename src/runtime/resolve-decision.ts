@@ -184,6 +184,7 @@ export async function resolveDecision(
         if (w.input !== undefined) worker.input = callee ? rendered(w.input) : w.input;
         if (w.worktree !== undefined) worker.worktree = w.worktree;
         if (w.inheritTask !== undefined) worker.inheritTask = w.inheritTask;
+        if (w.budget !== undefined) worker.budget = w.budget;
         if (w.cd !== undefined) worker.cd = w.worktree ? w.cd : await resolveCd(agent, w.cd, where);
         if (callee) worker.workflow = callee.workflow;
         workers.push(worker);

@@ -95,6 +95,8 @@ export function createRunStep(deps: StepDependencies): RunStep {
     const tally = new StepTally();
     const { id, state, scope: scopeKey } = input.record;
     try {
+      if (input.refused)
+        throw new RaymondError('ERR_BRANCH_BUDGET', input.refused, { file: where });
       const gated = gateBeforeStep(deps.forecaster, input);
       if (gated) return gated;
       const { step, acquired } = await takeWorktree(deps, input);

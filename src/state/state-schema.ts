@@ -109,6 +109,7 @@ const AGENT = T.Object({
   joining: opt(T.Literal(true)),
   joined: opt(T.Literal(true)),
   cost_usd: opt(T.Number()),
+  budgets: opt(T.Array(T.Object({ branch: T.String(), usd: T.Number() }))),
   // Each frame is checked on its own, to name it.
   stack: T.Array(FRAME, { must: 'a list of frames' }),
 });
@@ -130,6 +131,7 @@ const OPTIONS = T.Object({
   push_remote: opt(T.String()),
   confirm_over_usd: opt(T.Number()),
   max_agents: opt(T.Number()),
+  budget_per_agent_usd: opt(T.Number()),
 });
 
 /** Each backend's account width as the run last set it (`--status` shows them). */

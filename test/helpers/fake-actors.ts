@@ -7,6 +7,7 @@ import {
 } from 'xstate';
 import type { StepInput } from '../../machines/agent.machine.js';
 import { stepRunner, type RunStep } from '../../machines/step-runner.js';
+import type { StepFailure } from '../../machines/step-failure.js';
 import { nameWorkers } from '../../machines/worker-names.js';
 import { storeFromState, stateFromStore, type RunStore } from '../../machines/run-store.js';
 import {
@@ -153,6 +154,17 @@ export async function runFake(
     started.push(`${input.record.id}:${input.record.state}`);
     try {
       if (opts.delayMs !== 0) await new Promise((r) => setTimeout(r, opts.delayMs ?? 1));
+      // As the real step does (src/runtime/step-actor.ts): a spent branch's step fails, running nothing.
+      if (input.refused)
+        // eslint-disable-next-line @typescript-eslint/only-throw-error
+        throw {
+          kind: 'step-failure',
+          code: 'ERR_BRANCH_BUDGET',
+          message: input.refused,
+          pauses: false,
+          spentUsd: 0,
+          sessionCosts: {},
+        } satisfies StepFailure;
       const entry = script[input.record.state];
       if (entry === undefined) throw new Error(`no script for ${input.record.state}`);
       const n = (calls.get(input.record.state) ?? 0) + 1;

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import {
+  chargeBranches,
   clearReservations,
   createBudgetLine,
   reservationOf,
@@ -14,27 +15,27 @@ describe('budget line: reserve before a step starts', () => {
   it('a step starts only if spent + reserved + its own reservation stays within the budget', () => {
     const line = createBudgetLine();
     const step = (agentId: string, usd = 0.03) => ({ agentId, key: ':W.md', usd });
-    assert.equal(reserve(line, 0.1, 0, step('a')), true);
-    assert.equal(reserve(line, 0.1, 0, step('b')), true);
-    assert.equal(reserve(line, 0.1, 0, step('c')), true);
-    assert.equal(reserve(line, 0.1, 0, step('d')), false, '0.12 would pass 0.10');
+    assert.equal(reserve(line, 0.1, 0, step('a')).kind, 'go');
+    assert.equal(reserve(line, 0.1, 0, step('b')).kind, 'go');
+    assert.equal(reserve(line, 0.1, 0, step('c')).kind, 'go');
+    assert.equal(reserve(line, 0.1, 0, step('d')).kind, 'wait', '0.12 would pass 0.10');
     settle(line, 'a', 0.05);
     assert.equal(line.reservedUsd, 0.06);
-    assert.equal(reserve(line, 0.1, 0.05, step('d')), false, '0.05 + 0.06 + 0.03 > 0.10');
+    assert.equal(reserve(line, 0.1, 0.05, step('d')).kind, 'wait', '0.05 + 0.06 + 0.03 > 0.10');
     settle(line, 'b', 0.01);
     settle(line, 'c', 0.01);
     assert.equal(line.reservedUsd, 0);
-    assert.equal(reserve(line, 0.1, 0.07, step('d')), true);
+    assert.equal(reserve(line, 0.1, 0.07, step('d')).kind, 'go');
   });
 
   it('with no paid step running, one starts while the money spent is under the budget', () => {
     const line = createBudgetLine();
     const big = { agentId: 'a', key: ':W.md', usd: 5 };
-    assert.equal(reserve(line, 1, 0.5, big), true, 'alone, under the budget');
-    assert.equal(reserve(line, 1, 0.5, { ...big, agentId: 'b' }), false);
+    assert.equal(reserve(line, 1, 0.5, big).kind, 'go', 'alone, under the budget');
+    assert.equal(reserve(line, 1, 0.5, { ...big, agentId: 'b' }).kind, 'wait');
     settle(line, 'a', 0.6);
-    assert.equal(reserve(line, 1, 1, { ...big, agentId: 'b' }), false, 'the budget is spent');
-    assert.equal(reserve(line, 0, 1000, { ...big, agentId: 'c' }), true, 'no budget');
+    assert.equal(reserve(line, 1, 1, { ...big, agentId: 'b' }).kind, 'wait', 'the budget is spent');
+    assert.equal(reserve(line, 0, 1000, { ...big, agentId: 'c' }).kind, 'go', 'no budget');
   });
 
   it('reserves the history p90, the dearest step seen this run if dearer, else the prior until a step ended', () => {
@@ -50,6 +51,50 @@ describe('budget line: reserve before a step starts', () => {
     reserve(line, 1, 0, { agentId: 'b', key: ':W.md', usd: 0.05 });
     clearReservations(line);
     assert.equal(line.held.size + line.reservedUsd, 0);
+  });
+});
+
+describe('budget line: branch budgets', () => {
+  const branch = [{ branch: 'main_w1', usd: 0.1 }];
+  it("a branch's steps reserve against the branch as well as the run; a spent branch refuses its steps", () => {
+    const line = createBudgetLine();
+    const step = (agentId: string, budgets = branch) => ({
+      agentId,
+      key: ':W.md',
+      usd: 0.04,
+      budgets,
+    });
+    assert.equal(reserve(line, 0, 0, step('main_w1')).kind, 'go');
+    assert.equal(reserve(line, 0, 0, step('main_w1_w1')).kind, 'go');
+    assert.equal(
+      reserve(line, 0, 0, step('main_w1_w2')).kind,
+      'wait',
+      '0.12 would pass the branch',
+    );
+    assert.equal(reserve(line, 0, 0, step('main_w2', [])).kind, 'go', 'another branch is not held');
+    settle(line, 'main_w1', 0.06);
+    chargeBranches(line, branch, 0.06);
+    settle(line, 'main_w1_w1', 0.05);
+    chargeBranches(line, branch, 0.05);
+    assert.deepEqual(reserve(line, 0, 0.11, step('main_w1_w2')), {
+      kind: 'refuse',
+      branch: 'main_w1',
+      budgetUsd: 0.1,
+      spentUsd: 0.11,
+    });
+  });
+
+  it('a resumed run starts each branch at what its agents spent', () => {
+    const line = createBudgetLine([
+      { cost_usd: 0.07, budgets: branch } as never,
+      { cost_usd: 0.05, budgets: branch } as never,
+      { cost_usd: 1 } as never,
+    ]);
+    assert.ok(Math.abs(line.branches.get('main_w1')!.spentUsd - 0.12) < 1e-12);
+    assert.equal(
+      reserve(line, 0, 0, { agentId: 'x', key: ':W.md', usd: 0, budgets: branch }).kind,
+      'refuse',
+    );
   });
 });
 
@@ -105,5 +150,45 @@ describe('supervisor: a budget that holds at width', () => {
     });
     assert.equal(run.output.status, 'completed');
     assert.equal(run.maxRunning, 10);
+  });
+
+  it('a branch out of money fails its worker alone: the join gets its error and spend, the parent completes', async () => {
+    const run = await runFake(
+      {
+        START: {
+          kind: 'fork',
+          next: 'END',
+          join: true,
+          workers: [
+            { target: 'LOOP.md', attributes: { n: '1' }, budget: 0.1 },
+            { target: 'ONCE.md', attributes: { n: '2' } },
+          ],
+        },
+        'LOOP.md': { kind: 'goto', target: 'LOOP.md' },
+        'ONCE.md': { kind: 'result', payload: 'once' },
+        END: (r) => ({ kind: 'result', payload: r.input ?? '' }),
+      },
+      {
+        maxParallel: 4,
+        cost: markdownAt(0.06),
+        reserve: () => ({ p90Usd: 0.06, fromHistory: true }),
+      },
+    );
+    assert.equal(run.output.status, 'completed');
+    const joined = JSON.parse(run.store.meta.results.main!) as Array<{
+      agent: string;
+      status: string;
+      error?: string;
+      cost_usd: number;
+    }>;
+    const loop = joined.find((j) => j.status === 'failed')!;
+    assert.match(loop.error!, /budget: its budget of \$0\.10 is spent \(\$0\.12\)/);
+    assert.ok(Math.abs(loop.cost_usd - 0.12) < 1e-9, `${loop.cost_usd}`);
+    assert.equal(joined.find((j) => j.status === 'completed')?.cost_usd, 0.06);
+    assert.equal(
+      run.started.filter((s) => s.endsWith('LOOP.md')).length,
+      3,
+      'two paid steps, then the refused one',
+    );
   });
 });

@@ -39,7 +39,7 @@ describe('a budget that holds at width (real claude, scripted API)', () => {
   });
 
   for (const history of ['no history: the prior', 'the history of the run before'] as const)
-    it(`10 workers at --max-parallel 10, a budget of 2.5 turns, ${history}: ends within the budget plus one turn`, async () => {
+    it(`10 workers at --max-parallel 10, a budget of 2.5 turns, ${history}: ends within the budget plus one turn`, async (t) => {
       const budget = 2.5 * turn;
       const id = history.startsWith('no') ? 'wide1' : 'wide2';
       const before = box.server.served;
@@ -55,6 +55,9 @@ describe('a budget that holds at width (real claude, scripted API)', () => {
       ]);
       const out = summary(r);
       const turns = box.server.served - before;
+      t.diagnostic(
+        `${history}: budget ${budget.toFixed(4)}, a turn ${turn.toFixed(4)}: ${turns} turns, spent ${out.total_cost_usd.toFixed(4)} (${(out.total_cost_usd / budget).toFixed(2)}x the budget)`,
+      );
       assert.equal(r.code, 3, r.stderr.slice(-2000));
       assert.equal(out.status, 'budget_exceeded');
       assert.ok(
