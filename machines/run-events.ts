@@ -1,5 +1,12 @@
 import type { StepFailure } from './step-failure.js';
-import type { AgentAsk, OnAskMode, ResolvedDecisionData, RunStatus, WidthReason } from './types.js';
+import type {
+  AgentAsk,
+  BranchBudget,
+  OnAskMode,
+  ResolvedDecisionData,
+  RunStatus,
+  WidthReason,
+} from './types.js';
 
 /** Agent machine frames per state: top frames idle or invoking, callers awaiting their callee. */
 export interface FrameCounts {
@@ -18,6 +25,8 @@ export interface ForkedWorker {
   id: string;
   state: string;
   attributes: Record<string, string>;
+  /** The branch budgets it spends against (`<fork budget>`), when it has any. */
+  budgets?: BranchBudget[];
 }
 
 /**
@@ -41,7 +50,8 @@ export type RunEvent =
       counts: FrameCounts;
     }
   /** `scope`: the key of the workflow the state is in, when it is not the run's own (a cross-workflow callee). */
-  | { type: 'step.started'; agentId: string; state: string; scope?: string }
+  /** `reservedUsd`: what the step reserved of the run's budget (and its branches') before it started. */
+  | { type: 'step.started'; agentId: string; state: string; scope?: string; reservedUsd?: number }
   | {
       type: 'step.done';
       agentId: string;

@@ -5,6 +5,7 @@ import { sessionCostsFor } from './cost-ledger.js';
 import { usd as usdText } from './money.js';
 import { grant, release, type Waiting } from './scheduler.js';
 import type { RunWork, SupervisorContext } from './supervisor-types.js';
+import type { RunEvent } from './run-events.js';
 import type { AgentRecord } from './types.js';
 
 /** A step the supervisor may start now: its agent's record, and what it is told with `step.start`. */
@@ -12,6 +13,8 @@ export interface GrantedStep {
   waiting: Waiting<AnyActorRef | undefined>;
   record: AgentRecord;
   granted: StepGrant;
+  /** The `step.started` event that says so. */
+  started: Extract<RunEvent, { type: 'step.started' }>;
 }
 
 /**
@@ -57,7 +60,15 @@ export function grantSteps(context: SupervisorContext): GrantedStep[] {
     if (amount !== undefined) granted.gate = { amountUsd: amount, spentUsd: meta.total_cost_usd };
     const refusal = refused.get(waiting.agentId);
     if (refusal) granted.refused = refusal;
-    return { waiting, record, granted };
+    const started: GrantedStep['started'] = {
+      type: 'step.started',
+      agentId: record.id,
+      state: record.state,
+    };
+    if (record.scope) started.scope = record.scope;
+    const reservedUsd = budget.held.get(record.id)?.usd;
+    if (reservedUsd) started.reservedUsd = reservedUsd;
+    return { waiting, record, granted, started };
   });
 }
 

@@ -273,16 +273,12 @@ export const supervisorSetup = setup({
     },
     dispatch: enqueueActions(({ context, enqueue, self }) => {
       if (context.halted || context.draining) return;
-      for (const { waiting, record, granted } of grantSteps(context)) {
+      for (const { waiting, record, granted, started } of grantSteps(context)) {
         enqueue.sendTo(waiting.ref ?? startAgent(context, self, record), {
           type: 'step.start',
           ...granted,
         });
-        enqueue.emit(
-          record.scope
-            ? { type: 'step.started', agentId: record.id, state: record.state, scope: record.scope }
-            : { type: 'step.started', agentId: record.id, state: record.state },
-        );
+        enqueue.emit(started);
       }
     }),
     halt: enqueueActions(({ context, enqueue }) => {

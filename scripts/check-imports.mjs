@@ -58,6 +58,7 @@ const SHARED_WITH_CLIENT = new Set([
   'machines/money.ts',
   'machines/cost-table.ts',
   'machines/width-text.ts',
+  'machines/budget-figures.ts',
 ]);
 const layerOf = new Map(LAYERS.flatMap((folders, i) => folders.map((f) => [f, i])));
 

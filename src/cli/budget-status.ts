@@ -1,46 +1,21 @@
-import type { WorkflowState } from '../../machines/types.js';
+import { runBudgets, type RunBudgets } from '../../machines/budget-figures.js';
 import { usd } from '../../machines/money.js';
+import type { WorkflowState } from '../../machines/types.js';
 
-/** A budget as `--status` shows it: what it allows, what was spent against it, and what is left. */
-export interface BudgetFigures {
-  budget_usd: number;
-  spent_usd: number;
-  left_usd: number;
+/** A run's budgets from its state file: nothing is reserved once it is written (each agent's own steps spent). */
+export function stateBudgets(state: WorkflowState, totalUsd: number): RunBudgets {
+  return runBudgets(
+    state.options.budget_usd,
+    totalUsd,
+    state.agents.map((a) => ({
+      spentUsd: a.cost_usd ?? 0,
+      reservedUsd: 0,
+      ...(a.budgets ? { budgets: a.budgets } : {}),
+    })),
+  );
 }
 
-/** The budgets of a run: its own (absent when unlimited) and each branch's (`<fork budget>`), by the worker heading it. */
-export interface RunBudgets {
-  run?: BudgetFigures;
-  branches: Array<BudgetFigures & { branch: string }>;
-}
-
-const figures = (budget: number, spent: number): BudgetFigures => ({
-  budget_usd: budget,
-  spent_usd: spent,
-  left_usd: Math.max(0, budget - spent),
-});
-
-/**
- * What a run's budgets allow and what was spent against them, from its
- * state file: a branch spent what the agents under it spent (each agent's
- * own steps), whether they still run or not.
- */
-export function runBudgets(state: WorkflowState, totalUsd: number): RunBudgets {
-  const spent = new Map<string, { usd: number; budget: number }>();
-  for (const a of state.agents)
-    for (const b of a.budgets ?? []) {
-      const s = spent.get(b.branch) ?? { usd: 0, budget: b.usd };
-      s.usd += a.cost_usd ?? 0;
-      spent.set(b.branch, s);
-    }
-  const out: RunBudgets = {
-    branches: [...spent].map(([branch, s]) => ({ branch, ...figures(s.budget, s.usd) })),
-  };
-  if (state.options.budget_usd > 0) out.run = figures(state.options.budget_usd, totalUsd);
-  return out;
-}
-
-/** `--status` lines of the branches' budgets: `branch main_w1: $0.12 of $0.10 spent, $0 left`. */
+/** `--status` lines of the branches' budgets: `branch budget main_w1: $0.12 of $0.10 spent, $0.00 left`. */
 export function branchBudgetLines(budgets: RunBudgets): string[] {
   return budgets.branches.map(
     (b) =>

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { existsSync } from 'node:fs';
 import type { WorkflowState, WorktreeRef } from '../../machines/types.js';
 import { formatError } from '../errors.js';
-import { branchBudgetLines, runBudgets } from './budget-status.js';
+import { branchBudgetLines, stateBudgets } from './budget-status.js';
 import { stateLabel } from './describe-event.js';
 import { pendingAsks } from '../../machines/asks.js';
 import {
@@ -120,7 +120,7 @@ export async function runStatus(stateDir: string, id: string, json: boolean): Pr
   const merge = await mergeStatus(stateDir, id);
   const total = state.total_cost_usd + (merge?.cost_usd ?? 0);
   const costs = await runCostsOf(projectRootOf(stateFilePath(stateDir, id)), id, state.scope);
-  const budgets = runBudgets(state, total);
+  const budgets = stateBudgets(state, total);
   if (json)
     return JSON.stringify({
       ...state,

@@ -204,8 +204,15 @@ export async function composeRun(options: ComposeRunOptions): Promise<RunOutcome
       // One emit for a fork's workers (machines/supervisor-types.ts); the stream has one event each.
       if (event.type === 'workers.forked') {
         const { parentId } = event;
-        for (const { id, state, attributes } of event.workers)
-          emit({ type: 'agent.forked', parentId, id, state, attributes });
+        for (const { id, state, attributes, budgets } of event.workers)
+          emit({
+            type: 'agent.forked',
+            parentId,
+            id,
+            state,
+            attributes,
+            ...(budgets && { budgets }),
+          });
         return;
       }
       if (event.type === 'ask.created') clock.watch(event.ask);

@@ -87,6 +87,23 @@ export const SCHEMAS = {
         items: ref('StateCost'),
       },
       budget_usd: { type: 'number' },
+      budgets: {
+        type: 'object',
+        description:
+          "The run's budget (absent when unlimited) and each branch's (`<fork budget>`): spent, reserved by the steps running, and left (docs/cost.md)",
+        properties: {
+          run: ref('Budget'),
+          branches: {
+            type: 'array',
+            items: {
+              allOf: [
+                ref('Budget'),
+                { type: 'object', properties: { branch: { type: 'string' } } },
+              ],
+            },
+          },
+        },
+      },
       started_at: { type: 'string', format: 'date-time' },
       elapsed_seconds: { type: 'number' },
       result: { type: 'string' },
@@ -100,6 +117,18 @@ export const SCHEMAS = {
       },
       state_file: { type: 'string' },
       last_event_id: { type: 'integer' },
+    },
+  },
+  Budget: {
+    type: 'object',
+    properties: {
+      budget_usd: { type: 'number' },
+      spent_usd: { type: 'number' },
+      reserved_usd: {
+        type: 'number',
+        description: "What the steps running now reserved of it (each its state's p90 forecast)",
+      },
+      left_usd: { type: 'number', description: 'The budget less what was spent and reserved' },
     },
   },
   AccountWidth: {

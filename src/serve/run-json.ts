@@ -1,3 +1,4 @@
+import { runBudgets } from '../../machines/budget-figures.js';
 import { widthText } from '../../machines/width-text.js';
 import { gateJson } from '../../machines/gate.js';
 import type { AgentAsk } from '../../machines/types.js';
@@ -61,6 +62,15 @@ export function runJson(run: ServedRun, byState: CostRow[] = run.byState.rows(ru
       ...(r.answeredBy ? { answered_by: r.answeredBy } : {}),
     })),
     budget_usd: run.budgetUsd,
+    budgets: runBudgets(
+      run.budgetUsd,
+      run.costUsd,
+      [...run.agents.values()].map((a) => ({
+        spentUsd: a.costUsd,
+        reservedUsd: a.reservedUsd ?? 0,
+        ...(a.budgets ? { budgets: a.budgets } : {}),
+      })),
+    ),
     started_at: new Date(run.startedAt).toISOString(),
     elapsed_seconds: Math.max(0, (end - run.startedAt) / 1000),
     ...(run.result !== undefined ? { result: run.result } : {}),

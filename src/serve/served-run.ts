@@ -1,5 +1,5 @@
 import type { RunEvent } from '../../machines/run-events.js';
-import type { AgentAsk, WorkflowState } from '../../machines/types.js';
+import type { AgentAsk, BranchBudget, WorkflowState } from '../../machines/types.js';
 import type { RunControl } from '../runtime/run-types.js';
 import { LOGGED_EVENTS, RECENT_EVENTS } from '../web/live-snapshot.js';
 import { EventBuffer } from './event-buffer.js';
@@ -16,6 +16,10 @@ export interface AgentView {
   depth: number;
   costUsd: number;
   result?: string;
+  /** What its running step reserved of the budgets (0 between steps). */
+  reservedUsd?: number;
+  /** The branch budgets it spends against (`<fork budget>`). */
+  budgets?: BranchBudget[];
 }
 
 /** Statuses a run's own end gives it for good: a cancel that comes too late to stop it does not change them. */
@@ -93,6 +97,7 @@ export class ServedRun {
         depth: a.stack.length,
         costUsd: 0,
         ...(a.result !== undefined ? { result: a.result } : {}),
+        ...(a.budgets ? { budgets: a.budgets } : {}),
       });
     }
     this.result = state.results.main;
@@ -126,6 +131,7 @@ export class ServedRun {
         const a = this.agent(e.agentId);
         a.state = e.state;
         a.machine = 'invoking';
+        if (e.reservedUsd) a.reservedUsd = e.reservedUsd;
         break;
       }
       case 'step.done': {
@@ -141,6 +147,7 @@ export class ServedRun {
                 : 'idle';
         a.depth = e.depth;
         a.costUsd += e.costUsd;
+        delete a.reservedUsd;
         this.costUsd = e.totalCostUsd;
         this.steps++;
         if (e.decision.kind === 'result' && e.to === null) {
@@ -150,9 +157,11 @@ export class ServedRun {
         for (const w of e.workers) this.agent(w.id, w.state);
         break;
       }
-      case 'agent.forked':
-        this.agent(e.id, e.state);
+      case 'agent.forked': {
+        const a = this.agent(e.id, e.state);
+        if (e.budgets) a.budgets = e.budgets;
         break;
+      }
       case 'permission.denied':
         this.denials++;
         break;
@@ -163,6 +172,7 @@ export class ServedRun {
       }
       case 'agent.paused':
         this.agent(e.agentId).machine = 'paused';
+        delete this.agent(e.agentId).reservedUsd;
         break;
       case 'agent.joined': {
         const a = this.agent(e.agentId);
@@ -172,6 +182,7 @@ export class ServedRun {
       }
       case 'agent.failed':
         this.agent(e.agentId).machine = 'failed';
+        delete this.agent(e.agentId).reservedUsd;
         break;
       case 'ask.created':
       case 'ask.pending':

@@ -1,5 +1,6 @@
 import type { RunEvent } from '../../machines/run-events.js';
-import type { AgentAsk, RunStatus } from '../../machines/types.js';
+import { runBudgets, type RunBudgets } from '../../machines/budget-figures.js';
+import type { AgentAsk, BranchBudget, RunStatus } from '../../machines/types.js';
 import { CostTable, stateKeyOf } from '../../machines/cost-table.js';
 import { widthText } from '../../machines/width-text.js';
 
@@ -24,6 +25,10 @@ export interface LiveAgent {
   costUsd: number;
   /** Ended with a failure rather than a result. */
   failed?: boolean;
+  /** What its running step reserved of the budgets (0 between steps). */
+  reservedUsd?: number;
+  /** The branch budgets it spends against (`<fork budget>`). */
+  budgets?: BranchBudget[];
 }
 
 /** The run as the live page heads it. */
@@ -58,6 +63,16 @@ export interface LiveModel {
   asks: Map<string, AgentAsk>;
   /** The run's cost by state (steps, turns, cost, wall time), from its `step.measured` events. */
   byState: CostTable;
+}
+
+/** The run's budgets as the events tell them: spent, reserved by the steps running, and left. */
+export function liveBudgets(model: LiveModel): RunBudgets {
+  const agents = [...model.agents.values()].map((a) => ({
+    spentUsd: a.costUsd,
+    reservedUsd: a.reservedUsd ?? 0,
+    ...(a.budgets ? { budgets: a.budgets } : {}),
+  }));
+  return runBudgets(model.run.budgetUsd, model.run.costUsd, agents);
 }
 
 /** The model of a run no event has reached yet. */
@@ -108,19 +123,23 @@ export function foldLiveEvent(model: LiveModel, e: RunEvent): void {
     case 'step.measured':
       model.byState.add(stateKeyOf(e), e);
       break;
-    case 'agent.forked':
-      agentOf(model, e.id, e.state);
+    case 'agent.forked': {
+      const a = agentOf(model, e.id, e.state);
+      if (e.budgets) a.budgets = e.budgets;
       break;
+    }
     case 'step.started':
       Object.assign(agentOf(model, e.agentId, e.state), {
         machine: 'invoking',
         state: e.state,
         scope: e.scope,
       });
+      if (e.reservedUsd) agentOf(model, e.agentId, e.state).reservedUsd = e.reservedUsd;
       break;
     case 'step.done': {
       const a = agentOf(model, e.agentId, e.from);
       a.costUsd += e.costUsd;
+      delete a.reservedUsd;
       a.depth = e.depth;
       if (e.to === null) a.machine = 'terminated';
       else
@@ -141,6 +160,7 @@ export function foldLiveEvent(model: LiveModel, e: RunEvent): void {
     }
     case 'agent.paused':
       agentOf(model, e.agentId, e.state).machine = 'paused';
+      delete agentOf(model, e.agentId, e.state).reservedUsd;
       run.costUsd = e.totalCostUsd;
       break;
     case 'agent.joined':
@@ -148,6 +168,7 @@ export function foldLiveEvent(model: LiveModel, e: RunEvent): void {
       break;
     case 'agent.failed':
       Object.assign(agentOf(model, e.agentId, e.state), { machine: 'terminated', failed: true });
+      delete agentOf(model, e.agentId, e.state).reservedUsd;
       run.costUsd = e.totalCostUsd;
       break;
     case 'ask.created':

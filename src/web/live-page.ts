@@ -57,7 +57,7 @@ export function livePageHtml(opts: LivePageOptions): string {
 <body>
 <header>
 <div class="title"><h1 id="heading">${escapeHtml(opts.heading)}</h1>${opts.note ? `<p id="note">${escapeHtml(opts.note)}${link}</p>` : link ? `<p id="note">${link}</p>` : ''}</div>
-<div class="run"><span id="run-id">connecting…</span> <span id="run-status" class="status starting">starting</span> <span id="run-cost"></span> <span id="run-elapsed"></span> <span id="run-steps"></span> <span id="run-denials" class="denials"></span> <span id="run-width" class="denials"></span> <span id="connection" class="connection">offline</span>
+<div class="run"><span id="run-id">connecting…</span> <span id="run-status" class="status starting">starting</span> <span id="run-cost"></span> <span id="run-budgets" class="denials"></span> <span id="run-elapsed"></span> <span id="run-steps"></span> <span id="run-denials" class="denials"></span> <span id="run-width" class="denials"></span> <span id="connection" class="connection">offline</span>
 ${opts.urls.cancel ? '<button id="cancel" type="button">Cancel run</button>' : ''}</div>
 </header>
 <main>

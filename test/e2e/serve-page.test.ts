@@ -231,6 +231,8 @@ describe("raymond serve's web page, in headless Chromium", () => {
         'no result yet',
       );
       assert.equal(await text(page, '#run-cost'), '$0.00 of $1.00');
+      // Nothing reserved while a script's ask waits: what the budget has left beside the cost.
+      assert.equal(await text(page, '#run-budgets'), 'reserved $0.00, $1.00 left');
       const asking = await shot(page, 'serve-asking');
       assert.ok(countColour(asking, HEADER) > 10_000, 'the header is drawn');
       assert.ok(countColour(asking, BADGE) > 100, 'the state box with the agent has its badge');

@@ -1,3 +1,5 @@
+import type { RunBudgets } from '../../../machines/budget-figures.js';
+import { liveBudgets } from '../live-fold.js';
 import { renderAsks } from './live-asks.js';
 import { renderCosts } from './live-costs.js';
 import { MACHINES, model, ui } from './live-state.js';
@@ -52,6 +54,7 @@ export function renderRun(): void {
   } else result.hidden = true;
   $('run-cost').textContent =
     money(run.costUsd) + (run.budgetUsd ? ' of ' + money(run.budgetUsd) : '');
+  $('run-budgets').textContent = budgetsText(liveBudgets(model));
   const elapsed =
     run.elapsedMs !== undefined ? run.elapsedMs : run.startedAt ? Date.now() - run.startedAt : 0;
   $('run-elapsed').textContent = duration(elapsed / 1000);
@@ -62,6 +65,26 @@ export function renderRun(): void {
   $('run-width').textContent = run.widths ? Object.values(run.widths).join('; ') : '';
   const cancel = document.getElementById('cancel') as HTMLButtonElement | null;
   if (cancel && model.finished) cancel.disabled = true;
+}
+
+/** The budgets beside the cost: what the running steps reserved and what is left, then each branch's. */
+function budgetsText(b: RunBudgets): string {
+  const parts: string[] = [];
+  if (b.run)
+    parts.push('reserved ' + money(b.run.reserved_usd) + ', ' + money(b.run.left_usd) + ' left');
+  for (const x of b.branches)
+    parts.push(
+      'branch ' +
+        x.branch +
+        ': ' +
+        money(x.spent_usd) +
+        ' of ' +
+        money(x.budget_usd) +
+        ', ' +
+        money(x.left_usd) +
+        ' left',
+    );
+  return parts.join('; ');
 }
 
 /** Agents per state box (live ones only), with the busiest machine state to colour the box. */

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sh, summary } from '../../helpers/cli.js';
 import { ClaudeSandbox } from '../../helpers/claude-sandbox.js';
+import { api, startServe, until } from '../../helpers/serve.js';
 
 /*
  * Branch budgets (issue 51) with the real `claude` against the scripted
@@ -115,5 +116,41 @@ describe('branch budgets (real claude, scripted API)', () => {
     assert.notEqual(b.code, 0);
     assert.match(b.stderr, /budget="lots" is not an amount in USD above 0/);
     assert.doesNotMatch(b.stderr, /\n\s+at /, 'no stack trace');
+  });
+
+  it('raymond serve: GET /runs/{id} shows the branch spent and left, and the run page says so', async (t) => {
+    const roots = box.write(
+      {
+        'capped/START.sh': sh(
+          `echo '<fork budget="${(1.5 * turn).toFixed(6)}" n="1">LOOP.md</fork><join>END.sh</join>'`,
+        ),
+        'capped/LOOP.md': 'LOOP-AGAIN: go round once more.',
+        'capped/END.sh': sh('printf "<result>%s</result>" "$RAYMOND_INPUT"'),
+      },
+      'roots',
+    );
+    const server = await startServe(['--root', roots], box.dir, box.env());
+    t.after(() => server.stop());
+    const started = await api(`${server.url}/runs`, 'POST', { workflow_id: 'capped', budget: 1 });
+    assert.equal(started.status, 201, JSON.stringify(started.body));
+    const id = started.body.run_id as string;
+    const run = await until(
+      async () => {
+        const r = await api(`${server.url}/runs/${id}`);
+        return r.body.status === 'completed' ? r.body : undefined;
+      },
+      `run ${id} completed`,
+      2000,
+    );
+    const budgets = run.budgets as {
+      run: { budget_usd: number; spent_usd: number; reserved_usd: number; left_usd: number };
+      branches: Array<{ branch: string; budget_usd: number; spent_usd: number; left_usd: number }>;
+    };
+    assert.equal(budgets.run.budget_usd, 1);
+    assert.equal(budgets.run.reserved_usd, 0);
+    assert.ok(Math.abs(budgets.run.left_usd - (1 - budgets.run.spent_usd)) < 1e-9);
+    assert.equal(budgets.branches.length, 1);
+    assert.ok(Math.abs(budgets.branches[0]!.spent_usd - 2 * turn) < 1e-9, JSON.stringify(budgets));
+    assert.equal(budgets.branches[0]!.left_usd, 0);
   });
 });
