@@ -30,7 +30,7 @@ import { createWorktreePool } from '../worktrees/worktree-pool.js';
 import { errorMessage } from '../errors.js';
 import type { QueuedRun } from './queued-run.js';
 import type { RunHooks, RunOutcome } from './run-types.js';
-import { gateForecaster } from './cost-gate.js';
+import { gateForecaster, reservations } from './cost-gate.js';
 import { openHistory } from './run-history.js';
 import type { HistoryWriter } from '../history/history-writer.js';
 import { openRunTracer, type RunTracer } from '../telemetry/run-tracer.js';
@@ -184,13 +184,7 @@ export async function composeRun(options: ComposeRunOptions): Promise<RunOutcome
         dueAsks: dueAsks(store.agents.values()),
         gateStops: settings.onAsk === 'reject',
         gateAnswers: options.gateAnswers ?? [],
-        // A budget's reservations: each markdown step's p90 forecast (history, else the prior).
-        ...(forecaster && {
-          reserve: (scope: string | undefined, file: string) => {
-            const f = forecaster.step(scope, file);
-            return { p90Usd: f.p90Usd, fromHistory: f.basis === 'history' };
-          },
-        }),
+        ...(forecaster && { reserve: reservations(forecaster) }),
       },
       id: 'supervisor',
       systemId: 'supervisor',

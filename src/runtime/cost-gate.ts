@@ -3,6 +3,7 @@ import { gateAsk, gateCrossed } from '../../machines/gate.js';
 import type { RunEventSink } from '../../machines/run-events.js';
 import type { GateAsk, WorkflowState } from '../../machines/types.js';
 import { errorMessage } from '../errors.js';
+import type { StepReservation } from '../../machines/budget-line.js';
 import type { Forecaster } from '../history/history-types.js';
 import { isMarkdown } from '../scope/extensions.js';
 import type { Scope } from '../scope/scope.js';
@@ -124,4 +125,14 @@ export async function gateForecaster(
     });
     return undefined;
   }
+}
+
+/** What a budget reserves for a markdown step: its state's p90 forecast (history, else the prior). */
+export function reservations(
+  forecaster: Forecaster,
+): (scope: string | undefined, state: string) => StepReservation {
+  return (scope, state) => {
+    const f = forecaster.step(scope, state);
+    return { p90Usd: f.p90Usd, fromHistory: f.basis === 'history' };
+  };
 }
