@@ -112,6 +112,33 @@ if (want('limits')) {
     summary.push(line);
   }
 }
+if (want('budget')) {
+  // `budget:N`: N one-turn workers at --max-parallel 50 (the issue's 100 by default).
+  const [n = 100] = (process.argv.slice(2).find((a) => a.startsWith('budget:')) ?? '')
+    .split(':')
+    .slice(1)
+    .map(Number);
+  const { BudgetBench, budgetLine } = await import('./budget-line.js');
+  const bench = new BudgetBench();
+  try {
+    await bench.open();
+    for (const [name, wf, shape] of [
+      ['budget, no history', 'wide', { n, parallel: 50, turns: 10 }],
+      ['budget, with history', 'wide', { n, parallel: 50, turns: 10 }],
+      ['no budget', 'free', { n, parallel: 50, turns: 0 }],
+      ['budget not reached', 'roomy', { n, parallel: 50, turns: 10 * n }],
+    ] as const) {
+      const line = await bench.run(wf, shape).then(
+        (f) => budgetLine(name, shape, f),
+        (err: unknown) => `${name}: FAILED: ${failure(err)}`,
+      );
+      console.log(line);
+      summary.push(line);
+    }
+  } finally {
+    await bench.close();
+  }
+}
 if (want('warm')) {
   const { benchWarm } = await import('./warm.js');
   const w = await benchWarm(8, 10, 4);
