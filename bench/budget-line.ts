@@ -47,6 +47,7 @@ export class BudgetBench {
     }));
     mkdirSync(join(this.dir, 'home'));
     // One turn's price as this claude computes it, from a workflow of its own (no history for the others).
+    mkdirSync(join(this.dir, 'probe'));
     writeScripts(join(this.dir, 'probe'), { 'START.md': 'Worker 0: say the word.' });
     const probe = await this.cli([join(this.dir, 'probe'), '--workflow-id', 'probe', '--json']);
     this.turnUsd = (JSON.parse(probe.stdout) as { total_cost_usd: number }).total_cost_usd;
@@ -72,6 +73,7 @@ export class BudgetBench {
   /** Runs one shape in the folder `wf` (a folder run before has history). */
   async run(wf: string, shape: BudgetShape): Promise<BudgetFigures> {
     const folder = join(this.dir, wf);
+    mkdirSync(folder, { recursive: true });
     writeScripts(folder, {
       'START.sh': `#!/usr/bin/env bash\nfor i in $(seq 1 ${shape.n}); do printf '<fork n="%s">W.md</fork>' "$i"; done\necho '<goto>DONE.sh</goto>'\n`,
       'DONE.sh': '#!/usr/bin/env bash\necho "<result>done</result>"\n',
