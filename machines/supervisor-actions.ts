@@ -116,7 +116,8 @@ export const supervisorSetup = setup({
       const paused: AgentRecord = { ...record, status: 'paused', error: failureText(failure) };
       if (failure.resetsAt !== undefined) paused.resets_at = failure.resetsAt;
       putAgent(store, withCost(store, paused, failure.spentUsd));
-      if (charge(store, failure.spentUsd, failure.sessionCosts)) spent(context, enqueue);
+      if (charge(store, failure.spentUsd, failure.sessionCosts, failure.budget))
+        spent(context, enqueue);
       actors.delete(event.agentId);
       endStep(context.work, event.agentId, failure.spentUsd);
       enqueue.emit({

@@ -11,6 +11,7 @@ export function plainSettings(over: Partial<RunSettings> = {}): RunSettings {
     maxParallel: 2,
     timeoutSeconds: 60,
     budgetUsd: 0,
+    budgetHard: false,
     skipPermissions: false,
     backendSettings: { disallowedTools: [], warm: false },
     debug: false,

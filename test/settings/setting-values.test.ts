@@ -67,6 +67,7 @@ describe('setting values', () => {
       max_parallel: DEFAULT_MAX_PARALLEL,
       timeout_seconds: 600,
       budget_usd: 3,
+      budget_hard: false,
       worktrees: 'keep-ignored',
       task_folder_pattern: '.raymond/tasks/{workflow_id}/{agent_id}',
       on_ask: 'reject',
@@ -84,8 +85,8 @@ describe('setting values', () => {
       dangerously_skip_permissions: false,
     });
     assert.deepEqual(
-      [old.onAsk, old.worktreeMode, old.model],
-      ['reject', 'keep-ignored', undefined],
+      [old.onAsk, old.worktreeMode, old.model, old.budgetHard],
+      ['reject', 'keep-ignored', undefined, false],
     );
   });
 });
