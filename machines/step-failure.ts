@@ -27,6 +27,8 @@ export interface StepFailure {
   resetsAt?: number;
   /** `--budget-hard` stopped the step's turn as the run reached its budget: charging it spends the budget. */
   budget?: true;
+  /** The session a turn `--budget-hard` stopped ran in: its agent goes on in it. */
+  session?: string;
   /** Extra detail for --verbose (a stack trace for internal errors). */
   detail?: string;
 }

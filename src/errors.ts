@@ -280,7 +280,10 @@ export function toStepFailure(err: unknown): StepFailure {
     sessionCosts: spent.sessionCosts ?? {},
   };
   if (typeof spent.resetsAt === 'number') failure.resetsAt = spent.resetsAt;
-  if (err.code === 'ERR_BUDGET') failure.budget = true;
+  if (err.code === 'ERR_BUDGET') {
+    failure.budget = true;
+    if (typeof err.details.session === 'string') failure.session = err.details.session;
+  }
   // Not the agent's own doing: every other agent would meet it too.
   if (err.code === 'ERR_INTERNAL' || err.message.endsWith(DISK_FULL_HINT)) failure.halts = true;
   return failure;

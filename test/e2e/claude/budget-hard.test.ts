@@ -117,12 +117,10 @@ describe('--budget-hard stops a turn at the budget (real claude, scripted API)',
     const main = state.agents[0]!;
     assert.equal(main.status, 'paused');
     assert.match(main.error!, /stopped by --budget-hard: the run's cost reached its budget/);
-    // The session the turn ran in stays reserved for the agent, and Claude Code kept its transcript.
-    assert.ok(main.next_session, JSON.stringify(main));
-    assert.ok(
-      findTranscript(main.next_session, main.cwd, { CLAUDE_CONFIG_DIR: join(box.home, '.claude') }),
-      'the session is on disk',
-    );
+    // The agent goes on in the session the turn ran in (its reserved one), which Claude Code kept on disk.
+    assert.equal(main.session, main.next_session, JSON.stringify(main));
+    const config = { CLAUDE_CONFIG_DIR: join(box.home, '.claude') };
+    assert.ok(findTranscript(main.session, main.cwd, config), 'the session is on disk');
   });
 
   it('--resume with a larger budget goes on in the stopped session and completes', async () => {
