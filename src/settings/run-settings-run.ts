@@ -118,8 +118,6 @@ export const RUN_AGENT_SETTINGS = {
     example: 'false',
     defaultText: 'false',
     check: bool,
-    absentFromState: false,
-    initial: () => false,
   }),
   confirm_over: setting({
     flag: '--confirm-over <usd>',

@@ -11,7 +11,6 @@ export function plainSettings(over: Partial<RunSettings> = {}): RunSettings {
     maxParallel: 2,
     timeoutSeconds: 60,
     budgetUsd: 0,
-    budgetHard: false,
     skipPermissions: false,
     backendSettings: { disallowedTools: [], warm: false },
     debug: false,

@@ -67,7 +67,6 @@ describe('setting values', () => {
       max_parallel: DEFAULT_MAX_PARALLEL,
       timeout_seconds: 600,
       budget_usd: 3,
-      budget_hard: false,
       worktrees: 'keep-ignored',
       task_folder_pattern: '.raymond/tasks/{workflow_id}/{agent_id}',
       on_ask: 'reject',
@@ -86,7 +85,7 @@ describe('setting values', () => {
     });
     assert.deepEqual(
       [old.onAsk, old.worktreeMode, old.model, old.budgetHard],
-      ['reject', 'keep-ignored', undefined, false],
+      ['reject', 'keep-ignored', undefined, undefined],
     );
   });
 });
