@@ -4,20 +4,27 @@ import { putSessionCosts, type RunStore } from './run-store.js';
 /**
  * Adds what a step cost to the run and remembers its sessions' totals (the
  * next turn of a session is charged only its delta). Returns true when this
- * charge spent the budget: from then on no new step may start.
+ * charge spent the budget: from then on no new step may start. `stopped`:
+ * `--budget-hard` stopped the step's turn as the run's streamed cost reached
+ * the budget, which is then spent whatever this charge adds up to (the
+ * stream's price and the CLI's own may differ by a little).
  */
 export function charge(
   store: RunStore,
   costUsd: number,
   sessionCosts: Record<string, number> | undefined,
+  stopped = false,
 ): boolean {
   const meta = store.meta;
   meta.total_cost_usd += costUsd;
   putSessionCosts(store, sessionCosts);
   const budget = meta.options.budget_usd;
-  if (budget > 0 && meta.total_cost_usd >= budget && meta.status === 'running') {
+  if (budget > 0 && (meta.total_cost_usd >= budget || stopped) && meta.status === 'running') {
     meta.status = 'budget_exceeded';
-    meta.error = `the budget of ${usd(budget)} is spent (${usd(meta.total_cost_usd)}); no new step was started`;
+    const turns = stopped
+      ? 'the turns running were stopped as it was reached (--budget-hard), their agents paused with their sessions; '
+      : '';
+    meta.error = `the budget of ${usd(budget)} is spent (${usd(meta.total_cost_usd)}); ${turns}no new step was started`;
     return true;
   }
   return false;

@@ -46,6 +46,20 @@ export function withCost<T extends AgentRecord>(store: RunStore, record: T, cost
 }
 
 /**
+ * An agent paused by its step's failure: why, a usage limit's reset, and,
+ * for a turn `--budget-hard` stopped, the session the turn ran in, which the
+ * agent goes on in (as a turn that ended would have fixed it: a pending
+ * `<call>` branch is then used up).
+ */
+export function pausedRecord(record: AgentRecord, failure: StepFailure): AgentRecord {
+  const paused: AgentRecord = { ...record, status: 'paused', error: failureText(failure) };
+  if (failure.resetsAt !== undefined) paused.resets_at = failure.resetsAt;
+  if (failure.session !== undefined)
+    Object.assign(paused, { session: failure.session, branchFrom: null });
+  return paused;
+}
+
+/**
  * Records an agent's failure and returns the event that says so. A forked
  * worker's failure ends that worker only (its parent's join, if any, gets it
  * as a failed entry); any other agent's fails the run.

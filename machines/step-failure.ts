@@ -25,6 +25,10 @@ export interface StepFailure {
   sessionCosts: Record<string, number>;
   /** A usage limit's reset time (epoch ms), when known. */
   resetsAt?: number;
+  /** `--budget-hard` stopped the step's turn as the run reached its budget: charging it spends the budget. */
+  budget?: true;
+  /** The session a turn `--budget-hard` stopped ran in: its agent goes on in it. */
+  session?: string;
   /** Extra detail for --verbose (a stack trace for internal errors). */
   detail?: string;
 }

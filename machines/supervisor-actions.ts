@@ -11,6 +11,7 @@ import { putAgent, putResult, putWidth, setRunStatus, type RunStore } from './ru
 import {
   expireOne,
   failAgent,
+  pausedRecord,
   refuseReusedId,
   settleJoins,
   startAgent,
@@ -21,7 +22,6 @@ import { clearReservations } from './budget-line.js';
 import { clearSlots, setMarkdownCap } from './scheduler.js';
 import { budgetNeed, endStep, grantSteps } from './step-grants.js';
 import { STEP_RUNNER_ID, type StepRunnerEvent } from './step-runner.js';
-import { failureText } from './step-failure.js';
 import { supervisorGuards } from './supervisor-guards.js';
 import type {
   PersisterEvent,
@@ -31,7 +31,6 @@ import type {
   SupervisorInput,
   SupervisorOutput,
 } from './supervisor-types.js';
-import type { AgentRecord } from './types.js';
 
 /** The budget is spent: no new step starts, and the run says what the steps waiting would need. */
 function spent(
@@ -112,11 +111,10 @@ export const supervisorSetup = setup({
       assertEvent(event, 'step.failed');
       const { store, actors } = context.work;
       const { failure } = event;
-      const record = store.agents.get(event.agentId)!;
-      const paused: AgentRecord = { ...record, status: 'paused', error: failureText(failure) };
-      if (failure.resetsAt !== undefined) paused.resets_at = failure.resetsAt;
+      const paused = pausedRecord(store.agents.get(event.agentId)!, failure);
       putAgent(store, withCost(store, paused, failure.spentUsd));
-      if (charge(store, failure.spentUsd, failure.sessionCosts)) spent(context, enqueue);
+      if (charge(store, failure.spentUsd, failure.sessionCosts, failure.budget))
+        spent(context, enqueue);
       actors.delete(event.agentId);
       endStep(context.work, event.agentId, failure.spentUsd);
       enqueue.emit({

@@ -220,6 +220,8 @@ export interface RunOptions {
   max_parallel: number;
   /** 0 means unlimited. */
   budget_usd: number;
+  /** `--budget-hard`: turns running are stopped as the run's streamed cost reaches the budget; absent: false. */
+  budget_hard?: boolean;
   model: string | null;
   /** `--fallback-models`: what a turn goes on with when its model is overloaded or unavailable; absent: none. */
   fallback_models?: string[];

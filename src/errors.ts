@@ -91,6 +91,11 @@ export type ErrorCode =
   | 'ERR_USAGE_LIMIT'
   /** A forked worker's branch budget (`<fork budget>`, `--budget-per-agent`) is spent: the worker ends, failed, and the run goes on. */
   | 'ERR_BRANCH_BUDGET'
+  /**
+   * `--budget-hard`: a turn stopped as the run's streamed cost reached `--budget`. Its agent is paused
+   * with its session kept, and the run ends `budget_exceeded` (exit 3): `--resume ID --budget MORE` goes on.
+   */
+  | 'ERR_BUDGET'
   /** A `.raymond/config.toml` that is not valid TOML or has a bad value. */
   | 'ERR_CONFIG'
   /** A run that another live Raymond process holds (its lock file). */
@@ -178,7 +183,12 @@ const INVALID_CODES = new Set<ErrorCode>([
 ]);
 
 /** Errors after which the agent is paused (resumable) rather than the run failed. */
-const PAUSE_CODES = new Set<ErrorCode>(['ERR_AGENT_FAILED', 'ERR_USAGE_LIMIT', 'ERR_ASK_REJECTED']);
+const PAUSE_CODES = new Set<ErrorCode>([
+  'ERR_AGENT_FAILED',
+  'ERR_USAGE_LIMIT',
+  'ERR_ASK_REJECTED',
+  'ERR_BUDGET',
+]);
 
 /** JSON-safe shape of a RaymondError, used across worker threads and in state files. */
 export interface SerializedError {
@@ -272,6 +282,10 @@ export function toStepFailure(err: unknown): StepFailure {
     sessionCosts: spent.sessionCosts ?? {},
   };
   if (typeof spent.resetsAt === 'number') failure.resetsAt = spent.resetsAt;
+  if (err.code === 'ERR_BUDGET') {
+    failure.budget = true;
+    if (typeof err.details.session === 'string') failure.session = err.details.session;
+  }
   // Not the agent's own doing: every other agent would meet it too.
   if (err.code === 'ERR_INTERNAL' || err.message.endsWith(DISK_FULL_HINT)) failure.halts = true;
   return failure;

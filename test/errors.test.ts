@@ -43,3 +43,18 @@ describe('errors: code aliases', () => {
     assert.deepEqual((envelope as Record<string, unknown>).ErrorAliases, ['ERR_CLAUDE_REFUSED']);
   });
 });
+
+describe('errors: a turn stopped at the budget', () => {
+  it('ERR_BUDGET pauses its agent, charges what the turn streamed, and spends the budget', () => {
+    const failure = toStepFailure(
+      new RaymondError('ERR_BUDGET', 'stopped by --budget-hard', {
+        file: 'START.md',
+        details: { spentUsd: 0.42, sessionCosts: {}, session: 's1', costUsd: 0.42 },
+      }),
+    );
+    assert.equal(failure.pauses, true);
+    assert.equal(failure.budget, true);
+    assert.equal(failure.spentUsd, 0.42);
+    assert.equal(toStepFailure(new RaymondError('ERR_AGENT_FAILED', 'stopped')).budget, undefined);
+  });
+});

@@ -26,7 +26,7 @@ export const EXIT_MEANINGS: Record<keyof typeof EXIT, string> = {
   asking:
     'The run paused on a question (`--on-ask=pause`): the question is JSON on stdout; answer with `raymond --resume ID --input TEXT`.',
   budgetExceeded:
-    'The run stopped starting steps: it cost more than `--budget`. Resume with a larger budget.',
+    'The run stopped starting steps (with `--budget-hard`, stopped its running turns too): it cost more than `--budget`. Resume with a larger budget.',
   paused:
     'The run paused: every live agent hit a usage limit (`--no-wait`) or was paused; `raymond --resume ID` goes on.',
   invalid:

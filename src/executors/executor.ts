@@ -78,6 +78,13 @@ export interface ExecutionRequest {
    * when known: the run's account width is set from it.
    */
   onLimited?: (status: 429 | 529, delayMs: number | null) => void;
+  /**
+   * Told what the turn has cost so far each time that grows, as its stream
+   * says (a message's usage priced, or the CLI's own figure): `--budget-hard`
+   * stops a turn whose run would pass its budget. A backend whose stream
+   * says nothing before the turn ends never calls it.
+   */
+  onSpend?: (costUsd: number) => void;
   /** Opens the debug files of this execution (absent with --no-debug). */
   debug?: () => StepDebug;
   /** The workflow uses task folders: a queue worker makes the agent's before it runs the step. */

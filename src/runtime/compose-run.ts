@@ -31,6 +31,7 @@ import { errorMessage } from '../errors.js';
 import type { QueuedRun } from './queued-run.js';
 import type { RunHooks, RunOutcome } from './run-types.js';
 import { gateForecaster, reservations } from './cost-gate.js';
+import { budgetMeterFor } from './budget-meter.js';
 import { openHistory } from './run-history.js';
 import type { HistoryWriter } from '../history/history-writer.js';
 import { openRunTracer, type RunTracer } from '../telemetry/run-tracer.js';
@@ -70,19 +71,18 @@ export async function composeRun(options: ComposeRunOptions): Promise<RunOutcome
   let debug: DebugLog | undefined;
   let history: HistoryWriter | undefined;
   let tracer: RunTracer | undefined;
-  const cap = markdownCap();
+  const cap = markdownCap(!!settings.queue);
+  const budgetMeter = budgetMeterFor(settings, state.total_cost_usd);
   const emit = (e: RunEvent) => {
+    budgetMeter?.event(e);
     if (e.type === 'step.done') steps++;
-    else if (e.type === 'width.changed') {
-      cap.noted(e);
-      // --queue: the workers' shared width, told by their events; a usage limit pauses the run's turns instead.
-      if (settings.queue && e.why !== 'usage-limit') cap.onWidth(e.backend, e.width);
-    }
+    else if (e.type === 'width.changed') cap.noted(e);
     debug?.event(e);
     history?.event(e);
     tracer?.event(e);
     hooks.onEvent(e);
   };
+  const warn = (text: string) => emit({ type: 'warning', text });
   const spawners = createSpawnerPool();
   const values = createValueFiles();
   const turnSlots = markdownSlots();
@@ -97,23 +97,21 @@ export async function composeRun(options: ComposeRunOptions): Promise<RunOutcome
         ? createPoolLanguageService()
         : createLanguageService();
   if (settings.debug)
-    debug = new DebugLog(join(dirname(dirname(stateFile)), 'debug', workflowId), (text) =>
-      emit({ type: 'warning', text }),
-    );
+    debug = new DebugLog(join(dirname(dirname(stateFile)), 'debug', workflowId), warn);
   if (settings.history)
     history = await openHistory(
       state,
       stateFile,
       settings.queue ? 'queued' : (hooks.source ?? 'local'),
       resumed,
-      (text) => emit({ type: 'warning', text }),
+      warn,
     );
   const input = state.agents[0]?.input;
   if (!resumed && typeof input === 'string') debug?.input(input);
   for (const a of options.answered ?? [])
     debug?.event({ type: 'ask.answered', ...a, expired: false });
   try {
-    tracer = await openRunTracer(settings.otelEndpoint, (text) => emit({ type: 'warning', text }));
+    tracer = await openRunTracer(settings.otelEndpoint, warn);
     if (settings.queue) {
       const { openQueue } = await import('./queued-run.js');
       queued = await openQueue({ queue: settings.queue, settings, workflowId, stateFile, emit });
@@ -155,7 +153,7 @@ export async function composeRun(options: ComposeRunOptions): Promise<RunOutcome
       effort: settings.effort,
       grant: settings.grant,
       warnOnce: (text) => {
-        if (!warned.has(text)) emit({ type: 'warning', text });
+        if (!warned.has(text)) warn(text);
         warned.add(text);
       },
       debug,
@@ -165,11 +163,12 @@ export async function composeRun(options: ComposeRunOptions): Promise<RunOutcome
       onAsk: settings.onAsk,
       traceEnv: tracer && ((agentId) => tracer!.env(agentId)),
       forecaster,
+      budgetMeter,
     });
     const machine = supervisorMachine.provide({
       actors: {
         steps: stepRunner(runStep),
-        persister: createPersister(stateFile, stats, (text) => emit({ type: 'warning', text })),
+        persister: createPersister(stateFile, stats, warn),
       },
     });
     // Before the actor exists: making it runs the supervisor's first actions (due asks, a resume's answers to

@@ -7,7 +7,7 @@ type WidthChanged = Extract<RunEvent, { type: 'width.changed' }>;
 export interface MarkdownCap {
   /** What the backends call with each account's width as it changes. */
   onWidth(backend: string, width: number): void;
-  /** A `width.changed` of the run's stream: kept in the state file, for `--status`. */
+  /** A `width.changed` of the run's stream: kept in the state file, for `--status`; a queued run's cap follows it. */
   noted(e: WidthChanged): void;
   /** Where the sum and the changes go once the supervisor exists (`slots.markdown`, `account.width`). */
   attach(send: (e: SupervisorEvent) => void): void;
@@ -19,7 +19,10 @@ export interface MarkdownCap {
  * its account would hold a slot a script step could use. Passes each
  * change on too, which the state file keeps.
  */
-export function markdownCap(): MarkdownCap {
+export function markdownCap(
+  /** `--queue`: the widths are the workers', told only by their events. */
+  fromEvents = false,
+): MarkdownCap {
   const widths = new Map<string, number>();
   let send = (_e: SupervisorEvent) => {};
   return {
@@ -30,6 +33,8 @@ export function markdownCap(): MarkdownCap {
       send({ type: 'slots.markdown', max: sum });
     },
     noted({ backend, width, was, ceiling, why, until }) {
+      // A usage limit pauses the run's turns instead of narrowing its cap.
+      if (fromEvents && why !== 'usage-limit') this.onWidth(backend, width);
       const now = { width, was, ceiling, why, at: new Date().toISOString() };
       send({ type: 'account.width', backend, width: until ? { ...now, until } : now });
     },

@@ -1,7 +1,7 @@
 import type { StepInput, StepResult } from '../../machines/agent.machine.js';
 import { backendOf } from '../agents/registry/registry.js';
-import { RaymondError, formatError, type SpentDetails } from '../errors.js';
-import { parentSession, type Execution, type SessionPlan } from '../executors/executor.js';
+import { RaymondError, formatError } from '../errors.js';
+import type { Execution } from '../executors/executor.js';
 import { stateModel } from './state-model.js';
 import { reminder } from '../language/policy.js';
 import { templateVariables } from '../language/render.js';
@@ -22,41 +22,10 @@ import { settleWorktrees } from './step-worktree.js';
 import { layeredGrant, resolveGrant } from './state-grant.js';
 import { endsWarmth, freshSessions, stepDebug, type StepDependencies } from './step-context.js';
 import { StepTally } from './step-tally.js';
+import { Spending } from './step-spending.js';
 
 /** A turn's failures the step decides about (retry, fall back, wait, give up); any other fails it at once. */
 const TURN_ERRORS = new Set(['ERR_AGENT_FAILED', 'ERR_USAGE_LIMIT', 'ERR_AGENT_REFUSED']);
-
-/** What the step's turns cost so far, and each session's last known total. */
-class Spending {
-  costUsd = 0;
-  private readonly totals = new Map<string, number>();
-  constructor(private readonly known: Record<string, number>) {}
-
-  /** The session total a plan's turn is charged from. */
-  base(plan: SessionPlan): number | undefined {
-    const sid = parentSession(plan);
-    return sid === undefined ? undefined : (this.totals.get(sid) ?? this.known[sid]);
-  }
-
-  add(costUsd: number, session: string | null | undefined, total: number | null | undefined): void {
-    this.costUsd += costUsd;
-    if (session && total !== null && total !== undefined) this.totals.set(session, total);
-  }
-
-  get sessionCosts(): Record<string, number> {
-    return Object.fromEntries(this.totals);
-  }
-
-  /** Attaches what was spent to a failing step's error, so the supervisor still charges it. */
-  attach(err: unknown): unknown {
-    if (err instanceof RaymondError)
-      Object.assign(err.details, {
-        spentUsd: this.costUsd,
-        sessionCosts: this.sessionCosts,
-      } satisfies SpentDetails);
-    return err;
-  }
-}
 
 /**
  * Runs a markdown state: renders the prompt, runs Claude Code turns, and
@@ -161,13 +130,16 @@ export async function runMarkdownStep(
   for (;;) {
     let execution: Execution;
     deps.emit({ type: 'turn.started', agentId: agent.id, state: agent.state });
+    // --budget-hard: the turn tells the meter what it spends, and the meter stops it at the budget.
+    const metered = deps.budgetMeter?.turn(agent.id);
     try {
       execution = await markdown.execute({
         workflowId: deps.workflowId,
         agent,
         file: agent.state,
         scope,
-        signal,
+        signal: metered ? AbortSignal.any([signal, metered.signal]) : signal,
+        onSpend: metered?.spent,
         timeoutMs,
         timeoutFromState: prepared.policy.timeoutSeconds !== undefined,
         debug: stepDebug(deps, agent),
@@ -205,6 +177,7 @@ export async function runMarkdownStep(
       });
       spending.add(figures.costUsd, details.session, figures.sessionTotal);
       tally.add({ ...details, tokens: figures.tokens }, true);
+      metered?.end(figures.costUsd);
       deps.emit({
         type: 'turn.done',
         agentId: agent.id,
@@ -212,6 +185,14 @@ export async function runMarkdownStep(
         tokens: figures.tokens,
         error: err.message,
       });
+      // Stopped at the budget (not by the run): the agent pauses, its session kept for a resume.
+      if (metered?.signal.aborted && !signal.aborted)
+        throw spending.attach(
+          new RaymondError('ERR_BUDGET', String(metered.signal.reason), {
+            file: where,
+            details: { session: details.session ?? null, costUsd: figures.costUsd },
+          }),
+        );
       state = follow(
         nextTurn(state, {
           type: 'turn.failed',
@@ -229,6 +210,7 @@ export async function runMarkdownStep(
     }
     const { costUsd, sessionTotal, tokens } = sane(execution);
     spending.add(costUsd, execution.session, sessionTotal);
+    metered?.end(costUsd);
     tally.add({ ...execution, tokens }, true);
     tally.answered(execution.models ?? [models[state.modelAt]]);
     deps.emit({ type: 'turn.done', agentId: agent.id, costUsd, tokens });

@@ -111,7 +111,9 @@ export function createRunStep(deps: StepDependencies): RunStep {
       return acquired ? { ...result, acquired } : result;
     } catch (err) {
       const failure = toStepFailure(err);
-      deps.emit(tally.event(id, state, scopeKey, { failure, stopped: signal.aborted }));
+      // Stopped by the run, or by --budget-hard: a step cut short, not one that failed.
+      const stopped = signal.aborted || failure.budget === true;
+      deps.emit(tally.event(id, state, scopeKey, { failure, stopped }));
       // The machine receives the failure as plain data (it is stored in the state file), not as an Error.
       // eslint-disable-next-line @typescript-eslint/only-throw-error
       throw failure;

@@ -15,6 +15,7 @@ import type { ScopeSet } from '../scope/scope-set.js';
 import type { DebugLog, StepDebug } from '../state/debug-log.js';
 import type { WorktreePool } from '../worktrees/worktree-pool.js';
 import type { TaskFolders } from './task-folders.js';
+import type { BudgetMeter } from './budget-meter.js';
 
 /** What running a step needs from the run; given once, at the composition root. */
 export interface StepDependencies {
@@ -50,6 +51,8 @@ export interface StepDependencies {
   traceEnv?: (agentId: string) => Readonly<Record<string, string>> | undefined;
   /** The cost gate's forecasts (`--confirm-over`); absent: the gate never asks. */
   forecaster?: Forecaster;
+  /** `--budget-hard` with a budget: stops the turns running as the run's cost reaches it; absent: turns run to their end. */
+  budgetMeter?: BudgetMeter;
 }
 
 /** The debug-file opener for one step, if debug logs are on. */

@@ -107,6 +107,18 @@ export const RUN_AGENT_SETTINGS = {
     fromFlag: numberFromFlag,
     initial: () => DEFAULT_BUDGET_USD,
   }),
+  budget_hard: setting({
+    flag: '--budget-hard',
+    run: 'budgetHard',
+    stored: 'budget_hard',
+    scope: 'run',
+    group: 'Run',
+    help: 'hold --budget inside turns too: stop the turns running once their streamed cost takes the run to it (their agents pause, sessions kept)',
+    doc: "Hold the budget inside turns too: once the run's cost, with what the running turns have streamed so far, reaches `budget`, those turns are stopped; their agents pause with their sessions kept, and `--resume ID --budget MORE` goes on. The run ends within the budget plus about one model message. Kept by a resume.",
+    example: 'false',
+    defaultText: 'false',
+    check: bool,
+  }),
   confirm_over: setting({
     flag: '--confirm-over <usd>',
     run: 'confirmOverUsd',

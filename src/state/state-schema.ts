@@ -118,6 +118,7 @@ const OPTIONS = T.Object({
   timeout_seconds: T.Number(),
   max_parallel: T.Number(),
   budget_usd: T.Number(),
+  budget_hard: opt(T.Boolean()),
   model: opt(nullable(T.String())),
   fallback_models: opt(T.Array(T.String())),
   effort: opt(nullable(T.String())),

@@ -7,6 +7,8 @@ export interface ResponsesReply {
   text?: string;
   /** First answer with an `exec_command` call of this shell command; the text comes once its output is back. */
   command?: string;
+  /** Call the command (or tool) even when the request answers a call: a turn of many calls. */
+  again?: boolean;
   /** More arguments of that call: `{ sandbox_permissions: 'require_escalated' }` asks to leave the sandbox. */
   commandArgs?: Record<string, unknown>;
   /** First answer with a call of this tool (an MCP tool: `namespace: 'mcp__SERVER'`), then the text. */
@@ -185,7 +187,7 @@ export class ResponsesServer {
         ? { name: 'exec_command', arguments: { cmd: reply.command, ...reply.commandArgs } }
         : reply.call;
     const item =
-      call && !req.afterTool
+      call && (!req.afterTool || reply.again)
         ? {
             type: 'function_call',
             id: `fc_${n}`,

@@ -35,6 +35,19 @@ describe('cost ledger', () => {
     assert.match(s.meta.error!, /^the budget of \$0\.0001 is spent \(\$0\.00023\)/);
   });
 
+  it('--budget-hard: a step whose turn was stopped at the budget spends it, whatever its charge adds up to', () => {
+    const s = store(1);
+    assert.equal(charge(s, 0.3, undefined), false);
+    assert.equal(charge(s, 0.69, undefined, true), true, 'priced by the table, a little under');
+    assert.equal(s.meta.status, 'budget_exceeded');
+    assert.match(
+      s.meta.error!,
+      /^the budget of \$1\.00 is spent \(\$0\.99\); the turns running were stopped as it was reached \(--budget-hard\), their agents paused with their sessions; no new step was started$/,
+    );
+    const none = store(0);
+    assert.equal(charge(none, 5, undefined, true), false, 'no budget: nothing to spend');
+  });
+
   it('a zero budget is unlimited', () => {
     const s = store(0);
     assert.equal(charge(s, 1000, undefined), false);

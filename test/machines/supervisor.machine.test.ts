@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { agentIn as agent, freshState, runFake } from '../helpers/fake-actors.js';
 import { supervisorMachine } from '../../machines/supervisor.machine.js';
+import type { StepFailure } from '../../machines/step-failure.js';
 import type { AgentRecord, WorkflowState } from '../../machines/types.js';
 
 describe('supervisor: failures, slots and scheduling', () => {
@@ -18,6 +19,49 @@ describe('supervisor: failures, slots and scheduling', () => {
     assert.equal(last.status, 'failed');
     assert.equal(agent(last, 'main').status, 'failed');
     assert.equal(agent(last, 'main').state, 'BOOM', 'the agent stays at the state that failed');
+  });
+
+  it('--budget-hard: a stopped turn pauses its agent in the session it ran in, and its charge spends the budget', async () => {
+    const state = freshState('START', { branchFrom: 'caller-session' });
+    state.options.budget_usd = 1;
+    const stopped: StepFailure = {
+      kind: 'step-failure',
+      code: 'ERR_BUDGET',
+      message: 'stopped by --budget-hard',
+      file: 'START',
+      pauses: true,
+      spentUsd: 0.98,
+      sessionCosts: { 's-9': 0.98 },
+      budget: true,
+      session: 's-9',
+    };
+    const run = await runFake(
+      {
+        START: () => {
+          // The step runner hands a StepFailure on as it is (the runtime rejects with one).
+          // eslint-disable-next-line @typescript-eslint/only-throw-error
+          throw stopped;
+        },
+      },
+      { state },
+    );
+    assert.equal(
+      run.output.status,
+      'budget_exceeded',
+      '$0.98 by the table, yet the budget is spent',
+    );
+    assert.match(
+      run.output.error!,
+      /the turns running were stopped as it was reached \(--budget-hard\)/,
+    );
+    const last = JSON.parse(run.writes.at(-1)!) as WorkflowState;
+    const main = agent(last, 'main');
+    assert.equal(main.status, 'paused');
+    assert.equal(main.error, 'START: stopped by --budget-hard');
+    assert.equal(main.session, 's-9', 'a --resume goes on in the stopped session');
+    assert.equal(main.branchFrom ?? null, null, 'its <call> branch is used up');
+    assert.equal(last.session_costs['s-9'], 0.98);
+    assert.equal(last.total_cost_usd, 0.98);
   });
 
   it('never runs more than maxParallel steps at once, and queues the rest', async () => {

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { afterEach, describe, it } from 'node:test';
 import { RaymondError, type SpentDetails } from '../../src/errors.js';
+import type { StateExecutor } from '../../src/executors/executor.js';
+import { BudgetMeter } from '../../src/runtime/budget-meter.js';
 import { runMarkdownStep } from '../../src/runtime/markdown-step.js';
 import { fakeExecutor, stepWorld, type StepWorld } from '../helpers/step-deps.js';
 
@@ -135,5 +137,59 @@ describe('runMarkdownStep', () => {
         err.code === 'ERR_STATE_UNSUPPORTED' &&
         err.file === 'START.md',
     );
+  });
+  it('--budget-hard: a turn the meter stops pauses its agent with ERR_BUDGET, charged what it streamed, its session named', async () => {
+    w = await stepWorld(STATES);
+    const meter = new BudgetMeter(1, 0.7);
+    let spentSeen = 0;
+    // A turn that streams two messages of $0.2 each, and ends as Claude Code's does when it is stopped.
+    const markdown: StateExecutor = {
+      async execute(req) {
+        for (const soFar of [0.2, 0.4]) {
+          if (req.signal.aborted) break;
+          req.onSpend!(soFar);
+          spentSeen = soFar;
+        }
+        assert.equal(req.signal.aborted, true, '$0.7 + $0.4 reaches the budget of $1');
+        throw new RaymondError('ERR_AGENT_FAILED', 'stopped', {
+          details: { costUsd: spentSeen, session: 's-9', sessionTotal: null },
+        });
+      },
+    };
+    const err = await runMarkdownStep(
+      { ...w.deps, markdown, budgetMeter: meter },
+      w.input(w.agent('START.md', { session: 's-9' })),
+      'START.md',
+      signal,
+    ).catch((e: unknown) => e);
+    assert.ok(err instanceof RaymondError && err.code === 'ERR_BUDGET', String(err));
+    assert.equal(err.file, 'START.md');
+    assert.match(
+      err.message,
+      /^stopped by --budget-hard: the run's cost reached its budget of \$1\.00/,
+    );
+    assert.equal((err.details as SpentDetails).spentUsd, 0.4);
+    assert.equal(err.details.session, 's-9');
+    assert.equal(err.details.costUsd, 0.4);
+    assert.ok(!w.events.some((e) => e.type === 'warning' && /retrying/.test(e.text)), 'no retry');
+  });
+
+  it('a turn stopped by the run itself (Ctrl-C) is no budget stop, even with the meter on', async () => {
+    w = await stepWorld(STATES);
+    const run = new AbortController();
+    const markdown: StateExecutor = {
+      async execute(req) {
+        req.onSpend!(2);
+        run.abort();
+        throw new RaymondError('ERR_AGENT_FAILED', 'stopped', { details: { costUsd: 2 } });
+      },
+    };
+    const err = await runMarkdownStep(
+      { ...w.deps, markdown, budgetMeter: new BudgetMeter(1, 0) },
+      w.input(w.agent('START.md')),
+      'START.md',
+      run.signal,
+    ).catch((e: unknown) => e);
+    assert.ok(err instanceof RaymondError && err.code === 'ERR_AGENT_FAILED', String(err));
   });
 });

@@ -84,8 +84,8 @@ describe('setting values', () => {
       dangerously_skip_permissions: false,
     });
     assert.deepEqual(
-      [old.onAsk, old.worktreeMode, old.model],
-      ['reject', 'keep-ignored', undefined],
+      [old.onAsk, old.worktreeMode, old.model, old.budgetHard],
+      ['reject', 'keep-ignored', undefined, undefined],
     );
   });
 });

@@ -58,6 +58,7 @@ export function createClaudeExecutor(options: ClaudeOptions): StateExecutor {
             });
           else if (p.kind === 'denied') options.emit(denialEvent(agentId, req.file, p.denial));
           else if (p.kind === 'limited') req.onLimited?.(p.status, p.delayMs);
+          else if (p.kind === 'usage') req.onSpend?.(p.costUsd);
           else if (p.kind === 'fallback')
             options.emit({
               type: 'detail',

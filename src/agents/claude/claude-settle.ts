@@ -52,10 +52,15 @@ export function settleClaudeTurn(
   bin: string,
   where: string,
 ): Execution {
-  const costUsd = invocationCost(s, req.costBase, req.session?.kind === 'continue');
+  // No result, so no total (stopped, killed, crashed): the messages it streamed are what it cost, never $0.
+  const streamed = s.totalCostUsd === null && s.streamedCostUsd > 0;
+  const costUsd = streamed
+    ? s.streamedCostUsd
+    : invocationCost(s, req.costBase, req.session?.kind === 'continue');
   const spent = {
     costUsd,
-    sessionTotal: s.totalCostUsd,
+    // Claude Code's next total of the session counts these messages (measured on 2.1.330): its delta must not charge them again.
+    sessionTotal: streamed ? (req.costBase ?? 0) + s.streamedCostUsd : s.totalCostUsd,
     session: s.sessionId,
     tokens: s.invocationTokens,
     cpuMs: end.cpuMs ?? 0,

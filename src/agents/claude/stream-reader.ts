@@ -9,6 +9,7 @@ import {
   type Json,
 } from './stream-fields.js';
 import type { StreamFatal, StreamProgress, StreamSummary } from './stream-summary.js';
+import { StreamUsage } from './stream-usage.js';
 
 export { describeDenial };
 
@@ -46,6 +47,7 @@ export class StreamReader {
     fatal: null,
     models: [],
     fellBack: false,
+    streamedCostUsd: 0,
   };
   /** Tool calls of the turn by id, for a denial that names only the id; and the ids already denied. */
   private readonly toolInputs = new Map<string, { tool: string; input: Json }>();
@@ -59,6 +61,8 @@ export class StreamReader {
      * record), and is reported as denied like one the permissions refused.
      */
     private readonly tools?: ReadonlySet<string>,
+    /** The turn's messages priced as they stream (the table's prices by default). */
+    private readonly usage = new StreamUsage(),
   ) {}
 
   write(chunk: string): void {
@@ -202,8 +206,13 @@ export class StreamReader {
   }
 
   private assistant(msg: Json): void {
+    const message = asObject(msg.message);
+    if (this.usage.note(message)) {
+      this.summary.streamedCostUsd = this.usage.costUsd;
+      this.onProgress({ kind: 'usage', costUsd: this.usage.costUsd });
+    }
     // `<synthetic>`: Claude Code's own words (an error it gives up on), which no model answered.
-    const model = asObject(msg.message)?.model;
+    const model = message?.model;
     if (
       typeof model === 'string' &&
       model !== '<synthetic>' &&
@@ -215,7 +224,7 @@ export class StreamReader {
       this.summary.limited.gaveUp = true;
       this.summary.limited.status ??= msg.error === 'rate_limit' ? 429 : 529;
     }
-    const content = objectsOf(asObject(msg.message)?.content);
+    const content = objectsOf(message?.content);
     if (msg.error === 'authentication_failed' || msg.error === 'model_not_found') {
       const text = content.find((b) => b.type === 'text' && typeof b.text === 'string')?.text;
       this.fail(

@@ -31,6 +31,8 @@ export interface StreamSummary {
   models: string[];
   /** Claude Code went on with a fallback model (`--fallback-model`) in this turn. */
   fellBack: boolean;
+  /** The turn's messages as they streamed (each at its latest usage), priced by the table: what a turn without a result cost. */
+  streamedCostUsd: number;
 }
 
 /** Why a turn can never succeed as it is: `auth` (not logged in, a refused API key) or `model` (a model the API does not know). */
@@ -53,4 +55,6 @@ export type StreamProgress =
   | { kind: 'limited'; status: 429 | 529; delayMs: number | null }
   /** Claude Code went on with the next of its fallback models: `from` was overloaded (529) or unavailable. */
   | { kind: 'fallback'; from: string; to: string; why: 'overloaded' | 'unavailable' }
+  /** The turn's cost so far grew (or changed): its messages' usage priced by the table. */
+  | { kind: 'usage'; costUsd: number }
   | { kind: 'result' };

@@ -9,7 +9,12 @@ import { RECORD_USAGE_LINE } from './codex-record.js';
 import { codexMcpProblem } from './codex-mcp.js';
 import type { CodexOptions } from './codex-options.js';
 import { codexPriceOf } from './codex-prices.js';
-import { findCodexSession, latestCodexSession, rolloutState } from './codex-sessions.js';
+import {
+  findCodexSession,
+  latestCodexSession,
+  rolloutState,
+  type RolloutState,
+} from './codex-sessions.js';
 import { settleCodexTurn } from './codex-settle.js';
 import { CodexStreamReader } from './codex-stream.js';
 import { preflightCodex } from './find-codex.js';
@@ -77,6 +82,20 @@ export function createCodexExecutor(runtime: BackendRuntime): StateExecutor {
         from === undefined ? NO_USAGE : fromFile ? rolloutState(fromFile).usage : undefined;
       // Stops codex when the stream says the turn cannot succeed.
       const hopeless = new AbortController();
+      // codex's stream tells no usage before the turn ends; its rollout has each response's `token_count`.
+      let rollout: string | undefined;
+      const spentSoFar = (threadId: string | null, onSpend: (costUsd: number) => void) => {
+        rollout ??= threadId === null ? undefined : findCodexSession(threadId, env);
+        let now: RolloutState = {};
+        try {
+          if (rollout !== undefined) now = rolloutState(rollout);
+        } catch {
+          // Gone or unreadable for a moment: the turn's next item reads it again.
+        }
+        if (now.usage === undefined) return;
+        const priced = codexPriceOf(req.model ?? now.model, runtime.prices);
+        onSpend(turnSpend(start, now.usage, priced, req.costBase).costUsd);
+      };
       const reader = new CodexStreamReader((p) => {
         if (p.kind === 'text') runtime.emit({ type: 'print', agentId, text: p.text });
         else if (p.kind === 'warning')
@@ -84,7 +103,9 @@ export function createCodexExecutor(runtime: BackendRuntime): StateExecutor {
         else if (p.kind === 'denied') runtime.emit(denialEvent(agentId, req.file, p.denial));
         else if (p.kind === 'fatal') hopeless.abort();
         else if (p.kind === 'limited') req.onLimited?.(p.status, null);
-        else if (p.kind === 'bad-usage')
+        else if (p.kind === 'item') {
+          if (req.onSpend) spentSoFar(p.threadId, req.onSpend);
+        } else if (p.kind === 'bad-usage')
           runtime.emit({
             type: 'warning',
             text: `[${agentId}] ${where}: codex reported usage that cannot be priced (${p.text}); the turn is charged $0 and the run goes on`,

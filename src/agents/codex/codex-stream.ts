@@ -45,6 +45,8 @@ export type CodexProgress =
   | { kind: 'limited'; status: 429 | 529 }
   /** The turn cannot succeed (summary.fatal says why): codex would retry it for seconds; it may be stopped now. */
   | { kind: 'fatal' }
+  /** An item of the turn completed (a message, a command, an edit): the model has answered once more. */
+  | { kind: 'item'; threadId: string | null }
   /** `turn.completed`'s usage cannot be priced (what is wrong with it): the turn is charged $0. */
   | { kind: 'bad-usage'; text: string }
   | { kind: 'bad-line'; text: string };
@@ -219,6 +221,7 @@ export class CodexStreamReader {
   }
 
   private item(item: Json): void {
+    this.onProgress({ kind: 'item', threadId: this.s.threadId });
     if (item.type === 'agent_message' && typeof item.text === 'string') {
       this.s.resultText = item.text;
       const said = item.text.trim();

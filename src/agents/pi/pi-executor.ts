@@ -135,6 +135,7 @@ export function createPiExecutor(o: BackendRuntime): StateExecutor {
             });
           else if (p.kind === 'denied') o.emit(denialEvent(agentId, req.file, p.denial));
           else if (p.kind === 'limited') req.onLimited?.(p.status, p.delayMs);
+          else if (p.kind === 'spend') req.onSpend?.(p.costUsd);
         },
         req.grant?.tools && new Set(piTools(req.grant.tools)),
       );

@@ -29,6 +29,8 @@ export type PiProgress =
   | { kind: 'denied'; denial: ToolDenial }
   /** pi retries a request its provider refused for the account's rate (429) or its load (529), after `delayMs`. */
   | { kind: 'limited'; status: 429 | 529; delayMs: number | null }
+  /** The turn's cost so far grew: its messages' `usage.cost.total` added up. */
+  | { kind: 'spend'; costUsd: number }
   | { kind: 'bad-line'; text: string };
 
 const str = (v: unknown) => (typeof v === 'string' ? v : null);
@@ -100,7 +102,9 @@ export class PiStreamReader {
         const m = asObject(e.message);
         if (m?.role !== 'assistant') break;
         const usage = asObject(m.usage);
-        this.s.costUsd += amount(asObject(usage?.cost)?.total);
+        const cost = amount(asObject(usage?.cost)?.total);
+        this.s.costUsd += cost;
+        if (cost > 0) this.onProgress({ kind: 'spend', costUsd: this.s.costUsd });
         this.s.tokens += amount(usage?.totalTokens);
         const model = str(m.model);
         // An errored message answers nothing: pi names the model it asked for there too.

@@ -362,6 +362,7 @@ describe('invocationCost', () => {
     fatal: null,
     models: [],
     fellBack: false,
+    streamedCostUsd: 0,
   });
   it('charges a fresh session its total', () =>
     assert.equal(invocationCost(summary(0.3, 10, 10), undefined), 0.3));

@@ -65,12 +65,18 @@ describe('CodexStreamReader', () => {
         badLines: 0,
         denials: [],
       });
+      // Each completed item is told (the executor reads the rollout's usage then, for --budget-hard).
+      const item = { kind: 'item', threadId: '01a21e65-94ca-7f03-afbf-0f6302f7b261' };
       assert.deepEqual(progress, [
+        item,
         {
           kind: 'warning',
           text: 'Model metadata for `mock-model` not found. Defaulting to fallback metadata; this can degrade performance and cause issues.',
         },
+        item,
+        item,
         { kind: 'text', text: 'looking' },
+        item,
         { kind: 'text', text: 'done <goto>B</goto>' },
       ]);
     });

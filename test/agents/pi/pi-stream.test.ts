@@ -68,9 +68,28 @@ describe('PiStreamReader', () => {
         denials: [],
         models: ['mock-model'],
       });
-      assert.deepEqual(progress, [{ kind: 'text', text: 'hello <goto>B</goto>' }]);
+      assert.deepEqual(progress, [
+        { kind: 'spend', costUsd: 0.0045 },
+        { kind: 'text', text: 'hello <goto>B</goto>' },
+      ]);
     });
   }
+
+  it("tells the turn's cost so far at each paid message, for --budget-hard", () => {
+    const second = assistant('more', 0.002);
+    const { progress } = read(
+      oneTurn.replace(agentEnd(user('Say hello'), hello), '') +
+        messageEnd(second) +
+        messageEnd(assistant('free', 0)),
+    );
+    assert.deepEqual(
+      progress.filter((p) => p.kind === 'spend'),
+      [
+        { kind: 'spend', costUsd: 0.0045 },
+        { kind: 'spend', costUsd: 0.0065 },
+      ],
+    );
+  });
 
   it('counts neither user messages nor turn_end toward cost', () => {
     const withCost = { ...user('hi'), usage: usage(9) };
@@ -91,8 +110,11 @@ describe('PiStreamReader', () => {
     assert.ok(Math.abs(s.costUsd - 0.0075) < 1e-12, String(s.costUsd));
     assert.equal(s.resultText, 'really done');
     assert.deepEqual(progress, [
+      { kind: 'spend', costUsd: 0.001 },
       { kind: 'tool', name: 'bash' },
+      { kind: 'spend', costUsd: 0.003 },
       { kind: 'text', text: 'done' },
+      { kind: 'spend', costUsd: 0.0075 },
       { kind: 'text', text: 'really done' },
     ]);
   });
@@ -211,6 +233,7 @@ describe('PiStreamReader', () => {
     assert.deepEqual(progress, [
       { kind: 'bad-line', text: 'not json at all' },
       { kind: 'bad-line', text: '{"type":' },
+      { kind: 'spend', costUsd: 0.0045 },
       { kind: 'text', text: 'hello <goto>B</goto>' },
     ]);
   });

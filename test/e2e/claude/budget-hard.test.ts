@@ -1,0 +1,147 @@
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { priceOf } from '../../../src/agents/anthropic-prices.js';
+import { findTranscript } from '../../../src/agents/claude/claude-sessions.js';
+import { summary } from '../../helpers/cli.js';
+import { ClaudeSandbox } from '../../helpers/claude-sandbox.js';
+
+/*
+ * --budget-hard (issue 51, "A hard line, optional"): one long turn of the
+ * real `claude` against the scripted API, each of its model messages of a
+ * known, large usage, and a budget of a few messages. Without the hard line
+ * the turn runs to its end (all its messages paid for); with it the turn is
+ * stopped once its streamed usage takes the run to the budget, its agent
+ * paused with its session, and a --resume with a larger budget goes on in
+ * that session.
+ */
+
+const box = new ClaudeSandbox();
+before(() => box.start());
+after(() => box.stop());
+
+/** A model message's usage: the cost of the turn is in these. */
+const USAGE = { input_tokens: 100_000, output_tokens: 100 };
+/** The long turn calls a tool (two messages of its conversation each) until its conversation holds this many messages: about ten model messages. */
+const LONG = 21;
+const SKIP = ['--dangerously-skip-permissions'];
+const SANDBOXED = { IS_SANDBOX: '1' };
+
+describe('--budget-hard stops a turn at the budget (real claude, scripted API)', () => {
+  let message = 0;
+  let budget = 0;
+  let wf = '';
+  /** Messages the whole turn takes (measured without the hard line), and those the stopped turn was served. */
+  let full = 0;
+  let stoppedAfter = 0;
+
+  before(async () => {
+    box.server.on('HARD-PROBE', { text: '<result>probe</result>', usage: USAGE });
+    // Each request of the turn until its conversation is LONG: one more tool call (a tool that takes a moment,
+    // as real ones do); then the answer. A resumed session's history counts.
+    box.server.on('HARD-LONG', (r) =>
+      r.messageCount < LONG
+        ? {
+            toolUse: { name: 'Bash', input: { command: 'sleep 1', description: 'work' } },
+            usage: USAGE,
+          }
+        : { text: '<result>long done</result>', usage: USAGE },
+    );
+    // One message's price as this claude computes it (a turn of one message).
+    const probe = await box.run([
+      box.write({ 'START.md': 'HARD-PROBE' }, 'probe'),
+      '--json',
+      '--workflow-id',
+      'probe',
+    ]);
+    message = summary(probe).total_cost_usd;
+    assert.ok(message > 0, probe.stderr);
+    budget = 3.5 * message;
+    wf = box.write({ 'START.md': 'HARD-LONG' }, 'long');
+  });
+
+  it('without --budget-hard the turn runs to its end, past the budget', async () => {
+    const served = box.server.served;
+    const r = await box.run(
+      [wf, '--json', '--workflow-id', 'soft', '--budget', budget.toFixed(6), ...SKIP],
+      SANDBOXED,
+    );
+    const out = summary(r);
+    assert.equal(r.code, 3, r.stderr.slice(-2000));
+    assert.equal(out.status, 'budget_exceeded');
+    assert.equal(out.results.main, 'long done');
+    full = box.server.served - served;
+    assert.ok(full >= 9, `${full} messages: every tool call and the answer`);
+    assert.ok(out.total_cost_usd > 2 * budget, `${out.total_cost_usd} for a budget of ${budget}`);
+  });
+
+  it('with --budget-hard the turn is stopped mid-stream: exit 3, the agent paused with its session, the cost within the budget plus one message', async () => {
+    const served = box.server.served;
+    const r = await box.run(
+      [
+        wf,
+        '--json',
+        '--workflow-id',
+        'hard',
+        '--budget',
+        budget.toFixed(6),
+        '--budget-hard',
+        ...SKIP,
+      ],
+      SANDBOXED,
+    );
+    const out = summary(r);
+    const messages = box.server.served - served;
+    assert.equal(r.code, 3, r.stderr.slice(-2000));
+    assert.equal(out.status, 'budget_exceeded');
+    assert.match(out.error!, /the turns running were stopped as it was reached \(--budget-hard\)/);
+    assert.equal(messages, 4, 'stopped at the message that took the run to the budget');
+    stoppedAfter = messages;
+    assert.ok(out.total_cost_usd > 0, 'a stopped turn costs its streamed usage, never $0');
+    // Its messages as the stream had them (Claude Code prints a message's usage before its final output count), priced by the table.
+    const model = box.server.requests.at(-1)!.model;
+    const streamed = (USAGE.input_tokens * priceOf(model).price.input) / 1e6;
+    assert.ok(
+      Math.abs(out.total_cost_usd - 4 * streamed) < 1e-9,
+      `${out.total_cost_usd}: 4 messages of ${streamed} (${model})`,
+    );
+    assert.ok(
+      out.total_cost_usd >= budget && out.total_cost_usd <= budget + message + 1e-9,
+      `spent ${out.total_cost_usd} for a budget of ${budget} (a message ${message}), ${messages} messages`,
+    );
+    assert.match(r.stderr, /\[main\] paused: .*START\.md: stopped by --budget-hard/);
+    const state = box.state('hard');
+    assert.equal(state.status, 'budget_exceeded');
+    assert.ok(Math.abs(state.total_cost_usd - out.total_cost_usd) < 1e-9);
+    assert.equal(state.options.budget_hard, true, 'kept for a resume');
+    const main = state.agents[0]!;
+    assert.equal(main.status, 'paused');
+    assert.match(main.error!, /stopped by --budget-hard: the run's cost reached its budget/);
+    // The agent goes on in the session the turn ran in (its reserved one), which Claude Code kept on disk.
+    assert.equal(main.session, main.next_session, JSON.stringify(main));
+    const config = { CLAUDE_CONFIG_DIR: join(box.home, '.claude') };
+    assert.ok(findTranscript(main.session, main.cwd, config), 'the session is on disk');
+  });
+
+  it('--resume with a larger budget goes on in the stopped session and completes', async () => {
+    const before = box.server.requests.length;
+    const r = await box.run(
+      ['--resume', 'hard', '--json', '--budget', (30 * message).toFixed(6), ...SKIP],
+      SANDBOXED,
+    );
+    const out = summary(r);
+    assert.equal(r.code, 0, r.stderr.slice(-2000));
+    assert.equal(out.status, 'completed');
+    assert.equal(out.results.main, 'long done');
+    const resumed = box.server.requests.slice(before).filter((q) => q.main);
+    // The first request of the resumed turn carries the stopped turn's conversation: its tool calls.
+    assert.ok(resumed[0]!.messageCount > 5, `${resumed[0]!.messageCount} messages`);
+    assert.ok(resumed.length < full, `${resumed.length} requests: the session went on`);
+    // Claude Code's total of the resumed session counts the stopped turn's messages: they are not charged twice.
+    const all = stoppedAfter + resumed.length;
+    assert.ok(
+      Math.abs(out.total_cost_usd - all * message) < 1e-6,
+      `${out.total_cost_usd} for ${all} messages of ${message}`,
+    );
+  });
+});
