@@ -16,3 +16,23 @@ export function answerWorkers(server: ApiServer): void {
     text: `<result>worker ${/^Worker (\d+)/.exec(r.prompt)![1]} done</result>`,
   }));
 }
+
+/**
+ * answerWorkers with a known usage a turn (20,000 input tokens), and the
+ * price of one such turn as this `claude` computes it, from a one-worker
+ * workflow of its own (`probe`), so the runs after it have no history.
+ */
+export async function priceWorkers(box: {
+  server: ApiServer;
+  write(files: Record<string, string>, name: string): string;
+  run(args: string[]): Promise<{ stdout: string; stderr: string }>;
+}): Promise<number> {
+  box.server.on(/^Worker (\d+)/, (r) => ({
+    text: `<result>worker ${/^Worker (\d+)/.exec(r.prompt)![1]} done</result>`,
+    usage: { input_tokens: 20_000, output_tokens: 100 },
+  }));
+  const probe = await box.run([box.write(fanOut(1), 'probe'), '--json', '--workflow-id', 'probe']);
+  const turn = (JSON.parse(probe.stdout) as { total_cost_usd: number }).total_cost_usd;
+  if (!(turn > 0)) throw new Error(`the probe turn cost nothing: ${probe.stderr}`);
+  return turn;
+}

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { summary } from '../../helpers/cli.js';
 import { ClaudeSandbox } from '../../helpers/claude-sandbox.js';
-import { fanOut } from '../../helpers/fan-out.js';
+import { fanOut, priceWorkers } from '../../helpers/fan-out.js';
 
 /*
  * A budget at width (issue 51's shape): 10 markdown workers at
@@ -17,25 +17,12 @@ const box = new ClaudeSandbox();
 before(() => box.start());
 after(() => box.stop());
 
-const USAGE = { input_tokens: 20_000, output_tokens: 100 };
-
 describe('a budget that holds at width (real claude, scripted API)', () => {
   let turn = 0;
 
   before(async () => {
-    box.server.on(/^Worker (\d+)/, (r) => ({
-      text: `<result>worker ${/^Worker (\d+)/.exec(r.prompt)![1]} done</result>`,
-      usage: USAGE,
-    }));
     // One turn's price, from a workflow of its own (no history for the runs below).
-    const probe = await box.run([
-      box.write(fanOut(1), 'probe'),
-      '--json',
-      '--workflow-id',
-      'probe',
-    ]);
-    turn = summary(probe).total_cost_usd;
-    assert.ok(turn > 0, probe.stderr);
+    turn = await priceWorkers(box);
   });
 
   for (const history of ['no history: the prior', 'the history of the run before'] as const)

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ClaudeSandbox } from '../../helpers/claude-sandbox.js';
 import { raymond, summary } from '../../helpers/cli.js';
-import { fanOut } from '../../helpers/fan-out.js';
+import { fanOut, priceWorkers } from '../../helpers/fan-out.js';
 import { queueWorld, TEST_SECRET } from '../../helpers/queue-workers.js';
 import { NO_REDIS } from '../../helpers/redis.js';
 
@@ -13,25 +13,13 @@ import { NO_REDIS } from '../../helpers/redis.js';
  * budget of 2.5 turns end within the budget plus one turn.
  */
 
-const USAGE = { input_tokens: 20_000, output_tokens: 100 };
 const box = new ClaudeSandbox();
 const world = queueWorld(box, (home) => box.env({ HOME: home }));
 
 describe('--queue: the coordinator holds the budget line (real claude, two workers)', () => {
   it('10 workers, a budget of 2.5 turns: the run ends within the budget plus one turn', async (t) => {
     if (!world.redis) return t.skip(NO_REDIS);
-    box.server.on(/^Worker (\d+)/, (r) => ({
-      text: `<result>worker ${/^Worker (\d+)/.exec(r.prompt)![1]} done</result>`,
-      usage: USAGE,
-    }));
-    const probe = await box.run([
-      box.write(fanOut(1), 'probe'),
-      '--json',
-      '--workflow-id',
-      'probe',
-    ]);
-    const turn = summary(probe).total_cost_usd;
-    assert.ok(turn > 0, probe.stderr);
+    const turn = await priceWorkers(box);
     const ws = await Promise.all(
       ['a', 'b'].map((n) => world.workers.start(`budget-${n}`, { concurrency: 8 })),
     );
