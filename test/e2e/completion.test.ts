@@ -70,6 +70,7 @@ describe('raymond completion bash', () => {
     assert.deepEqual(await bashComplete('raymond', 'my-flow', '--on'), ['--on-ask']);
     assert.deepEqual(await bashComplete('raymond', '--max-parallel', '2', 'my-flow', '--budg'), [
       '--budget',
+      '--budget-hard',
     ]);
   });
 
