@@ -21,10 +21,11 @@ export function charge(
   const budget = meta.options.budget_usd;
   if (budget > 0 && (meta.total_cost_usd >= budget || stopped) && meta.status === 'running') {
     meta.status = 'budget_exceeded';
-    const turns = stopped
-      ? 'the turns running were stopped as it was reached (--budget-hard), their agents paused with their sessions; '
-      : '';
-    meta.error = `the budget of ${usd(budget)} is spent (${usd(meta.total_cost_usd)}); ${turns}no new step was started`;
+    // Stopped turns are charged one by one: the total of the first says nothing of the others'.
+    const spent = stopped
+      ? ': the turns running as it was reached were stopped (--budget-hard), their agents paused with their sessions'
+      : ` (${usd(meta.total_cost_usd)})`;
+    meta.error = `the budget of ${usd(budget)} is spent${spent}; no new step was started`;
     return true;
   }
   return false;

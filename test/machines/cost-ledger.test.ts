@@ -42,7 +42,7 @@ describe('cost ledger', () => {
     assert.equal(s.meta.status, 'budget_exceeded');
     assert.match(
       s.meta.error!,
-      /^the budget of \$1\.00 is spent \(\$0\.99\); the turns running were stopped as it was reached \(--budget-hard\), their agents paused with their sessions; no new step was started$/,
+      /^the budget of \$1\.00 is spent: the turns running as it was reached were stopped \(--budget-hard\), their agents paused with their sessions; no new step was started$/,
     );
     const none = store(0);
     assert.equal(charge(none, 5, undefined, true), false, 'no budget: nothing to spend');

@@ -52,7 +52,7 @@ describe('supervisor: failures, slots and scheduling', () => {
     );
     assert.match(
       run.output.error!,
-      /the turns running were stopped as it was reached \(--budget-hard\)/,
+      /is spent: the turns running as it was reached were stopped \(--budget-hard\)/,
     );
     const last = JSON.parse(run.writes.at(-1)!) as WorkflowState;
     const main = agent(last, 'main');

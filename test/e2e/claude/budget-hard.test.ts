@@ -94,7 +94,10 @@ describe('--budget-hard stops a turn at the budget (real claude, scripted API)',
     const messages = box.server.served - served;
     assert.equal(r.code, 3, r.stderr.slice(-2000));
     assert.equal(out.status, 'budget_exceeded');
-    assert.match(out.error!, /the turns running were stopped as it was reached \(--budget-hard\)/);
+    assert.match(
+      out.error!,
+      /is spent: the turns running as it was reached were stopped \(--budget-hard\)/,
+    );
     assert.equal(messages, 4, 'stopped at the message that took the run to the budget');
     stoppedAfter = messages;
     assert.ok(out.total_cost_usd > 0, 'a stopped turn costs its streamed usage, never $0');
@@ -143,5 +146,66 @@ describe('--budget-hard stops a turn at the budget (real claude, scripted API)',
       Math.abs(out.total_cost_usd - all * message) < 1e-6,
       `${out.total_cost_usd} for ${all} messages of ${message}`,
     );
+  });
+  it('at width, the message that reaches the budget stops every turn running: each agent paused, and a resume finishes them all', async () => {
+    box.server.on(/^HARD-WIDE/, (r) =>
+      r.messageCount < LONG
+        ? {
+            toolUse: { name: 'Bash', input: { command: 'sleep 1', description: 'work' } },
+            usage: USAGE,
+          }
+        : { text: `<result>${r.prompt} done</result>`, usage: USAGE },
+    );
+    const forks = [1, 2, 3].map((n) => `<fork n="${n}">WIDE.md</fork>`).join('\n');
+    const wide = box.write(
+      {
+        'START.sh': `#!/usr/bin/env bash\ncat <<'EOF'\n${forks}\n<goto>DONE.sh</goto>\nEOF\n`,
+        'WIDE.md': 'HARD-WIDE {{n}}',
+        'DONE.sh': '#!/usr/bin/env bash\necho "<result>forked</result>"\n',
+      },
+      'wide',
+    );
+    const served = box.server.served;
+    const r = await box.run(
+      [
+        wide,
+        '--json',
+        '--workflow-id',
+        'wide',
+        '--max-parallel',
+        '3',
+        '--budget',
+        budget.toFixed(6),
+        '--budget-hard',
+        ...SKIP,
+      ],
+      SANDBOXED,
+    );
+    const out = summary(r);
+    const messages = box.server.served - served;
+    assert.equal(r.code, 3, r.stderr.slice(-2000));
+    assert.equal(out.status, 'budget_exceeded');
+    assert.match(out.error!, /is spent: the turns running as it was reached were stopped/);
+    const workers = box.state('wide').agents.filter((a) => a.state === 'WIDE.md');
+    assert.equal(workers.length, 3);
+    for (const w of workers) {
+      assert.equal(w.status, 'paused', JSON.stringify(w));
+      assert.match(w.error!, /stopped by --budget-hard/);
+    }
+    // Each turn may have had one message under way when the line was crossed: the API served it, the stream may have told it.
+    assert.ok(messages <= 3 * 2, `${messages} messages served`);
+    assert.ok(
+      out.total_cost_usd >= budget && out.total_cost_usd <= budget + 3 * message + 1e-9,
+      `spent ${out.total_cost_usd} for a budget of ${budget} (a message ${message}), ${messages} messages`,
+    );
+    const resumed = await box.run(
+      ['--resume', 'wide', '--json', '--budget', (60 * message).toFixed(6), ...SKIP],
+      SANDBOXED,
+    );
+    assert.equal(resumed.code, 0, resumed.stderr.slice(-2000));
+    const done = Object.values(summary(resumed).results).filter((v) =>
+      /^HARD-WIDE \d done$/.test(v),
+    );
+    assert.equal(done.length, 3);
   });
 });
