@@ -89,7 +89,7 @@ export type ErrorCode =
   | 'ERR_AGENT_REFUSED'
   /** Claude Code hit its usage limit: the agent waits for the reset, or is paused with `--no-wait`. */
   | 'ERR_USAGE_LIMIT'
-  /** A forked worker's branch budget (`<fork budget>`, `--budget-per-agent`) is spent: the worker ends, failed, and the run goes on. */
+  /** A forked worker's branch budget (`<fork budget>`, `--budget-per-agent`), or a state's `budget:` for one visit, is spent: the agent fails (a worker alone, and the run goes on). */
   | 'ERR_BRANCH_BUDGET'
   /**
    * `--budget-hard`: a turn stopped as the run's streamed cost reached `--budget`. Its agent is paused

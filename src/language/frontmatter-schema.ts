@@ -47,6 +47,8 @@ export const POLICY_SCHEMAS = {
   /** Seconds, 0: none. */
   timeout: T.Number({ minimum: 0 }),
   force_implicit: T.Boolean(),
+  /** USD each visit of the state may spend (its turns together); above 0. */
+  budget: T.Number({ exclusiveMinimum: 0 }),
 };
 export type PolicyKey = keyof typeof POLICY_SCHEMAS;
 
@@ -124,5 +126,7 @@ export function policyKeyProblem(key: PolicyKey, value: unknown): string {
       return `timeout must be a number of seconds, 0 or more (0: none), not ${JSON.stringify(value)}`;
     case 'force_implicit':
       return `force_implicit must be true or false, not ${JSON.stringify(value)}`;
+    case 'budget':
+      return `budget must be an amount in USD above 0 (budget: 0.25), not ${JSON.stringify(value)}`;
   }
 }

@@ -37,6 +37,8 @@ export interface Policy {
   forceImplicit?: boolean;
   /** `timeout:` in seconds (0: none): replaces `--timeout` for this state. */
   timeoutSeconds?: number;
+  /** `budget:` USD each visit of the state may spend, its turns together. */
+  budgetUsd?: number;
   /** What the state may do: its tools, MCP servers, system prompt, directories and permissions; absent: nothing of its own. */
   grant?: Grant;
 }
@@ -58,6 +60,7 @@ const KNOWN_KEYS = new Set<string>([
   'effort',
   'timeout',
   'force_implicit',
+  'budget',
   ...GRANT_KEYS,
 ]);
 /** A block between two lines that are exactly `---` (trailing blanks allowed): `effort: low---` does not close it. */
@@ -106,6 +109,7 @@ function readPolicyKey(policy: Policy, key: PolicyKey, value: unknown, file: str
   else if (key === 'fallback_models')
     policy.fallbackModels = typeof value === 'string' ? [value] : (value as string[]);
   else if (key === 'timeout') policy.timeoutSeconds = value as number;
+  else if (key === 'budget') policy.budgetUsd = value as number;
   else if (value === true) policy.forceImplicit = true;
 }
 

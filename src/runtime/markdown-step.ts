@@ -23,6 +23,7 @@ import { layeredGrant, resolveGrant } from './state-grant.js';
 import { endsWarmth, freshSessions, stepDebug, type StepDependencies } from './step-context.js';
 import { StepTally } from './step-tally.js';
 import { Spending } from './step-spending.js';
+import { VisitBudget } from './visit-budget.js';
 
 /** A turn's failures the step decides about (retry, fall back, wait, give up); any other fails it at once. */
 const TURN_ERRORS = new Set(['ERR_AGENT_FAILED', 'ERR_USAGE_LIMIT', 'ERR_AGENT_REFUSED']);
@@ -84,6 +85,7 @@ export async function runMarkdownStep(
       ? deps.timeoutMs
       : stateTimeoutMs(prepared.policy.timeoutSeconds);
   const spending = new Spending(input.sessionCosts);
+  const visit = new VisitBudget(prepared.policy.budgetUsd, spending, where);
   // Every backend's figures pass here on their way to the state file.
   const sane = (figures: TurnFigures) => {
     const checked = saneFigures(figures);
@@ -130,6 +132,7 @@ export async function runMarkdownStep(
   for (;;) {
     let execution: Execution;
     deps.emit({ type: 'turn.started', agentId: agent.id, state: agent.state });
+    visit.check();
     // --budget-hard: the turn tells the meter what it spends, and the meter stops it at the budget.
     const metered = deps.budgetMeter?.turn(agent.id);
     try {
@@ -138,8 +141,14 @@ export async function runMarkdownStep(
         agent,
         file: agent.state,
         scope,
-        signal: metered ? AbortSignal.any([signal, metered.signal]) : signal,
-        onSpend: metered?.spent,
+        signal: visit.signal(metered ? [signal, metered.signal] : [signal]),
+        // Only when something watches: Codex reads its rollout file for it.
+        ...((metered || visit.capped) && {
+          onSpend: (costUsd: number) => {
+            metered?.spent(costUsd);
+            visit.turnSpent(costUsd);
+          },
+        }),
         timeoutMs,
         timeoutFromState: prepared.policy.timeoutSeconds !== undefined,
         debug: stepDebug(deps, agent),
@@ -185,6 +194,8 @@ export async function runMarkdownStep(
         tokens: figures.tokens,
         error: err.message,
       });
+      if (visit.stopped && !signal.aborted && !metered?.signal.aborted)
+        throw spending.attach(visit.spent(details.session ?? null));
       // Stopped at the budget (not by the run): the agent pauses, its session kept for a resume.
       if (metered?.signal.aborted && !signal.aborted)
         throw spending.attach(

@@ -16,6 +16,7 @@ export const POLICY_KEYS = [
   'effort',
   'timeout',
   'force_implicit',
+  'budget',
   ...GRANT_KEYS,
 ] as const;
 

@@ -102,7 +102,7 @@ describe('workflow graph', () => {
     const [b, start] = graph.nodes;
     assert.match(start!.frontmatterError!, /^malformed YAML frontmatter/);
     assert.deepEqual(b!.warnings, [
-      'unknown frontmatter key "colour" (known: allowed_transitions, model, fallback_models, effort, timeout, force_implicit, tools, allowed_tools, disallowed_tools, mcp_servers, mcp_inherit, append_system_prompt, add_dirs, permission_mode, on_denial)',
+      'unknown frontmatter key "colour" (known: allowed_transitions, model, fallback_models, effort, timeout, force_implicit, budget, tools, allowed_tools, disallowed_tools, mcp_servers, mcp_inherit, append_system_prompt, add_dirs, permission_mode, on_denial)',
     ]);
     assert.equal(b!.result, true);
   });

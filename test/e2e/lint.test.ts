@@ -119,7 +119,7 @@ describe('raymond lint', () => {
     const r = await box.run(['lint', wf]);
     assert.equal(r.code, 1);
     assert.deepEqual(r.stdout.trimEnd().split('\n'), [
-      `${wf}/A.md: warning unknown-frontmatter-key: unknown frontmatter key "colour" (known: allowed_transitions, model, fallback_models, effort, timeout, force_implicit, tools, allowed_tools, disallowed_tools, mcp_servers, mcp_inherit, append_system_prompt, add_dirs, permission_mode, on_denial)`,
+      `${wf}/A.md: warning unknown-frontmatter-key: unknown frontmatter key "colour" (known: allowed_transitions, model, fallback_models, effort, timeout, force_implicit, budget, tools, allowed_tools, disallowed_tools, mcp_servers, mcp_inherit, append_system_prompt, add_dirs, permission_mode, on_denial)`,
       `${wf}/A.md: error invalid-model: model "gpt-4" is not opus, sonnet, haiku or a full model name (claude-...)`,
       `${wf}/A.md: warning unreachable-state: no transition leads here from the entry (START.sh)`,
       `${wf}/START.sh: error unknown-target: <goto> target "NOPE" is not a state of this workflow`,

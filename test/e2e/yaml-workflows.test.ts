@@ -181,7 +181,7 @@ describe('YAML workflows', () => {
       lint.stdout,
       [
         'lint.yaml:NEXT.sh: error unknown-target: <goto> target "MISSING" is not a state of this workflow',
-        'lint.yaml:START.md: warning unknown-field: unknown key "colour" in state "START" (known: prompt, sh, ps1, bat, allowed_transitions, model, fallback_models, effort, timeout, force_implicit, tools, allowed_tools, disallowed_tools, mcp_servers, mcp_inherit, append_system_prompt, add_dirs, permission_mode, on_denial)',
+        'lint.yaml:START.md: warning unknown-field: unknown key "colour" in state "START" (known: prompt, sh, ps1, bat, allowed_transitions, model, fallback_models, effort, timeout, force_implicit, budget, tools, allowed_tools, disallowed_tools, mcp_servers, mcp_inherit, append_system_prompt, add_dirs, permission_mode, on_denial)',
         'lint.yaml: 1 error, 1 warning in 2 states',
         '',
       ].join('\n'),

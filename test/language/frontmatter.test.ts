@@ -57,7 +57,7 @@ describe('parseStateSource', () => {
   it('warns about unknown keys, naming the file and the key', () => {
     const src = parseStateSource('---\nmodle: opus\n---\nx', F);
     assert.deepEqual(src.warnings, [
-      `unknown frontmatter key "modle" (known: allowed_transitions, model, fallback_models, effort, timeout, force_implicit, tools, allowed_tools, disallowed_tools, mcp_servers, mcp_inherit, append_system_prompt, add_dirs, permission_mode, on_denial)`,
+      `unknown frontmatter key "modle" (known: allowed_transitions, model, fallback_models, effort, timeout, force_implicit, budget, tools, allowed_tools, disallowed_tools, mcp_servers, mcp_inherit, append_system_prompt, add_dirs, permission_mode, on_denial)`,
     ]);
   });
 

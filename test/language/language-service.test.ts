@@ -29,7 +29,7 @@ describe("language service: pool, inline and the run's mix agree", () => {
         policy: { model: 'haiku' },
         prompt: 'Hi main {{x}}',
         warnings: [
-          'unknown frontmatter key "foo" (known: allowed_transitions, model, fallback_models, effort, timeout, force_implicit, tools, allowed_tools, disallowed_tools, mcp_servers, mcp_inherit, append_system_prompt, add_dirs, permission_mode, on_denial)',
+          'unknown frontmatter key "foo" (known: allowed_transitions, model, fallback_models, effort, timeout, force_implicit, budget, tools, allowed_tools, disallowed_tools, mcp_servers, mcp_inherit, append_system_prompt, add_dirs, permission_mode, on_denial)',
         ],
       });
     });

@@ -192,4 +192,57 @@ describe('runMarkdownStep', () => {
     ).catch((e: unknown) => e);
     assert.ok(err instanceof RaymondError && err.code === 'ERR_AGENT_FAILED', String(err));
   });
+
+  it("a state's budget: stops the visit's turn once it spent it, and the agent fails with the visit's figures", async () => {
+    w = await stepWorld({
+      ...STATES,
+      'CAPPED.md': '---\nbudget: 0.3\n---\nWork, then <goto>NEXT</goto>.',
+    });
+    let messages = 0;
+    const markdown: StateExecutor = {
+      async execute(req) {
+        for (const soFar of [0.2, 0.4, 0.6]) {
+          if (req.signal.aborted) break;
+          messages++;
+          req.onSpend!(soFar);
+        }
+        assert.equal(req.signal.aborted, true, 'stopped at $0.40, past its $0.30');
+        throw new RaymondError('ERR_AGENT_FAILED', 'stopped', {
+          details: { costUsd: 0.4, session: 's-3', sessionTotal: null },
+        });
+      },
+    };
+    const err = await runMarkdownStep(
+      { ...w.deps, markdown },
+      w.input(w.agent('CAPPED.md')),
+      'CAPPED.md',
+      signal,
+    ).catch((e: unknown) => e);
+    assert.ok(err instanceof RaymondError && err.code === 'ERR_BRANCH_BUDGET', String(err));
+    assert.equal(
+      err.message,
+      "budget: this state's budget of $0.30 a visit is spent ($0.40); no further turn was started",
+    );
+    assert.equal(messages, 2);
+    assert.equal((err.details as SpentDetails).spentUsd, 0.4);
+    assert.equal(err.details.session, 's-3');
+  });
+
+  it('a state with no budget: tells no one its spend (Codex reads its rollout only for a watcher)', async () => {
+    w = await stepWorld(STATES);
+    let told: unknown;
+    const markdown: StateExecutor = {
+      async execute(req) {
+        told = req.onSpend;
+        return { output: '<goto>NEXT</goto>', session: 's', costUsd: 0.1 };
+      },
+    };
+    await runMarkdownStep(
+      { ...w.deps, markdown },
+      w.input(w.agent('START.md')),
+      'START.md',
+      signal,
+    );
+    assert.equal(told, undefined);
+  });
 });

@@ -1,0 +1,68 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { sh, summary } from '../../helpers/cli.js';
+import { ClaudeSandbox } from '../../helpers/claude-sandbox.js';
+
+/*
+ * A state's `budget:` (issue 51): each visit of the state may spend so
+ * much. A forked worker's long turn (real `claude`, scripted API: a tool
+ * call a message, each message of a known usage) is stopped once the
+ * visit reaches its budget; the worker fails alone with error budget, its
+ * join gets it, and the parent completes.
+ */
+
+const box = new ClaudeSandbox();
+before(() => box.start());
+after(() => box.stop());
+
+const USAGE = { input_tokens: 100_000, output_tokens: 100 };
+
+describe("a state's budget: caps each visit (real claude, scripted API)", () => {
+  it('a worker whose visit passes its budget: is stopped mid-turn and fails alone; the parent completes', async () => {
+    box.server.on('VISIT-PROBE', { text: '<result>probe</result>', usage: USAGE });
+    box.server.on('VISIT-LONG', (r) =>
+      r.messageCount < 21
+        ? {
+            toolUse: { name: 'Bash', input: { command: 'sleep 1', description: 'work' } },
+            usage: USAGE,
+          }
+        : { text: '<result>long done</result>', usage: USAGE },
+    );
+    const probe = await box.run([box.write({ 'START.md': 'VISIT-PROBE' }, 'probe'), '--json']);
+    const message = summary(probe).total_cost_usd;
+    assert.ok(message > 0, probe.stderr);
+    const cap = 2.5 * message;
+    const wf = box.write(
+      {
+        'START.sh': sh(`echo '<fork n="1">LONG.md</fork><join>END.sh</join>'`),
+        'LONG.md': `---\nbudget: ${cap.toFixed(6)}\n---\nVISIT-LONG: work until done.`,
+        'END.sh': sh('printf "<result>%s</result>" "$RAYMOND_INPUT"'),
+      },
+      'visit',
+    );
+    const before = box.server.served;
+    const r = await box.run(
+      [wf, '--json', '--workflow-id', 'visit', '--dangerously-skip-permissions'],
+      { IS_SANDBOX: '1' },
+    );
+    assert.equal(r.code, 0, r.stderr.slice(-2000));
+    const out = summary(r);
+    assert.equal(out.status, 'completed');
+    const [entry] = JSON.parse(out.results.main!) as Array<{
+      status: string;
+      error: string;
+      cost_usd: number;
+    }>;
+    assert.equal(entry!.status, 'failed');
+    assert.match(
+      entry!.error,
+      /budget: this state's budget of \$[\d.]+ a visit is spent \(\$[\d.]+\); no further turn was started/,
+    );
+    const served = box.server.served - before;
+    assert.ok(served >= 3 && served < 10, `${served} messages of the ten the turn would take`);
+    assert.ok(
+      entry!.cost_usd > 0 && entry!.cost_usd <= cap + message + 1e-9,
+      `${entry!.cost_usd} for a cap of ${cap}`,
+    );
+  });
+});
