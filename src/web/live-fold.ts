@@ -128,14 +128,12 @@ export function foldLiveEvent(model: LiveModel, e: RunEvent): void {
       if (e.budgets) a.budgets = e.budgets;
       break;
     }
-    case 'step.started':
-      Object.assign(agentOf(model, e.agentId, e.state), {
-        machine: 'invoking',
-        state: e.state,
-        scope: e.scope,
-      });
-      if (e.reservedUsd) agentOf(model, e.agentId, e.state).reservedUsd = e.reservedUsd;
+    case 'step.started': {
+      const a = agentOf(model, e.agentId, e.state);
+      Object.assign(a, { machine: 'invoking', state: e.state, scope: e.scope });
+      if (e.reservedUsd) a.reservedUsd = e.reservedUsd;
       break;
+    }
     case 'step.done': {
       const a = agentOf(model, e.agentId, e.from);
       a.costUsd += e.costUsd;
@@ -158,19 +156,23 @@ export function foldLiveEvent(model: LiveModel, e: RunEvent): void {
       run.steps++;
       break;
     }
-    case 'agent.paused':
-      agentOf(model, e.agentId, e.state).machine = 'paused';
-      delete agentOf(model, e.agentId, e.state).reservedUsd;
+    case 'agent.paused': {
+      const a = agentOf(model, e.agentId, e.state);
+      a.machine = 'paused';
+      delete a.reservedUsd;
       run.costUsd = e.totalCostUsd;
       break;
+    }
     case 'agent.joined':
       Object.assign(agentOf(model, e.agentId, e.state), { machine: 'idle', state: e.state });
       break;
-    case 'agent.failed':
-      Object.assign(agentOf(model, e.agentId, e.state), { machine: 'terminated', failed: true });
-      delete agentOf(model, e.agentId, e.state).reservedUsd;
+    case 'agent.failed': {
+      const a = agentOf(model, e.agentId, e.state);
+      Object.assign(a, { machine: 'terminated', failed: true });
+      delete a.reservedUsd;
       run.costUsd = e.totalCostUsd;
       break;
+    }
     case 'ask.created':
     case 'ask.pending':
       model.asks.set(e.ask.id, e.ask);
