@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { priceOf } from '../../../src/agents/anthropic-prices.js';
 import { findTranscript } from '../../../src/agents/claude/claude-sessions.js';
-import { summary } from '../../helpers/cli.js';
+import { sh, summary } from '../../helpers/cli.js';
 import { ClaudeSandbox } from '../../helpers/claude-sandbox.js';
 
 /*
@@ -147,6 +147,57 @@ describe('--budget-hard stops a turn at the budget (real claude, scripted API)',
       `${out.total_cost_usd} for ${all} messages of ${message}`,
     );
   });
+  it("a branch's budget is held inside its turn: the worker's long turn is stopped at its budget= and fails alone (error budget), its join gets it, the parent completes", async () => {
+    const forks = `<fork budget="${budget.toFixed(6)}" n="1">LONG.md</fork><fork n="2">PROBE.md</fork>`;
+    const wf = box.write(
+      {
+        'START.sh': sh(`echo '${forks}<join>END.sh</join>'`),
+        'LONG.md': 'HARD-LONG',
+        'PROBE.md': 'HARD-PROBE',
+        'END.sh': sh('printf "<result>%s</result>" "$RAYMOND_INPUT"'),
+      },
+      'branch',
+    );
+    const served = box.server.served;
+    const r = await box.run(
+      [
+        wf,
+        '--json',
+        '--workflow-id',
+        'branch-hard',
+        '--budget',
+        (100 * message).toFixed(6),
+        '--budget-hard',
+        ...SKIP,
+      ],
+      SANDBOXED,
+    );
+    const out = summary(r);
+    assert.equal(r.code, 0, r.stderr.slice(-2000));
+    assert.equal(out.status, 'completed');
+    const joined = JSON.parse(out.results.main!) as Array<{
+      status: string;
+      error?: string;
+      cost_usd: number;
+      attributes: Record<string, string>;
+    }>;
+    const long = joined.find((j) => j.attributes.n === '1')!;
+    assert.equal(long.status, 'failed', JSON.stringify(long));
+    assert.match(
+      long.error!,
+      /budget: stopped by --budget-hard: branch main_\w+'s budget of \$[\d.]+ is spent/,
+    );
+    // Stopped at the message that took the branch to its budget (the soft line alone let the turn run its 10).
+    assert.ok(
+      long.cost_usd >= budget && long.cost_usd <= budget + message + 1e-9,
+      `the branch spent ${long.cost_usd} for a budget of ${budget} (a message ${message})`,
+    );
+    assert.equal(joined.find((j) => j.attributes.n === '2')?.status, 'completed');
+    assert.equal(box.server.served - served, 4 + 1, "the long turn's 4 messages and the probe's");
+    const worker = box.state('branch-hard').agents.find((a) => a.attributes.n === '1')!;
+    assert.equal(worker.status, 'failed');
+  });
+
   it('at width, the message that reaches the budget stops every turn running: each agent paused, and a resume finishes them all', async () => {
     box.server.on(/^HARD-WIDE/, (r) =>
       r.messageCount < LONG
