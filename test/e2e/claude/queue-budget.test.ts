@@ -1,8 +1,15 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { priceOf } from '../../../src/agents/anthropic-prices.js';
+import {
+  longTurn,
+  priceMessage,
+  resumedToEnd,
+  stoppedAtBudget,
+  streamedUsd,
+  type HardBox,
+} from '../../helpers/budget-hard.js';
 import { ClaudeSandbox } from '../../helpers/claude-sandbox.js';
-import { raymond, summary } from '../../helpers/cli.js';
+import { joinedEntries, raymond, sh, summary } from '../../helpers/cli.js';
 import { fanOut, priceWorkers } from '../../helpers/fan-out.js';
 import { queueWorld, TEST_SECRET } from '../../helpers/queue-workers.js';
 import { NO_REDIS } from '../../helpers/redis.js';
@@ -59,80 +66,92 @@ describe('--queue: the coordinator holds the budget line (real claude, two worke
   });
 });
 
-/** A model message's usage in the long turn: the cost of the turn is in these. */
-const USAGE = { input_tokens: 100_000, output_tokens: 100 };
-/** The long turn calls a tool until its conversation holds this many messages: about ten model messages. */
-const LONG = 21;
-
 describe("--queue --budget-hard: the coordinator stops a worker's turn at the budget (real claude)", () => {
   it('a long turn on a worker is stopped mid-stream, its agent paused; --resume with a larger budget finishes it', async (t) => {
     if (!world.redis) return t.skip(NO_REDIS);
-    box.server.on('QHARD-PROBE', { text: '<result>probe</result>', usage: USAGE });
     // Each tool call takes 3 s: the worker reads the coordinator's cancel flag with its heartbeat (each second),
     // so the turn is killed before it asks for its next message.
-    box.server.on('QHARD-LONG', (r) =>
-      r.messageCount < LONG
-        ? {
-            toolUse: { name: 'Bash', input: { command: 'sleep 3', description: 'work' } },
-            usage: USAGE,
-          }
-        : { text: '<result>long done</result>', usage: USAGE },
+    box.server.on(
+      'QHARD-LONG',
+      longTurn(() => 'long done', 3),
     );
-    const probe = await box.run([
-      box.write({ 'START.md': 'QHARD-PROBE' }, 'qhard-probe'),
-      '--json',
-      '--workflow-id',
-      'qhard-probe',
-    ]);
-    const message = summary(probe).total_cost_usd;
-    assert.ok(message > 0, probe.stderr);
+    const message = await priceMessage(box, 'qhard-probe');
     const budget = 3.5 * message;
     const w = await world.workers.start('hard', { concurrency: 2 });
     t.after(() => w.kill());
     const env = box.env({ RAYMOND_QUEUE_SECRET: TEST_SECRET });
-    const queued = ['--queue', world.redis.url, '--json', '--dangerously-skip-permissions'];
+    const queued = ['--queue', world.redis.url, '--dangerously-skip-permissions'];
+    const onQueue: HardBox = {
+      run: (args) => raymond([...args, ...queued], { cwd: box.dir, env, timeoutMs: 300_000 }),
+      state: (id) => box.state(id),
+    };
     const served = box.server.served;
-    const r = await raymond(
-      [
-        box.write({ 'START.md': 'QHARD-LONG' }, 'qhard'),
-        ...queued,
-        '--workflow-id',
-        'qhard',
-        '--budget',
-        budget.toFixed(6),
-        '--budget-hard',
-      ],
-      { cwd: box.dir, env, timeoutMs: 300_000 },
-    );
-    const out = summary(r);
+    const wf = box.write({ 'START.md': 'QHARD-LONG' }, 'qhard');
+    const { out } = await stoppedAtBudget(onQueue, wf, 'qhard', budget);
     const messages = box.server.served - served;
     t.diagnostic(`stopped after ${messages} messages: ${out.total_cost_usd} for ${budget}`);
-    assert.equal(r.code, 3, r.stderr.slice(-2000));
-    assert.equal(out.status, 'budget_exceeded');
-    assert.match(out.error!, /the turns running as it was reached were stopped \(--budget-hard\)/);
     assert.equal(messages, 4, 'stopped at the message that took the run to the budget');
     // A stopped turn is charged its streamed usage (never $0): its messages' input, priced by the table.
     const model = box.server.requests.at(-1)!.model;
-    const streamed = (USAGE.input_tokens * priceOf(model).price.input) / 1e6;
+    const streamed = streamedUsd(model, 4);
     assert.ok(
-      Math.abs(out.total_cost_usd - 4 * streamed) < 1e-9,
-      `${out.total_cost_usd}: 4 messages of ${streamed} (${model})`,
+      Math.abs(out.total_cost_usd - streamed) < 1e-9,
+      `${out.total_cost_usd}: 4 messages streamed, ${streamed} (${model})`,
     );
     assert.ok(out.total_cost_usd <= budget + message + 1e-9, `${out.total_cost_usd}`);
     const main = box.state('qhard').agents[0]!;
-    assert.equal(main.status, 'paused', JSON.stringify(main));
-    assert.match(main.error!, /stopped by --budget-hard: the run's cost reached its budget/);
     assert.equal(main.session, main.next_session, 'the agent keeps the session its turn ran in');
 
     const before = box.server.requests.length;
-    const resumed = await raymond(
-      ['--resume', 'qhard', ...queued, '--budget', (30 * message).toFixed(6)],
-      { cwd: box.dir, env, timeoutMs: 300_000 },
-    );
-    assert.equal(resumed.code, 0, resumed.stderr.slice(-2000));
-    assert.equal(summary(resumed).results.main, 'long done');
+    await resumedToEnd(onQueue, 'qhard', 30 * message);
     // The worker got the stopped session's transcript: the resumed turn's first request carries its tool calls.
     const first = box.server.requests.slice(before).find((q) => q.main)!;
     assert.ok(first.messageCount > 5, `${first.messageCount} messages`);
+  });
+});
+
+describe("--queue: a state's budget: holds inside a worker's turn (real claude)", () => {
+  it("the forked worker's long turn is stopped at its state's budget: and fails alone; the parent completes", async (t) => {
+    if (!world.redis) return t.skip(NO_REDIS);
+    box.server.on(
+      'QVISIT-LONG',
+      longTurn(() => 'long done', 3),
+    );
+    const message = await priceMessage(box, 'qvisit-probe');
+    const cap = 2.5 * message;
+    const wf = box.write(
+      {
+        'START.sh': sh(`echo '<fork n="1">LONG.md</fork><join>END.sh</join>'`),
+        'LONG.md': `---\nbudget: ${cap.toFixed(6)}\n---\nQVISIT-LONG: work until done.`,
+        'END.sh': sh('printf "<result>%s</result>" "$RAYMOND_INPUT"'),
+      },
+      'qvisit',
+    );
+    const w = await world.workers.start('visit', { concurrency: 2 });
+    t.after(() => w.kill());
+    const served = box.server.served;
+    const [entry] = joinedEntries(
+      await raymond(
+        [
+          wf,
+          '--queue',
+          world.redis.url,
+          '--json',
+          '--workflow-id',
+          'qvisit',
+          '--dangerously-skip-permissions',
+        ],
+        {
+          cwd: box.dir,
+          env: box.env({ RAYMOND_QUEUE_SECRET: TEST_SECRET }),
+          timeoutMs: 300_000,
+        },
+      ),
+    );
+    assert.equal(entry!.status, 'failed', JSON.stringify(entry));
+    assert.match(entry!.error!, /budget: this state's budget of \$[\d.]+ a visit is spent/);
+    // The third message reaches the cap; the worker kills the turn during its 3 s tool call.
+    assert.equal(box.server.served - served, 3, 'stopped at the message that reached the cap');
+    assert.ok(entry!.cost_usd <= cap + message + 1e-9, `${entry!.cost_usd} for a cap of ${cap}`);
   });
 });
