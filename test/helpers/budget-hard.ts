@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import type { WorkflowState } from '../../machines/types.js';
 import { priceOf } from '../../src/agents/anthropic-prices.js';
 import type { ApiRequest, ApiServer, Reply } from './api-server.js';
-import { summary, type CliResult, type Summary } from './cli.js';
+import { sh, summary, type CliResult, type Summary } from './cli.js';
 
 /**
  * The --budget-hard e2e tests' two runs, whatever the backend (Claude Code,
@@ -131,4 +131,17 @@ export async function priceMessage(
   const message = summary(probe).total_cost_usd;
   assert.ok(message > 0, probe.stderr);
   return message;
+}
+
+/**
+ * A workflow whose START forks one worker at LONG.md, a state of
+ * `budget: capUsd` a visit whose prompt is `prompt`, and joins it: END.sh
+ * gives the join's entries as the run's result.
+ */
+export function cappedWorker(prompt: string, capUsd: number): Record<string, string> {
+  return {
+    'START.sh': sh(`echo '<fork n="1">LONG.md</fork><join>END.sh</join>'`),
+    'LONG.md': `---\nbudget: ${capUsd.toFixed(6)}\n---\n${prompt}`,
+    'END.sh': sh('printf "<result>%s</result>" "$RAYMOND_INPUT"'),
+  };
 }

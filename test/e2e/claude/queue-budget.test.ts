@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import {
+  cappedWorker,
   longTurn,
   priceMessage,
   resumedToEnd,
@@ -9,7 +10,7 @@ import {
   type HardBox,
 } from '../../helpers/budget-hard.js';
 import { ClaudeSandbox } from '../../helpers/claude-sandbox.js';
-import { joinedEntries, raymond, sh, summary } from '../../helpers/cli.js';
+import { joinedEntries, raymond, summary } from '../../helpers/cli.js';
 import { fanOut, priceWorkers } from '../../helpers/fan-out.js';
 import { queueWorld, TEST_SECRET } from '../../helpers/queue-workers.js';
 import { NO_REDIS } from '../../helpers/redis.js';
@@ -25,6 +26,22 @@ import { NO_REDIS } from '../../helpers/redis.js';
 
 const box = new ClaudeSandbox();
 const world = queueWorld(box, (home) => box.env({ HOME: home }));
+
+/** Starts a worker of its own for test `t` (killed after it): runs of the CLI through it, its turns' tools allowed. */
+async function oneWorker(
+  t: { after(fn: () => Promise<void>): void },
+  name: string,
+  url: string,
+): Promise<HardBox> {
+  const w = await world.workers.start(name, { concurrency: 2 });
+  t.after(() => w.kill());
+  const env = box.env({ RAYMOND_QUEUE_SECRET: TEST_SECRET });
+  const queued = ['--queue', url, '--dangerously-skip-permissions'];
+  return {
+    run: (args) => raymond([...args, ...queued], { cwd: box.dir, env, timeoutMs: 300_000 }),
+    state: (id) => box.state(id),
+  };
+}
 
 describe('--queue: the coordinator holds the budget line (real claude, two workers)', () => {
   it('10 workers, a budget of 2.5 turns: the run ends within the budget plus one turn', async (t) => {
@@ -77,14 +94,7 @@ describe("--queue --budget-hard: the coordinator stops a worker's turn at the bu
     );
     const message = await priceMessage(box, 'qhard-probe');
     const budget = 3.5 * message;
-    const w = await world.workers.start('hard', { concurrency: 2 });
-    t.after(() => w.kill());
-    const env = box.env({ RAYMOND_QUEUE_SECRET: TEST_SECRET });
-    const queued = ['--queue', world.redis.url, '--dangerously-skip-permissions'];
-    const onQueue: HardBox = {
-      run: (args) => raymond([...args, ...queued], { cwd: box.dir, env, timeoutMs: 300_000 }),
-      state: (id) => box.state(id),
-    };
+    const onQueue = await oneWorker(t, 'hard', world.redis.url);
     const served = box.server.served;
     const wf = box.write({ 'START.md': 'QHARD-LONG' }, 'qhard');
     const { out } = await stoppedAtBudget(onQueue, wf, 'qhard', budget);
@@ -119,35 +129,10 @@ describe("--queue: a state's budget: holds inside a worker's turn (real claude)"
     );
     const message = await priceMessage(box, 'qvisit-probe');
     const cap = 2.5 * message;
-    const wf = box.write(
-      {
-        'START.sh': sh(`echo '<fork n="1">LONG.md</fork><join>END.sh</join>'`),
-        'LONG.md': `---\nbudget: ${cap.toFixed(6)}\n---\nQVISIT-LONG: work until done.`,
-        'END.sh': sh('printf "<result>%s</result>" "$RAYMOND_INPUT"'),
-      },
-      'qvisit',
-    );
-    const w = await world.workers.start('visit', { concurrency: 2 });
-    t.after(() => w.kill());
+    const wf = box.write(cappedWorker('QVISIT-LONG: work until done.', cap), 'qvisit');
+    const onQueue = await oneWorker(t, 'visit', world.redis.url);
     const served = box.server.served;
-    const [entry] = joinedEntries(
-      await raymond(
-        [
-          wf,
-          '--queue',
-          world.redis.url,
-          '--json',
-          '--workflow-id',
-          'qvisit',
-          '--dangerously-skip-permissions',
-        ],
-        {
-          cwd: box.dir,
-          env: box.env({ RAYMOND_QUEUE_SECRET: TEST_SECRET }),
-          timeoutMs: 300_000,
-        },
-      ),
-    );
+    const [entry] = joinedEntries(await onQueue.run([wf, '--json', '--workflow-id', 'qvisit']));
     assert.equal(entry!.status, 'failed', JSON.stringify(entry));
     assert.match(entry!.error!, /budget: this state's budget of \$[\d.]+ a visit is spent/);
     // The third message reaches the cap; the worker kills the turn during its 3 s tool call.

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { longTurn, priceMessage } from '../../helpers/budget-hard.js';
-import { joinedEntries, sh } from '../../helpers/cli.js';
+import { cappedWorker, longTurn, priceMessage } from '../../helpers/budget-hard.js';
+import { joinedEntries } from '../../helpers/cli.js';
 import { ClaudeSandbox } from '../../helpers/claude-sandbox.js';
 
 /*
@@ -24,14 +24,7 @@ describe("a state's budget: caps each visit (real claude, scripted API)", () => 
     );
     const message = await priceMessage(box, 'probe');
     const cap = 2.5 * message;
-    const wf = box.write(
-      {
-        'START.sh': sh(`echo '<fork n="1">LONG.md</fork><join>END.sh</join>'`),
-        'LONG.md': `---\nbudget: ${cap.toFixed(6)}\n---\nVISIT-LONG: work until done.`,
-        'END.sh': sh('printf "<result>%s</result>" "$RAYMOND_INPUT"'),
-      },
-      'visit',
-    );
+    const wf = box.write(cappedWorker('VISIT-LONG: work until done.', cap), 'visit');
     const before = box.server.served;
     const r = await box.run(
       [wf, '--json', '--workflow-id', 'visit', '--dangerously-skip-permissions'],
