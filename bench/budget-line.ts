@@ -10,8 +10,10 @@ import { writeScripts } from './write-scripts.js';
 export interface BudgetShape {
   n: number;
   parallel: number;
-  /** The budget in turns' cost; 0: none. */
+  /** The budget in one-message turns' cost (a message's); 0: none. */
   turns: number;
+  /** Model messages in each worker's turn, a tool call between two: 1 unless given. */
+  messages?: number;
   /** `--budget-hard`. */
   hard?: boolean;
 }
@@ -38,13 +40,19 @@ export class BudgetBench {
   private server: ApiServer | undefined;
   private turnUsd = 0;
   private runs = 0;
+  /** The shape running now's messages a turn: its workers call a tool until their conversation holds them. */
+  private messages = 1;
 
   async open(): Promise<void> {
     this.server = await new ApiServer().start();
-    this.server.on(/^Worker (\d+)/, (r) => ({
-      text: `<result>${/^Worker (\d+)/.exec(r.prompt)![1]}</result>`,
-      usage: USAGE,
-    }));
+    this.server.on(/^Worker (\d+)/, (r) =>
+      r.messageCount < 2 * this.messages - 1
+        ? {
+            toolUse: { name: 'Bash', input: { command: 'true', description: 'work' } },
+            usage: USAGE,
+          }
+        : { text: `<result>${/^Worker (\d+)/.exec(r.prompt)![1]}</result>`, usage: USAGE },
+    );
     mkdirSync(join(this.dir, 'home'));
     // One turn's price as this claude computes it, from a workflow of its own (no history for the others).
     mkdirSync(join(this.dir, 'probe'));
@@ -59,6 +67,8 @@ export class BudgetBench {
       ...process.env,
       ...this.server!.env(join(this.dir, 'home')),
       PATH: `${bin}${delimiter}${process.env.PATH}`,
+      // A turn of several messages calls Bash, which claude runs as root only in a sandbox.
+      IS_SANDBOX: '1',
     };
   }
 
@@ -80,6 +90,7 @@ export class BudgetBench {
       'W.md': 'Worker {{n}}: say the word.',
     });
     const budgetUsd = shape.turns * this.turnUsd;
+    this.messages = shape.messages ?? 1;
     const id = `budget-${++this.runs}`;
     const before = this.server!.served;
     const run = await runCli(
@@ -94,6 +105,7 @@ export class BudgetBench {
         '--budget',
         budgetUsd.toFixed(6),
         ...(shape.hard ? ['--budget-hard'] : []),
+        ...(this.messages > 1 ? ['--dangerously-skip-permissions'] : []),
       ],
       { cwd: this.dir, env: this.env() },
     );
@@ -115,18 +127,23 @@ export class BudgetBench {
   }
 }
 
-/** A shape's line: its budget, what it spent (as a fraction of the budget and in turns past it) and its wall. */
+/**
+ * A shape's line: its budget, what it spent (as a fraction of the budget,
+ * and past it in one-message turns, or in messages when a turn has several)
+ * and its wall.
+ */
 export function budgetLine(name: string, shape: BudgetShape, f: BudgetFigures): string {
   const over = f.budgetUsd > 0 ? f.costUsd / f.budgetUsd : 0;
   const past = f.budgetUsd > 0 ? (f.costUsd - f.budgetUsd) / f.turnUsd : 0;
+  const unit = (shape.messages ?? 1) > 1 ? 'messages' : 'turns';
   return [
-    `${name}: ${shape.n} workers at --max-parallel ${shape.parallel},`,
+    `${name}: ${shape.n} workers${unit === 'messages' ? ` of ${shape.messages} messages a turn` : ''} at --max-parallel ${shape.parallel},`,
     shape.turns > 0
-      ? `budget ${shape.turns} turns ($${f.budgetUsd.toFixed(4)}${shape.hard ? ', --budget-hard' : ''}):`
+      ? `budget ${shape.turns} ${unit} ($${f.budgetUsd.toFixed(4)}${shape.hard ? ', --budget-hard' : ''}):`
       : 'no budget reached:',
-    `${f.status}, ${f.served} turns, $${f.costUsd.toFixed(4)}`,
+    `${f.status}, ${f.served} ${unit === 'messages' ? 'messages' : 'turns'}, $${f.costUsd.toFixed(4)}`,
     ...(shape.turns > 0 && f.costUsd > f.budgetUsd * 0.5
-      ? [`(${over.toFixed(2)}x the budget, ${past.toFixed(2)} turns past it),`]
+      ? [`(${over.toFixed(2)}x the budget, ${past.toFixed(2)} ${unit} past it),`]
       : [',']),
     `wall ${(f.wallMs / 1000).toFixed(1)} s`,
   ].join(' ');

@@ -127,6 +127,13 @@ if (want('budget')) {
       ['budget, with history', 'wide', { n, parallel: 50, turns: 10 }],
       ['no budget', 'free', { n, parallel: 50, turns: 0 }],
       ['budget not reached', 'roomy', { n, parallel: 50, turns: 10 * n }],
+      // Turns of several messages: the soft line lets a started turn end; the hard one stops it at the budget.
+      ['long turns', 'long', { n, parallel: 50, turns: 10, messages: 4 }],
+      [
+        'long turns, --budget-hard',
+        'long-hard',
+        { n, parallel: 50, turns: 10, messages: 4, hard: true },
+      ],
     ] as const) {
       const line = await bench.run(wf, shape).then(
         (f) => budgetLine(name, shape, f),

@@ -37,6 +37,8 @@ export type Admission =
 export interface StepReservation {
   p90Usd: number;
   fromHistory: boolean;
+  /** The state's `budget:`: a visit stops at it, so none of its steps reserves more. */
+  capUsd?: number;
 }
 
 /** A line for a run whose agents spent what they did before (a resume): each branch starts at its agents' costs. */
@@ -73,7 +75,9 @@ export const budgetKey = (scope: string | undefined, state: string) => `${scope 
 /**
  * What a step of the state reserves: its p90 from the history (or the
  * dearest step of it this run, if dearer); without history, the dearest
- * step of it this run once one ended, else the prior's p90.
+ * step of it this run once one ended, else the prior's p90. Never more
+ * than the state's `budget:`, where a visit is stopped (a step that ran
+ * over it by its last message does not raise its state's next ones).
  */
 export function reservationOf(
   line: BudgetLine,
@@ -82,8 +86,10 @@ export function reservationOf(
 ): number {
   const seen = line.seen.get(key);
   if (!forecast) return seen ?? 0;
-  if (forecast.fromHistory) return Math.max(forecast.p90Usd, seen ?? 0);
-  return seen ?? forecast.p90Usd;
+  const usd = forecast.fromHistory
+    ? Math.max(forecast.p90Usd, seen ?? 0)
+    : (seen ?? forecast.p90Usd);
+  return forecast.capUsd === undefined ? usd : Math.min(usd, forecast.capUsd);
 }
 
 /**

@@ -160,4 +160,6 @@ export interface Forecast {
 export interface Forecaster {
   step(scope: string | undefined, state: string): Forecast;
   worker(scope: string | undefined, state: string): Forecast;
+  /** A state's `budget:` (USD a visit of it may spend), when it has one: a step's reservation is no more. */
+  budgetOf?(scope: string | undefined, state: string): number | undefined;
 }

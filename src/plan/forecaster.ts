@@ -38,6 +38,8 @@ export interface PlanForecaster extends Forecaster {
   stepOf(key: string): Forecast;
   /** One worker that starts at the state with this key, its whole life. */
   workerOf(key: string): Forecast;
+  /** A state's `budget:`, from its frontmatter (or its YAML state). */
+  budgetOf(scope: string | undefined, state: string): number | undefined;
 }
 
 /**
@@ -100,6 +102,7 @@ export function createForecaster(sources: ForecastSources): PlanForecaster {
   return {
     step: (scope, state) => stepOf(keyOf(scope, state)),
     worker: (scope, state) => workerOf(keyOf(scope, state)),
+    budgetOf: (scope, state) => graph.states.get(keyOf(scope, state))?.node.policy.budgetUsd,
     stepOf,
     workerOf,
   };

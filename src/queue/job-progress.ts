@@ -19,6 +19,16 @@ const FORWARDED = new Set<RunEvent['type']>([
 /** How often a running job's events are sent to its coordinator. */
 const FLUSH_MS = 250;
 
+/** What a running job tells its coordinator. */
+export interface JobProgress {
+  /** One of the job's events: those the coordinator shows go in the next batch. */
+  forward: (e: RunEvent) => void;
+  /** The running turn's streamed cost so far: sent at once, since the coordinator's budget may stop the turn on it. */
+  spent: (costUsd: number) => void;
+  /** Sends the last batch and waits for every one. */
+  close: () => Promise<void>;
+}
+
 /**
  * Sends a running job's events to its coordinator as the job's progress, in
  * batches, each signed for the job; `close` sends the last batch and waits
@@ -28,23 +38,30 @@ export function jobProgress(
   secret: string,
   job: Pick<StepJob, 'id' | 'nonce'>,
   bull: Job,
-): { forward: (e: RunEvent) => void; close: () => Promise<void> } {
+): JobProgress {
   const events: RunEvent[] = [];
+  let spentUsd: number | undefined;
   let flushing: Promise<unknown> = Promise.resolve();
   const flush = () => {
-    if (events.length === 0) return;
+    if (events.length === 0 && spentUsd === undefined) return;
     const signed = signJob(secret, {
       for: 'progress',
       id: job.id,
       nonce: job.nonce,
       events: events.splice(0),
+      ...(spentUsd !== undefined && { spentUsd }),
     } satisfies SignedProgressPayload);
+    spentUsd = undefined;
     flushing = flushing.then(() => bull.updateProgress(signed).catch(() => undefined));
   };
   const timer = setInterval(flush, FLUSH_MS);
   return {
     forward(e) {
       if (FORWARDED.has(e.type)) events.push(e);
+    },
+    spent(costUsd) {
+      spentUsd = costUsd;
+      flush();
     },
     async close() {
       clearInterval(timer);

@@ -58,6 +58,7 @@ export const signedProgress = checked(
     id: T.String(),
     nonce: T.String(),
     events: T.Array(T.Unknown()),
+    spentUsd: T.Optional(T.Number()),
   }),
 );
 

@@ -104,8 +104,11 @@ export function createRemoteExecutors(ctx: RemoteContext): {
     queuedAt: Date.now(),
   });
 
-  const progress = (data: unknown) => {
-    for (const e of (data as { events?: RunEvent[] } | null)?.events ?? []) ctx.emit(e);
+  /** A job's progress: its worker's events go to the run, a watched turn's streamed cost to the step's `onSpend`. */
+  const progressOf = (onSpend?: (costUsd: number) => void) => (data: unknown) => {
+    const p = data as { events?: RunEvent[]; spentUsd?: number } | null;
+    for (const e of p?.events ?? []) ctx.emit(e);
+    if (p?.spentUsd !== undefined) onSpend?.(p.spentUsd);
   };
 
   /** Runs a job; a worker's error comes back as the error the local executor would have thrown. */
@@ -113,8 +116,9 @@ export function createRemoteExecutors(ctx: RemoteContext): {
     job: JobRequest,
     prepare: () => Promise<void>,
     signal: AbortSignal,
+    onSpend?: (costUsd: number) => void,
   ): Promise<StepJobResult> {
-    const r = await ctx.queue.run(job, prepare, progress, signal);
+    const r = await ctx.queue.run(job, prepare, progressOf(onSpend), signal);
     agentHolder.set(job.agent.id, r.worker);
     if (r.transcript) {
       // The id names a file here, and the name one on the next worker: neither may leave its folder.
@@ -190,6 +194,7 @@ export function createRemoteExecutors(ctx: RemoteContext): {
         turns: ctx.turns,
         transcripts,
         backend: req.backend,
+        ...(req.onSpend && { watchSpend: true }),
         prefer:
           (parent !== undefined ? sessionHolder.get(parent) : undefined) ??
           (req.agent.worktree ? agentHolder.get(req.agent.id) : undefined),
@@ -197,7 +202,8 @@ export function createRemoteExecutors(ctx: RemoteContext): {
       const prepare = async () => {
         for (const text of texts) await ctx.queue.blobs.put(text);
       };
-      return (await run(job, prepare, req.signal)).execution!;
+      // A budget watching the turn stops it through req.signal: the queue cancels the job, its worker kills the turn.
+      return (await run(job, prepare, req.signal, req.onSpend)).execution!;
     },
 
     endSession(session) {

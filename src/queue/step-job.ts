@@ -114,6 +114,12 @@ export interface StepJob {
   turns?: TurnJobSettings;
   /** The agent CLI of the state's workflow; absent: Claude Code. */
   backend?: BackendSpec;
+  /**
+   * Markdown turns: the coordinator watches what the turn spends as it
+   * streams (`--budget-hard`, a state's `budget:`), so the worker sends it
+   * with the job's progress (SignedProgressPayload.spentUsd).
+   */
+  watchSpend?: boolean;
   transcripts?: TranscriptRef[];
   /** Where an agent's worktree branch is pushed (`--push-remote`). */
   pushRemote: string;
@@ -153,6 +159,8 @@ export interface SignedProgressPayload {
   id: string;
   nonce: string;
   events: unknown[];
+  /** A watched turn's streamed cost so far (StepJob.watchSpend), when it grew since the last batch. */
+  spentUsd?: number;
 }
 
 /** `path` moved from under `from` to under `to`; a path outside `from` is left as it is. */

@@ -93,7 +93,7 @@ export class StepQueue {
       const p = this.pending.get(jobId);
       const signed = p ? verifyJob(secret, json(data), signedProgress) : undefined;
       if (p && signed && signed.id === jobId && p.nonces.has(signed.nonce))
-        p.onProgress({ events: signed.events });
+        p.onProgress({ events: signed.events, spentUsd: signed.spentUsd });
     });
   }
 

@@ -1,6 +1,5 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { RunEvent } from '../../machines/run-events.js';
 import type { AgentFields } from '../../machines/types.js';
 import { backendExecutor } from '../agents/registry/backend-executor.js';
 import type { RunKeeper } from '../agents/run-keep.js';
@@ -10,6 +9,7 @@ import { createScriptExecutor } from '../executors/script-executor.js';
 import type { SpawnerPool } from '../executors/spawner-pool.js';
 import type { ValueFiles } from '../executors/value-files.js';
 import type { BlobStore } from './blob-store.js';
+import type { JobProgress } from './job-progress.js';
 import type { SessionTranscripts } from './session-transcripts.js';
 import {
   rebase,
@@ -71,10 +71,10 @@ export async function runStepJob(
   c: StepRunnerContext,
   job: StepJob,
   signal: AbortSignal,
-  forward: (e: RunEvent) => void,
+  progress: Pick<JobProgress, 'forward' | 'spent'>,
 ): Promise<StepJobResult> {
   // A turn takes its place here once its account lets it start (WorkerGate.after); any other step, before it starts.
-  if (job.kind === 'markdown') return runJob(c, job, signal, forward);
+  if (job.kind === 'markdown') return runJob(c, job, signal, progress);
   try {
     await c.gate.enter(signal);
   } catch {
@@ -85,7 +85,7 @@ export async function runStepJob(
     };
   }
   try {
-    return await runJob(c, job, signal, forward);
+    return await runJob(c, job, signal, progress);
   } finally {
     c.gate.leave();
   }
@@ -95,7 +95,7 @@ async function runJob(
   c: StepRunnerContext,
   job: StepJob,
   signal: AbortSignal,
-  forward: (e: RunEvent) => void,
+  { forward, spent }: Pick<JobProgress, 'forward' | 'spent'>,
 ): Promise<StepJobResult> {
   const result: StepJobResult = { worker: c.name };
   if (job.kind === 'worktree.finish') {
@@ -158,6 +158,8 @@ async function runJob(
         prompt: rebaseText(job.prompt ?? '', job.root, c.workdir),
         session: job.session,
         costBase: job.costBase,
+        // Only when the coordinator watches it: Codex reads its rollout file for it.
+        ...(job.watchSpend && { onSpend: spent }),
         model: job.model,
         fallbackModels: job.fallbackModels,
         effort: job.effort,

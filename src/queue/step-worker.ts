@@ -211,7 +211,7 @@ export async function startWorker(
     active.set(bull.id, { ac, job });
     const progress = jobProgress(o.secret, job, bull);
     try {
-      const r = await runStepJob(runner, job, ac.signal, progress.forward);
+      const r = await runStepJob(runner, job, ac.signal, progress);
       figures.done++;
       const result: StepJobResult = ac.signal.aborted ? { ...r, cancelled: true } : r;
       return signJob(o.secret, {

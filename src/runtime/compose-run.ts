@@ -72,7 +72,7 @@ export async function composeRun(options: ComposeRunOptions): Promise<RunOutcome
   let history: HistoryWriter | undefined;
   let tracer: RunTracer | undefined;
   const cap = markdownCap(!!settings.queue);
-  const budgetMeter = budgetMeterFor(settings, state.total_cost_usd);
+  const budgetMeter = budgetMeterFor(settings, state.total_cost_usd, state.agents);
   const emit = (e: RunEvent) => {
     budgetMeter?.event(e);
     if (e.type === 'step.done') steps++;

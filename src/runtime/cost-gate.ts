@@ -127,12 +127,17 @@ export async function gateForecaster(
   }
 }
 
-/** What a budget reserves for a markdown step: its state's p90 forecast (history, else the prior). */
+/** What a budget reserves for a markdown step: its state's p90 forecast (history, else the prior), at most the state's `budget:`. */
 export function reservations(
   forecaster: Forecaster,
 ): (scope: string | undefined, state: string) => StepReservation {
   return (scope, state) => {
     const f = forecaster.step(scope, state);
-    return { p90Usd: f.p90Usd, fromHistory: f.basis === 'history' };
+    const capUsd = forecaster.budgetOf?.(scope, state);
+    return {
+      p90Usd: f.p90Usd,
+      fromHistory: f.basis === 'history',
+      ...(capUsd !== undefined && { capUsd }),
+    };
   };
 }

@@ -24,6 +24,7 @@ import { endsWarmth, freshSessions, stepDebug, type StepDependencies } from './s
 import { StepTally } from './step-tally.js';
 import { Spending } from './step-spending.js';
 import { VisitBudget } from './visit-budget.js';
+import type { BudgetStop } from './budget-meter.js';
 
 /** A turn's failures the step decides about (retry, fall back, wait, give up); any other fails it at once. */
 const TURN_ERRORS = new Set(['ERR_AGENT_FAILED', 'ERR_USAGE_LIMIT', 'ERR_AGENT_REFUSED']);
@@ -134,7 +135,7 @@ export async function runMarkdownStep(
     deps.emit({ type: 'turn.started', agentId: agent.id, state: agent.state });
     visit.check();
     // --budget-hard: the turn tells the meter what it spends, and the meter stops it at the budget.
-    const metered = deps.budgetMeter?.turn(agent.id);
+    const metered = deps.budgetMeter?.turn(agent.id, agent.budgets);
     try {
       execution = await markdown.execute({
         workflowId: deps.workflowId,
@@ -196,14 +197,16 @@ export async function runMarkdownStep(
       });
       if (visit.stopped && !signal.aborted && !metered?.signal.aborted)
         throw spending.attach(visit.spent(details.session ?? null));
-      // Stopped at the budget (not by the run): the agent pauses, its session kept for a resume.
-      if (metered?.signal.aborted && !signal.aborted)
+      // Stopped at a budget (not by the run): at the run's the agent pauses, its session kept for a resume; at its branch's its worker fails.
+      if (metered?.signal.aborted && !signal.aborted) {
+        const stop = metered.signal.reason as BudgetStop;
         throw spending.attach(
-          new RaymondError('ERR_BUDGET', String(metered.signal.reason), {
+          new RaymondError(stop.code, stop.message, {
             file: where,
             details: { session: details.session ?? null, costUsd: figures.costUsd },
           }),
         );
+      }
       state = follow(
         nextTurn(state, {
           type: 'turn.failed',

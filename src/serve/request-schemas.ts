@@ -30,6 +30,13 @@ export const CREATE_RUN = T.Object({
       description: "USD; 0 or absent: the workflow's default_budget, else the server's",
     }),
   ),
+  budget_hard: given(
+    T.Boolean({
+      must: 'true or false',
+      description:
+        "hold the budget inside turns too (--budget-hard): the turns running when the run's cost, with what they streamed, reaches it are stopped and their agents paused; absent: the server's config (budget_hard)",
+    }),
+  ),
   model: given(
     T.String({
       description:

@@ -103,6 +103,7 @@ export async function startRun(ctx: ServeContext, body: CreateRun): Promise<Serv
           : entry.default_budget > 0
             ? entry.default_budget
             : ctx.defaultBudgetUsd,
+      ...(body.budget_hard != null && { budgetHard: body.budget_hard }),
       ...(model !== undefined ? { model } : {}),
       ...(effort !== undefined ? { effort } : {}),
       environment: { ...entry.environment, ...env },

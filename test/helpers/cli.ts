@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
-import type { WorkflowState } from '../../machines/types.js';
+import type { JoinEntry, WorkflowState } from '../../machines/types.js';
 import { applyJournal } from '../../src/state/journal.js';
 import { expandRead } from '../../src/state/state-file.js';
 import type { WrittenState } from '../../machines/written-agent.js';
@@ -58,6 +58,14 @@ export function summary(r: CliResult): Summary {
   } catch {
     throw new Error(`stdout is not one JSON object:\n${r.stdout}\nstderr:\n${r.stderr}`);
   }
+}
+
+/** A run that completed (exit 0) with its main agent's result a `<join>`'s entries: those entries. */
+export function joinedEntries(r: CliResult): JoinEntry[] {
+  const out = summary(r);
+  if (r.code !== 0 || out.status !== 'completed')
+    throw new Error(`the run ended ${out.status} (exit ${r.code}):\n${r.stderr.slice(-2000)}`);
+  return JSON.parse(out.results.main!) as JoinEntry[];
 }
 
 /** A temporary folder that holds a workflow and serves as the run's working directory. */

@@ -83,6 +83,30 @@ export async function until<T>(
   throw new Error(`gave up waiting for ${what}`);
 }
 
+/**
+ * Starts a run with `POST /runs` (201 asserted) and polls `GET /runs/{id}`
+ * until it has `status` (for up to 100 s): its id and that answer's body.
+ */
+export async function startedUntil(
+  url: string,
+  body: Record<string, unknown>,
+  status: string,
+): Promise<{ id: string; run: any }> {
+  const started = await api(`${url}/runs`, 'POST', body);
+  if (started.status !== 201)
+    throw new Error(`POST /runs answered ${started.status}: ${JSON.stringify(started.body)}`);
+  const id = started.body.run_id as string;
+  const run = await until(
+    async () => {
+      const r = await api(`${url}/runs/${id}`);
+      return r.body.status === status ? r.body : undefined;
+    },
+    `run ${id} ${status}`,
+    2000,
+  );
+  return { id, run };
+}
+
 /** The SSE events of a stream read to its end: `{id, data}` with `data` parsed. */
 export async function readEvents(
   url: string,

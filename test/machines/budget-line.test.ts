@@ -52,6 +52,23 @@ describe('budget line: reserve before a step starts', () => {
     clearReservations(line);
     assert.equal(line.held.size + line.reservedUsd, 0);
   });
+
+  it("reserves no more than the state's budget: (a visit is stopped there), whatever the forecast or the run saw", () => {
+    const line = createBudgetLine();
+    const capped = (p90Usd: number, fromHistory: boolean) => ({ p90Usd, fromHistory, capUsd: 0.1 });
+    assert.equal(reservationOf(line, ':C.md', capped(0.4, false)), 0.1, 'the prior over the cap');
+    assert.equal(reservationOf(line, ':C.md', capped(0.4, true)), 0.1, 'the history over the cap');
+    assert.equal(reservationOf(line, ':C.md', capped(0.02, true)), 0.02, 'under the cap: the p90');
+    // A visit stopped at its cap costs it plus the message that crossed it: the next steps still reserve the cap.
+    reserve(line, 1, 0, { agentId: 'a', key: ':C.md', usd: 0.1 });
+    settle(line, 'a', 0.13);
+    assert.equal(reservationOf(line, ':C.md', capped(0.02, true)), 0.1);
+    assert.equal(
+      reservationOf(line, ':C.md', { p90Usd: 0.02, fromHistory: true }),
+      0.13,
+      'uncapped',
+    );
+  });
 });
 
 describe('budget line: branch budgets', () => {

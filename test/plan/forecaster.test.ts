@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { loadWorkflowGraph } from '../../src/analysis/workflow-graph.js';
 import { createForecaster } from '../../src/plan/forecaster.js';
+import { reservations } from '../../src/runtime/cost-gate.js';
 import { buildPlanGraph } from '../../src/plan/plan-graph.js';
 import { statePrior } from '../../src/plan/state-prior.js';
 import { Sandbox, sh } from '../helpers/cli.js';
@@ -33,6 +34,34 @@ describe('forecaster', () => {
     assert.deepEqual(revise, statePrior(graph.states.get('REVISE.md')!.node).forecast);
     assert.equal(f.step(undefined, 'WAIT.sh').basis, 'free');
     assert.equal(f.step(undefined, 'WAIT.sh').p90Usd, 0);
+  });
+
+  it("gives a state's budget: to the budget's reservations, which reserve min(p90, budget:)", async () => {
+    const graph = buildPlanGraph([
+      {
+        graph: await loadWorkflowGraph(
+          box.write(
+            {
+              'START.md': 'Work. <goto>CAPPED.md</goto>\n',
+              'CAPPED.md': '---\nbudget: 0.01\n---\nWork within a cent. <result>ok</result>\n',
+            },
+            'capped',
+          ),
+        ),
+      },
+    ]);
+    const f = createForecaster({ graph });
+    assert.equal(f.budgetOf(undefined, 'CAPPED.md'), 0.01);
+    assert.equal(f.budgetOf(undefined, 'START.md'), undefined);
+    const reserve = reservations(f);
+    const prior = f.step(undefined, 'CAPPED.md').p90Usd;
+    assert.ok(prior > 0.01, `the prior's p90 ${prior} is above the cap`);
+    assert.deepEqual(reserve(undefined, 'CAPPED.md'), {
+      p90Usd: prior,
+      fromHistory: false,
+      capUsd: 0.01,
+    });
+    assert.equal('capUsd' in reserve(undefined, 'START.md'), false);
   });
 
   it('forecasts a worker from what workers starting there cost, else the sum of the states it reaches', async () => {

@@ -16,6 +16,7 @@ describe('request body schemas', () => {
         workflow_id: 'w',
         input: null,
         budget: 0.5,
+        budget_hard: true,
         model: '',
         working_directory: 'sub',
         environment: { A_1: 'x' },
@@ -38,6 +39,11 @@ describe('request body schemas', () => {
       createRunBody.problem({ workflow_id: 'w', environment: { '1A': 'x' } }, 'the body'),
       'environment is {"1A":"x"}; it must be an object of variable names to strings',
     );
+    assert.ok(createRunBody.check({ workflow_id: 'w', budget_hard: null }));
+    assert.equal(
+      createRunBody.problem({ workflow_id: 'w', budget_hard: 'yes' }, 'the body'),
+      'budget_hard is "yes"; it must be true or false or null',
+    );
     assert.equal(
       answerAskBody.problem({ response: 3 }, 'the body'),
       'response is 3; it must be a string',
@@ -50,5 +56,7 @@ describe('request body schemas', () => {
     assert.match(json, /"minimum":0/);
     const doc = openApiDocument('1') as { components: { schemas: Record<string, unknown> } };
     assert.deepEqual(doc.components.schemas.CreateRun, jsonSchemaOf(CREATE_RUN));
+    const createRun = doc.components.schemas.CreateRun as { properties: Record<string, unknown> };
+    assert.match(JSON.stringify(createRun.properties.budget_hard), /"type":"boolean"/);
   });
 });

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { sh, summary } from '../../helpers/cli.js';
+import { joinedEntries, sh, summary } from '../../helpers/cli.js';
 import { ClaudeSandbox } from '../../helpers/claude-sandbox.js';
-import { api, startServe, until } from '../../helpers/serve.js';
+import { startServe, startedUntil } from '../../helpers/serve.js';
 
 /*
  * Branch budgets (issue 51) with the real `claude` against the scripted
@@ -42,16 +42,9 @@ describe('branch budgets (real claude, scripted API)', () => {
       'branch',
     );
     const before = box.server.served;
-    const r = await box.run([wf, '--json', '--workflow-id', 'branch', '--max-parallel', '4']);
-    assert.equal(r.code, 0, r.stderr.slice(-2000));
-    const out = summary(r);
-    assert.equal(out.status, 'completed');
-    const joined = JSON.parse(out.results.main!) as Array<{
-      status: string;
-      error?: string;
-      cost_usd: number;
-      attributes: Record<string, string>;
-    }>;
+    const joined = joinedEntries(
+      await box.run([wf, '--json', '--workflow-id', 'branch', '--max-parallel', '4']),
+    );
     const loop = joined.find((j) => j.attributes.n === '1')!;
     assert.equal(loop.status, 'failed');
     assert.match(
@@ -131,16 +124,10 @@ describe('branch budgets (real claude, scripted API)', () => {
     );
     const server = await startServe(['--root', roots], box.dir, box.env());
     t.after(() => server.stop());
-    const started = await api(`${server.url}/runs`, 'POST', { workflow_id: 'capped', budget: 1 });
-    assert.equal(started.status, 201, JSON.stringify(started.body));
-    const id = started.body.run_id as string;
-    const run = await until(
-      async () => {
-        const r = await api(`${server.url}/runs/${id}`);
-        return r.body.status === 'completed' ? r.body : undefined;
-      },
-      `run ${id} completed`,
-      2000,
+    const { run } = await startedUntil(
+      server.url,
+      { workflow_id: 'capped', budget: 1 },
+      'completed',
     );
     const budgets = run.budgets as {
       run: { budget_usd: number; spent_usd: number; reserved_usd: number; left_usd: number };

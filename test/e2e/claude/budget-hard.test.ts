@@ -1,10 +1,19 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { priceOf } from '../../../src/agents/anthropic-prices.js';
 import { findTranscript } from '../../../src/agents/claude/claude-sessions.js';
-import { summary } from '../../helpers/cli.js';
+import { joinedEntries, readRunState, sh, summary } from '../../helpers/cli.js';
+import {
+  hardArgs,
+  longTurn,
+  priceMessage,
+  resumedToEnd,
+  stoppedAtBudget,
+  streamedUsd,
+  type HardBox,
+} from '../../helpers/budget-hard.js';
 import { ClaudeSandbox } from '../../helpers/claude-sandbox.js';
+import { api, startServe, startedUntil } from '../../helpers/serve.js';
 
 /*
  * --budget-hard (issue 51, "A hard line, optional"): one long turn of the
@@ -20,12 +29,16 @@ const box = new ClaudeSandbox();
 before(() => box.start());
 after(() => box.stop());
 
-/** A model message's usage: the cost of the turn is in these. */
-const USAGE = { input_tokens: 100_000, output_tokens: 100 };
-/** The long turn calls a tool (two messages of its conversation each) until its conversation holds this many messages: about ten model messages. */
-const LONG = 21;
 const SKIP = ['--dangerously-skip-permissions'];
 const SANDBOXED = { IS_SANDBOX: '1' };
+/** Runs as root may skip permissions (for the long turn's Bash) only in a sandbox. */
+const sandboxed: HardBox = {
+  run: (args) => box.run(args, SANDBOXED),
+  state: (id) => box.state(id),
+};
+/** A run of `wf` as `id` with `--budget budgetUsd --budget-hard` (and `extra`), its tools allowed. */
+const hardRun = (wf: string, id: string, budgetUsd: number, extra: string[] = []) =>
+  sandboxed.run(hardArgs(wf, id, budgetUsd, [...extra, ...SKIP]));
 
 describe('--budget-hard stops a turn at the budget (real claude, scripted API)', () => {
   let message = 0;
@@ -36,26 +49,11 @@ describe('--budget-hard stops a turn at the budget (real claude, scripted API)',
   let stoppedAfter = 0;
 
   before(async () => {
-    box.server.on('HARD-PROBE', { text: '<result>probe</result>', usage: USAGE });
-    // Each request of the turn until its conversation is LONG: one more tool call (a tool that takes a moment,
-    // as real ones do); then the answer. A resumed session's history counts.
-    box.server.on('HARD-LONG', (r) =>
-      r.messageCount < LONG
-        ? {
-            toolUse: { name: 'Bash', input: { command: 'sleep 1', description: 'work' } },
-            usage: USAGE,
-          }
-        : { text: '<result>long done</result>', usage: USAGE },
+    box.server.on(
+      'HARD-LONG',
+      longTurn(() => 'long done'),
     );
-    // One message's price as this claude computes it (a turn of one message).
-    const probe = await box.run([
-      box.write({ 'START.md': 'HARD-PROBE' }, 'probe'),
-      '--json',
-      '--workflow-id',
-      'probe',
-    ]);
-    message = summary(probe).total_cost_usd;
-    assert.ok(message > 0, probe.stderr);
+    message = await priceMessage(box, 'probe');
     budget = 3.5 * message;
     wf = box.write({ 'START.md': 'HARD-LONG' }, 'long');
   });
@@ -77,36 +75,17 @@ describe('--budget-hard stops a turn at the budget (real claude, scripted API)',
 
   it('with --budget-hard the turn is stopped mid-stream: exit 3, the agent paused with its session, the cost within the budget plus one message', async () => {
     const served = box.server.served;
-    const r = await box.run(
-      [
-        wf,
-        '--json',
-        '--workflow-id',
-        'hard',
-        '--budget',
-        budget.toFixed(6),
-        '--budget-hard',
-        ...SKIP,
-      ],
-      SANDBOXED,
-    );
-    const out = summary(r);
+    const { out, r } = await stoppedAtBudget(sandboxed, wf, 'hard', budget, SKIP);
     const messages = box.server.served - served;
-    assert.equal(r.code, 3, r.stderr.slice(-2000));
-    assert.equal(out.status, 'budget_exceeded');
-    assert.match(
-      out.error!,
-      /is spent: the turns running as it was reached were stopped \(--budget-hard\)/,
-    );
     assert.equal(messages, 4, 'stopped at the message that took the run to the budget');
     stoppedAfter = messages;
     assert.ok(out.total_cost_usd > 0, 'a stopped turn costs its streamed usage, never $0');
     // Its messages as the stream had them (Claude Code prints a message's usage before its final output count), priced by the table.
     const model = box.server.requests.at(-1)!.model;
-    const streamed = (USAGE.input_tokens * priceOf(model).price.input) / 1e6;
+    const streamed = streamedUsd(model, 4);
     assert.ok(
-      Math.abs(out.total_cost_usd - 4 * streamed) < 1e-9,
-      `${out.total_cost_usd}: 4 messages of ${streamed} (${model})`,
+      Math.abs(out.total_cost_usd - streamed) < 1e-9,
+      `${out.total_cost_usd}: 4 messages streamed, ${streamed} (${model})`,
     );
     assert.ok(
       out.total_cost_usd >= budget && out.total_cost_usd <= budget + message + 1e-9,
@@ -118,8 +97,6 @@ describe('--budget-hard stops a turn at the budget (real claude, scripted API)',
     assert.ok(Math.abs(state.total_cost_usd - out.total_cost_usd) < 1e-9);
     assert.equal(state.options.budget_hard, true, 'kept for a resume');
     const main = state.agents[0]!;
-    assert.equal(main.status, 'paused');
-    assert.match(main.error!, /stopped by --budget-hard: the run's cost reached its budget/);
     // The agent goes on in the session the turn ran in (its reserved one), which Claude Code kept on disk.
     assert.equal(main.session, main.next_session, JSON.stringify(main));
     const config = { CLAUDE_CONFIG_DIR: join(box.home, '.claude') };
@@ -128,14 +105,7 @@ describe('--budget-hard stops a turn at the budget (real claude, scripted API)',
 
   it('--resume with a larger budget goes on in the stopped session and completes', async () => {
     const before = box.server.requests.length;
-    const r = await box.run(
-      ['--resume', 'hard', '--json', '--budget', (30 * message).toFixed(6), ...SKIP],
-      SANDBOXED,
-    );
-    const out = summary(r);
-    assert.equal(r.code, 0, r.stderr.slice(-2000));
-    assert.equal(out.status, 'completed');
-    assert.equal(out.results.main, 'long done');
+    const out = await resumedToEnd(sandboxed, 'hard', 30 * message, SKIP);
     const resumed = box.server.requests.slice(before).filter((q) => q.main);
     // The first request of the resumed turn carries the stopped turn's conversation: its tool calls.
     assert.ok(resumed[0]!.messageCount > 5, `${resumed[0]!.messageCount} messages`);
@@ -147,14 +117,71 @@ describe('--budget-hard stops a turn at the budget (real claude, scripted API)',
       `${out.total_cost_usd} for ${all} messages of ${message}`,
     );
   });
+  it("a branch's budget is held inside its turn: the worker's long turn is stopped at its budget= and fails alone (error budget), its join gets it, the parent completes", async () => {
+    const forks = `<fork budget="${budget.toFixed(6)}" n="1">LONG.md</fork><fork n="2">PROBE.md</fork>`;
+    const wf = box.write(
+      {
+        'START.sh': sh(`echo '${forks}<join>END.sh</join>'`),
+        'LONG.md': 'HARD-LONG',
+        'PROBE.md': 'ONE-MESSAGE probe',
+        'END.sh': sh('printf "<result>%s</result>" "$RAYMOND_INPUT"'),
+      },
+      'branch',
+    );
+    const served = box.server.served;
+    const joined = joinedEntries(await hardRun(wf, 'branch-hard', 100 * message));
+    const long = joined.find((j) => j.attributes.n === '1')!;
+    assert.equal(long.status, 'failed', JSON.stringify(long));
+    assert.match(
+      long.error!,
+      /budget: stopped by --budget-hard: branch main_\w+'s budget of \$[\d.]+ is spent/,
+    );
+    // Stopped at the message that took the branch to its budget (the soft line alone let the turn run its 10).
+    assert.ok(
+      long.cost_usd >= budget && long.cost_usd <= budget + message + 1e-9,
+      `the branch spent ${long.cost_usd} for a budget of ${budget} (a message ${message})`,
+    );
+    assert.equal(joined.find((j) => j.attributes.n === '2')?.status, 'completed');
+    assert.equal(box.server.served - served, 4 + 1, "the long turn's 4 messages and the probe's");
+    const worker = box.state('branch-hard').agents.find((a) => a.attributes.n === '1')!;
+    assert.equal(worker.status, 'failed');
+  });
+
+  it('raymond serve: POST /runs with budget_hard: true stops the long turn at the budget and pauses its agent; a budget_hard that is no boolean is a 400', async (t) => {
+    const roots = box.write({ 'long/START.md': 'HARD-LONG' }, 'served-roots');
+    const server = await startServe(
+      ['--root', roots, '--dangerously-skip-permissions'],
+      box.dir,
+      box.env(SANDBOXED),
+    );
+    t.after(() => server.stop());
+    const served = box.server.served;
+    const { id, run } = await startedUntil(
+      server.url,
+      { workflow_id: 'long', budget: Number(budget.toFixed(6)), budget_hard: true },
+      'budget_exceeded',
+    );
+    assert.equal(box.server.served - served, 4, 'stopped at the message that reached the budget');
+    const cost = run.cost_usd as number;
+    assert.ok(
+      cost >= budget && cost <= budget + message + 1e-9,
+      `spent ${cost} for a budget of ${budget} (a message ${message})`,
+    );
+    const state = readRunState(join(box.dir, '.raymond/serve-state', `${id}.json`));
+    assert.equal(state.options.budget_hard, true);
+    assert.equal(state.agents[0]!.status, 'paused');
+    assert.match(state.agents[0]!.error!, /stopped by --budget-hard/);
+    const bad = await api(`${server.url}/runs`, 'POST', { workflow_id: 'long', budget_hard: 1 });
+    assert.deepEqual(bad.body, {
+      error: 'invalid request body: budget_hard is 1; it must be true or false or null',
+      code: 'bad_request',
+    });
+  });
+
   it('at width, the message that reaches the budget stops every turn running: each agent paused, and a resume finishes them all', async () => {
-    box.server.on(/^HARD-WIDE/, (r) =>
-      r.messageCount < LONG
-        ? {
-            toolUse: { name: 'Bash', input: { command: 'sleep 1', description: 'work' } },
-            usage: USAGE,
-          }
-        : { text: `<result>${r.prompt} done</result>`, usage: USAGE },
+    box.server.on(
+      /^HARD-WIDE/,
+      longTurn((r) => `${r.prompt} done`),
     );
     const forks = [1, 2, 3].map((n) => `<fork n="${n}">WIDE.md</fork>`).join('\n');
     const wide = box.write(
@@ -166,21 +193,7 @@ describe('--budget-hard stops a turn at the budget (real claude, scripted API)',
       'wide',
     );
     const served = box.server.served;
-    const r = await box.run(
-      [
-        wide,
-        '--json',
-        '--workflow-id',
-        'wide',
-        '--max-parallel',
-        '3',
-        '--budget',
-        budget.toFixed(6),
-        '--budget-hard',
-        ...SKIP,
-      ],
-      SANDBOXED,
-    );
+    const r = await hardRun(wide, 'wide', budget, ['--max-parallel', '3']);
     const out = summary(r);
     const messages = box.server.served - served;
     assert.equal(r.code, 3, r.stderr.slice(-2000));

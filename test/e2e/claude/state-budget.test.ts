@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { sh, summary } from '../../helpers/cli.js';
+import { cappedWorker, longTurn, priceMessage } from '../../helpers/budget-hard.js';
+import { joinedEntries } from '../../helpers/cli.js';
 import { ClaudeSandbox } from '../../helpers/claude-sandbox.js';
 
 /*
@@ -15,47 +16,24 @@ const box = new ClaudeSandbox();
 before(() => box.start());
 after(() => box.stop());
 
-const USAGE = { input_tokens: 100_000, output_tokens: 100 };
-
 describe("a state's budget: caps each visit (real claude, scripted API)", () => {
   it('a worker whose visit passes its budget: is stopped mid-turn and fails alone; the parent completes', async () => {
-    box.server.on('VISIT-PROBE', { text: '<result>probe</result>', usage: USAGE });
-    box.server.on('VISIT-LONG', (r) =>
-      r.messageCount < 21
-        ? {
-            toolUse: { name: 'Bash', input: { command: 'sleep 1', description: 'work' } },
-            usage: USAGE,
-          }
-        : { text: '<result>long done</result>', usage: USAGE },
+    box.server.on(
+      'VISIT-LONG',
+      longTurn(() => 'long done'),
     );
-    const probe = await box.run([box.write({ 'START.md': 'VISIT-PROBE' }, 'probe'), '--json']);
-    const message = summary(probe).total_cost_usd;
-    assert.ok(message > 0, probe.stderr);
+    const message = await priceMessage(box, 'probe');
     const cap = 2.5 * message;
-    const wf = box.write(
-      {
-        'START.sh': sh(`echo '<fork n="1">LONG.md</fork><join>END.sh</join>'`),
-        'LONG.md': `---\nbudget: ${cap.toFixed(6)}\n---\nVISIT-LONG: work until done.`,
-        'END.sh': sh('printf "<result>%s</result>" "$RAYMOND_INPUT"'),
-      },
-      'visit',
-    );
+    const wf = box.write(cappedWorker('VISIT-LONG: work until done.', cap), 'visit');
     const before = box.server.served;
     const r = await box.run(
       [wf, '--json', '--workflow-id', 'visit', '--dangerously-skip-permissions'],
       { IS_SANDBOX: '1' },
     );
-    assert.equal(r.code, 0, r.stderr.slice(-2000));
-    const out = summary(r);
-    assert.equal(out.status, 'completed');
-    const [entry] = JSON.parse(out.results.main!) as Array<{
-      status: string;
-      error: string;
-      cost_usd: number;
-    }>;
+    const [entry] = joinedEntries(r);
     assert.equal(entry!.status, 'failed');
     assert.match(
-      entry!.error,
+      entry!.error!,
       /budget: this state's budget of \$[\d.]+ a visit is spent \(\$[\d.]+\); no further turn was started/,
     );
     const served = box.server.served - before;

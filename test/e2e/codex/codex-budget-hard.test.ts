@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { summary } from '../../helpers/cli.js';
+import { resumedToEnd, stoppedAtBudget } from '../../helpers/budget-hard.js';
 import { CodexSandbox } from '../../helpers/codex-sandbox.js';
 
 /*
@@ -46,43 +46,19 @@ describe('--budget-hard on Codex (real codex, scripted API)', () => {
       { 'workflow.yaml': 'backend: codex\n', 'START.md': 'CDX-HARD-LONG' },
       'long',
     );
-    const r = await box.run([
-      wf,
-      '--json',
-      '--workflow-id',
-      'cdxhard',
-      '--budget',
-      budget.toFixed(6),
-      '--budget-hard',
-    ]);
-    const out = summary(r);
+    const { out } = await stoppedAtBudget(box, wf, 'cdxhard', budget);
     const served = box.server.requestsFor('CDX-HARD-LONG').length;
-    assert.equal(r.code, 3, r.stderr.slice(-2000));
-    assert.equal(out.status, 'budget_exceeded');
     assert.ok(served >= 4 && served <= 6, `${served} responses served of about ten`);
     assert.ok(
       out.total_cost_usd >= budget && out.total_cost_usd <= budget + 2 * MESSAGE + 1e-9,
       `${out.total_cost_usd} for a budget of ${budget}, ${served} responses`,
     );
-    const main = box.state('cdxhard').agents[0]!;
-    assert.equal(main.status, 'paused');
-    assert.match(main.error!, /stopped by --budget-hard/);
-    assert.ok(main.session, 'the thread codex started is kept');
     stopped = out.total_cost_usd;
   });
 
   it('--resume with a larger budget goes on in that thread and completes', async () => {
     const before = box.server.requests.length;
-    const r = await box.run([
-      '--resume',
-      'cdxhard',
-      '--json',
-      '--budget',
-      (30 * MESSAGE).toFixed(6),
-    ]);
-    const out = summary(r);
-    assert.equal(r.code, 0, r.stderr.slice(-2000));
-    assert.equal(out.results.main, 'long done');
+    const out = await resumedToEnd(box, 'cdxhard', 30 * MESSAGE);
     const resumed = box.server.requests.slice(before);
     assert.ok(resumed[0]!.inputCount > 8, `${resumed[0]!.inputCount} items: the stopped turn's`);
     assert.ok(out.total_cost_usd > stopped);
