@@ -73,11 +73,23 @@ export function chargeBranches(
 export const budgetKey = (scope: string | undefined, state: string) => `${scope ?? ''}:${state}`;
 
 /**
+ * How many times the prior's p90 a step reserves while its state's cost is
+ * still a guess (no history, and no step of it ended this run). The prior
+ * prices a step of the state's prompt at five requests; a turn that reads
+ * large files costs several times that (4 messages of 20,000 tokens: 1.9x
+ * the p90), and under a tight budget as many such turns as the guess fits
+ * would start at once. Held this high, a budget under a few guesses runs
+ * one step first, and the cost it ends with stands in for the guess.
+ */
+export const GUESS_RESERVE_FACTOR = 3;
+
+/**
  * What a step of the state reserves: its p90 from the history (or the
  * dearest step of it this run, if dearer); without history, the dearest
- * step of it this run once one ended, else the prior's p90. Never more
- * than the state's `budget:`, where a visit is stopped (a step that ran
- * over it by its last message does not raise its state's next ones).
+ * step of it this run once one ended, else GUESS_RESERVE_FACTOR times the
+ * prior's p90. Never more than the state's `budget:`, where a visit is
+ * stopped (a step that ran over it by its last message does not raise its
+ * state's next ones).
  */
 export function reservationOf(
   line: BudgetLine,
@@ -88,7 +100,7 @@ export function reservationOf(
   if (!forecast) return seen ?? 0;
   const usd = forecast.fromHistory
     ? Math.max(forecast.p90Usd, seen ?? 0)
-    : (seen ?? forecast.p90Usd);
+    : (seen ?? forecast.p90Usd * GUESS_RESERVE_FACTOR);
   return forecast.capUsd === undefined ? usd : Math.min(usd, forecast.capUsd);
 }
 

@@ -98,6 +98,6 @@ export function budgetNeed(context: SupervisorContext): string {
       usd += reservationOf(budget, key, context.reserve?.(record.scope, record.state));
     }
   if (steps === 0) return '';
-  const figure = usd > 0 ? `about ${usdText(usd)} more (each its p90 forecast)` : 'more';
+  const figure = usd > 0 ? `about ${usdText(usd)} more (each what it reserves)` : 'more';
   return `; the ${steps} markdown step${steps === 1 ? '' : 's'} waiting would need ${figure}`;
 }

@@ -28,7 +28,18 @@ if (files.length === 0) {
 }
 const result = spawnSync(
   process.execPath,
-  ['--import', 'tsx', '--test', '--test-concurrency=2', ...files],
+  [
+    '--import',
+    'tsx',
+    '--test',
+    '--test-concurrency=2',
+    '--test-reporter=tap',
+    '--test-reporter-destination=stdout',
+    // The failed tests again, after everything else, where a CI log's tail shows them.
+    '--test-reporter=./scripts/failures-reporter.mjs',
+    '--test-reporter-destination=stdout',
+    ...files,
+  ],
   {
     cwd: root,
     stdio: 'inherit',

@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import type { SignedJob } from './job-signing.js';
 import { KEY_PREFIX } from './step-job.js';
 
 /**
@@ -60,9 +61,36 @@ export async function renewClaim(
   await redis.eval(RENEW, 1, claimKey(id, nonce), `running ${worker}`, String(ttlMs));
 }
 
-/** Marks a job as run: every copy of it is refused from now on. */
-export async function finishClaim(redis: Redis, id: string, nonce: string): Promise<void> {
-  await redis.set(claimKey(id, nonce), 'done', 'PX', DONE_MS);
+/** Where a finished job's signed result is kept for a copy of the job to hand back. */
+const resultKey = (id: string, nonce: string) => `${claimKey(id, nonce)}:result`;
+
+/**
+ * Marks a job as run: no copy of it runs from now on. With its `result`
+ * (kept `keepMs`, at most as long as the claim), a copy hands that result
+ * back instead: the job's lock may have lapsed while it ran (a worker
+ * slowed down), and then the queue takes only the copy's answer.
+ */
+export async function finishClaim(
+  redis: Redis,
+  id: string,
+  nonce: string,
+  result?: SignedJob,
+  keepMs: number = DONE_MS,
+): Promise<void> {
+  const done = redis.multi().set(claimKey(id, nonce), 'done', 'PX', DONE_MS);
+  if (result)
+    done.set(resultKey(id, nonce), JSON.stringify(result), 'PX', Math.min(keepMs, DONE_MS));
+  await done.exec();
+}
+
+/** The signed result a finished job left for its copies, if it left one (and it is still kept). */
+export async function finishedResult(
+  redis: Redis,
+  id: string,
+  nonce: string,
+): Promise<SignedJob | undefined> {
+  const text = await redis.get(resultKey(id, nonce));
+  return text ? (JSON.parse(text) as SignedJob) : undefined;
 }
 
 /** Redis's clock in epoch ms: the coordinator and the workers read the same one, whatever their own clocks say. */

@@ -5,7 +5,7 @@ import { RaymondError, errorMessage } from '../errors.js';
 import { createSpawnerPool } from '../executors/spawner-pool.js';
 import { createValueFiles } from '../executors/value-files.js';
 import { BlobStore } from './blob-store.js';
-import { claimJob, finishClaim, redisNow, renewClaim } from './job-claims.js';
+import { claimJob, finishClaim, finishedResult, redisNow, renewClaim } from './job-claims.js';
 import { jobProgress } from './job-progress.js';
 import { secretCheck, signedPayload, signJob, type SignedJob } from './job-signing.js';
 import { endedSession, stepJobEnvelope } from './queue-schemas.js';
@@ -190,8 +190,12 @@ export async function startWorker(
       );
     }
     const ran = `${job.id} ${job.nonce}`;
+    // A copy of a job that ran: the result it left, if it left one (its lock lapsed while it ran), else refused.
+    const ranAlready = async (): Promise<SignedJob> =>
+      (await finishedResult(redis, job.id, job.nonce)) ??
+      Promise.reject(refuse(o, bull.id, 'it ran already (a copy put back in the queue)'));
     if (active.has(bull.id)) return later(bull, token, claimMs);
-    if (started.has(ran)) throw refuse(o, bull.id, 'it ran already (a copy put back in the queue)');
+    if (started.has(ran)) return ranAlready();
     const now = await redisNow(redis);
     if (job.expires < now)
       throw refuse(
@@ -201,8 +205,7 @@ export async function startWorker(
       );
     if (await leaveToHolder(job)) return later(bull, token, 50);
     const claim = await claimJob(redis, job.id, job.nonce, o.name, claimMs);
-    if (claim.kind === 'done')
-      throw refuse(o, bull.id, 'it ran already (a copy put back in the queue)');
+    if (claim.kind === 'done') return ranAlready();
     // Another worker runs it (or ran it and died): once its claim lapses, this one may.
     if (claim.kind === 'running') return later(bull, token, claim.retryInMs);
     started.set(ran, job.expires);
@@ -210,23 +213,22 @@ export async function startWorker(
     lastJob.set(job.run, Date.now());
     active.set(bull.id, { ac, job });
     const progress = jobProgress(o.secret, job, bull);
+    let signedResult: SignedJob | undefined;
     try {
       const r = await runStepJob(runner, job, ac.signal, progress);
       figures.done++;
       const result: StepJobResult = ac.signal.aborted ? { ...r, cancelled: true } : r;
-      return signJob(o.secret, {
-        for: 'result',
-        id: job.id,
-        nonce: job.nonce,
-        result,
-      } satisfies SignedResultPayload);
+      const payload: SignedResultPayload = { for: 'result', id: job.id, nonce: job.nonce, result };
+      return (signedResult = signJob(o.secret, payload));
     } catch (err) {
       figures.failed++;
       o.log(`job ${bull.id} failed: ${errorMessage(err)}`);
       throw err;
     } finally {
       await progress.close();
-      await finishClaim(redis, job.id, job.nonce).catch(() => undefined);
+      // Kept for a copy as long as a copy may still run (until the job expires), at least a minute.
+      const keepMs = Math.max(60_000, job.expires - now);
+      await finishClaim(redis, job.id, job.nonce, signedResult, keepMs).catch(() => undefined);
       active.delete(bull.id);
     }
   };

@@ -78,7 +78,7 @@ export async function resumedToEnd(
 }
 
 /** A long turn's model message usage, the same for each: the turn's cost is in these. */
-const LONG_USAGE = { input_tokens: 100_000, output_tokens: 100 };
+export const LONG_USAGE = { input_tokens: 100_000, output_tokens: 100 };
 /** A long turn calls a tool (two messages of its conversation each) until its conversation holds this many: about ten model messages. */
 const LONG = 21;
 

@@ -5,6 +5,7 @@ import {
   clearReservations,
   createBudgetLine,
   reservationOf,
+  GUESS_RESERVE_FACTOR,
   reserve,
   settle,
 } from '../../machines/budget-line.js';
@@ -38,9 +39,12 @@ describe('budget line: reserve before a step starts', () => {
     assert.equal(reserve(line, 0, 1000, { ...big, agentId: 'c' }).kind, 'go', 'no budget');
   });
 
-  it('reserves the history p90, the dearest step seen this run if dearer, else the prior until a step ended', () => {
+  it('reserves the history p90, the dearest step seen this run if dearer, else thrice the prior until a step ended', () => {
     const line = createBudgetLine();
-    assert.equal(reservationOf(line, ':W.md', { p90Usd: 0.3, fromHistory: false }), 0.3);
+    assert.equal(
+      reservationOf(line, ':W.md', { p90Usd: 0.3, fromHistory: false }),
+      0.3 * GUESS_RESERVE_FACTOR,
+    );
     assert.equal(reservationOf(line, ':W.md', { p90Usd: 0.02, fromHistory: true }), 0.02);
     reserve(line, 1, 0, { agentId: 'a', key: ':W.md', usd: 0.3 });
     settle(line, 'a', 0.05);
@@ -51,6 +55,34 @@ describe('budget line: reserve before a step starts', () => {
     reserve(line, 1, 0, { agentId: 'b', key: ':W.md', usd: 0.05 });
     clearReservations(line);
     assert.equal(line.held.size + line.reservedUsd, 0);
+  });
+
+  it('under a budget of a few guesses, runs one step of a guessed state first, and keeps B plus one turn', () => {
+    // The bench's shape: the prior's p90 is $0.1727, a 4-message turn costs $0.328, the budget is $0.82.
+    const line = createBudgetLine();
+    const guess = { p90Usd: 0.1727, fromHistory: false };
+    const budget = 0.82;
+    const turn = 0.328;
+    let spent = 0;
+    let turns = 0;
+    const pending = Array.from({ length: 20 }, (_, i) => `w${i}`);
+    const running: string[] = [];
+    while (pending.length > 0 || running.length > 0) {
+      while (pending.length > 0) {
+        const usd = reservationOf(line, ':W.md', guess);
+        if (reserve(line, budget, spent, { agentId: pending[0]!, key: ':W.md', usd }).kind !== 'go')
+          break;
+        running.push(pending.shift()!);
+      }
+      if (running.length === 0) break;
+      if (turns === 0)
+        assert.equal(running.length, 1, 'the first turn of a guessed state runs alone');
+      settle(line, running.shift()!, turn);
+      spent += turn;
+      turns++;
+    }
+    assert.equal(turns, 3, 'three turns: the third started alone under the budget');
+    assert.ok(spent <= budget + turn, `$${spent} is within the budget plus one turn`);
   });
 
   it("reserves no more than the state's budget: (a visit is stopped there), whatever the forecast or the run saw", () => {

@@ -4,6 +4,7 @@ import {
   claimJob,
   claimKey,
   finishClaim,
+  finishedResult,
   redisNow,
   renewClaim,
 } from '../../src/queue/job-claims.js';
@@ -45,6 +46,18 @@ describe('job claims (against a real redis-server)', () => {
       (await ctx.redis.pttl(claimKey('run.main.step.0', 'n2'))) > 60_000,
       'its own running claim is extended',
     );
+  });
+
+  it('a finished job leaves its signed result for a copy of it to hand back (its lock lapsed while it ran); a failed one leaves none', async (t) => {
+    if (!ctx.server) return t.skip(NO_REDIS);
+    const signed = { payload: '{"for":"result"}', sig: 'abc' };
+    await claimJob(ctx.redis, 'kept', 'n', 'w1', 60_000);
+    assert.equal(await finishedResult(ctx.redis, 'kept', 'n'), undefined, 'not before it ends');
+    await finishClaim(ctx.redis, 'kept', 'n', signed, 60_000);
+    assert.deepEqual(await finishedResult(ctx.redis, 'kept', 'n'), signed);
+    assert.equal((await claimJob(ctx.redis, 'kept', 'n', 'w2', 60_000)).kind, 'done');
+    await finishClaim(ctx.redis, 'failed', 'n');
+    assert.equal(await finishedResult(ctx.redis, 'failed', 'n'), undefined);
   });
 
   it("a dead worker's claim lapses: another worker takes the job then", async (t) => {

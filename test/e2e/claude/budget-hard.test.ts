@@ -5,6 +5,7 @@ import { findTranscript } from '../../../src/agents/claude/claude-sessions.js';
 import { joinedEntries, readRunState, sh, summary } from '../../helpers/cli.js';
 import {
   hardArgs,
+  LONG_USAGE,
   longTurn,
   priceMessage,
   resumedToEnd,
@@ -179,9 +180,11 @@ describe('--budget-hard stops a turn at the budget (real claude, scripted API)',
   });
 
   it('at width, the message that reaches the budget stops every turn running: each agent paused, and a resume finishes them all', async () => {
-    box.server.on(
-      /^HARD-WIDE/,
-      longTurn((r) => `${r.prompt} done`),
+    // A history of one-message turns forecasts the state cheap, so all three start under the budget; then they run long.
+    let short = true;
+    const long = longTurn((r) => `${r.prompt} done`);
+    box.server.on(/^HARD-WIDE/, (r) =>
+      short ? { text: `<result>${r.prompt} done</result>`, usage: LONG_USAGE } : long(r),
     );
     const forks = [1, 2, 3].map((n) => `<fork n="${n}">WIDE.md</fork>`).join('\n');
     const wide = box.write(
@@ -192,6 +195,9 @@ describe('--budget-hard stops a turn at the budget (real claude, scripted API)',
       },
       'wide',
     );
+    const history = await sandboxed.run([wide, '--json', '--workflow-id', 'wide-history', ...SKIP]);
+    assert.equal(history.code, 0, history.stderr.slice(-2000));
+    short = false;
     const served = box.server.served;
     const r = await hardRun(wide, 'wide', budget, ['--max-parallel', '3']);
     const out = summary(r);
