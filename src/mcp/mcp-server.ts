@@ -131,6 +131,7 @@ export function createMcpServer(ctx: ServeContext, options: McpOptions): Server 
           const a = argsOf(workflowArgsCheck(entry), raw) as {
             input?: string;
             budget?: number;
+            budget_hard?: boolean;
             model?: string;
             working_directory?: string;
             wait_seconds?: number;
@@ -139,6 +140,7 @@ export function createMcpServer(ctx: ServeContext, options: McpOptions): Server 
             workflow_id: entry.id,
             ...(a.input !== undefined ? { input: a.input } : {}),
             ...(a.budget !== undefined ? { budget: a.budget } : {}),
+            ...(a.budget_hard !== undefined ? { budget_hard: a.budget_hard } : {}),
             ...(a.model !== undefined ? { model: a.model } : {}),
             ...(a.working_directory !== undefined
               ? { working_directory: a.working_directory }

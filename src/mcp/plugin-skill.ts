@@ -97,6 +97,7 @@ export function skillMarkdown(entry: WorkflowEntry, plugin: string, tool: string
     '',
     inputLine(entry),
     budgetLine(entry),
+    '- `budget_hard` (boolean, optional): true stops the turns running the moment the budget is reached; otherwise they finish, and the run passes its budget by at most one turn.',
     '- `model` (string, optional): the model of its agent steps (`opus`, `sonnet`, `haiku` or a full name).',
     "- `working_directory` (string, optional): the folder the run works in; without it, this session's working directory.",
     '- `wait_seconds` (number, optional): how long the call waits for the run to end or ask before it returns (0: at once).',

@@ -36,6 +36,12 @@ export function workflowArgs(entry: WorkflowEntry): TObject {
       description: `the most the run may spend, in USD${entry.default_budget > 0 ? ` (default ${entry.default_budget})` : " (default: the server's)"}`,
     }),
   );
+  props.budget_hard = T.Optional(
+    T.Boolean({
+      description:
+        'stop the turns running when the budget is reached, mid-turn (otherwise they finish and the run passes the budget by at most one turn)',
+    }),
+  );
   props.model = T.Optional(
     T.String({
       description: 'a Claude model (opus, sonnet, haiku, a full name) or a pi model (provider/id)',

@@ -76,7 +76,14 @@ describe('skillMarkdown', () => {
     const { body } = split(skillMarkdown(entry(), 'plug', 'review'));
     assert.match(body, /^# review\n/);
     assert.match(body, /calling the MCP tool `mcp__plugin_plug_raymond__review` with:/);
-    for (const arg of ['input', 'budget', 'model', 'working_directory', 'wait_seconds'])
+    for (const arg of [
+      'input',
+      'budget',
+      'budget_hard',
+      'model',
+      'working_directory',
+      'wait_seconds',
+    ])
       assert.match(body, new RegExp(`^- \`${arg}\``, 'm'), arg);
     assert.match(body, /without it, the server's default/);
     assert.match(

@@ -47,6 +47,15 @@ describe('raymond mcp: a tool call with a budget on a fan-out (real claude, scri
       assert.equal(state.options.budget_usd, budget);
       assert.equal(state.status, 'budget_exceeded');
       assert.ok(Math.abs(state.total_cost_usd - r.report.cost_usd) < 1e-9);
+      assert.notEqual(state.options.budget_hard, true, 'the soft line unless asked');
+      // budget_hard: the hard line, kept in the run's state as a --budget-hard run's is.
+      const hard = await mcp.call('fan', { budget, budget_hard: true, wait_seconds: 120 });
+      assert.equal(hard.report.status, 'budget_exceeded', hard.text);
+      const hardState = readRunState(
+        join(box.dir, '.raymond/mcp-state', `${hard.report.run_id}.json`),
+      );
+      assert.equal(hardState.options.budget_hard, true);
+      assert.ok(hard.report.cost_usd <= budget + turn + 1e-9, `${hard.report.cost_usd}`);
     } finally {
       await mcp.close();
     }
