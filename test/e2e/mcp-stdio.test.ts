@@ -50,6 +50,7 @@ describe('raymond mcp: workflows as the tools of an MCP server on stdio (SDK cli
       assert.deepEqual(approval.inputSchema.required, ['input']);
       assert.deepEqual(Object.keys(approval.inputSchema.properties!).sort(), [
         'budget',
+        'budget_hard',
         'input',
         'model',
         'wait_seconds',
