@@ -226,7 +226,7 @@ export async function startWorker(
       throw err;
     } finally {
       await progress.close();
-      // Kept for a copy as long as a copy may still run (until the job expires), at least a minute.
+      // Kept for a copy at least as long as a copy may still run (past the job's expiry), and a minute.
       const keepMs = Math.max(60_000, job.expires - now);
       await finishClaim(redis, job.id, job.nonce, signedResult, keepMs).catch(() => undefined);
       active.delete(bull.id);
