@@ -4,7 +4,9 @@
  * Agents that hold a worktree folder go before agents that would need a new
  * one, so the folders alive stay near `maxParallel` however many agents
  * wait. An agent may start only once the state write holding its last step
- * is on disk. Mutated in place: the queues hold every waiting agent,
+ * is on disk, and an ended step gives its slot back only then too: so a
+ * run killed at any point has at most `maxParallel` steps that ran and
+ * whose end is not on disk, which are all a resume runs again. Mutated in place: the queues hold every waiting agent,
  * thousands at fan-out, and copying them per step would make each step cost
  * O(agents).
  */
@@ -14,7 +16,10 @@ export interface Slots<R> {
   maxMarkdown: number;
   /** The most markdown steps at once the run allows (memory, `--max-parallel`). */
   readonly markdownCeiling: number;
+  /** Steps granted and not yet given back: running, or ended with their end not yet on disk. */
   running: number;
+  /** Store versions holding ended steps' ends, oldest first: each gives its slot back once on disk. */
+  ending: number[];
   /** Agents whose running step is a markdown state. */
   readonly runningMarkdown: Set<string>;
   /** Agents holding a worktree folder: served first. */
@@ -51,6 +56,7 @@ export function createSlots<R>(
     maxMarkdown: Math.max(1, maxMarkdown),
     markdownCeiling: Math.max(1, maxMarkdown),
     running: 0,
+    ending: [],
     runningMarkdown: new Set(),
     holders: emptyQueue(),
     others: emptyQueue(),
@@ -59,6 +65,11 @@ export function createSlots<R>(
 
 export function enqueue<R>(slots: Slots<R>, waiting: Waiting<R>): void {
   (waiting.holder ? slots.holders : slots.others).items.push(waiting);
+}
+
+/** Steps granted that have not ended yet (ended ones may still hold their slot). */
+export function inFlight<R>(slots: Slots<R>): number {
+  return slots.running - slots.ending.length;
 }
 
 /** Agents waiting for a slot. */
@@ -80,6 +91,12 @@ export function grant<R>(
   persisted: number,
   admit: (w: Waiting<R>) => boolean = () => true,
 ): Array<Waiting<R>> {
+  let written = 0;
+  while (written < slots.ending.length && slots.ending[written]! <= persisted) written++;
+  if (written > 0) {
+    slots.ending.splice(0, written);
+    slots.running = Math.max(0, slots.running - written);
+  }
   const granted: Array<Waiting<R>> = [];
   for (const queue of [slots.holders, slots.others])
     grantFrom(slots, queue, persisted, granted, admit);
@@ -129,9 +146,13 @@ export function setMarkdownCap<R>(slots: Slots<R>, max: number): void {
   slots.maxMarkdown = Math.max(1, Math.min(slots.markdownCeiling, Math.floor(max)));
 }
 
-/** A granted step ended (done, failed or paused). */
-export function release<R>(slots: Slots<R>, agentId: string): void {
-  slots.running = Math.max(0, slots.running - 1);
+/**
+ * A granted step ended (done, failed or paused), its end recorded in store
+ * version `endedAt`: its slot is free once that version is on disk (grant).
+ * A markdown step's memory is given back at once.
+ */
+export function release<R>(slots: Slots<R>, agentId: string, endedAt: number): void {
+  slots.ending.push(endedAt);
   slots.runningMarkdown.delete(agentId);
 }
 
@@ -140,5 +161,6 @@ export function clearSlots<R>(slots: Slots<R>): void {
   slots.holders = emptyQueue();
   slots.others = emptyQueue();
   slots.running = 0;
+  slots.ending = [];
   slots.runningMarkdown.clear();
 }

@@ -4,7 +4,7 @@ import { budgetKey, chargeBranches, reservationOf, reserve, settle } from './bud
 import { sessionCostsFor } from './cost-ledger.js';
 import { usd as usdText } from './money.js';
 import { grant, release, type Waiting } from './scheduler.js';
-import type { RunWork, SupervisorContext } from './supervisor-types.js';
+import type { SupervisorContext } from './supervisor-types.js';
 import type { RunEvent } from './run-events.js';
 import type { AgentRecord } from './types.js';
 
@@ -72,9 +72,18 @@ export function grantSteps(context: SupervisorContext): GrantedStep[] {
   });
 }
 
-/** A granted step ended (done, failed or paused), costing `costUsd`: its slot and its reservation are let go. */
-export function endStep(work: RunWork, agentId: string, costUsd: number | undefined): void {
-  release(work.slots, agentId);
+/**
+ * A granted step ended (done, failed or paused), costing `costUsd`: its
+ * reservation is let go, and its slot once the store version recording
+ * the end (the one `changed` is about to make) is on disk.
+ */
+export function endStep(
+  context: SupervisorContext,
+  agentId: string,
+  costUsd: number | undefined,
+): void {
+  const work = context.work;
+  release(work.slots, agentId, context.version + 1);
   settle(work.budget, agentId, costUsd);
   chargeBranches(work.budget, work.store.agents.get(agentId)?.budgets, costUsd ?? 0);
 }

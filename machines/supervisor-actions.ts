@@ -88,7 +88,7 @@ export const supervisorSetup = setup({
         actors.delete(event.agentId);
       }
       const workers = addWorkers(store, toSpawn, event.agentId, event.spawns, enqueue.emit);
-      endStep(context.work, event.agentId, event.costUsd);
+      endStep(context, event.agentId, event.costUsd);
       if (event.outcome === 'ask' && event.record.ask)
         enqueue.emit({
           type: 'ask.created',
@@ -116,7 +116,7 @@ export const supervisorSetup = setup({
       if (charge(store, failure.spentUsd, failure.sessionCosts, failure.budget))
         spent(context, enqueue);
       actors.delete(event.agentId);
-      endStep(context.work, event.agentId, failure.spentUsd);
+      endStep(context, event.agentId, failure.spentUsd);
       enqueue.emit({
         type: 'agent.paused',
         agentId: event.agentId,
@@ -135,7 +135,7 @@ export const supervisorSetup = setup({
       const { store, actors } = context.work;
       enqueue.emit(failAgent(store, event.agentId, event.state, event.failure));
       actors.delete(event.agentId);
-      endStep(context.work, event.agentId, event.failure.spentUsd);
+      endStep(context, event.agentId, event.failure.spentUsd);
     }),
     registerJoiner: enqueueActions(({ context, event, enqueue }) => {
       assertEvent(event, 'agent.joining');

@@ -1,6 +1,7 @@
 import { assertEvent } from 'xstate';
 import { tooManyAgents } from './gate-work.js';
 import { reusedId } from './run-store.js';
+import { inFlight } from './scheduler.js';
 import type { SupervisorContext, SupervisorEvent } from './supervisor-types.js';
 
 /** What a supervisor guard is handed: the run's context and the event being taken. */
@@ -18,7 +19,7 @@ interface GuardArgs {
 export const supervisorGuards = {
   finished: ({ context }: GuardArgs) => {
     const { store, slots } = context.work;
-    if (store.live === 0 || context.halted || (context.draining && slots.running === 0))
+    if (store.live === 0 || context.halted || (context.draining && inFlight(slots) === 0))
       return true;
     // Every live agent waits on a join: their workers are paused, so nothing can happen until a resume.
     if (store.live === store.joining) return true;

@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Node 20's test runner neither expands globs nor finds .ts files, so this
 // script lists the test files itself and hands them to `node --test` under tsx.
-import { readdirSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { spawnSync } from 'node:child_process';
 
@@ -26,6 +27,11 @@ if (files.length === 0) {
   console.error('run-tests: no test files matched');
   process.exit(1);
 }
+// The tests' temporary folders live in a folder of this run's own. A
+// `.raymond` someone left in the shared temporary folder (a run started
+// there by hand) would otherwise become the project folder of every test
+// run that has none, and those tests would look for their files in vain.
+const privateTmp = mkdtempSync(join(tmpdir(), 'raymond-tests-'));
 const result = spawnSync(
   process.execPath,
   [
@@ -43,6 +49,8 @@ const result = spawnSync(
   {
     cwd: root,
     stdio: 'inherit',
+    env: { ...process.env, TMPDIR: privateTmp },
   },
 );
+rmSync(privateTmp, { recursive: true, force: true, maxRetries: 5 });
 process.exit(result.status ?? 1);

@@ -26,7 +26,7 @@ describe('scheduler', () => {
       ['a', 'b'],
     );
     assert.deepEqual(grant(slots, 0), []);
-    release(slots, 'a');
+    release(slots, 'a', 0);
     assert.deepEqual(
       grant(slots, 0).map((w) => w.agentId),
       ['c'],
@@ -65,6 +65,25 @@ describe('scheduler', () => {
     );
   });
 
+  it('gives an ended step its slot back only once the write holding its end is on disk', () => {
+    const slots = createSlots<string>(2);
+    for (const id of ['a', 'b', 'c', 'd']) enqueue(slots, wait(id));
+    grant(slots, 0);
+    release(slots, 'a', 5);
+    release(slots, 'b', 6);
+    assert.deepEqual(grant(slots, 4), [], 'neither end is on disk: both slots are held');
+    assert.deepEqual(
+      grant(slots, 5).map((w) => w.agentId),
+      ['c'],
+      "a's end is on disk",
+    );
+    assert.deepEqual(
+      grant(slots, 9).map((w) => w.agentId),
+      ['d'],
+    );
+    assert.equal(slots.running, 2);
+  });
+
   it('skips a markdown step held by the markdown cap to serve scripts, keeping its place', () => {
     const slots = createSlots<string>(4, 1);
     enqueue(slots, wait('m1', 0, true));
@@ -75,7 +94,7 @@ describe('scheduler', () => {
       grant(slots, 0).map((w) => w.agentId),
       ['m1', 's1', 's2'],
     );
-    release(slots, 'm1');
+    release(slots, 'm1', 0);
     assert.deepEqual(
       grant(slots, 0).map((w) => w.agentId),
       ['m2'],
@@ -88,7 +107,7 @@ describe('scheduler', () => {
     for (let i = 0; i < 3000; i++) enqueue(slots, wait(`w${i}`));
     for (let i = 0; i < 2000; i++) {
       assert.equal(grant(slots, 0)[0]!.agentId, `w${i}`);
-      release(slots, `w${i}`);
+      release(slots, `w${i}`, 0);
     }
     assert.ok(slots.others.items.length < 3000, `queue kept ${slots.others.items.length}`);
     assert.equal(slots.others.items[slots.others.head]!.agentId, 'w2000');
@@ -106,7 +125,7 @@ describe('scheduler', () => {
       grant(slots, 0).map((w) => w.agentId),
       ['held1', 'held2'],
     );
-    release(slots, 'held1');
+    release(slots, 'held1', 0);
     assert.deepEqual(
       grant(slots, 0).map((w) => w.agentId),
       ['new1'],
