@@ -27,7 +27,8 @@ if (files.length === 0) {
   console.error('run-tests: no test files matched');
   process.exit(1);
 }
-// The tests' temporary folders live in a folder of this run's own. A
+// The tests' temporary folders live in a folder of this run's own, which
+// no run's search for its project folder goes up into (a ceiling): a
 // `.raymond` someone left in the shared temporary folder (a run started
 // there by hand) would otherwise become the project folder of every test
 // run that has none, and those tests would look for their files in vain.
@@ -49,7 +50,7 @@ const result = spawnSync(
   {
     cwd: root,
     stdio: 'inherit',
-    env: { ...process.env, TMPDIR: privateTmp },
+    env: { ...process.env, TMPDIR: privateTmp, RAYMOND_CEILING_DIRECTORIES: privateTmp },
   },
 );
 rmSync(privateTmp, { recursive: true, force: true, maxRetries: 5 });

@@ -20,18 +20,36 @@ function isDirectory(path: string): boolean {
 }
 
 /**
+ * Folders the search never goes up into, from `RAYMOND_CEILING_DIRECTORIES`
+ * (absolute paths joined by `:`, as git's `GIT_CEILING_DIRECTORIES`): a
+ * shared temporary folder where someone once ran Raymond by hand must not
+ * become the project of every run below it.
+ */
+function ceilings(env: NodeJS.ProcessEnv): Set<string> {
+  const list = env.RAYMOND_CEILING_DIRECTORIES ?? '';
+  return new Set(
+    list
+      .split(':')
+      .filter((d) => d.startsWith('/'))
+      .map((d) => resolve(d)),
+  );
+}
+
+/**
  * The project's `.raymond` folder, as `ray` finds it: the nearest one from
  * `cwd` upward, looking no higher than the project's root (the folder that
- * holds `.git`); without one, where it is to be made: at that root, or at
- * `cwd` outside a repository. So a run started in a subfolder of a project
- * lands in, and shows in `--list` from, the project's `.raymond`.
+ * holds `.git`) nor into a ceiling folder; without one, where it is to be
+ * made: at that root, or at `cwd` outside a repository. So a run started in
+ * a subfolder of a project lands in, and shows in `--list` from, the
+ * project's `.raymond`.
  */
-export function projectRaymondDir(cwd: string): string {
+export function projectRaymondDir(cwd: string, env: NodeJS.ProcessEnv = process.env): string {
   const start = resolve(cwd);
+  const stop = ceilings(env);
   for (let dir = start; ; dir = dirname(dir)) {
     if (isDirectory(join(dir, '.raymond'))) return join(dir, '.raymond');
     if (existsSync(join(dir, '.git'))) return join(dir, '.raymond');
-    if (dirname(dir) === dir) return join(start, '.raymond');
+    if (dirname(dir) === dir || stop.has(dirname(dir))) return join(start, '.raymond');
   }
 }
 
