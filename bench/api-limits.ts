@@ -16,6 +16,8 @@ export interface LimitShape {
   burst?: { after: number; forMs: number };
   /** `--no-adaptive-width`: `--max-parallel` alone. */
   fixed?: boolean;
+  /** The scripted API tells no rate in its headers (the gate learns it from refusals). */
+  mute?: boolean;
 }
 
 /** What a shape's run did, from the scripted API's counts and the run's --status. */
@@ -44,7 +46,7 @@ export async function benchLimits(shape: LimitShape): Promise<LimitFigures> {
     server.on(/^Worker (\d+)/, (r) => ({
       text: `<result>${/^Worker (\d+)/.exec(r.prompt)![1]}</result>`,
     }));
-    server.limit(shape.perSecond);
+    server.limit(shape.perSecond, { headers: !shape.mute });
     if (shape.spend) server.spendAfter(shape.spend.after, shape.spend.resetMs);
     if (shape.burst) server.overload('sonnet', shape.burst.after, shape.burst.forMs);
     const front = shape.burst ? '---\nmodel: sonnet\nfallback_models: [haiku]\n---\n' : '';
@@ -114,7 +116,7 @@ export function limitLine(name: string, shape: LimitShape, f: LimitFigures): str
   const ideal = (shape.n / shape.perSecond) * 1000;
   const share = f.served > 0 ? (100 * f.refused) / f.served : 0;
   return [
-    `${name}: ${shape.n} workers at ${shape.perSecond}/s${shape.fixed ? ' (--no-adaptive-width)' : ''}:`,
+    `${name}: ${shape.n} workers at ${shape.perSecond}/s${shape.fixed ? ' (--no-adaptive-width)' : ''}${shape.mute ? ' (no rate headers)' : ''}:`,
     `${f.status}, wall ${(f.wallMs / 1000).toFixed(0)} s (${(f.wallMs / ideal).toFixed(2)}x of n/R),`,
     `${f.refused} refused 429 (${share.toFixed(0)}% of ${f.served} served),`,
     ...(shape.spend ? [`${f.spentRefused} refused while spent,`] : []),

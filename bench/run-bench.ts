@@ -100,6 +100,7 @@ if (want('limits')) {
   const at = Math.round(n * 0.3);
   for (const [name, shape] of [
     ['limits', { n, perSecond }],
+    ['limits', { n, perSecond, mute: true }],
     ['limits', { n, perSecond, fixed: true }],
     ['limits usage limit', { n, perSecond, spend: { after: at, resetMs: 60_000 } }],
     ['limits 529 burst', { n, perSecond, burst: { after: at, forMs: 30_000 } }],

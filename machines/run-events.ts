@@ -156,7 +156,8 @@ export type RunEvent =
    * How many turns the run starts at once against a backend's account
    * changed: lowered on a refusal (`rate-limited`: 429, `overloaded`: 529),
    * raised as turns succeed (`recovering`), and 0 until `until` on a usage
-   * limit with a known reset (`usage-limit`).
+   * limit with a known reset (`usage-limit`); `paced`: the account's gate
+   * sends its model requests at `perMinute` (the width is as it was).
    */
   | {
       type: 'width.changed';
@@ -166,6 +167,9 @@ export type RunEvent =
       ceiling: number;
       why: WidthReason;
       until?: string;
+      /** `paced`: the requests a minute the account's gate sends, told by the API (`told`) or learned from its refusals. */
+      perMinute?: number;
+      told?: boolean;
     }
   /** Extra detail, shown with --verbose. */
   | { type: 'detail'; text: string }

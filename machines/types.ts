@@ -200,7 +200,7 @@ export interface WorkflowState {
 }
 
 /** Why an account's width changed (`width.changed`). */
-export type WidthReason = 'rate-limited' | 'overloaded' | 'recovering' | 'usage-limit';
+export type WidthReason = 'rate-limited' | 'overloaded' | 'recovering' | 'usage-limit' | 'paced';
 
 /** An account's width as a run last set it: turns at once, and why. */
 export interface AccountWidthNow {
@@ -210,6 +210,9 @@ export interface AccountWidthNow {
   why: WidthReason;
   /** A usage limit: when turns start again (ISO). */
   until?: string;
+  /** Requests a minute the account's gate sends, once paced; `told`: the API's headers said so. */
+  perMinute?: number;
+  told?: boolean;
   /** When it changed (ISO). */
   at: string;
 }

@@ -1,12 +1,14 @@
 import type { RunEventSink } from '../../machines/run-events.js';
 import type { WidthReason } from '../../machines/types.js';
 import type { TurnWidth } from './agent-backend.js';
+import type { GateView } from '../gate/api-gate.js';
 import { waitInLine, type Waiter } from './width-line.js';
 import {
   WIDTH_TUNING,
   afterRefusal,
   afterServed,
   freshWidth,
+  paceTeller,
   parkNews,
   parkedError,
   RESET_MARGIN_MS,
@@ -15,6 +17,20 @@ import {
   type WidthState,
   type WidthTuning,
 } from './width-rules.js';
+
+/** What a width reads of its account's request gate. */
+export interface GateSignals {
+  readonly view: GateView;
+  /** Calls `listener` on each change of the gate's line or rate. */
+  onChange(listener: () => void): unknown;
+}
+
+/**
+ * Seconds of the account's rate that may wait at its gate before no more
+ * turns start: turns of several requests each, started at the rate, ask
+ * faster than the account answers, and the line would grow without end.
+ */
+export const GATE_BACKLOG_S = 5;
 
 /**
  * How many turns a run starts at once against one account of one backend:
@@ -31,6 +47,10 @@ export class AccountWidth implements TurnWidth {
   private parkMessage = '';
   private timer: ReturnType<typeof setTimeout> | undefined;
   private readonly waiters: Array<Waiter<void>> = [];
+  /** The account's request gate, once open: no turn starts while its line is long. */
+  private gate: GateSignals | undefined;
+  /** When the last turn started (epoch ms): paced turns start one request's spacing apart. */
+  private lastStart = Number.NEGATIVE_INFINITY;
 
   constructor(
     readonly backend: string,
@@ -67,11 +87,8 @@ export class AccountWidth implements TurnWidth {
       this.parkedUntil = 0;
       this.onWidth(this.s.width);
     }
-    if (this.waiters.length === 0 && this.open()) {
-      this.running++;
-      return;
-    }
-    const waiting = waitInLine(this.waiters, signal, () => this.running++);
+    if (this.waiters.length === 0 && this.open()) return this.started();
+    const waiting = waitInLine(this.waiters, signal, () => this.started());
     this.pump();
     await waiting;
   }
@@ -110,6 +127,21 @@ export class AccountWidth implements TurnWidth {
     for (const w of this.waiters.splice(0)) w.fail(parkedError(this.parkMessage, until));
   }
 
+  /**
+   * Starts turns against the account's request gate: while more of its
+   * model requests wait there than the account takes in GATE_BACKLOG_S,
+   * no turn starts (its first request would only wait longer, holding a
+   * process), and each change of the rate the gate sends at is news.
+   */
+  attach(gate: GateSignals): void {
+    this.gate = gate;
+    const tell = paceTeller(this.backend, this.emit);
+    gate.onChange(() => {
+      tell(gate.view, this.s.width, this.ceiling);
+      this.pump();
+    });
+  }
+
   /** Stops the timer (the run ended); waiting turns are the run's to stop. */
   close(): void {
     clearTimeout(this.timer);
@@ -117,19 +149,45 @@ export class AccountWidth implements TurnWidth {
   }
 
   private open(): boolean {
-    const now = this.now();
-    return this.running < this.s.width && now >= this.s.holdUntil;
+    return this.running < this.s.width && this.now() >= this.notBefore() && !this.backlogged();
+  }
+
+  /** More requests wait at the gate than the account takes in GATE_BACKLOG_S. */
+  private backlogged(): boolean {
+    const view = this.gate?.view;
+    if (view?.perSecond === undefined) return false;
+    return view.waiting >= Math.max(1, Math.ceil(view.perSecond * GATE_BACKLOG_S));
   }
 
   /** Starts every waiter that fits; else wakes when the hold ends. */
+  /** A turn took its place. */
+  private started(): void {
+    this.running++;
+    this.lastStart = this.now();
+  }
+
+  /**
+   * When the next turn may start: past a refusal's hold, and once the gate
+   * knows the account's rate, no sooner after the last start than one
+   * request's spacing. A turn reaches its first request seconds after it
+   * starts, so starts that wait for the gate's line to drain come too late
+   * to keep it fed; starts at its rate arrive as it sends.
+   */
+  private notBefore(): number {
+    const perSecond = this.gate?.view.perSecond;
+    const paced = perSecond === undefined ? 0 : this.lastStart + 1000 / perSecond;
+    return Math.max(this.s.holdUntil, paced);
+  }
+
+  /** Starts every waiter that fits; else wakes when the hold or the pace's gap ends. */
   private pump(): void {
     while (this.waiters.length > 0 && this.open()) this.waiters.shift()!.go();
-    const now = this.now();
-    if (this.waiters.length === 0 || this.s.holdUntil <= now || this.timer) return;
+    const wait = this.notBefore() - this.now();
+    if (this.waiters.length === 0 || wait <= 0 || this.timer) return;
     this.timer = setTimeout(() => {
       this.timer = undefined;
       this.pump();
-    }, this.s.holdUntil - now);
+    }, wait);
   }
 
   /** Takes the width's next state, telling the run its width and the news of the change. */

@@ -1,6 +1,9 @@
 import type { RunEvent } from '../../machines/run-events.js';
 import type { TurnWidth } from './agent-backend.js';
+import type { GatedApi } from '../gate/api-gates.js';
 import { accountOf } from './account-key.js';
+import { ApiGates } from '../gate/api-gates.js';
+import { GATE_TUNING, type GateTuning } from '../gate/gate-rules.js';
 import { AccountWidth } from './account-width.js';
 import { WIDTH_TUNING, type WidthTuning } from './width-rules.js';
 
@@ -22,21 +25,29 @@ export interface WidthListener {
  */
 export class AccountWidths {
   private readonly accounts = new Map<string, { width: AccountWidth; runs: Set<WidthListener> }>();
+  private readonly gates: ApiGates;
 
   constructor(
     private readonly tuning: WidthTuning = WIDTH_TUNING,
     private readonly now: () => number = Date.now,
-  ) {}
+    gateTuning: GateTuning = GATE_TUNING,
+  ) {
+    this.gates = new ApiGates(gateTuning);
+  }
 
   /**
    * The width of `backend`'s account as `env` names it, for one run at
    * most `ceiling` wide; `close` on the width it returns: the run is done.
+   * With `api` (the backend's, AgentBackend.api), the account's model
+   * requests go through one request gate of the process (api-gate.ts),
+   * which the width's `env` names to the turns.
    */
   join(
     backend: string,
     env: Readonly<Record<string, string | undefined>>,
     ceiling: number,
     run: WidthListener,
+    api?: GatedApi,
   ): TurnWidth {
     const key = accountOf(backend, env);
     let account = this.accounts.get(key);
@@ -57,7 +68,11 @@ export class AccountWidths {
     width.raise(ceiling);
     runs.add(run);
     run.onWidth(Math.min(width.current, ceiling));
+    const gated = api && {
+      env: () => this.gates.env(key, api, env, (gate) => width.attach(gate)),
+    };
     return {
+      ...gated,
       acquire: (signal) => width.acquire(signal),
       release: (answered) => width.release(answered),
       limited: (status, delayMs) => width.limited(status, delayMs),

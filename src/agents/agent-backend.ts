@@ -1,3 +1,4 @@
+import type { GatedApi } from '../gate/api-gates.js';
 import type { RunEventSink } from '../../machines/run-events.js';
 import type { StateExecutor } from '../executors/executor.js';
 import type { Grant } from '../language/grant.js';
@@ -70,6 +71,11 @@ export interface TurnWidth {
   park(resetsAt: number, message: string): void;
   /** The run is done with the width (one shared by runs forgets it). */
   close?(): void;
+  /**
+   * Variables every turn of the account runs with: the address of its
+   * request gate (api-gate.ts), opened on the first call. Absent: none.
+   */
+  env?(): Promise<Readonly<Record<string, string>>>;
 }
 
 /** The config's `[raymond.prices]`: USD per million tokens by model. */
@@ -233,4 +239,12 @@ export interface AgentBackend {
    * warning. Absent: its tool names are not checked.
    */
   toolProblem?(tool: string): string | undefined;
+  /**
+   * The model API its turns call with `env`, when Raymond may put its
+   * request gate in front of it (src/gate/): the variable that
+   * names the API's base URL to the CLI, and the URL it names now.
+   * Absent, or undefined for `env` (Claude Code on Bedrock or Vertex): its
+   * turns pass the account's width alone.
+   */
+  api?(env: Readonly<Record<string, string | undefined>>): GatedApi | undefined;
 }

@@ -1,6 +1,8 @@
 import type { RunEvent } from '../../machines/run-events.js';
 import type { WidthReason } from '../../machines/types.js';
 import { RaymondError } from '../errors.js';
+import type { GateView } from '../gate/api-gate.js';
+import { perMinuteOf } from '../gate/gate-rules.js';
 
 /**
  * The arithmetic of an account's width, apart from where its state lives:
@@ -148,6 +150,34 @@ export function widthNews(
 ): RunEvent | undefined {
   if (why === 'recovering' && (s.probing || was === s.width)) return undefined;
   return { type: 'width.changed', backend, width: s.width, was, ceiling, why };
+}
+
+/**
+ * What tells a run the rate an account's gate sends at: `news` gets the
+ * `width.changed` (`paced`, the width as it is) when the rate is first
+ * known, and each time it moved by a tenth or more since it was told.
+ */
+export function paceTeller(
+  backend: string,
+  news: (e: RunEvent) => void,
+): (view: GateView, width: number, ceiling: number) => void {
+  let last: number | undefined;
+  return ({ perSecond, told }, width, ceiling) => {
+    if (perSecond === undefined) return;
+    const perMinute = perMinuteOf(perSecond);
+    if (last !== undefined && Math.abs(perMinute - last) < last / 10) return;
+    last = perMinute;
+    news({
+      type: 'width.changed',
+      backend,
+      width,
+      was: width,
+      ceiling,
+      why: 'paced',
+      perMinute,
+      told,
+    });
+  };
 }
 
 /** The event of a usage limit that parks the account until `until` (epoch ms): no turn starts before. */

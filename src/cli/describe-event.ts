@@ -101,7 +101,7 @@ export function eventLine(
       // A change per round of successes is noise on a terminal: the refusals and the park are news.
       return e.why === 'recovering' && !verbose
         ? undefined
-        : { text: widthText(e), warning: e.why !== 'recovering' };
+        : { text: widthText(e), warning: e.why !== 'recovering' && e.why !== 'paced' };
     case 'agent.paused':
       return { text: `warning: [${e.agentId}] paused: ${failureText(e.failure)}`, warning: true };
     case 'agent.joined':

@@ -149,7 +149,10 @@ async function runJob(
         widthOf: (backend) => {
           const ceiling = job.turns!.maxTurns;
           const width = ceiling && c.widths.of(backend, job.env, ceiling).for(forward);
-          return c.gate.after(width || undefined);
+          const placed = c.gate.after(width || undefined);
+          // --no-adaptive-width: no gate either, the API is called as the CLI calls it.
+          const env = width && c.widths.gateEnv(backend, job.env ?? {}, { ceiling, emit: forward });
+          return env ? { ...placed, env } : placed;
         },
       });
       execution = await turns.execute({

@@ -1,6 +1,7 @@
 import type { RunEventSink } from '../../machines/run-events.js';
 import { AccountWidths } from '../agents/account-widths.js';
 import { backendExecutor } from '../agents/registry/backend-executor.js';
+import { backendOf } from '../agents/registry/registry.js';
 import type { StateExecutor } from '../executors/executor.js';
 import type { RunSettings } from '../settings/run-settings.js';
 
@@ -26,13 +27,16 @@ export function agentExecutor(
     // --no-adaptive-width: no account width, --max-parallel and the machine's slots alone.
     ...(turns &&
       settings.adaptiveWidth !== false && {
-        widthOf: (backend: string) =>
-          processWidths.join(
+        widthOf: (backend: string) => {
+          const accountEnv = { ...process.env, ...env };
+          return processWidths.join(
             backend,
-            { ...process.env, ...env },
+            accountEnv,
             Math.min(settings.maxParallel, turns.slots),
             { emit, onWidth: (width) => turns.onWidth(backend, width) },
-          ),
+            backendOf({ name: backend }).api?.(accountEnv),
+          );
+        },
       }),
     prices: settings.prices,
   });

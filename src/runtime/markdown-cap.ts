@@ -32,10 +32,11 @@ export function markdownCap(
       for (const n of widths.values()) sum += n;
       send({ type: 'slots.markdown', max: sum });
     },
-    noted({ backend, width, was, ceiling, why, until }) {
+    noted({ backend, width, was, ceiling, why, until, perMinute, told }) {
       // A usage limit pauses the run's turns instead of narrowing its cap.
       if (fromEvents && why !== 'usage-limit') this.onWidth(backend, width);
-      const now = { width, was, ceiling, why, at: new Date().toISOString() };
+      const paced = perMinute !== undefined ? { perMinute, told: told === true } : {};
+      const now = { width, was, ceiling, why, ...paced, at: new Date().toISOString() };
       send({ type: 'account.width', backend, width: until ? { ...now, until } : now });
     },
     attach(to) {

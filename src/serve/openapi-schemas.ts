@@ -144,11 +144,23 @@ export const SCHEMAS = {
         type: 'integer',
         description: '--max-parallel, or the machine turn slots when fewer',
       },
-      reason: { type: 'string', enum: ['rate-limited', 'overloaded', 'recovering', 'usage-limit'] },
+      reason: {
+        type: 'string',
+        enum: ['rate-limited', 'overloaded', 'recovering', 'usage-limit', 'paced'],
+      },
       until: {
         type: 'string',
         format: 'date-time',
         description: 'A usage limit: when turns start again',
+      },
+      requests_per_minute: {
+        type: 'number',
+        description:
+          "paced: the model requests a minute the account's gate sends (the API's limit, or learned from its refusals)",
+      },
+      rate_told: {
+        type: 'boolean',
+        description: "paced: the rate is the API's own (its rate-limit headers), not learned",
       },
       message: { type: 'string' },
     },

@@ -83,6 +83,9 @@ export function runJson(run: ServedRun, byState: CostRow[] = run.byState.rows(ru
       ceiling: w.ceiling,
       reason: w.why,
       ...(w.until !== undefined ? { until: w.until } : {}),
+      ...(w.perMinute !== undefined
+        ? { requests_per_minute: w.perMinute, rate_told: w.told === true }
+        : {}),
       message: widthText(w),
     })),
     state_file: run.stateFile,

@@ -121,6 +121,7 @@ export function rayEnvelopes(e: RunEvent, runId: string, cancelled: boolean): En
           Ceiling: e.ceiling,
           Reason: e.why,
           Until: e.until ?? '',
+          RequestsPerMinute: e.perMinute ?? 0,
           Message: widthText(e),
         },
       ];

@@ -142,8 +142,10 @@ const ACCOUNT_WIDTHS = T.Record(
     width: T.Number(),
     was: T.Number(),
     ceiling: T.Number(),
-    why: oneOf(['rate-limited', 'overloaded', 'recovering', 'usage-limit']),
+    why: oneOf(['rate-limited', 'overloaded', 'recovering', 'usage-limit', 'paced']),
     until: opt(T.String()),
+    perMinute: opt(T.Number()),
+    told: opt(T.Boolean()),
     at: T.String(),
   }),
 );

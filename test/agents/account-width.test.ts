@@ -33,6 +33,58 @@ async function startMany(w: AccountWidth, n: number): Promise<number> {
 }
 
 describe('AccountWidth', () => {
+  it("once its account's gate knows the rate, starts turns one request's spacing apart, and none while 5 s of requests wait there; says the rate, and each move of a tenth", async () => {
+    const { w, events, at } = width(50, 8);
+    const view = {
+      waiting: 0,
+      perSecond: undefined as number | undefined,
+      told: false,
+      absorbed: 0,
+    };
+    let changed = () => {};
+    w.attach({ view, onChange: (l) => (changed = l) });
+    assert.equal(await startMany(w, 2), 2, 'no rate known: the width alone');
+    Object.assign(view, { perSecond: 0.5, told: true });
+    changed();
+    let started = 0;
+    for (let i = 0; i < 4; i++) void w.acquire(signal()).then(() => started++);
+    const tick = () => new Promise((ok) => setImmediate(ok));
+    await tick();
+    assert.equal(started, 0, 'the last turn started now: the next in 2 s');
+    at(2000);
+    changed();
+    await tick();
+    assert.equal(started, 1);
+    at(3000);
+    changed();
+    await tick();
+    assert.equal(started, 1, 'not before 4 s');
+    at(4000);
+    view.waiting = 3;
+    changed();
+    await tick();
+    assert.equal(started, 1, "3 requests wait: 5 s of the account's rate");
+    view.waiting = 2;
+    changed();
+    await tick();
+    assert.equal(started, 2);
+    view.perSecond = 0.52;
+    changed();
+    view.perSecond = 0.25;
+    changed();
+    assert.deepEqual(
+      events.flatMap((e) =>
+        e.type === 'width.changed' ? [[e.why, e.perMinute, e.told, e.width]] : [],
+      ),
+      [
+        ['paced', 30, true, 8],
+        ['paced', 15, true, 8],
+      ],
+      '31 a minute is within a tenth of 30: no news',
+    );
+    w.close();
+  });
+
   it('starts at most its width; a release lets the next waiter in', async () => {
     const { w } = width(50);
     assert.equal(await startMany(w, 10), 4);

@@ -85,9 +85,23 @@ export class ApiServer {
    * one second's worth, at least one request): past it, 429 `rate_limit_error` with `retry-after`,
    * as the real API answers an account over its rate.
    */
-  limit(perSecond: number): this {
+  limit(perSecond: number, options: { headers?: boolean } = {}): this {
     this.bucket = { perSecond, tokens: Math.max(1, perSecond), at: Date.now() };
+    this.rateHeaders = options.headers ?? true;
     return this;
+  }
+
+  /** Whether answers tell the rate as the real API's do (`limit(R, { headers: false })`: an API that does not). */
+  private rateHeaders = true;
+
+  /** The real API's `anthropic-ratelimit-requests-*` headers: the limit a minute, and what the bucket holds now. */
+  private rateHeadersOf(): Record<string, string> {
+    const b = this.bucket;
+    if (!b || !this.rateHeaders) return {};
+    return {
+      'anthropic-ratelimit-requests-limit': String(Math.round(b.perSecond * 60)),
+      'anthropic-ratelimit-requests-remaining': String(Math.max(0, Math.floor(b.tokens))),
+    };
   }
 
   private usage: { after: number; resetsInMs: number; until?: number } | undefined;
@@ -273,7 +287,11 @@ export class ApiServer {
     if (request.main && !this.admit()) {
       this.refused++;
       res
-        .writeHead(429, { 'content-type': 'application/json', 'retry-after': this.retryAfter() })
+        .writeHead(429, {
+          'content-type': 'application/json',
+          'retry-after': this.retryAfter(),
+          ...this.rateHeadersOf(),
+        })
         .end(
           JSON.stringify({
             type: 'error',
@@ -286,6 +304,7 @@ export class ApiServer {
       return;
     }
     if (request.main) {
+      for (const [k, v] of Object.entries(this.rateHeadersOf())) res.setHeader(k, v);
       this.served++;
       this.peakInFlight = Math.max(this.peakInFlight, ++this.inFlight);
       res.on('close', () => this.inFlight--);

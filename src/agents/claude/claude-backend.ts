@@ -8,6 +8,7 @@ import { findTranscript, transcriptPath } from './claude-sessions.js';
 import { claudeCli } from './claude-version.js';
 import { findClaude } from './find-claude.js';
 import { claudeToolProblem } from './claude-tools.js';
+import { claudeApi } from './claude-api.js';
 
 /**
  * Claude Code, the backend of every workflow that names none: its
@@ -44,4 +45,5 @@ export const CLAUDE: AgentBackend = {
   priceOf: (model) => priceOf(model),
   models: MODELS,
   toolProblem: claudeToolProblem,
+  api: claudeApi,
 };

@@ -19,19 +19,27 @@ export function backendExecutor(
   runtime: BackendRuntime,
   backends: (spec: BackendSpec | undefined) => AgentBackend = backendOf,
 ): StateExecutor {
-  const made = new Map<string, { executor: StateExecutor; width?: TurnWidth }>();
+  type Made = { executor: StateExecutor; width?: TurnWidth };
+  const made = new Map<string, Made>();
+  const making = new Map<string, Promise<Made>>();
+  // The executor's turns run with the account's variables (its gate's address): known once the gate is open.
+  const make = async (backend: AgentBackend): Promise<Made> => {
+    const width = runtime.widthOf?.(backend.name);
+    const gated = await width?.env?.();
+    const own = gated ? { ...runtime, env: { ...runtime.env, ...gated } } : runtime;
+    const entry = { executor: backend.executor(own), ...(width && { width }) };
+    made.set(backend.name, entry);
+    return entry;
+  };
   const of = (req: ExecutionRequest) => {
     const backend = backends(req.backend);
-    let entry = made.get(backend.name);
-    if (!entry) {
-      entry = { executor: backend.executor(runtime), width: runtime.widthOf?.(backend.name) };
-      made.set(backend.name, entry);
-    }
+    let entry = making.get(backend.name);
+    if (!entry) making.set(backend.name, (entry = make(backend)));
     return entry;
   };
   return {
-    execute(req) {
-      const { executor, width } = of(req);
+    async execute(req) {
+      const { executor, width } = await of(req);
       return width ? widthTurn(executor, width, req) : executor.execute(req);
     },
     endSession(session) {

@@ -36,7 +36,7 @@ function logText(e: RunEvent): [string, string] | null {
     case 'warning':
       return ['warning: ' + e.text, 'warning'];
     case 'width.changed':
-      return [widthText(e), e.why === 'recovering' ? '' : 'warning'];
+      return [widthText(e), e.why === 'recovering' || e.why === 'paced' ? '' : 'warning'];
     case 'permission.denied':
       return ['[' + e.agentId + '] denied: ' + e.shown, 'denied'];
     case 'agent.paused':

@@ -116,4 +116,25 @@ describe('backendExecutor', () => {
     await ex.execute(request());
     assert.deepEqual(made, ['pi', 'claude']);
   });
+
+  it("runs a backend's turns with its account's variables (the gate's address) over the run's own, once its width gives them", async () => {
+    let env: BackendRuntime['env'];
+    const width = {
+      acquire: async () => {},
+      release: () => {},
+      limited: () => {},
+      park: () => {},
+      env: async () => ({ ANTHROPIC_BASE_URL: 'http://127.0.0.1:9' }),
+    };
+    const runtime = { ...RUNTIME, env: { RUN: 'own' }, widthOf: () => width };
+    const ex = backendExecutor(runtime, (spec) => ({
+      ...backendOf(spec),
+      executor(r) {
+        env = r.env;
+        return recorder('claude').executor;
+      },
+    }));
+    await ex.execute(request());
+    assert.deepEqual(env, { RUN: 'own', ANTHROPIC_BASE_URL: 'http://127.0.0.1:9' });
+  });
 });

@@ -30,7 +30,7 @@ describe("the live page shows the account's width (real claude, headless Chromiu
   });
 
   it(
-    'heads the run with "claude: rate limited: N at once, was M" once the API refuses',
+    'heads the run with "claude: paced at N requests a minute (the API\'s limit); K at once" once the API tells its rate',
     needsChromium,
     async () => {
       const forks = Array.from({ length: 16 }, (_, i) => `<fork n="${i}">WORKER.md</fork>`);
@@ -61,7 +61,7 @@ describe("the live page shows the account's width (real claude, headless Chromiu
       run.stdin.end();
       const r = await run;
       assert.equal(r.exitCode, 0, r.all);
-      assert.match(r.all, /claude: rate limited: \d+ at once, was \d+/);
+      assert.match(r.all, /claude: paced at 30 requests a minute \(the API's limit\); \d+ at once/);
       // The page folded the same events: its header says the width the run ended with.
       await page.waitForFunction(
         () => /^claude: /.test(document.getElementById('run-width')?.textContent ?? ''),
@@ -71,7 +71,7 @@ describe("the live page shows the account's width (real claude, headless Chromiu
       const shown = await page.$eval('#run-width', (e) => e.textContent ?? '');
       assert.match(
         shown,
-        /^claude: (rate limited: \d+ at once, was \d+|recovering: \d+ at once \(at most \d+\))$/,
+        /^claude: (paced at 30 requests a minute \(the API's limit\); \d+ at once|recovering: \d+ at once \(at most \d+\))$/,
       );
     },
   );

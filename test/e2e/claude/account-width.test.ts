@@ -15,7 +15,7 @@ describe('width against API limits (real claude, a rate-limited scripted API)', 
   });
   after(() => box.stop());
 
-  it('100 workers against 2 requests a second all finish, none paused; the run says it narrowed', async (t) => {
+  it("100 workers against 2 requests a second all finish, none paused: the gate sends at the API's told rate, so it refuses almost none", async (t) => {
     box.server.limit(2);
     const started = Date.now();
     const wf = box.write(fanOut(100), 'wide');
@@ -24,9 +24,10 @@ describe('width against API limits (real claude, a rate-limited scripted API)', 
       env: box.env(),
       timeoutMs: 600_000,
     });
+    const others = box.server.requests.filter((q) => !q.main).length;
     t.diagnostic(
-      `${((Date.now() - started) / 1000).toFixed(1)} s, ${box.server.refused} refused, ${box.server.served} served, at most ${box.server.peakInFlight} at once; ${r.stderr
-        .match(/claude: (rate limited|recovering)[^\n]*/g)
+      `${((Date.now() - started) / 1000).toFixed(1)} s, ${box.server.refused} refused, ${box.server.served} served (and ${others} other requests), at most ${box.server.peakInFlight} at once; ${r.stderr
+        .match(/claude: (rate limited|recovering|paced)[^\n]*/g)
         ?.slice(0, 6)
         .join(' | ')}`,
     );
@@ -40,11 +41,14 @@ describe('width against API limits (real claude, a rate-limited scripted API)', 
       new Set(Array.from({ length: 100 }, (_, i) => `worker ${i} done`)),
     );
     assert.doesNotMatch(r.stderr, /paused|usage limit/);
-    assert.match(r.stderr, /claude: rate limited: \d+ at once, was \d+/);
+    assert.match(
+      r.stderr,
+      /claude: paced at 120 requests a minute \(the API's limit\); \d+ at once/,
+    );
     assert.equal(box.server.served, 100);
-    // Without the width, 50 turns at once against 2 a second were refused 5.7 times per success.
+    // Without the gate, 50 turns at once against 2 a second were refused 5.7 times per success; the issue asks 10% at most.
     assert.ok(
-      box.server.refused < 50,
+      box.server.refused <= 10,
       `${box.server.refused} refused for ${box.server.served} served`,
     );
     const state = box.state('wide');
@@ -55,8 +59,36 @@ describe('width against API limits (real claude, a rate-limited scripted API)', 
     const status = await raymond(['--status', 'wide'], { cwd: box.dir, env: box.env() });
     assert.match(
       status.stdout,
-      /^account width: claude: (rate limited: \d+ at once, was \d+|recovering: \d+ at once \(at most 50\)) \(since \S+Z\)$/m,
+      /^account width: claude: (paced at 120 requests a minute \(the API's limit\); \d+ at once|recovering: \d+ at once \(at most 50\)) \(since \S+Z\)$/m,
     );
+  });
+
+  it('against an API that tells no rate, the gate learns it from the refusals it holds: every worker finishes, no 429 reaches Claude Code', async (t) => {
+    const mute = new ClaudeSandbox();
+    await mute.start();
+    t.after(() => mute.stop());
+    answerWorkers(mute.server);
+    mute.server.limit(2, { headers: false });
+    const started = Date.now();
+    const wf = mute.write(fanOut(40), 'mute');
+    const r = await raymond([wf, '--json', '--workflow-id', 'mute', '--max-parallel', '50'], {
+      cwd: mute.dir,
+      env: mute.env(),
+      timeoutMs: 600_000,
+    });
+    t.diagnostic(
+      `${((Date.now() - started) / 1000).toFixed(1)} s, ${mute.server.refused} refused, ${mute.server.served} served; ${r.stderr.match(/claude: paced[^\n]*/g)?.join(' | ')}`,
+    );
+    assert.equal(r.code, 0, r.stderr.slice(-3000));
+    assert.equal(workerResults(r).length, 40);
+    assert.equal(mute.server.served, 40);
+    assert.match(
+      r.stderr,
+      /claude: paced at [\d.]+ requests a minute \(learned from its refusals\)/,
+    );
+    // Claude Code saw no refusal: the width was never narrowed for one.
+    assert.doesNotMatch(r.stderr, /rate limited: \d+ at once/);
+    assert.ok(mute.server.refused <= 20, `${mute.server.refused} refused`);
   });
 
   it('a usage limit parks the account: no turn starts until the reset, then the run finishes every worker', async (t) => {
