@@ -36,7 +36,7 @@ const LAYERS = [
   ['src/state', 'src/worktrees', 'src/inspect', 'src/notify'],
   ['src/telemetry'],
   ['src/executors'],
-  // The loopback gate in front of a model API (its requests paced at the account's rate).
+  // The loopback gate in front of a model API: its requests paced at the rate of the account.
   ['src/gate'],
   // The interface every agent CLI gives Raymond, then each backend in its own folder, then the registry.
   ['src/agents'],
