@@ -32,7 +32,13 @@ describe('--queue: workers share the account width through Redis (real claude, a
     answerWorkers(box.server);
     box.server.limit(PER_SECOND);
     const ws = await Promise.all(
-      ['a', 'b'].map((n) => world.workers.start(`width-${n}`, { concurrency: 20 })),
+      // Locks of 5 s, not the helper's 1.5 s: under a loaded machine a lapsed claim runs a turn twice.
+      ['a', 'b'].map((n) =>
+        world.workers.start(`width-${n}`, {
+          concurrency: 20,
+          extraEnv: { RAYMOND_QUEUE_STALL_MS: '5000' },
+        }),
+      ),
     );
     t.after(() => Promise.all(ws.map((w) => w.kill())));
     const started = Date.now();
