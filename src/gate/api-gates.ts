@@ -6,6 +6,8 @@ import { GATE_TUNING, type GateTuning } from './gate-rules.js';
 export interface GatedApi {
   variable: string;
   baseUrl: string;
+  /** Variables the CLI needs to behave behind the gate as it would without it. */
+  env?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -47,6 +49,6 @@ export class ApiGates {
     env: Readonly<Record<string, string | undefined>>,
     opened?: (gate: ApiGate) => void,
   ): Promise<Record<string, string>> {
-    return gateEnv(api.variable, (await this.of(account, api, opened)).url, env);
+    return { ...api.env, ...gateEnv(api.variable, (await this.of(account, api, opened)).url, env) };
   }
 }

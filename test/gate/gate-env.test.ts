@@ -38,11 +38,18 @@ describe('claudeApi', () => {
     assert.deepEqual(claudeApi({}), {
       variable: 'ANTHROPIC_BASE_URL',
       baseUrl: 'https://api.anthropic.com',
+      env: { ENABLE_TOOL_SEARCH: 'true' },
     });
+    assert.equal(
+      claudeApi({ ENABLE_TOOL_SEARCH: 'false' })!.env,
+      undefined,
+      "the user's choice stands",
+    );
     assert.equal(
       claudeApi({ ANTHROPIC_BASE_URL: 'http://gw:8080/anthropic' })!.baseUrl,
       'http://gw:8080/anthropic',
     );
+    assert.equal(claudeApi({ ANTHROPIC_BASE_URL: 'not a url' })!.env, undefined);
     assert.equal(claudeApi({ CLAUDE_CODE_USE_BEDROCK: '1' }), undefined);
     assert.equal(claudeApi({ CLAUDE_CODE_USE_VERTEX: 'true' }), undefined);
     assert.ok(claudeApi({ CLAUDE_CODE_USE_BEDROCK: '0' }), 'turned off is not on');

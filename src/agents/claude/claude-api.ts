@@ -13,5 +13,14 @@ const CLOUDS = ['CLAUDE_CODE_USE_BEDROCK', 'CLAUDE_CODE_USE_VERTEX', 'CLAUDE_COD
  */
 export function claudeApi(env: Readonly<Record<string, string | undefined>>): GatedApi | undefined {
   if (CLOUDS.some((name) => /^(1|true|yes)$/i.test(env[name] ?? ''))) return undefined;
-  return { variable: 'ANTHROPIC_BASE_URL', baseUrl: env.ANTHROPIC_BASE_URL || ANTHROPIC_API };
+  const baseUrl = env.ANTHROPIC_BASE_URL || ANTHROPIC_API;
+  // Claude Code turns MCP tool search off behind a base URL that is not Anthropic's: the gate passes
+  // every block through, so a turn that would have called Anthropic keeps it (unless the user chose).
+  const firstParty = URL.canParse(baseUrl) && new URL(baseUrl).hostname === 'api.anthropic.com';
+  const keep = firstParty && env.ENABLE_TOOL_SEARCH === undefined;
+  return {
+    variable: 'ANTHROPIC_BASE_URL',
+    baseUrl,
+    ...(keep && { env: { ENABLE_TOOL_SEARCH: 'true' } }),
+  };
 }
