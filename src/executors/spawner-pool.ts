@@ -178,7 +178,8 @@ export function createSpawnerPool(
     if (!p || p.slot !== slot) return;
     if (reply.type === 'started') {
       p.pid = reply.pid;
-      registerGroup(reply.pid);
+      // Its spawner ends it if Raymond dies.
+      registerGroup(reply.pid, { watched: false });
     } else if (reply.type === 'chunk') {
       (reply.stream === 'stdout' ? p.req.onStdout : p.req.onStderr)?.(reply.text);
     } else if (reply.type === 'output') {
