@@ -46,7 +46,7 @@ describe('group watchdog', () => {
       buffer: false,
     });
     const line = await new Promise<string>((resolve) =>
-      owner.stdout!.once('data', (d: Buffer) => resolve(String(d))),
+      owner.stdout.once('data', (d: Buffer) => resolve(String(d))),
     );
     const pids = JSON.parse(line) as { watched: number[]; gone: number; unwatched: number };
     try {
