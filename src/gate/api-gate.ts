@@ -33,8 +33,8 @@ export interface GateView {
  * gates together send at the account's rate.
  */
 export interface SharedPace {
-  /** Reserves the next send slot at `perSecond` (a bucket of `capacity`), not before `holdMs` from now: the ms to wait for it. */
-  slot(perSecond: number, capacity: number, holdMs: number): Promise<number>;
+  /** Reserves the next send slot at `perSecond`, not before `holdMs` from now: the ms to wait for it. */
+  slot(perSecond: number, holdMs: number): Promise<number>;
   /** Every gate holds its sends `ms` from now: a refusal's wait. */
   hold(ms: number): Promise<void>;
 }
@@ -268,7 +268,7 @@ export class ApiGate {
     try {
       while (this.line.length > 0 && this.shared && this.s.perSecond !== undefined) {
         const hold = this.s.holdUntil - this.now();
-        const waitMs = await this.shared.slot(this.s.perSecond, this.s.capacity, hold);
+        const waitMs = await this.shared.slot(this.s.perSecond, hold);
         if (waitMs > 0) await new Promise((ok) => setTimeout(ok, waitMs + SKEW_MS));
         // A request that left the line meanwhile leaves its slot unused.
         const next = this.line.shift();

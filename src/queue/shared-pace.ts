@@ -9,18 +9,20 @@ local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)`;
 const IDLE_MS = 600_000;
 
 /**
- * Reserves the account's next send slot (GCRA: the theoretical arrival
- * time of the next request, one spacing after the last reserved, less the
- * bucket's burst), and past any hold. KEYS: arrival time, hold. ARGV:
- * requests a second, bucket size, this worker's own hold (ms from now).
- * Gives the ms to wait for the slot reserved.
+ * Reserves the account's next send slot (GCRA with no burst: the
+ * theoretical arrival time of the next request, one spacing after the last
+ * reserved), and past any hold. No burst: a worker's gate sees only its own
+ * answers, so it cannot know how much of the account's bucket the others
+ * took (their first requests go before the rate is known, outside this
+ * pace); strict spacing leaves the bucket's slack for that and for the
+ * network's jitter. KEYS: arrival time, hold. ARGV: requests a second,
+ * this worker's own hold (ms from now). Gives the ms to wait for the slot.
  */
 const SLOT = `${NOW}
 local tat = tonumber(redis.call('GET', KEYS[1]) or '0')
 local hold = tonumber(redis.call('GET', KEYS[2]) or '0')
 local interval = 1000 / tonumber(ARGV[1])
-local burst = (tonumber(ARGV[2]) - 1) * interval
-local at = math.max(now, now + tonumber(ARGV[3]), tat - burst, hold)
+local at = math.max(now, now + tonumber(ARGV[2]), tat, hold)
 redis.call('SET', KEYS[1], tostring(math.max(tat, at) + interval), 'PX', ${IDLE_MS})
 return math.floor(at - now)`;
 
@@ -41,8 +43,8 @@ return 0`;
 export function sharedPace(redis: Redis, key: string): SharedPace {
   const keys = [`${key}:pace`, `${key}:pace-hold`] as const;
   return {
-    async slot(perSecond, capacity, holdMs) {
-      const args = [String(perSecond), String(Math.max(1, capacity)), String(Math.max(0, holdMs))];
+    async slot(perSecond, holdMs) {
+      const args = [String(perSecond), String(Math.max(0, holdMs))];
       return Number(await redis.eval(SLOT, 2, ...keys, ...args));
     },
     async hold(ms) {
