@@ -12,12 +12,7 @@ describe('shared pace (against a real redis-server)', () => {
     const a = sharedPace(ctx.redis, 'raymond:width:claude:acct');
     const b = sharedPace(ctx.redis, 'raymond:width:claude:acct');
     // 2 a second: one each 500 ms, whichever worker asks.
-    const waits = [
-      await a.slot(2, 0),
-      await b.slot(2, 0),
-      await a.slot(2, 0),
-      await b.slot(2, 0),
-    ];
+    const waits = [await a.slot(2, 0), await b.slot(2, 0), await a.slot(2, 0), await b.slot(2, 0)];
     const near = (got: number, want: number) => Math.abs(got - want) <= 30;
     assert.ok(
       near(waits[0]!, 0) && near(waits[1]!, 500) && near(waits[2]!, 1000) && near(waits[3]!, 1500),
