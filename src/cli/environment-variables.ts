@@ -33,6 +33,12 @@ export const ENVIRONMENT: readonly EnvironmentVariable[] = [
       "How long a worker's job lock lasts (milliseconds, 500 or more; default 30000): a killed worker's job is taken by another after about this long.",
   },
   {
+    name: 'RAYMOND_CEILING_DIRECTORIES',
+    use: 'read',
+    meaning:
+      "Folders (absolute paths joined by `:`, as git's `GIT_CEILING_DIRECTORIES`) the search for the project's `.raymond` never goes up into.",
+  },
+  {
     name: 'HTTPS_PROXY, HTTP_PROXY, NO_PROXY',
     use: 'read',
     meaning:

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, describe, it } from 'node:test';
 import { execa } from 'execa';
-import { CLI, raymond, Sandbox, sh } from '../helpers/cli.js';
+import { CLI, alive, raymond, Sandbox, sh } from '../helpers/cli.js';
 import { git, makeRepo, removeTemps } from '../helpers/git-repo.js';
 
 const box = new Sandbox();
@@ -350,10 +350,12 @@ describe('raymond merge (real git, script workers)', () => {
     assert.ok(existsSync(`${log}.hung`), 'the check hung');
     child.kill('SIGKILL');
     await child;
-    // The check's group outlives the killed merge (as it would any SIGKILL): end it.
+    // The killed merge's watchdog ends the check's group (src/executors/group-watchdog.ts).
     for (let i = 0; i < 100 && readFileSync(`${log}.hung`, 'utf8').trim() === ''; i++)
       await sleep(20);
-    process.kill(-Number(readFileSync(`${log}.hung`, 'utf8').trim()), 'SIGKILL');
+    const pgid = Number(readFileSync(`${log}.hung`, 'utf8').trim());
+    for (let i = 0; i < 100 && pgid > 1 && alive(pgid); i++) await sleep(20);
+    assert.ok(!(pgid > 1 && alive(pgid)), 'the hung check ended with the killed merge');
     const r = await merge(repo, 'kill', '--into', 'kill-merged', '--check', check);
     assert.equal(r.code, 1, r.stderr);
     const out = report(r);

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { execa } from 'execa';
 import { deflatedZeros, makeZip, type ZipInput } from '../helpers/make-zip.js';
-import { CLI, Sandbox, alive, sh, summary } from '../helpers/cli.js';
+import { CLI, Sandbox, alive, killGroupIfAlive, sh, summary } from '../helpers/cli.js';
 
 const box = new Sandbox();
 after(() => box.remove());
@@ -238,7 +238,7 @@ describe('zip workflows: extraction, caps and names', () => {
     run.kill('SIGKILL');
     await run;
     const script = Number(readFileSync(pidFile, 'utf8'));
-    process.kill(-script, 'SIGKILL');
+    killGroupIfAlive(script);
     for (let i = 0; i < 100 && alive(script); i++) await sleep(20);
     assert.deepEqual(
       filesUnder(TMPDIR).map((f) => f.split('/').at(-1)),

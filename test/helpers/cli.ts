@@ -139,6 +139,21 @@ export function alive(pid: number): boolean {
   }
 }
 
+/**
+ * Kills a process group a test read from a file, if it still lives. A
+ * group id that is not a positive number (an empty file: the process died
+ * before it wrote it) is refused: `process.kill(-0)` would kill the test
+ * runner's own group, and with it every test running.
+ */
+export function killGroupIfAlive(pgid: number): void {
+  if (!Number.isInteger(pgid) || pgid <= 1) return;
+  try {
+    process.kill(-pgid, 'SIGKILL');
+  } catch {
+    // ESRCH: the group already ended.
+  }
+}
+
 /** Reads a state snapshot (which must always be complete JSON) and folds in its journal, if any. */
 export function readRunState(path: string): WorkflowState {
   const snapshot = JSON.parse(readFileSync(path, 'utf8')) as WrittenState;
