@@ -18,6 +18,7 @@ import type {
 import { stackDepth } from './frame-stack.js';
 import { asStepFailure } from './step-failure.js';
 import { STEP_RUNNER_ID, type StepRunnerEvent } from './step-runner.js';
+import { withStart } from './worktree-start.js';
 
 /** Actor id of a frame: the agent id, with `@depth` for callee frames. */
 export function frameId(agentId: string, depth: number): string {
@@ -73,14 +74,15 @@ export const agentSetup = setup({
       const output = event.output;
       const record = output.acquired ? { ...context.record, ...output.acquired } : context.record;
       const applied = applyDecision(record, output.decision, output.session, output.freshSessions);
-      enqueue.assign({ record: applied.record });
+      const next = withStart(applied.record, output.startsNext);
+      enqueue.assign({ record: next });
       enqueue.sendTo(supervisorRef, {
         type: 'step.done',
         agentId: context.record.id,
         ref: self,
         from: context.record.state,
         decision: output.decision,
-        record: applied.record,
+        record: next,
         spawns: applied.spawns,
         costUsd: output.costUsd,
         sessionCosts: output.sessionCosts,

@@ -2,6 +2,7 @@ import type { AnyActorRef, DoneActorEvent, ErrorActorEvent } from 'xstate';
 import type { SpawnRequest, StepOutcome } from './apply-decision.js';
 import type { StepFailure } from './step-failure.js';
 import type { AgentRecord, ResolvedDecision, WorktreeRef } from './types.js';
+import type { WorktreeStart } from './worktree-types.js';
 
 /*
  * The agent machine's types: what a frame actor takes, holds and reports,
@@ -44,6 +45,8 @@ export interface StepResult {
   freshSessions?: (string | null)[];
   /** The agent's worktree folder, when the step got it one (its first run): the record takes it before the decision applies. */
   acquired?: { cwd: string; worktree: WorktreeRef };
+  /** Where the agent's next step starts in its worktree (src/worktrees/step-start.ts): the record takes it after the decision. */
+  startsNext?: WorktreeStart;
 }
 
 /** How a frame's step ended, as the run's step runner (machines/step-runner.ts) sends it to the frame. */

@@ -5,6 +5,7 @@ import { resolveReadyJoins } from './joins.js';
 import { expireInStore } from './run-asks.js';
 import { putAgent, reusedId, setRunStatus, type RunStore } from './run-store.js';
 import { enqueue } from './scheduler.js';
+import { withStart } from './worktree-start.js';
 import { failureText, type StepFailure } from './step-failure.js';
 import type { AgentToSupervisorEvent, AskResolvedEvent, JoinResolvedEvent } from './agent-types.js';
 import type { RunWork, SupervisorContext, SupervisorEmitted } from './supervisor-types.js';
@@ -52,7 +53,11 @@ export function withCost<T extends AgentRecord>(store: RunStore, record: T, cost
  * `<call>` branch is then used up).
  */
 export function pausedRecord(record: AgentRecord, failure: StepFailure): AgentRecord {
-  const paused: AgentRecord = { ...record, status: 'paused', error: failureText(failure) };
+  const paused: AgentRecord = {
+    ...withStart(record, failure.startsNext),
+    status: 'paused',
+    error: failureText(failure),
+  };
   if (failure.resetsAt !== undefined) paused.resets_at = failure.resetsAt;
   if (failure.session !== undefined)
     Object.assign(paused, { session: failure.session, branchFrom: null });

@@ -1,3 +1,5 @@
+import type { WorktreeStart } from './worktree-types.js';
+
 /**
  * Why a step failed, as plain JSON: it travels from the step actor to the
  * supervisor, into events and into the state file. Whether the agent pauses
@@ -31,6 +33,8 @@ export interface StepFailure {
   session?: string;
   /** Extra detail for --verbose (a stack trace for internal errors). */
   detail?: string;
+  /** Where the agent's next attempt starts in its worktree: the folder as this step left it. */
+  startsNext?: WorktreeStart;
 }
 
 /** The one-line text of a failure: `file: message`. */

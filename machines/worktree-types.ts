@@ -47,4 +47,23 @@ export interface WorktreeRef {
   saved?: string;
   /** The remote its branch was pushed to, by the worker that ran the agent (`--queue`). */
   pushed?: string;
+  /**
+   * The commit the agent's next step starts from: its branch's head when its
+   * last step ended (or `base`, before its first). A step found to have
+   * started and changed the folder without ending (Raymond was killed) is
+   * run again from here (src/worktrees/step-start.ts).
+   */
+  from?: string;
+  /**
+   * Where the folder also held uncommitted work at that point: a commit (not
+   * on any branch; kept alive by `refs/<branch>`) holding the whole tree, so
+   * the re-run gets that work back too.
+   */
+  from_tree?: string;
+}
+
+/** Where an agent's next step starts in its worktree (WorktreeRef's `from` and `from_tree`). */
+export interface WorktreeStart {
+  from: string;
+  from_tree?: string;
 }

@@ -27,6 +27,7 @@ import { createRunStep } from './step-actor.js';
 import { createTaskFolders, withTaskFolders } from './task-folders.js';
 import { projectRootOf } from '../task-folder-pattern.js';
 import { createWorktreePool } from '../worktrees/worktree-pool.js';
+import { createWorktreeStarts } from '../worktrees/step-start.js';
 import { errorMessage } from '../errors.js';
 import type { QueuedRun } from './queued-run.js';
 import type { RunHooks, RunOutcome } from './run-types.js';
@@ -159,6 +160,8 @@ export async function composeRun(options: ComposeRunOptions): Promise<RunOutcome
       debug,
       worktrees,
       worktreeMode: settings.worktreeMode,
+      // Under --queue the folders are the workers': they keep the steps' starts.
+      ...(queued ? {} : { starts: createWorktreeStarts() }),
       tasks,
       onAsk: settings.onAsk,
       traceEnv: tracer && ((agentId) => tracer!.env(agentId)),

@@ -1,4 +1,5 @@
 import type { StepInput, StepResult } from '../../machines/agent.machine.js';
+import type { AgentRecord } from '../../machines/types.js';
 import type { RunStep } from '../../machines/step-runner.js';
 import { RaymondError, toStepFailure } from '../errors.js';
 import type { Execution } from '../executors/executor.js';
@@ -7,7 +8,7 @@ import { isMarkdown } from '../scope/extensions.js';
 import { gateAfterFork, gateBeforeStep } from './cost-gate.js';
 import { runMarkdownStep } from './markdown-step.js';
 import { resolveDecision } from './resolve-decision.js';
-import { settleWorktrees, takeWorktree } from './step-worktree.js';
+import { nextStart, settleWorktrees, takeWorktree } from './step-worktree.js';
 import { freshSessions, stepDebug, type StepDependencies } from './step-context.js';
 import { StepTally } from './step-tally.js';
 
@@ -94,12 +95,19 @@ export function createRunStep(deps: StepDependencies): RunStep {
       deps.warnOnce(`${where}: ${w}`);
     const tally = new StepTally();
     const { id, state, scope: scopeKey } = input.record;
+    let held: AgentRecord | undefined;
     try {
       if (input.refused)
         throw new RaymondError('ERR_BRANCH_BUDGET', input.refused, { file: where });
       const gated = gateBeforeStep(deps.forecaster, input);
       if (gated) return gated;
-      const { step, acquired } = await takeWorktree(deps, input);
+      const { step, acquired, restarted } = await takeWorktree(deps, input);
+      held = step.record;
+      if (restarted)
+        deps.emit({
+          type: 'warning',
+          text: `[${id}] ${where}: runs again from where it started (${restarted.from.slice(0, 10)}), after a run that was stopped during it; what that run's step left is kept on ${restarted.branch}`,
+        });
       // Made before the agent's first step in a workflow that uses task folders, and only there.
       if (await deps.tasks.usedBy(scope))
         await deps.tasks.ensure(deps.tasks.of(step.record), where);
@@ -108,12 +116,22 @@ export function createRunStep(deps: StepDependencies): RunStep {
         : runScriptStep(deps, step, where, signal, tally));
       deps.emit(tally.event(id, state, scopeKey, { result: ran }));
       const result = gateAfterFork(deps.forecaster, step, ran);
-      return acquired ? { ...result, acquired } : result;
+      const startsNext = await nextStart(deps, step.record, result.decision);
+      return {
+        ...result,
+        ...(acquired ? { acquired } : {}),
+        ...(startsNext ? { startsNext } : {}),
+      };
     } catch (err) {
       const failure = toStepFailure(err);
       // Stopped by the run, or by --budget-hard: a step cut short, not one that failed.
       const stopped = signal.aborted || failure.budget === true;
       deps.emit(tally.event(id, state, scopeKey, { failure, stopped }));
+      // A step that failed, not one the run stopped: the agent's next attempt starts where it left the folder.
+      if (held && !signal.aborted) {
+        const startsNext = await nextStart(deps, held).catch(() => undefined);
+        if (startsNext) failure.startsNext = startsNext;
+      }
       // The machine receives the failure as plain data (it is stored in the state file), not as an Error.
       // eslint-disable-next-line @typescript-eslint/only-throw-error
       throw failure;

@@ -14,6 +14,7 @@ import { isMarkdown } from '../scope/extensions.js';
 import type { ScopeSet } from '../scope/scope-set.js';
 import type { DebugLog, StepDebug } from '../state/debug-log.js';
 import type { WorktreePool } from '../worktrees/worktree-pool.js';
+import type { WorktreeStarts } from '../worktrees/step-start.js';
 import type { TaskFolders } from './task-folders.js';
 import type { BudgetMeter } from './budget-meter.js';
 
@@ -41,6 +42,13 @@ export interface StepDependencies {
   debug?: DebugLog;
   /** Where agents with `worktree=` get their folders. */
   worktrees: WorktreePool;
+  /**
+   * Where agents' steps start in their worktrees: recorded as each step
+   * ends, and gone back to by a step a killed run left half done. Absent
+   * where the folders are on other machines (`--queue`: the workers keep
+   * them) and in tests that do not need it.
+   */
+  starts?: WorktreeStarts;
   /** How worktrees planned by this run's steps get their folders (--worktrees). */
   worktreeMode: WorktreeMode;
   /** Where agents' task folders go. */

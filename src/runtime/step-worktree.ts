@@ -7,6 +7,8 @@ import type {
   WorktreeRef,
   WorktreeRequest,
 } from '../../machines/types.js';
+import type { WorktreeStart } from '../../machines/worktree-types.js';
+import type { Restarted } from '../worktrees/step-start.js';
 import { pinBase, type PinnedBase } from '../worktrees/git-worktrees.js';
 import type { StepDependencies } from './step-context.js';
 import { exhaustive } from '../../machines/exhaustive.js';
@@ -15,6 +17,13 @@ import { exhaustive } from '../../machines/exhaustive.js';
 export interface AcquiredWorktree {
   cwd: string;
   worktree: WorktreeRef;
+}
+
+/** What takeWorktree did: the step to run, the folder it got, and whether it put the folder back where the step started. */
+export interface TakenWorktree {
+  step: StepInput;
+  acquired?: AcquiredWorktree;
+  restarted?: Restarted;
 }
 
 /** Whether `dir` is `top` or inside it. */
@@ -27,23 +36,46 @@ function inside(dir: string, top: string): boolean {
  * Before a step of an agent with a worktree: makes sure its branch is
  * checked out in a folder of the pool, getting one on the agent's first run
  * (or when its folder went), and runs the step there. The agent's directory
- * keeps its place inside the worktree (a `cd` the agent made in it).
+ * keeps its place inside the worktree (a `cd` the agent made in it). The
+ * first time this process hands the agent its folder, a folder not where
+ * the agent's last step ended (a step of a killed run) is put back there.
  */
 export async function takeWorktree(
-  deps: Pick<StepDependencies, 'worktrees'>,
+  deps: Pick<StepDependencies, 'worktrees' | 'starts'>,
   input: StepInput,
-): Promise<{ step: StepInput; acquired?: AcquiredWorktree }> {
+): Promise<TakenWorktree> {
   const agent = input.record;
   const w = agent.worktree;
   if (!w || w.removed !== undefined) return { step: input };
   const path = await deps.worktrees.acquire(w, agent.id);
-  if (path === w.path) return { step: input };
+  const restarted = await deps.starts?.restart({ ...w, path }, agent.id);
+  const again = restarted ? { restarted } : {};
+  if (path === w.path) return { step: input, ...again };
   const cwd =
     w.path !== undefined && inside(agent.cwd, w.path)
       ? join(path, relative(w.path, agent.cwd))
       : path;
   const acquired = { cwd, worktree: { ...w, path } };
-  return { step: { ...input, record: { ...agent, ...acquired } }, acquired };
+  return { step: { ...input, record: { ...agent, ...acquired } }, acquired, ...again };
+}
+
+/**
+ * Where the agent's next step starts in its worktree, now that a step
+ * ended (`decision`; none: it failed, and the agent stays): the folder as
+ * the step left it, or the branch's head when the agent gave its folder
+ * back to wait for its workers. None when the agent ends, or gets a new
+ * worktree (which starts at its base).
+ */
+export async function nextStart(
+  deps: Pick<StepDependencies, 'starts'>,
+  agent: AgentRecord,
+  decision?: ResolvedDecision,
+): Promise<WorktreeStart | undefined> {
+  if (!deps.starts || !holds(agent)) return undefined;
+  if (decision?.kind === 'result' && agent.stack === null) return undefined;
+  if (decision?.kind === 'reset' && decision.created) return undefined;
+  const parked = decision?.kind === 'fork' && decision.worktree !== undefined;
+  return deps.starts.record(agent.worktree, agent.id, parked);
 }
 
 /** Whether the agent works in a worktree it still has (not removed when it last ended). */
@@ -72,6 +104,7 @@ async function planWorktree(
     repo,
     branch: `raymond/${workflowId}/${agentId}`,
     base,
+    from: base,
     mode,
     ...(request.sparse ? { sparse: request.sparse } : {}),
   };

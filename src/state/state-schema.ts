@@ -81,6 +81,8 @@ const WORKTREE = T.Object(
     removed: opt(T.Boolean()),
     saved: opt(T.String()),
     pushed: opt(T.String()),
+    from: opt(T.String()),
+    from_tree: opt(T.String()),
   },
   { opaque: true, must: 'a worktree ({name, repo, branch, base})' },
 );

@@ -74,6 +74,7 @@ describe('settleWorktrees', () => {
       repo,
       branch: 'raymond/wf-1/main',
       base: git(repo, 'rev-parse', 'HEAD'),
+      from: git(repo, 'rev-parse', 'HEAD'),
       mode: 'keep-ignored',
       sparse: ['src'],
     });
