@@ -77,6 +77,8 @@ export function applyDecision(
     decision,
     session,
   );
+  // A step that ran is counted (a state the gate stopped before did not run); a terminated agent runs none again.
+  if (!gated && applied.record.status === 'active') applied.record.steps = (record.steps ?? 0) + 1;
   // Every step reserves new ids for the next fresh or branched turns; unused ones cost nothing.
   const own = fresh[0];
   if (own != null && applied.record.status === 'active') applied.record.next_session = own;

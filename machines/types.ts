@@ -126,6 +126,12 @@ export interface AgentFields {
   /** What this agent's own steps cost, in USD. */
   cost_usd?: number;
   /**
+   * How many of its steps have ended (absent: none). With the run and the
+   * agent, it names the step the agent runs next (`RAYMOND_STEP_KEY`): the
+   * same across every re-run of that step, another for the next.
+   */
+  steps?: number;
+  /**
    * The branch budgets the agent spends against (`<fork budget>`,
    * `--budget-per-agent`): its own, if it has one, last, after those of the
    * workers that forked it. Each branch is named by the worker that heads it.

@@ -123,6 +123,12 @@ export const ENVIRONMENT: readonly EnvironmentVariable[] = [
       'Each fork attribute, on every state of the worker\'s life (`ITEM="x"` gives RAYMOND_ATTR_ITEM); a lower-case safe name is also set as itself (`$item`). Too large: `RAYMOND_ATTR_<name>_FILE`.',
   },
   {
+    name: 'RAYMOND_STEP_KEY',
+    use: 'scripts',
+    meaning:
+      "The step's key: the same each time this one step runs (again after a crash, a pause, or on another queue worker), another for the agent's next step, even of the same state. Send it as an `Idempotency-Key`, or name by it what the step did once.",
+  },
+  {
     name: 'RAYMOND_STATE_DIR',
     use: 'scripts',
     meaning:

@@ -9,6 +9,7 @@ import {
 } from './executor.js';
 import type { SpawnerPool } from './spawner-pool.js';
 import type { ValueFiles } from './value-files.js';
+import { stepKey } from './step-key.js';
 
 /** The interpreter for a script state on this platform. */
 function interpreter(path: string): { file: string; args: string[] } {
@@ -33,6 +34,7 @@ export function scriptEnvironment(
   const env = attributeEnvironment(req.agent.attributes, platform);
   env.RAYMOND_WORKFLOW_ID = req.workflowId;
   env.RAYMOND_AGENT_ID = req.agent.id;
+  env.RAYMOND_STEP_KEY = stepKey(req.workflowId, req.agent);
   // Unset rather than inherited: a nested raymond must not leak its input into ours.
   env.RAYMOND_INPUT = req.agent.input ?? undefined;
   env.RAYMOND_RESULT = req.agent.input ?? undefined;

@@ -105,6 +105,7 @@ const AGENT = T.Object({
   task_number: opt(T.Number()),
   scope: opt(T.String()),
   workflow_depth: opt(T.Number()),
+  steps: opt(T.Integer({ minimum: 0 })),
   ask: opt(ASK),
   answered_ask: opt(T.String()),
   parent: opt(T.String()),
