@@ -1,5 +1,5 @@
-/** Who meets an environment variable: Raymond reads it, or gives it to the scripts (and hooks) it runs, or to the agent CLIs of `raymond test`. */
-type EnvironmentUse = 'read' | 'scripts' | 'hooks' | 'tests';
+/** Who meets an environment variable: Raymond reads it, or gives it to the scripts (and hooks) it runs, to the tools of markdown states' turns, or to the agent CLIs of `raymond test`. */
+type EnvironmentUse = 'read' | 'scripts' | 'turns' | 'hooks' | 'tests';
 
 /** One environment variable of the reference. */
 export interface EnvironmentVariable {
@@ -127,6 +127,18 @@ export const ENVIRONMENT: readonly EnvironmentVariable[] = [
     use: 'scripts',
     meaning:
       "The step's key: the same each time this one step runs (again after a crash, a pause, or on another queue worker), another for the agent's next step, even of the same state. Send it as an `Idempotency-Key`, or name by it what the step did once.",
+  },
+  {
+    name: 'RAYMOND_WORKFLOW_ID, RAYMOND_AGENT_ID',
+    use: 'turns',
+    meaning:
+      "The run's id and the agent's, for the tools a markdown state's turn runs (Claude Code's, pi's, Codex's).",
+  },
+  {
+    name: 'RAYMOND_STEP_KEY_FILE',
+    use: 'turns',
+    meaning:
+      'A file holding the step\'s key (`RAYMOND_STEP_KEY` of scripts), written before each turn: `$(cat "$RAYMOND_STEP_KEY_FILE")`. A file, not a variable: a live Claude Code process serves several steps of its agent and keeps the environment it started with.',
   },
   {
     name: 'RAYMOND_STATE_DIR',

@@ -222,6 +222,7 @@ function environmentPage(): string {
     '',
     ...section('Read by Raymond', 'read'),
     ...section('Given to scripts', 'scripts'),
+    ...section("Given to the tools of markdown states' turns", 'turns'),
     ...section('Given to notification commands', 'hooks'),
     ...section('Given to the agent CLIs of raymond test', 'tests'),
   ].join('\n');

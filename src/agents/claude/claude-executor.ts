@@ -11,6 +11,7 @@ import { findClaude } from './find-claude.js';
 import { settleClaudeTurn } from './claude-settle.js';
 import { MAX_LINE_CHARS, StreamReader } from './stream-reader.js';
 import type { WarmProcess } from './warm-process.js';
+import { turnEnvironment } from '../../executors/step-key.js';
 import type { WarmSessions } from './warm-sessions.js';
 
 export interface ClaudeOptions {
@@ -94,15 +95,18 @@ export function createClaudeExecutor(options: ClaudeOptions): StateExecutor {
       };
       // A live process keeps the environment it started with: a turn with its own (its trace context) starts its own.
       const warm = req.env ? undefined : options.warm;
+      const turnEnv = turnEnvironment(req);
       if (warm) {
         const fit = {
           cwd: req.agent.cwd,
           model: req.model,
           effort: req.effort,
           grant: `${grantKey(req.grant)}\n${req.fallbackModels?.join(',') ?? ''}`,
+          agent: req.agent.id,
         };
         const live = plan.kind === 'resume' ? warm.take(plan.session, fit) : undefined;
-        proc = live ?? warm.start(bin, claudeArgs({ ...invocation, prompt: undefined }), fit);
+        proc =
+          live ?? warm.start(bin, claudeArgs({ ...invocation, prompt: undefined }), fit, turnEnv);
         const t = await proc.turn({
           prompt,
           onStdout,
@@ -133,7 +137,7 @@ export function createClaudeExecutor(options: ClaudeOptions): StateExecutor {
         ...(promptOnStdin(prompt) ? { input: prompt } : {}),
         cwd: req.agent.cwd,
         // A Raymond run inside a Claude Code session must not look nested to the child.
-        env: { ...options.env, ...req.env, CLAUDECODE: undefined },
+        env: { ...options.env, ...turnEnv, ...req.env, CLAUDECODE: undefined },
         signal: AbortSignal.any([req.signal, hopeless.signal]),
         inactivityMs: req.timeoutMs,
         onStdout,

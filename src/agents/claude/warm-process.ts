@@ -4,6 +4,22 @@ import { processCpuMs } from '../../executors/process-cpu.js';
 import { killGroup, registerGroup, unregisterGroup } from '../../executors/process-registry.js';
 import { timerDelay } from '../../timer-delay.js';
 
+/**
+ * What a turn needs of a live process besides its session: the same
+ * directory, effort and grant (fixed when Claude Code starts: its tools,
+ * MCP servers, system prompt, directories and permissions), and a model it
+ * can switch to (a named one; Claude Code's default cannot be asked for by name).
+ */
+export interface WarmFit {
+  cwd: string;
+  model: string | undefined;
+  effort: string | undefined;
+  /** The grant's grantKey, with the fallback models: what else the process's flags fix. */
+  grant: string;
+  /** The agent its tools' environment names (step-key.ts turnEnvironment). */
+  agent: string;
+}
+
 /** How one turn on a live process ended. */
 export interface WarmTurn {
   /** `result`: its result line came; anything else: the process is of no more use. */
@@ -70,16 +86,24 @@ export class WarmProcess {
   readonly effort: string | undefined;
   /** The grantKey of the grant it was started with. */
   readonly grant: string;
+  /** The agent its environment names. */
+  readonly agent: string;
 
   constructor(
     bin: string,
     args: string[],
     /** Its directory, model, effort and grant, as WarmSessions compares them. */
-    fit: { cwd: string; model: string | undefined; effort: string | undefined; grant: string },
+    fit: WarmFit,
     /** The run's own environment variables (a server run's `environment`), under Raymond's. */
     env: Readonly<Record<string, string>> = {},
   ) {
-    ({ cwd: this.cwd, model: this.model, effort: this.effort, grant: this.grant } = fit);
+    ({
+      cwd: this.cwd,
+      model: this.model,
+      effort: this.effort,
+      grant: this.grant,
+      agent: this.agent,
+    } = fit);
     this.child = execa(bin, [...args, '--input-format', 'stream-json'], {
       cwd: this.cwd,
       // A Raymond run inside a Claude Code session must not look nested to the child.

@@ -1,4 +1,4 @@
-import { WarmProcess } from './warm-process.js';
+import { WarmProcess, type WarmFit } from './warm-process.js';
 
 /**
  * How long a live process waits, unused, for its session's next turn before
@@ -13,26 +13,16 @@ import { WarmProcess } from './warm-process.js';
  */
 export const WARM_IDLE_MS = 60_000;
 
-/**
- * What a turn needs of a live process besides its session: the same
- * directory, effort and grant (fixed when Claude Code starts: its tools,
- * MCP servers, system prompt, directories and permissions), and a model it
- * can switch to (a named one; Claude Code's default cannot be asked for by name).
- */
-export interface WarmFit {
-  cwd: string;
-  model: string | undefined;
-  effort: string | undefined;
-  /** The grant's grantKey, with the fallback models: what else the process's flags fix. */
-  grant: string;
-}
-
 /** The live Claude Code processes of one run, by session. */
 export interface WarmSessions {
   /** The live process of `session`, idle and fit for the turn, taken for it (model changes are made in the process). */
   take(session: string, fit: WarmFit): WarmProcess | undefined;
-  /** Starts a process for a turn; when the live ones fill the memory cap, the longest idle goes first. */
-  start(bin: string, args: string[], fit: WarmFit): WarmProcess;
+  /**
+   * Starts a process for a turn (`turnEnv` over the run's environment, for
+   * its whole life); when the live ones fill the memory cap, the longest
+   * idle goes first.
+   */
+  start(bin: string, args: string[], fit: WarmFit, turnEnv?: Record<string, string>): WarmProcess;
   /** After a good turn: kept for the session's next turn, and let go after WARM_IDLE_MS unused. */
   keep(session: string, p: WarmProcess): void;
   /** After a failed turn: the process goes (the retry starts cold with --resume). */
@@ -75,6 +65,7 @@ export function createWarmSessions(
         p.cwd !== fit.cwd ||
         p.effort !== fit.effort ||
         p.grant !== fit.grant ||
+        p.agent !== fit.agent ||
         (fit.model === undefined && p.model !== undefined)
       ) {
         // A live process of the session that does not fit goes: the turn starts one that does.
@@ -86,14 +77,14 @@ export function createWarmSessions(
       return p;
     },
 
-    start(bin, args, fit) {
+    start(bin, args, fit, turnEnv = {}) {
       for (const p of all) if (!p.alive) forget(p);
       while (all.size >= cap) {
         const idle = [...all].filter((p) => !p.busy).sort((a, b) => a.idleSince - b.idleSince)[0];
         if (!idle) break;
         drop(idle);
       }
-      const p = new WarmProcess(bin, args, fit, env);
+      const p = new WarmProcess(bin, args, fit, { ...env, ...turnEnv });
       all.add(p);
       return p;
     },

@@ -18,6 +18,7 @@ import {
 import { settleCodexTurn } from './codex-settle.js';
 import { CodexStreamReader } from './codex-stream.js';
 import { preflightCodex } from './find-codex.js';
+import { turnEnvironment } from '../../executors/step-key.js';
 
 /** Which thread a turn starts from, in codex's terms. */
 function sessionOf(req: ExecutionRequest, env: NodeJS.ProcessEnv, where: string): CodexSession {
@@ -128,7 +129,7 @@ export function createCodexExecutor(runtime: BackendRuntime): StateExecutor {
           grant,
         }),
         cwd: req.agent.cwd,
-        env: { ...runtime.env, ...req.env },
+        env: { ...runtime.env, ...turnEnvironment(req), ...req.env },
         signal: AbortSignal.any([req.signal, hopeless.signal]),
         inactivityMs: req.timeoutMs,
         input: codexPrompt(req.prompt ?? '', session, grant?.appendSystemPrompt),

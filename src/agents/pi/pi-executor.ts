@@ -15,6 +15,7 @@ import { piArgs, piTools, type PiSession } from './pi-argv.js';
 import { preflightPi } from './find-pi.js';
 import { findPiSession, latestPiSession } from './pi-sessions.js';
 import { PiStreamReader, type PiSummary } from './pi-stream.js';
+import { turnEnvironment } from '../../executors/step-key.js';
 
 /** Which session a turn starts from, in pi's terms. */
 function sessionOf(
@@ -144,7 +145,7 @@ export function createPiExecutor(o: BackendRuntime): StateExecutor {
         file: bin,
         args,
         cwd: req.agent.cwd,
-        env: { ...o.env, ...req.env, PI_SKIP_VERSION_CHECK: '1' },
+        env: { ...o.env, ...turnEnvironment(req), ...req.env, PI_SKIP_VERSION_CHECK: '1' },
         signal: req.signal,
         inactivityMs: req.timeoutMs,
         input: req.prompt ?? '',
