@@ -9,8 +9,10 @@ import type { Socket } from 'node:net';
  * Raymond's request gate, which died with Raymond, and it retries them.
  *
  * One small shell per Raymond process holds the live groups, told over its
- * stdin; when that closes (Raymond is gone, however it ended) it kills what
- * it still holds. A shell costs a megabyte or two; a Node helper would cost
+ * stdin; when that closes (Raymond is gone, however it ended) it stops what
+ * it still holds as Raymond stops a step: SIGTERM, then SIGKILL for what is
+ * left 2 s later. A Claude Code killed outright may leave its session half
+ * written; one sent SIGTERM ends it. A shell costs a megabyte or two; a Node helper would cost
  * forty. Its own process group keeps a Ctrl-C at the terminal from ending it
  * before Raymond has let go of its groups.
  */
@@ -22,6 +24,9 @@ const SCRIPT = [
   '    -*) p=${line#-}; case $live in *" $p "*) live="${live%% $p *} ${live#* $p }" ;; esac ;;',
   '  esac',
   'done',
+  '[ "$live" = " " ] && exit 0',
+  'for p in $live; do kill -TERM "-$p" 2>/dev/null; done',
+  'sleep 2',
   'for p in $live; do kill -KILL "-$p" 2>/dev/null; done',
 ].join('\n');
 

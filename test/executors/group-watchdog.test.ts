@@ -2,16 +2,7 @@ import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, it } from 'node:test';
 import { execa } from 'execa';
-import { ROOT } from '../helpers/cli.js';
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
+import { ROOT, alive } from '../helpers/cli.js';
 
 /**
  * A Node process standing in for Raymond: it starts `sleep` groups as
@@ -21,13 +12,16 @@ function alive(pid: number): boolean {
 const OWNER = `
 import { spawn } from 'node:child_process';
 import { registerGroup, unregisterGroup } from './src/executors/process-registry.ts';
-const start = () => {
-  const c = spawn('sleep', ['60'], { detached: true, stdio: 'ignore' });
+// The third ignores SIGTERM, as a process busy cleaning up might: SIGKILL follows.
+const start = (deaf = false) => {
+  const c = deaf
+    ? spawn('sh', ['-c', 'trap "" TERM; exec sleep 60'], { detached: true, stdio: 'ignore' })
+    : spawn('sleep', ['60'], { detached: true, stdio: 'ignore' });
   c.unref();
   registerGroup(c.pid);
   return c.pid;
 };
-const [a, b, c] = [start(), start(), start()];
+const [a, b, c] = [start(), start(), start(true)];
 // b ended and was let go: the watchdog forgets it.
 process.kill(-b, 'SIGKILL');
 unregisterGroup(b);
@@ -39,7 +33,7 @@ setInterval(() => {}, 1000);
 `;
 
 describe('group watchdog', () => {
-  it("kills the groups Raymond started itself when Raymond is SIGKILLed, and no spawner's", async () => {
+  it("stops the groups Raymond started itself when Raymond is SIGKILLed (SIGTERM, then SIGKILL), and no spawner's", async () => {
     const owner = execa(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', OWNER], {
       cwd: ROOT,
       reject: false,
@@ -53,7 +47,8 @@ describe('group watchdog', () => {
       for (const pid of pids.watched) assert.ok(alive(pid), 'running while Raymond runs');
       owner.kill('SIGKILL');
       await owner;
-      for (let i = 0; i < 50 && pids.watched.some(alive); i++) await sleep(50);
+      // SIGTERM at once, SIGKILL 2 s later for the one that ignores it.
+      for (let i = 0; i < 100 && pids.watched.some(alive); i++) await sleep(50);
       assert.deepEqual(pids.watched.filter(alive), [], 'every watched group ended with Raymond');
       assert.ok(alive(pids.unwatched), 'a group a spawner owns is left to its spawner');
     } finally {
