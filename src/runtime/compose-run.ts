@@ -161,7 +161,7 @@ export async function composeRun(options: ComposeRunOptions): Promise<RunOutcome
       worktrees,
       worktreeMode: settings.worktreeMode,
       // Under --queue the folders are the workers': they keep the steps' starts.
-      ...(queued ? {} : { starts: createWorktreeStarts() }),
+      ...(queued ? {} : { starts: createWorktreeStarts(resumed) }),
       tasks,
       onAsk: settings.onAsk,
       traceEnv: tracer && ((agentId) => tracer!.env(agentId)),

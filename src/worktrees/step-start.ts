@@ -122,6 +122,12 @@ async function interruptedName(w: Held): Promise<string> {
  */
 export async function restartFrom(w: Held, agentId: string): Promise<Restarted | undefined> {
   if (w.from === undefined) return undefined;
+  // The common case, in two cheap commands: the branch where it was, nothing changed.
+  if (w.from_tree === undefined) {
+    const head = await git(w.path, ['rev-parse', 'HEAD'], w.path);
+    const status = await git(w.path, ['status', '--porcelain', '--untracked-files=all'], w.path);
+    if (head.ok && head.stdout === w.from && status.ok && status.stdout === '') return undefined;
+  }
   const expected = `${w.from_tree ?? w.from}^{tree}`;
   const wanted = await git(w.path, ['rev-parse', '--verify', '--quiet', expected], w.path);
   // A start this checkout does not have (another machine's): nothing to compare with.
@@ -165,7 +171,11 @@ export async function parkedStart(w: WorktreeRef): Promise<WorktreeStart> {
   return { from: head };
 }
 
-/** Where steps start in worktrees, for one Raymond process (a run, or a queue worker). */
+/**
+ * Where steps start in worktrees, for one Raymond process (a run, or a
+ * queue worker). `resumed: false` (a new run): no step of it ran before
+ * this process, so none is looked for.
+ */
 export interface WorktreeStarts {
   /** `restartFrom`, the first time this process hands the agent its folder; later, nothing. */
   restart(w: Held, agentId: string): Promise<Restarted | undefined>;
@@ -173,11 +183,11 @@ export interface WorktreeStarts {
   record(w: WorktreeRef, agentId: string, parked: boolean): Promise<WorktreeStart | undefined>;
 }
 
-export function createWorktreeStarts(): WorktreeStarts {
+export function createWorktreeStarts(resumed: boolean): WorktreeStarts {
   const checked = new Set<string>();
   return {
     async restart(w, agentId) {
-      if (checked.has(agentId)) return undefined;
+      if (!resumed || checked.has(agentId)) return undefined;
       checked.add(agentId);
       return restartFrom(w, agentId);
     },
