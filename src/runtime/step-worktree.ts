@@ -8,7 +8,7 @@ import type {
   WorktreeRequest,
 } from '../../machines/types.js';
 import type { WorktreeStart } from '../../machines/worktree-types.js';
-import type { Restarted } from '../worktrees/step-start.js';
+import type { Restarted, StepEnd } from '../worktrees/step-start.js';
 import { pinBase, type PinnedBase } from '../worktrees/git-worktrees.js';
 import type { StepDependencies } from './step-context.js';
 import { exhaustive } from '../../machines/exhaustive.js';
@@ -63,8 +63,7 @@ export async function takeWorktree(
  * Where the agent's next step starts in its worktree, now that a step
  * ended (`decision`; none: it failed, and the agent stays): the folder as
  * the step left it, or the branch's head when the agent gave its folder
- * back to wait for its workers. None when the agent ends, or gets a new
- * worktree (which starts at its base).
+ * back to wait for its workers. None when the agent ends.
  */
 export async function nextStart(
   deps: Pick<StepDependencies, 'starts'>,
@@ -72,10 +71,13 @@ export async function nextStart(
   decision?: ResolvedDecision,
 ): Promise<WorktreeStart | undefined> {
   if (!deps.starts || !holds(agent)) return undefined;
-  if (decision?.kind === 'result' && agent.stack === null) return undefined;
-  if (decision?.kind === 'reset' && decision.created) return undefined;
-  const parked = decision?.kind === 'fork' && decision.worktree !== undefined;
-  return deps.starts.record(agent.worktree, agent.id, parked);
+  const end: StepEnd =
+    decision?.kind === 'result' && agent.stack === null
+      ? 'ends'
+      : decision?.kind === 'fork' && decision.worktree !== undefined
+        ? 'parked'
+        : 'stays';
+  return deps.starts.record(agent.worktree, agent.id, end);
 }
 
 /** Whether the agent works in a worktree it still has (not removed when it last ended). */

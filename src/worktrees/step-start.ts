@@ -79,8 +79,7 @@ export async function recordStart(w: Held, agentId: string): Promise<WorktreeSta
   const { head, tree, headTree } = await snapshot(w.path);
   const ref = `refs/${w.branch}`;
   if (tree === headTree) {
-    if (w.from_tree !== undefined)
-      await serialized(w.repo, () => git(w.repo, ['update-ref', '-d', ref], w.repo));
+    await letGo(w);
     return { from: head };
   }
   const held = await holdTree(w.path, tree, head, `raymond: where ${agentId}'s next step starts`);
@@ -159,17 +158,25 @@ export async function restartFrom(w: Held, agentId: string): Promise<Restarted |
   return { branch, saved, from: w.from };
 }
 
+/** Lets go of the tree the agent's recorded start held (`refs/<branch>`), if it held one. */
+async function letGo(w: WorktreeRef): Promise<void> {
+  if (w.from_tree !== undefined)
+    await serialized(w.repo, () => git(w.repo, ['update-ref', '-d', `refs/${w.branch}`], w.repo));
+}
+
 /** The head of the agent's branch, for an agent whose folder went back to the pool (a `<join>`). */
-export async function parkedStart(w: WorktreeRef): Promise<WorktreeStart> {
+async function parkedStart(w: WorktreeRef): Promise<WorktreeStart> {
   const head = await must(
     w.repo,
     ['rev-parse', `refs/heads/${w.branch}`],
     `cannot read ${w.branch}`,
   );
-  if (w.from_tree !== undefined)
-    await serialized(w.repo, () => git(w.repo, ['update-ref', '-d', `refs/${w.branch}`], w.repo));
+  await letGo(w);
   return { from: head };
 }
+
+/** How an agent's step ended, for where its next one starts. */
+export type StepEnd = 'stays' | 'parked' | 'ends';
 
 /**
  * Where steps start in worktrees, for one Raymond process (a run, or a
@@ -179,8 +186,12 @@ export async function parkedStart(w: WorktreeRef): Promise<WorktreeStart> {
 export interface WorktreeStarts {
   /** `restartFrom`, the first time this process hands the agent its folder; later, nothing. */
   restart(w: Held, agentId: string): Promise<Restarted | undefined>;
-  /** Where the agent's next step starts, its step ended with the agent in its folder, or (`parked`) its folder given back. */
-  record(w: WorktreeRef, agentId: string, parked: boolean): Promise<WorktreeStart | undefined>;
+  /**
+   * Where the agent's next step starts, its step ended with the agent in its
+   * folder (`stays`) or its folder given back (`parked`); none when the
+   * agent `ends`, whose held tree is let go.
+   */
+  record(w: WorktreeRef, agentId: string, end: StepEnd): Promise<WorktreeStart | undefined>;
 }
 
 export function createWorktreeStarts(resumed: boolean): WorktreeStarts {
@@ -191,8 +202,9 @@ export function createWorktreeStarts(resumed: boolean): WorktreeStarts {
       checked.add(agentId);
       return restartFrom(w, agentId);
     },
-    async record(w, agentId, parked) {
-      if (parked) return parkedStart(w);
+    async record(w, agentId, end) {
+      if (end === 'ends') return void (await letGo(w));
+      if (end === 'parked') return parkedStart(w);
       return w.path === undefined ? undefined : recordStart({ ...w, path: w.path }, agentId);
     },
   };

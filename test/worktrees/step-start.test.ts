@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import type { WorktreeRef } from '../../machines/types.js';
-import { recordStart, restartFrom } from '../../src/worktrees/step-start.js';
+import { createWorktreeStarts, recordStart, restartFrom } from '../../src/worktrees/step-start.js';
 import { commitFile, git, makeRepo, removeTemps, tempDir } from '../helpers/git-repo.js';
 
 after(removeTemps);
@@ -96,5 +96,20 @@ describe('step starts in a worktree', () => {
     const { from: _from, ...old } = w;
     assert.equal(await restartFrom(old, 'main_w1'), undefined);
     assert.deepEqual(log(path), ['add y.txt', 'first']);
+  });
+
+  it('a new run looks for nothing; a resumed one looks once per agent; an agent that ends lets go of its held tree', async () => {
+    const { path, w } = agentFolder();
+    commitFile(path, 'z.txt', 'z\n');
+    assert.equal(await createWorktreeStarts(false).restart(w, 'main_w1'), undefined);
+    const resumed = createWorktreeStarts(true);
+    assert.ok(await resumed.restart(w, 'main_w1'));
+    commitFile(path, 'z2.txt', 'z\n');
+    assert.equal(await resumed.restart(w, 'main_w1'), undefined, 'once per process');
+    writeFileSync(join(path, 'u.txt'), 'u\n');
+    const held = { ...w, ...(await resumed.record(w, 'main_w1', 'stays')) };
+    assert.ok(held.from_tree);
+    assert.equal(await resumed.record(held, 'main_w1', 'ends'), undefined);
+    assert.equal(git(w.repo, 'for-each-ref', 'refs/raymond/'), '');
   });
 });
