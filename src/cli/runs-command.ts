@@ -21,6 +21,7 @@ import { mergeStatus } from '../merge/merge-state.js';
 import { runCostsOf } from '../history/run-steps.js';
 import { projectRootOf } from '../task-folder-pattern.js';
 import { costByStateText } from './stats-text.js';
+import { interruptedBranches } from '../worktrees/step-start.js';
 
 interface RunSummary {
   workflow_id: string;
@@ -242,6 +243,7 @@ export async function runWorktrees(
       dirty: live.dirty,
       saved: w.saved ?? null,
       pushed: w.pushed ?? null,
+      interrupted: existsSync(w.repo) ? await interruptedBranches(w) : [],
     });
   }
   if (opts.json) return JSON.stringify(rows);
@@ -254,7 +256,10 @@ export async function runWorktrees(
         return `${r.agent}  ${r.branch}  on ${r.pushed} (pushed by a worker; git fetch ${r.pushed} ${r.branch}:${r.branch})`;
       if (!r.exists) return `${r.agent}  ${r.branch}  not created yet`;
       const where = r.checked_out_at ? `checked out at ${r.checked_out_at}` : 'not checked out';
-      return `${r.agent}  ${r.branch}  ${r.commits} commit${r.commits === 1 ? '' : 's'}${r.diffstat ? `, ${r.diffstat}` : ''}${r.dirty ? ', uncommitted changes' : ''}  ${where}`;
+      const kept = r.interrupted.map(
+        (b) => `\n${r.agent}  ${b}  the work of a step a stopped run left half done`,
+      );
+      return `${r.agent}  ${r.branch}  ${r.commits} commit${r.commits === 1 ? '' : 's'}${r.diffstat ? `, ${r.diffstat}` : ''}${r.dirty ? ', uncommitted changes' : ''}  ${where}${kept.join('')}`;
     })
     .join('\n');
 }

@@ -96,18 +96,30 @@ export interface Restarted {
   saved: string;
 }
 
-/** The next free `<branch>-interrupted-<n>` (git cannot hold `<branch>/…` beside the branch itself). */
-async function interruptedName(w: Held): Promise<string> {
+/**
+ * The branches that keep the work of the agent's steps a stopped run left
+ * half done, `<branch>-interrupted-<n>` (git cannot hold `<branch>/…`
+ * beside the branch itself), by `n`.
+ */
+export async function interruptedBranches(w: WorktreeRef): Promise<string[]> {
   const prefix = `${w.branch}-interrupted-`;
   const listed = await git(
     w.repo,
     ['for-each-ref', '--format=%(refname:short)', `refs/heads/${prefix}*`],
     w.repo,
   );
-  let n = 0;
-  for (const name of listed.stdout.split('\n'))
-    if (name.startsWith(prefix)) n = Math.max(n, Number(name.slice(prefix.length)) || 0);
-  return `${prefix}${n + 1}`;
+  const n = (name: string) => Number(name.slice(prefix.length));
+  return listed.stdout
+    .split('\n')
+    .filter((name) => name.startsWith(prefix) && Number.isInteger(n(name)))
+    .sort((a, b) => n(a) - n(b));
+}
+
+/** The next free `<branch>-interrupted-<n>`. */
+async function interruptedName(w: Held): Promise<string> {
+  const last = (await interruptedBranches(w)).at(-1);
+  const n = last === undefined ? 0 : Number(last.slice(`${w.branch}-interrupted-`.length));
+  return `${w.branch}-interrupted-${n + 1}`;
 }
 
 /**

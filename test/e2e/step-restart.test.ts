@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, describe, it } from 'node:test';
 import { execa } from 'execa';
-import { CLI, sh } from '../helpers/cli.js';
+import { CLI, raymond, sh } from '../helpers/cli.js';
 import { git, makeRepo, removeTemps, tempDir } from '../helpers/git-repo.js';
 import { seededRandom } from '../helpers/seeded-random.js';
 
@@ -131,6 +131,14 @@ for (const mode of ['keep-ignored', 'clean', 'off'] as const) {
           `${b} keeps the killed attempt's change`,
         );
       }
+      const listed = await raymond(['worktrees', id, '--json'], { cwd: repo });
+      assert.equal(listed.code, 0, listed.stderr);
+      const rows = JSON.parse(listed.stdout) as Array<{ interrupted: string[] }>;
+      assert.deepEqual(
+        rows.flatMap((r) => r.interrupted).sort(),
+        [...interrupted].sort(),
+        '`raymond worktrees` lists each kept branch with its agent',
+      );
       assert.ok(kills === KILLS, `seed ${seed}: killed ${kills} times`);
     });
   });
