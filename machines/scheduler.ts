@@ -6,9 +6,9 @@
  * wait. An agent may start only once the state write holding its last step
  * is on disk, and an ended step gives its slot back only then too: so a
  * run killed at any point has at most `maxParallel` steps that ran and
- * whose end is not on disk, which are all a resume runs again. Mutated in place: the queues hold every waiting agent,
- * thousands at fan-out, and copying them per step would make each step cost
- * O(agents).
+ * whose end is not on disk, which are all a resume runs again. Mutated in
+ * place: the queues hold every waiting agent, thousands at fan-out, and
+ * copying them per step would make each step cost O(agents).
  */
 export interface Slots<R> {
   readonly maxParallel: number;

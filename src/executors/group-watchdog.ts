@@ -12,9 +12,9 @@ import type { Socket } from 'node:net';
  * stdin; when that closes (Raymond is gone, however it ended) it stops what
  * it still holds as Raymond stops a step: SIGTERM, then SIGKILL for what is
  * left 2 s later. A Claude Code killed outright may leave its session half
- * written; one sent SIGTERM ends it. A shell costs a megabyte or two; a Node helper would cost
- * forty. Its own process group keeps a Ctrl-C at the terminal from ending it
- * before Raymond has let go of its groups.
+ * written; one sent SIGTERM ends it. A shell costs a megabyte or two; a
+ * Node helper would cost forty. Its own process group keeps a Ctrl-C at the
+ * terminal from ending it before Raymond has let go of its groups.
  */
 const SCRIPT = [
   "live=' '",

@@ -2,8 +2,8 @@ import type { WorktreeRef } from '../../machines/types.js';
 import { RaymondError } from '../errors.js';
 import { git } from './git.js';
 
-/** Who commits saved work when the repository names nobody. */
-const FALLBACK_IDENTITY = {
+/** Who commits saved work when the repository names nobody; the author of the commits Raymond makes only to hold a tree. */
+export const FALLBACK_IDENTITY = {
   GIT_AUTHOR_NAME: 'Raymond',
   GIT_AUTHOR_EMAIL: 'raymond@localhost',
   GIT_COMMITTER_NAME: 'Raymond',

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import type { WorktreeRef, WorktreeStart } from '../../machines/worktree-types.js';
 import { RaymondError } from '../errors.js';
 import { git, serialized } from './git.js';
+import { FALLBACK_IDENTITY } from './save-work.js';
 
 /*
  * Where an agent's step starts in its worktree, and a step started again
@@ -16,14 +17,6 @@ import { git, serialized } from './git.js';
  * gets back to that point, and what the killed attempt left goes to a
  * branch of its own, so nothing is lost.
  */
-
-/** Raymond's identity for the commits it makes only to hold a tree (never on the agent's branch). */
-const IDENTITY = {
-  GIT_AUTHOR_NAME: 'Raymond',
-  GIT_AUTHOR_EMAIL: 'raymond@localhost',
-  GIT_COMMITTER_NAME: 'Raymond',
-  GIT_COMMITTER_EMAIL: 'raymond@localhost',
-};
 
 type Held = WorktreeRef & { path: string };
 
@@ -60,13 +53,20 @@ async function snapshot(path: string): Promise<{ head: string; tree: string; hea
   }
 }
 
+/** The folder's head when nothing in it differs from the head (ignored files aside), in two cheap commands; else undefined. */
+async function cleanHead(path: string): Promise<string | undefined> {
+  const head = await git(path, ['rev-parse', 'HEAD'], path);
+  const status = await git(path, ['status', '--porcelain', '--untracked-files=all'], path);
+  return head.ok && status.ok && status.stdout === '' ? head.stdout : undefined;
+}
+
 /** A commit holding `tree` on top of `head`, on no branch. */
 function holdTree(path: string, tree: string, head: string, message: string): Promise<string> {
   return must(
     path,
     ['commit-tree', tree, '-p', head, '-m', message],
     `cannot save ${path}`,
-    IDENTITY,
+    FALLBACK_IDENTITY,
   );
 }
 
@@ -76,6 +76,12 @@ function holdTree(path: string, tree: string, head: string, message: string): Pr
  * whole tree (kept alive by `refs/<branch>`, outside the branches).
  */
 export async function recordStart(w: Held, agentId: string): Promise<WorktreeStart> {
+  // Most steps leave their folder clean: the head is all there is to record.
+  const clean = await cleanHead(w.path);
+  if (clean !== undefined) {
+    await letGo(w);
+    return { from: clean };
+  }
   const { head, tree, headTree } = await snapshot(w.path);
   const ref = `refs/${w.branch}`;
   if (tree === headTree) {
@@ -134,11 +140,7 @@ async function interruptedName(w: Held): Promise<string> {
 export async function restartFrom(w: Held, agentId: string): Promise<Restarted | undefined> {
   if (w.from === undefined) return undefined;
   // The common case, in two cheap commands: the branch where it was, nothing changed.
-  if (w.from_tree === undefined) {
-    const head = await git(w.path, ['rev-parse', 'HEAD'], w.path);
-    const status = await git(w.path, ['status', '--porcelain', '--untracked-files=all'], w.path);
-    if (head.ok && head.stdout === w.from && status.ok && status.stdout === '') return undefined;
-  }
+  if (w.from_tree === undefined && (await cleanHead(w.path)) === w.from) return undefined;
   const expected = `${w.from_tree ?? w.from}^{tree}`;
   const wanted = await git(w.path, ['rev-parse', '--verify', '--quiet', expected], w.path);
   // A start this checkout does not have (another machine's): nothing to compare with.
